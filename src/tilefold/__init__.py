@@ -1,0 +1,18 @@
+"""tilefold: a tile-level kernel compiler for Ascend-style NPUs, with a memory-faithful simulator."""
+
+from tilefold.custom import register_custom_op, unregister_custom_op
+from tilefold.errors import (
+    CustomOpError,
+    NotSupportedError,
+    ParseError,
+    TilefoldError,
+    TypeInferenceError,
+    VerificationError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CustomOpError", "NotSupportedError", "ParseError", "TilefoldError", "TypeInferenceError",
+    "VerificationError", "register_custom_op", "unregister_custom_op", "__version__",
+]

@@ -1,0 +1,183 @@
+"""IR statements, functions and programs."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from tilefold.errors import UNKNOWN_SPAN, Span
+from tilefold.ir.expr import Expr, IterArg, Var
+from tilefold.ir.types import Type
+
+
+@dataclass(frozen=True, eq=False)
+class Stmt:
+    def with_fields(self, **changes: Any) -> Stmt:
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True, eq=False)
+class AssignStmt(Stmt):
+    var: Var
+    value: Expr
+    span: Span = field(default=UNKNOWN_SPAN, repr=False)
+
+
+@dataclass(frozen=True, eq=False)
+class EvalStmt(Stmt):
+    """An expression evaluated for its effect (e.g. a bare ``pl.tile.matmul_acc(...)``)."""
+
+    expr: Expr
+    span: Span = field(default=UNKNOWN_SPAN, repr=False)
+
+
+@dataclass(frozen=True, eq=False)
+class SeqStmts(Stmt):
+    stmts: tuple[Stmt, ...]
+    span: Span = field(default=UNKNOWN_SPAN, repr=False)
+
+
+class ForKind(enum.Enum):
+    Sequential = "range"
+    Pipeline = "pipeline"
+    Parallel = "parallel"
+    Unroll = "unroll"
+
+
+@dataclass(frozen=True, eq=False)
+class ForStmt(Stmt):
+    """``for loop_var in range(start, stop, step)`` carrying ``iter_args``; the loop's results are
+    bound to ``return_vars`` (one per iter arg). ``attrs`` holds e.g. the pipeline ``stage``."""
+
+    loop_var: Var
+    start: Expr
+    stop: Expr
+    step: Expr
+    iter_args: tuple[IterArg, ...]
+    body: Stmt
+    return_vars: tuple[Var, ...]
+    kind: ForKind = ForKind.Sequential
+    attrs: tuple[tuple[str, Any], ...] = ()
+    span: Span = field(default=UNKNOWN_SPAN, repr=False)
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        return dict(self.attrs).get(name, default)
+
+
+@dataclass(frozen=True, eq=False)
+class WhileStmt(Stmt):
+    iter_args: tuple[IterArg, ...]
+    condition: Expr
+    body: Stmt
+    return_vars: tuple[Var, ...]
+    span: Span = field(default=UNKNOWN_SPAN, repr=False)
+
+
+@dataclass(frozen=True, eq=False)
+class IfStmt(Stmt):
+    condition: Expr
+    then_body: Stmt
+    else_body: Stmt | None
+    return_vars: tuple[Var, ...] = ()
+    span: Span = field(default=UNKNOWN_SPAN, repr=False)
+
+
+@dataclass(frozen=True, eq=False)
+class YieldStmt(Stmt):
+    values: tuple[Expr, ...]
+    span: Span = field(default=UNKNOWN_SPAN, repr=False)
+
+
+@dataclass(frozen=True, eq=False)
+class ReturnStmt(Stmt):
+    values: tuple[Expr, ...]
+    span: Span = field(default=UNKNOWN_SPAN, repr=False)
+
+
+class FunctionType(enum.Enum):
+    Opaque = "Opaque"
+    Orchestration = "Orchestration"
+    InCore = "InCore"
+    AIC = "AIC"
+    AIV = "AIV"
+    Group = "Group"
+
+    @property
+    def is_incore(self) -> bool:
+        """Kernel-level functions (InCore, AIC, AIV) that tile passes operate on."""
+        return self in (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV)
+
+
+class ParamDirection(enum.Enum):
+    In = "In"
+    Out = "Out"
+    InOut = "InOut"
+
+
+@dataclass(frozen=True, eq=False)
+class Function:
+    name: str
+    params: tuple[Var, ...]
+    param_directions: tuple[ParamDirection, ...]
+    return_types: tuple[Type, ...]
+    body: Stmt
+    func_type: FunctionType = FunctionType.Opaque
+    attrs: tuple[tuple[str, Any], ...] = ()
+    span: Span = field(default=UNKNOWN_SPAN, repr=False)
+
+    def with_fields(self, **changes: Any) -> Function:
+        return replace(self, **changes)
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        return dict(self.attrs).get(name, default)
+
+    def with_attr(self, name: str, value: Any) -> Function:
+        attrs = tuple((k, v) for k, v in self.attrs if k != name) + ((name, value),)
+        return replace(self, attrs=attrs)
+
+
+@dataclass(frozen=True, eq=False)
+class Program:
+    name: str
+    functions: tuple[Function, ...]
+    attrs: tuple[tuple[str, Any], ...] = ()
+    span: Span = field(default=UNKNOWN_SPAN, repr=False)
+
+    def with_fields(self, **changes: Any) -> Program:
+        return replace(self, **changes)
+
+    def function(self, name: str) -> Function:
+        for fn in self.functions:
+            if fn.name == name:
+                return fn
+        raise KeyError(f"program {self.name!r} has no function {name!r}")
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        return dict(self.attrs).get(name, default)
+
+    def with_attr(self, name: str, value: Any) -> Program:
+        attrs = tuple((k, v) for k, v in self.attrs if k != name) + ((name, value),)
+        return replace(self, attrs=attrs)
+
+    def as_python(self) -> str:
+        from tilefold.ir.printer import python_print
+
+        return python_print(self)
+
+
+def flatten_stmts(stmt: Stmt | None) -> list[Stmt]:
+    """The statements of a body as a flat list (nested SeqStmts are spliced)."""
+    if stmt is None:
+        return []
+    if isinstance(stmt, SeqStmts):
+        out: list[Stmt] = []
+        for s in stmt.stmts:
+            out.extend(flatten_stmts(s))
+        return out
+    return [stmt]
+
+
+def seq(stmts: list[Stmt] | tuple[Stmt, ...]) -> Stmt:
+    """A normalized body: a SeqStmts holding the statements (never a bare statement)."""
+    return SeqStmts(tuple(stmts))

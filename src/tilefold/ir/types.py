@@ -1,0 +1,257 @@
+"""IR types: data types, memory spaces, scalar / tensor / tile / tuple types, tile views and memrefs.
+
+Types are immutable. Shapes are tuples of expressions (``ConstInt`` for static extents, any scalar
+expression for symbolic ones); ``static_shape`` gives plain ints when every extent is constant.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import ml_dtypes
+import numpy as np
+
+if TYPE_CHECKING:
+    from tilefold.ir.expr import Expr
+
+
+class DataType(enum.Enum):
+    """Element types. Value = (name, bit width, kind) where kind is 'b', 'i', 'u' or 'f'."""
+
+    BOOL = ("BOOL", 8, "b")
+    INT4 = ("INT4", 4, "i")
+    INT8 = ("INT8", 8, "i")
+    INT16 = ("INT16", 16, "i")
+    INT32 = ("INT32", 32, "i")
+    INT64 = ("INT64", 64, "i")
+    UINT8 = ("UINT8", 8, "u")
+    UINT16 = ("UINT16", 16, "u")
+    UINT32 = ("UINT32", 32, "u")
+    UINT64 = ("UINT64", 64, "u")
+    FP8E4M3 = ("FP8E4M3", 8, "f")
+    FP8E5M2 = ("FP8E5M2", 8, "f")
+    FP16 = ("FP16", 16, "f")
+    BF16 = ("BF16", 16, "f")
+    FP32 = ("FP32", 32, "f")
+    FP64 = ("FP64", 64, "f")
+    INDEX = ("INDEX", 64, "i")
+
+    @property
+    def bits(self) -> int:
+        return self.value[1]
+
+    @property
+    def storage_bits(self) -> int:
+        """Bits one element occupies in memory (sub-byte types are stored padded to a byte)."""
+        return max(self.value[1], 8)
+
+    @property
+    def itemsize(self) -> int:
+        return self.storage_bits // 8
+
+    @property
+    def is_float(self) -> bool:
+        return self.value[2] == "f"
+
+    @property
+    def is_int(self) -> bool:
+        return self.value[2] in ("i", "u")
+
+    @property
+    def is_bool(self) -> bool:
+        return self.value[2] == "b"
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return np.dtype(_NUMPY_DTYPES[self])
+
+    @classmethod
+    def from_name(cls, name: str) -> DataType:
+        try:
+            return cls[name.upper()]
+        except KeyError as exc:
+            raise ValueError(f"unknown data type {name!r}") from exc
+
+    def __repr__(self) -> str:
+        return f"DataType.{self.name}"
+
+
+_NUMPY_DTYPES = {
+    DataType.BOOL: np.bool_,
+    DataType.INT4: ml_dtypes.int4,
+    DataType.INT8: np.int8,
+    DataType.INT16: np.int16,
+    DataType.INT32: np.int32,
+    DataType.INT64: np.int64,
+    DataType.UINT8: np.uint8,
+    DataType.UINT16: np.uint16,
+    DataType.UINT32: np.uint32,
+    DataType.UINT64: np.uint64,
+    DataType.FP8E4M3: ml_dtypes.float8_e4m3fn,
+    DataType.FP8E5M2: ml_dtypes.float8_e5m2,
+    DataType.FP16: np.float16,
+    DataType.BF16: ml_dtypes.bfloat16,
+    DataType.FP32: np.float32,
+    DataType.FP64: np.float64,
+    DataType.INDEX: np.int64,
+}
+
+
+class MemorySpace(enum.Enum):
+    """Where a tile lives. DDR is global memory (GM)."""
+
+    DDR = "DDR"
+    Vec = "Vec"  # UB of one AIV sub-block
+    Mat = "Mat"  # L1 of the cube core
+    Left = "Left"  # L0A
+    Right = "Right"  # L0B
+    Acc = "Acc"  # L0C
+    Bias = "Bias"  # bias table
+
+    @classmethod
+    def from_name(cls, name: str) -> MemorySpace:
+        if name.upper() == "GM":
+            return cls.DDR
+        for member in cls:
+            if member.value.lower() == name.lower():
+                return member
+        raise ValueError(f"unknown memory space {name!r}")
+
+    def __repr__(self) -> str:
+        return f"MemorySpace.{self.name}"
+
+
+GM = MemorySpace.DDR
+
+
+class Type:
+    """Base class of IR types."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True)
+class ScalarType(Type):
+    dtype: DataType
+
+
+@dataclass(frozen=True)
+class UnknownType(Type):
+    """Type of expressions that produce nothing (e.g. a store used as a statement)."""
+
+
+@dataclass(frozen=True)
+class TupleType(Type):
+    types: tuple[Type, ...]
+
+
+@dataclass(frozen=True)
+class TensorType(Type):
+    """A tensor in global memory."""
+
+    shape: tuple[Expr, ...]
+    dtype: DataType
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def static_shape(self) -> tuple[int, ...] | None:
+        return static_shape(self.shape)
+
+
+@dataclass(frozen=True)
+class TileView:
+    """Non-default view facts of a tile: valid shape, block / scatter layout, fractal, padding."""
+
+    valid_shape: tuple[Expr, ...] | None = None
+    blayout: str | None = None  # "row_major" | "col_major"
+    slayout: str | None = None  # "none_box" | "row_major" | "col_major"
+    fractal: int | None = None  # bytes of one fractal
+    pad: str | None = None
+
+
+@dataclass(frozen=True)
+class MemRef:
+    """The storage a tile occupies: a base allocation, a byte offset into it, and its size.
+
+    ``base`` names the root allocation. ``byte_offset`` is an expression; ``UNPLANNED_OFFSET`` is the
+    memory-planning sentinel (the root is allocated, its address is not assigned yet).
+    """
+
+    memory_space: MemorySpace
+    base: str
+    byte_offset: Expr | None
+    size: int
+    address: int | None = None  # absolute address after AllocateMemoryAddr
+
+
+@dataclass(frozen=True)
+class TileType(Type):
+    """An on-chip tile."""
+
+    shape: tuple[Expr, ...]
+    dtype: DataType
+    memory_space: MemorySpace | None = None
+    memref: MemRef | None = None
+    tile_view: TileView | None = None
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def static_shape(self) -> tuple[int, ...] | None:
+        return static_shape(self.shape)
+
+    @property
+    def num_bytes(self) -> int | None:
+        shape = self.static_shape
+        if shape is None:
+            return None
+        count = 1
+        for extent in shape:
+            count *= extent
+        return count * self.dtype.itemsize
+
+
+def static_shape(shape: tuple[Expr, ...]) -> tuple[int, ...] | None:
+    """Plain ints when every extent is a ConstInt, else None."""
+    from tilefold.ir.expr import ConstInt
+
+    out = []
+    for extent in shape:
+        if not isinstance(extent, ConstInt):
+            return None
+        out.append(extent.value)
+    return tuple(out)
+
+
+def make_shape(dims) -> tuple[Expr, ...]:
+    """Build a shape tuple from ints and expressions."""
+    from tilefold.ir.expr import ConstInt, Expr
+
+    out = []
+    for dim in dims:
+        if isinstance(dim, Expr):
+            out.append(dim)
+        elif isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
+            out.append(ConstInt(int(dim), DataType.INDEX))
+        else:
+            raise TypeError(f"shape extent must be an int or an expression, got {dim!r}")
+    return tuple(out)
+
+
+def tile_type(shape, dtype: DataType, memory_space: MemorySpace | None = None, **kw) -> TileType:
+    return TileType(make_shape(shape), dtype, memory_space, **kw)
+
+
+def tensor_type(shape, dtype: DataType) -> TensorType:
+    return TensorType(make_shape(shape), dtype)
+
+
+INDEX = ScalarType(DataType.INDEX)
+BOOL = ScalarType(DataType.BOOL)

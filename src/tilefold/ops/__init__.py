@@ -1,0 +1,24 @@
+"""The op registry (see ``tilefold.ops.registry``) and the tile op declarations."""
+
+from tilefold.ops.registry import (
+    MemoryRule,
+    MemoryRuleKind,
+    OpDef,
+    OpKind,
+    Param,
+    ParamKind,
+    Unit,
+    all_ops,
+    find_op,
+    get_op,
+    make_call,
+    op_of,
+    register_op,
+    result_memory,
+)
+from tilefold.ops.tile_ops import custom_segments
+
+__all__ = [
+    "MemoryRule", "MemoryRuleKind", "OpDef", "OpKind", "Param", "ParamKind", "Unit", "all_ops",
+    "custom_segments", "find_op", "get_op", "make_call", "op_of", "register_op", "result_memory",
+]

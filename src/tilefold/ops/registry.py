@@ -1,0 +1,228 @@
+"""The op registry: every op is declared once, with everything any layer needs to know about it.
+
+An ``OpDef`` states
+- its signature (``params``): positional operands become ``Call.args``; attribute params become
+  ``Call.kwargs``. The DSL binds user arguments to params by position or keyword, like Python.
+- type inference (``infer``), raising ``TypeInferenceError`` with a hint on bad operands;
+- the output memory rule (``memory``): from the ``target_memory`` attribute, fixed, inherited from an
+  operand, or none;
+- aliasing facts: ``not_inplace_safe``, ``output_reuses_input`` (index of the operand whose storage the
+  result is written through), ``is_view`` (zero-copy view of operand 0);
+- which unit runs it (``unit``) and its semantic ``kind`` (elementwise, reduction, broadcast, ...),
+  used by analyses instead of op-name lists;
+- ``golden``: numpy value semantics ``golden(args, attrs) -> value``;
+- ``pto``: the PTO instruction it lowers to; ``cost``: the cost class the target prices it by.
+
+Passes, the golden interpreter, codegen and the simulator all query this table.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tilefold.errors import Span, TypeInferenceError
+from tilefold.ir.expr import Call, Expr, GlobalVar
+from tilefold.ir.types import MemorySpace, TileType, Type
+
+
+class Unit(enum.Enum):
+    CUBE = "cube"
+    VECTOR = "vector"
+    DMA = "dma"
+    SCALAR = "scalar"
+    NONE = "none"  # views and pure metadata: no instruction executes
+
+
+class OpKind(enum.Enum):
+    """Semantic class, used by analyses (dimension analysis, sub-block tiling, memory inference)."""
+
+    LOAD = "load"
+    STORE = "store"
+    CREATE = "create"
+    VIEW = "view"  # slice, reshape, set_validshape, transpose_view, reinterpret_view
+    COPY = "copy"  # extract, move
+    ELEMENTWISE = "elementwise"  # tile (op) tile, same shape
+    SCALAR_ELEMENTWISE = "scalar_elementwise"  # tile (op) scalar
+    UNARY = "unary"
+    CAST = "cast"
+    ROW_REDUCTION = "row_reduction"  # [M, N] -> [M, 1]
+    COL_REDUCTION = "col_reduction"  # [M, N] -> [1, N]
+    ROW_BROADCAST = "row_broadcast"  # tile [M, N] (op) row vector [M, 1]
+    COL_BROADCAST = "col_broadcast"  # tile [M, N] (op) col vector [1, N]
+    MATMUL = "matmul"
+    TRANSPOSE = "transpose"
+    INDEX = "index"  # get_block_idx / get_subblock_idx
+    CUSTOM = "custom"
+    OTHER = "other"
+
+
+class MemoryRuleKind(enum.Enum):
+    KWARG = "kwarg"  # from the target_memory attribute (default in MemoryRule.space)
+    FIXED = "fixed"  # always MemoryRule.space
+    INHERIT = "inherit"  # the memory space of operand MemoryRule.operand
+    NONE = "none"  # result is not a tile
+
+
+@dataclass(frozen=True)
+class MemoryRule:
+    kind: MemoryRuleKind
+    space: MemorySpace | None = None
+    operand: int = 0
+
+
+class ParamKind(enum.Enum):
+    TILE = "tile"
+    TENSOR = "tensor"
+    TILE_OR_TENSOR = "tile_or_tensor"
+    SCALAR = "scalar"  # scalar expression (constants allowed)
+    TUPLE = "tuple"  # list of scalar expressions -> MakeTuple operand
+    TILE_LIST = "tile_list"  # list of tiles / scalars (custom op segments) -> spliced into args
+    ATTR = "attr"  # compile-time attribute (int, float, bool, str, dtype, memory, list of ints, maps)
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: ParamKind
+    default: Any = None
+    required: bool = True
+
+    @property
+    def is_attr(self) -> bool:
+        return self.kind is ParamKind.ATTR
+
+
+InferFn = Callable[[Sequence[Expr], dict[str, Any]], Type]
+GoldenFn = Callable[[Sequence[Any], dict[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class OpDef:
+    name: str
+    params: tuple[Param, ...]
+    infer: InferFn
+    kind: OpKind
+    unit: Unit
+    memory: MemoryRule = MemoryRule(MemoryRuleKind.NONE)
+    not_inplace_safe: bool = False
+    output_reuses_input: int | None = None
+    golden: GoldenFn | None = None
+    pto: str | None = None
+    cost: str = "none"  # cost class priced by the target: dma, vector, cube, scalar, none, custom
+    min_args: int | None = None  # operand count below which trailing optional operands are absent
+    extra: dict[str, Any] = field(default_factory=dict)  # op-family specifics (e.g. numpy fn name)
+
+    @property
+    def operand_params(self) -> tuple[Param, ...]:
+        return tuple(p for p in self.params if not p.is_attr)
+
+    @property
+    def attr_params(self) -> tuple[Param, ...]:
+        return tuple(p for p in self.params if p.is_attr)
+
+    @property
+    def is_view(self) -> bool:
+        return self.kind is OpKind.VIEW
+
+    @property
+    def output_inherits_input_memory(self) -> bool:
+        return self.memory.kind is MemoryRuleKind.INHERIT
+
+    @property
+    def is_inplace_safe(self) -> bool:
+        return not self.not_inplace_safe
+
+    @property
+    def output_on_input_storage(self) -> int | None:
+        """Operand index whose bytes the result occupies (views and write-through ops), else None.
+
+        This is the registry fact the seed calls ``OutputMemoryInheritsInput() && IsInplaceSafe()``
+        or ``set_output_reuses_input``.
+        """
+        if self.output_reuses_input is not None:
+            return self.output_reuses_input
+        if self.is_view and self.output_inherits_input_memory and self.is_inplace_safe:
+            return self.memory.operand
+        return None
+
+
+_REGISTRY: dict[str, OpDef] = {}
+
+
+def register_op(op: OpDef) -> OpDef:
+    if op.name in _REGISTRY:
+        raise ValueError(f"op {op.name!r} is declared twice")
+    _REGISTRY[op.name] = op
+    return op
+
+
+def get_op(name: str) -> OpDef:
+    _ensure_loaded()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"unknown op {name!r}") from None
+
+
+def find_op(name: str) -> OpDef | None:
+    _ensure_loaded()
+    return _REGISTRY.get(name)
+
+
+def all_ops() -> dict[str, OpDef]:
+    _ensure_loaded()
+    return dict(_REGISTRY)
+
+
+def op_of(expr: Expr) -> OpDef | None:
+    """The OpDef of a call to a registered op, else None (function calls, non-calls)."""
+    if isinstance(expr, Call) and not isinstance(expr.op, GlobalVar):
+        return find_op(expr.op)
+    return None
+
+
+def _ensure_loaded() -> None:
+    if not _REGISTRY:
+        import tilefold.ops.tile_ops  # noqa: F401  (declarations register themselves)
+
+
+def make_call(name: str, args: Sequence[Expr], attrs: dict[str, Any] | None = None,
+              span: Span | None = None) -> Call:
+    """Build a type-inferred call of a registered op. Attribute defaults are filled in."""
+    op = get_op(name)
+    attrs = dict(attrs or {})
+    for p in op.attr_params:
+        if p.name not in attrs and p.default is not None:
+            attrs[p.name] = p.default
+    kwargs = tuple((p.name, attrs.pop(p.name)) for p in op.attr_params if p.name in attrs)
+    if attrs:
+        raise TypeInferenceError(
+            f"{name} got unknown attribute(s) {sorted(attrs)}", span=span,
+            hint=f"{name} accepts: {', '.join(p.name for p in op.attr_params) or 'no attributes'}",
+        )
+    try:
+        result_type = op.infer(tuple(args), dict(kwargs))
+    except TypeInferenceError as exc:
+        if exc.span is None and span is not None:
+            raise TypeInferenceError(exc.message, span=span, hint=exc.hint) from None
+        raise
+    call = Call(name, tuple(args), kwargs, result_type)
+    if span is not None:
+        call = call.with_fields(span=span)
+    return call
+
+
+def result_memory(op: OpDef, args: Sequence[Expr], attrs: dict[str, Any]) -> MemorySpace | None:
+    """Output memory space of ``op`` applied to ``args`` with ``attrs``, per its memory rule."""
+    rule = op.memory
+    if rule.kind is MemoryRuleKind.KWARG:
+        return attrs.get("target_memory", rule.space) or rule.space
+    if rule.kind is MemoryRuleKind.FIXED:
+        return rule.space
+    if rule.kind is MemoryRuleKind.INHERIT:
+        t = args[rule.operand].type if rule.operand < len(args) else None
+        return t.memory_space if isinstance(t, TileType) else None
+    return None

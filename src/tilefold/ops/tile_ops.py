@@ -1,0 +1,830 @@
+"""Declarations of the tile ops. Each op appears exactly once, via ``register_op``.
+
+Golden semantics take evaluated operands (numpy arrays for tiles and tensors, tuples of ints for list
+operands, Python numbers for scalars) and attributes; they return the value in a wide dtype — the
+golden interpreter casts it to the result type's dtype. Low-precision floats compute in FP32.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tilefold.errors import TypeInferenceError
+from tilefold.ir.affine import AffineMap
+from tilefold.ir.expr import ConstInt, Expr, MakeTuple
+from tilefold.ir.types import (
+    INDEX,
+    DataType,
+    MemorySpace,
+    ScalarType,
+    TensorType,
+    TileType,
+    TileView,
+    TupleType,
+    Type,
+    make_shape,
+    static_shape,
+)
+from tilefold.ops.registry import (
+    MemoryRule,
+    MemoryRuleKind,
+    OpDef,
+    OpKind,
+    Param,
+    ParamKind,
+    Unit,
+    register_op,
+)
+
+T = ParamKind.TILE
+S = ParamKind.SCALAR
+TUP = ParamKind.TUPLE
+A = ParamKind.ATTR
+
+INHERIT0 = MemoryRule(MemoryRuleKind.INHERIT, operand=0)
+VEC = MemoryRule(MemoryRuleKind.FIXED, MemorySpace.Vec)
+ACC = MemoryRule(MemoryRuleKind.FIXED, MemorySpace.Acc)
+
+
+# ------------------------------------------------------------------------------------------------
+# type-inference helpers
+# ------------------------------------------------------------------------------------------------
+
+
+def _fail(op: str, msg: str, hint: str | None = None) -> TypeInferenceError:
+    return TypeInferenceError(f"{op}: {msg}", hint=hint)
+
+
+def _tile(op: str, args: Sequence[Expr], i: int, what: str = "operand") -> TileType:
+    if i >= len(args):
+        raise _fail(op, f"missing {what} #{i}")
+    t = args[i].type
+    if not isinstance(t, TileType):
+        raise _fail(op, f"{what} #{i} must be a tile, got {_describe(t)}",
+                    "load tensors into tiles with pl.tile.load before using tile ops")
+    return t
+
+
+def _tensor(op: str, args: Sequence[Expr], i: int) -> TensorType:
+    t = args[i].type
+    if not isinstance(t, TensorType):
+        raise _fail(op, f"operand #{i} must be a tensor, got {_describe(t)}")
+    return t
+
+
+def _tuple(op: str, args: Sequence[Expr], i: int, what: str) -> tuple[Expr, ...]:
+    if i >= len(args) or not isinstance(args[i], MakeTuple):
+        raise _fail(op, f"{what} must be a list, e.g. [0, 0]")
+    for e in args[i].elements:
+        if not isinstance(e.type, ScalarType):
+            raise _fail(op, f"{what} entries must be scalars")
+    return args[i].elements
+
+
+def _scalar(op: str, args: Sequence[Expr], i: int) -> ScalarType:
+    t = args[i].type
+    if not isinstance(t, ScalarType):
+        raise _fail(op, f"operand #{i} must be a scalar, got {_describe(t)}")
+    return t
+
+
+def _describe(t: Type) -> str:
+    if isinstance(t, TileType):
+        return f"Tile{list(_shape_repr(t.shape))} {t.dtype.name}"
+    if isinstance(t, TensorType):
+        return f"Tensor{list(_shape_repr(t.shape))} {t.dtype.name}"
+    if isinstance(t, ScalarType):
+        return f"Scalar {t.dtype.name}"
+    return type(t).__name__
+
+
+def _shape_repr(shape):
+    return [e.value if isinstance(e, ConstInt) else "?" for e in shape]
+
+
+def _same_extent(a: Expr, b: Expr) -> bool:
+    if a is b:
+        return True
+    return isinstance(a, ConstInt) and isinstance(b, ConstInt) and a.value == b.value
+
+
+def _same_shape(a: tuple[Expr, ...], b: tuple[Expr, ...]) -> bool:
+    return len(a) == len(b) and all(_same_extent(x, y) for x, y in zip(a, b))
+
+
+def _require_2d(op: str, t: TileType, what: str = "operand") -> None:
+    if t.rank != 2:
+        raise _fail(op, f"{what} must be a 2-D tile, got rank {t.rank}",
+                    "reshape to [rows, cols] first (FlattenTileNdTo2D does this for N-D tiles)")
+
+
+def _vec_tile(shape, dtype: DataType, view: TileView | None = None) -> TileType:
+    return TileType(tuple(shape), dtype, MemorySpace.Vec, None, view)
+
+
+def _int_attr_list(op: str, value: Any, what: str) -> tuple[int, ...]:
+    if not isinstance(value, tuple) or not all(isinstance(v, int) for v in value):
+        raise _fail(op, f"{what} must be a list of integer constants")
+    return value
+
+
+def _f32(x: Any) -> Any:
+    """Compute low-precision floats (FP16, BF16, FP8) in FP32."""
+    if isinstance(x, np.ndarray) and x.dtype.kind in "fV" and x.dtype.itemsize <= 2:
+        return x.astype(np.float32)
+    return x
+
+
+def _window(arr: np.ndarray, offsets: Sequence[int], shape: Sequence[int]) -> np.ndarray:
+    idx = tuple(slice(int(o), int(o) + int(s)) for o, s in zip(offsets, shape))
+    win = arr[idx]
+    if win.shape != tuple(int(s) for s in shape):
+        raise IndexError(f"window offsets {list(offsets)} shape {list(shape)} exceeds {list(arr.shape)}")
+    return win
+
+
+# ------------------------------------------------------------------------------------------------
+# memory: load / store / create / full
+# ------------------------------------------------------------------------------------------------
+
+
+def _infer_load(args, attrs) -> Type:
+    op = "tile.load"
+    tt = _tensor(op, args, 0)
+    offsets = _tuple(op, args, 1, "offsets")
+    shapes = _tuple(op, args, 2, "shapes")
+    if len(offsets) != tt.rank or len(shapes) != tt.rank:
+        raise _fail(op, f"offsets and shapes need {tt.rank} entries for a rank-{tt.rank} tensor, got "
+                        f"{len(offsets)} and {len(shapes)}")
+    return TileType(tuple(shapes), tt.dtype, attrs.get("target_memory") or MemorySpace.Vec)
+
+
+register_op(OpDef(
+    "tile.load", (Param("tensor", ParamKind.TENSOR), Param("offsets", TUP), Param("shapes", TUP),
+                  Param("target_memory", A, MemorySpace.Vec)),
+    _infer_load, OpKind.LOAD, Unit.DMA, MemoryRule(MemoryRuleKind.KWARG, MemorySpace.Vec),
+    golden=lambda a, k: _window(a[0], a[1], a[2]).copy(), pto="tload", cost="dma",
+))
+
+
+def _infer_store(args, attrs) -> Type:
+    op = "tile.store"
+    t = _tile(op, args, 0)
+    offsets = _tuple(op, args, 1, "offsets")
+    out = _tensor(op, args, 2)
+    if len(offsets) != out.rank:
+        raise _fail(op, f"offsets need {out.rank} entries for the rank-{out.rank} output tensor")
+    if t.dtype != out.dtype:
+        raise _fail(op, f"tile dtype {t.dtype.name} differs from output tensor dtype {out.dtype.name}",
+                    "cast the tile with pl.tile.cast(tile, target_type=...) before storing")
+    if t.rank != out.rank:
+        raise _fail(op, f"tile rank {t.rank} differs from output tensor rank {out.rank}")
+    return out
+
+
+def _golden_store(a, k):
+    tile, offsets, out = a
+    out = np.array(out, copy=True)
+    _window(out, offsets, tile.shape)[...] = tile
+    return out
+
+
+register_op(OpDef(
+    "tile.store", (Param("tile", T), Param("offsets", TUP), Param("output_tensor", ParamKind.TENSOR)),
+    _infer_store, OpKind.STORE, Unit.DMA, golden=_golden_store, pto="tstore", cost="dma",
+))
+
+
+def _infer_create(args, attrs) -> Type:
+    shape = _int_attr_list("tile.create", attrs.get("shape"), "shape")
+    return TileType(make_shape(shape), attrs["dtype"], attrs.get("target_memory") or MemorySpace.Vec)
+
+
+register_op(OpDef(
+    "tile.create", (Param("shape", A), Param("dtype", A, DataType.FP32),
+                    Param("target_memory", A, MemorySpace.Vec)),
+    _infer_create, OpKind.CREATE, Unit.NONE, MemoryRule(MemoryRuleKind.KWARG, MemorySpace.Vec),
+    golden=lambda a, k: np.zeros(k["shape"], dtype=k["dtype"].np_dtype), pto=None, cost="none",
+))
+
+
+def _infer_full(args, attrs) -> Type:
+    shape = _int_attr_list("tile.full", attrs.get("shape"), "shape")
+    return TileType(make_shape(shape), attrs["dtype"], attrs.get("target_memory") or MemorySpace.Vec)
+
+
+register_op(OpDef(
+    "tile.full", (Param("shape", A), Param("dtype", A, DataType.FP32), Param("value", A, 0.0),
+                  Param("target_memory", A, MemorySpace.Vec)),
+    _infer_full, OpKind.CREATE, Unit.VECTOR, MemoryRule(MemoryRuleKind.KWARG, MemorySpace.Vec),
+    golden=lambda a, k: np.full(k["shape"], k["value"], dtype=np.float64), pto="texpands", cost="vector",
+))
+
+
+# ------------------------------------------------------------------------------------------------
+# views
+# ------------------------------------------------------------------------------------------------
+
+
+def _infer_slice(args, attrs) -> Type:
+    op = "tile.slice"
+    src = _tile(op, args, 0, "source")
+    shape = _tuple(op, args, 1, "shape")
+    offset = _tuple(op, args, 2, "offset")
+    if len(shape) != src.rank or len(offset) != src.rank:
+        raise _fail(op, f"shape and offset need {src.rank} entries for a rank-{src.rank} source, got "
+                        f"{len(shape)} and {len(offset)}")
+    src_static = src.static_shape
+    for d, (ext, off) in enumerate(zip(shape, offset)):
+        if src_static is not None and isinstance(ext, ConstInt) and isinstance(off, ConstInt):
+            if off.value < 0 or off.value + ext.value > src_static[d]:
+                raise _fail(op, f"window [{off.value}, {off.value + ext.value}) on axis {d} is outside the "
+                                f"source extent {src_static[d]}")
+    view = None
+    if len(args) >= 4:
+        valid = _tuple(op, args, 3, "valid_shape")
+        if len(valid) != src.rank:
+            raise _fail(op, "valid_shape needs one entry per axis")
+        view = TileView(valid_shape=tuple(valid))
+    out_shape = tuple(shape)
+    if len(args) >= 5:
+        drops = _tuple(op, args, 4, "drop_dims")
+        drop_idx = set()
+        for e in drops:
+            if not isinstance(e, ConstInt) or not 0 <= e.value < src.rank:
+                raise _fail(op, "drop_dims entries must be constant axis indices")
+            if not (isinstance(shape[e.value], ConstInt) and shape[e.value].value == 1):
+                raise _fail(op, f"drop_dims axis {e.value} must have extent 1")
+            drop_idx.add(e.value)
+        out_shape = tuple(x for i, x in enumerate(shape) if i not in drop_idx)
+        if view is not None and view.valid_shape is not None:
+            view = TileView(valid_shape=tuple(x for i, x in enumerate(view.valid_shape) if i not in drop_idx))
+    return TileType(out_shape, src.dtype, src.memory_space, None, view)
+
+
+def _golden_slice(a, k):
+    win = _window(a[0], a[2], a[1])
+    if len(a) >= 5 and a[4]:
+        win = win.reshape([s for i, s in enumerate(win.shape) if i not in set(a[4])])
+    return win.copy()
+
+
+register_op(OpDef(
+    "tile.slice", (Param("tile", T), Param("shape", TUP), Param("offset", TUP),
+                   Param("valid_shape", TUP, required=False), Param("drop_dims", TUP, required=False)),
+    _infer_slice, OpKind.VIEW, Unit.NONE, INHERIT0, golden=_golden_slice, pto="tsubview", cost="none",
+    min_args=3,
+))
+
+
+def _infer_extract(args, attrs) -> Type:
+    op = "tile.extract"
+    src = _tile(op, args, 0, "source")
+    _require_2d(op, src, "source")
+    _scalar(op, args, 1)
+    _scalar(op, args, 2)
+    shape = attrs.get("shape")
+    if shape is None:
+        raise _fail(op, "missing shape=[rows, cols]")
+    shape = _int_attr_list(op, shape, "shape")
+    if len(shape) != 2:
+        raise _fail(op, "shape must have 2 entries")
+    src_static = src.static_shape
+    if src_static is not None:
+        for d, idx in enumerate(args[1:3]):
+            if isinstance(idx, ConstInt) and (idx.value < 0 or idx.value + shape[d] > src_static[d]):
+                raise _fail(op, f"window [{idx.value}, {idx.value + shape[d]}) on axis {d} is outside the "
+                                f"source extent {src_static[d]}")
+    mem = attrs.get("target_memory") or src.memory_space
+    return TileType(make_shape(shape), src.dtype, mem)
+
+
+register_op(OpDef(
+    "tile.extract", (Param("tile", T), Param("index_row", S), Param("index_col", S), Param("shape", A),
+                     Param("target_memory", A, required=False)),
+    _infer_extract, OpKind.COPY, Unit.DMA, MemoryRule(MemoryRuleKind.KWARG), not_inplace_safe=True,
+    golden=lambda a, k: _window(a[0], (a[1], a[2]), k["shape"]).copy(), pto="textract", cost="copy",
+))
+
+
+def _infer_move(args, attrs) -> Type:
+    src = _tile("tile.move", args, 0)
+    mem = attrs.get("target_memory")
+    if mem is None:
+        raise _fail("tile.move", "missing target_memory=")
+    return TileType(src.shape, src.dtype, mem)
+
+
+register_op(OpDef(
+    "tile.move", (Param("tile", T), Param("target_memory", A)),
+    _infer_move, OpKind.COPY, Unit.DMA, MemoryRule(MemoryRuleKind.KWARG), not_inplace_safe=True,
+    golden=lambda a, k: np.array(a[0], copy=True), pto="tmov", cost="copy",
+))
+
+
+def _infer_reshape(args, attrs) -> Type:
+    op = "tile.reshape"
+    src = _tile(op, args, 0)
+    shape = _tuple(op, args, 1, "shape")
+    a, b = src.static_shape, static_shape(tuple(shape))
+    if a is not None and b is not None and int(np.prod(a)) != int(np.prod(b)):
+        raise _fail(op, f"cannot reshape {list(a)} ({int(np.prod(a))} elements) to {list(b)}")
+    return TileType(tuple(shape), src.dtype, src.memory_space)
+
+
+register_op(OpDef(
+    "tile.reshape", (Param("tile", T), Param("shape", TUP)),
+    _infer_reshape, OpKind.VIEW, Unit.NONE, INHERIT0,
+    golden=lambda a, k: np.reshape(a[0], a[1]).copy(), pto="treshape", cost="none",
+))
+
+
+def _infer_set_validshape(args, attrs) -> Type:
+    op = "tile.set_validshape"
+    src = _tile(op, args, 0)
+    valid = _tuple(op, args, 1, "valid_shape")
+    if len(valid) != src.rank:
+        raise _fail(op, "valid_shape needs one entry per axis")
+    return TileType(src.shape, src.dtype, src.memory_space, None, TileView(valid_shape=tuple(valid)))
+
+
+register_op(OpDef(
+    "tile.set_validshape", (Param("tile", T), Param("valid_shape", TUP)),
+    _infer_set_validshape, OpKind.VIEW, Unit.NONE, INHERIT0,
+    golden=lambda a, k: np.array(a[0], copy=True), pto="tsetvalidshape", cost="none",
+))
+
+
+def _infer_transpose_view(args, attrs) -> Type:
+    src = _tile("tile.transpose_view", args, 0)
+    _require_2d("tile.transpose_view", src)
+    return TileType((src.shape[1], src.shape[0]), src.dtype, src.memory_space)
+
+
+register_op(OpDef(
+    "tile.transpose_view", (Param("tile", T),),
+    _infer_transpose_view, OpKind.VIEW, Unit.NONE, INHERIT0,
+    golden=lambda a, k: np.ascontiguousarray(np.swapaxes(a[0], -1, -2)), pto="ttransview", cost="none",
+))
+
+
+def _infer_reinterpret_view(args, attrs) -> Type:
+    op = "tile.reinterpret_view"
+    src = _tile(op, args, 0)
+    dtype: DataType = attrs["dtype"]
+    last = src.shape[-1]
+    if not isinstance(last, ConstInt):
+        raise _fail(op, "the last extent must be static to reinterpret the dtype")
+    bits = last.value * src.dtype.storage_bits
+    if bits % dtype.storage_bits:
+        raise _fail(op, f"a row of {bits} bits is not a whole number of {dtype.name} elements")
+    shape = src.shape[:-1] + (ConstInt(bits // dtype.storage_bits),)
+    return TileType(shape, dtype, src.memory_space)
+
+
+register_op(OpDef(
+    "tile.reinterpret_view", (Param("tile", T), Param("dtype", A)),
+    _infer_reinterpret_view, OpKind.VIEW, Unit.NONE, INHERIT0,
+    golden=lambda a, k: np.ascontiguousarray(a[0]).view(k["dtype"].np_dtype).copy(),
+    pto="treinterpret", cost="none",
+))
+
+
+def _infer_transpose(args, attrs) -> Type:
+    op = "tile.transpose"
+    src = _tile(op, args, 0)
+    a1, a2 = attrs.get("axis1", 0), attrs.get("axis2", 1)
+    if not (0 <= a1 < src.rank and 0 <= a2 < src.rank):
+        raise _fail(op, f"axes ({a1}, {a2}) out of range for rank {src.rank}")
+    shape = list(src.shape)
+    shape[a1], shape[a2] = shape[a2], shape[a1]
+    return TileType(tuple(shape), src.dtype, src.memory_space)
+
+
+register_op(OpDef(
+    "tile.transpose", (Param("tile", T), Param("axis1", A, 0), Param("axis2", A, 1)),
+    _infer_transpose, OpKind.TRANSPOSE, Unit.VECTOR, INHERIT0, not_inplace_safe=True,
+    golden=lambda a, k: np.ascontiguousarray(np.swapaxes(a[0], k["axis1"], k["axis2"])),
+    pto="ttrans", cost="vector",
+))
+
+
+# ------------------------------------------------------------------------------------------------
+# cube: matmul family
+# ------------------------------------------------------------------------------------------------
+
+
+def _acc_dtype(op: str, lhs: TileType, rhs: TileType, attrs) -> DataType:
+    if lhs.dtype != rhs.dtype:
+        raise _fail(op, f"lhs dtype {lhs.dtype.name} differs from rhs dtype {rhs.dtype.name}")
+    if attrs.get("out_dtype") is not None:
+        return attrs["out_dtype"]
+    return DataType.INT32 if lhs.dtype.is_int else DataType.FP32
+
+
+def _mm_shapes(op: str, lhs: TileType, rhs: TileType) -> tuple[Expr, Expr]:
+    _require_2d(op, lhs, "lhs")
+    _require_2d(op, rhs, "rhs")
+    if not _same_extent(lhs.shape[1], rhs.shape[0]):
+        raise _fail(op, f"lhs {_shape_repr(lhs.shape)} and rhs {_shape_repr(rhs.shape)} disagree on K")
+    return lhs.shape[0], rhs.shape[1]
+
+
+def _infer_matmul(args, attrs) -> Type:
+    op = "tile.matmul"
+    lhs, rhs = _tile(op, args, 0, "lhs"), _tile(op, args, 1, "rhs")
+    m, n = _mm_shapes(op, lhs, rhs)
+    return TileType((m, n), _acc_dtype(op, lhs, rhs, attrs), MemorySpace.Acc)
+
+
+def _infer_matmul_acc(args, attrs) -> Type:
+    op = attrs.get("__op__", "tile.matmul_acc")
+    acc, lhs, rhs = _tile(op, args, 0, "accumulator"), _tile(op, args, 1, "lhs"), _tile(op, args, 2, "rhs")
+    m, n = _mm_shapes(op, lhs, rhs)
+    _require_2d(op, acc, "accumulator")
+    if not (_same_extent(acc.shape[0], m) and _same_extent(acc.shape[1], n)):
+        raise _fail(op, f"accumulator {_shape_repr(acc.shape)} does not match lhs x rhs "
+                        f"[{_shape_repr((m,))[0]}, {_shape_repr((n,))[0]}]")
+    _acc_dtype(op, lhs, rhs, attrs)
+    return TileType(acc.shape, acc.dtype, acc.memory_space or MemorySpace.Acc, None, acc.tile_view)
+
+
+def _infer_matmul_bias(args, attrs) -> Type:
+    op = "tile.matmul_bias"
+    lhs, rhs, bias = _tile(op, args, 0, "lhs"), _tile(op, args, 1, "rhs"), _tile(op, args, 2, "bias")
+    m, n = _mm_shapes(op, lhs, rhs)
+    if not _same_extent(bias.shape[-1], n):
+        raise _fail(op, "bias must have N columns")
+    return TileType((m, n), _acc_dtype(op, lhs, rhs, attrs), MemorySpace.Acc)
+
+
+def _mm(a, b):
+    if a.dtype.kind in "iu":
+        return a.astype(np.int64) @ b.astype(np.int64)
+    return a.astype(np.float32) @ b.astype(np.float32)
+
+
+register_op(OpDef(
+    "tile.matmul", (Param("lhs", T), Param("rhs", T), Param("out_dtype", A, required=False)),
+    _infer_matmul, OpKind.MATMUL, Unit.CUBE, ACC,
+    golden=lambda a, k: _mm(a[0], a[1]), pto="tmatmul", cost="cube",
+))
+register_op(OpDef(
+    "tile.matmul_acc", (Param("acc", T), Param("lhs", T), Param("rhs", T)),
+    _infer_matmul_acc, OpKind.MATMUL, Unit.CUBE, INHERIT0, output_reuses_input=0,
+    golden=lambda a, k: a[0].astype(np.float64) + _mm(a[1], a[2]), pto="tmatmul_acc", cost="cube",
+))
+register_op(OpDef(
+    "tile.matmul_bias", (Param("lhs", T), Param("rhs", T), Param("bias", T),
+                         Param("out_dtype", A, required=False)),
+    _infer_matmul_bias, OpKind.MATMUL, Unit.CUBE, ACC,
+    golden=lambda a, k: _mm(a[0], a[1]) + np.reshape(a[2], (1, -1)).astype(np.float64),
+    pto="tmatmul_bias", cost="cube",
+))
+
+
+def _infer_gemv(args, attrs) -> Type:
+    op = "tile.gemv"
+    lhs, rhs = _tile(op, args, 0, "lhs"), _tile(op, args, 1, "rhs")
+    m, n = _mm_shapes(op, lhs, rhs)
+    if not (isinstance(m, ConstInt) and m.value == 1):
+        raise _fail(op, "gemv lhs must have exactly one row", "use pl.tile.matmul for M > 1")
+    return TileType((m, n), _acc_dtype(op, lhs, rhs, attrs), MemorySpace.Acc)
+
+
+register_op(OpDef(
+    "tile.gemv", (Param("lhs", T), Param("rhs", T), Param("out_dtype", A, required=False)),
+    _infer_gemv, OpKind.MATMUL, Unit.CUBE, ACC,
+    golden=lambda a, k: _mm(a[0], a[1]), pto="tgemv", cost="cube",
+))
+register_op(OpDef(
+    "tile.gemv_acc", (Param("acc", T), Param("lhs", T), Param("rhs", T)),
+    lambda args, attrs: _infer_matmul_acc(args, {**attrs, "__op__": "tile.gemv_acc"}),
+    OpKind.MATMUL, Unit.CUBE, INHERIT0, output_reuses_input=0,
+    golden=lambda a, k: a[0].astype(np.float64) + _mm(a[1], a[2]), pto="tgemv_acc", cost="cube",
+))
+
+
+def _batch_shape(op: str, lhs: TileType, rhs: TileType) -> tuple[tuple[Expr, ...], Expr, Expr]:
+    if lhs.rank < 2 or rhs.rank < 2:
+        raise _fail(op, "operands need rank >= 2")
+    if not _same_extent(lhs.shape[-1], rhs.shape[-2]):
+        raise _fail(op, f"lhs {_shape_repr(lhs.shape)} and rhs {_shape_repr(rhs.shape)} disagree on K")
+    lb, rb = list(lhs.shape[:-2]), list(rhs.shape[:-2])
+    n = max(len(lb), len(rb))
+    lb = [ConstInt(1)] * (n - len(lb)) + lb
+    rb = [ConstInt(1)] * (n - len(rb)) + rb
+    batch = []
+    for x, y in zip(lb, rb):
+        if _same_extent(x, y) or (isinstance(y, ConstInt) and y.value == 1):
+            batch.append(x)
+        elif isinstance(x, ConstInt) and x.value == 1:
+            batch.append(y)
+        else:
+            raise _fail(op, f"batch dims {_shape_repr(lhs.shape[:-2])} and {_shape_repr(rhs.shape[:-2])} "
+                            "do not broadcast")
+    return tuple(batch), lhs.shape[-2], rhs.shape[-1]
+
+
+def _infer_batch_matmul(args, attrs) -> Type:
+    op = "tile.batch_matmul"
+    lhs, rhs = _tile(op, args, 0, "lhs"), _tile(op, args, 1, "rhs")
+    batch, m, n = _batch_shape(op, lhs, rhs)
+    return TileType(batch + (m, n), _acc_dtype(op, lhs, rhs, attrs), MemorySpace.Acc)
+
+
+def _infer_batch_matmul_acc(args, attrs) -> Type:
+    op = "tile.batch_matmul_acc"
+    acc, lhs, rhs = _tile(op, args, 0, "accumulator"), _tile(op, args, 1, "lhs"), _tile(op, args, 2, "rhs")
+    batch, m, n = _batch_shape(op, lhs, rhs)
+    if not _same_shape(acc.shape, batch + (m, n)):
+        raise _fail(op, f"accumulator {_shape_repr(acc.shape)} does not match {_shape_repr(batch + (m, n))}")
+    return TileType(acc.shape, acc.dtype, acc.memory_space or MemorySpace.Acc)
+
+
+register_op(OpDef(
+    "tile.batch_matmul", (Param("lhs", T), Param("rhs", T), Param("out_dtype", A, required=False)),
+    _infer_batch_matmul, OpKind.MATMUL, Unit.CUBE, ACC,
+    golden=lambda a, k: _mm(a[0], a[1]), pto=None, cost="cube",
+))
+register_op(OpDef(
+    "tile.batch_matmul_acc", (Param("acc", T), Param("lhs", T), Param("rhs", T)),
+    _infer_batch_matmul_acc, OpKind.MATMUL, Unit.CUBE, INHERIT0, output_reuses_input=0,
+    golden=lambda a, k: a[0].astype(np.float64) + _mm(a[1], a[2]), pto=None, cost="cube",
+))
+
+
+# ------------------------------------------------------------------------------------------------
+# vector: elementwise, scalar, unary, cast
+# ------------------------------------------------------------------------------------------------
+
+
+def _infer_binary(name):
+    def infer(args, attrs) -> Type:
+        a, b = _tile(name, args, 0, "lhs"), _tile(name, args, 1, "rhs")
+        if not _same_shape(a.shape, b.shape):
+            raise _fail(name, f"operand shapes {_shape_repr(a.shape)} and {_shape_repr(b.shape)} differ",
+                        "use row_expand_* / col_expand_* to broadcast a row or column vector")
+        if a.dtype != b.dtype:
+            raise _fail(name, f"operand dtypes {a.dtype.name} and {b.dtype.name} differ",
+                        "cast one operand with pl.tile.cast first")
+        return _vec_tile(a.shape, a.dtype)
+    return infer
+
+
+_BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+    "maximum": np.maximum, "minimum": np.minimum,
+}
+for _name, _fn in _BINARY.items():
+    register_op(OpDef(
+        f"tile.{_name}", (Param("lhs", T), Param("rhs", T)), _infer_binary(f"tile.{_name}"),
+        OpKind.ELEMENTWISE, Unit.VECTOR, VEC,
+        golden=(lambda fn: lambda a, k: fn(_f32(a[0]), _f32(a[1])))(_fn), pto=f"t{_name}", cost="vector",
+        extra={"numpy": _fn},
+    ))
+
+
+def _infer_scalar_binary(name):
+    def infer(args, attrs) -> Type:
+        a = _tile(name, args, 0)
+        _scalar(name, args, 1)
+        return _vec_tile(a.shape, a.dtype)
+    return infer
+
+
+_SCALAR_BINARY = {
+    "adds": np.add, "subs": np.subtract, "muls": np.multiply, "divs": np.divide,
+    "maxs": np.maximum, "mins": np.minimum,
+}
+for _name, _fn in _SCALAR_BINARY.items():
+    register_op(OpDef(
+        f"tile.{_name}", (Param("tile", T), Param("scalar", S)), _infer_scalar_binary(f"tile.{_name}"),
+        OpKind.SCALAR_ELEMENTWISE, Unit.VECTOR, VEC,
+        golden=(lambda fn: lambda a, k: fn(_f32(a[0]), a[1]))(_fn), pto=f"t{_name}", cost="vector",
+        extra={"numpy": _fn},
+    ))
+
+
+def _infer_unary(name):
+    def infer(args, attrs) -> Type:
+        a = _tile(name, args, 0)
+        return _vec_tile(a.shape, a.dtype)
+    return infer
+
+
+_UNARY = {
+    "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "rsqrt": lambda x: 1.0 / np.sqrt(x), "neg": np.negative,
+    "abs": np.abs, "recip": lambda x: 1.0 / x, "relu": lambda x: np.maximum(x, 0),
+}
+for _name, _fn in _UNARY.items():
+    register_op(OpDef(
+        f"tile.{_name}", (Param("tile", T),), _infer_unary(f"tile.{_name}"), OpKind.UNARY, Unit.VECTOR, VEC,
+        golden=(lambda fn: lambda a, k: fn(_f32(a[0])))(_fn), pto=f"t{_name}", cost="vector",
+        extra={"numpy": _fn},
+    ))
+
+
+def _infer_cast(args, attrs) -> Type:
+    a = _tile("tile.cast", args, 0)
+    dtype = attrs.get("target_type")
+    if not isinstance(dtype, DataType):
+        raise _fail("tile.cast", "missing target_type=<dtype>")
+    return _vec_tile(a.shape, dtype)
+
+
+def _golden_cast(a, k):
+    x = _f32(a[0])
+    if k["target_type"].is_int and np.asarray(x).dtype.kind == "f":
+        mode = k.get("mode", "round")
+        x = {"round": np.rint, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}.get(mode, np.rint)(x)
+    return x
+
+
+register_op(OpDef(
+    "tile.cast", (Param("tile", T), Param("target_type", A), Param("mode", A, "round")),
+    _infer_cast, OpKind.CAST, Unit.VECTOR, VEC, golden=_golden_cast, pto="tcvt", cost="vector",
+))
+
+
+# ------------------------------------------------------------------------------------------------
+# vector: reductions and broadcasts
+# ------------------------------------------------------------------------------------------------
+
+
+def _infer_reduction(name, axis):
+    def infer(args, attrs) -> Type:
+        a = _tile(name, args, 0)
+        _require_2d(name, a)
+        shape = (a.shape[0], ConstInt(1)) if axis == 1 else (ConstInt(1), a.shape[1])
+        return _vec_tile(shape, a.dtype)
+    return infer
+
+
+_REDUCE = {"sum": np.sum, "max": np.max, "min": np.min}
+for _name, _fn in _REDUCE.items():
+    for _prefix, _axis, _kind in (("row", 1, OpKind.ROW_REDUCTION), ("col", 0, OpKind.COL_REDUCTION)):
+        register_op(OpDef(
+            f"tile.{_prefix}_{_name}", (Param("tile", T),), _infer_reduction(f"tile.{_prefix}_{_name}", _axis),
+            _kind, Unit.VECTOR, VEC,
+            golden=(lambda fn, ax: lambda a, k: fn(_f32(a[0]), axis=ax, keepdims=True))(_fn, _axis),
+            pto=f"t{_prefix}{_name}", cost="vector", extra={"axis": _axis, "numpy": _fn},
+        ))
+
+
+def _infer_expand(name, axis):
+    """axis 1: row broadcast (vector [M, 1]); axis 0: column broadcast (vector [1, N])."""
+    def infer(args, attrs) -> Type:
+        tgt = _tile(name, args, 0, "target")
+        vec = _tile(name, args, 1, "vector")
+        _require_2d(name, tgt, "target")
+        _require_2d(name, vec, "vector")
+        if axis == 1:
+            ok = _same_extent(vec.shape[0], tgt.shape[0]) and _same_extent(vec.shape[1], ConstInt(1))
+            want = f"[{_shape_repr(tgt.shape)[0]}, 1]"
+        else:
+            ok = _same_extent(vec.shape[1], tgt.shape[1]) and _same_extent(vec.shape[0], ConstInt(1))
+            want = f"[1, {_shape_repr(tgt.shape)[1]}]"
+        if not ok:
+            raise _fail(name, f"vector operand {_shape_repr(vec.shape)} must be {want} for target "
+                              f"{_shape_repr(tgt.shape)}")
+        if tgt.dtype != vec.dtype:
+            raise _fail(name, f"operand dtypes {tgt.dtype.name} and {vec.dtype.name} differ")
+        return _vec_tile(tgt.shape, tgt.dtype)
+    return infer
+
+
+_EXPAND = {
+    "": lambda t, v: np.broadcast_to(v, t.shape).astype(np.float64),
+    "_add": np.add, "_sub": np.subtract, "_mul": np.multiply, "_div": np.divide,
+    "_max": np.maximum, "_min": np.minimum,
+}
+for _prefix, _axis, _kind in (("row", 1, OpKind.ROW_BROADCAST), ("col", 0, OpKind.COL_BROADCAST)):
+    _family = dict(_EXPAND)
+    if _prefix == "col":
+        _family["_expdif"] = lambda t, v: np.exp(t - v)
+    for _suffix, _fn in _family.items():
+        _nm = f"tile.{_prefix}_expand{_suffix}"
+        register_op(OpDef(
+            _nm, (Param("target", T), Param("vector", T)), _infer_expand(_nm, _axis), _kind, Unit.VECTOR, VEC,
+            golden=(lambda fn: lambda a, k: fn(_f32(a[0]), _f32(a[1])))(_fn),
+            pto=f"t{_prefix}expand{_suffix.lstrip('_')}", cost="vector", extra={"axis": _axis},
+        ))
+
+
+# ------------------------------------------------------------------------------------------------
+# scalar: block / sub-block index
+# ------------------------------------------------------------------------------------------------
+
+register_op(OpDef(
+    "tile.get_block_idx", (), lambda a, k: INDEX, OpKind.INDEX, Unit.SCALAR,
+    golden=None, pto="get_block_idx", cost="scalar",
+))
+register_op(OpDef(
+    "tile.get_subblock_idx", (), lambda a, k: INDEX, OpKind.INDEX, Unit.SCALAR,
+    golden=None, pto="get_subblock_idx", cost="scalar",
+))
+register_op(OpDef(
+    "tile.get_block_num", (), lambda a, k: INDEX, OpKind.INDEX, Unit.SCALAR,
+    golden=None, pto="get_block_num", cost="scalar",
+))
+
+
+# ------------------------------------------------------------------------------------------------
+# custom ops: user kernels described by indexing maps and iterator types
+# ------------------------------------------------------------------------------------------------
+
+CUSTOM_SEGMENTS = ("ins", "outs", "tmps", "sync_related_args")
+
+
+def custom_segments(call) -> dict[str, tuple[Expr, ...]]:
+    """The operand segments (ins, outs, tmps, sync_related_args) of a custom / custom_macro call."""
+    sizes = call.kwarg("operand_segment_sizes")
+    out: dict[str, tuple[Expr, ...]] = {}
+    pos = 0
+    for name, size in zip(CUSTOM_SEGMENTS, sizes):
+        out[name] = tuple(call.args[pos:pos + size])
+        pos += size
+    for name in CUSTOM_SEGMENTS:
+        out.setdefault(name, ())
+    return out
+
+
+def _infer_custom(op: str):
+    def infer(args, attrs) -> Type:
+        sizes = attrs.get("operand_segment_sizes")
+        if not isinstance(sizes, tuple) or sum(sizes) != len(args):
+            raise _fail(op, "operand segments do not add up to the operand count")
+        n_ins, n_outs = sizes[0], sizes[1]
+        ins, outs = args[:n_ins], args[n_ins:n_ins + n_outs]
+        builtin = bool(attrs.get("builtin", False))
+        symbol = attrs.get("symbol")
+        if not builtin and not symbol:
+            raise _fail(op, "a non-builtin custom op needs a symbol naming its kernel",
+                        "pass the registered kernel name as the first argument")
+        if n_outs == 0:
+            raise _fail(op, "a custom op needs at least one output init in outs=[...]")
+        maps = attrs.get("indexing_maps") or ()
+        iters = attrs.get("iterator_types") or ()
+        for it in iters:
+            if it not in ("parallel", "reduction"):
+                raise _fail(op, f"iterator type {it!r} is neither parallel nor reduction")
+        if maps:
+            if len(maps) != n_ins + n_outs:
+                raise _fail(op, f"{len(maps)} indexing maps given for {n_ins} ins + {n_outs} outs",
+                            "give one map per input and per output (temp buffers take no map)")
+            for i, (m, operand) in enumerate(zip(maps, list(ins) + list(outs))):
+                if not isinstance(m, AffineMap):
+                    raise _fail(op, f"indexing map #{i} is not an affine map")
+                if m.num_dims != len(iters):
+                    raise _fail(op, f"indexing map #{i} '{m}' has {m.num_dims} dims but there are "
+                                    f"{len(iters)} iterator types")
+                t = operand.type
+                if isinstance(t, (TileType, TensorType)) and m.num_results != t.rank:
+                    raise _fail(op, f"indexing map #{i} '{m}' has {m.num_results} results but its operand "
+                                    f"has rank {t.rank}")
+        if op == "tile.custom_macro":
+            slots = attrs.get("sync_event_slots") or ()
+            if len(slots) != sizes[3]:
+                raise _fail(op, f"{sizes[3]} sync_related_args given for {len(slots)} sync_event_slots",
+                            "give one sync-related argument per sync event slot")
+        result_types = []
+        for o in outs:
+            if not isinstance(o.type, (TileType, TensorType)):
+                raise _fail(op, "each output init must be a tile")
+            result_types.append(o.type)
+        return result_types[0] if len(result_types) == 1 else TupleType(tuple(result_types))
+    return infer
+
+
+_CUSTOM_ATTRS = (
+    Param("symbol", A, required=False),
+    Param("indexing_maps", A, required=False),
+    Param("iterator_types", A, required=False),
+    Param("no_side_effect", A, False),
+    Param("builtin", A, False),
+    Param("extra_buffers_info", A, ()),
+    Param("pipe", A, required=False),
+    Param("attrs", A, ()),
+)
+
+register_op(OpDef(
+    "tile.custom",
+    (_CUSTOM_ATTRS[0], Param("ins", ParamKind.TILE_LIST), Param("outs", ParamKind.TILE_LIST),
+     Param("tmps", ParamKind.TILE_LIST, required=False)) + _CUSTOM_ATTRS[1:]
+    + (Param("operand_segment_sizes", A),),
+    _infer_custom("tile.custom"), OpKind.CUSTOM, Unit.VECTOR, MemoryRule(MemoryRuleKind.NONE),
+    golden=None, pto="custom", cost="custom",
+))
+register_op(OpDef(
+    "tile.custom_macro",
+    (_CUSTOM_ATTRS[0], Param("ins", ParamKind.TILE_LIST), Param("outs", ParamKind.TILE_LIST),
+     Param("tmps", ParamKind.TILE_LIST, required=False)) + _CUSTOM_ATTRS[1:]
+    + (Param("sync_event_slots", A, ()), Param("sync_related_args", ParamKind.TILE_LIST, required=False),
+       Param("operand_segment_sizes", A)),
+    _infer_custom("tile.custom_macro"), OpKind.CUSTOM, Unit.VECTOR, MemoryRule(MemoryRuleKind.NONE),
+    golden=None, pto="custom_macro", cost="custom",
+))

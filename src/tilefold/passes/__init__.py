@@ -1,0 +1,40 @@
+"""tilefold passes. Public API mirrors PyPTO: ``passes.canonicalize_tile_slice()(program)``.
+
+Each pass lives in a module of its own; factories are imported on first use so that importing
+``tilefold.passes`` stays cheap and free of cycles.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from tilefold.passes.base import IRProperty, Pass, function_pass, program_pass
+
+# factory / helper name -> module that defines it
+_LAZY = {
+    "PassContext": "tilefold.passes.pass_manager",
+    "PassManager": "tilefold.passes.pass_manager",
+    "VerificationInstrument": "tilefold.passes.pass_manager",
+    "RoundTripInstrument": "tilefold.passes.pass_manager",
+    "DumpInstrument": "tilefold.passes.pass_manager",
+    "verify_properties": "tilefold.passes.verifier",
+    "canonicalize_tile_slice": "tilefold.passes.canonicalize_tile_slice",
+    "tile_and_bind_sub_block": "tilefold.passes.tile_and_bind_sub_block",
+    "limit_unique_sub_block_id_to_store_copy": "tilefold.passes.tile_and_bind_sub_block",
+    "flatten_tile_nd_to_2d": "tilefold.passes.flatten_tile_nd_to_2d",
+    "auto_tile_matmul_l0": "tilefold.passes.auto_tile_matmul_l0",
+    "infer_tile_memory_space": "tilefold.passes.infer_tile_memory_space",
+    "default_tile_pipeline": "tilefold.passes.pipeline",
+    "get_pass": "tilefold.passes.pipeline",
+    "list_passes": "tilefold.passes.pipeline",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tilefold.passes' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+__all__ = ["IRProperty", "Pass", "function_pass", "program_pass", *_LAZY]
