@@ -1,0 +1,84 @@
+"""The default tile-stage pipeline and the pass catalogue used by ``tilefold opt --passes``.
+
+Order (DESIGN.md section 3; CanonicalizeTileSlice's slot is fixed by its seed):
+
+    FlattenTileNdTo2D -> AutoTileMatmulL0 -> CanonicalizeTileSlice -> InferTileMemorySpace
+    -> TileAndBindSubBlock -> CanonicalizeTileSlice (again) -> InitMemRef -> MemoryReuse
+    -> AllocateMemoryAddr
+
+CanonicalizeTileSlice runs a second time after TileAndBindSubBlock because the sub-block split can
+leave new Vec ``tile.slice`` windows (half-windows of tiles whose producer is not a load); the slice
+safety rules must hold for them too before memory planning makes them real addresses. The second run
+is a no-op when the split added no slices.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from tilefold.passes.base import Pass
+
+# cli name -> (module, factory). Factories take keyword options they understand.
+_CATALOGUE: dict[str, tuple[str, str]] = {
+    "flatten-tile-nd-to-2d": ("tilefold.passes.flatten_tile_nd_to_2d", "flatten_tile_nd_to_2d"),
+    "auto-tile-matmul-l0": ("tilefold.passes.auto_tile_matmul_l0", "auto_tile_matmul_l0"),
+    "canonicalize-tile-slice": ("tilefold.passes.canonicalize_tile_slice", "canonicalize_tile_slice"),
+    "infer-tile-memory-space": ("tilefold.passes.infer_tile_memory_space", "infer_tile_memory_space"),
+    "tile-and-bind-sub-block": ("tilefold.passes.tile_and_bind_sub_block", "tile_and_bind_sub_block"),
+    "limit-unique-sub-block-id-to-store-copy": (
+        "tilefold.passes.tile_and_bind_sub_block", "limit_unique_sub_block_id_to_store_copy"),
+    "init-mem-ref": ("tilefold.backend.memory_planning", "init_mem_ref"),
+    "memory-reuse": ("tilefold.backend.memory_planning", "memory_reuse"),
+    "allocate-memory-addr": ("tilefold.backend.memory_planning", "allocate_memory_addr"),
+}
+
+DEFAULT_ORDER = (
+    "flatten-tile-nd-to-2d",
+    "auto-tile-matmul-l0",
+    "canonicalize-tile-slice",
+    "infer-tile-memory-space",
+    "tile-and-bind-sub-block",
+    "canonicalize-tile-slice",
+    "init-mem-ref",
+    "memory-reuse",
+    "allocate-memory-addr",
+)
+
+
+def list_passes() -> list[str]:
+    return sorted(_CATALOGUE)
+
+
+def _factory(cli_name: str) -> Callable[..., Pass]:
+    try:
+        module, attr = _CATALOGUE[cli_name]
+    except KeyError:
+        raise KeyError(f"unknown pass {cli_name!r}; known passes: {', '.join(list_passes())}") from None
+    return getattr(importlib.import_module(module), attr)
+
+
+def get_pass(cli_name: str, **options: Any) -> Pass:
+    """Instantiate a pass by its CLI name, handing it the options its factory accepts."""
+    factory = _factory(cli_name)
+    import inspect
+
+    params = inspect.signature(factory).parameters
+    accepted = {k: v for k, v in options.items() if k in params}
+    return factory(**accepted)
+
+
+def default_tile_pipeline(target: Any = None, *, skip_passes: tuple[str, ...] = (), **options: Any) -> list[Pass]:
+    """The default tile pipeline as a list of passes. ``skip_passes`` holds pass names (e.g.
+    ``"CanonicalizeTileSlice"``) or CLI names to leave out; ``options`` are pipeline options such as
+    ``enable_auto_bind_sub_block``."""
+    if target is not None:
+        options["target"] = target
+    out: list[Pass] = []
+    for cli_name in DEFAULT_ORDER:
+        p = get_pass(cli_name, **options)
+        if p.name in skip_passes or cli_name in skip_passes:
+            continue
+        out.append(p)
+    return out
