@@ -81,6 +81,12 @@ class IfStmt(Stmt):
     else_body: Stmt | None
     return_vars: tuple[Var, ...] = ()
     span: Span = field(default=UNKNOWN_SPAN, repr=False)
+    # (name, value) tags, e.g. ("limit_sub_block_id0", True) on the sub-block-0 guard that
+    # LimitUniqueSubBlockIdToStoreCopy inserts. Empty for ordinary ifs.
+    attrs: tuple[tuple[str, Any], ...] = ()
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        return dict(self.attrs).get(name, default)
 
 
 @dataclass(frozen=True, eq=False)

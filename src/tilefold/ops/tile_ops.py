@@ -159,14 +159,36 @@ def _infer_load(args, attrs) -> Type:
     if len(offsets) != tt.rank or len(shapes) != tt.rank:
         raise _fail(op, f"offsets and shapes need {tt.rank} entries for a rank-{tt.rank} tensor, got "
                         f"{len(offsets)} and {len(shapes)}")
-    return TileType(tuple(shapes), tt.dtype, attrs.get("target_memory") or MemorySpace.Vec)
+    mem = attrs.get("target_memory") or MemorySpace.Vec
+    if attrs.get("flatten") and len(shapes) > 2:
+        return TileType(_flat_2d(op, tuple(shapes)), tt.dtype, mem)
+    return TileType(tuple(shapes), tt.dtype, mem)
+
+
+def _flat_2d(op: str, shape: tuple[Expr, ...]) -> tuple[Expr, ...]:
+    """[d0, ..., dn-2, dn-1] -> [d0 * ... * dn-2, dn-1] (leading extents must be static)."""
+    rows = 1
+    for e in shape[:-1]:
+        if not isinstance(e, ConstInt):
+            raise _fail(op, "flattening an N-D window needs static leading extents")
+        rows *= e.value
+    return (ConstInt(rows), shape[-1])
+
+
+def _golden_load(a, k):
+    win = _window(a[0], a[1], a[2]).copy()
+    if k.get("flatten") and win.ndim > 2:
+        win = win.reshape(-1, win.shape[-1])
+    return win
 
 
 register_op(OpDef(
     "tile.load", (Param("tensor", ParamKind.TENSOR), Param("offsets", TUP), Param("shapes", TUP),
-                  Param("target_memory", A, MemorySpace.Vec)),
+                  Param("target_memory", A, MemorySpace.Vec),
+                  # set by FlattenTileNdTo2D: the N-D window is laid out as the 2-D tile [prod(leading), last]
+                  Param("flatten", A, required=False)),
     _infer_load, OpKind.LOAD, Unit.DMA, MemoryRule(MemoryRuleKind.KWARG, MemorySpace.Vec),
-    golden=lambda a, k: _window(a[0], a[1], a[2]).copy(), pto="tload", cost="dma",
+    golden=_golden_load, pto="tload", cost="dma",
 ))
 
 
@@ -180,6 +202,17 @@ def _infer_store(args, attrs) -> Type:
     if t.dtype != out.dtype:
         raise _fail(op, f"tile dtype {t.dtype.name} differs from output tensor dtype {out.dtype.name}",
                     "cast the tile with pl.tile.cast(tile, target_type=...) before storing")
+    window = attrs.get("shapes")
+    if window is not None:
+        # A 2-D tile holding a flattened N-D window (FlattenTileNdTo2D): shapes is the window in the tensor.
+        window = _int_attr_list(op, window, "shapes")
+        if len(window) != out.rank:
+            raise _fail(op, f"shapes needs {out.rank} entries for the rank-{out.rank} output tensor")
+        flat = _flat_2d(op, make_shape(window)) if len(window) > 2 else make_shape(window)
+        if not _same_shape(t.shape, flat):
+            raise _fail(op, f"tile {_shape_repr(t.shape)} does not hold the window {list(window)} "
+                            f"(flattened {_shape_repr(flat)})")
+        return out
     if t.rank != out.rank:
         raise _fail(op, f"tile rank {t.rank} differs from output tensor rank {out.rank}")
     return out
@@ -188,12 +221,18 @@ def _infer_store(args, attrs) -> Type:
 def _golden_store(a, k):
     tile, offsets, out = a
     out = np.array(out, copy=True)
+    if k.get("shapes") is not None:
+        tile = np.reshape(tile, k["shapes"])
     _window(out, offsets, tile.shape)[...] = tile
     return out
 
 
 register_op(OpDef(
-    "tile.store", (Param("tile", T), Param("offsets", TUP), Param("output_tensor", ParamKind.TENSOR)),
+    "tile.store", (Param("tile", T), Param("offsets", TUP), Param("output_tensor", ParamKind.TENSOR),
+                   # marker set by TileAndBindSubBlock on a store it split across the two sub-blocks
+                   Param("tiled_op", A, required=False),
+                   # set by FlattenTileNdTo2D: the N-D tensor window a flattened 2-D tile fills
+                   Param("shapes", A, required=False)),
     _infer_store, OpKind.STORE, Unit.DMA, golden=_golden_store, pto="tstore", cost="dma",
 ))
 
@@ -815,7 +854,7 @@ register_op(OpDef(
     "tile.custom",
     (_CUSTOM_ATTRS[0], Param("ins", ParamKind.TILE_LIST), Param("outs", ParamKind.TILE_LIST),
      Param("tmps", ParamKind.TILE_LIST, required=False)) + _CUSTOM_ATTRS[1:]
-    + (Param("operand_segment_sizes", A),),
+    + (Param("operand_segment_sizes", A), Param("tiled_op", A, required=False)),
     _infer_custom("tile.custom"), OpKind.CUSTOM, Unit.VECTOR, MemoryRule(MemoryRuleKind.NONE),
     golden=None, pto="custom", cost="custom",
 ))
@@ -824,7 +863,7 @@ register_op(OpDef(
     (_CUSTOM_ATTRS[0], Param("ins", ParamKind.TILE_LIST), Param("outs", ParamKind.TILE_LIST),
      Param("tmps", ParamKind.TILE_LIST, required=False)) + _CUSTOM_ATTRS[1:]
     + (Param("sync_event_slots", A, ()), Param("sync_related_args", ParamKind.TILE_LIST, required=False),
-       Param("operand_segment_sizes", A)),
+       Param("operand_segment_sizes", A), Param("tiled_op", A, required=False)),
     _infer_custom("tile.custom_macro"), OpKind.CUSTOM, Unit.VECTOR, MemoryRule(MemoryRuleKind.NONE),
     golden=None, pto="custom_macro", cost="custom",
 ))

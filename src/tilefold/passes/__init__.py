@@ -7,6 +7,8 @@ Each pass lives in a module of its own; factories are imported on first use so t
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 
 from tilefold.passes.base import IRProperty, Pass, function_pass, program_pass
 
@@ -35,6 +37,21 @@ def __getattr__(name: str):
     if module is None:
         raise AttributeError(f"module 'tilefold.passes' has no attribute {name!r}")
     return getattr(importlib.import_module(module), name)
+
+
+class _PassesModule(types.ModuleType):
+    """Importing ``tilefold.passes.<name>`` binds the submodule as a package attribute, which would shadow
+    the factory of the same name (``passes.flatten_tile_nd_to_2d`` must stay the factory): resolve such
+    names to the factory."""
+
+    def __getattribute__(self, name: str):
+        value = super().__getattribute__(name)
+        if isinstance(value, types.ModuleType) and name in _LAZY and _LAZY[name].endswith("." + name):
+            return getattr(value, name)
+        return value
+
+
+sys.modules[__name__].__class__ = _PassesModule
 
 
 __all__ = ["IRProperty", "Pass", "function_pass", "program_pass", *_LAZY]

@@ -1,0 +1,151 @@
+"""Simulator speed: wall time of ``tilefold.sim.simulate`` against the same math in plain numpy.
+
+Two workloads:
+
+- ``vector-chain``: a 256x256 FP32 tensor through a chain of 20 vector instructions. UB holds 192 KiB,
+  so the kernel processes the tensor as 4 row blocks of [64, 256] (one per block / core, block_dim=4);
+- ``matmul``: a 128x128x512 BF16 matmul (FP32 accumulate) with a K loop of 4 steps of 128 (L0A / L0B
+  hold 64 KiB each).
+
+Compilation happens once, outside the timed region; each measurement is the trimmed median of several
+repeats after a warm-up. The goal is simulator time within 5x of numpy. Run:
+``python benchmarks/simulator.py [--repeats N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import ml_dtypes
+import numpy as np
+
+import tilefold.language as pl
+from tilefold.backend import compile as tf_compile
+from tilefold.sim import simulate
+
+CHAIN_OPS = [
+    ("adds", 1.0), ("muls", 0.5), ("exp", None), ("adds", -1.0), ("abs", None),
+    ("adds", 1.0), ("log", None), ("muls", 2.0), ("relu", None), ("adds", 0.25),
+    ("sqrt", None), ("muls", 0.75), ("maxs", 0.1), ("recip", None), ("mins", 4.0),
+    ("subs", 0.5), ("neg", None), ("abs", None), ("rsqrt", None), ("muls", 3.0),
+]
+
+
+def vector_chain_source() -> str:
+    lines = [
+        "import tilefold.language as pl",
+        "",
+        "@pl.program",
+        "class VectorChain:",
+        "    @pl.function(type=pl.FunctionType.InCore)",
+        "    def kernel(self, x: pl.Tensor[[256, 256], pl.FP32],",
+        "               out: pl.Out[pl.Tensor[[256, 256], pl.FP32]]) -> pl.Tensor[[256, 256], pl.FP32]:",
+        "        b = pl.tile.get_block_idx()",
+        "        row = b * 64",
+        "        t0: pl.Tile[[64, 256], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [row, 0], [64, 256],"
+        " target_memory=pl.Mem.Vec)",
+    ]
+    for i, (name, arg) in enumerate(CHAIN_OPS):
+        call = f"pl.tile.{name}(t{i}, {arg})" if arg is not None else f"pl.tile.{name}(t{i})"
+        lines.append(f"        t{i + 1}: pl.Tile[[64, 256], pl.FP32, pl.Mem.Vec] = {call}")
+    lines += [f"        out = pl.store(t{len(CHAIN_OPS)}, [row, 0], out)", "        return out", ""]
+    return "\n".join(lines)
+
+
+def vector_chain_numpy(x: np.ndarray) -> np.ndarray:
+    fns = {
+        "adds": np.add, "subs": np.subtract, "muls": np.multiply, "maxs": np.maximum, "mins": np.minimum,
+        "exp": np.exp, "log": np.log, "abs": np.abs, "sqrt": np.sqrt, "neg": np.negative,
+        "relu": lambda v: np.maximum(v, 0), "recip": lambda v: 1.0 / v, "rsqrt": lambda v: 1.0 / np.sqrt(v),
+    }
+    t = x
+    for name, arg in CHAIN_OPS:
+        t = fns[name](t, np.float32(arg)) if arg is not None else fns[name](t)
+    return t
+
+
+MATMUL_SOURCE = """
+import tilefold.language as pl
+
+@pl.program
+class Matmul:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[128, 512], pl.BF16], b: pl.Tensor[[512, 128], pl.BF16],
+               out: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
+        am: pl.Tile[[128, 512], pl.BF16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [128, 512], target_memory=pl.Mem.Mat)
+        bm: pl.Tile[[512, 128], pl.BF16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [512, 128], target_memory=pl.Mem.Mat)
+        a0: pl.Tile[[128, 128], pl.BF16, pl.Mem.Left] = pl.tile.extract(am, 0, 0, shape=[128, 128], target_memory=pl.Mem.Left)
+        b0: pl.Tile[[128, 128], pl.BF16, pl.Mem.Right] = pl.tile.extract(bm, 0, 0, shape=[128, 128], target_memory=pl.Mem.Right)
+        c0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a0, b0)
+        for k, (c_iter,) in pl.range(128, 512, 128, init_values=(c0,)):
+            ak: pl.Tile[[128, 128], pl.BF16, pl.Mem.Left] = pl.tile.extract(am, 0, k, shape=[128, 128], target_memory=pl.Mem.Left)
+            bk: pl.Tile[[128, 128], pl.BF16, pl.Mem.Right] = pl.tile.extract(bm, k, 0, shape=[128, 128], target_memory=pl.Mem.Right)
+            c_next: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(c_iter, ak, bk)
+            c_out = pl.yield_(c_next)
+        out = pl.store(c_out, [0, 0], out)
+        return out
+"""
+
+
+def _timeit(fn: Callable[[], object], repeats: int) -> float:
+    fn()  # warm-up
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t0)
+    samples.sort()
+    trim = len(samples) // 5
+    kept = samples[trim:len(samples) - trim] or samples
+    return statistics.median(kept)
+
+
+def run(repeats: int = 15) -> list[dict[str, object]]:
+    rng = np.random.default_rng(0)
+    rows = []
+
+    prog = pl.parse(vector_chain_source(), filename="<vector-chain>")
+    compiled = tf_compile(prog, options={"enable_auto_bind_sub_block": False})
+    x = rng.uniform(0.5, 2.0, size=(256, 256)).astype(np.float32)
+    res = simulate(compiled.pto, {"x": x}, block_dim=4)
+    expected = vector_chain_numpy(x)
+    ok = bool(np.allclose(res.outputs["out"], expected, rtol=1e-5, atol=1e-5, equal_nan=True))
+    t_sim = _timeit(lambda: simulate(compiled.pto, {"x": x}, block_dim=4), repeats)
+    t_np = _timeit(lambda: vector_chain_numpy(x), repeats)
+    rows.append({"workload": "vector-chain 256x256 fp32 x20", "sim_ms": t_sim * 1e3, "numpy_ms": t_np * 1e3,
+                 "ratio": t_sim / t_np, "cycles": res.cycles, "instructions": res.instructions, "ok": ok})
+
+    prog = pl.parse(MATMUL_SOURCE, filename="<matmul>")
+    compiled = tf_compile(prog)
+    a = rng.uniform(-1, 1, size=(128, 512)).astype(ml_dtypes.bfloat16)
+    b = rng.uniform(-1, 1, size=(512, 128)).astype(ml_dtypes.bfloat16)
+    res = simulate(compiled.pto, {"a": a, "b": b})
+
+    def np_matmul() -> np.ndarray:
+        return a.astype(np.float32) @ b.astype(np.float32)
+
+    ok = bool(np.allclose(res.outputs["out"], np_matmul(), rtol=1e-4, atol=1e-3))
+    t_sim = _timeit(lambda: simulate(compiled.pto, {"a": a, "b": b}), repeats)
+    t_np = _timeit(np_matmul, repeats)
+    rows.append({"workload": "matmul 128x128x512 bf16", "sim_ms": t_sim * 1e3, "numpy_ms": t_np * 1e3,
+                 "ratio": t_sim / t_np, "cycles": res.cycles, "instructions": res.instructions, "ok": ok})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=15)
+    args = parser.parse_args(argv)
+    rows = run(args.repeats)
+    print(f"{'workload':34s} {'sim ms':>9s} {'numpy ms':>9s} {'ratio':>7s} {'cycles':>10s} {'instrs':>7s}  ok")
+    for r in rows:
+        print(f"{r['workload']:34s} {r['sim_ms']:9.3f} {r['numpy_ms']:9.3f} {r['ratio']:6.2f}x "
+              f"{r['cycles']:10.0f} {r['instructions']:7d}  {'yes' if r['ok'] else 'NO'}")
+    return 0 if all(r["ok"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,7 @@
+"""``python -m tilefold`` runs the ``tilefold`` command."""
+
+import sys
+
+from tilefold.cli import main
+
+sys.exit(main())

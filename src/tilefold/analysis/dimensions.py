@@ -1,0 +1,475 @@
+"""Dimension analysis: which axes of which values move together.
+
+``DimensionAnalyzer`` runs a union-find over *value axes* ``(value, axis)``. A value is a ``Var`` (a
+tile, a GM tensor, a loop iter arg, ...) or ``(var, i)`` for element ``i`` of a tuple-typed custom-op
+result. Two value axes are joined when an op relates them one-to-one (an elementwise op maps axis ``i``
+of each operand to axis ``i`` of its result). Every rule comes from the op registry (``OpKind``), never
+from op-name lists:
+
+- ELEMENTWISE / SCALAR_ELEMENTWISE / UNARY / CAST: every tile operand axis ``i`` joins result axis ``i``.
+- ROW_BROADCAST / COL_BROADCAST (target [M, N] (op) vector): the target joins the result on every axis;
+  the vector joins only its non-broadcast axis; its size-1 axis is marked *broadcast*.
+- ROW_REDUCTION / COL_REDUCTION: the kept axis joins the result; the reduced axis of the input is
+  marked *reduction* (it can never be split).
+- LOAD / STORE: tile axes join the GM tensor's axes (and a store's result, the updated tensor).
+- VIEW ``tile.slice`` joins axis ``i`` with the source's axis ``i``; other views, matmul, transpose, ...
+  add no joins (their results are fresh classes).
+- loops and ifs join inits, iter args, yielded values and results.
+- Custom-like ops (``OpKind.CUSTOM``): no explicit maps -> opaque; any unranked shaped operand or
+  result -> opaque and recorded in ``unranked_custom`` (TileAndBindSubBlock then gives up on the whole
+  function); all-parallel identity maps -> the elementwise path; otherwise only axes whose map result is
+  the ``AffineDimExpr`` of a *parallel* iterator are joined (through the iterator); axes mapped to a
+  reduction iterator are marked *reduction*; results without an output map are skipped.
+
+Joins are *transactional* per op: all joins one op asks for are applied together, and if any of them
+would put two different axes of one value into the same class (e.g. a vector broadcast along two
+different axes), the whole op's joins are undone and a ``DimensionConflict`` is recorded. Conflicts do
+not abort the analysis; the sub-block pass turns its strict mode off for that function.
+
+The analysis is linear in program size (near-constant union-find operations per operand axis).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tilefold.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from tilefold.ir.expr import Call, Expr, TupleGetItem, Var
+from tilefold.ir.stmt import (
+    AssignStmt,
+    EvalStmt,
+    ForStmt,
+    Function,
+    IfStmt,
+    SeqStmts,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+    flatten_stmts,
+)
+from tilefold.ir.types import TensorType, TileType, TupleType, Type
+from tilefold.ops.registry import OpKind, op_of
+from tilefold.ops.tile_ops import custom_segments
+
+ValueKey = Hashable  # a Var, or (Var, element index) for tuple elements
+AxisKey = tuple[ValueKey, int]
+
+PARALLEL = "parallel"
+REDUCTION = "reduction"
+
+
+@dataclass(frozen=True)
+class DimensionConflict:
+    """An op asked to join two different axes of one value; its joins were rolled back."""
+
+    op: str
+    value: str
+    axes: tuple[int, int]
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.op}: {self.reason} (axes {self.axes[0]} and {self.axes[1]} of {self.value})"
+
+
+@dataclass
+class DimensionInfo:
+    """Facts about one class of value axes."""
+
+    reduction: bool = False  # some member is reduced (or a reduction iterator of a custom op)
+    broadcast: bool = False  # some member is a broadcast (size-1, expanded) axis
+    reasons: list[str] = field(default_factory=list)
+
+
+def value_rank(t: Type) -> int | None:
+    if isinstance(t, (TileType, TensorType)):
+        return t.rank
+    return None
+
+
+def is_shaped(t: Type) -> bool:
+    return isinstance(t, (TileType, TensorType))
+
+
+class DimensionAnalyzer:
+    """Union-find over ``(value, axis)``. Build with ``DimensionAnalyzer(fn).run()``."""
+
+    def __init__(self, fn: Function) -> None:
+        self.fn = fn
+        self._parent: dict[AxisKey, AxisKey] = {}
+        self._rank: dict[AxisKey, int] = {}
+        # per class root: {value: axis} (to detect two axes of one value in one class)
+        self._members: dict[AxisKey, dict[ValueKey, int]] = {}
+        self._marks: dict[AxisKey, DimensionInfo] = {}
+        self._undo: list[tuple[str, Any]] | None = None
+        self.conflicts: list[DimensionConflict] = []
+        self.opaque_ops: list[Call] = []
+        self.unranked_custom: list[Call] = []
+        self.ranks: dict[ValueKey, int] = {}
+
+    # ------------------------------------------------------------------ union-find core
+
+    def _add(self, key: AxisKey) -> None:
+        if key not in self._parent:
+            self._parent[key] = key
+            self._rank[key] = 0
+            self._members[key] = {key[0]: key[1]}
+            self._marks[key] = DimensionInfo()
+            if self._undo is not None:
+                self._undo.append(("add", key))
+
+    def find(self, key: AxisKey) -> AxisKey:
+        self._add(key)
+        root = key
+        while self._parent[root] != root:
+            root = self._parent[root]
+        # no path compression inside a transaction (keeps undo simple); compress outside
+        if self._undo is None:
+            while self._parent[key] != root:
+                nxt = self._parent[key]
+                self._parent[key] = root
+                key = nxt
+        return root
+
+    def _union(self, a: AxisKey, b: AxisKey, op: str, reason: str) -> DimensionConflict | None:
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return None
+        ma, mb = self._members[ra], self._members[rb]
+        small, large = (ma, mb) if len(ma) <= len(mb) else (mb, ma)
+        for value, axis in small.items():
+            other = large.get(value)
+            if other is not None and other != axis:
+                return DimensionConflict(op, _value_name(value), (min(axis, other), max(axis, other)), reason)
+        if self._rank[ra] < self._rank[rb]:
+            ra, rb = rb, ra
+        # rb goes under ra
+        old = (rb, dict(self._members[ra]), DimensionInfo(self._marks[ra].reduction, self._marks[ra].broadcast,
+                                                          list(self._marks[ra].reasons)), self._rank[ra])
+        if self._undo is not None:
+            self._undo.append(("union", (ra,) + old))
+        self._parent[rb] = ra
+        self._members[ra].update(self._members[rb])
+        mr, mb2 = self._marks[ra], self._marks[rb]
+        mr.reduction = mr.reduction or mb2.reduction
+        mr.broadcast = mr.broadcast or mb2.broadcast
+        mr.reasons.extend(mb2.reasons)
+        if self._rank[ra] == self._rank[rb]:
+            self._rank[ra] += 1
+        return None
+
+    def _mark(self, key: AxisKey, *, reduction: bool = False, broadcast: bool = False, reason: str = "") -> None:
+        root = self.find(key)
+        info = self._marks[root]
+        if self._undo is not None:
+            self._undo.append(("mark", (root, info.reduction, info.broadcast, len(info.reasons))))
+        info.reduction = info.reduction or reduction
+        info.broadcast = info.broadcast or broadcast
+        if reason:
+            info.reasons.append(reason)
+
+    def _rollback(self, log: list[tuple[str, Any]]) -> None:
+        for kind, data in reversed(log):
+            if kind == "add":
+                for table in (self._parent, self._rank, self._members, self._marks):
+                    table.pop(data, None)
+            elif kind == "union":
+                ra, rb, members, marks, rank = data
+                self._parent[rb] = rb
+                self._members[ra] = members
+                self._marks[ra] = marks
+                self._rank[ra] = rank
+            elif kind == "mark":
+                root, red, brc, n = data
+                info = self._marks[root]
+                info.reduction, info.broadcast = red, brc
+                del info.reasons[n:]
+
+    def transaction(self, op: str, joins: list[tuple[AxisKey, AxisKey, str]],
+                    marks: list[tuple[AxisKey, bool, bool, str]] = ()) -> DimensionConflict | None:
+        """Apply all ``joins`` (and ``marks``) of one op, or none of them."""
+        self._undo = []
+        conflict = None
+        try:
+            for a, b, reason in joins:
+                conflict = self._union(a, b, op, reason)
+                if conflict is not None:
+                    break
+            if conflict is None:
+                for key, red, brc, reason in marks:
+                    self._mark(key, reduction=red, broadcast=brc, reason=reason)
+            if conflict is not None:
+                self._rollback(self._undo)
+        finally:
+            self._undo = None
+        if conflict is not None:
+            self.conflicts.append(conflict)
+        return conflict
+
+    # ------------------------------------------------------------------ queries
+
+    def same_class(self, a: AxisKey, b: AxisKey) -> bool:
+        return self.find(a) == self.find(b)
+
+    def info(self, key: AxisKey) -> DimensionInfo:
+        return self._marks[self.find(key)]
+
+    def is_parallel(self, key: AxisKey) -> bool:
+        info = self.info(key)
+        return not info.reduction
+
+    def class_members(self, key: AxisKey) -> dict[ValueKey, int]:
+        return dict(self._members[self.find(key)])
+
+    # ------------------------------------------------------------------ walking the IR
+
+    def run(self) -> DimensionAnalyzer:
+        for p in self.fn.params:
+            self._register(p, p.type)
+        self._visit_body(self.fn.body)
+        return self
+
+    def _register(self, value: ValueKey, t: Type) -> None:
+        r = value_rank(t)
+        if r is not None:
+            self.ranks[value] = r
+            for i in range(r):
+                self._add((value, i))
+        elif isinstance(t, TupleType) and isinstance(value, Var):
+            for j, et in enumerate(t.types):
+                self._register((value, j), et)
+
+    def _visit_body(self, body: Stmt | None) -> None:
+        for stmt in flatten_stmts(body):
+            self._visit_stmt(stmt)
+
+    def _visit_stmt(self, stmt: Stmt) -> None:
+        if isinstance(stmt, AssignStmt):
+            self._register(stmt.var, stmt.var.type)
+            self._visit_value(stmt.var, stmt.value)
+        elif isinstance(stmt, EvalStmt):
+            if isinstance(stmt.expr, Call):
+                self._visit_call(None, stmt.expr)
+        elif isinstance(stmt, ForStmt):
+            for ia in stmt.iter_args:
+                self._register(ia, ia.type)
+            for rv in stmt.return_vars:
+                self._register(rv, rv.type)
+            self._visit_body(stmt.body)
+            yields = _final_yield(stmt.body)
+            for k, ia in enumerate(stmt.iter_args):
+                self._join_same(f"for iter arg {ia.name}", ia, ia.init)
+                if k < len(stmt.return_vars):
+                    self._join_same(f"for result {stmt.return_vars[k].name}", stmt.return_vars[k], ia)
+                if yields is not None and k < len(yields.values):
+                    self._join_same(f"for yield {ia.name}", ia, yields.values[k])
+        elif isinstance(stmt, WhileStmt):
+            for ia in stmt.iter_args:
+                self._register(ia, ia.type)
+            for rv in stmt.return_vars:
+                self._register(rv, rv.type)
+            self._visit_body(stmt.body)
+            yields = _final_yield(stmt.body)
+            for k, ia in enumerate(stmt.iter_args):
+                self._join_same(f"while iter arg {ia.name}", ia, ia.init)
+                if k < len(stmt.return_vars):
+                    self._join_same(f"while result {stmt.return_vars[k].name}", stmt.return_vars[k], ia)
+                if yields is not None and k < len(yields.values):
+                    self._join_same(f"while yield {ia.name}", ia, yields.values[k])
+        elif isinstance(stmt, IfStmt):
+            for rv in stmt.return_vars:
+                self._register(rv, rv.type)
+            self._visit_body(stmt.then_body)
+            self._visit_body(stmt.else_body)
+            for body in (stmt.then_body, stmt.else_body):
+                y = _final_yield(body)
+                if y is None:
+                    continue
+                for k, rv in enumerate(stmt.return_vars):
+                    if k < len(y.values):
+                        self._join_same(f"if result {rv.name}", rv, y.values[k])
+        elif isinstance(stmt, SeqStmts):
+            self._visit_body(stmt)
+
+    def _join_same(self, what: str, a: ValueKey, b: Expr | None) -> None:
+        if not isinstance(b, Var) or a is b:
+            return
+        ra, rb = self.ranks.get(a), self.ranks.get(b)
+        if ra is None or ra != rb:
+            return
+        self.transaction(what, [((a, i), (b, i), what) for i in range(ra)])
+
+    def _visit_value(self, var: Var, value: Expr) -> None:
+        if isinstance(value, Call):
+            self._visit_call(var, value)
+        elif isinstance(value, TupleGetItem) and isinstance(value.tuple_value, Var):
+            src = (value.tuple_value, value.index)
+            r = self.ranks.get(var)
+            if r is not None and self.ranks.get(src) == r:
+                self.transaction("tuple item", [((var, i), (src, i), "tuple item") for i in range(r)])
+        elif isinstance(value, Var):
+            self._join_same(f"alias {var.name}", var, value)
+
+    def _visit_call(self, result: Var | None, call: Call) -> None:
+        op = op_of(call)
+        if op is None:
+            self.opaque_ops.append(call)
+            return
+        kind = op.kind
+        name = call.op_name
+        joins: list[tuple[AxisKey, AxisKey, str]] = []
+        marks: list[tuple[AxisKey, bool, bool, str]] = []
+        r_rank = self.ranks.get(result) if result is not None else None
+
+        def tile_args() -> list[Var]:
+            return [a for a in call.args if isinstance(a, Var) and a in self.ranks]
+
+        if kind in (OpKind.ELEMENTWISE, OpKind.SCALAR_ELEMENTWISE, OpKind.UNARY, OpKind.CAST):
+            if r_rank is not None:
+                for a in tile_args():
+                    if self.ranks[a] == r_rank:
+                        joins += [((result, i), (a, i), f"{name} elementwise") for i in range(r_rank)]
+        elif kind in (OpKind.ROW_BROADCAST, OpKind.COL_BROADCAST):
+            bcast_axis = op.extra.get("axis", 1 if kind is OpKind.ROW_BROADCAST else 0)
+            target, vec = (call.args + (None, None))[:2]
+            if r_rank == 2:
+                if isinstance(target, Var) and self.ranks.get(target) == 2:
+                    joins += [((result, i), (target, i), f"{name} target") for i in range(2)]
+                if isinstance(vec, Var) and self.ranks.get(vec) == 2:
+                    keep = 1 - bcast_axis
+                    joins.append(((result, keep), (vec, keep), f"{name} vector"))
+                    marks.append(((vec, bcast_axis), False, True, f"{name} broadcasts axis {bcast_axis}"))
+        elif kind in (OpKind.ROW_REDUCTION, OpKind.COL_REDUCTION):
+            axis = op.extra.get("axis", 1 if kind is OpKind.ROW_REDUCTION else 0)
+            src = call.args[0] if call.args else None
+            if r_rank == 2 and isinstance(src, Var) and self.ranks.get(src) == 2:
+                keep = 1 - axis
+                joins.append(((result, keep), (src, keep), f"{name} kept axis"))
+                marks.append(((src, axis), True, False, f"{name} reduces axis {axis}"))
+                marks.append(((result, axis), True, False, f"{name} reduced axis {axis}"))
+        elif kind is OpKind.LOAD:
+            src = call.args[0] if call.args else None
+            if r_rank is not None and isinstance(src, Var) and self.ranks.get(src) == r_rank:
+                joins += [((result, i), (src, i), "load window") for i in range(r_rank)]
+        elif kind is OpKind.STORE:
+            tile = call.args[0] if call.args else None
+            out = call.args[2] if len(call.args) > 2 else None
+            if isinstance(tile, Var) and isinstance(out, Var) and self.ranks.get(tile) == self.ranks.get(out):
+                r = self.ranks.get(tile)
+                if r is not None:
+                    joins += [((tile, i), (out, i), "store window") for i in range(r)]
+                    if result is not None and self.ranks.get(result) == r:
+                        joins += [((result, i), (out, i), "store result") for i in range(r)]
+        elif kind is OpKind.VIEW and call.op_name == "tile.slice" and len(call.args) == 3:
+            src = call.args[0]
+            if r_rank is not None and isinstance(src, Var) and self.ranks.get(src) == r_rank:
+                joins += [((result, i), (src, i), "slice window") for i in range(r_rank)]
+        elif kind is OpKind.CUSTOM:
+            self._custom(result, call, joins, marks)
+        elif kind in (OpKind.CREATE, OpKind.INDEX):
+            pass
+        else:
+            self.opaque_ops.append(call)
+        if joins or marks:
+            self.transaction(name, joins, marks)
+
+    def _custom(self, result: Var | None, call: Call, joins: list, marks: list) -> None:
+        seg = custom_segments(call)
+        ins, outs = seg["ins"], seg["outs"]
+        results: list[ValueKey] = []
+        if result is not None:
+            if isinstance(result.type, TupleType):
+                results = [(result, j) for j in range(len(result.type.types))]
+            else:
+                results = [result]
+        shaped = [o for o in list(ins) + list(outs) if not _is_scalar(o)]
+        for o in shaped:
+            if not isinstance(o.type, (TileType, TensorType)):
+                self.unranked_custom.append(call)
+                self.opaque_ops.append(call)
+                return
+        for r in results:
+            if r not in self.ranks:
+                self.unranked_custom.append(call)
+                self.opaque_ops.append(call)
+                return
+        # DPS: result j is written through output init j
+        for j, r in enumerate(results):
+            if j < len(outs) and isinstance(outs[j], Var) and self.ranks.get(outs[j]) == self.ranks[r]:
+                joins += [((r, i), (outs[j], i), "custom result / output init") for i in range(self.ranks[r])]
+        maps: tuple[AffineMap, ...] = call.kwarg("indexing_maps") or ()
+        iters: tuple[str, ...] = call.kwarg("iterator_types") or ()
+        if not maps or not iters:
+            self.opaque_ops.append(call)
+            return
+        operands = list(ins) + list(outs)
+        all_parallel = all(it == PARALLEL for it in iters)
+        if all_parallel and all(m.is_identity() for m in maps):
+            # elementwise path: every ranked operand of full rank joins the first result
+            anchor = results[0] if results else (outs[0] if outs and isinstance(outs[0], Var) else None)
+            if anchor is None:
+                return
+            rank = self.ranks.get(anchor)
+            for o in operands:
+                if isinstance(o, Var) and self.ranks.get(o) == rank and o is not anchor:
+                    joins += [((anchor, i), (o, i), "custom identity map") for i in range(rank)]
+            return
+        # general path: go through the iterators. Iterator n is represented by its first bound axis.
+        iter_anchor: dict[int, AxisKey] = {}
+        bound: list[tuple[AxisKey, int]] = []
+        for o, m in zip(operands, maps, strict=False):
+            if not isinstance(o, Var) or o not in self.ranks:
+                continue
+            for axis, e in enumerate(m.results):
+                if axis >= self.ranks[o]:
+                    break
+                if isinstance(e, AffineDimExpr) and e.position < len(iters):
+                    bound.append(((o, axis), e.position))
+        # results without an output map are skipped: result j only uses map len(ins) + j if present
+        for j, r in enumerate(results):
+            k = len(ins) + j
+            if k >= len(maps):
+                continue
+            for axis, e in enumerate(maps[k].results):
+                if axis < self.ranks[r] and isinstance(e, AffineDimExpr) and e.position < len(iters):
+                    bound.append(((r, axis), e.position))
+        for key, n in bound:
+            if iters[n] == PARALLEL:
+                if n in iter_anchor:
+                    joins.append((iter_anchor[n], key, f"custom parallel iterator d{n}"))
+                else:
+                    iter_anchor[n] = key
+            else:
+                marks.append((key, True, False, f"{call.kwarg('symbol')}: reduction iterator d{n}"))
+        for o, m in zip(operands, maps, strict=False):
+            if isinstance(o, Var) and o in self.ranks:
+                for axis, e in enumerate(m.results):
+                    if axis < self.ranks[o] and isinstance(e, AffineConstantExpr):
+                        marks.append(((o, axis), False, True, "custom broadcast constant"))
+
+
+def _is_scalar(e: Expr) -> bool:
+    from tilefold.ir.types import ScalarType
+
+    return isinstance(e.type, ScalarType)
+
+
+def _final_yield(body: Stmt | None) -> YieldStmt | None:
+    stmts = flatten_stmts(body)
+    if stmts and isinstance(stmts[-1], YieldStmt):
+        return stmts[-1]
+    return None
+
+
+def _value_name(value: ValueKey) -> str:
+    if isinstance(value, Var):
+        return value.name
+    if isinstance(value, tuple) and value and isinstance(value[0], Var):
+        return f"{value[0].name}[{value[1]}]"
+    return repr(value)
+
+
+def analyze_dimensions(fn: Function) -> DimensionAnalyzer:
+    """Run the dimension analysis on one function."""
+    return DimensionAnalyzer(fn).run()

@@ -1,0 +1,484 @@
+"""Slice windows and the identity-preserving alias edges between tile values.
+
+One forward walk over a function (``analyze_slice_windows``) records, in program order:
+
+- ``facts``: scalar facts (constants, known multiples, loop ranges) — see ``scalar_facts``;
+- ``slices``: every canonical 3-operand ``tile.slice(src, shape, offset)``, peeled down to a non-slice
+  base plus the accumulated offset (slice-of-slice chains and plain aliases of slices are peeled; each
+  entry is computed from its source's entry, so chains cost O(1) per slice);
+- ``windows``: for every tile Var, the window of a parent tile it provably denotes. Seeds are all
+  ``tile.slice`` results (3, 4 or 5 operands). A Var inherits a window along identity-preserving edges:
+  plain SSA aliases; ops whose output lands on an operand's storage (registry fact
+  ``OpDef.output_on_input_storage``: in-place-safe views inheriting the operand's memory, or
+  ``output_reuses_input``); a loop IterArg from its init; a For/While return var from the body's yield
+  only when that yield denotes the same window as the init; an If return var when both branches yield
+  the same window. An edge is recorded only when both ends have the same static extent (same rank,
+  dtype and constant dims), so shape-changing reshapes, dtype-changing reinterpret views and non-square
+  transpose views never propagate a window;
+- ``use_counts``: how many times each Var is referenced;
+- ``acc_findings``: every accumulator destination (the ``output_reuses_input`` operand of an op such as
+  ``tile.matmul_acc``) that resolves to a window, plus the loop back edges of carried accumulators,
+  each with the verdict of the L0C block-layout rule (``acc_window_verdict``).
+
+Windows reached through a view that may permute elements (any view other than a slice) are marked
+``exact=False``: they still describe the same bytes (enough for the Acc layout rule) but later slices
+of them are not peeled, because element offsets would not add up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from tilefold.analysis.scalar_facts import ScalarFacts, add_index, runs_more_than_once
+from tilefold.ir.expr import Call, ConstInt, Expr, IterArg, MakeTuple, Var
+from tilefold.ir.stmt import (
+    AssignStmt,
+    EvalStmt,
+    ForStmt,
+    Function,
+    IfStmt,
+    ReturnStmt,
+    SeqStmts,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+)
+from tilefold.ir.types import DataType, MemorySpace, TileType, Type
+from tilefold.ops.registry import OpDef, get_op, op_of
+
+__all__ = [
+    "ACC_BLOCK_COLS",
+    "AccFinding",
+    "AccVerdict",
+    "SliceInfo",
+    "SliceWindowAnalysis",
+    "Window",
+    "acc_window_verdict",
+    "analyze_slice_windows",
+    "is_canonical_slice",
+    "same_extent",
+    "static_extent",
+]
+
+ACC_BLOCK_COLS = 16  # columns of one NZ fractal block in L0C
+
+
+def _slice_op() -> OpDef:
+    return get_op("tile.slice")
+
+
+def is_canonical_slice(call: Call, slice_op: OpDef | None = None) -> bool:
+    """A ``tile.slice`` with exactly (src, shape, offset): a plain window."""
+    return op_of(call) is (slice_op or _slice_op()) and len(call.args) == 3
+
+
+def static_extent(t: Type) -> tuple[DataType, tuple[int, ...]] | None:
+    """(dtype, static shape) of a tile type whose every extent is a constant, else None."""
+    if not isinstance(t, TileType):
+        return None
+    shape = t.static_shape
+    if shape is None:
+        return None
+    return t.dtype, shape
+
+
+def same_extent(a: Type, b: Type) -> bool:
+    """Both tile types provably have the same extent: same rank, dtype, and equal constant dims."""
+    ea = static_extent(a)
+    return ea is not None and ea == static_extent(b)
+
+
+@dataclass(frozen=True, eq=False)
+class SliceInfo:
+    """A canonical slice ``var = tile.slice(src, shape, offset)`` resolved to its non-slice base."""
+
+    var: Var
+    stmt: AssignStmt
+    src: Var
+    base: Var
+    offsets: tuple[Expr, ...]  # accumulated offsets into ``base`` (constants resolved)
+    shape: tuple[Expr, ...]  # the window extents (the slice's shape operand)
+    chain_depth: int = 0  # number of slices peeled to reach the base
+
+    @property
+    def type(self) -> TileType:
+        return self.var.type  # type: ignore[return-value]
+
+    @property
+    def memory_space(self) -> MemorySpace | None:
+        t = self.var.type
+        return t.memory_space if isinstance(t, TileType) else None
+
+    @property
+    def base_type(self) -> TileType | None:
+        t = self.base.type
+        return t if isinstance(t, TileType) else None
+
+    @property
+    def static_shape(self) -> tuple[int, ...] | None:
+        out = []
+        for e in self.shape:
+            if not isinstance(e, ConstInt):
+                return None
+            out.append(e.value)
+        return tuple(out)
+
+
+@dataclass(frozen=True, eq=False)
+class Window:
+    """``parent[offsets : offsets + extent]``; ``seed`` is the slice Var that created it."""
+
+    parent: Var
+    offsets: tuple[Expr, ...]
+    extent: tuple[int, ...] | None
+    seed: Var
+    exact: bool = True  # element (i, j) of the holder is parent[offsets + (i, j)]
+
+    def describe(self) -> str:
+        offs = ", ".join(repr(o) for o in self.offsets)
+        ext = ", ".join(map(str, self.extent)) if self.extent is not None else "?"
+        return f"[{ext}] at offset [{offs}] of '{self.parent.name}'"
+
+
+@dataclass(frozen=True)
+class AccVerdict:
+    kind: str  # "accept" | "reject" | "silent"
+    reason: str
+
+
+@dataclass(frozen=True, eq=False)
+class AccFinding:
+    """An accumulator destination resolved to a window, with the L0C layout verdict."""
+
+    stmt: Stmt
+    op_name: str
+    operand: Expr
+    window: Window
+    extent: tuple[int, ...] | None
+    verdict: AccVerdict
+    via_back_edge: bool = False
+
+
+def acc_window_verdict(window: Window, extent: tuple[int, ...] | None, facts: ScalarFacts) -> AccVerdict:
+    """Is ``window`` (with the destination's own ``extent``) contiguous in its parent's L0C layout?
+
+    L0C stores an [M, N] tile as 16x16 NZ blocks, block (rb, cb) at (cb * M/16 + rb). A window is
+    contiguous when it spans all M rows or stays inside one 16-column block. Anything that cannot be
+    proved either way is ``silent`` (never a false rejection).
+    """
+    ptype = window.parent.type
+    if not isinstance(ptype, TileType) or ptype.memory_space is not MemorySpace.Acc:
+        return AccVerdict("silent", "parent is not known to live in Acc (L0C)")
+    pshape = ptype.static_shape
+    if pshape is None or len(pshape) != 2:
+        return AccVerdict("silent", "parent extent is symbolic or not 2-D")
+    if extent is None or len(extent) != 2 or len(window.offsets) != 2:
+        return AccVerdict("silent", "window extent is symbolic or not 2-D")
+    rows, cols = extent
+    m, _n = pshape
+    if rows == m:
+        return AccVerdict("accept", f"spans the full row range ({m} rows) of the parent")
+    col = facts.const_value(window.offsets[1])
+    if col is not None:
+        first, last = col // ACC_BLOCK_COLS, (col + cols - 1) // ACC_BLOCK_COLS
+        if first == last:
+            return AccVerdict("accept", f"columns [{col}, {col + cols}) lie inside 16-column block {first}")
+        return AccVerdict(
+            "reject",
+            f"{rows} of {m} rows and columns [{col}, {col + cols}) cross 16-column blocks {first}..{last}",
+        )
+    mult = facts.known_multiple(window.offsets[1])
+    if mult % ACC_BLOCK_COLS == 0 and cols <= ACC_BLOCK_COLS:
+        return AccVerdict("accept", f"the column offset is a multiple of {mult} and {cols} <= 16 columns")
+    return AccVerdict("silent", "dynamic column offset not provably inside one 16-column block")
+
+
+@dataclass
+class SliceWindowAnalysis:
+    facts: ScalarFacts = field(default_factory=ScalarFacts)
+    slices: dict[Var, SliceInfo] = field(default_factory=dict)
+    other_slices: list[AssignStmt] = field(default_factory=list)  # 4/5-operand slices (not windows)
+    windows: dict[Var, Window] = field(default_factory=dict)
+    use_counts: dict[Var, int] = field(default_factory=dict)
+    acc_findings: list[AccFinding] = field(default_factory=list)
+    names: set[str] = field(default_factory=set)
+    tile_alias: dict[Var, Var] = field(default_factory=dict)  # plain alias -> canonical slice it names
+
+    def window_of(self, expr: Expr) -> Window | None:
+        return self.windows.get(expr) if isinstance(expr, Var) else None
+
+    def slice_of(self, expr: Expr) -> SliceInfo | None:
+        return self.slices.get(expr) if isinstance(expr, Var) else None
+
+    def same_window(self, a: Window | None, b: Window | None) -> bool:
+        """Provably the same window: same parent Var, equal offsets and equal extents."""
+        if a is None or b is None:
+            return False
+        if a is b:
+            return True
+        if a.parent is not b.parent or a.extent is None or a.extent != b.extent:
+            return False
+        if len(a.offsets) != len(b.offsets):
+            return False
+        for x, y in zip(a.offsets, b.offsets, strict=False):
+            if x is y:
+                continue
+            cx, cy = self.facts.const_value(x), self.facts.const_value(y)
+            if cx is None or cx != cy:
+                return False
+        return True
+
+
+def analyze_slice_windows(fn: Function) -> SliceWindowAnalysis:
+    """Run the forward walk over ``fn`` and return everything it recorded."""
+    walker = _Walker()
+    for p in fn.params:
+        walker.result.names.add(p.name)
+    walker.body(fn.body)
+    return walker.result
+
+
+class _Walker:
+    def __init__(self) -> None:
+        self.result = SliceWindowAnalysis()
+        self.slice_op = _slice_op()
+        # Vars whose storage some op writes as its accumulator destination -> that op's name.
+        self.acc_dest: dict[Var, str] = {}
+        # storage predecessor of a tile Var (alias source, storage operand, IterArg init)
+        self.storage_pred: dict[Var, Var] = {}
+
+    # -- uses ----------------------------------------------------------------------------------------
+
+    def count(self, expr: Expr | None) -> None:
+        if expr is None:
+            return
+        counts = self.result.use_counts
+        stack = [expr]
+        while stack:
+            e = stack.pop()
+            if isinstance(e, Var):
+                counts[e] = counts.get(e, 0) + 1
+            elif isinstance(e, Call):
+                stack.extend(e.args)
+                for _, v in e.kwargs:
+                    if isinstance(v, Expr):
+                        stack.append(v)
+            elif isinstance(e, MakeTuple):
+                stack.extend(e.elements)
+            else:
+                for attr in ("lhs", "rhs", "operand", "tuple_value"):
+                    child = getattr(e, attr, None)
+                    if isinstance(child, Expr):
+                        stack.append(child)
+
+    def count_all(self, exprs: Iterable[Expr]) -> None:
+        for e in exprs:
+            self.count(e)
+
+    # -- statements ----------------------------------------------------------------------------------
+
+    def body(self, stmt: Stmt | None) -> None:
+        if stmt is None:
+            return
+        if isinstance(stmt, SeqStmts):
+            for s in stmt.stmts:
+                self.body(s) if isinstance(s, SeqStmts) else self.stmt(s)
+        else:
+            self.stmt(stmt)
+
+    def stmt(self, s: Stmt) -> None:
+        if isinstance(s, AssignStmt):
+            self.assign(s)
+        elif isinstance(s, EvalStmt):
+            self.count(s.expr)
+            if isinstance(s.expr, Call):
+                self.accumulator_use(s, s.expr)
+        elif isinstance(s, ForStmt):
+            self.for_stmt(s)
+        elif isinstance(s, WhileStmt):
+            self.while_stmt(s)
+        elif isinstance(s, IfStmt):
+            self.if_stmt(s)
+        elif isinstance(s, (YieldStmt, ReturnStmt)):
+            self.count_all(s.values)
+
+    def assign(self, s: AssignStmt) -> None:
+        res = self.result
+        var, value = s.var, s.value
+        res.names.add(var.name)
+        self.count(value)
+        res.facts.record_assign(var, value)
+        if isinstance(value, Var):
+            self.edge(var, value, exact=True)
+            if value in res.slices:
+                res.tile_alias[var] = value
+            elif value in res.tile_alias:
+                res.tile_alias[var] = res.tile_alias[value]
+            return
+        if not isinstance(value, Call):
+            return
+        od = op_of(value)
+        if od is None:
+            return
+        if od is self.slice_op:
+            self.slice(s, value)
+            return
+        self.accumulator_use(s, value)
+        idx = od.output_on_input_storage
+        if idx is not None and idx < len(value.args) and isinstance(value.args[idx], Var):
+            self.edge(var, value.args[idx], exact=od.output_reuses_input is not None)
+
+    def edge(self, dst: Var, src: Var, *, exact: bool) -> None:
+        """``dst`` denotes the same bytes as ``src``; inherit its window when extents provably match."""
+        if isinstance(dst.type, TileType):
+            self.storage_pred[dst] = src
+        w = self.result.windows.get(src)
+        if w is None or not same_extent(dst.type, src.type):
+            return
+        if not exact and w.exact:
+            w = Window(w.parent, w.offsets, w.extent, w.seed, exact=False)
+        self.result.windows[dst] = w
+
+    def slice(self, s: AssignStmt, call: Call) -> None:
+        res = self.result
+        facts = res.facts
+        var = s.var
+        src = call.args[0]
+        shape_arg, offset_arg = call.args[1], call.args[2]
+        if not (isinstance(src, Var) and isinstance(shape_arg, MakeTuple) and isinstance(offset_arg, MakeTuple)):
+            return
+        shape = tuple(facts.resolve(e) for e in shape_arg.elements)
+        offsets = tuple(facts.resolve(e) for e in offset_arg.elements)
+        extent = tuple(e.value for e in shape) if all(isinstance(e, ConstInt) for e in shape) else None
+        if isinstance(var.type, TileType):
+            self.storage_pred[var] = src
+        # window map: peel through exact windows of the same rank
+        w_src = res.windows.get(src)
+        if w_src is not None and w_src.exact and len(w_src.offsets) == len(offsets):
+            summed = tuple(add_index(a, b, facts) for a, b in zip(w_src.offsets, offsets, strict=True))
+            w = Window(w_src.parent, summed, extent, var)
+        else:
+            w = Window(src, offsets, extent, var)
+        res.windows[var] = w
+        if len(call.args) != 3:
+            res.other_slices.append(s)
+            return
+        # canonical slice index: peel slice chains (and plain aliases of slices)
+        inner = res.slices.get(res.tile_alias.get(src, src))
+        if inner is not None and len(inner.offsets) == len(offsets):
+            info = SliceInfo(var, s, src, inner.base,
+                             tuple(add_index(a, b, facts) for a, b in zip(inner.offsets, offsets, strict=False)),
+                             shape, inner.chain_depth + 1)
+        else:
+            info = SliceInfo(var, s, src, src, offsets, shape, 0)
+        res.slices[var] = info
+
+    # -- accumulators --------------------------------------------------------------------------------
+
+    def accumulator_use(self, s: Stmt, call: Call) -> None:
+        od = op_of(call)
+        if od is None or od.output_reuses_input is None:
+            return
+        idx = od.output_reuses_input
+        if idx >= len(call.args) or not isinstance(call.args[idx], Var):
+            return
+        operand = call.args[idx]
+        # mark the destination storage chain (stop at the first Var already marked: linear overall)
+        v: Var | None = operand
+        while v is not None and v not in self.acc_dest:
+            self.acc_dest[v] = od.name
+            v = self.storage_pred.get(v)
+        w = self.result.windows.get(operand)
+        if w is None:
+            return
+        ext = static_extent(operand.type)
+        extent = ext[1] if ext is not None else None
+        verdict = acc_window_verdict(w, extent, self.result.facts)
+        self.result.acc_findings.append(AccFinding(s, od.name, operand, w, extent, verdict))
+
+    def back_edges(self, s: ForStmt, yielded: tuple[Expr, ...] | None) -> None:
+        rng = self.result.facts.loop_range(s.loop_var)
+        if rng is None or not runs_more_than_once(rng.start_value, rng.stop_value, rng.step_value):
+            return
+        if yielded is None:
+            return
+        for ia, y in zip(s.iter_args, yielded, strict=False):
+            op_name = self.acc_dest.get(ia)
+            if op_name is None or not isinstance(y, Var):
+                continue
+            w = self.result.windows.get(y)
+            if w is None:
+                continue
+            ext = static_extent(ia.type)
+            extent = ext[1] if ext is not None else None
+            verdict = acc_window_verdict(w, extent, self.result.facts)
+            self.result.acc_findings.append(AccFinding(s, op_name, y, w, extent, verdict, via_back_edge=True))
+
+    # -- control flow --------------------------------------------------------------------------------
+
+    def iter_args(self, iter_args: tuple[IterArg, ...]) -> None:
+        for ia in iter_args:
+            self.result.names.add(ia.name)
+            self.count(ia.init)
+            if isinstance(ia.init, Var):
+                self.edge(ia, ia.init, exact=True)
+
+    def loop_results(self, iter_args: tuple[IterArg, ...], return_vars: tuple[Var, ...],
+                     yielded: tuple[Expr, ...] | None) -> None:
+        res = self.result
+        for rv in return_vars:
+            res.names.add(rv.name)
+        if yielded is None:
+            return
+        for ia, rv, y in zip(iter_args, return_vars, yielded, strict=False):
+            if not isinstance(y, Var) or not isinstance(ia.init, Var):
+                continue
+            w_init, w_y = res.windows.get(ia.init), res.windows.get(y)
+            if res.same_window(w_init, w_y) and same_extent(rv.type, y.type) and same_extent(rv.type, ia.init.type):
+                res.windows[rv] = w_init  # type: ignore[assignment]
+
+    def for_stmt(self, s: ForStmt) -> None:
+        self.count_all((s.start, s.stop, s.step))
+        self.result.names.add(s.loop_var.name)
+        self.result.facts.record_loop(s.loop_var, s.start, s.stop, s.step)
+        self.iter_args(s.iter_args)
+        self.body(s.body)
+        yielded = _final_yield(s.body)
+        self.back_edges(s, yielded)
+        self.loop_results(s.iter_args, s.return_vars, yielded)
+
+    def while_stmt(self, s: WhileStmt) -> None:
+        self.iter_args(s.iter_args)
+        self.count(s.condition)
+        self.body(s.body)
+        # while loops never prove a trip count: back edges stay unchecked (silent)
+        self.loop_results(s.iter_args, s.return_vars, _final_yield(s.body))
+
+    def if_stmt(self, s: IfStmt) -> None:
+        res = self.result
+        self.count(s.condition)
+        self.body(s.then_body)
+        self.body(s.else_body)
+        for rv in s.return_vars:
+            res.names.add(rv.name)
+        then_y, else_y = _final_yield(s.then_body), _final_yield(s.else_body)
+        if then_y is None or else_y is None:
+            return
+        for rv, a, b in zip(s.return_vars, then_y, else_y, strict=False):
+            if not (isinstance(a, Var) and isinstance(b, Var)):
+                continue
+            wa, wb = res.windows.get(a), res.windows.get(b)
+            if res.same_window(wa, wb) and same_extent(rv.type, a.type) and same_extent(rv.type, b.type):
+                res.windows[rv] = wa  # type: ignore[assignment]
+
+
+def _final_yield(body: Stmt | None) -> tuple[Expr, ...] | None:
+    if body is None:
+        return None
+    last = body
+    while isinstance(last, SeqStmts):
+        if not last.stmts:
+            return None
+        last = last.stmts[-1]
+    return last.values if isinstance(last, YieldStmt) else None

@@ -1,0 +1,745 @@
+"""PTO codegen: lower a memory-planned program to a ``PTOProgram``.
+
+Every tile variable becomes a buffer at the address AllocateMemoryAddr gave it. Ops lower by registry
+facts: loads / stores to ``tload`` / ``tstore``; views to ``tsubview`` (zero copy, keeps the source pitch
+and layout; reshape / reinterpret / transpose views are subviews with a new shape, dtype or layout);
+``tile.extract`` / ``tile.move`` to ``textract`` / ``tmov``; the matmul family to its cube instruction
+(``OpDef.pto``); every other vector-unit op to a generic vector instruction whose values the simulator
+computes with the op's registry golden; block / sub-block indices and scalar arithmetic to scalar
+instructions; loops and branches to structured control flow; custom ops to ``custom`` calls.
+
+Lazy materialization (``MaterializeSubviewOperandIfNeeded``). Some consumers cannot read a subview
+operand: the ``tile.col_expand_*`` family (``OpKind.COL_BROADCAST``) for any subview, and the MTE1 /
+cube instructions (``textract`` and the matmul family) for a subview of Mat. Such an operand is copied by
+a ``textract`` from the window of its source into the slice's *own* buffer -- the one memory planning gave
+the ``tile.slice`` result, which lies inside the still-live source tile. That copy is in place on its own
+input and is only safe when it is an identity copy (constant offset, contiguous window, Vec). Two modes:
+
+- ``strict`` (default): refuse, with an internal-error message, to emit a materialization that is not an
+  identity copy, that copies Mat -> Mat, or whose offset is dynamic (the guard);
+- ``faithful``: emit what the unguarded upstream compiler emits, so the simulator can show the hazard
+  (#1640 lands the window on row 0 of the source, #2010 repacks over the source, L1 -> L1 traps on
+  Ascend910C).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tilefold.errors import NotSupportedError, TilefoldError
+from tilefold.ir.expr import (
+    BinaryExpr,
+    Call,
+    ConstBool,
+    ConstFloat,
+    ConstInt,
+    Expr,
+    GlobalVar,
+    IterArg,
+    MakeTuple,
+    Max,
+    Min,
+    Neg,
+    Not,
+    TupleGetItem,
+    UnaryExpr,
+    Var,
+)
+from tilefold.ir.stmt import (
+    AssignStmt,
+    EvalStmt,
+    ForStmt,
+    Function,
+    FunctionType,
+    IfStmt,
+    Program,
+    ReturnStmt,
+    SeqStmts,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+)
+from tilefold.ir.types import MemorySpace, ScalarType, TensorType, TileType, TupleType
+from tilefold.ops import OpKind, Unit, custom_segments, op_of
+
+from .memory_planning import ConstFolder, dense_pitch, is_nz, static_dims, tile_2d, view_offset_2d
+from .pto import (
+    SAssign,
+    SAssignMany,
+    SBin,
+    SConst,
+    SExpr,
+    SReg,
+    SSpecial,
+    SUn,
+    Buffer,
+    For,
+    If,
+    Instr,
+    Launch,
+    PTOKernel,
+    PTOProgram,
+    TCustom,
+    TensorParam,
+    TExtract,
+    TLoad,
+    TMatmul,
+    TStore,
+    TSubview,
+    TVector,
+    While,
+)
+from .targets import Target, get_target
+
+MODES = ("strict", "faithful")
+
+
+class InternalCheckError(TilefoldError):
+    """Codegen refused to emit code that would be wrong on the device (an INTERNAL_CHECK)."""
+
+
+@dataclass
+class _Handle:
+    """What codegen knows about a handle name at compile time."""
+
+    space: MemorySpace
+    shape: tuple[int, int]
+    pitch: int
+    dtype: Any
+    layout: str
+    address: int | None  # static address when known (static buffers, constant-offset views)
+    slice_of: tuple[str, SExpr, SExpr, bool] | None = None  # (src handle, row, col, dynamic) for slices
+    own_buffer: str | None = None  # the slice result's own allocation (materialization target)
+    var_name: str = ""
+
+
+_INDEX_KIND = {"get_block_idx": "block_idx", "get_subblock_idx": "subblock_idx", "get_block_num": "block_num",
+               "get_subblock_num": "subblock_num"}
+
+
+def _sym(expr: BinaryExpr) -> str:
+    if isinstance(expr, Min):
+        return "min"
+    if isinstance(expr, Max):
+        return "max"
+    return expr.symbol
+
+
+class _Names:
+    def __init__(self) -> None:
+        self.by_var: dict[int, str] = {}
+        self.used: set[str] = set()
+
+    def get(self, var: Var) -> str:
+        key = id(var)
+        name = self.by_var.get(key)
+        if name is None:
+            base = var.name or "v"
+            name = base
+            k = 1
+            while name in self.used:
+                name = f"{base}_{k}"
+                k += 1
+            self.used.add(name)
+            self.by_var[key] = name
+        return name
+
+    def fresh(self, base: str) -> str:
+        name = base
+        k = 1
+        while name in self.used:
+            name = f"{base}_{k}"
+            k += 1
+        self.used.add(name)
+        return name
+
+
+class FunctionCodegen:
+    def __init__(self, fn: Function, target: Target, mode: str) -> None:
+        self.fn = fn
+        self.target = target
+        self.mode = mode
+        self.names = _Names()
+        self.handles: dict[str, _Handle] = {}
+        self.buffers: dict[str, Buffer] = {}
+        self.tile_handle: dict[Var, str] = {}  # tile var -> handle name
+        self.tensor_name: dict[Var, str] = {}  # tensor var -> kernel tensor param name
+        self.custom_outs: dict[Var, tuple[str, ...]] = {}
+        self.folder = ConstFolder(fn)
+        self.returns: tuple[str, ...] = ()
+
+    # ------------------------------------------------------------------------------------------
+    # entry
+    # ------------------------------------------------------------------------------------------
+
+    def run(self) -> PTOKernel:
+        tensors, scalars, params = [], [], []
+        for p, d in zip(self.fn.params, self.fn.param_directions, strict=False):
+            name = self.names.get(p)
+            params.append(name)
+            if isinstance(p.type, TensorType):
+                shape = tuple(e.value if isinstance(e, ConstInt) else -1 for e in p.type.shape)
+                tensors.append(TensorParam(name, shape, p.type.dtype, d.value))
+                self.tensor_name[p] = name
+            elif isinstance(p.type, ScalarType):
+                scalars.append(name)
+            elif isinstance(p.type, TileType):
+                raise NotSupportedError(f"kernel {self.fn.name!r} takes tile parameter {p.name!r}",
+                                        span=p.span if p.span.line else None,
+                                        hint="pass tensors to kernels and load them into tiles")
+        body = self.body(self.fn.body)
+        return PTOKernel(self.fn.name, self.fn.func_type.value, tuple(tensors), tuple(scalars), tuple(params),
+                         dict(self.buffers), tuple(body), self.returns)
+
+    def body(self, stmt: Stmt | None) -> list[Instr]:
+        out: list[Instr] = []
+        if stmt is None:
+            return out
+        stmts = stmt.stmts if isinstance(stmt, SeqStmts) else (stmt,)
+        for s in stmts:
+            self.stmt(s, out)
+        return out
+
+    # ------------------------------------------------------------------------------------------
+    # names, buffers, scalars
+    # ------------------------------------------------------------------------------------------
+
+    def reg(self, var: Var) -> str:
+        return self.names.get(var)
+
+    def sexpr(self, e: Expr) -> SExpr:
+        if isinstance(e, ConstInt):
+            return SConst(int(e.value))
+        if isinstance(e, ConstFloat):
+            return SConst(float(e.value))
+        if isinstance(e, ConstBool):
+            return SConst(bool(e.value))
+        if isinstance(e, Var):
+            if isinstance(e.type, (TileType, TensorType)):
+                raise NotSupportedError(f"{e.name!r} is not a scalar", span=e.span if e.span.line else None)
+            return SReg(self.reg(e))
+        if isinstance(e, BinaryExpr):
+            return SBin(_sym(e), self.sexpr(e.lhs), self.sexpr(e.rhs))
+        if isinstance(e, Neg):
+            return SUn("-", self.sexpr(e.operand))
+        if isinstance(e, Not):
+            return SUn("not", self.sexpr(e.operand))
+        if isinstance(e, UnaryExpr):
+            return SUn(e.symbol, self.sexpr(e.operand))
+        if isinstance(e, Call):
+            op = op_of(e)
+            if op is not None and op.kind is OpKind.INDEX:
+                return SSpecial(_INDEX_KIND.get(op.pto or "", op.name.split(".")[-1]))
+        raise NotSupportedError(f"cannot lower scalar expression {e!r} to PTO",
+                                hint="bind tile results to variables; scalars must be index / float arithmetic")
+
+    def declare(self, var: Var, suffix: str = "") -> str:
+        """The static buffer of ``var`` (at its planned address), declared on first use."""
+        t = var.type
+        assert isinstance(t, TileType)
+        mr = t.memref
+        if mr is None or mr.address is None:
+            raise InternalCheckError(
+                f"internal error: tile {var.name!r} in {self.fn.name!r} has no planned address",
+                hint="run InitMemRef, MemoryReuse and AllocateMemoryAddr before codegen")
+        name = self.names.fresh(self.reg(var) + suffix) if suffix else self.reg(var)
+        if name in self.buffers:
+            return name
+        space = mr.memory_space
+        shape = tile_2d(static_dims(t, f"tile {var.name!r}"))
+        pitch = dense_pitch(t, space, self.target)
+        layout = "NZ" if is_nz(space) else "ND"
+        buf = Buffer(name, space, mr.address, shape, pitch, t.dtype, layout)
+        self.buffers[name] = buf
+        self.handles[name] = _Handle(space, shape, pitch, t.dtype, layout, mr.address, var_name=var.name)
+        return name
+
+    def handle(self, e: Expr) -> str:
+        if isinstance(e, Var) and e in self.tile_handle:
+            return self.tile_handle[e]
+        if isinstance(e, Var) and isinstance(e.type, TileType):
+            raise InternalCheckError(f"internal error: tile {e.name!r} used before its definition in "
+                                     f"{self.fn.name!r}")
+        raise NotSupportedError(f"expected a tile variable, got {e!r}")
+
+    def tensor(self, e: Expr) -> str:
+        if isinstance(e, Var) and e in self.tensor_name:
+            return self.tensor_name[e]
+        raise NotSupportedError(f"expected a tensor parameter of {self.fn.name!r}, got {e!r}",
+                                hint="tiles are loaded from and stored to the kernel's tensor parameters")
+
+    # ------------------------------------------------------------------------------------------
+    # statements
+    # ------------------------------------------------------------------------------------------
+
+    def stmt(self, s: Stmt, out: list[Instr]) -> None:
+        if isinstance(s, AssignStmt):
+            self.assign(s.var, s.value, out)
+        elif isinstance(s, EvalStmt):
+            if isinstance(s.expr, Call):
+                self.call(s.expr, None, out)
+        elif isinstance(s, ForStmt):
+            self.for_stmt(s, out)
+        elif isinstance(s, WhileStmt):
+            self.while_stmt(s, out)
+        elif isinstance(s, IfStmt):
+            self.if_stmt(s, out)
+        elif isinstance(s, ReturnStmt):
+            names = []
+            for v in s.values:
+                if isinstance(v, Var) and v in self.tensor_name:
+                    names.append(self.tensor_name[v])
+            self.returns = tuple(names)
+        elif isinstance(s, YieldStmt):
+            pass  # handled by the enclosing construct
+        elif isinstance(s, SeqStmts):
+            for x in s.stmts:
+                self.stmt(x, out)
+
+    def assign(self, var: Var, value: Expr, out: list[Instr]) -> None:
+        t = var.type
+        if isinstance(value, Var):
+            if isinstance(t, TileType):
+                self.tile_handle[var] = self.handle(value)
+            elif isinstance(t, TensorType):
+                self.tensor_name[var] = self.tensor(value)
+            else:
+                out.append(SAssign(self.reg(var), self.sexpr(value)))
+            return
+        if isinstance(value, TupleGetItem):
+            src = value.tuple_value
+            if isinstance(src, Var) and src in self.custom_outs:
+                self.tile_handle[var] = self.custom_outs[src][value.index]
+                return
+            if isinstance(src, Call):
+                outs = self.call(src, None, out)
+                self.tile_handle[var] = outs[value.index]
+                return
+            raise NotSupportedError(f"cannot lower tuple access {value!r}")
+        if isinstance(value, Call):
+            self.call(value, var, out)
+            return
+        if isinstance(t, ScalarType):
+            out.append(SAssign(self.reg(var), self.sexpr(value)))
+            return
+        raise NotSupportedError(f"cannot lower the definition of {var.name!r} in {self.fn.name!r}")
+
+    def _yield_of(self, body: Stmt | None) -> YieldStmt | None:
+        if body is None:
+            return None
+        stmts = body.stmts if isinstance(body, SeqStmts) else (body,)
+        for s in reversed(stmts):
+            if isinstance(s, YieldStmt):
+                return s
+        return None
+
+    def _carry_in(self, iter_args: tuple[IterArg, ...], out: list[Instr]) -> None:
+        for ia in iter_args:
+            if isinstance(ia.type, TileType):
+                init = ia.init
+                self.tile_handle[ia] = self.handle(init) if isinstance(init, Var) else self.declare(ia)
+            elif isinstance(ia.type, TensorType):
+                self.tensor_name[ia] = self.tensor(ia.init)
+            else:
+                out.append(SAssign(self.reg(ia), self.sexpr(ia.init)))
+
+    def _carry_back(self, targets: list[Var], values: tuple[Expr, ...], dst_handles: dict[Var, str],
+                    out: list[Instr]) -> None:
+        regs, vals = [], []
+        for tgt, v in zip(targets, values, strict=False):
+            if isinstance(tgt.type, TileType):
+                self.copy_tile(dst_handles[tgt], self.handle(v), out)
+            elif isinstance(tgt.type, TensorType):
+                pass  # tensors are GM: every write is already in place
+            else:
+                regs.append(self.reg(tgt))
+                vals.append(self.sexpr(v))
+        if len(regs) == 1:
+            out.append(SAssign(regs[0], vals[0]))
+        elif regs:
+            out.append(SAssignMany(tuple(regs), tuple(vals)))
+
+    def copy_tile(self, dst: str, src: str, out: list[Instr]) -> None:
+        if dst == src:
+            return
+        d, s = self.handles[dst], self.handles[src]
+        if (d.address is not None and d.address == s.address and d.pitch == s.pitch and d.layout == s.layout
+                and d.space is s.space):
+            return
+        out.append(TExtract(dst, src, SConst(0), SConst(0), opcode="tmov"))
+
+    def for_stmt(self, s: ForStmt, out: list[Instr]) -> None:
+        self._carry_in(s.iter_args, out)
+        body: list[Instr] = []
+        stmts = s.body.stmts if isinstance(s.body, SeqStmts) else (s.body,)
+        for x in stmts:
+            self.stmt(x, body)
+        y = self._yield_of(s.body)
+        if y is not None and s.iter_args:
+            self._carry_back(list(s.iter_args), y.values, {ia: self.tile_handle.get(ia, "") for ia in s.iter_args
+                                                           if isinstance(ia.type, TileType)}, body)
+        out.append(For(self.reg(s.loop_var), self.sexpr(s.start), self.sexpr(s.stop), self.sexpr(s.step),
+                       tuple(body)))
+        self._bind_results(s.return_vars, s.iter_args, out)
+
+    def while_stmt(self, s: WhileStmt, out: list[Instr]) -> None:
+        self._carry_in(s.iter_args, out)
+        body: list[Instr] = []
+        stmts = s.body.stmts if isinstance(s.body, SeqStmts) else (s.body,)
+        for x in stmts:
+            self.stmt(x, body)
+        y = self._yield_of(s.body)
+        if y is not None and s.iter_args:
+            self._carry_back(list(s.iter_args), y.values, {ia: self.tile_handle.get(ia, "") for ia in s.iter_args
+                                                           if isinstance(ia.type, TileType)}, body)
+        out.append(While(self.sexpr(s.condition), tuple(body)))
+        self._bind_results(s.return_vars, s.iter_args, out)
+
+    def _bind_results(self, rvs: tuple[Var, ...], iter_args: tuple[IterArg, ...], out: list[Instr]) -> None:
+        for rv, ia in zip(rvs, iter_args, strict=False):
+            if isinstance(rv.type, TileType):
+                self.tile_handle[rv] = self.tile_handle[ia]
+            elif isinstance(rv.type, TensorType):
+                self.tensor_name[rv] = self.tensor_name[ia]
+            else:
+                out.append(SAssign(self.reg(rv), SReg(self.reg(ia))))
+
+    def if_stmt(self, s: IfStmt, out: list[Instr]) -> None:
+        dst: dict[Var, str] = {}
+        for rv in s.return_vars:
+            if isinstance(rv.type, TileType):
+                dst[rv] = self.declare(rv)
+        branches = []
+        for b in (s.then_body, s.else_body):
+            instrs: list[Instr] = []
+            if b is not None:
+                stmts = b.stmts if isinstance(b, SeqStmts) else (b,)
+                for x in stmts:
+                    self.stmt(x, instrs)
+                y = self._yield_of(b)
+                if y is not None and s.return_vars:
+                    tensor_rvs = [rv for rv in s.return_vars if isinstance(rv.type, TensorType)]
+                    for rv, v in zip(s.return_vars, y.values, strict=False):
+                        if rv in tensor_rvs:
+                            self.tensor_name[rv] = self.tensor(v)
+                    self._carry_back(list(s.return_vars), y.values, dst, instrs)
+            branches.append(tuple(instrs))
+        for rv, name in dst.items():
+            self.tile_handle[rv] = name
+        out.append(If(self.sexpr(s.condition), branches[0], branches[1]))
+
+    # ------------------------------------------------------------------------------------------
+    # calls
+    # ------------------------------------------------------------------------------------------
+
+    def call(self, call: Call, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+        if isinstance(call.op, GlobalVar):
+            raise NotSupportedError(f"kernel {self.fn.name!r} calls function {call.op.name!r}",
+                                    span=call.span if call.span.line else None,
+                                    hint="kernels cannot call other functions; inline the callee")
+        op = op_of(call)
+        if op is None:
+            raise NotSupportedError(f"unknown op {call.op_name!r}")
+        kind = op.kind
+        if kind is OpKind.INDEX:
+            if var is not None:
+                out.append(SAssign(self.reg(var), self.sexpr(call)))
+            return ()
+        if kind is OpKind.LOAD:
+            dst = self.declare(var)
+            self.tile_handle[var] = dst
+            offsets = tuple(self.sexpr(e) for e in call.args[1].elements)
+            window = tuple(self.folder.value(e) for e in call.args[2].elements)
+            if any(w is None for w in window):
+                raise NotSupportedError(f"tile.load of {var.name!r} has a symbolic window shape",
+                                        span=call.span if call.span.line else None)
+            out.append(TLoad(dst, self.tensor(call.args[0]), offsets, window))  # type: ignore[arg-type]
+            return ()
+        if kind is OpKind.STORE:
+            tensor = self.tensor(call.args[2])
+            offsets = tuple(self.sexpr(e) for e in call.args[1].elements)
+            window = call.kwarg("shapes") or static_dims(call.args[0].type, "stored tile")
+            out.append(TStore(tensor, offsets, self.handle(call.args[0]), tuple(window)))
+            if var is not None:
+                self.tensor_name[var] = tensor
+            return ()
+        if kind is OpKind.VIEW:
+            self.view(call, op, var, out)
+            return ()
+        if kind is OpKind.COPY:
+            src = self.materialize_if_needed(call, 0, self.handle(call.args[0]), out)
+            dst = self.declare(var)
+            self.tile_handle[var] = dst
+            if len(call.args) >= 3:
+                row, col = self.sexpr(call.args[1]), self.sexpr(call.args[2])
+            else:
+                row = col = SConst(0)
+            out.append(TExtract(dst, src, row, col, opcode=op.pto or "textract"))
+            return ()
+        if kind is OpKind.MATMUL:
+            self.matmul(call, op, var, out)
+            return ()
+        if kind is OpKind.CUSTOM:
+            return self.custom(call, var, out)
+        if kind is OpKind.CREATE and op.pto is None:
+            dst = self.declare(var)
+            self.tile_handle[var] = dst
+            return ()
+        if op.unit is Unit.VECTOR:
+            args: list[Any] = []
+            for i, a in enumerate(call.args):
+                if isinstance(a.type, TileType):
+                    args.append(self.materialize_if_needed(call, i, self.handle(a), out))
+                elif isinstance(a, MakeTuple):
+                    args.append(tuple(self.sexpr(e) for e in a.elements))
+                else:
+                    args.append(self.sexpr(a))
+            if var is None:
+                return ()
+            dst = self.declare(var)
+            self.tile_handle[var] = dst
+            out.append(TVector(op.pto or op.name, op.name, dst, tuple(args), tuple(call.kwargs)))
+            return ()
+        raise NotSupportedError(f"PTO codegen does not lower {op.name} (kind {kind.value}, unit {op.unit.value})")
+
+    def view(self, call: Call, op, var: Var | None, out: list[Instr]) -> None:
+        if var is None:
+            return
+        src = self.handle(call.args[0])
+        sh = self.handles[src]
+        t: TileType = var.type  # type: ignore[assignment]
+        shape = tile_2d(static_dims(t, f"tile {var.name!r}"))
+        name = self.reg(var)
+        offsets = None
+        for i, p in enumerate(op.operand_params):
+            if p.name == "offset" and i < len(call.args) and isinstance(call.args[i], MakeTuple):
+                offsets = call.args[i].elements
+        if offsets is not None:
+            src_t = call.args[0].type
+            row_e, col_e = view_offset_2d(tuple(self.folder.fold(o) for o in offsets),
+                                          static_dims(src_t, "slice source"))  # type: ignore[arg-type]
+            dynamic = not (isinstance(row_e, ConstInt) and isinstance(col_e, ConstInt))
+            row, col = self.sexpr(row_e), self.sexpr(col_e)
+            own = self.declare(var, ".buf")
+            addr = None
+            if not dynamic and sh.address is not None:
+                addr = sh.address + _element_bytes(sh, row_e.value, col_e.value, self.target)  # type: ignore
+            self.handles[name] = _Handle(sh.space, shape, sh.pitch, sh.dtype, sh.layout, addr,
+                                         slice_of=(src, row, col, dynamic), own_buffer=own, var_name=var.name)
+            self.names.used.add(name)
+            self.tile_handle[var] = name
+            out.append(TSubview(name, src, row, col, shape))
+            return
+        # shape / dtype / layout views of the same bytes
+        dtype = t.dtype if t.dtype != sh.dtype else None
+        layout = None
+        pitch = None
+        if op.pto == "ttransview":
+            layout = "DN" if sh.layout == "ND" else "ND"
+        elif dtype is not None:
+            pitch = sh.pitch * sh.dtype.itemsize // t.dtype.itemsize
+        elif shape[1] != sh.shape[1] and sh.layout == "ND":
+            pitch = shape[1]
+        self.handles[name] = _Handle(sh.space, shape, pitch if pitch is not None else sh.pitch,
+                                     t.dtype, layout or sh.layout, sh.address, var_name=var.name)
+        self.names.used.add(name)
+        self.tile_handle[var] = name
+        out.append(TSubview(name, src, SConst(0), SConst(0), shape, dtype=dtype, layout=layout, pitch=pitch,
+                            opcode=op.pto or "tsubview"))
+
+    def matmul(self, call: Call, op, var: Var | None, out: list[Instr]) -> None:
+        srcs = [self.materialize_if_needed(call, i, self.handle(a), out) for i, a in enumerate(call.args)
+                if isinstance(a.type, TileType)]
+        reuse = op.output_reuses_input
+        if reuse is not None:
+            dst = srcs[reuse]
+            if var is not None:
+                self.tile_handle[var] = self.handle(call.args[reuse])
+        else:
+            dst = self.declare(var) if var is not None else None
+            if dst is None:
+                return
+            self.tile_handle[var] = dst
+        if op.pto is None:
+            raise NotSupportedError(f"{op.name} has no PTO instruction; FlattenTileNdTo2D lowers it to 2-D matmuls")
+        out.append(TMatmul(op.pto, op.name, dst, tuple(srcs)))
+
+    def custom(self, call: Call, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+        seg = custom_segments(call)
+
+        def operand(e: Expr) -> Any:
+            if isinstance(e.type, TileType):
+                return self.handle(e)
+            return self.sexpr(e)
+
+        outs = tuple(self.handle(e) for e in seg["outs"])
+        ins = tuple(operand(e) for e in seg["ins"])
+        tmps = tuple(self.handle(e) for e in seg["tmps"] if isinstance(e.type, TileType))
+        symbol = call.kwarg("symbol") or "<builtin>"
+        out.append(TCustom(symbol, outs, ins, tmps, opcode=call.op_name.split(".")[-1]))
+        if var is not None:
+            if isinstance(call.type, TupleType):
+                self.custom_outs[var] = outs
+            else:
+                self.tile_handle[var] = outs[0]
+        return outs
+
+    # ------------------------------------------------------------------------------------------
+    # lazy materialization of subview operands
+    # ------------------------------------------------------------------------------------------
+
+    def materialize_if_needed(self, call: Call, index: int, h: str, out: list[Instr]) -> str:
+        info = self.handles.get(h)
+        if info is None or info.slice_of is None:
+            return h
+        op = op_of(call)
+        needs = op.kind is OpKind.COL_BROADCAST or (
+            info.space is MemorySpace.Mat and op.kind in (OpKind.COPY, OpKind.MATMUL) and op.pto != "tmov")
+        if not needs:
+            return h
+        src, row, col, dynamic = info.slice_of
+        own = info.own_buffer
+        assert own is not None
+        sh = self.handles[src]
+        rows, cols = info.shape
+        contiguous = rows == 1 or cols == sh.pitch
+        own_addr = self.buffers[own].address
+        identity = (not dynamic and contiguous and info.address == own_addr and sh.layout == "ND")
+        mat_to_mat = info.space is MemorySpace.Mat
+        if self.mode == "strict" and (dynamic or mat_to_mat or not identity):
+            if dynamic:
+                why = ("its offset is dynamic, so the slice's own buffer was placed at the bare source base "
+                       "address and the extracted window would land on row 0 of the live source (#1640)")
+            elif mat_to_mat:
+                why = ("it is an L1 -> L1 (Mat -> Mat) textract, a data path some targets (Ascend910C) do not "
+                       "have")
+            else:
+                why = (f"the window {rows}x{cols} is not contiguous in its source (row pitch {sh.pitch}), so "
+                       "the strided -> dense copy into the slice's own buffer would overwrite the still-live "
+                       "source (#2010)")
+            raise InternalCheckError(
+                f"internal error: refusing to materialize subview operand %{h} (tile {info.var_name!r}) of "
+                f"{call.op_name} in {self.fn.name!r} in place: {why}",
+                span=call.span if call.span.line else None,
+                hint="run CanonicalizeTileSlice (it rewrites such operands to tile.extract into a fresh "
+                     "buffer), or compile with codegen='faithful' to reproduce the unguarded upstream code")
+        out.append(TExtract(own, src, row, col, materialize=True))
+        return own
+
+
+def _element_bytes(h: _Handle, row: int, col: int, target: Target) -> int:
+    isz = h.dtype.itemsize
+    if h.layout == "NZ":
+        fr, fc = target.acc_fractal
+        return ((col // fc) * (h.pitch // fr) + row // fr) * fr * fc * isz + ((row % fr) * fc + col % fc) * isz
+    if h.layout == "DN":
+        return (col * h.pitch + row) * isz
+    return (row * h.pitch + col) * isz
+
+
+# ------------------------------------------------------------------------------------------------
+# programs
+# ------------------------------------------------------------------------------------------------
+
+
+def _orchestration(fn: Function, kernels: dict[str, PTOKernel]) -> tuple[Launch, ...]:
+    tensor_of: dict[Var, str] = {}
+    results: dict[Var, tuple[str, ...]] = {}
+    names = _Names()
+    for p in fn.params:
+        if isinstance(p.type, TensorType):
+            tensor_of[p] = names.get(p)
+        else:
+            names.get(p)
+    launches = []
+
+    def lower_call(call: Call) -> tuple[str, ...]:
+        if not isinstance(call.op, GlobalVar) or call.op.name not in kernels:
+            raise NotSupportedError(f"orchestration {fn.name!r}: only kernel launches are supported, got "
+                                    f"{call.op_name}", span=call.span if call.span.line else None)
+        k = kernels[call.op.name]
+        binds = []
+        for pname, a in zip(k.params, call.args, strict=False):
+            if isinstance(a, Var) and a in tensor_of:
+                binds.append((pname, tensor_of[a]))
+            elif isinstance(a, Var) and isinstance(a.type, TensorType) and a in results and results[a]:
+                binds.append((pname, results[a][0]))
+            elif isinstance(a, ConstInt):
+                binds.append((pname, SConst(a.value)))
+            elif isinstance(a, Var) and isinstance(a.type, ScalarType):
+                binds.append((pname, SReg(names.get(a))))
+            else:
+                raise NotSupportedError(f"orchestration {fn.name!r}: cannot pass {a!r} to {k.name}")
+        launches.append(Launch(k.name, tuple(binds)))
+        bound = dict(binds)
+        return tuple(bound[r] for r in k.returns if isinstance(bound.get(r), str))
+
+    stmts = fn.body.stmts if isinstance(fn.body, SeqStmts) else (fn.body,)
+    for s in stmts:
+        if isinstance(s, AssignStmt) and isinstance(s.value, Call):
+            res = lower_call(s.value)
+            if isinstance(s.var.type, TensorType) and res:
+                tensor_of[s.var] = res[0]
+            results[s.var] = res
+        elif isinstance(s, AssignStmt) and isinstance(s.value, TupleGetItem):
+            src = s.value.tuple_value
+            if isinstance(src, Var) and src in results and s.value.index < len(results[src]):
+                tensor_of[s.var] = results[src][s.value.index]
+        elif isinstance(s, AssignStmt) and isinstance(s.value, Var) and s.value in tensor_of:
+            tensor_of[s.var] = tensor_of[s.value]
+        elif isinstance(s, EvalStmt) and isinstance(s.expr, Call):
+            lower_call(s.expr)
+        elif isinstance(s, (ReturnStmt, YieldStmt)):
+            continue
+        else:
+            raise NotSupportedError(f"orchestration {fn.name!r}: unsupported statement {type(s).__name__}",
+                                    hint="orchestration functions may only launch kernels")
+    return tuple(launches)
+
+
+def select_entry_function(program: Program, entry: str | None = None) -> Function:
+    if entry is not None:
+        return program.function(entry)
+    orch = [fn for fn in program.functions if fn.func_type is FunctionType.Orchestration]
+    if len(orch) == 1:
+        return orch[0]
+    kernels = [fn for fn in program.functions if fn.func_type.is_incore]
+    if len(kernels) == 1:
+        return kernels[0]
+    if orch:
+        raise TilefoldError(f"program {program.name!r} has several Orchestration functions")
+    raise TilefoldError(f"program {program.name!r} has several kernels and no Orchestration function",
+                        hint="add an Orchestration function or pass entry=")
+
+
+def generate(program: Program, target: str | Target | None = None, mode: str = "strict",
+             entry: str | None = None) -> PTOProgram:
+    """Lower a memory-planned program to PTO."""
+    if mode not in MODES:
+        raise ValueError(f"codegen mode must be one of {MODES}, got {mode!r}")
+    tgt = get_target(target)
+    kernels: dict[str, PTOKernel] = {}
+    for fn in program.functions:
+        if fn.func_type.is_incore:
+            k = FunctionCodegen(fn, tgt, mode).run()
+            bd = fn.attr("block_dim")
+            if bd is not None:
+                k.block_dim = int(bd)
+            kernels[fn.name] = k
+    entry_fn = select_entry_function(program, entry)
+    pto = PTOProgram(program.name, tgt.name, kernels, entry_fn.name)
+    if entry_fn.func_type is FunctionType.Orchestration:
+        pto.orchestration = _orchestration(entry_fn, kernels)
+        pto.entry_tensors = tuple(
+            TensorParam(p.name, tuple(e.value if isinstance(e, ConstInt) else -1 for e in p.type.shape),
+                        p.type.dtype, d.value)
+            for p, d in zip(entry_fn.params, entry_fn.param_directions, strict=False)
+            if isinstance(p.type, TensorType))
+        pto.entry_scalars = tuple(p.name for p in entry_fn.params if isinstance(p.type, ScalarType))
+    elif entry_fn.name not in kernels:
+        raise NotSupportedError(f"entry {entry_fn.name!r} is neither a kernel nor an orchestration function")
+    return pto
+
+
+__all__ = ["InternalCheckError", "MODES", "generate", "select_entry_function"]

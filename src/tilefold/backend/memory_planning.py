@@ -1,0 +1,623 @@
+"""Memory planning: InitMemRef, MemoryReuse and AllocateMemoryAddr.
+
+Three function passes (on InCore / AIC / AIV functions) turn tiles into concrete storage:
+
+``InitMemRef``
+    gives every tile-valued variable a ``MemRef``. A tile produced by a real instruction gets a root
+    allocation of its own (``base`` = a fresh name, ``byte_offset`` = 0). A view (registry
+    ``output_on_input_storage``: slice, reshape, set_validshape, ...) shares its source's base with a byte
+    offset expression (``tile.slice``: the window's first element, computed with the source's row pitch,
+    or with the NZ fractal formula in Acc). An op with ``output_reuses_input`` (matmul_acc, gemv_acc) writes
+    through the input, so the result gets the input's MemRef. Loop iter args share their init's storage,
+    loop results their iter arg's; if results get a root of their own. Custom-op results are written into
+    their ``outs`` inits (destination passing) and share their storage.
+
+``MemoryReuse``
+    groups variables that share a base (views and write-through results are an aliasing chain: the group
+    is live as long as any member is) and lets a group take over the storage of groups of the same memory
+    space whose lifetimes (``analysis.liveness``) have ended. A group may start on the very statement where
+    the previous owner dies only when that statement is an in-place-safe same-shape vector op reading the
+    previous owner's root (the registry decides); a ``not_inplace_safe`` result never lands on one of its
+    inputs' buffers.
+
+``AllocateMemoryAddr``
+    lays the storages of every memory space out sequentially, each aligned per the target (Vec / Mat 32 B,
+    Acc 512 B), and stamps every MemRef with an absolute address: base address + byte offset when the
+    offset folds to a constant; a dynamic offset falls back to the bare base address (upstream behaviour:
+    a runtime offset cannot be encoded as a constant address; this is what makes issue #1640 observable).
+    A space that overflows raises ``TilefoldError`` naming the function, the space, the bytes needed and
+    the bytes available.
+
+Var types are immutable: every pass rebuilds the variables with a new ``TileType(memref=...)`` and
+substitutes their uses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from tilefold.analysis.liveness import compute_liveness
+from tilefold.errors import NotSupportedError, TilefoldError
+from tilefold.ir.expr import (
+    Add,
+    BinaryExpr,
+    Call,
+    ConstInt,
+    Expr,
+    FloorDiv,
+    IterArg,
+    MakeTuple,
+    Mod,
+    Mul,
+    Sub,
+    TupleGetItem,
+    Var,
+)
+from tilefold.ir.stmt import AssignStmt, ForStmt, Function, IfStmt, Program, SeqStmts, Stmt, WhileStmt
+from tilefold.ir.types import DataType, MemorySpace, MemRef, TileType
+from tilefold.ir.visitor import IRMutator
+from tilefold.ops import OpKind, custom_segments, op_of, result_memory
+from tilefold.passes.base import IRProperty, Pass, function_pass
+
+from .targets import Target, get_target
+
+# ------------------------------------------------------------------------------------------------
+# geometry shared with codegen
+# ------------------------------------------------------------------------------------------------
+
+
+def ceil_to(x: int, m: int) -> int:
+    return -(-x // m) * m
+
+
+def tile_2d(shape: tuple[int, ...]) -> tuple[int, int]:
+    """The [rows, cols] a tile of any rank occupies (leading axes fold into rows)."""
+    if len(shape) == 0:
+        return 1, 1
+    if len(shape) == 1:
+        return 1, shape[0]
+    rows = 1
+    for s in shape[:-1]:
+        rows *= s
+    return rows, shape[-1]
+
+
+def static_dims(t: TileType, what: str) -> tuple[int, ...]:
+    shape = t.static_shape
+    if shape is None:
+        raise NotSupportedError(f"{what} has a symbolic shape; memory planning needs static tile shapes",
+                                hint="give the tile a constant shape and mark its valid region with "
+                                     "pl.tile.set_validshape")
+    return shape
+
+
+def is_nz(space: MemorySpace) -> bool:
+    return space is MemorySpace.Acc
+
+
+def storage_bytes(t: TileType, space: MemorySpace, target: Target, what: str = "tile") -> int:
+    """Bytes a dense tile of type ``t`` occupies in ``space`` (Acc pads to whole NZ fractals)."""
+    rows, cols = tile_2d(static_dims(t, what))
+    isz = t.dtype.itemsize
+    if is_nz(space):
+        fr, fc = target.acc_fractal
+        return ceil_to(rows, fr) * ceil_to(cols, fc) * isz
+    return rows * cols * isz
+
+
+def dense_pitch(t: TileType, space: MemorySpace, target: Target) -> int:
+    """Row pitch (ND: elements per row) or NZ column-block stride (Acc: padded rows) of a dense tile."""
+    rows, cols = tile_2d(static_dims(t, "tile"))
+    if is_nz(space):
+        return ceil_to(rows, target.acc_fractal[0])
+    return cols
+
+
+def element_offset_bytes(row: Expr, col: Expr, pitch: int, dtype: DataType, space: MemorySpace,
+                         target: Target) -> Expr:
+    """Byte offset of element (row, col) in a tile with the given pitch, as a folded expression."""
+    isz = dtype.itemsize
+    if is_nz(space):
+        fr, fc = target.acc_fractal
+        frac = fr * fc * isz
+        blocks = add(mul(floordiv(col, fc), pitch // fr), floordiv(row, fr))
+        inner = add(mul(mod(row, fr), fc), mod(col, fc))
+        return add(mul(blocks, frac), mul(inner, isz))
+    return mul(add(mul(row, pitch), col), isz)
+
+
+def _c(v: int) -> ConstInt:
+    return ConstInt(v, DataType.INDEX)
+
+
+def _arith(cls: type[BinaryExpr], fold, a: Expr, b: Expr | int) -> Expr:
+    if isinstance(b, int):
+        b = _c(b)
+    if isinstance(a, ConstInt) and isinstance(b, ConstInt):
+        return _c(fold(a.value, b.value))
+    return cls(a, b, DataType.INDEX)
+
+
+def add(a: Expr, b: Expr | int) -> Expr:
+    if isinstance(b, int) and b == 0:
+        return a
+    if isinstance(a, ConstInt) and a.value == 0 and not isinstance(b, int):
+        return b
+    return _arith(Add, lambda x, y: x + y, a, b)
+
+
+def mul(a: Expr, b: Expr | int) -> Expr:
+    if isinstance(b, int) and b == 1:
+        return a
+    if isinstance(b, int) and b == 0:
+        return _c(0)
+    return _arith(Mul, lambda x, y: x * y, a, b)
+
+
+def floordiv(a: Expr, b: int) -> Expr:
+    return a if b == 1 else _arith(FloorDiv, lambda x, y: x // y, a, b)
+
+
+def mod(a: Expr, b: int) -> Expr:
+    return _c(0) if b == 1 else _arith(Mod, lambda x, y: x % y, a, b)
+
+
+class ConstFolder:
+    """Folds scalar expressions over ConstInt SSA definitions, aliases and arithmetic on constants."""
+
+    _OPS = {Add: lambda a, b: a + b, Sub: lambda a, b: a - b, Mul: lambda a, b: a * b,
+            FloorDiv: lambda a, b: a // b if b else None, Mod: lambda a, b: a % b if b else None}
+
+    def __init__(self, fn: Function) -> None:
+        self.values: dict[Var, Expr] = {}
+        for stmt in _all_stmts(fn.body):
+            if isinstance(stmt, AssignStmt) and not isinstance(stmt.var.type, TileType):
+                self.values[stmt.var] = stmt.value
+
+    def value(self, expr: Expr, depth: int = 0) -> int | None:
+        if isinstance(expr, ConstInt):
+            return expr.value
+        if depth > 64:
+            return None
+        if isinstance(expr, Var) and not isinstance(expr, IterArg):
+            d = self.values.get(expr)
+            return None if d is None else self.value(d, depth + 1)
+        fold = self._OPS.get(type(expr))
+        if fold is not None:
+            a = self.value(expr.lhs, depth + 1)
+            b = self.value(expr.rhs, depth + 1)
+            if a is not None and b is not None:
+                return fold(a, b)
+        return None
+
+    def fold(self, expr: Expr) -> Expr:
+        v = self.value(expr)
+        return _c(v) if v is not None else expr
+
+
+def _all_stmts(stmt: Stmt | None):
+    if stmt is None:
+        return
+    if isinstance(stmt, SeqStmts):
+        for s in stmt.stmts:
+            yield from _all_stmts(s)
+        return
+    yield stmt
+    if isinstance(stmt, (ForStmt, WhileStmt)):
+        yield from _all_stmts(stmt.body)
+    elif isinstance(stmt, IfStmt):
+        yield from _all_stmts(stmt.then_body)
+        yield from _all_stmts(stmt.else_body)
+
+
+def tile_space(t: TileType, value: Expr | None = None) -> MemorySpace:
+    """The memory space of a tile: its type's, else the producing op's memory rule, else Vec."""
+    if t.memory_space is not None:
+        return t.memory_space
+    if t.memref is not None:
+        return t.memref.memory_space
+    op = op_of(value) if value is not None else None
+    if op is not None:
+        mem = result_memory(op, value.args, value.kwargs_dict)
+        if mem is not None:
+            return mem
+    return MemorySpace.Vec
+
+
+def slice_offsets(call: Call) -> tuple[Expr, ...] | None:
+    """The offset operand of a view op that has one (``tile.slice``), else None."""
+    op = op_of(call)
+    if op is None:
+        return None
+    for i, p in enumerate(op.operand_params):
+        if p.name == "offset" and i < len(call.args) and isinstance(call.args[i], MakeTuple):
+            return call.args[i].elements
+    return None
+
+
+def view_offset_2d(offsets: tuple[Expr, ...], src_shape: tuple[int, ...]) -> tuple[Expr, Expr]:
+    """(row, col) of an N-D window origin in the source's [rows, cols] folding."""
+    if len(offsets) == 1:
+        return _c(0), offsets[0]
+    row: Expr = _c(0)
+    for axis, off in enumerate(offsets[:-1]):
+        stride = 1
+        for s in src_shape[axis + 1:-1]:
+            stride *= s
+        row = add(row, mul(off, stride))
+    return row, offsets[-1]
+
+
+# ------------------------------------------------------------------------------------------------
+# retyping: rebuild Vars with new TileTypes and substitute every use
+# ------------------------------------------------------------------------------------------------
+
+
+class _Retyper(IRMutator):
+    def __init__(self, memrefs: dict[Var, MemRef]) -> None:
+        super().__init__()
+        self.memrefs = memrefs
+
+    def _new(self, var: Var) -> Var:
+        if var in self.var_map:
+            return self.var_map[var]  # type: ignore[return-value]
+        mr = self.memrefs.get(var)
+        if mr is None or not isinstance(var.type, TileType):
+            return var
+        t = dataclasses.replace(var.type, memref=mr, memory_space=mr.memory_space)
+        new = dataclasses.replace(var, type=t)
+        self.var_map[var] = new
+        return new
+
+    def mutate_AssignStmt(self, stmt: AssignStmt):
+        value = self.mutate_expr(stmt.value)
+        var = self._new(stmt.var)
+        if value is stmt.value and var is stmt.var:
+            return stmt
+        return stmt.with_fields(var=var, value=value)
+
+    def _iter_args(self, iter_args: tuple[IterArg, ...]) -> tuple[IterArg, ...]:
+        out = []
+        for ia in iter_args:
+            init = self.mutate_expr(ia.init) if ia.init is not None else None
+            mr = self.memrefs.get(ia)
+            t = ia.type
+            if mr is not None and isinstance(t, TileType):
+                t = dataclasses.replace(t, memref=mr, memory_space=mr.memory_space)
+            if init is ia.init and t is ia.type:
+                out.append(ia)
+                continue
+            new = dataclasses.replace(ia, init=init, type=t)
+            self.var_map[ia] = new
+            out.append(new)
+        return tuple(out)
+
+    def mutate_ForStmt(self, stmt: ForStmt):
+        start, stop, step = (self.mutate_expr(e) for e in (stmt.start, stmt.stop, stmt.step))
+        iter_args = self._iter_args(stmt.iter_args)
+        body = self._body(stmt.body)
+        rvs = tuple(self._new(v) for v in stmt.return_vars)
+        return stmt.with_fields(start=start, stop=stop, step=step, iter_args=iter_args, body=body,
+                                return_vars=rvs)
+
+    def mutate_WhileStmt(self, stmt: WhileStmt):
+        iter_args = self._iter_args(stmt.iter_args)
+        cond = self.mutate_expr(stmt.condition)
+        body = self._body(stmt.body)
+        rvs = tuple(self._new(v) for v in stmt.return_vars)
+        return stmt.with_fields(iter_args=iter_args, condition=cond, body=body, return_vars=rvs)
+
+    def mutate_IfStmt(self, stmt: IfStmt):
+        cond = self.mutate_expr(stmt.condition)
+        rvs = tuple(self._new(v) for v in stmt.return_vars)
+        then_body = self._body(stmt.then_body)
+        else_body = self._body(stmt.else_body) if stmt.else_body is not None else None
+        return stmt.with_fields(condition=cond, then_body=then_body, else_body=else_body, return_vars=rvs)
+
+
+def retype(fn: Function, memrefs: dict[Var, MemRef]) -> Function:
+    """``fn`` with every variable in ``memrefs`` rebuilt to carry its MemRef."""
+    if not memrefs:
+        return fn
+    m = _Retyper(memrefs)
+    params = tuple(m._new(p) for p in fn.params)
+    body = m._body(fn.body)
+    return fn.with_fields(params=params, body=body)
+
+
+def tile_vars(fn: Function) -> list[tuple[Var, Stmt | None]]:
+    """Every tile-typed variable definition in program order, with its defining statement."""
+    out: list[tuple[Var, Stmt | None]] = [(p, None) for p in fn.params if isinstance(p.type, TileType)]
+    for stmt in _all_stmts(fn.body):
+        if isinstance(stmt, AssignStmt) and isinstance(stmt.var.type, TileType):
+            out.append((stmt.var, stmt))
+        elif isinstance(stmt, (ForStmt, WhileStmt)):
+            out.extend((ia, stmt) for ia in stmt.iter_args if isinstance(ia.type, TileType))
+            out.extend((rv, stmt) for rv in stmt.return_vars if isinstance(rv.type, TileType))
+        elif isinstance(stmt, IfStmt):
+            out.extend((rv, stmt) for rv in stmt.return_vars if isinstance(rv.type, TileType))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# InitMemRef
+# ------------------------------------------------------------------------------------------------
+
+
+def _root_var(value: Expr) -> Var | None:
+    return value if isinstance(value, Var) else None
+
+
+def init_mem_ref_function(fn: Function, target: Target) -> Function:
+    memrefs: dict[Var, MemRef] = {}
+    pitches: dict[Var, int] = {}
+    folder = ConstFolder(fn)
+    used_names: set[str] = set()
+
+    def fresh(var: Var, space: MemorySpace) -> MemRef:
+        name = f"{fn.name}.{var.name}"
+        k = 1
+        while name in used_names:
+            name = f"{fn.name}.{var.name}.{k}"
+            k += 1
+        used_names.add(name)
+        t: TileType = var.type  # type: ignore[assignment]
+        pitches[var] = dense_pitch(t, space, target)
+        return MemRef(space, name, _c(0), storage_bytes(t, space, target, f"tile {var.name!r}"))
+
+    def share(var: Var, src: Var) -> MemRef | None:
+        mr = memrefs.get(src)
+        if mr is None:
+            return None
+        pitches[var] = pitches[src]
+        t: TileType = var.type  # type: ignore[assignment]
+        return MemRef(mr.memory_space, mr.base, mr.byte_offset,
+                      storage_bytes(t, mr.memory_space, target, f"tile {var.name!r}"))
+
+    for var, stmt in tile_vars(fn):
+        t: TileType = var.type  # type: ignore[assignment]
+        mr: MemRef | None = None
+        if stmt is None:  # tile parameter: a root of its own
+            mr = fresh(var, tile_space(t))
+        elif isinstance(stmt, AssignStmt):
+            value = stmt.value
+            if isinstance(value, Var) and value in memrefs:
+                mr = share(var, value)
+            elif isinstance(value, TupleGetItem) and isinstance(value.tuple_value, Call):
+                mr = _custom_out(value.tuple_value, value.index, var, share)
+            elif isinstance(value, Call):
+                op = op_of(value)
+                src_idx = op.output_on_input_storage if op is not None else None
+                if op is not None and op.kind is OpKind.CUSTOM:
+                    mr = _custom_out(value, 0, var, share)
+                elif src_idx is not None and src_idx < len(value.args) and value.args[src_idx] in memrefs:
+                    src = value.args[src_idx]
+                    base = memrefs[src]
+                    offsets = slice_offsets(value) if op.is_view else None
+                    if offsets is not None:
+                        src_t: TileType = src.type  # type: ignore[assignment]
+                        row, col = view_offset_2d(tuple(folder.fold(o) for o in offsets),
+                                                  static_dims(src_t, f"tile {src.name!r}"))
+                        rel = element_offset_bytes(row, col, pitches[src], t.dtype, base.memory_space, target)
+                        pitches[var] = pitches[src]
+                        mr = MemRef(base.memory_space, base.base, add(base.byte_offset, rel),
+                                    storage_bytes(t, base.memory_space, target, f"tile {var.name!r}"))
+                    elif op.is_view and tile_2d(static_dims(t, "view"))[1] != tile_2d(
+                            static_dims(src.type, "view"))[1]:  # type: ignore[arg-type]
+                        # a reshape / reinterpret of a dense tile: same bytes, dense pitch of the new shape
+                        pitches[var] = dense_pitch(t, base.memory_space, target)
+                        mr = MemRef(base.memory_space, base.base, base.byte_offset,
+                                    storage_bytes(t, base.memory_space, target, f"tile {var.name!r}"))
+                    else:
+                        mr = share(var, src)
+            if mr is None:
+                mr = fresh(var, tile_space(t, value))
+        elif isinstance(stmt, (ForStmt, WhileStmt)):
+            if isinstance(var, IterArg):
+                init = _root_var(var.init) if var.init is not None else None
+                mr = share(var, init) if init is not None else None
+            else:
+                idx = stmt.return_vars.index(var)
+                mr = share(var, stmt.iter_args[idx])
+            if mr is None:
+                mr = fresh(var, tile_space(t))
+        else:  # IfStmt result: its own root; branches copy their yielded value into it when needed
+            mr = fresh(var, tile_space(t))
+        memrefs[var] = mr
+    return retype(fn, memrefs)
+
+
+def _custom_out(call: Call, index: int, var: Var, share) -> MemRef | None:
+    op = op_of(call)
+    if op is None or op.kind is not OpKind.CUSTOM:
+        return None
+    outs = custom_segments(call)["outs"]
+    if index < len(outs) and isinstance(outs[index], Var):
+        return share(var, outs[index])
+    return None
+
+
+def _target_of(target) -> Target:
+    return get_target(target)
+
+
+def init_mem_ref(target: str | Target | None = None) -> Pass:
+    """InitMemRef: give every tile a MemRef (views share their source's base with a byte offset)."""
+    tgt = _target_of(target)
+    return function_pass("InitMemRef", lambda fn, program: init_mem_ref_function(fn, tgt),
+                         required=(), produced=(), invalidated=())
+
+
+# ------------------------------------------------------------------------------------------------
+# MemoryReuse
+# ------------------------------------------------------------------------------------------------
+
+
+_INPLACE_KINDS = (OpKind.ELEMENTWISE, OpKind.SCALAR_ELEMENTWISE, OpKind.UNARY)
+
+
+@dataclass
+class _Group:
+    base: str
+    space: MemorySpace
+    start: int
+    end: int
+    size: int
+    members: list[Var]
+    root: Var | None = None
+
+
+def _memref(var: Var) -> MemRef | None:
+    t = var.type
+    return t.memref if isinstance(t, TileType) else None
+
+
+def memory_reuse_function(fn: Function) -> Function:
+    live = compute_liveness(fn)
+    groups: dict[str, _Group] = {}
+    defs: dict[Var, Stmt | None] = {}
+    for var, stmt in tile_vars(fn):
+        mr = _memref(var)
+        if mr is None:
+            continue
+        defs[var] = stmt
+        a, b = live.interval(var)
+        g = groups.get(mr.base)
+        if g is None:
+            groups[mr.base] = _Group(mr.base, mr.memory_space, a, b, mr.size, [var])
+        else:
+            g.start, g.end = min(g.start, a), max(g.end, b)
+            g.members.append(var)
+            if isinstance(mr.byte_offset, ConstInt):
+                g.size = max(g.size, mr.byte_offset.value + mr.size)
+        if isinstance(mr.byte_offset, ConstInt) and mr.byte_offset.value == 0 and groups[mr.base].root is None:
+            groups[mr.base].root = var
+
+    # storages: host base -> list of groups placed in it
+    storages: list[tuple[str, MemorySpace, list[_Group]]] = []
+    new_base: dict[str, str] = {}
+    for g in sorted(groups.values(), key=lambda g: g.start):
+        if g.root is None or defs.get(g.root) is None or g.start < 0:
+            storages.append((g.base, g.space, [g]))
+            new_base[g.base] = g.base
+            continue
+        chosen = None
+        for host, space, placed in storages:
+            if space is not g.space:
+                continue
+            if all(_can_follow(p, g, defs, live) for p in placed):
+                chosen = (host, placed)
+                break
+        if chosen is None:
+            storages.append((g.base, g.space, [g]))
+            new_base[g.base] = g.base
+        else:
+            chosen[1].append(g)
+            new_base[g.base] = chosen[0]
+
+    memrefs: dict[Var, MemRef] = {}
+    for g in groups.values():
+        host = new_base[g.base]
+        if host == g.base:
+            continue
+        for v in g.members:
+            mr = _memref(v)
+            memrefs[v] = dataclasses.replace(mr, base=host)  # type: ignore[arg-type]
+    return retype(fn, memrefs)
+
+
+def _can_follow(prev: _Group, g: _Group, defs: dict[Var, Stmt | None], live) -> bool:
+    """May group ``g`` occupy storage that group ``prev`` used before it?"""
+    if prev.end < g.start:
+        return True
+    if prev.end > g.start or prev.start >= g.start:
+        return False
+    # prev dies on the statement that defines g: only an in-place-safe same-shape vector op may write its
+    # result over one of its own operands.
+    stmt = defs.get(g.root)  # type: ignore[arg-type]
+    if not isinstance(stmt, AssignStmt) or not isinstance(stmt.value, Call):
+        return False
+    op = op_of(stmt.value)
+    if op is None or op.not_inplace_safe or op.kind not in _INPLACE_KINDS:
+        return False
+    if prev.size != g.size:
+        return False
+    reads_prev_root = False
+    for a in stmt.value.args:
+        if isinstance(a, Var) and a in prev.members:
+            mr = _memref(a)
+            if a is not prev.root or mr is None or mr.size != g.size:
+                return False  # a view operand: the write would not line up with the read
+            reads_prev_root = True
+    return reads_prev_root
+
+
+def memory_reuse() -> Pass:
+    """MemoryReuse: lifetime-based sharing of storage inside one memory space."""
+    return function_pass("MemoryReuse", lambda fn, program: memory_reuse_function(fn))
+
+
+# ------------------------------------------------------------------------------------------------
+# AllocateMemoryAddr
+# ------------------------------------------------------------------------------------------------
+
+
+def allocate_memory_addr_function(fn: Function, target: Target) -> Function:
+    folder = ConstFolder(fn)
+    roots: dict[str, tuple[MemorySpace, int, int]] = {}  # base -> (space, size, first position)
+    entries = [(v, _memref(v)) for v, _ in tile_vars(fn)]
+    for order, (v, mr) in enumerate(entries):
+        if mr is None:
+            continue
+        off = folder.value(mr.byte_offset) if mr.byte_offset is not None else 0
+        need = mr.size + (off if off is not None and off > 0 else 0)
+        space, size, first = roots.get(mr.base, (mr.memory_space, 0, order))
+        roots[mr.base] = (space, max(size, need), first)
+
+    addresses: dict[str, int] = {}
+    cursor: dict[MemorySpace, int] = {}
+    for base, (space, size, _) in sorted(roots.items(), key=lambda kv: kv[1][2]):
+        align = target.align(space)
+        addr = ceil_to(cursor.get(space, 0), align)
+        addresses[base] = addr
+        cursor[space] = addr + size
+    for space, used in cursor.items():
+        capacity = target.capacity(space)
+        if used > capacity:
+            raise TilefoldError(
+                f"function '{fn.name}' does not fit in {space.name}: it needs {used} bytes but {target.name} "
+                f"has {capacity} bytes available",
+                span=fn.span if fn.span.line else None,
+                hint="process the data in smaller tiles (e.g. loop over row blocks) or shorten tile lifetimes",
+            )
+
+    memrefs: dict[Var, MemRef] = {}
+    for v, mr in entries:
+        if mr is None:
+            continue
+        off = folder.value(mr.byte_offset) if mr.byte_offset is not None else 0
+        base_addr = addresses[mr.base]
+        addr = base_addr + off if off is not None else base_addr  # dynamic offset: bare base address
+        memrefs[v] = dataclasses.replace(mr, address=addr)
+    return retype(fn, memrefs)
+
+
+def allocate_memory_addr(target: str | Target | None = None) -> Pass:
+    """AllocateMemoryAddr: sequential, per-space aligned addresses for every MemRef."""
+    tgt = _target_of(target)
+    return function_pass("AllocateMemoryAddr", lambda fn, program: allocate_memory_addr_function(fn, tgt),
+                         produced=(IRProperty.MemRefAllocated,))
+
+
+def plan_memory(program: Program, target: str | Target | None = None) -> Program:
+    """Run the three planning passes directly (without a PassContext)."""
+    for p in (init_mem_ref(target), memory_reuse(), allocate_memory_addr(target)):
+        program = p.run(program)
+    return program
+
+
+__all__ = [
+    "allocate_memory_addr", "init_mem_ref", "memory_reuse", "plan_memory", "retype", "tile_vars",
+    "storage_bytes", "dense_pitch", "element_offset_bytes", "ConstFolder",
+]

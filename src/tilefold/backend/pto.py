@@ -1,0 +1,411 @@
+"""The PTO program model: kernels of instructions over explicit buffers.
+
+A ``Buffer`` is a tile in a memory space at a byte address, with a shape, a row pitch, a dtype and a
+layout (``ND`` row-major with ``pitch`` elements per row; ``NZ`` 16x16 fractals whose column blocks are
+``pitch`` rows apart; ``DN`` column-major, used by transposed views). Every tile variable of a planned
+function becomes a statically declared buffer at its planned address. At run time instructions refer to
+*handles* by name: a static buffer, or a view created by ``tsubview`` (zero copy: it keeps the source's
+pitch and layout, and its address is computed from the runtime offsets).
+
+Scalar operands are small expression trees (``SConst``, ``SReg``, ``SBin``, ``SUn``, ``SSpecial`` for
+block / sub-block indices) evaluated by the simulator.
+
+``PTOProgram.text()`` prints the whole program in a readable assembly-like form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tilefold.ir.types import DataType, MemorySpace
+
+# ------------------------------------------------------------------------------------------------
+# scalar expressions
+# ------------------------------------------------------------------------------------------------
+
+
+class SExpr:
+    __slots__ = ()
+
+
+@dataclass(frozen=True)
+class SConst(SExpr):
+    value: Any
+
+    def __str__(self) -> str:
+        return repr(self.value) if isinstance(self.value, float) else str(self.value)
+
+
+@dataclass(frozen=True)
+class SReg(SExpr):
+    name: str
+
+    def __str__(self) -> str:
+        return f"${self.name}"
+
+
+@dataclass(frozen=True)
+class SBin(SExpr):
+    op: str  # Python operator symbol, or "min" / "max"
+    lhs: SExpr
+    rhs: SExpr
+
+    def __str__(self) -> str:
+        if self.op in ("min", "max"):
+            return f"{self.op}({self.lhs}, {self.rhs})"
+        return f"({self.lhs} {self.op} {self.rhs})"
+
+
+@dataclass(frozen=True)
+class SUn(SExpr):
+    op: str  # "-" or "not"
+    operand: SExpr
+
+    def __str__(self) -> str:
+        return f"{self.op}{' ' if self.op == 'not' else ''}{self.operand}"
+
+
+@dataclass(frozen=True)
+class SSpecial(SExpr):
+    kind: str  # "block_idx" | "subblock_idx" | "block_num" | "subblock_num"
+
+    def __str__(self) -> str:
+        return f"{self.kind}()"
+
+
+def sexpr_nodes(e: Any) -> int:
+    """Number of ALU operations an expression costs."""
+    if isinstance(e, SBin):
+        return 1 + sexpr_nodes(e.lhs) + sexpr_nodes(e.rhs)
+    if isinstance(e, SUn):
+        return 1 + sexpr_nodes(e.operand)
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------
+# buffers
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Buffer:
+    name: str
+    space: MemorySpace
+    address: int
+    shape: tuple[int, int]
+    pitch: int
+    dtype: DataType
+    layout: str = "ND"
+
+    @property
+    def nbytes(self) -> int:
+        return self.shape[0] * self.shape[1] * self.dtype.itemsize
+
+    def describe(self) -> str:
+        r, c = self.shape
+        return (f"{self.space.name}[0x{self.address:x}] {r}x{c} {self.dtype.name.lower()} "
+                f"pitch={self.pitch} {self.layout}")
+
+
+@dataclass(frozen=True)
+class TensorParam:
+    name: str
+    shape: tuple[int, ...]
+    dtype: DataType
+    direction: str  # "In" | "Out" | "InOut"
+
+
+# ------------------------------------------------------------------------------------------------
+# instructions
+# ------------------------------------------------------------------------------------------------
+
+
+class Instr:
+    """Base of PTO instructions. ``text()`` gives the one-line form."""
+
+    __slots__ = ()
+
+    def text(self) -> str:  # pragma: no cover - overridden
+        return type(self).__name__
+
+
+def _s(x: Any) -> str:
+    return str(x)
+
+
+def _offs(offsets: tuple[SExpr, ...]) -> str:
+    return "[" + ", ".join(map(str, offsets)) + "]"
+
+
+@dataclass(frozen=True)
+class TLoad(Instr):
+    dst: str
+    tensor: str
+    offsets: tuple[SExpr, ...]
+    window: tuple[int, ...] = ()  # N-D extents of the GM window (folds into the tile's [rows, cols])
+
+    def text(self) -> str:
+        return f"tload %{self.dst}, @{self.tensor}{_offs(self.offsets)}"
+
+
+@dataclass(frozen=True)
+class TStore(Instr):
+    tensor: str
+    offsets: tuple[SExpr, ...]
+    src: str
+    window: tuple[int, ...] = ()
+
+    def text(self) -> str:
+        return f"tstore @{self.tensor}{_offs(self.offsets)}, %{self.src}"
+
+
+@dataclass(frozen=True)
+class TSubview(Instr):
+    """Zero-copy view ``dst`` of ``src`` starting at element (row, col) with ``shape``; keeps the source
+    pitch and layout. ``dtype`` / ``layout`` / ``pitch`` overrides serve reshape / reinterpret / transpose
+    views."""
+
+    dst: str
+    src: str
+    row: SExpr
+    col: SExpr
+    shape: tuple[int, int]
+    dtype: DataType | None = None
+    layout: str | None = None
+    pitch: int | None = None
+    opcode: str = "tsubview"
+
+    def text(self) -> str:
+        extra = ""
+        if self.dtype is not None:
+            extra += f" as {self.dtype.name.lower()}"
+        if self.layout is not None:
+            extra += f" {self.layout}"
+        if self.pitch is not None:
+            extra += f" pitch={self.pitch}"
+        return (f"{self.opcode} %{self.dst}, %{self.src}[{self.row}, {self.col}] "
+                f"{self.shape[0]}x{self.shape[1]}{extra}")
+
+
+@dataclass(frozen=True)
+class TExtract(Instr):
+    """Copy the window of ``dst``'s shape at element (row, col) of ``src`` into ``dst``.
+    ``materialize`` marks a lazy materialization of a subview operand (into the slice's own buffer)."""
+
+    dst: str
+    src: str
+    row: SExpr
+    col: SExpr
+    materialize: bool = False
+    opcode: str = "textract"
+
+    def text(self) -> str:
+        tag = "  ; materialize subview" if self.materialize else ""
+        return f"{self.opcode} %{self.dst}, %{self.src}[{self.row}, {self.col}]{tag}"
+
+
+@dataclass(frozen=True)
+class TMatmul(Instr):
+    """Cube instruction. ``op`` is the registry op (its golden computes the values); operands are
+    (acc?, lhs, rhs, bias?) in the registry's operand order."""
+
+    opcode: str
+    op: str
+    dst: str
+    srcs: tuple[str, ...]
+
+    def text(self) -> str:
+        return f"{self.opcode} %{self.dst}, " + ", ".join(f"%{s}" for s in self.srcs)
+
+
+@dataclass(frozen=True)
+class TVector(Instr):
+    """Vector instruction computed with the registry golden of ``op`` on the operands read from memory.
+    ``args`` follow the registry operand order: buffer names (tiles), ``SExpr`` (scalars) or tuples of
+    ``SExpr`` (list operands)."""
+
+    opcode: str
+    op: str
+    dst: str
+    args: tuple[Any, ...]
+    attrs: tuple[tuple[str, Any], ...] = ()
+
+    def text(self) -> str:
+        parts = []
+        for a in self.args:
+            if isinstance(a, str):
+                parts.append(f"%{a}")
+            elif isinstance(a, tuple):
+                parts.append(_offs(a))
+            else:
+                parts.append(str(a))
+        attrs = "".join(f", {k}={_attr(v)}" for k, v in self.attrs)
+        return f"{self.opcode} %{self.dst}" + "".join(f", {p}" for p in parts) + attrs
+
+
+def _attr(v: Any) -> str:
+    if isinstance(v, DataType):
+        return v.name.lower()
+    if isinstance(v, MemorySpace):
+        return v.name
+    return repr(v)
+
+
+@dataclass(frozen=True)
+class TCustom(Instr):
+    symbol: str
+    outs: tuple[str, ...]
+    ins: tuple[Any, ...]
+    tmps: tuple[str, ...] = ()
+    opcode: str = "custom"
+
+    def text(self) -> str:
+        def fmt(a):
+            return f"%{a}" if isinstance(a, str) else str(a)
+        tmps = f" tmps({', '.join(fmt(t) for t in self.tmps)})" if self.tmps else ""
+        return (f"{self.opcode} @{self.symbol} outs({', '.join(fmt(o) for o in self.outs)}) "
+                f"ins({', '.join(fmt(i) for i in self.ins)}){tmps}")
+
+
+@dataclass(frozen=True)
+class SAssign(Instr):
+    reg: str
+    value: SExpr
+
+    def text(self) -> str:
+        return f"${self.reg} = {self.value}"
+
+
+@dataclass(frozen=True)
+class SAssignMany(Instr):
+    """Parallel assignment (loop back edges): every value is read before any register is written."""
+
+    regs: tuple[str, ...]
+    values: tuple[SExpr, ...]
+
+    def text(self) -> str:
+        return ", ".join(f"${r}" for r in self.regs) + " = " + ", ".join(map(str, self.values))
+
+
+@dataclass(frozen=True)
+class For(Instr):
+    var: str
+    start: SExpr
+    stop: SExpr
+    step: SExpr
+    body: tuple[Instr, ...]
+
+    def text(self) -> str:
+        return f"for ${self.var} in range({self.start}, {self.stop}, {self.step}):"
+
+
+@dataclass(frozen=True)
+class While(Instr):
+    cond: SExpr
+    body: tuple[Instr, ...]
+
+    def text(self) -> str:
+        return f"while {self.cond}:"
+
+
+@dataclass(frozen=True)
+class If(Instr):
+    cond: SExpr
+    then_body: tuple[Instr, ...]
+    else_body: tuple[Instr, ...] = ()
+
+    def text(self) -> str:
+        return f"if {self.cond}:"
+
+
+@dataclass(frozen=True)
+class Alias(Instr):
+    """Bind handle ``dst`` to whatever handle ``src`` currently is (no data moves, no cycles)."""
+
+    dst: str
+    src: str
+
+    def text(self) -> str:
+        return f"alias %{self.dst} = %{self.src}"
+
+
+# ------------------------------------------------------------------------------------------------
+# kernels and programs
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class PTOKernel:
+    name: str
+    func_type: str  # "InCore" | "AIC" | "AIV"
+    tensors: tuple[TensorParam, ...]
+    scalars: tuple[str, ...]  # scalar parameter registers, in parameter order
+    params: tuple[str, ...]  # every parameter name in order
+    buffers: dict[str, Buffer]
+    body: tuple[Instr, ...]
+    returns: tuple[str, ...] = ()  # tensor names returned (in return order)
+    block_dim: int | None = None  # a kernel-level launch size that overrides the caller's
+
+    def text(self) -> str:
+        lines = [f"kernel @{self.name} ({self.func_type}) {{"]
+        for t in self.tensors:
+            lines.append(f"  param @{t.name}: {t.direction} tensor{list(t.shape)} {t.dtype.name.lower()}")
+        for s in self.scalars:
+            lines.append(f"  param ${s}: scalar")
+        for b in self.buffers.values():
+            lines.append(f"  buffer %{b.name}: {b.describe()}")
+        _emit_body(self.body, lines, 1)
+        lines.append("}")
+        return "\n".join(lines)
+
+
+def _emit_body(body: tuple[Instr, ...], lines: list[str], depth: int) -> None:
+    pad = "  " * depth
+    for ins in body:
+        lines.append(pad + ins.text())
+        if isinstance(ins, (For, While)):
+            _emit_body(ins.body, lines, depth + 1)
+        elif isinstance(ins, If):
+            _emit_body(ins.then_body, lines, depth + 1)
+            if ins.else_body:
+                lines.append(pad + "else:")
+                _emit_body(ins.else_body, lines, depth + 1)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One kernel launch of an orchestration: kernel name and, per kernel parameter, the program-level
+    tensor (or scalar expression) bound to it."""
+
+    kernel: str
+    bindings: tuple[tuple[str, Any], ...]  # kernel param -> program tensor name (str) or SExpr
+
+
+@dataclass
+class PTOProgram:
+    name: str
+    target: str
+    kernels: dict[str, PTOKernel]
+    entry: str
+    # When the entry is an orchestration function: its tensor parameters and the launch sequence.
+    orchestration: tuple[Launch, ...] | None = None
+    entry_tensors: tuple[TensorParam, ...] = ()
+    entry_scalars: tuple[str, ...] = ()
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def entry_kernel(self) -> PTOKernel | None:
+        return self.kernels.get(self.entry)
+
+    def text(self) -> str:
+        lines = [f"// PTO program {self.name} for {self.target}, entry @{self.entry}"]
+        if self.orchestration is not None:
+            lines.append(f"orchestration @{self.entry} {{")
+            for launch in self.orchestration:
+                binds = ", ".join(f"{k}=@{v}" if isinstance(v, str) else f"{k}={v}" for k, v in launch.bindings)
+                lines.append(f"  launch @{launch.kernel}({binds})")
+            lines.append("}")
+        for k in self.kernels.values():
+            lines.append(k.text())
+        return "\n".join(lines) + "\n"

@@ -1,0 +1,145 @@
+"""Target descriptions: the chips tilefold compiles for, as data.
+
+A ``Target`` carries everything memory planning, codegen and the simulator need to know about a chip:
+core counts, the capacity and allocation alignment of every on-chip memory space, the Acc (L0C) fractal
+layout, the data paths the DMA / copy engines support, and the cost parameters the simulator prices
+instructions with. Variants differ only in data (``Ascend910C`` lacks the Mat->Mat path, ``Ascend950``
+has a larger L0C and UB); no code path tests a target name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from tilefold.errors import NotSupportedError
+from tilefold.ir.types import MemorySpace
+
+KIB = 1024
+
+Mem = MemorySpace
+
+
+@dataclass(frozen=True)
+class PathCost:
+    """Cost of moving bytes along one data path: ``latency + bytes / bytes_per_cycle`` cycles."""
+
+    bytes_per_cycle: float
+    latency: int
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """Cycle prices of the instruction classes (see ``Target.path_cost`` for copies and DMA)."""
+
+    vector_bytes_per_cycle: int = 256  # one vector repeat processes 256 B per cycle
+    vector_startup: int = 8  # cycles before the first repeat retires
+    cube_fractal: tuple[int, int, int] = (16, 16, 16)  # m, k, n of one cube fractal (16-bit inputs)
+    cube_fractals_per_cycle: float = 1.0  # fractal MACs retired per cycle
+    cube_startup: int = 16
+    scalar_op: int = 1  # one scalar ALU operation
+    custom_startup: int = 32  # custom kernels priced by bytes when they register no cost
+    paths: dict[tuple[MemorySpace, MemorySpace], PathCost] = field(default_factory=dict)
+
+
+def _default_paths() -> dict[tuple[MemorySpace, MemorySpace], PathCost]:
+    return {
+        (Mem.DDR, Mem.Mat): PathCost(64.0, 200),  # MTE2, GM -> L1
+        (Mem.DDR, Mem.Vec): PathCost(64.0, 200),  # MTE2, GM -> UB
+        (Mem.Mat, Mem.Left): PathCost(256.0, 24),  # MTE1, L1 -> L0A
+        (Mem.Mat, Mem.Right): PathCost(256.0, 24),  # MTE1, L1 -> L0B
+        (Mem.Mat, Mem.Bias): PathCost(64.0, 24),  # L1 -> bias table
+        (Mem.Mat, Mem.Mat): PathCost(128.0, 32),  # L1 -> L1 (not on every chip)
+        (Mem.Vec, Mem.Vec): PathCost(256.0, 8),  # UB -> UB copy
+        (Mem.Acc, Mem.DDR): PathCost(64.0, 200),  # FIXPIPE, L0C -> GM
+        (Mem.Vec, Mem.DDR): PathCost(64.0, 200),  # MTE3, UB -> GM
+        (Mem.Acc, Mem.Vec): PathCost(128.0, 48),  # FIXPIPE, L0C -> UB (950 only)
+    }
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    num_aic: int
+    aiv_per_aic: int
+    memory_sizes: dict[MemorySpace, int]
+    alignment: dict[MemorySpace, int]
+    data_paths: frozenset[tuple[MemorySpace, MemorySpace]]
+    costs: CostModel
+    acc_fractal: tuple[int, int] = (16, 16)  # rows, cols of one NZ fractal in Acc
+    vector_base_alignment: int = 32  # every vector operand base must be aligned to this (bytes)
+
+    @property
+    def num_aiv(self) -> int:
+        return self.num_aic * self.aiv_per_aic
+
+    def capacity(self, space: MemorySpace) -> int:
+        try:
+            return self.memory_sizes[space]
+        except KeyError:
+            raise NotSupportedError(f"target {self.name} has no on-chip memory space {space.name}") from None
+
+    def align(self, space: MemorySpace) -> int:
+        return self.alignment.get(space, 32)
+
+    def supports_path(self, src: MemorySpace, dst: MemorySpace) -> bool:
+        return (src, dst) in self.data_paths
+
+    def path_cost(self, src: MemorySpace, dst: MemorySpace) -> PathCost:
+        return self.costs.paths.get((src, dst), PathCost(64.0, 64))
+
+    def acc_fractal_bytes(self, itemsize: int) -> int:
+        return self.acc_fractal[0] * self.acc_fractal[1] * itemsize
+
+    def with_changes(self, **changes) -> Target:
+        return replace(self, **changes)
+
+
+_BASE_PATHS = frozenset({
+    (Mem.DDR, Mem.Mat), (Mem.DDR, Mem.Vec),
+    (Mem.Mat, Mem.Left), (Mem.Mat, Mem.Right), (Mem.Mat, Mem.Bias), (Mem.Mat, Mem.Mat),
+    (Mem.Vec, Mem.Vec),
+    (Mem.Acc, Mem.DDR), (Mem.Vec, Mem.DDR),
+})
+
+_ALIGN = {Mem.Vec: 32, Mem.Mat: 32, Mem.Left: 32, Mem.Right: 32, Mem.Acc: 512, Mem.Bias: 64}
+
+ASCEND_910B = Target(
+    name="Ascend910B",
+    num_aic=24,
+    aiv_per_aic=2,
+    memory_sizes={Mem.Mat: 512 * KIB, Mem.Left: 64 * KIB, Mem.Right: 64 * KIB, Mem.Acc: 128 * KIB,
+                  Mem.Vec: 192 * KIB, Mem.Bias: 1 * KIB},
+    alignment=dict(_ALIGN),
+    data_paths=_BASE_PATHS,
+    costs=CostModel(paths=_default_paths()),
+)
+
+# 910C: same cores and memories, but no L1 -> L1 copy path (the #2010-class Mat hazard traps here).
+ASCEND_910C = replace(ASCEND_910B, name="Ascend910C", data_paths=_BASE_PATHS - {(Mem.Mat, Mem.Mat)})
+
+# 950: 256 KiB L0C, 248 KiB usable UB, and a real L0C -> UB path.
+ASCEND_950 = replace(
+    ASCEND_910B,
+    name="Ascend950",
+    memory_sizes={**ASCEND_910B.memory_sizes, Mem.Acc: 256 * KIB, Mem.Vec: 248 * KIB},
+    data_paths=_BASE_PATHS | {(Mem.Acc, Mem.Vec)},
+)
+
+TARGETS: dict[str, Target] = {t.name: t for t in (ASCEND_910B, ASCEND_910C, ASCEND_950)}
+DEFAULT_TARGET = "Ascend910B"
+
+
+def get_target(name: str | Target | None = None) -> Target:
+    """The target called ``name`` (case-insensitive); a ``Target`` passes through; None = default."""
+    if isinstance(name, Target):
+        return name
+    if name is None:
+        name = DEFAULT_TARGET
+    for key, target in TARGETS.items():
+        if key.lower() == str(name).lower():
+            return target
+    raise NotSupportedError(f"unknown target {name!r}", hint=f"known targets: {', '.join(sorted(TARGETS))}")
+
+
+def list_targets() -> list[str]:
+    return sorted(TARGETS)

@@ -1,0 +1,536 @@
+"""The ``tilefold`` command (also ``python -m tilefold``).
+
+Sub-commands::
+
+    tilefold opt FILE.py [--passes a,b,...] [--print-after-all] [--verify] [--verify-properties P,...]
+                         [--round-trip] [--remarks] [--target NAME] [--[no-]enable-auto-bind-sub-block]
+    tilefold compile FILE.py --emit ir|pto [--target NAME] [--skip-pass NAME]... [--codegen strict|faithful]
+    tilefold run FILE.py --inputs random|FILE.npz [--target NAME] [--skip-pass NAME]... [--codegen ...]
+                         [--block-dim N] [--[no-]enable-auto-bind-sub-block] [--seed N] [--set NAME=VALUE]...
+    tilefold bench [NAMES...]
+    tilefold demo
+    tilefold passes
+
+Exit codes: 0 success; 1 a user error (bad input, a failed verification, an unsupported program; reported
+as one paragraph from ``TilefoldError.render()``, never a traceback); 2 a usage error (bad command line,
+unknown pass name); 3 ``tilefold run`` found a mismatch or a device fault; 4 an internal error (a bug:
+rerun with ``--traceback`` to see where).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from tilefold.errors import TilefoldError
+
+EXIT_OK, EXIT_USER, EXIT_USAGE, EXIT_MISMATCH, EXIT_INTERNAL = 0, 1, 2, 3, 4
+
+
+class UsageError(Exception):
+    """A bad command line detected after argument parsing (e.g. an unknown pass name)."""
+
+
+class UnavailableError(Exception):
+    """A module another engineer owns is not there yet."""
+
+
+def _require(module: str, what: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and (exc.name == module or module.startswith(exc.name + ".")):
+            raise UnavailableError(f"{what} ({module}) is not available yet") from None
+        raise
+
+
+def _attr(module: str, name: str, what: str) -> Any:
+    mod = _require(module, what)
+    if not hasattr(mod, name):
+        raise UnavailableError(f"{what} ({module}.{name}) is not available yet")
+    return getattr(mod, name)
+
+
+# ------------------------------------------------------------------------------------------------
+# shared helpers
+# ------------------------------------------------------------------------------------------------
+
+
+def _parse_file(path: str):
+    parse_file = _attr("tilefold.language", "parse_file", "the pl parser")
+    if not Path(path).is_file():
+        raise TilefoldError(f"cannot read {path!r}: no such file", hint="give the path of a .py file with a "
+                                                                       "@pl.program class")
+    return parse_file(path)
+
+
+def _print_ir(program) -> str:
+    from tilefold.passes.pass_manager import print_ir
+
+    return print_ir(program)
+
+
+def _split_list(text: str | None) -> list[str]:
+    if not text:
+        return []
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def _target(name: str | None):
+    """Validate a target name when the backend exists; return what passes should receive."""
+    if name is None:
+        return None
+    try:
+        get_target = _attr("tilefold.backend.targets", "get_target", "the target catalogue")
+    except UnavailableError:
+        return name
+    return get_target(name)
+
+
+def _pipeline_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    flag = getattr(args, "enable_auto_bind_sub_block", None)
+    if flag is not None:
+        options["enable_auto_bind_sub_block"] = flag
+    return options
+
+
+def _properties(names: Sequence[str]):
+    from tilefold.passes.base import IRProperty
+
+    out = []
+    for name in names:
+        match = [p for p in IRProperty if p.value.lower() == name.lower() or p.name.lower() == name.lower()]
+        if not match:
+            raise UsageError(f"unknown IR property {name!r}; known: {', '.join(p.value for p in IRProperty)}")
+        out.append(match[0])
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# opt
+# ------------------------------------------------------------------------------------------------
+
+
+def cmd_opt(args: argparse.Namespace) -> int:
+    from tilefold.passes.pass_manager import (
+        DumpInstrument,
+        PassContext,
+        PassManager,
+        RoundTripInstrument,
+        VerificationInstrument,
+    )
+    from tilefold.passes.remarks import collect_remarks
+    from tilefold.passes.verifier import ALL_VERIFIABLE, verify_properties
+
+    program = _parse_file(args.file)
+    names = _split_list(args.passes)
+    options = _pipeline_options(args)
+    target = _target(args.target)
+    if target is not None:
+        options["target"] = target
+    try:
+        manager = PassManager.from_names(names, name="opt", **options)
+    except KeyError as exc:
+        raise UsageError(exc.args[0] if exc.args else str(exc)) from None
+    except ModuleNotFoundError as exc:
+        raise UnavailableError(f"a requested pass is not available yet (module {exc.name} is missing)") from None
+
+    explicit = _properties(_split_list(args.verify_properties)) if args.verify_properties else None
+    verify = args.verify or explicit is not None
+    instruments = []
+    if verify:
+        instruments.append(VerificationInstrument(properties=explicit))
+        if not names:
+            props = explicit if explicit is not None else list(ALL_VERIFIABLE)
+            verify_properties(program, props, context="input program")
+    if args.round_trip:
+        instruments.append(RoundTripInstrument(check_input=True))
+    if args.print_after_all:
+        instruments.append(DumpInstrument(sys.stdout))
+
+    with collect_remarks() as remarks, PassContext(instruments, options=options):
+        result = manager.run(program)
+    if explicit is not None and names:
+        verify_properties(result, explicit, context=f"after the last pass ({manager.passes[-1].name})")
+    if args.round_trip and not names:
+        from tilefold.passes.pass_manager import round_trip_check
+
+        round_trip_check(result, "round trip of the input program")
+    for p in manager.passes:  # passes may also expose remarks on the pass object
+        for r in getattr(p, "remarks", None) or ():
+            if r not in remarks:
+                remarks.append(r)
+
+    text = _print_ir(result)
+    if args.output:
+        Path(args.output).write_text(text if text.endswith("\n") else text + "\n")
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    if args.remarks:
+        for r in remarks:
+            print(str(r))
+        if not remarks:
+            print("remark: (no remarks)")
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------------------------------------
+# compile
+# ------------------------------------------------------------------------------------------------
+
+
+def _first_attr(obj: Any, names: Sequence[str]) -> Any:
+    for n in names:
+        if hasattr(obj, n):
+            return getattr(obj, n)
+    return None
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    compile_fn = _attr("tilefold.backend", "compile", "the backend compiler")
+    program = _parse_file(args.file)
+    kwargs: dict[str, Any] = {"skip_passes": tuple(args.skip_pass or ()), "options": _pipeline_options(args)}
+    if args.target:
+        kwargs["target"] = args.target
+    if args.codegen:
+        kwargs["codegen"] = args.codegen
+    compiled = compile_fn(program, **kwargs)
+    if args.emit == "ir":
+        ir_program = _first_attr(compiled, ("program", "ir", "ir_program"))
+        if ir_program is None:
+            raise UnavailableError("the compiled program exposes no IR (expected .program or .ir)")
+        text = _print_ir(ir_program)
+    else:
+        pto = _first_attr(compiled, ("pto", "pto_program"))
+        if pto is not None and hasattr(pto, "text"):
+            text = pto.text()
+        elif hasattr(compiled, "text"):
+            text = compiled.text()
+        else:
+            raise UnavailableError("the compiled program exposes no PTO text (expected .pto.text() or .text())")
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------------------------------------
+# run
+# ------------------------------------------------------------------------------------------------
+
+
+def _entry_function(program):
+    from tilefold.ir.stmt import FunctionType
+
+    orch = [f for f in program.functions if f.func_type is FunctionType.Orchestration]
+    if orch:
+        return orch[0]
+    kernels = [f for f in program.functions if f.func_type.is_incore]
+    if len(kernels) == 1:
+        return kernels[0]
+    if len(program.functions) == 1:
+        return program.functions[0]
+    raise TilefoldError(f"program {program.name!r} has no Orchestration function and "
+                        f"{len(kernels)} kernels; cannot tell which one to run",
+                        hint="add an Orchestration function that calls the kernels")
+
+
+def _parse_scalar(text: str) -> Any:
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    raise TilefoldError(f"cannot read scalar value {text!r}", hint="use an int, a float, true or false")
+
+
+def _make_inputs(program, spec: str, seed: int, settings: Sequence[str]) -> dict[str, Any]:
+    import numpy as np
+
+    from tilefold.ir.stmt import ParamDirection
+    from tilefold.ir.types import ScalarType, TensorType
+
+    fixed: dict[str, Any] = {}
+    for item in settings or ():
+        if "=" not in item:
+            raise UsageError(f"--set expects NAME=VALUE, got {item!r}")
+        name, value = item.split("=", 1)
+        fixed[name.strip()] = _parse_scalar(value.strip())
+
+    entry = _entry_function(program)
+    if spec != "random":
+        path = Path(spec)
+        if not path.is_file():
+            raise TilefoldError(f"cannot read inputs {spec!r}: no such file",
+                                hint="pass --inputs random or an .npz file with one array per parameter")
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                inputs = {k: data[k] for k in data.files}
+        except (OSError, ValueError) as exc:
+            raise TilefoldError(f"cannot read inputs {spec!r}: {exc}",
+                                hint="save the inputs with numpy.savez(path, name=array, ...)") from None
+        inputs.update(fixed)
+        missing = [p.name for p, d in zip(entry.params, entry.param_directions, strict=False)
+                   if p.name not in inputs and d is not ParamDirection.Out]
+        if missing:
+            raise TilefoldError(f"{spec} has no value for parameter(s) {', '.join(missing)} of {entry.name}",
+                                hint=f"the file holds: {', '.join(sorted(inputs)) or 'nothing'}")
+        return inputs
+
+    rng = np.random.default_rng(seed)
+    inputs: dict[str, Any] = {}
+    for p, direction in zip(entry.params, entry.param_directions, strict=False):
+        if p.name in fixed:
+            inputs[p.name] = fixed[p.name]
+            continue
+        t = p.type
+        if isinstance(t, TensorType):
+            shape = t.static_shape
+            if shape is None:
+                raise TilefoldError(f"parameter {p.name} of {entry.name} has a symbolic shape; random inputs "
+                                    "need static shapes", hint="pass --inputs FILE.npz")
+            dt = t.dtype.np_dtype
+            if direction is ParamDirection.Out:
+                inputs[p.name] = np.zeros(shape, dtype=dt)
+            elif t.dtype.is_float:
+                inputs[p.name] = rng.uniform(-1.0, 1.0, size=shape).astype(dt)
+            elif t.dtype.is_bool:
+                inputs[p.name] = rng.integers(0, 2, size=shape).astype(dt)
+            else:
+                inputs[p.name] = rng.integers(-8, 8, size=shape).astype(dt)
+        elif isinstance(t, ScalarType):
+            raise TilefoldError(f"scalar parameter {p.name} of {entry.name} needs a value",
+                                hint=f"pass --set {p.name}=VALUE")
+    return inputs
+
+
+def _fmt_cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_fmt_cell(v)}" for k, v in value.items()) or "-"
+    return str(value)
+
+
+def _table(rows: list[tuple[str, str]]) -> str:
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k.ljust(width)}  {v}" for k, v in rows)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    run_and_compare = _attr("tilefold.testing", "run_and_compare", "the E2E harness")
+    program = _parse_file(args.file)
+    inputs = _make_inputs(program, args.inputs, args.seed, args.set)
+    kwargs: dict[str, Any] = {
+        "skip_passes": tuple(args.skip_pass or ()),
+        "codegen": args.codegen,
+        "options": _pipeline_options(args),
+        "block_dim": args.block_dim,
+    }
+    if args.target:
+        kwargs["target"] = args.target
+    report = run_and_compare(program, inputs, **kwargs)
+    fault = getattr(report, "fault", None)
+    matches = bool(getattr(report, "matches", False))
+    rows = [
+        ("program", f"{program.name} ({args.file})"),
+        ("target", str(args.target or "Ascend910B")),
+        ("skipped passes", ", ".join(args.skip_pass or ()) or "-"),
+        ("codegen", args.codegen),
+        ("block dim", str(args.block_dim)),
+        ("result", "MATCH" if matches else ("DEVICE FAULT" if fault is not None else "MISMATCH")),
+        ("fault", "-" if fault is None else f"{type(fault).__name__}: {fault}"),
+        ("max abs error", _fmt_cell(getattr(report, "max_abs_error", None))),
+        ("first mismatch", _fmt_cell(getattr(report, "first_mismatch", None))),
+        ("cycles", _fmt_cell(getattr(report, "cycles", None))),
+        ("unit cycles", _fmt_cell(getattr(report, "unit_cycles", None))),
+    ]
+    print(_table(rows))
+    return EXIT_OK if matches else EXIT_MISMATCH
+
+
+# ------------------------------------------------------------------------------------------------
+# bench / demo / passes
+# ------------------------------------------------------------------------------------------------
+
+
+def _benchmarks_dir() -> Path | None:
+    candidates = [Path.cwd() / "benchmarks"]
+    here = Path(__file__).resolve()
+    candidates += [parent / "benchmarks" for parent in here.parents]
+    for c in candidates:
+        if c.is_dir():
+            return c
+    return None
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    try:
+        bench = importlib.import_module("tilefold.bench")
+    except ModuleNotFoundError:
+        bench = None
+    runner: Callable[..., Any] | None = None
+    if bench is not None:
+        runner = getattr(bench, "main", None) or getattr(bench, "run", None)
+    if runner is not None:
+        result = runner(list(args.names))
+        return int(result) if isinstance(result, int) else EXIT_OK
+    root = _benchmarks_dir()
+    if root is None:
+        raise UnavailableError("no benchmarks/ directory found")
+    scripts = sorted(p for p in root.glob("*.py") if not p.name.startswith("_"))
+    if args.names:
+        wanted = set(args.names)
+        chosen = [p for p in scripts if p.stem in wanted or p.name in wanted]
+        unknown = wanted - {p.stem for p in chosen} - {p.name for p in chosen}
+        if unknown:
+            raise UsageError(f"unknown benchmark(s) {', '.join(sorted(unknown))}; available: "
+                             f"{', '.join(p.stem for p in scripts) or 'none'}")
+        scripts = chosen
+    if not scripts:
+        print(f"no benchmarks in {root}")
+        return EXIT_OK
+    status = EXIT_OK
+    for script in scripts:
+        print(f"== {script.stem} ==", flush=True)
+        rc = subprocess.call([sys.executable, str(script)], cwd=str(root.parent))
+        if rc != 0:
+            print(f"benchmark {script.stem} failed with exit code {rc}", file=sys.stderr)
+            status = EXIT_USER
+    return status
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    main = _attr("tilefold.demo", "main", "the demo")
+    result = main()
+    return int(result) if isinstance(result, int) else EXIT_OK
+
+
+def cmd_passes(args: argparse.Namespace) -> int:
+    from tilefold.passes.pipeline import DEFAULT_ORDER, list_passes
+
+    print("passes (use with tilefold opt --passes a,b,...):")
+    for name in list_passes():
+        print(f"  {name}")
+    print("default pipeline: " + " -> ".join(DEFAULT_ORDER))
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------------------------------------
+# argument parsing and error handling
+# ------------------------------------------------------------------------------------------------
+
+
+def _add_pipeline_flags(p: argparse.ArgumentParser, skip: bool = True) -> None:
+    p.add_argument("--target", metavar="NAME", help="target chip (Ascend910B, Ascend910C, Ascend950)")
+    p.add_argument("--enable-auto-bind-sub-block", action=argparse.BooleanOptionalAction, default=None,
+                   help="split AIV work across the two vector sub-blocks (default: on)")
+    if skip:
+        p.add_argument("--skip-pass", action="append", metavar="NAME",
+                       help="leave a pass out of the default pipeline (pass name or CLI name); repeatable")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tilefold", description="tilefold: a tile-level kernel compiler for "
+                                                                  "Ascend-style NPUs")
+    parser.add_argument("--traceback", action="store_true", help="show Python tracebacks of errors (debugging)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("opt", help="parse a pl file, run passes, print the IR")
+    p.add_argument("file", metavar="FILE.py")
+    p.add_argument("--passes", metavar="a,b,...", help="comma-separated pass CLI names (see `tilefold passes`)")
+    p.add_argument("--print-after-all", action="store_true", help="print the IR after every pass")
+    p.add_argument("--verify", action="store_true",
+                   help="verify IR properties: the input (when no passes are given) and each pass's required / "
+                        "produced properties")
+    p.add_argument("--verify-properties", metavar="P,...",
+                   help="verify exactly these properties (implies --verify; e.g. SSAForm,TileOps2D): on the input "
+                        "when no passes are given, else around every pass and on the final IR")
+    p.add_argument("--round-trip", action="store_true", help="print + re-parse + compare the IR after every pass")
+    p.add_argument("--remarks", action="store_true", help="print the passes' remarks after the IR")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the IR to FILE instead of stdout")
+    _add_pipeline_flags(p, skip=False)
+    p.set_defaults(func=cmd_opt)
+
+    p = sub.add_parser("compile", help="compile a pl file with the default pipeline")
+    p.add_argument("file", metavar="FILE.py")
+    p.add_argument("--emit", choices=("ir", "pto"), default="pto", help="what to print (default: pto)")
+    p.add_argument("--codegen", choices=("strict", "faithful"), default=None)
+    _add_pipeline_flags(p)
+    p.set_defaults(func=cmd_compile)
+
+    p = sub.add_parser("run", help="compile, simulate and compare against the golden reference")
+    p.add_argument("file", metavar="FILE.py")
+    p.add_argument("--inputs", default="random", metavar="random|FILE.npz",
+                   help="random inputs (default) or an .npz file with one array per parameter")
+    p.add_argument("--codegen", choices=("strict", "faithful"), default="strict")
+    p.add_argument("--block-dim", type=int, default=1, metavar="N", help="number of blocks (cores) to launch")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE", help="value of a scalar parameter")
+    _add_pipeline_flags(p)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("bench", help="run the benchmarks in benchmarks/")
+    p.add_argument("names", nargs="*", metavar="NAME")
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("demo", help="run the main job: compile, simulate and verify the example kernels")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("passes", help="list the passes and the default pipeline")
+    p.set_defaults(func=cmd_passes)
+    return parser
+
+
+def _error(text: str) -> None:
+    sys.stdout.flush()
+    print(text, file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)  # exits with 2 on usage errors
+    show_tb = args.traceback or bool(os.environ.get("TILEFOLD_TRACEBACK"))
+    try:
+        return args.func(args)
+    except UsageError as exc:
+        _error(f"tilefold {args.command}: error: {exc}")
+        return EXIT_USAGE
+    except UnavailableError as exc:
+        _error(f"error: {exc}")
+        return EXIT_USER
+    except TilefoldError as exc:
+        if show_tb:
+            raise
+        _error(exc.render())
+        return EXIT_USER
+    except (ValueError, KeyError, OSError) as exc:
+        # errors a pass or loader raises on bad input (e.g. an unsupported Acc window is a ValueError)
+        if show_tb:
+            raise
+        text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        _error(f"error: {text}")
+        return EXIT_USER
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 130
+    except Exception as exc:  # noqa: BLE001 - last resort: a bug, reported without a traceback
+        if show_tb:
+            raise
+        _error(f"internal error: {type(exc).__name__}: {exc}\nhint: this is a tilefold bug; rerun with "
+               "--traceback to see where it happened")
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,167 @@
+"""The ``pl`` DSL (PyPTO syntax): ``import tilefold.language as pl``.
+
+Entry points
+- ``pl.parse(text, filename="<string>")`` -> ``ir.Program`` (the source must define one ``@pl.program`` class);
+- ``pl.parse_file(path)`` -> ``ir.Program``;
+- ``@pl.program`` on a class: parses the class source (via ``inspect``) and returns the ``ir.Program``.
+
+Kernels are parsed with Python's ``ast`` and never executed. See ``docs/dsl.md`` for the syntax.
+"""
+
+from __future__ import annotations
+
+import inspect
+import linecache
+import sys
+import textwrap
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from tilefold.errors import ParseError, Span
+from tilefold.ir.affine import AffineMap
+from tilefold.ir.stmt import FunctionType, Program
+from tilefold.ir.types import DataType, MemorySpace
+from tilefold.language import dsl as _dsl
+from tilefold.language.dsl import (
+    InOut,
+    MemRef,
+    OpNamespace,
+    Out,
+    Scalar,
+    Tensor,
+    Tile,
+    TileView,
+    Tuple,
+    function,
+    parallel,
+    reduction,
+)
+from tilefold.language.parser import _MISSING, Parser
+
+Mem = MemorySpace
+GM = MemorySpace.DDR
+
+BOOL = DataType.BOOL
+INT4 = DataType.INT4
+INT8 = DataType.INT8
+INT16 = DataType.INT16
+INT32 = DataType.INT32
+INT64 = DataType.INT64
+UINT8 = DataType.UINT8
+UINT16 = DataType.UINT16
+UINT32 = DataType.UINT32
+UINT64 = DataType.UINT64
+FP8E4M3 = DataType.FP8E4M3
+FP8E5M2 = DataType.FP8E5M2
+FP16 = DataType.FP16
+BF16 = DataType.BF16
+FP32 = DataType.FP32
+FP64 = DataType.FP64
+INDEX = DataType.INDEX
+
+tile = OpNamespace("tile")
+
+range = _dsl.range_  # noqa: A001  (pl.range mirrors PyPTO)
+pipeline = _dsl.pipeline
+unroll = _dsl.unroll
+while_ = _dsl.while_
+yield_ = _dsl.yield_
+cond = _dsl.cond
+store = _dsl.store
+load = _dsl.load
+min = _dsl.min_  # noqa: A001
+max = _dsl.max_  # noqa: A001
+const = _dsl.const
+make_tuple = _dsl.make_tuple
+
+
+def affine_map(text: str) -> AffineMap:
+    """``pl.affine_map("(d0, d1) -> (d0, 0)")``: an indexing map in MLIR syntax."""
+    return AffineMap.parse(text)
+
+
+def parse(text: str, filename: str = "<string>", *, program_name: str | None = None) -> Program:
+    """Parse ``pl`` source text into an ``ir.Program``. Module-level constants are folded statically."""
+    return Parser(text, filename).parse_module(program_name)
+
+
+def parse_file(path: str | Path, *, program_name: str | None = None) -> Program:
+    """Parse a ``.py`` file holding one ``@pl.program`` class."""
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as exc:
+        raise ParseError(f"cannot read {p}: {exc.strerror}", span=Span(str(p), 0, 0, ""),
+                         hint="check the path") from None
+    return Parser(text, str(p)).parse_module(program_name)
+
+
+def _frame_lookup(frame: FrameType):
+    local_ns = dict(frame.f_locals)
+    global_ns = frame.f_globals
+
+    def lookup(name: str) -> Any:
+        if name in local_ns:
+            return local_ns[name]
+        if name in global_ns:
+            return global_ns[name]
+        return _MISSING
+
+    aliases = {"pl"}
+    this = sys.modules[__name__]
+    for ns in (global_ns, local_ns):
+        for k, v in ns.items():
+            if v is this:
+                aliases.add(k)
+    return lookup, aliases
+
+
+def _parse_class_object(cls: type, frame: FrameType | None) -> Program:
+    try:
+        lines, start = inspect.getsourcelines(cls)
+        filename = inspect.getsourcefile(cls) or "<unknown>"
+    except (OSError, TypeError) as exc:
+        if frame is not None and linecache.getlines(frame.f_code.co_filename):
+            # the defining module is not importable by name (e.g. exec'd from a spec): read its file
+            filename = frame.f_code.co_filename
+            text = "".join(linecache.getlines(filename))
+            lookup, aliases = _frame_lookup(frame)
+            return Parser(text, filename, const_lookup=lookup, pl_aliases=aliases).parse_module(cls.__name__)
+        raise ParseError(f"cannot read the source of class {cls.__name__}: {exc}",
+                         hint="@pl.program needs the class source; use pl.parse(text) for generated code") from None
+    first = lines[0]
+    indent = len(first) - len(first.lstrip())
+    source = textwrap.dedent("".join(lines))
+    file_lines = [ln.rstrip("\n") for ln in linecache.getlines(filename)] or None
+    if frame is not None:
+        lookup, aliases = _frame_lookup(frame)
+    else:
+        lookup, aliases = None, {"pl"}
+    parser = Parser(source, filename, line_offset=start - 1, col_offset=indent, file_lines=file_lines,
+                    const_lookup=lookup, pl_aliases=aliases)
+    return parser.parse_module(cls.__name__)
+
+
+def program(cls: type | None = None, **options: Any) -> Any:
+    """``@pl.program`` / ``@pl.program(attrs={...})``: parse the decorated class into an ``ir.Program``.
+
+    Constants used in the class (shapes held by module or closure variables) are read from the
+    defining frame; nothing in the class is executed."""
+    frame = sys._getframe(1)
+
+    def build(c: type) -> Program:
+        return _parse_class_object(c, frame)
+
+    if cls is None:
+        return build
+    return build(cls)
+
+
+__all__ = [
+    "BF16", "BOOL", "FP16", "FP32", "FP64", "FP8E4M3", "FP8E5M2", "GM", "INDEX", "INT16", "INT32", "INT4", "INT64",
+    "INT8", "UINT16", "UINT32", "UINT64", "UINT8", "FunctionType", "InOut", "Mem", "MemRef", "MemorySpace", "Out",
+    "Scalar", "Tensor", "Tile", "TileView", "Tuple", "affine_map", "cond", "const", "function", "load",
+    "make_tuple", "max", "min", "parallel", "parse", "parse_file", "pipeline", "program", "range", "reduction",
+    "store", "tile", "unroll", "while_", "yield_",
+]

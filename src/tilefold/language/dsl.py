@@ -1,0 +1,146 @@
+"""Run-time surface of the ``pl`` DSL.
+
+A ``@pl.program`` class is never executed by tilefold: its source is parsed with ``ast``. Python still
+evaluates a few things when the defining module is imported — decorators and *parameter* annotations
+(``pl.Tensor[[16, 128], pl.FP32]``) — so the names used there exist here as harmless markers. Calling a
+DSL operation outside a parsed program raises a clear error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tilefold.errors import NotSupportedError
+
+
+class TypeMarker:
+    """What ``pl.Tensor[...]`` and friends evaluate to at run time (carries the subscript only)."""
+
+    __slots__ = ("kind", "item")
+
+    def __init__(self, kind: str, item: Any) -> None:
+        self.kind = kind
+        self.item = item
+
+    def __repr__(self) -> str:
+        return f"pl.{self.kind}[{self.item!r}]"
+
+
+class _Subscriptable:
+    _kind = "?"
+
+    def __class_getitem__(cls, item: Any) -> TypeMarker:
+        return TypeMarker(cls._kind, item)
+
+
+class Tensor(_Subscriptable):
+    """``pl.Tensor[[rows, cols], dtype]``: a tensor in global memory."""
+
+    _kind = "Tensor"
+
+
+class Tile(_Subscriptable):
+    """``pl.Tile[[rows, cols], dtype, pl.Mem.X, pl.MemRef(...), pl.TileView(...)]``: an on-chip tile."""
+
+    _kind = "Tile"
+
+
+class Scalar(_Subscriptable):
+    """``pl.Scalar[pl.INDEX]``: a scalar value."""
+
+    _kind = "Scalar"
+
+
+class Out(_Subscriptable):
+    """``pl.Out[pl.Tensor[...]]``: an output parameter."""
+
+    _kind = "Out"
+
+
+class InOut(_Subscriptable):
+    """``pl.InOut[pl.Tensor[...]]``: an input/output parameter."""
+
+    _kind = "InOut"
+
+
+class Tuple(_Subscriptable):
+    """``pl.Tuple[T1, T2]``: the type of a multi-result value."""
+
+    _kind = "Tuple"
+
+
+def _only_in_program(name: str):
+    def stub(*args: Any, **kwargs: Any) -> Any:
+        raise NotSupportedError(
+            f"pl.{name}(...) is only meaningful inside a @pl.program class",
+            hint="tilefold parses kernels with Python's ast and never runs them; use pl.parse / @pl.program",
+        )
+
+    stub.__name__ = name
+    stub.__qualname__ = name
+    return stub
+
+
+class _IteratorKind(str):
+    """``pl.parallel`` is both an iterator type (the string "parallel") and a loop kind (``pl.parallel(n)``)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _only_in_program(str(self))(*args, **kwargs)
+
+
+parallel = _IteratorKind("parallel")
+reduction = "reduction"
+
+
+def MemRef(*args: Any, **kwargs: Any) -> TypeMarker:  # noqa: N802  (mirrors the annotation syntax)
+    """Marker for ``pl.MemRef(space, base, byte_offset, size, address=...)`` inside ``pl.Tile[...]``."""
+    return TypeMarker("MemRef", (args, kwargs))
+
+
+def TileView(*args: Any, **kwargs: Any) -> TypeMarker:  # noqa: N802
+    """Marker for ``pl.TileView(valid_shape=[...], blayout=..., ...)`` inside ``pl.Tile[...]``."""
+    return TypeMarker("TileView", (args, kwargs))
+
+
+def function(fn: Any = None, **options: Any) -> Any:
+    """``@pl.function(type=pl.FunctionType.InCore, attrs={...})``: a marker; the program parser reads it."""
+    if fn is not None and callable(fn) and not options:
+        return fn
+
+    def wrap(f: Any) -> Any:
+        return f
+
+    return wrap
+
+
+class OpNamespace:
+    """``pl.tile``: every registered op ``tile.<name>`` is reachable as ``pl.tile.<name>``."""
+
+    def __init__(self, prefix: str) -> None:
+        self._prefix = prefix
+
+    def __getattr__(self, name: str) -> Any:
+        from tilefold.ops import find_op
+
+        if name.startswith("_") or find_op(f"{self._prefix}.{name}") is None:
+            raise AttributeError(f"pl.{self._prefix} has no op {name!r}")
+        return _only_in_program(f"{self._prefix}.{name}")
+
+    def __dir__(self) -> list[str]:
+        from tilefold.ops import all_ops
+
+        return sorted(n.split(".", 1)[1] for n in all_ops() if n.startswith(self._prefix + "."))
+
+
+range_ = _only_in_program("range")
+pipeline = _only_in_program("pipeline")
+unroll = _only_in_program("unroll")
+while_ = _only_in_program("while_")
+yield_ = _only_in_program("yield_")
+cond = _only_in_program("cond")
+store = _only_in_program("store")
+load = _only_in_program("load")
+min_ = _only_in_program("min")
+max_ = _only_in_program("max")
+const = _only_in_program("const")
+make_tuple = _only_in_program("make_tuple")

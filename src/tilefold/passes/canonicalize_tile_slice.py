@@ -1,0 +1,682 @@
+"""CanonicalizeTileSlice: lower unsafe ``tile.slice`` windows to ``tile.extract``; reject bad Acc windows.
+
+Contract
+--------
+- API: ``passes.canonicalize_tile_slice()(program)``; pass name ``CanonicalizeTileSlice``, CLI name
+  ``canonicalize-tile-slice``. Function level, over InCore / AIC / AIV functions.
+- Required and produced: SSAForm, SplitIncoreOrch, IncoreTileOps, TileOps2D, NormalizedStmtStructure.
+  Invalidates nothing. A function without a canonical ``tile.slice`` comes back as the same object.
+- Pipeline slot: right after AutoTileMatmulL0, before InferTileMemorySpace (and once more after
+  TileAndBindSubBlock, see ``passes/pipeline.py``).
+
+Rules (seed ``canonicalize_tile_slice.zh.txt``; doc page ``docs/passes/canonicalize_tile_slice.md``)
+---------------------------------------------------------------------------------------------------
+1. Collect canonical 3-operand slices; peel chains to a non-slice base plus accumulated offsets
+   (``tilefold.analysis.slice_windows``); constants and known multiples of scalars come from
+   ``tilefold.analysis.scalar_facts``.
+2. ``tile.extract(slice, r, c)`` reads the base directly at ``(r + off_row, c + off_col)``.
+3. Mat slices used as the ``lhs`` / ``rhs`` operand of an ``OpKind.MATMUL`` op become a fresh
+   ``tile.extract(base, off_row, off_col, target_memory=Left|Right)``; accumulators and biases are never
+   rewritten.
+4. Vec slices used by an ``OpKind.COL_BROADCAST`` op are materialized with ``tile.extract(...,
+   target_memory=Vec)`` unless the lazy copy into the slice's own buffer is an identity copy at an
+   aligned address (constant offset, contiguous window).
+5. Vec slices used by any other op are materialized unless their inherited address is provably 32-byte
+   aligned.
+6. Misaligned Vec slices escaping through a plain alias, a loop init or a yield are materialized there.
+7. Slices left without users are dropped (use counts; chains die from the outside in).
+8. Slices with other consumers (e.g. a Mat slice into ``tile.move``) stay untouched.
+9. An accumulator destination (registry ``output_reuses_input``) that resolves to an Acc window which
+   neither spans its parent's rows nor stays inside one 16-column block raises ``AccWindowError``
+   (a ``ValueError``).
+10. Every decision is reported as a structured remark (``canonicalize_tile_slice_with_remarks``).
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from dataclasses import dataclass
+from typing import Any
+
+from tilefold.analysis.scalar_facts import ScalarFacts, add_index
+from tilefold.analysis.slice_windows import (
+    AccFinding,
+    SliceInfo,
+    SliceWindowAnalysis,
+    analyze_slice_windows,
+)
+from tilefold.errors import TilefoldError
+from tilefold.ir.expr import Call, Expr, Var
+from tilefold.ir.stmt import (
+    AssignStmt,
+    EvalStmt,
+    ForStmt,
+    Function,
+    Program,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+)
+from tilefold.ir.types import MemorySpace, TileType
+from tilefold.ir.visitor import IRMutator
+from tilefold.ops.registry import OpDef, OpKind, Unit, get_op, make_call, op_of
+from tilefold.passes import remarks as remarks_mod
+from tilefold.passes.base import IRProperty, Pass, function_pass
+from tilefold.passes.remarks import Remark
+
+__all__ = [
+    "PASS_NAME",
+    "PROPERTIES",
+    "AccWindowError",
+    "canonicalize_function",
+    "canonicalize_tile_slice",
+    "canonicalize_tile_slice_with_remarks",
+    "col_expand_decision",
+    "slice_alignment",
+]
+
+PASS_NAME = "CanonicalizeTileSlice"
+CLI_NAME = "canonicalize-tile-slice"
+PROPERTIES = (
+    IRProperty.SSAForm,
+    IRProperty.SplitIncoreOrch,
+    IRProperty.IncoreTileOps,
+    IRProperty.TileOps2D,
+    IRProperty.NormalizedStmtStructure,
+)
+ALIGN_BITS = 256  # vector operands need 32-byte aligned base addresses
+
+
+class AccWindowError(TilefoldError, ValueError):
+    """A matmul accumulator destination is a window that is not contiguous in L0C's NZ block layout."""
+
+
+# ------------------------------------------------------------------------------------------------
+# pass objects
+# ------------------------------------------------------------------------------------------------
+
+
+def canonicalize_tile_slice() -> Pass:
+    """The CanonicalizeTileSlice function pass."""
+    return function_pass(
+        PASS_NAME,
+        _transform,
+        required=PROPERTIES,
+        produced=PROPERTIES,
+        invalidated=(),
+        cli_name=CLI_NAME,
+    )
+
+
+def canonicalize_tile_slice_with_remarks(program: Program) -> tuple[Program, list[Remark]]:
+    """Run the pass and also return its remarks (one structured ``Remark`` per decision)."""
+    with remarks_mod.collect_remarks() as collected:
+        out = canonicalize_tile_slice()(program)
+    return out, [r for r in collected if r.pass_name == PASS_NAME]
+
+
+def _transform(fn: Function, program: Program | None = None) -> Function:
+    if not remarks_mod.remarks_enabled():
+        return canonicalize_function(fn)
+    records: list[Remark] = []
+    try:
+        return canonicalize_function(fn, records)
+    finally:
+        for r in records:
+            remarks_mod.emit(r)
+
+
+def canonicalize_function(fn: Function, remarks: list[Remark] | None = None) -> Function:
+    """Canonicalize one function; appends a ``Remark`` per decision to ``remarks`` when given."""
+    analysis = analyze_slice_windows(fn)
+    ctx = _Context(fn, analysis, remarks)
+    ctx.check_accumulators()
+    if not analysis.slices:
+        return fn
+    for info in analysis.slices.values():
+        if analysis.use_counts.get(info.var, 0) == 0:
+            ctx.release(info.var, initial=True)
+    rewriter = _Rewriter(ctx)
+    out = rewriter.mutate_function(fn)
+    if ctx.dead:
+        out = _DropDead(ctx.dead).mutate_function(out)
+    ctx.final_remarks()
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# decisions
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Alignment:
+    status: str  # "aligned" | "misaligned" | "unprovable"
+    how: str
+    misaligned_bytes: int | None = None
+
+
+def slice_alignment(info: SliceInfo, facts: ScalarFacts) -> _Alignment:
+    """Is the zero-copy address ``base + offset`` of a slice provably 32-byte aligned?
+
+    bits = memref_byte_offset * 8 + (sum_d off_d * stride_d) * storage_bits, checked mod 256. A concrete
+    MemRef byte offset counts; no MemRef or the planning sentinel (byte_offset None) is an aligned root;
+    a symbolic byte offset is unprovable. Dynamic offsets count through their known multiple.
+    """
+    bt = info.base_type
+    if bt is None:
+        return _Alignment("unprovable", "the base is not a tile")
+    bits = bt.dtype.storage_bits
+    const_bits = 0
+    proofs: list[str] = []
+    mr = bt.memref
+    if mr is not None and mr.byte_offset is not None:
+        off = facts.const_value(mr.byte_offset)
+        if off is None:
+            return _Alignment("unprovable", f"the MemRef byte offset of '{info.base.name}' is not a constant")
+        const_bits += off * 8
+    shape = bt.static_shape
+    rank = len(info.offsets)
+    for d, off_expr in enumerate(info.offsets):
+        c = facts.const_value(off_expr)
+        if c == 0:
+            continue
+        stride = _stride(shape, d, rank)
+        if stride is None:
+            return _Alignment("unprovable", f"the extents of '{info.base.name}' after axis {d} are symbolic")
+        if c is not None:
+            const_bits += c * stride * bits
+            continue
+        mult = facts.known_multiple(off_expr)
+        step_bits = mult * stride * bits
+        if step_bits % ALIGN_BITS:
+            what = f"a multiple of {mult}" if mult > 1 else "not a known multiple"
+            return _Alignment(
+                "unprovable",
+                f"axis-{d} offset {facts.describe(off_expr)} is {what}; steps of {step_bits // 8} B are not "
+                "provably 32-byte aligned",
+            )
+        proofs.append(f"axis-{d} offset {facts.describe(off_expr)} moves by multiples of {step_bits // 8} B")
+    rem = const_bits % ALIGN_BITS
+    if rem:
+        return _Alignment("misaligned", f"the constant part is {const_bits // 8} B, {rem // 8} B past a 32-byte "
+                                        "boundary", rem // 8)
+    proofs.insert(0, f"constant part {const_bits // 8} B is a multiple of 32 B")
+    return _Alignment("aligned", "; ".join(proofs))
+
+
+def _stride(shape: tuple[int, ...] | None, axis: int, rank: int) -> int | None:
+    if axis == rank - 1:
+        return 1
+    if shape is None or len(shape) != rank:
+        return None
+    s = 1
+    for e in shape[axis + 1:]:
+        s *= e
+    return s
+
+
+def col_expand_decision(info: SliceInfo, facts: ScalarFacts) -> tuple[bool, str, str]:
+    """(materialize?, reason kind, explanation) for a Vec slice read by a col_expand-family op.
+
+    The op cannot read a subview, so codegen copies the slice into the slice's own buffer (inside its
+    live source). That copy is safe only if it is an identity copy: constant offset (#1640) and a window
+    contiguous in the base (single row or full width, #2010). The buffer is then ``base + offset``, so it
+    must also be 32-byte aligned (#1789) for the vector op that reads it.
+    """
+    dynamic = [repr(o) for o in info.offsets if facts.const_value(o) is None]
+    if dynamic:
+        return True, "dynamic-offset", (f"offset {', '.join(dynamic)} is dynamic: the lazy copy would land at the "
+                                        "bare source base (#1640)")
+    shape = info.static_shape
+    bt = info.base_type
+    base_shape = bt.static_shape if bt is not None else None
+    if shape is None or len(shape) != 2:
+        return True, "non-contiguous", "the window extent is symbolic or not 2-D: contiguity is unprovable"
+    rows, cols = shape
+    if rows > 1:
+        if base_shape is None or len(base_shape) != 2:
+            return True, "non-contiguous", "the base extent is symbolic: contiguity is unprovable"
+        if cols < base_shape[1]:
+            return True, "non-contiguous", (f"{rows} rows x {cols} of {base_shape[1]} columns is strided in the "
+                                            "base: the dense repack would overwrite the live source (#2010)")
+    align = slice_alignment(info, facts)
+    if align.status == "misaligned":
+        return True, "misaligned", f"the identity copy would start at a misaligned address: {align.how} (#1789)"
+    if align.status == "unprovable":
+        return True, "unprovable", f"alignment of the identity copy is unprovable: {align.how}"
+    return False, "identity-copy", f"constant offset, contiguous window, aligned ({align.how})"
+
+
+# ------------------------------------------------------------------------------------------------
+# the rewrite
+# ------------------------------------------------------------------------------------------------
+
+
+class _Context:
+    def __init__(self, fn: Function, analysis: SliceWindowAnalysis, remarks: list[Remark] | None) -> None:
+        self.fn = fn
+        self.analysis = analysis
+        self.facts = analysis.facts
+        self.slices = analysis.slices
+        self.counts = dict(analysis.use_counts)
+        self.names = set(analysis.names)
+        self.remarks = remarks
+        self.dead: set[Var] = set()
+        self.slice_op = get_op("tile.slice")
+        self.extract_op = get_op("tile.extract")
+
+    # -- remarks -------------------------------------------------------------------------------------
+
+    def remark(self, kind: str, message: str, **details: Any) -> None:
+        if self.remarks is not None:
+            self.remarks.append(Remark(PASS_NAME, self.fn.name, kind, message, details))
+
+    def final_remarks(self) -> None:
+        for var in self.dead:
+            info = self.slices[var]
+            self.remark("dropped", f"slice '{var.name}' has no users left and was removed",
+                        slice=var.name, base=info.base.name)
+
+    # -- use counts ----------------------------------------------------------------------------------
+
+    def release(self, var: Var, *, initial: bool = False) -> None:
+        """One use of slice ``var`` went away; when none are left it dies, releasing its source."""
+        current: Var | None = var
+        first = True
+        while current is not None:
+            if not (first and initial):
+                self.counts[current] = self.counts.get(current, 0) - 1
+            first = False
+            if self.counts.get(current, 0) > 0 or current in self.dead or current not in self.slices:
+                return
+            self.dead.add(current)
+            src = self.slices[current].src
+            current = src if src in self.slices else None
+
+    # -- Acc windows ---------------------------------------------------------------------------------
+
+    def check_accumulators(self) -> None:
+        for finding in self.analysis.acc_findings:
+            v = finding.verdict
+            if v.kind == "reject":
+                self.remark("acc-window-rejected", _acc_message(finding), op=finding.op_name,
+                            window=finding.window.describe(), reason=v.reason)
+                raise AccWindowError(_acc_message(finding), span=getattr(finding.stmt, "span", None),
+                                     hint=_acc_hint(finding))
+            self.remark(f"acc-window-{'accepted' if v.kind == 'accept' else 'unproven'}",
+                        f"{finding.op_name} accumulator window {finding.window.describe()}: {v.reason}",
+                        op=finding.op_name, window=finding.window.describe(), verdict=v.kind)
+
+    # -- building extracts ---------------------------------------------------------------------------
+
+    def fresh(self, name: str) -> str:
+        if name not in self.names:
+            self.names.add(name)
+            return name
+        i = 1
+        while f"{name}_{i}" in self.names:
+            i += 1
+        out = f"{name}_{i}"
+        self.names.add(out)
+        return out
+
+    def materialize(self, info: SliceInfo, memory: MemorySpace, suffix: str, stmt: Stmt) -> tuple[Stmt, Var] | None:
+        """``<name>_<suffix> = tile.extract(base, off_row, off_col, shape=..., target_memory=memory)``."""
+        shape = info.static_shape
+        if shape is None or len(shape) != 2 or len(info.offsets) != 2:
+            self.remark("left", f"slice '{info.var.name}' has a symbolic or non-2-D extent; it cannot be "
+                                "materialized with tile.extract and is left as it is", slice=info.var.name)
+            return None
+        span = getattr(stmt, "span", None)
+        try:
+            call = make_call("tile.extract", [info.base, info.offsets[0], info.offsets[1]],
+                             {"shape": shape, "target_memory": memory}, span)
+        except TilefoldError as exc:
+            self.remark("left", f"slice '{info.var.name}' cannot be materialized: {exc.message}",
+                        slice=info.var.name)
+            return None
+        name = info.var.name
+        if name.endswith("_slice") and len(name) > len("_slice"):
+            name = name[: -len("_slice")]
+        var = Var(self.fresh(f"{name}_{suffix}"), call.type, info.var.span)
+        return AssignStmt(var, call, span) if span is not None else AssignStmt(var, call), var
+
+    def misaligned_vec(self, expr: Expr) -> tuple[SliceInfo, _Alignment] | None:
+        """The slice info of ``expr`` when it is a Vec slice whose address is not provably aligned."""
+        info = self.slices.get(expr) if isinstance(expr, Var) else None
+        if info is None or info.var in self.dead or info.memory_space is not MemorySpace.Vec:
+            return None
+        align = slice_alignment(info, self.facts)
+        return None if align.status == "aligned" else (info, align)
+
+
+class _Rewriter(IRMutator):
+    def __init__(self, ctx: _Context) -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    # -- statements ----------------------------------------------------------------------------------
+
+    def mutate_AssignStmt(self, stmt: AssignStmt) -> Stmt | list[Stmt]:
+        ctx = self.ctx
+        value = stmt.value
+        if isinstance(value, Var):
+            hit = ctx.misaligned_vec(value)
+            if hit is not None:
+                info, align = hit
+                built = ctx.materialize(info, MemorySpace.Vec, "ext", stmt)
+                if built is not None:
+                    call = built[0].value  # type: ignore[attr-defined]
+                    ctx.release(info.var)
+                    ctx.remark("materialized", f"alias '{stmt.var.name}' of slice '{info.var.name}' is "
+                                               f"materialized at its definition: {align.how}",
+                               slice=info.var.name, reason=f"escape-alias/{align.status}", consumer="alias",
+                               misaligned_bytes=align.misaligned_bytes)
+                    return stmt.with_fields(value=call)
+            return super().mutate_AssignStmt(stmt)
+        pre: list[Stmt] = []
+        if isinstance(value, Call):
+            value, pre = self.rewrite_call(stmt, value)
+        value = self.mutate_expr(value)
+        new = stmt if value is stmt.value else stmt.with_fields(value=value)
+        return [*pre, new] if pre else new
+
+    def mutate_EvalStmt(self, stmt: EvalStmt) -> Stmt | list[Stmt]:
+        expr = stmt.expr
+        pre: list[Stmt] = []
+        if isinstance(expr, Call):
+            expr, pre = self.rewrite_call(stmt, expr)
+        expr = self.mutate_expr(expr)
+        new = stmt if expr is stmt.expr else stmt.with_fields(expr=expr)
+        return [*pre, new] if pre else new
+
+    def _escape_inits(self, stmt: ForStmt | WhileStmt) -> tuple[list[Stmt], ForStmt | WhileStmt]:
+        ctx = self.ctx
+        pre: list[Stmt] = []
+        new_iter_args = []
+        changed = False
+        for ia in stmt.iter_args:
+            hit = ctx.misaligned_vec(ia.init) if ia.init is not None else None
+            if hit is not None:
+                info, align = hit
+                built = ctx.materialize(info, MemorySpace.Vec, "ext", stmt)
+                if built is not None:
+                    ext_stmt, ext_var = built
+                    pre.append(ext_stmt)
+                    new_ia = ia.with_fields(init=ext_var)
+                    self.var_map[ia] = new_ia
+                    new_iter_args.append(new_ia)
+                    changed = True
+                    ctx.release(info.var)
+                    ctx.remark("materialized", f"loop init '{ia.name}' from slice '{info.var.name}' is "
+                                               f"materialized before the loop: {align.how}",
+                               slice=info.var.name, reason=f"escape-loop-init/{align.status}",
+                               consumer="loop-init", misaligned_bytes=align.misaligned_bytes)
+                    continue
+            new_iter_args.append(ia)
+        if changed:
+            stmt = stmt.with_fields(iter_args=tuple(new_iter_args))
+        return pre, stmt
+
+    def mutate_ForStmt(self, stmt: ForStmt) -> Stmt | list[Stmt]:
+        pre, changed = self._escape_inits(stmt)
+        out = super().mutate_ForStmt(changed)  # type: ignore[arg-type]
+        return [*pre, *(out if isinstance(out, list) else [out])] if pre else out
+
+    def mutate_WhileStmt(self, stmt: WhileStmt) -> Stmt | list[Stmt]:
+        pre, changed = self._escape_inits(stmt)
+        out = super().mutate_WhileStmt(changed)  # type: ignore[arg-type]
+        return [*pre, *(out if isinstance(out, list) else [out])] if pre else out
+
+    def mutate_YieldStmt(self, stmt: YieldStmt) -> Stmt | list[Stmt]:
+        ctx = self.ctx
+        pre: list[Stmt] = []
+        values = list(stmt.values)
+        for i, v in enumerate(values):
+            hit = ctx.misaligned_vec(v)
+            if hit is None:
+                continue
+            info, align = hit
+            built = ctx.materialize(info, MemorySpace.Vec, "ext", stmt)
+            if built is None:
+                continue
+            pre.append(built[0])
+            values[i] = built[1]
+            ctx.release(info.var)
+            ctx.remark("materialized", f"yielded slice '{info.var.name}' is materialized before the yield: "
+                                       f"{align.how}", slice=info.var.name, reason=f"escape-yield/{align.status}",
+                       consumer="yield", misaligned_bytes=align.misaligned_bytes)
+        if pre:
+            stmt = stmt.with_fields(values=tuple(values))
+        out = super().mutate_YieldStmt(stmt)
+        return [*pre, out] if pre else out  # type: ignore[list-item]
+
+    # -- consumers -----------------------------------------------------------------------------------
+
+    def rewrite_call(self, stmt: Stmt, call: Call) -> tuple[Call, list[Stmt]]:
+        ctx = self.ctx
+        if not any(isinstance(a, Var) and a in ctx.slices for a in call.args):
+            return call, []
+        od = op_of(call)
+        if od is ctx.slice_op:
+            return call, []
+        if od is ctx.extract_op:
+            return self.fold_extract(stmt, call), []
+        if od is not None and od.kind is OpKind.MATMUL:
+            return self.matmul_operands(stmt, call, od)
+        if od is not None and od.kind is OpKind.COL_BROADCAST:
+            return self.col_broadcast(stmt, call, od)
+        return self.ordinary(stmt, call, od)
+
+    def fold_extract(self, stmt: Stmt, call: Call) -> Call:
+        """Rule 2: ``extract(slice, r, c)`` -> ``extract(base, r + off_row, c + off_col)``."""
+        ctx = self.ctx
+        src = call.args[0]
+        info = ctx.slices.get(src) if isinstance(src, Var) else None
+        if info is None:
+            return call
+        if info.memory_space not in (MemorySpace.Mat, MemorySpace.Vec, None) or len(info.offsets) != 2:
+            ctx.remark("left", f"slice '{info.var.name}' in {info.memory_space} feeding tile.extract is not "
+                               "canonicalized", slice=info.var.name, consumer=call.op_name)
+            return call
+        facts = ctx.facts
+        row = add_index(facts.resolve(call.args[1]), info.offsets[0], facts)
+        col = add_index(facts.resolve(call.args[2]), info.offsets[1], facts)
+        try:
+            new = make_call("tile.extract", [info.base, row, col, *call.args[3:]], dict(call.kwargs),
+                            getattr(call, "span", None))
+        except TilefoldError as exc:
+            ctx.remark("left", f"slice '{info.var.name}' could not be folded into tile.extract: {exc.message}",
+                       slice=info.var.name, consumer=call.op_name)
+            return call
+        new = new.with_fields(type=call.type)  # same window, same result type
+        ctx.release(info.var)
+        ctx.remark("folded-extract", f"slice '{info.var.name}' folded into tile.extract: reads "
+                                     f"'{info.base.name}' at [{row!r}, {col!r}]",
+                   slice=info.var.name, base=info.base.name, consumer=call.op_name,
+                   offsets=(repr(info.offsets[0]), repr(info.offsets[1])))
+        return new
+
+    def matmul_operands(self, stmt: Stmt, call: Call, od: OpDef) -> tuple[Call, list[Stmt]]:
+        """Rule 3: Mat slices as lhs / rhs become tile.extract into Left / Right."""
+        ctx = self.ctx
+        args = list(call.args)
+        pre: list[Stmt] = []
+        names = [p.name for p in od.operand_params]
+        for i, a in enumerate(call.args):
+            info = ctx.slices.get(a) if isinstance(a, Var) else None
+            if info is None:
+                continue
+            role = names[i] if i < len(names) else "?"
+            if role not in ("lhs", "rhs") or info.memory_space is not MemorySpace.Mat:
+                ctx.remark("left", f"slice '{info.var.name}' ({info.memory_space}) as the {role} operand of "
+                                   f"{call.op_name} is not rewritten", slice=info.var.name,
+                           consumer=call.op_name, operand=role)
+                continue
+            memory = MemorySpace.Left if role == "lhs" else MemorySpace.Right
+            built = ctx.materialize(info, memory, "left" if role == "lhs" else "right", stmt)
+            if built is None:
+                continue
+            pre.append(built[0])
+            args[i] = built[1]
+            ctx.release(info.var)
+            ctx.remark("folded-matmul", f"Mat slice '{info.var.name}' as the {role} of {call.op_name} becomes "
+                                        f"tile.extract of '{info.base.name}' into {memory.name}",
+                       slice=info.var.name, base=info.base.name, consumer=call.op_name, operand=role)
+        if not pre:
+            return call, []
+        return call.with_fields(args=tuple(args)), pre
+
+    def col_broadcast(self, stmt: Stmt, call: Call, od: OpDef) -> tuple[Call, list[Stmt]]:
+        """Rule 4: Vec slices read by the col_expand family (both operands checked)."""
+        ctx = self.ctx
+        args = list(call.args)
+        pre: list[Stmt] = []
+        done: dict[Var, Var] = {}
+        for i, a in enumerate(call.args):
+            info = ctx.slices.get(a) if isinstance(a, Var) else None
+            if info is None:
+                continue
+            if info.memory_space not in (MemorySpace.Vec, None):
+                ctx.remark("left", f"slice '{info.var.name}' in {info.memory_space} read by {call.op_name} is "
+                                   "not canonicalized", slice=info.var.name, consumer=call.op_name)
+                continue
+            if info.var in done:
+                args[i] = done[info.var]
+                ctx.release(info.var)
+                continue
+            materialize, kind, why = col_expand_decision(info, ctx.facts)
+            if not materialize:
+                ctx.remark("kept-zero-copy", f"slice '{info.var.name}' read by {call.op_name} stays a slice: {why}",
+                           slice=info.var.name, consumer=call.op_name, reason=kind)
+                continue
+            built = ctx.materialize(info, MemorySpace.Vec, "ext", stmt)
+            if built is None:
+                continue
+            pre.append(built[0])
+            args[i] = done[info.var] = built[1]
+            ctx.release(info.var)
+            ctx.remark("materialized", f"slice '{info.var.name}' read by {call.op_name} is materialized: {why}",
+                       slice=info.var.name, consumer=call.op_name, reason=kind)
+        if not pre and all(x is y for x, y in zip(args, call.args, strict=False)):
+            return call, []
+        return call.with_fields(args=tuple(args)), pre
+
+    def ordinary(self, stmt: Stmt, call: Call, od: OpDef | None) -> tuple[Call, list[Stmt]]:
+        """Rule 5: Vec slices read by any other call must sit at a provably aligned address (#1789)."""
+        ctx = self.ctx
+        args = list(call.args)
+        pre: list[Stmt] = []
+        done: dict[Var, Var] = {}
+        for i, a in enumerate(call.args):
+            info = ctx.slices.get(a) if isinstance(a, Var) else None
+            if info is None:
+                continue
+            mem = info.memory_space
+            vector_consumer = od is not None and od.unit is Unit.VECTOR
+            if not (mem is MemorySpace.Vec or (mem is None and vector_consumer)):
+                ctx.remark("left", f"slice '{info.var.name}' ({mem.name if mem else 'no memory yet'}) read by "
+                                   f"{call.op_name}: not a canonicalizable consumer; it lowers to a subview",
+                           slice=info.var.name, consumer=call.op_name)
+                continue
+            if info.var in done:
+                args[i] = done[info.var]
+                ctx.release(info.var)
+                continue
+            align = slice_alignment(info, ctx.facts)
+            if align.status == "aligned":
+                ctx.remark("kept-zero-copy", f"slice '{info.var.name}' read by {call.op_name} stays zero-copy: "
+                                             f"proved aligned ({align.how})",
+                           slice=info.var.name, consumer=call.op_name, reason="aligned", proof=align.how)
+                continue
+            built = ctx.materialize(info, MemorySpace.Vec, "ext", stmt)
+            if built is None:
+                continue
+            pre.append(built[0])
+            args[i] = done[info.var] = built[1]
+            ctx.release(info.var)
+            what = (f"misaligned by {align.misaligned_bytes} B" if align.status == "misaligned"
+                    else "alignment unprovable")
+            ctx.remark("materialized", f"slice '{info.var.name}' read by {call.op_name} is materialized "
+                                       f"({what}): {align.how}",
+                       slice=info.var.name, consumer=call.op_name, reason=align.status,
+                       misaligned_bytes=align.misaligned_bytes)
+        if not pre and all(x is y for x, y in zip(args, call.args, strict=False)):
+            return call, []
+        return call.with_fields(args=tuple(args)), pre
+
+
+class _DropDead(IRMutator):
+    def __init__(self, dead: set[Var]) -> None:
+        super().__init__()
+        self.dead = dead
+
+    def mutate_AssignStmt(self, stmt: AssignStmt) -> Stmt | list[Stmt]:
+        if stmt.var in self.dead:
+            return []
+        return stmt
+
+    def mutate_EvalStmt(self, stmt: EvalStmt) -> Stmt | list[Stmt]:
+        return stmt
+
+    def mutate_YieldStmt(self, stmt: YieldStmt) -> Stmt | list[Stmt]:
+        return stmt
+
+    def mutate_ReturnStmt(self, stmt: Stmt) -> Stmt | list[Stmt]:
+        return stmt
+
+    def mutate_ForStmt(self, stmt: ForStmt) -> Stmt | list[Stmt]:
+        body = self._body(stmt.body)
+        return stmt if body is stmt.body else stmt.with_fields(body=body)
+
+    def mutate_WhileStmt(self, stmt: WhileStmt) -> Stmt | list[Stmt]:
+        body = self._body(stmt.body)
+        return stmt if body is stmt.body else stmt.with_fields(body=body)
+
+
+# ------------------------------------------------------------------------------------------------
+# Acc window diagnostics
+# ------------------------------------------------------------------------------------------------
+
+
+def _acc_message(f: AccFinding) -> str:
+    w = f.window
+    ptype = w.parent.type
+    pshape = ptype.static_shape if isinstance(ptype, TileType) else None
+    rows, cols = f.extent if f.extent is not None else ("?", "?")
+    offs = ", ".join(repr(o) for o in w.offsets)
+    parent = f"'{w.parent.name}' [{', '.join(map(str, pshape))}]" if pshape else f"'{w.parent.name}'"
+    where = " (the value carried around the loop back edge)" if f.via_back_edge else ""
+    return (
+        f"{f.op_name} accumulates into a window [{rows}, {cols}] at offset [{offs}] of the Acc tile {parent}"
+        f"{where} that is not contiguous in L0C's block layout: {f.verdict.reason}. In the NZ layout a window is "
+        f"contiguous only if it spans all rows of its parent or stays inside one 16-column block; the MAD writes "
+        f"its destination densely with no destination stride, so every column block after the first would "
+        "silently land on the wrong row tile (pto-isa#253). Allocate the accumulator as [rows, N * tiles] and "
+        "slice columns instead."
+    )
+
+
+def _acc_hint(f: AccFinding) -> str:
+    rows, cols = f.extent if f.extent is not None else ("rows", "N")
+    return (
+        f"allocate the accumulator as [rows, N * tiles] (e.g. [{rows}, {cols} * tiles]) and slice columns, "
+        f"tile.slice(acc, [{rows}, {cols}], [0, j * {cols}]), so each window spans the full row range. The window "
+        "may have been produced by a compiler pass rather than written in the kernel; reshape the accumulation "
+        "so the tiles are packed along columns."
+    )
+
+
+
+class _CallablePassModule(types.ModuleType):
+    """Once this module is imported, Python binds it as the attribute ``tilefold.passes.canonicalize_tile_slice``,
+    shadowing the package's lazy factory of the same name. Calling the module builds the pass, so
+    ``passes.canonicalize_tile_slice()(program)`` keeps working either way."""
+
+    def __call__(self) -> Pass:
+        return canonicalize_tile_slice()
+
+
+sys.modules[__name__].__class__ = _CallablePassModule

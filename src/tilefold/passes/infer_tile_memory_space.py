@@ -1,0 +1,452 @@
+"""InferTileMemorySpace: give every tile a memory space and make producers agree with consumers.
+
+Contract
+--------
+* Required: ``TileOps2D``. Produced: ``TileMemoryInferred`` (every tile-typed variable, iter arg, return var
+  and call result in an InCore / AIC / AIV function has a memory space). Invalidated: nothing.
+* Demand (backward): each op operand with a placement rule asks for a memory space. The rules come from
+  registry facts: operands of ``OpKind.MATMUL`` ops are placed by parameter role (``lhs`` -> Left,
+  ``rhs`` -> Right, ``acc`` -> Acc, ``bias`` -> Bias); tile operands of vector-unit ops ask for Vec.
+  Demand flows from a view result to its source (views share the source's storage, ``MemoryRule.INHERIT``),
+  from an iter arg to its initial value and from loop / if results to the yielded values. Demand only
+  decides tiles whose memory no forward rule fixes.
+* Assignment (forward): results take their op's memory rule (``target_memory`` kwarg, fixed space, or the
+  inherited operand's space); tiles left open take their demand, else Vec (a tile nobody constrains is a
+  vector tile). Iter args take their initial value's space; a yielded value in another space is moved
+  before the yield. If results take the then-branch's space; the else branch moves to it.
+* Repair: where an operand's space differs from what its consumer needs, a ``tile.move(x, target_memory=..)``
+  is inserted before the consumer (reused within a block) when the target has that data path — e.g. a
+  Mat tile fed whole to a matmul moves to Left / Right. Without a path (a Vec tile into the cube, an Acc tile
+  into a vector op on a chip without L0C -> UB) the pass raises ``TypeInferenceError`` with a fix hint.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tilefold.errors import Span, TypeInferenceError
+from tilefold.ir.expr import Call, Expr, IterArg, MakeTuple, TupleGetItem, Var
+from tilefold.ir.stmt import (
+    AssignStmt,
+    EvalStmt,
+    ForStmt,
+    Function,
+    IfStmt,
+    Program,
+    ReturnStmt,
+    SeqStmts,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+)
+from tilefold.ir.types import MemorySpace, TileType, TupleType, Type
+from tilefold.ops import MemoryRuleKind, OpKind, Unit, make_call, op_of
+from tilefold.passes.base import IRProperty, Pass, function_pass
+
+Mem = MemorySpace
+
+# operand role (registry parameter name) of a cube op -> the L0 buffer the cube reads it from
+_CUBE_ROLES = {"lhs": Mem.Left, "rhs": Mem.Right, "acc": Mem.Acc, "bias": Mem.Bias}
+
+
+def infer_tile_memory_space(target: Any = None) -> Pass:
+    def run(fn: Function, program: Program) -> Function:
+        return _Inferer(fn, target).run()
+
+    return function_pass(
+        "InferTileMemorySpace", run, required=(IRProperty.TileOps2D,), produced=(IRProperty.TileMemoryInferred,),
+        cli_name="infer-tile-memory-space",
+    )
+
+
+def operand_demands(call: Call) -> list[tuple[int, MemorySpace]]:
+    """(operand index, required memory space) for every operand of ``call`` whose placement is fixed."""
+    op = op_of(call)
+    if op is None:
+        return []
+    out: list[tuple[int, MemorySpace]] = []
+    if op.kind is OpKind.MATMUL:
+        for i, p in enumerate(op.operand_params[:len(call.args)]):
+            mem = _CUBE_ROLES.get(p.name)
+            if mem is not None and isinstance(call.args[i].type, TileType):
+                out.append((i, mem))
+        return out
+    if op.unit is Unit.VECTOR and op.kind is not OpKind.CREATE:
+        for i, a in enumerate(call.args):
+            if isinstance(a.type, TileType):
+                out.append((i, Mem.Vec))
+    return out
+
+
+def _tile(t: Type) -> TileType | None:
+    return t if isinstance(t, TileType) else None
+
+
+def _with_mem(t: Type, mem: MemorySpace) -> Type:
+    if isinstance(t, TileType) and t.memory_space is not mem:
+        return TileType(t.shape, t.dtype, mem, t.memref, t.tile_view)
+    return t
+
+
+class _Inferer:
+    def __init__(self, fn: Function, target: Any) -> None:
+        self.fn = fn
+        self.target = _resolve_target(target)
+        self.demand: dict[Var, MemorySpace] = {}
+        self.vmap: dict[Var, Expr] = {}
+        self._names: set[str] = set()
+        self._count = 0
+
+    # ------------------------------------------------------------------------------------ demand
+    def collect_demand(self) -> None:
+        links: dict[Var, list[Var]] = {}  # var -> vars that should inherit its demand
+
+        def link(src: Expr, dst: Expr) -> None:
+            if isinstance(src, Var) and isinstance(dst, Var):
+                links.setdefault(src, []).append(dst)
+
+        def ask(e: Expr, mem: MemorySpace) -> None:
+            if isinstance(e, Var) and e not in self.demand:
+                self.demand[e] = mem
+
+        def visit(s: Stmt, returns: tuple[Var, ...] = ()) -> None:
+            if isinstance(s, SeqStmts):
+                for x in s.stmts:
+                    visit(x, returns)
+            elif isinstance(s, (AssignStmt, EvalStmt)):
+                value = s.value if isinstance(s, AssignStmt) else s.expr
+                if isinstance(s, AssignStmt):
+                    self._names.add(s.var.name)
+                if isinstance(value, Call):
+                    for i, mem in operand_demands(value):
+                        ask(value.args[i], mem)
+                    op = op_of(value)
+                    if isinstance(s, AssignStmt) and op is not None and op.memory.kind is MemoryRuleKind.INHERIT:
+                        if op.memory.operand < len(value.args):
+                            link(s.var, value.args[op.memory.operand])
+                elif isinstance(s, AssignStmt) and isinstance(value, Var):
+                    link(s.var, value)
+            elif isinstance(s, (ForStmt, WhileStmt)):
+                for ia, rv in zip(s.iter_args, s.return_vars, strict=True):
+                    if ia.init is not None:
+                        link(ia, ia.init)
+                    link(rv, ia)
+                visit(s.body, tuple(s.iter_args))
+            elif isinstance(s, IfStmt):
+                visit(s.then_body, tuple(s.return_vars))
+                if s.else_body is not None:
+                    visit(s.else_body, tuple(s.return_vars))
+            elif isinstance(s, YieldStmt):
+                for target, v in zip(returns, s.values, strict=False):
+                    link(target, v)
+
+        visit(self.fn.body)
+        work = list(self.demand)
+        while work:
+            v = work.pop()
+            for dst in links.get(v, ()):
+                if dst not in self.demand:
+                    self.demand[dst] = self.demand[v]
+                    work.append(dst)
+
+    # ------------------------------------------------------------------------------------ rewrite
+    def run(self) -> Function:
+        for p in self.fn.params:
+            self._names.add(p.name)
+        self.collect_demand()
+        params = []
+        for p in self.fn.params:
+            t = _tile(p.type)
+            if t is not None and t.memory_space is None:
+                new = Var(p.name, _with_mem(t, self.demand.get(p, Mem.Vec)), p.span)
+                self.vmap[p] = new
+                params.append(new)
+            else:
+                params.append(p)
+        body = self.block(self.fn.body, {})
+        if body is self.fn.body and all(a is b for a, b in zip(params, self.fn.params, strict=True)):
+            return self.fn
+        return self.fn.with_fields(params=tuple(params), body=body)
+
+    def fresh(self, base: str) -> str:
+        name = base
+        while name in self._names:
+            self._count += 1
+            name = f"{base}_{self._count}"
+        self._names.add(name)
+        return name
+
+    def sub(self, e: Expr) -> Expr:
+        if isinstance(e, Var):
+            return self.vmap.get(e, e)
+        if isinstance(e, MakeTuple):
+            elems = tuple(self.sub(x) for x in e.elements)
+            return e if all(a is b for a, b in zip(elems, e.elements, strict=True)) else MakeTuple(elems)
+        if isinstance(e, TupleGetItem):
+            t = self.sub(e.tuple_value)
+            return e if t is e.tuple_value else TupleGetItem(t, e.index)
+        if isinstance(e, Call):
+            args = tuple(self.sub(a) for a in e.args)
+            return e if all(a is b for a, b in zip(args, e.args, strict=True)) else e.with_fields(args=args)
+        return e
+
+    def block(self, body: Stmt, moves: dict[tuple[Var, MemorySpace], Var]) -> Stmt:
+        stmts = body.stmts if isinstance(body, SeqStmts) else (body,)
+        moves = dict(moves)  # moves made in an enclosing block stay visible; ours do not leak out
+        out: list[Stmt] = []
+        changed = False
+        for s in stmts:
+            new = self.stmt(s, out, moves)
+            changed = changed or len(new) != 1 or new[0] is not s
+            out.extend(new)
+        if not changed:
+            return body
+        return SeqStmts(tuple(out))
+
+    def stmt(self, s: Stmt, prefix: list[Stmt], moves: dict) -> list[Stmt]:
+        if isinstance(s, AssignStmt):
+            return self.assign(s, moves)
+        if isinstance(s, EvalStmt):
+            if isinstance(s.expr, Call) and op_of(s.expr) is not None:
+                pre: list[Stmt] = []
+                call = self.call(s.expr, None, pre, moves, s.span)
+                return pre + [s if call is s.expr else s.with_fields(expr=call)]
+            e = self.sub(s.expr)
+            return [s if e is s.expr else s.with_fields(expr=e)]
+        if isinstance(s, (YieldStmt, ReturnStmt)):
+            vals = tuple(self.sub(v) for v in s.values)
+            return [s if all(a is b for a, b in zip(vals, s.values, strict=True)) else s.with_fields(values=vals)]
+        if isinstance(s, (ForStmt, WhileStmt)):
+            return self.loop(s, moves)
+        if isinstance(s, IfStmt):
+            return self.if_stmt(s, moves)
+        if isinstance(s, SeqStmts):
+            b = self.block(s, moves)
+            return list(b.stmts) if isinstance(b, SeqStmts) else [b]
+        return [s]
+
+    def resolve(self, var: Var | None, t: Type) -> Type:
+        """A tile type with its memory space filled in (demand of ``var``, else Vec)."""
+        if isinstance(t, TileType) and t.memory_space is None:
+            return _with_mem(t, self.demand.get(var, Mem.Vec) if var is not None else Mem.Vec)
+        if isinstance(t, TupleType):
+            return TupleType(tuple(self.resolve(None, x) for x in t.types))
+        return t
+
+    def bind(self, s: AssignStmt, value: Expr) -> AssignStmt:
+        t = self.resolve(s.var, value.type)
+        var = s.var
+        old = s.var.type
+        if isinstance(old, (TileType, TupleType)) or isinstance(t, (TileType, TupleType)):
+            if not _same_type(old, t):
+                var = Var(s.var.name, t, s.var.span)
+                self.vmap[s.var] = var
+        if var is s.var and value is s.value:
+            return s
+        return s.with_fields(var=var, value=value)
+
+    def assign(self, s: AssignStmt, moves: dict) -> list[Stmt]:
+        pre: list[Stmt] = []
+        if isinstance(s.value, Call) and op_of(s.value) is not None:
+            value: Expr = self.call(s.value, s.var, pre, moves, s.span)
+        else:
+            value = self.sub(s.value)
+        return pre + [self.bind(s, value)]
+
+    def call(self, c: Call, var: Var | None, pre: list[Stmt], moves: dict, span: Span | None) -> Call:
+        op = op_of(c)
+        assert op is not None
+        args = list(self.sub(a) for a in c.args)
+        for i, mem in operand_demands(c):
+            args[i] = self.place(args[i], mem, c, i, pre, moves, span)
+        if op.kind is OpKind.STORE:
+            self.check_store(args[0], c, span)
+        kw = dict(c.kwargs)
+        changed = any(a is not b for a, b in zip(args, c.args, strict=True))
+        t = c.type
+        if not changed and not _open(t):
+            return c
+        if op.memory.kind is MemoryRuleKind.KWARG and kw.get("target_memory") is None:
+            new = make_call(c.op_name, tuple(args), kw)
+            if _open(new.type):
+                kw["target_memory"] = self.demand.get(var, Mem.Vec) if var is not None else Mem.Vec
+                new = make_call(c.op_name, tuple(args), kw)
+        else:
+            new = make_call(c.op_name, tuple(args), kw)
+        if _open(new.type):
+            new = new.with_fields(type=self.resolve(var, new.type))
+        return new.with_fields(span=c.span)
+
+    def place(self, e: Expr, mem: MemorySpace, c: Call, index: int, pre: list[Stmt], moves: dict,
+              span: Span | None) -> Expr:
+        t = _tile(e.type)
+        if t is None or t.memory_space is mem or t.memory_space is None:
+            return e
+        key = (e, mem) if isinstance(e, Var) else None
+        if key is not None and key in moves:
+            return moves[key]
+        src = t.memory_space
+        if not self.has_path(src, mem):
+            raise TypeInferenceError(
+                f"{c.op_name} needs operand #{index} in {mem.name}, but it lives in {src.name} and the target has "
+                f"no {src.name} -> {mem.name} data path", span=span if span is not None and span.line else None,
+                hint=_hint(src, mem))
+        mv = make_call("tile.move", (e,), {"target_memory": mem})
+        v = Var(self.fresh(f"{getattr(e, 'name', 'tile')}_{mem.name.lower()}"), mv.type)
+        pre.append(AssignStmt(v, mv) if span is None else AssignStmt(v, mv, span=span))
+        if key is not None:
+            moves[key] = v
+        return v
+
+    def check_store(self, e: Expr, c: Call, span: Span | None) -> None:
+        t = _tile(e.type)
+        if t is None or t.memory_space is None or self.has_path(t.memory_space, Mem.DDR):
+            return
+        raise TypeInferenceError(
+            f"{c.op_name} writes a {t.memory_space.name} tile to GM, but the target has no "
+            f"{t.memory_space.name} -> GM data path", span=span if span is not None and span.line else None,
+            hint="store Vec tiles (vector results) or Acc tiles (matmul results); L1 / L0A / L0B data cannot "
+                 "be written back directly")
+
+    def has_path(self, src: MemorySpace, dst: MemorySpace) -> bool:
+        if self.target is None:
+            return (src, dst) in _DEFAULT_PATHS
+        return self.target.supports_path(src, dst)
+
+    # ------------------------------------------------------------------------------------ control flow
+    def carried(self, ia: IterArg, init: Expr) -> IterArg:
+        t = ia.type
+        it = _tile(init.type)
+        if isinstance(t, TileType):
+            mem = it.memory_space if it is not None and it.memory_space is not None else \
+                self.demand.get(ia, Mem.Vec)
+            t = _with_mem(t, mem)
+        if t is ia.type and init is ia.init:
+            return ia
+        new = IterArg(ia.name, t, ia.span, init=init)
+        self.vmap[ia] = new
+        return new
+
+    def fix_yield(self, body: Stmt, want: list[Type], moves: dict) -> Stmt:
+        """Move yielded tiles whose space differs from the carried / returned one."""
+        stmts = list(body.stmts) if isinstance(body, SeqStmts) else [body]
+        if not stmts or not isinstance(stmts[-1], YieldStmt):
+            return body
+        y = stmts[-1]
+        pre: list[Stmt] = []
+        vals = []
+        for v, t in zip(y.values, want, strict=False):
+            wt = _tile(t)
+            vt = _tile(v.type)
+            if wt is not None and vt is not None and wt.memory_space is not None \
+                    and vt.memory_space is not wt.memory_space:
+                fake = make_call("tile.move", (v,), {"target_memory": wt.memory_space})
+                v = self.place(v, wt.memory_space, fake, 0, pre, {}, y.span)
+            vals.append(v)
+        vals.extend(y.values[len(vals):])
+        if not pre:
+            return body
+        return SeqStmts(tuple(stmts[:-1] + pre + [y.with_fields(values=tuple(vals))]))
+
+    def loop(self, s: ForStmt | WhileStmt, moves: dict) -> list[Stmt]:
+        iter_args = tuple(self.carried(ia, self.sub(ia.init)) if ia.init is not None else ia for ia in s.iter_args)
+        if isinstance(s, ForStmt):
+            head = dict(start=self.sub(s.start), stop=self.sub(s.stop), step=self.sub(s.step))
+        else:
+            head = dict(condition=self.sub(s.condition))
+        body = self.block(s.body, moves)
+        body = self.fix_yield(body, [ia.type for ia in iter_args], moves)
+        rvs = []
+        for rv, ia in zip(s.return_vars, iter_args, strict=True):
+            if isinstance(rv.type, TileType) and not _same_type(rv.type, ia.type):
+                new = Var(rv.name, ia.type, rv.span)
+                self.vmap[rv] = new
+                rvs.append(new)
+            else:
+                rvs.append(rv)
+        same = body is s.body and all(a is b for a, b in zip(iter_args, s.iter_args, strict=True)) \
+            and all(a is b for a, b in zip(rvs, s.return_vars, strict=True)) \
+            and all(getattr(s, k) is v for k, v in head.items())
+        if same:
+            return [s]
+        return [s.with_fields(iter_args=iter_args, body=body, return_vars=tuple(rvs), **head)]
+
+    def if_stmt(self, s: IfStmt, moves: dict) -> list[Stmt]:
+        cond = self.sub(s.condition)
+        then_body = self.block(s.then_body, moves)
+        else_body = self.block(s.else_body, moves) if s.else_body is not None else None
+        then_y = _last_yield(then_body)
+        else_y = _last_yield(else_body) if else_body is not None else None
+        want: list[Type] = []
+        rvs = []
+        for i, rv in enumerate(s.return_vars):
+            t = rv.type
+            if isinstance(t, TileType):
+                src = then_y.values[i].type if then_y is not None and i < len(then_y.values) else None
+                if not (isinstance(src, TileType) and src.memory_space is not None):
+                    src = else_y.values[i].type if else_y is not None and i < len(else_y.values) else None
+                mem = src.memory_space if isinstance(src, TileType) and src.memory_space is not None else \
+                    self.demand.get(rv, Mem.Vec)
+                t = _with_mem(t, mem)
+            want.append(t)
+            if not _same_type(t, rv.type):
+                new = Var(rv.name, t, rv.span)
+                self.vmap[rv] = new
+                rvs.append(new)
+            else:
+                rvs.append(rv)
+        then_body = self.fix_yield(then_body, want, moves)
+        if else_body is not None:
+            else_body = self.fix_yield(else_body, want, moves)
+        if cond is s.condition and then_body is s.then_body and else_body is s.else_body \
+                and all(a is b for a, b in zip(rvs, s.return_vars, strict=True)):
+            return [s]
+        return [s.with_fields(condition=cond, then_body=then_body, else_body=else_body, return_vars=tuple(rvs))]
+
+
+def _last_yield(body: Stmt | None) -> YieldStmt | None:
+    if body is None:
+        return None
+    stmts = body.stmts if isinstance(body, SeqStmts) else (body,)
+    return stmts[-1] if stmts and isinstance(stmts[-1], YieldStmt) else None
+
+
+def _open(t: Type) -> bool:
+    if isinstance(t, TileType):
+        return t.memory_space is None
+    if isinstance(t, TupleType):
+        return any(_open(x) for x in t.types)
+    return False
+
+
+def _same_type(a: Type, b: Type) -> bool:
+    if isinstance(a, TileType) and isinstance(b, TileType):
+        return a.memory_space is b.memory_space and a.dtype is b.dtype and a.static_shape == b.static_shape \
+            and a.static_shape is not None
+    return a is b or a == b
+
+
+def _resolve_target(target: Any):
+    try:
+        from tilefold.backend.targets import get_target
+    except ImportError:  # pragma: no cover - backend not installed
+        return None
+    return get_target(target)
+
+
+_DEFAULT_PATHS = {
+    (Mem.DDR, Mem.Mat), (Mem.DDR, Mem.Vec), (Mem.Mat, Mem.Left), (Mem.Mat, Mem.Right), (Mem.Mat, Mem.Bias),
+    (Mem.Vec, Mem.Vec), (Mem.Acc, Mem.DDR), (Mem.Vec, Mem.DDR),
+}
+
+
+def _hint(src: MemorySpace, dst: MemorySpace) -> str:
+    if dst in (Mem.Left, Mem.Right, Mem.Bias):
+        return ("cube operands come from L1: load them with target_memory=pl.Mem.Mat (the compiler extracts "
+                "them into L0A / L0B)")
+    if src is Mem.Acc:
+        return ("a matmul result can only go to GM here: store it with pl.store and load it back into Vec for "
+                "vector work")
+    if src in (Mem.Mat, Mem.Left, Mem.Right):
+        return "vector ops read Vec tiles: load the data with target_memory=pl.Mem.Vec"
+    return f"produce the tile in {dst.name} directly (target_memory=pl.Mem.{dst.name})"

@@ -1,0 +1,1235 @@
+"""TileAndBindSubBlock: split vector (AIV) work 1:2 across the two vector sub-blocks.
+
+Contract
+--------
+Applies to AIV functions and to InCore functions whose work is all vector (no cube op, no tile outside
+Vec). For each such function it either
+
+* **splits** it: one parallel axis class (chosen with ``tilefold.analysis.dimensions``) is halved in
+  every store and, transitively, in every producer of the stored tiles. Sub-block ``sb =
+  get_subblock_idx()`` computes the window at offset ``sb * half`` on that axis. Stores and custom ops
+  that were split carry the ``tiled_op=True`` attribute; the function becomes ``AIV`` (it runs on both
+  sub-blocks) and gets the attribute ``sub_block_axis``; or
+* **rolls back**: the untouched original function is kept, and LimitUniqueSubBlockIdToStoreCopy puts
+  every store and every custom op not marked ``tiled_op`` under ``if get_subblock_idx() == 0`` (an
+  ``IfStmt`` tagged ``limit_sub_block_id0``; an op with results yields its output inits on the other
+  branch). The function gets ``tile_and_bind_subblock_reverted=<reason>`` and the program
+  ``tile_and_bind_subblock_reverted=True``.
+
+Either way the results are unchanged. Every decision is reported as a remark (pass name
+``TileAndBindSubBlock``): the chosen axis and why, each op split, each refusal with the failed check
+and the operand, each rollback with its reason.
+
+With ``enable_auto_bind_sub_block=False`` the pass returns the program unchanged.
+
+Required: SSAForm, TypeChecked, NormalizedStmtStructure, TileMemoryInferred. Produces the same
+properties (new IR is built with the registry's type inference and keeps SSA form).
+
+Algorithm (all analysis happens before any IR is created, so a refusal never leaves a half rewrite):
+
+1. dimension analysis; a conflicting join ("broadcast on two different axes") turns strict mode off
+   for this function only; an unranked custom operand gives up on the function;
+2. axis choice per store: parallel, static, even, a column split's half row a multiple of 32 bytes;
+   one axis class must cover every store; the outer axis is preferred;
+3. demand propagation (the bubbling of the marked half-windows), in reverse program order, one
+   strategy per ``OpKind``; custom ops follow the seed's checks in order (see ``check_custom_op``);
+4. rewrite: loads get narrowed GM windows, elementwise / broadcast / reduction / custom ops are
+   re-emitted on half tiles, loops and ifs carry halves, stores write ``[off + sb * half]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tilefold.analysis.dimensions import DimensionAnalyzer, ValueKey
+from tilefold.ir.affine import AffineBinaryExpr, AffineConstantExpr, AffineDimExpr, AffineMap
+from tilefold.ir.expr import Add, Call, ConstInt, Eq, Expr, GlobalVar, IterArg, MakeTuple, Mul, TupleGetItem, Var
+from tilefold.ir.stmt import (
+    AssignStmt,
+    EvalStmt,
+    ForStmt,
+    Function,
+    FunctionType,
+    IfStmt,
+    Program,
+    ReturnStmt,
+    SeqStmts,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+    flatten_stmts,
+)
+from tilefold.ir.types import DataType, MemorySpace, ScalarType, TensorType, TileType, TupleType, Type
+from tilefold.ir.visitor import IRMutator, IRVisitor
+from tilefold.ops.registry import OpKind, Unit, make_call, op_of
+from tilefold.ops.tile_ops import custom_segments
+from tilefold.passes.base import IRProperty, Pass
+
+PASS_NAME = "TileAndBindSubBlock"
+LIMIT_PASS_NAME = "LimitUniqueSubBlockIdToStoreCopy"
+TILED_OP = "tiled_op"
+LIMIT_TAG = "limit_sub_block_id0"
+REVERTED = "tile_and_bind_subblock_reverted"
+AXIS_ATTR = "sub_block_axis"
+FULL = -1  # demand: the whole value is needed
+VECTOR_ALIGN = 32  # bytes: a column half-row must keep vector operands 32 B aligned
+
+INDEX = DataType.INDEX
+
+
+# =================================================================================================
+# remarks
+# =================================================================================================
+
+
+def _remark(pass_name: str, function: str, kind: str, message: str, **details: Any) -> None:
+    try:
+        from tilefold.passes import remarks
+    except ImportError:  # the remarks module is optional at import time
+        return
+    try:
+        remarks.emit(remarks.Remark(pass_name, function, kind, message, details))
+    except Exception:  # noqa: BLE001 - a remark must never break compilation
+        return
+
+
+# =================================================================================================
+# refusals
+# =================================================================================================
+
+
+class Refusal(Exception):
+    """A check failed: the function cannot be split (or, non-strict, a window stays on an op)."""
+
+    def __init__(self, check: str, message: str, operand: str = "", op: str = "") -> None:
+        self.check = check
+        self.message = message
+        self.operand = operand
+        self.op = op
+        super().__init__(self.describe())
+
+    def describe(self) -> str:
+        where = f" ({self.op}" + (f", operand {self.operand}" if self.operand else "") + ")" if self.op else ""
+        return f"{self.check}: {self.message}{where}"
+
+
+class _Abort(Exception):
+    """Give up on the whole function (rollback)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+# =================================================================================================
+# custom-op strategy (the seed's CustomOpBubbleUpStrategy): checks in order, then projection
+# =================================================================================================
+
+
+@dataclass
+class CustomPlan:
+    """The outcome of the custom-op checks: how to build the ONE tiled op."""
+
+    iter_dim: int  # iteration dim that is split
+    half: int  # half extent of that dim
+    input_axes: list[int | None]  # per input: axis sliced (None: whole / scalar)
+    output_axes: list[int]  # per output init / result: axis sliced
+
+
+def _name(e: Expr) -> str:
+    return e.name if isinstance(e, Var) else repr(e)
+
+
+def _static(t: Type) -> tuple[int, ...] | None:
+    return t.static_shape if isinstance(t, (TileType, TensorType)) else None
+
+
+def check_safe_to_duplicate(call: Call) -> None:
+    """isSafeToDuplicateCustomLike: both sub-blocks will run the kernel on their half."""
+    op = call.op_name
+    seg = custom_segments(call)
+    if not call.kwarg("no_side_effect", False):
+        raise Refusal("safe_to_duplicate", "custom op may have side effects (no_side_effect is not set)", op=op)
+    if call.kwarg("builtin", False):
+        raise Refusal("safe_to_duplicate", "builtin custom ops are compiler library calls and are never split",
+                      op=op)
+    if seg["tmps"]:
+        raise Refusal("safe_to_duplicate", "custom op has temp buffers", operand=_name(seg["tmps"][0]), op=op)
+    if call.kwarg("extra_buffers_info"):
+        raise Refusal("safe_to_duplicate", "custom op has extra_buffers_info", op=op)
+    if op == "tile.custom_macro":
+        if call.kwarg("sync_event_slots"):
+            raise Refusal("safe_to_duplicate", "custom_macro has sync_event_slots", op=op)
+        if seg["sync_related_args"]:
+            raise Refusal("safe_to_duplicate", "custom_macro has sync_related_args",
+                          operand=_name(seg["sync_related_args"][0]), op=op)
+
+
+def check_sliceable_inputs(call: Call) -> None:
+    """hasSliceableCustomInputs: ranked tiles are sliced, scalars pass through, the rest is refused."""
+    op = call.op_name
+    for k, x in enumerate(custom_segments(call)["ins"]):
+        t = x.type
+        if isinstance(t, ScalarType):
+            continue
+        if isinstance(t, TensorType):
+            raise Refusal("sliceable_inputs", f"input #{k} is a GM tensor (memref-like), not a tile",
+                          operand=_name(x), op=op)
+        if not isinstance(t, TileType):
+            raise Refusal("sliceable_inputs", f"input #{k} is unranked ({type(t).__name__})", operand=_name(x), op=op)
+
+
+def _check_map_results(m: AffineMap, k: int, operand: Expr, op: str) -> None:
+    last = -1
+    seen: set[int] = set()
+    for e in m.results:
+        if isinstance(e, AffineDimExpr):
+            if e.position in seen:
+                raise Refusal("supported_explicit_maps", f"map #{k} '{m}' repeats d{e.position}",
+                              operand=_name(operand), op=op)
+            if e.position < last:
+                raise Refusal("supported_explicit_maps", f"map #{k} '{m}' is transposed (dims out of order)",
+                              operand=_name(operand), op=op)
+            seen.add(e.position)
+            last = e.position
+        elif isinstance(e, AffineConstantExpr):
+            if e.value != 0:
+                raise Refusal("supported_explicit_maps", f"map #{k} '{m}' has the non-zero constant {e.value}",
+                              operand=_name(operand), op=op)
+        else:
+            raise Refusal("supported_explicit_maps", f"map #{k} '{m}' has the compound expression '{e}'",
+                          operand=_name(operand), op=op)
+
+
+def check_supported_explicit_maps(call: Call) -> None:
+    """hasSupportedExplicitIndexingMaps."""
+    op = call.op_name
+    seg = custom_segments(call)
+    maps = call.kwarg("indexing_maps") or ()
+    iters = call.kwarg("iterator_types") or ()
+    operands = list(seg["ins"]) + list(seg["outs"])
+    if not maps or not iters:
+        raise Refusal("supported_explicit_maps", "custom op has no explicit indexing_maps / iterator_types", op=op)
+    if len(maps) != len(operands):
+        raise Refusal("supported_explicit_maps",
+                      f"{len(maps)} maps for {len(seg['ins'])} ins + {len(seg['outs'])} outs "
+                      "(ops with temp buffers are not supported)", op=op)
+    for k, (m, x) in enumerate(zip(maps, operands, strict=False)):
+        if m.num_dims != len(iters):
+            raise Refusal("supported_explicit_maps", f"map #{k} '{m}' has {m.num_dims} dims for {len(iters)} "
+                          "iterators", operand=_name(x), op=op)
+        if m.num_symbols:
+            raise Refusal("supported_explicit_maps", f"map #{k} '{m}' uses symbols", operand=_name(x), op=op)
+        t = x.type
+        if isinstance(t, (TileType, TensorType)) and m.num_results != t.rank:
+            raise Refusal("supported_explicit_maps", f"map #{k} '{m}' has {m.num_results} results for rank "
+                          f"{t.rank}", operand=_name(x), op=op)
+        _check_map_results(m, k, x, op)
+
+
+def check_slices_only_parallel_dimensions(call: Call, result_axes: dict[int, int]) -> None:
+    """slicesOnlyParallelDimensions: each result axis that shrinks maps to a parallel iterator dN."""
+    op = call.op_name
+    seg = custom_segments(call)
+    maps = call.kwarg("indexing_maps")
+    iters = call.kwarg("iterator_types")
+    n_ins = len(seg["ins"])
+    for j, axis in result_axes.items():
+        m = maps[n_ins + j]
+        e = m.results[axis]
+        if not isinstance(e, AffineDimExpr):
+            raise Refusal("slices_only_parallel_dimensions",
+                          f"result #{j} axis {axis} maps to '{e}', not to an iterator", operand=f"result #{j}", op=op)
+        if iters[e.position] != "parallel":
+            raise Refusal("slices_only_parallel_dimensions",
+                          f"result #{j} axis {axis} maps to d{e.position}, a {iters[e.position]} iterator",
+                          operand=f"result #{j}", op=op)
+
+
+def check_aligned_output_inits(call: Call, result_types: list[Type], split_result: int) -> None:
+    """hasAlignedOutputInits: one ranked output init per result, shaped and mapped like the split result."""
+    op = call.op_name
+    seg = custom_segments(call)
+    outs = seg["outs"]
+    maps = call.kwarg("indexing_maps")
+    n_ins = len(seg["ins"])
+    if len(outs) != len(result_types):
+        raise Refusal("aligned_output_inits", f"{len(outs)} output inits for {len(result_types)} results", op=op)
+    ref_type = result_types[split_result]
+    if not isinstance(ref_type, TileType) or ref_type.static_shape is None:
+        raise Refusal("aligned_output_inits", f"result #{split_result} is not a ranked static tile", op=op)
+    ref_map = maps[n_ins + split_result]
+    for j, (o, rt) in enumerate(zip(outs, result_types, strict=False)):
+        if not isinstance(o.type, TileType) or not isinstance(rt, TileType):
+            raise Refusal("aligned_output_inits", f"output init #{j} / result #{j} is not a ranked tile",
+                          operand=_name(o), op=op)
+        if o.type.static_shape != ref_type.static_shape or rt.static_shape != ref_type.static_shape:
+            raise Refusal("aligned_output_inits",
+                          f"output init #{j} shape {list(o.type.static_shape or ())} differs from the split result "
+                          f"shape {list(ref_type.static_shape)}", operand=_name(o), op=op)
+        if maps[n_ins + j] != ref_map:
+            raise Refusal("aligned_output_inits", f"output init #{j} map '{maps[n_ins + j]}' differs from the split "
+                          f"result map '{ref_map}'", operand=_name(o), op=op)
+
+
+def recover_iteration_window(call: Call, result_types: list[Type], result_axes: dict[int, int]) -> tuple[int, int]:
+    """Recover the iteration-space window (dim, extent) from every split result; all must agree."""
+    op = call.op_name
+    seg = custom_segments(call)
+    maps = call.kwarg("indexing_maps")
+    n_ins = len(seg["ins"])
+    window: tuple[int, int] | None = None
+    for j, axis in sorted(result_axes.items()):
+        e = maps[n_ins + j].results[axis]
+        extent = _static(result_types[j])[axis]
+        w = (e.position, extent)
+        if window is None:
+            window = w
+        elif w != window:
+            raise Refusal("recover_iteration_window",
+                          f"result #{j} gives iteration window d{w[0]}[{w[1]}] but another result gives "
+                          f"d{window[0]}[{window[1]}]", operand=f"result #{j}", op=op)
+    assert window is not None
+    return window
+
+
+def project_to_inputs(call: Call, iter_dim: int, extent: int) -> list[int | None]:
+    """Project the iteration window onto each input through its map. Unbound dims and the broadcast
+    constant 0 take the operand's full static range; a dynamic full range fails."""
+    op = call.op_name
+    seg = custom_segments(call)
+    maps = call.kwarg("indexing_maps")
+    axes: list[int | None] = []
+    for k, x in enumerate(seg["ins"]):
+        t = x.type
+        if not isinstance(t, TileType):
+            axes.append(None)
+            continue
+        sliced: int | None = None
+        for axis, (e, ext) in enumerate(zip(maps[k].results, t.shape, strict=False)):
+            if isinstance(e, AffineDimExpr) and e.position == iter_dim:
+                if not (isinstance(ext, ConstInt) and ext.value == extent):
+                    raise Refusal("project_to_inputs", f"input #{k} axis {axis} has extent {ext!r}, not the "
+                                  f"iteration extent {extent} of d{iter_dim}", operand=_name(x), op=op)
+                sliced = axis
+            elif not isinstance(ext, ConstInt):
+                raise Refusal("project_to_inputs", f"input #{k} axis {axis} needs its full range but its extent "
+                              f"{ext!r} is dynamic", operand=_name(x), op=op)
+            elif isinstance(e, AffineBinaryExpr):  # defensive: checked earlier
+                raise Refusal("project_to_inputs", f"cannot project '{e}'", operand=_name(x), op=op)
+        axes.append(sliced)
+    return axes
+
+
+def check_custom_op(call: Call, result_types: list[Type], result_axes: dict[int, int]) -> CustomPlan:
+    """All checks of the custom-op strategy, in the seed's order; raises ``Refusal`` on the first failure.
+    ``result_axes`` maps a result index to the axis its consumers want halved."""
+    check_safe_to_duplicate(call)
+    check_sliceable_inputs(call)
+    check_supported_explicit_maps(call)
+    check_slices_only_parallel_dimensions(call, result_axes)
+    split_result = min(result_axes)
+    check_aligned_output_inits(call, result_types, split_result)
+    for j, axis in result_axes.items():
+        ext = _static(result_types[j])[axis]
+        if ext % 2:
+            raise Refusal("recover_iteration_window", f"result #{j} axis {axis} extent {ext} is odd",
+                          operand=f"result #{j}", op=call.op_name)
+    iter_dim, extent = recover_iteration_window(call, result_types, result_axes)
+    input_axes = project_to_inputs(call, iter_dim, extent)
+    maps = call.kwarg("indexing_maps")
+    n_ins = len(custom_segments(call)["ins"])
+    output_axes = []
+    for j in range(len(result_types)):
+        res = maps[n_ins + j].results
+        output_axes.append(next(i for i, e in enumerate(res) if isinstance(e, AffineDimExpr)
+                                and e.position == iter_dim))
+    return CustomPlan(iter_dim, extent // 2, input_axes, output_axes)
+
+
+# =================================================================================================
+# helpers
+# =================================================================================================
+
+
+def _result_keys(var: Var | None) -> list[ValueKey]:
+    if var is None:
+        return []
+    if isinstance(var.type, TupleType):
+        return [(var, j) for j in range(len(var.type.types))]
+    return [var]
+
+
+def _key_type(key: ValueKey) -> Type:
+    if isinstance(key, Var):
+        return key.type
+    var, j = key
+    return var.type.types[j]
+
+
+def _key_name(key: ValueKey) -> str:
+    return key.name if isinstance(key, Var) else f"{key[0].name}[{key[1]}]"
+
+
+def _half_type(t: TileType, axis: int) -> TileType:
+    shape = list(t.shape)
+    shape[axis] = ConstInt(shape[axis].value // 2, INDEX)
+    view = t.tile_view
+    if view is not None and view.valid_shape is not None:
+        view = None  # a halved window of a full valid shape; partial valid shapes are refused earlier
+    return TileType(tuple(shape), t.dtype, t.memory_space, None, view)
+
+
+def _halvable(t: Type, axis: int) -> str | None:
+    """None if axis of t is static and even; else the reason."""
+    if not isinstance(t, TileType):
+        return f"{type(t).__name__} is not a tile"
+    if axis >= t.rank:
+        return f"axis {axis} out of range"
+    ext = t.shape[axis]
+    if not isinstance(ext, ConstInt):
+        return f"extent {ext!r} on axis {axis} is dynamic"
+    if ext.value % 2:
+        return f"extent {ext.value} on axis {axis} is odd"
+    if t.tile_view is not None and t.tile_view.valid_shape is not None:
+        vs = t.tile_view.valid_shape
+        if not all(isinstance(a, ConstInt) and isinstance(b, ConstInt) and a.value == b.value
+                   for a, b in zip(vs, t.shape, strict=False)):
+            return "tile has a partial valid shape"
+    return None
+
+
+def _offset_plus(orig: Expr, sb: Var, half: int) -> Expr:
+    term = Mul(sb, ConstInt(half, INDEX), INDEX)
+    if isinstance(orig, ConstInt) and orig.value == 0:
+        return term
+    return Add(orig, term, INDEX)
+
+
+class _UsesSubblock(IRVisitor):
+    def __init__(self) -> None:
+        self.found = False
+        self.vector_only = True
+        self.stores = 0
+
+    def visit_Call(self, expr: Call) -> None:
+        if isinstance(expr.op, GlobalVar):
+            self.vector_only = False
+        else:
+            op = op_of(expr)
+            if expr.op_name == "tile.get_subblock_idx":
+                self.found = True
+            if op is None or op.unit is Unit.CUBE:
+                self.vector_only = False
+            if op is not None and op.kind is OpKind.STORE:
+                self.stores += 1
+            if isinstance(expr.type, TileType) and expr.type.memory_space not in (None, MemorySpace.Vec):
+                self.vector_only = False
+        super().visit_Call(expr)
+
+
+def _scan(fn: Function) -> _UsesSubblock:
+    v = _UsesSubblock()
+    v.visit_function(fn)
+    return v
+
+
+def is_candidate(fn: Function) -> bool:
+    """AIV functions, and InCore functions whose work is all vector."""
+    if fn.func_type is FunctionType.AIV:
+        return True
+    if fn.func_type is FunctionType.InCore:
+        return _scan(fn).vector_only
+    return False
+
+
+# =================================================================================================
+# the splitter: analysis (demands) then rewrite
+# =================================================================================================
+
+
+@dataclass
+class _Def:
+    stmt: Stmt
+    kind: str  # "call", "tuple", "alias", "iter", "for_result", "if_result", "param", "other"
+
+
+@dataclass
+class _SplitResult:
+    fn: Function
+    axis: int
+    remarks: list[tuple[str, str, dict]] = field(default_factory=list)
+
+
+class _Splitter:
+    def __init__(self, fn: Function, strict: bool, analyzer: DimensionAnalyzer) -> None:
+        self.fn = fn
+        self.strict = strict
+        self.an = analyzer
+        self.demand: dict[ValueKey, set[int]] = {}
+        self.mode: dict[ValueKey, int] = {}  # value -> half axis (FULL = whole)
+        self.custom_plans: dict[int, CustomPlan] = {}  # id(call) -> plan
+        self.store_axes: dict[int, int] = {}  # id(store call) -> axis of its tile
+        self.left: list[str] = []  # windows left on ops (non-strict)
+        self.notes: list[tuple[str, str, dict]] = []
+        self.sb = Var("subblock_idx", ScalarType(INDEX))
+
+    # ----------------------------------------------------------------------------- demands
+
+    def _want(self, key: ValueKey, axis: int) -> None:
+        if not isinstance(_key_type(key), TileType):
+            return
+        self.demand.setdefault(key, set()).add(axis)
+
+    def _want_expr(self, e: Expr, axis: int) -> None:
+        if isinstance(e, Var):
+            self._want(e, axis)
+        elif isinstance(e, TupleGetItem) and isinstance(e.tuple_value, Var):
+            self._want((e.tuple_value, e.index), axis)
+        elif isinstance(e.type, TileType):
+            # a tile-valued expression that is not a variable: nothing to bubble into
+            self._leave("window on a non-variable tile expression", repr(e), custom=False)
+
+    def _leave(self, reason: str, what: str, custom: bool) -> None:
+        if custom or self.strict:
+            raise _Abort(f"window stuck on {what}: {reason}")
+        self.left.append(f"{what}: {reason}")
+
+    def _decide(self, key: ValueKey, what: str, custom: bool = False) -> int | None:
+        """The single demanded half axis of ``key`` or None (whole)."""
+        d = self.demand.get(key, set())
+        if not d or d == {FULL}:
+            return None
+        if len(d) > 1:
+            self._leave("value is needed both whole and halved" if FULL in d else "value is halved on two axes",
+                        what, custom)
+            return None
+        (axis,) = d
+        return axis
+
+    def run_demands(self, store_plan: dict[int, int]) -> None:
+        self.store_plan = store_plan
+        self._reverse_body(self.fn.body)
+
+    def _reverse_body(self, body: Stmt | None) -> None:
+        for stmt in reversed(flatten_stmts(body)):
+            self._reverse_stmt(stmt)
+
+    def _reverse_stmt(self, stmt: Stmt) -> None:
+        if isinstance(stmt, AssignStmt):
+            self._reverse_assign(stmt.var, stmt.value)
+        elif isinstance(stmt, EvalStmt):
+            if isinstance(stmt.expr, Call):
+                self._reverse_call(None, stmt.expr)
+        elif isinstance(stmt, (YieldStmt, ReturnStmt)):
+            pass  # yields are handled by their loop / if; returns carry tensors
+        elif isinstance(stmt, ForStmt):
+            self._reverse_for(stmt)
+        elif isinstance(stmt, IfStmt):
+            self._reverse_if(stmt)
+        elif isinstance(stmt, WhileStmt):
+            self._reverse_while(stmt)
+        elif isinstance(stmt, SeqStmts):
+            self._reverse_body(stmt)
+
+    def _reverse_assign(self, var: Var, value: Expr) -> None:
+        if isinstance(value, Call):
+            self._reverse_call(var, value)
+        elif isinstance(value, TupleGetItem) and isinstance(value.tuple_value, Var):
+            axis = self._decide(var, f"{var.name} = {value.tuple_value.name}[{value.index}]")
+            self.mode[var] = FULL if axis is None else axis
+            if isinstance(var.type, TileType):
+                self._want((value.tuple_value, value.index), FULL if axis is None else axis)
+        elif isinstance(value, Var):
+            axis = self._decide(var, f"{var.name} = {value.name}")
+            self.mode[var] = FULL if axis is None else axis
+            if isinstance(var.type, TileType):
+                self._want(value, FULL if axis is None else axis)
+        else:
+            for sub in _tile_subexprs(value):
+                self._want_expr(sub, FULL)
+
+    def _full_operands(self, call: Call) -> None:
+        for a in call.args:
+            if isinstance(a.type, TileType):
+                self._want_expr(a, FULL)
+            elif isinstance(a, MakeTuple):
+                for e in a.elements:
+                    if isinstance(e.type, TileType):
+                        self._want_expr(e, FULL)
+
+    def _reverse_call(self, var: Var | None, call: Call) -> None:
+        op = op_of(call)
+        if op is not None and op.kind is OpKind.STORE:
+            axis = self.store_plan.get(id(call))
+            if axis is None:
+                raise _Abort("a store has no split axis")
+            self._want_expr(call.args[0], axis)
+            return
+        if op is not None and op.kind is OpKind.CUSTOM:
+            self._reverse_custom(var, call)
+            return
+        what = f"{call.op_name}" + (f" -> {var.name}" if var is not None else "")
+        axis = self._decide(var, what) if var is not None else None
+        if axis is None:
+            if var is not None:
+                self.mode[var] = FULL
+            self._full_operands(call)
+            return
+        try:
+            operand_axes = self._strategy(var, call, axis)
+        except Refusal as r:
+            self._leave(r.describe(), what, custom=False)
+            self.notes.append(("window-left", f"window left on {what}: {r.describe()}", {"check": r.check}))
+            self.mode[var] = FULL
+            self._full_operands(call)
+            return
+        self.mode[var] = axis
+        for e, a in operand_axes:
+            self._want_expr(e, a)
+
+    def _strategy(self, var: Var, call: Call, axis: int) -> list[tuple[Expr, int]]:
+        """Operand demands for producing the ``axis``-half of ``var = call``; raises Refusal."""
+        op = op_of(call)
+        name = call.op_name
+        if op is None:
+            raise Refusal("supported_producer", f"{name} is not a registered op", op=name)
+        reason = _halvable(var.type, axis)
+        if reason is not None:
+            raise Refusal("halvable", reason, operand=var.name, op=name)
+        kind = op.kind
+        tiles = [a for a in call.args if isinstance(a.type, TileType)]
+        if kind in (OpKind.ELEMENTWISE, OpKind.SCALAR_ELEMENTWISE, OpKind.UNARY, OpKind.CAST):
+            return [(a, axis) for a in tiles]
+        if kind in (OpKind.ROW_BROADCAST, OpKind.COL_BROADCAST):
+            bcast = op.extra.get("axis", 1 if kind is OpKind.ROW_BROADCAST else 0)
+            target, vec = call.args[0], call.args[1]
+            return [(target, axis), (vec, FULL if axis == bcast else axis)]
+        if kind in (OpKind.ROW_REDUCTION, OpKind.COL_REDUCTION):
+            red = op.extra.get("axis", 1 if kind is OpKind.ROW_REDUCTION else 0)
+            if axis == red:
+                raise Refusal("reduction_axis", f"axis {axis} is the reduced axis of {name}", operand=var.name,
+                              op=name)
+            return [(call.args[0], axis)]
+        if kind is OpKind.LOAD:
+            if var.type.memory_space not in (None, MemorySpace.Vec):
+                raise Refusal("supported_producer", "load into a non-Vec memory", op=name)
+            return []
+        if kind is OpKind.CREATE:
+            return []
+        if kind is OpKind.VIEW and name == "tile.slice" and len(call.args) == 3:
+            src = call.args[0]
+            st = src.type
+            shape, offs = call.args[1].elements, call.args[2].elements
+            if not (isinstance(st, TileType) and isinstance(offs[axis], ConstInt) and offs[axis].value == 0
+                    and isinstance(shape[axis], ConstInt) and isinstance(st.shape[axis], ConstInt)
+                    and shape[axis].value == st.shape[axis].value):
+                raise Refusal("slice_window", f"the slice does not cover its source on axis {axis}",
+                              operand=_name(src), op=name)
+            return [(src, axis)]
+        raise Refusal("supported_producer", f"no sub-block strategy for {name} ({kind.value})", op=name)
+
+    def _reverse_custom(self, var: Var | None, call: Call) -> None:
+        keys = _result_keys(var)
+        what = f"custom op {call.kwarg('symbol') or call.op_name}"
+        result_axes: dict[int, int] = {}
+        for j, key in enumerate(keys):
+            d = self.demand.get(key, set())
+            if not d:
+                continue
+            if len(d) > 1 or FULL in d:
+                if d == {FULL}:
+                    continue
+                raise _Abort(f"window stuck on {what}: result #{j} is needed both whole and halved")
+            result_axes[j] = next(iter(d))
+        if result_axes and any(FULL in self.demand.get(k, set()) for k in keys):
+            raise _Abort(f"window stuck on {what}: some results are needed whole, others halved")
+        if not result_axes:
+            for k in keys:
+                self.mode[k] = FULL
+            self._full_operands(call)
+            return
+        try:
+            plan = check_custom_op(call, [_key_type(k) for k in keys], result_axes)
+        except Refusal as r:
+            self.notes.append(("refused", f"refused to split {what}: {r.describe()}",
+                               {"check": r.check, "operand": r.operand}))
+            raise _Abort(f"window stuck on un-split {what}: {r.describe()}") from None
+        self.custom_plans[id(call)] = plan
+        self.notes.append(("split", f"split {what} on iteration dim d{plan.iter_dim} (half {plan.half})",
+                           {"iter_dim": plan.iter_dim, "half": plan.half}))
+        for j, k in enumerate(keys):
+            self.mode[k] = plan.output_axes[j]
+        seg = custom_segments(call)
+        for x, a in zip(seg["ins"], plan.input_axes, strict=False):
+            if isinstance(x.type, TileType):
+                self._want_expr(x, FULL if a is None else a)
+        for o, a in zip(seg["outs"], plan.output_axes, strict=False):
+            self._want_expr(o, a)
+
+    def _snapshot(self) -> dict[ValueKey, set[int]]:
+        return {k: set(v) for k, v in self.demand.items()}
+
+    def _reverse_for(self, stmt: ForStmt) -> None:
+        ias, rvs = stmt.iter_args, stmt.return_vars
+        base = self._snapshot()
+        extra: list[set[int]] = [set() for _ in ias]
+        for _ in range(4):
+            self.demand = {k: set(v) for k, v in base.items()}
+            seeded: list[set[int]] = []
+            for k, ia in enumerate(ias):
+                d = set(base.get(ia, set())) | extra[k]
+                if k < len(rvs):
+                    d |= base.get(rvs[k], set())
+                if d:
+                    self.demand[ia] = d
+                seeded.append(d)
+            y = _final_yield(stmt.body)
+            for k, ia in enumerate(ias):
+                axis = self._decide(ia, f"loop-carried {ia.name}")
+                self.mode[ia] = FULL if axis is None else axis
+                if k < len(rvs):
+                    self.mode[rvs[k]] = self.mode[ia]
+                if y is not None and k < len(y.values) and isinstance(ia.type, TileType):
+                    self._want_expr(y.values[k], self.mode[ia])
+            self._reverse_body(stmt.body)
+            # inner uses of the iter args may have added demands: iterate until stable
+            inner = [set(self.demand.get(ia, set())) for ia in ias]
+            if inner == seeded:
+                break
+            extra = inner
+        else:
+            raise _Abort("loop-carried windows did not stabilise")
+        for ia in ias:
+            if ia.init is not None and isinstance(ia.type, TileType):
+                self._want_expr(ia.init, self.mode.get(ia, FULL))
+
+    def _reverse_while(self, stmt: WhileStmt) -> None:
+        for ia in stmt.iter_args:
+            if isinstance(ia.type, TileType) and (self.demand.get(ia) or any(
+                    self.demand.get(rv) for rv in stmt.return_vars)):
+                self._leave("while loops carrying tiles are not split", f"while loop ({ia.name})", custom=False)
+        for ia in stmt.iter_args:
+            self.mode[ia] = FULL
+        for rv in stmt.return_vars:
+            self.mode[rv] = FULL
+        y = _final_yield(stmt.body)
+        if y is not None:
+            for v in y.values:
+                if isinstance(v.type, TileType):
+                    self._want_expr(v, FULL)
+        self._reverse_body(stmt.body)
+        for ia in stmt.iter_args:
+            if ia.init is not None and isinstance(ia.type, TileType):
+                self._want_expr(ia.init, FULL)
+
+    def _reverse_if(self, stmt: IfStmt) -> None:
+        axes = []
+        for rv in stmt.return_vars:
+            axis = self._decide(rv, f"if result {rv.name}")
+            self.mode[rv] = FULL if axis is None else axis
+            axes.append(self.mode[rv])
+        for body in (stmt.then_body, stmt.else_body):
+            y = _final_yield(body)
+            if y is not None:
+                for k, v in enumerate(y.values):
+                    if k < len(axes) and isinstance(stmt.return_vars[k].type, TileType):
+                        self._want_expr(v, axes[k])
+            self._reverse_body(body)
+
+    # ----------------------------------------------------------------------------- rewrite
+
+    def rewrite(self) -> Function:
+        self.half: dict[ValueKey, Expr] = {}
+        body = [AssignStmt(self.sb, make_call("tile.get_subblock_idx", []))]
+        body += self._rewrite_body(self.fn.body)
+        return self.fn.with_fields(body=SeqStmts(tuple(body)))
+
+    def _rewrite_body(self, body: Stmt | None) -> list[Stmt]:
+        out: list[Stmt] = []
+        for stmt in flatten_stmts(body):
+            out.extend(self._rewrite_stmt(stmt))
+        return out
+
+    def _get_half(self, e: Expr, axis: int, out: list[Stmt]) -> Expr:
+        """The axis-half of tile expression ``e`` (a marked window left on its producer if needed)."""
+        key: ValueKey | None = None
+        if isinstance(e, Var):
+            key = e
+        elif isinstance(e, TupleGetItem) and isinstance(e.tuple_value, Var):
+            key = (e.tuple_value, e.index)
+        if key is not None and key in self.half and self.mode.get(key) == axis:
+            return self.half[key]
+        t = e.type
+        assert isinstance(t, TileType)
+        half = t.shape[axis].value // 2
+        shape = [s for s in t.shape]
+        shape[axis] = ConstInt(half, INDEX)
+        offs: list[Expr] = [ConstInt(0, INDEX) for _ in t.shape]
+        offs[axis] = _offset_plus(ConstInt(0, INDEX), self.sb, half)
+        window = make_call("tile.slice", [e, MakeTuple(tuple(shape)), MakeTuple(tuple(offs))])
+        v = Var(f"{_name(e)}_sb", window.type)
+        out.append(AssignStmt(v, window))
+        return v
+
+    def _operand(self, e: Expr, axis: int | None, out: list[Stmt]) -> Expr:
+        if axis is None or axis == FULL or not isinstance(e.type, TileType):
+            return e
+        return self._get_half(e, axis, out)
+
+    def _rewrite_stmt(self, stmt: Stmt) -> list[Stmt]:
+        out: list[Stmt] = []
+        if isinstance(stmt, AssignStmt):
+            v, value = stmt.var, stmt.value
+            if isinstance(value, Call):
+                new = self._rewrite_call(v, value, out)
+                if new is not None:
+                    out.append(new)
+                    return out
+            axis = self.mode.get(v, FULL)
+            if axis != FULL and isinstance(value, TupleGetItem) and isinstance(value.tuple_value, Var):
+                src = self.half[value.tuple_value]
+                nv = Var(v.name, _half_type(v.type, axis), v.span)
+                self.half[v] = nv
+                out.append(AssignStmt(nv, TupleGetItem(src, value.index)))
+                return out
+            if axis != FULL and isinstance(value, Var):
+                self.half[v] = self._get_half(value, axis, out)
+                return out
+            out.append(stmt)
+            return out
+        if isinstance(stmt, EvalStmt):
+            if isinstance(stmt.expr, Call):
+                new = self._rewrite_call(None, stmt.expr, out)
+                if new is not None:
+                    out.append(new)
+                    return out
+            out.append(stmt)
+            return out
+        if isinstance(stmt, ForStmt):
+            return self._rewrite_for(stmt)
+        if isinstance(stmt, IfStmt):
+            return self._rewrite_if(stmt)
+        if isinstance(stmt, WhileStmt):
+            body = self._rewrite_body(stmt.body)
+            return [stmt.with_fields(body=SeqStmts(tuple(body)))]
+        if isinstance(stmt, YieldStmt):
+            return [stmt]  # rebuilt by the enclosing loop / if
+        return [stmt]
+
+    def _rewrite_call(self, var: Var | None, call: Call, out: list[Stmt]) -> Stmt | None:
+        op = op_of(call)
+        if op is None:
+            return None
+        if op.kind is OpKind.STORE:
+            axis = self.store_plan[id(call)]
+            tile = call.args[0]
+            t = tile.type
+            half = t.shape[axis].value // 2
+            tile_h = self._get_half(tile, axis, out)
+            offs = list(call.args[1].elements)
+            offs[axis] = _offset_plus(offs[axis], self.sb, half)
+            new = make_call("tile.store", [tile_h, MakeTuple(tuple(offs)), call.args[2]],
+                            {**dict(call.kwargs), TILED_OP: True}, span=call.span)
+            self.notes.append(("split", f"split store of {_name(tile)} on axis {axis} (half {half})",
+                               {"axis": axis, "half": half}))
+            return AssignStmt(var, new) if var is not None else EvalStmt(new)
+        if op.kind is OpKind.CUSTOM:
+            plan = self.custom_plans.get(id(call))
+            if plan is None:
+                return None
+            seg = custom_segments(call)
+            ins = [self._operand(x, a, out) for x, a in zip(seg["ins"], plan.input_axes, strict=False)]
+            outs = [self._operand(o, a, out) for o, a in zip(seg["outs"], plan.output_axes, strict=False)]
+            args = ins + outs + list(seg["tmps"]) + list(seg["sync_related_args"])
+            new = make_call(call.op_name, args, {**dict(call.kwargs), TILED_OP: True}, span=call.span)
+            nv = Var(var.name, new.type, var.span)
+            for j, k in enumerate(_result_keys(var)):
+                self.half[k] = TupleGetItem(nv, j) if isinstance(var.type, TupleType) else nv
+            self.half[var] = nv
+            return AssignStmt(nv, new)
+        if var is None:
+            return None
+        axis = self.mode.get(var, FULL)
+        if axis == FULL:
+            return None
+        kind = op.kind
+        if kind is OpKind.LOAD:
+            t = var.type
+            half = t.shape[axis].value // 2
+            offs = list(call.args[1].elements)
+            shapes = list(call.args[2].elements)
+            offs[axis] = _offset_plus(offs[axis], self.sb, half)
+            shapes[axis] = ConstInt(half, INDEX)
+            new = make_call("tile.load", [call.args[0], MakeTuple(tuple(offs)), MakeTuple(tuple(shapes))],
+                            dict(call.kwargs), span=call.span)
+        elif kind is OpKind.CREATE:
+            attrs = dict(call.kwargs)
+            shape = list(attrs["shape"])
+            shape[axis] //= 2
+            attrs["shape"] = tuple(shape)
+            new = make_call(call.op_name, list(call.args), attrs, span=call.span)
+        elif kind is OpKind.VIEW:
+            shape = list(call.args[1].elements)
+            shape[axis] = ConstInt(shape[axis].value // 2, INDEX)
+            src = self._get_half(call.args[0], axis, out)
+            new = make_call("tile.slice", [src, MakeTuple(tuple(shape)), call.args[2]], dict(call.kwargs),
+                            span=call.span)
+        else:
+            operand_axes = dict((id(e), a) for e, a in self._strategy(var, call, axis))
+            args = [self._operand(a, operand_axes.get(id(a)), out) for a in call.args]
+            new = make_call(call.op_name, args, dict(call.kwargs), span=call.span)
+        nv = Var(var.name, new.type, var.span)
+        self.half[var] = nv
+        return AssignStmt(nv, new)
+
+    def _rewrite_for(self, stmt: ForStmt) -> list[Stmt]:
+        out: list[Stmt] = []
+        new_ias = []
+        for ia in stmt.iter_args:
+            axis = self.mode.get(ia, FULL)
+            if axis == FULL or not isinstance(ia.type, TileType):
+                new_ias.append(ia)
+                continue
+            init = self._get_half(ia.init, axis, out)
+            nia = IterArg(ia.name, _half_type(ia.type, axis), ia.span, init=init)
+            self.half[ia] = nia
+            new_ias.append(nia)
+        body = self._rewrite_body(stmt.body)
+        body = self._fix_yield(body, [self.mode.get(ia, FULL) for ia in stmt.iter_args])
+        new_rvs = []
+        for _k, rv in enumerate(stmt.return_vars):
+            axis = self.mode.get(rv, FULL)
+            if axis == FULL or not isinstance(rv.type, TileType):
+                new_rvs.append(rv)
+            else:
+                nrv = Var(rv.name, _half_type(rv.type, axis), rv.span)
+                self.half[rv] = nrv
+                new_rvs.append(nrv)
+        out.append(stmt.with_fields(iter_args=tuple(new_ias), body=SeqStmts(tuple(body)),
+                                    return_vars=tuple(new_rvs)))
+        return out
+
+    def _fix_yield(self, body: list[Stmt], axes: list[int]) -> list[Stmt]:
+        if not body or not isinstance(body[-1], YieldStmt):
+            return body
+        y = body[-1]
+        pre: list[Stmt] = []
+        vals = [self._operand(v, axes[k] if k < len(axes) else FULL, pre) for k, v in enumerate(y.values)]
+        return body[:-1] + pre + [y.with_fields(values=tuple(vals))]
+
+    def _rewrite_if(self, stmt: IfStmt) -> list[Stmt]:
+        axes = [self.mode.get(rv, FULL) for rv in stmt.return_vars]
+        then_b = self._fix_yield(self._rewrite_body(stmt.then_body), axes)
+        else_b = (self._fix_yield(self._rewrite_body(stmt.else_body), axes)
+                  if stmt.else_body is not None else None)
+        new_rvs = []
+        for rv, axis in zip(stmt.return_vars, axes, strict=False):
+            if axis == FULL or not isinstance(rv.type, TileType):
+                new_rvs.append(rv)
+            else:
+                nrv = Var(rv.name, _half_type(rv.type, axis), rv.span)
+                self.half[rv] = nrv
+                new_rvs.append(nrv)
+        return [stmt.with_fields(then_body=SeqStmts(tuple(then_b)),
+                                 else_body=SeqStmts(tuple(else_b)) if else_b is not None else None,
+                                 return_vars=tuple(new_rvs))]
+
+
+def _tile_subexprs(e: Expr) -> list[Expr]:
+    out = []
+    if isinstance(e, MakeTuple):
+        for x in e.elements:
+            out.extend(_tile_subexprs(x))
+    elif isinstance(e.type, TileType):
+        out.append(e)
+    return out
+
+
+def _final_yield(body: Stmt | None) -> YieldStmt | None:
+    stmts = flatten_stmts(body)
+    if stmts and isinstance(stmts[-1], YieldStmt):
+        return stmts[-1]
+    return None
+
+
+# =================================================================================================
+# axis choice
+# =================================================================================================
+
+
+class _Stores(IRVisitor):
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+
+    def visit_Call(self, expr: Call) -> None:
+        op = op_of(expr)
+        if op is not None and op.kind is OpKind.STORE:
+            self.calls.append(expr)
+        super().visit_Call(expr)
+
+
+def _axis_candidates(an: DimensionAnalyzer, tile: Expr) -> tuple[list[int], list[str]]:
+    """Splittable axes of a stored tile (outer first) and the reasons the others were rejected."""
+    t = tile.type
+    ok: list[int] = []
+    why: list[str] = []
+    if not isinstance(t, TileType) or not isinstance(tile, Var):
+        return ok, [f"stored value {_name(tile)} is not a tile variable"]
+    for axis in range(t.rank):
+        reason = _halvable(t, axis)
+        if reason is None and not an.is_parallel((tile, axis)):
+            info = an.info((tile, axis))
+            reason = f"axis {axis} is a reduction axis" + (f" ({info.reasons[0]})" if info.reasons else "")
+        if reason is None and axis == t.rank - 1:
+            half_bytes = t.shape[axis].value // 2 * t.dtype.itemsize
+            if half_bytes % VECTOR_ALIGN:
+                reason = (f"column split: half row of {half_bytes} B is not a multiple of {VECTOR_ALIGN} B")
+        if reason is None:
+            ok.append(axis)
+        else:
+            why.append(reason)
+    return ok, why
+
+
+def choose_axis(an: DimensionAnalyzer, stores: list[Call]) -> tuple[dict[int, int], str]:
+    """Per-store split axis (all in one axis class) and a human-readable justification."""
+    if not stores:
+        raise _Abort("no store to split")
+    cands = []
+    for s in stores:
+        ok, why = _axis_candidates(an, s.args[0])
+        if not ok:
+            raise _Abort(f"no store could be split: store of {_name(s.args[0])}: {'; '.join(why)}")
+        cands.append((s, ok, why))
+    first, first_ok, first_why = cands[0]
+    for axis in first_ok:
+        root = (first.args[0], axis)
+        plan = {id(first): axis}
+        for s, ok, _ in cands[1:]:
+            match = [a for a in ok if an.same_class(root, (s.args[0], a))]
+            if not match:
+                break
+            plan[id(s)] = match[0]
+        else:
+            t = first.args[0].type
+            reason = (f"axis {axis} of {_name(first.args[0])} (extent {t.shape[axis].value}, half "
+                      f"{t.shape[axis].value // 2}) is parallel, static and even and its class covers all "
+                      f"{len(stores)} store(s)")
+            if first_why:
+                reason += "; rejected: " + "; ".join(first_why)
+            return plan, reason
+    raise _Abort("no single parallel axis class covers every store of the function")
+
+
+# =================================================================================================
+# LimitUniqueSubBlockIdToStoreCopy
+# =================================================================================================
+
+
+def _is_guard(stmt: IfStmt) -> bool:
+    return bool(stmt.attr(LIMIT_TAG, False))
+
+
+class _Limiter(IRMutator):
+    """Put each untiled store and custom op under ``if get_subblock_idx() == 0``."""
+
+    def __init__(self, sb: Var) -> None:
+        super().__init__()
+        self.sb = sb
+        self.count = 0
+        self.tuple_map: dict[Var, tuple[Var, ...]] = {}
+
+    def _needs_guard(self, call: Expr) -> bool:
+        op = op_of(call)
+        return (op is not None and op.kind in (OpKind.STORE, OpKind.CUSTOM)
+                and not call.kwarg(TILED_OP, False))
+
+    def _cond(self) -> Expr:
+        return Eq(self.sb, ConstInt(0, INDEX), INDEX)
+
+    def mutate_IfStmt(self, stmt: IfStmt):
+        if _is_guard(stmt):
+            return stmt
+        return super().mutate_IfStmt(stmt)
+
+    def mutate_TupleGetItem(self, expr: TupleGetItem) -> Expr:
+        tv = expr.tuple_value
+        if isinstance(tv, Var) and tv in self.tuple_map:
+            return self.tuple_map[tv][expr.index]
+        return super().mutate_TupleGetItem(expr)
+
+    def mutate_AssignStmt(self, stmt: AssignStmt):
+        value = self.mutate_expr(stmt.value)
+        if not self._needs_guard(value):
+            return stmt if value is stmt.value else stmt.with_fields(value=value)
+        self.count += 1
+        op = op_of(value)
+        tag = ((LIMIT_TAG, True),)
+        var = stmt.var
+        if op.kind is OpKind.STORE:
+            inner = Var(var.name, var.type, var.span)
+            then_b = SeqStmts((AssignStmt(inner, value), YieldStmt((inner,))))
+            else_b = SeqStmts((YieldStmt((value.args[2],)),))
+            return IfStmt(self._cond(), then_b, else_b, (var,), attrs=tag)
+        outs = custom_segments(value)["outs"]
+        inner = Var(var.name, var.type, var.span)
+        if isinstance(var.type, TupleType):
+            rvs = tuple(Var(f"{var.name}_{j}", t, var.span) for j, t in enumerate(var.type.types))
+            self.tuple_map[var] = rvs
+            then_b = SeqStmts((AssignStmt(inner, value),
+                               YieldStmt(tuple(TupleGetItem(inner, j) for j in range(len(rvs))))))
+            else_b = SeqStmts((YieldStmt(tuple(outs)),))
+            return IfStmt(self._cond(), then_b, else_b, rvs, attrs=tag)
+        then_b = SeqStmts((AssignStmt(inner, value), YieldStmt((inner,))))
+        else_b = SeqStmts((YieldStmt((outs[0],)),))
+        return IfStmt(self._cond(), then_b, else_b, (var,), attrs=tag)
+
+    def mutate_EvalStmt(self, stmt: EvalStmt):
+        expr = self.mutate_expr(stmt.expr)
+        if not self._needs_guard(expr):
+            return stmt if expr is stmt.expr else stmt.with_fields(expr=expr)
+        self.count += 1
+        return IfStmt(self._cond(), SeqStmts((EvalStmt(expr),)), None, (), attrs=((LIMIT_TAG, True),))
+
+
+class _FindSb(IRVisitor):
+    def __init__(self) -> None:
+        self.var: Var | None = None
+
+    def visit_AssignStmt(self, stmt: AssignStmt) -> None:
+        if (self.var is None and isinstance(stmt.value, Call)
+                and stmt.value.op_name == "tile.get_subblock_idx"):
+            self.var = stmt.var
+        super().visit_AssignStmt(stmt)
+
+
+def limit_function_to_sub_block0(fn: Function) -> Function:
+    """LimitUniqueSubBlockIdToStoreCopy on one function (returns ``fn`` itself if nothing to guard)."""
+    top = flatten_stmts(fn.body)
+    sb = None
+    for s in top:  # reuse a top-level get_subblock_idx binding if there is one
+        if isinstance(s, AssignStmt) and isinstance(s.value, Call) and s.value.op_name == "tile.get_subblock_idx":
+            sb = s.var
+            break
+    fresh = sb is None
+    if fresh:
+        sb = Var("subblock_idx", ScalarType(INDEX))
+    lim = _Limiter(sb)
+    body = lim.mutate_stmt(fn.body)
+    if lim.count == 0:
+        return fn
+    stmts = flatten_stmts(body if not isinstance(body, list) else SeqStmts(tuple(body)))
+    if fresh:
+        stmts = [AssignStmt(sb, make_call("tile.get_subblock_idx", []))] + stmts
+    _remark(LIMIT_PASS_NAME, fn.name, "limited",
+            f"{lim.count} store / custom op(s) limited to sub-block 0", count=lim.count)
+    return fn.with_fields(body=SeqStmts(tuple(stmts)))
+
+
+# =================================================================================================
+# driver
+# =================================================================================================
+
+
+def _revert(fn: Function, reason: str) -> Function:
+    _remark(PASS_NAME, fn.name, "reverted", f"sub-block split rolled back: {reason}", reason=reason)
+    out = limit_function_to_sub_block0(fn)
+    return out.with_attr(REVERTED, reason)
+
+
+def split_function(fn: Function) -> tuple[Function, bool]:
+    """Split ``fn`` 1:2 across the sub-blocks, or roll back. Returns (function, reverted)."""
+    an = DimensionAnalyzer(fn).run()
+    strict = True
+    if an.conflicts:
+        strict = False
+        _remark(PASS_NAME, fn.name, "strict-off",
+                f"strict mode off for this function: broadcast on two different axes ({an.conflicts[0]})",
+                conflicts=[str(c) for c in an.conflicts])
+    if an.unranked_custom:
+        return _revert(fn, "custom op with an unranked shaped operand or result: giving up on the function"), True
+    stores = _Stores()
+    stores.visit_stmt(fn.body)
+    sp = _Splitter(fn, strict, an)
+    try:
+        plan, why = choose_axis(an, stores.calls)
+        axis = next(iter(plan.values()))
+        _remark(PASS_NAME, fn.name, "axis", f"split axis {axis}: {why}", axis=axis)
+        sp.run_demands(plan)
+        out = sp.rewrite()
+    except _Abort as a:
+        for kind, msg, details in sp.notes:
+            if kind != "split":  # nothing was split after all
+                _remark(PASS_NAME, fn.name, kind, msg, **details)
+        return _revert(fn, a.reason), True
+    for kind, msg, details in sp.notes:
+        _remark(PASS_NAME, fn.name, kind, msg, **details)
+    for left in sp.left:
+        _remark(PASS_NAME, fn.name, "window-left", f"non-strict: window left on {left} (both sub-blocks compute it)")
+    out = out.with_fields(func_type=FunctionType.AIV).with_attr(AXIS_ATTR, axis)
+    # custom ops that were not reached by any window still must not run twice
+    out = limit_function_to_sub_block0(out)
+    return out, False
+
+
+def _transform(program: Program) -> Program:
+    fns = []
+    reverted = False
+    changed = False
+    for fn in program.functions:
+        if not is_candidate(fn):
+            fns.append(fn)
+            continue
+        scan = _scan(fn)
+        if scan.found or fn.attr(REVERTED) is not None or fn.attr(AXIS_ATTR) is not None or scan.stores == 0:
+            fns.append(fn)  # already bound to sub-blocks, or nothing to split
+            continue
+        new, rev = split_function(fn)
+        reverted = reverted or rev
+        changed = changed or new is not fn
+        fns.append(new)
+    if not changed:
+        return program
+    out = program.with_fields(functions=tuple(fns))
+    if reverted:
+        out = out.with_attr(REVERTED, True)
+    return out
+
+
+_PROPS = dict(
+    required=(IRProperty.SSAForm, IRProperty.TypeChecked, IRProperty.NormalizedStmtStructure),
+    produced=(IRProperty.SSAForm, IRProperty.TypeChecked, IRProperty.NormalizedStmtStructure),
+)
+
+
+def tile_and_bind_sub_block(enable_auto_bind_sub_block: bool = True) -> Pass:
+    """Factory of the TileAndBindSubBlock pass (identity when ``enable_auto_bind_sub_block`` is False)."""
+    if not enable_auto_bind_sub_block:
+        return Pass(PASS_NAME, lambda program: program, cli_name="tile-and-bind-sub-block", **_PROPS)
+    return Pass(PASS_NAME, _transform, cli_name="tile-and-bind-sub-block", **_PROPS)
+
+
+def _limit_transform(program: Program) -> Program:
+    fns = []
+    changed = False
+    for fn in program.functions:
+        new = limit_function_to_sub_block0(fn) if (fn.func_type is FunctionType.AIV or is_candidate(fn)) else fn
+        changed = changed or new is not fn
+        fns.append(new)
+    return program.with_fields(functions=tuple(fns)) if changed else program
+
+
+def limit_unique_sub_block_id_to_store_copy() -> Pass:
+    """Factory of LimitUniqueSubBlockIdToStoreCopy: each store and each custom op not marked ``tiled_op``
+    runs under ``if get_subblock_idx() == 0`` (tagged ``limit_sub_block_id0``)."""
+    return Pass(LIMIT_PASS_NAME, _limit_transform, cli_name="limit-unique-sub-block-id-to-store-copy", **_PROPS)
+
+
+__all__ = [
+    "CustomPlan", "Refusal", "check_aligned_output_inits", "check_custom_op", "check_safe_to_duplicate",
+    "check_slices_only_parallel_dimensions", "check_sliceable_inputs", "check_supported_explicit_maps",
+    "choose_axis", "is_candidate", "limit_function_to_sub_block0", "limit_unique_sub_block_id_to_store_copy",
+    "project_to_inputs", "recover_iteration_window", "split_function", "tile_and_bind_sub_block",
+]

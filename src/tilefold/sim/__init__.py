@@ -1,0 +1,16 @@
+"""The device simulator: executes PTO programs on byte-addressed memories with traps and cycle counts.
+
+``simulate(pto, inputs, target=None, block_dim=1) -> SimResult`` runs a program produced by
+``tilefold.backend.compile``; traps raise a ``DeviceFault`` subclass (``DeviceHang``,
+``UnsupportedDataPath``, ``OutOfBounds``). This package imports neither ``tilefold.passes`` nor
+``tilefold.language``: it runs PTO programs only.
+"""
+
+from tilefold.sim.faults import DeviceFault, DeviceHang, OutOfBounds, UnsupportedDataPath
+from tilefold.sim.machine import Core, Machine, SimResult, simulate
+from tilefold.sim.memory import Handle, copy_rows, read, write
+
+__all__ = [
+    "Core", "DeviceFault", "DeviceHang", "Handle", "Machine", "OutOfBounds", "SimResult", "UnsupportedDataPath",
+    "copy_rows", "read", "simulate", "write",
+]

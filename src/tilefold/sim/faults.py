@@ -1,0 +1,58 @@
+"""Device traps raised by the simulator. Each names the instruction, the address and gives a hint."""
+
+from __future__ import annotations
+
+
+class DeviceFault(Exception):
+    """A trap the (simulated) device raises while executing an instruction."""
+
+    kind = "fault"
+
+    def __init__(self, message: str, *, instruction: str = "", address: int | None = None, hint: str = "",
+                 unit: str = "", space: str = "") -> None:
+        self.message = message
+        self.instruction = instruction
+        self.address = address
+        self.hint = hint
+        self.unit = unit
+        self.space = space
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        parts = [f"device {self.kind}: {self.message}"]
+        if self.unit:
+            parts.append(f"  on {self.unit}")
+        if self.instruction:
+            parts.append(f"  at `{self.instruction}`")
+        if self.address is not None:
+            parts.append(f"  address 0x{self.address:x}" + (f" in {self.space}" if self.space else ""))
+        if self.hint:
+            parts.append(f"hint: {self.hint}")
+        return "\n".join(parts)
+
+    def with_unit(self, unit: str) -> DeviceFault:
+        self.unit = unit
+        self.args = (self.render(),)
+        return self
+
+
+class DeviceHang(DeviceFault):
+    """A vector instruction got an operand whose base address is not 32-byte aligned (#1789)."""
+
+    kind = "hang"
+
+
+class UnsupportedDataPath(DeviceFault):
+    """A copy along a path the chip does not have (e.g. Mat -> Mat on Ascend910C), or a unit reading a
+    memory space it cannot read."""
+
+    kind = "unsupported data path"
+
+
+class OutOfBounds(DeviceFault):
+    """An access outside a memory space or outside a GM tensor."""
+
+    kind = "out-of-bounds access"
+
+
+__all__ = ["DeviceFault", "DeviceHang", "OutOfBounds", "UnsupportedDataPath"]

@@ -1,0 +1,591 @@
+"""Execution of PTO programs on a model of the chip.
+
+Launch model (DESIGN.md section 1): an InCore kernel runs once per block and its vector work uses
+sub-block 0's Vec; an AIV kernel runs on both sub-blocks of each core (``get_subblock_idx`` 0 / 1); an
+AIC kernel runs on the cube. Blocks are placed on cores round-robin (block ``b`` on core
+``b % num_aic``); blocks that share a core run one after another on the same memories. Memories are
+allocated once per core and simulation (never per instruction) and start zero-filled.
+
+Every instruction costs cycles from the target (see ``Machine._cost_*``). A unit's time is the sum of
+its instructions' costs; a kernel's time is the max over the units that ran in parallel; an
+orchestration's time is the sum of its launches' times.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tilefold.backend.pto import (
+    Alias,
+    For,
+    If,
+    Instr,
+    PTOKernel,
+    PTOProgram,
+    SAssign,
+    SAssignMany,
+    SBin,
+    SConst,
+    SReg,
+    SSpecial,
+    SUn,
+    TCustom,
+    TExtract,
+    TLoad,
+    TMatmul,
+    TStore,
+    TSubview,
+    TVector,
+    While,
+    sexpr_nodes,
+)
+from tilefold.backend.targets import Target, get_target
+from tilefold.errors import TilefoldError
+from tilefold.ir.types import DataType, MemorySpace
+from tilefold.ops import get_op
+
+from .faults import DeviceFault, DeviceHang, OutOfBounds, UnsupportedDataPath
+from .memory import FR, Handle, assign, copy_rows, nd_view, read, write
+
+Mem = MemorySpace
+
+_BIN = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "//": lambda a, b: a // b, "%": lambda a, b: a % b, "/": lambda a, b: a / b,
+    "min": min, "max": max, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "and": lambda a, b: bool(a) and bool(b), "or": lambda a, b: bool(a) or bool(b),
+}
+
+
+@dataclass
+class UnitStats:
+    cycles: float = 0.0
+    instructions: int = 0
+    bytes_moved: int = 0
+
+
+@dataclass
+class SimResult:
+    outputs: dict[str, np.ndarray]
+    cycles: float  # the kernel's (or orchestration's) simulated time
+    unit_cycles: dict[str, float]
+    instructions: int
+    bytes_moved: int
+    launches: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Core:
+    """The memories of one AI core: Mat, Left, Right, Acc, Bias and one Vec per AIV sub-block.
+
+    Each memory is one zero-filled uint8 array, allocated the first time the core touches that space and
+    kept for the rest of the simulation (blocks that run on the same core see each other's leftovers)."""
+
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self.arrays: dict[tuple[MemorySpace, int], np.ndarray] = {}
+
+    def memory(self, space: MemorySpace, subblock: int = 0) -> np.ndarray | None:
+        key = (space, subblock if space is Mem.Vec else 0)
+        arr = self.arrays.get(key)
+        if arr is None:
+            size = self.target.memory_sizes.get(space)
+            if size is None or space is Mem.DDR:
+                return None
+            arr = self.arrays[key] = np.zeros(size, dtype=np.uint8)
+        return arr
+
+
+class _Memories(dict):
+    """Space -> byte array of one unit, filled from its core on first use."""
+
+    def __init__(self, core: Core, subblock: int) -> None:
+        super().__init__()
+        self.core = core
+        self.subblock = subblock
+
+    def __missing__(self, space: MemorySpace) -> np.ndarray:
+        arr = self.core.memory(space, self.subblock)
+        if arr is None:
+            raise KeyError(space)
+        self[space] = arr
+        return arr
+
+    def get(self, space, default=None):  # type: ignore[override]
+        try:
+            return self[space]
+        except KeyError:
+            return default
+
+
+class KernelRun:
+    """One execution of a kernel body on one unit (a core, or one AIV sub-block of it)."""
+
+    def __init__(self, machine: Machine, kernel: PTOKernel, core: Core, subblock: int, block_idx: int,
+                 block_num: int, gm: dict[str, np.ndarray], scalars: dict[str, Any], stats: UnitStats) -> None:
+        self.m = machine
+        self.target = machine.target
+        self.kernel = kernel
+        self.mem = _Memories(core, subblock)
+        self.subblock = subblock
+        self.block_idx = block_idx
+        self.block_num = block_num
+        self.gm = gm
+        self.regs: dict[str, Any] = dict(scalars)
+        self.stats = stats
+        self.handles: dict[str, Handle] = machine.static_handles(kernel)
+        self.costs = machine.target.costs
+
+    # ------------------------------------------------------------------------------------------
+    # scalars
+    # ------------------------------------------------------------------------------------------
+
+    def ev(self, e) -> Any:
+        t = type(e)
+        if t is SConst:
+            return e.value
+        if t is SReg:
+            try:
+                return self.regs[e.name]
+            except KeyError:
+                raise TilefoldError(f"simulator: register ${e.name} read before it was written") from None
+        if t is SBin:
+            a, b = self.ev(e.lhs), self.ev(e.rhs)
+            if e.op == "/" and isinstance(a, int) and isinstance(b, int):
+                return a // b
+            return _BIN[e.op](a, b)
+        if t is SUn:
+            v = self.ev(e.operand)
+            return (not v) if e.op == "not" else -v
+        if t is SSpecial:
+            if e.kind == "block_idx":
+                return self.block_idx
+            if e.kind == "subblock_idx":
+                return self.subblock
+            if e.kind == "block_num":
+                return self.block_num
+            return self.target.aiv_per_aic
+        raise TilefoldError(f"simulator: cannot evaluate {e!r}")
+
+    def ev_int(self, e) -> int:
+        return int(self.ev(e))
+
+    # ------------------------------------------------------------------------------------------
+    # execution
+    # ------------------------------------------------------------------------------------------
+
+    def run(self, body: tuple[Instr, ...]) -> None:
+        dispatch = self.m.dispatch
+        for ins in body:
+            fn = dispatch[type(ins)]
+            try:
+                fn(self, ins)
+            except DeviceFault as f:
+                if not f.instruction:
+                    f.instruction = ins.text()
+                    f.args = (f.render(),)
+                raise
+
+    def charge(self, cycles: float, nbytes: int = 0) -> None:
+        s = self.stats
+        s.cycles += cycles
+        s.instructions += 1
+        s.bytes_moved += nbytes
+
+    def h(self, name: str) -> Handle:
+        try:
+            return self.handles[name]
+        except KeyError:
+            raise TilefoldError(f"simulator: handle %{name} used before it was defined") from None
+
+    def x_SAssign(self, ins: SAssign) -> None:
+        self.regs[ins.reg] = self.ev(ins.value)
+        self.charge(self.costs.scalar_op * max(1, sexpr_nodes(ins.value)))
+
+    def x_SAssignMany(self, ins: SAssignMany) -> None:
+        vals = [self.ev(v) for v in ins.values]
+        for r, v in zip(ins.regs, vals, strict=False):
+            self.regs[r] = v
+        self.charge(self.costs.scalar_op * max(1, sum(sexpr_nodes(v) for v in ins.values)))
+
+    def x_Alias(self, ins: Alias) -> None:
+        self.handles[ins.dst] = self.h(ins.src)
+
+    def x_For(self, ins: For) -> None:
+        start, stop, step = self.ev_int(ins.start), self.ev_int(ins.stop), self.ev_int(ins.step)
+        if step == 0:
+            raise TilefoldError("simulator: loop with step 0")
+        for i in range(start, stop, step):
+            self.regs[ins.var] = i
+            self.stats.cycles += self.costs.scalar_op
+            self.run(ins.body)
+
+    def x_While(self, ins: While) -> None:
+        guard = 0
+        while self.ev(ins.cond):
+            self.stats.cycles += self.costs.scalar_op
+            self.run(ins.body)
+            guard += 1
+            if guard > 10_000_000:
+                raise TilefoldError("simulator: while loop did not terminate after 10^7 iterations")
+
+    def x_If(self, ins: If) -> None:
+        self.stats.cycles += self.costs.scalar_op
+        self.run(ins.then_body if self.ev(ins.cond) else ins.else_body)
+
+    # data movement -------------------------------------------------------------------------------
+
+    def _path(self, src: MemorySpace, dst: MemorySpace, ins: Instr, addr: int | None) -> None:
+        if not self.target.supports_path(src, dst):
+            raise UnsupportedDataPath(
+                f"{self.target.name} has no {src.name} -> {dst.name} data path",
+                instruction=ins.text(), address=addr, space=dst.name,
+                hint=("a Mat -> Mat (L1 -> L1) copy comes from materializing a Mat subview; run "
+                      "CanonicalizeTileSlice so the consumer reads the source tile directly")
+                if src is dst is Mem.Mat else "move the data through a supported path")
+
+    def _dma_cost(self, src: MemorySpace, dst: MemorySpace, nbytes: int) -> float:
+        pc = self.target.path_cost(src, dst)
+        return pc.latency + math.ceil(nbytes / pc.bytes_per_cycle)
+
+    def _gm_window(self, tensor: str, offsets, window: tuple[int, ...], rows: int, cols: int,
+                   ins: Instr) -> np.ndarray:
+        arr = self.gm.get(tensor)
+        if arr is None:
+            raise TilefoldError(f"simulator: no GM tensor @{tensor}")
+        offs = [self.ev_int(o) for o in offsets]
+        shape = list(arr.shape)
+        win = list(window) if window else [rows, cols][-len(shape):]
+        if len(offs) != len(shape) or len(win) != len(shape):
+            raise OutOfBounds(f"window of rank {len(win)} on tensor @{tensor} of rank {len(shape)}",
+                              instruction=ins.text(), space="GM")
+        for axis, (o, w, e) in enumerate(zip(offs, win, shape, strict=False)):
+            if o < 0 or o + w > e:
+                isz = arr.dtype.itemsize
+                clamped = [min(max(x, 0), n - 1) for x, n in zip(offs, shape, strict=False)]
+                flat = int(np.ravel_multi_index(clamped, shape)) * isz if all(shape) else 0
+                raise OutOfBounds(
+                    f"window offsets {offs} extent {win} leaves tensor @{tensor} of shape {shape} on axis {axis}",
+                    instruction=ins.text(), address=flat, space="GM",
+                    hint="check the load / store offsets against the tensor shape")
+        view = arr[tuple(slice(o, o + w) for o, w in zip(offs, win, strict=False))]
+        if view.size != rows * cols:
+            raise OutOfBounds(f"window {win} of @{tensor} holds {view.size} elements, the tile {rows}x{cols}",
+                              instruction=ins.text(), space="GM")
+        return view.reshape(rows, cols)
+
+    def x_TLoad(self, ins: TLoad) -> None:
+        dst = self.h(ins.dst)
+        self._path(Mem.DDR, dst.space, ins, dst.address)
+        src = self._gm_window(ins.tensor, ins.offsets, ins.window, dst.rows, dst.cols, ins)
+        write(self._mem(dst, ins), dst, src, "")
+        self.charge(self._dma_cost(Mem.DDR, dst.space, dst.nbytes), dst.nbytes)
+
+    def x_TStore(self, ins: TStore) -> None:
+        src = self.h(ins.src)
+        self._path(src.space, Mem.DDR, ins, src.address)
+        win = self._gm_window(ins.tensor, ins.offsets, ins.window, src.rows, src.cols, ins)
+        value = read(self._mem(src, ins), src, "")
+        if not np.shares_memory(win, self.gm[ins.tensor]):
+            raise TilefoldError("simulator: GM window is not writable")
+        assign(win, value)
+        self.charge(self._dma_cost(src.space, Mem.DDR, src.nbytes), src.nbytes)
+
+    def _mem(self, h: Handle, ins: Instr) -> np.ndarray:
+        mem = self.mem.get(h.space)
+        if mem is None:
+            raise UnsupportedDataPath(f"{self.kernel.func_type} kernel cannot address {h.space.name}",
+                                      instruction=ins.text(), address=h.address, space=h.space.name)
+        return mem
+
+    def x_TSubview(self, ins: TSubview) -> None:
+        src = self.h(ins.src)
+        row, col = self.ev_int(ins.row), self.ev_int(ins.col)
+        isz = src.dtype.itemsize
+        if src.layout == "NZ":
+            frac = FR * FR * isz
+            off = ((col // FR) * (src.pitch // FR) + row // FR) * frac + ((row % FR) * FR + col % FR) * isz
+        elif src.layout == "DN":
+            off = (col * src.pitch + row) * isz
+        else:
+            off = (row * src.pitch + col) * isz
+        dtype = ins.dtype or src.dtype
+        self.handles[ins.dst] = Handle(src.space, src.address + off, ins.shape[0], ins.shape[1],
+                                       ins.pitch if ins.pitch is not None else src.pitch, dtype,
+                                       ins.layout or src.layout)
+        self.charge(self.costs.scalar_op)
+
+    def x_TExtract(self, ins: TExtract) -> None:
+        src = self.h(ins.src)
+        dst = self.h(ins.dst)
+        self._path(src.space, dst.space, ins, dst.address)
+        row, col = self.ev_int(ins.row), self.ev_int(ins.col)
+        isz = src.dtype.itemsize
+        if src.layout == "NZ":
+            frac = FR * FR * isz
+            off = ((col // FR) * (src.pitch // FR) + row // FR) * frac + ((row % FR) * FR + col % FR) * isz
+        elif src.layout == "DN":
+            off = (col * src.pitch + row) * isz
+        else:
+            off = (row * src.pitch + col) * isz
+        window = Handle(src.space, src.address + off, dst.rows, dst.cols, src.pitch, src.dtype, src.layout)
+        if row < 0 or col < 0 or row + dst.rows > src.rows or col + dst.cols > src.cols:
+            raise OutOfBounds(f"extract window at ({row}, {col}) of {dst.rows}x{dst.cols} leaves the "
+                              f"{src.rows}x{src.cols} source", instruction=ins.text(), address=window.address,
+                              space=src.space.name, hint="check the extract indices")
+        copy_rows(self._mem(src, ins), window, self._mem(dst, ins), dst, "")
+        self.charge(self._dma_cost(src.space, dst.space, dst.nbytes), dst.nbytes)
+
+    # compute ---------------------------------------------------------------------------------------
+
+    def _vec_operand(self, h: Handle, ins: Instr) -> None:
+        if h.space is not Mem.Vec:
+            raise UnsupportedDataPath(f"vector unit operand in {h.space.name}; the vector unit reads only Vec",
+                                      instruction=ins.text(), address=h.address, space=h.space.name,
+                                      hint="move the tile to Vec first")
+        if h.address % self.target.vector_base_alignment:
+            raise DeviceHang(
+                f"vector operand base 0x{h.address:x} is not {self.target.vector_base_alignment}-byte aligned",
+                instruction=ins.text(), address=h.address, space="Vec",
+                hint="a zero-copy column slice starts inside its source row; run CanonicalizeTileSlice to "
+                     "copy unaligned windows into an aligned buffer (#1789)")
+
+    def x_TVector(self, ins: TVector) -> None:
+        op = self.m.op(ins.op)
+        dst = self.h(ins.dst)
+        self._vec_operand(dst, ins)
+        vec = self.mem[Mem.Vec]
+        args = []
+        nbytes = dst.nbytes
+        for a in ins.args:
+            if isinstance(a, str):
+                h = self.h(a)
+                self._vec_operand(h, ins)
+                args.append(read(vec, h, ""))
+                nbytes = max(nbytes, h.nbytes)
+            elif isinstance(a, tuple):
+                args.append(tuple(self.ev(x) for x in a))
+            else:
+                args.append(self.ev(a))
+        attrs = dict(ins.attrs)
+        if op.golden is None:
+            raise TilefoldError(f"simulator: {op.name} has no golden semantics")
+        value = op.golden(args, attrs)
+        write(vec, dst, value, "")
+        c = self.costs
+        self.charge(c.vector_startup + math.ceil(nbytes / c.vector_bytes_per_cycle))
+
+    def x_TMatmul(self, ins: TMatmul) -> None:
+        op = self.m.op(ins.op)
+        hs = [self.h(s) for s in ins.srcs]
+        reuse = op.output_reuses_input
+        ops = list(hs)
+        acc = ops.pop(reuse) if reuse is not None else None
+        lhs, rhs = ops[0], ops[1]
+        bias = ops[2] if len(ops) > 2 else None
+        for h, want in ((lhs, Mem.Left), (rhs, Mem.Right)):
+            if h.space is not want:
+                raise UnsupportedDataPath(
+                    f"cube operand in {h.space.name}; the cube reads its {'lhs' if want is Mem.Left else 'rhs'} "
+                    f"from {want.name}", instruction=ins.text(), address=h.address, space=h.space.name,
+                    hint=f"extract the operand to {want.name} with pl.tile.extract(..., target_memory="
+                         f"pl.Mem.{want.name})")
+        dst = self.h(ins.dst)
+        if dst.space is not Mem.Acc:
+            raise UnsupportedDataPath(f"cube destination in {dst.space.name}; the cube writes Acc",
+                                      instruction=ins.text(), address=dst.address, space=dst.space.name)
+        m, k, n = lhs.rows, lhs.cols, rhs.cols
+        # The MAD writes (and, accumulating, reads) its destination densely from the bare base pointer:
+        # m from the lhs, n from the rhs, no destination stride.
+        mad = Handle(Mem.Acc, dst.address, m, n, -(-m // FR) * FR, dst.dtype, "NZ")
+        acc_mem = self.mem[Mem.Acc]
+        a = read(self.mem[Mem.Left], lhs, "")
+        b = read(self.mem[Mem.Right], rhs, "")
+        args = [a, b]
+        if acc is not None:
+            args.insert(reuse, read(acc_mem, mad, ""))
+        if bias is not None:
+            bmem = self._mem(bias, ins)
+            args.append(read(bmem, bias, ""))
+        value = op.golden(args, {})
+        write(acc_mem, mad, value, "")
+        c = self.costs
+        fm, fk, fn = c.cube_fractal
+        k0 = max(1, fk * 2 // lhs.dtype.itemsize) if lhs.dtype.itemsize <= 2 else max(1, fk // 2)
+        fractals = math.ceil(m / fm) * math.ceil(k / k0) * math.ceil(n / fn)
+        self.charge(c.cube_startup + math.ceil(fractals / c.cube_fractals_per_cycle))
+
+    def x_TCustom(self, ins: TCustom) -> None:
+        from tilefold.custom import get_custom_op
+
+        entry = get_custom_op(ins.symbol)
+        ins_vals = []
+        shapes = []
+        nbytes = 0
+        for a in ins.ins:
+            if isinstance(a, str):
+                h = self.h(a)
+                arr = np.array(read(self._mem(h, ins), h, ""), copy=True)
+                ins_vals.append(arr)
+                shapes.append(arr.shape)
+                nbytes += h.nbytes
+            else:
+                ins_vals.append(self.ev(a))
+        outs = [self.h(o) for o in ins.outs]
+        for h in outs:
+            if h.space is Mem.Vec:
+                self._vec_operand(h, ins)
+        result = entry.kernel(*ins_vals)
+        if not isinstance(result, (tuple, list)):
+            result = (result,)
+        if len(result) != len(outs):
+            raise TilefoldError(f"custom op {ins.symbol!r} returned {len(result)} values for {len(outs)} outputs")
+        for h, v in zip(outs, result, strict=False):
+            write(self._mem(h, ins), h, np.asarray(v), "")
+            nbytes += h.nbytes
+        c = self.costs
+        if entry.cost is not None:
+            cycles = float(entry.cost(*shapes))
+        else:
+            cycles = c.custom_startup + math.ceil(nbytes / c.vector_bytes_per_cycle)
+        self.charge(cycles)
+
+
+class Machine:
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self._ops: dict[str, Any] = {}
+        self._static: dict[int, dict[str, Handle]] = {}
+        self.dispatch = {
+            SAssign: KernelRun.x_SAssign, SAssignMany: KernelRun.x_SAssignMany, Alias: KernelRun.x_Alias,
+            For: KernelRun.x_For, While: KernelRun.x_While, If: KernelRun.x_If,
+            TLoad: KernelRun.x_TLoad, TStore: KernelRun.x_TStore, TSubview: KernelRun.x_TSubview,
+            TExtract: KernelRun.x_TExtract, TVector: KernelRun.x_TVector, TMatmul: KernelRun.x_TMatmul,
+            TCustom: KernelRun.x_TCustom,
+        }
+        self.cores: dict[int, Core] = {}
+
+    def op(self, name: str):
+        o = self._ops.get(name)
+        if o is None:
+            o = self._ops[name] = get_op(name)
+        return o
+
+    def core(self, idx: int) -> Core:
+        c = self.cores.get(idx)
+        if c is None:
+            c = self.cores[idx] = Core(self.target)
+        return c
+
+    def static_handles(self, kernel: PTOKernel) -> dict[str, Handle]:
+        key = id(kernel)
+        hs = self._static.get(key)
+        if hs is None:
+            hs = {name: Handle(b.space, b.address, b.shape[0], b.shape[1], b.pitch, b.dtype, b.layout)
+                  for name, b in kernel.buffers.items()}
+            self._static[key] = hs
+        return dict(hs)
+
+    def launch(self, kernel: PTOKernel, gm: dict[str, np.ndarray], scalars: dict[str, Any],
+               block_dim: int) -> tuple[float, dict[str, float], int, int]:
+        if kernel.block_dim is not None:
+            block_dim = kernel.block_dim
+        if block_dim < 1:
+            raise TilefoldError(f"kernel {kernel.name!r} launched with block_dim={block_dim}",
+                                hint="block_dim must be a positive number of cores")
+        units: dict[str, UnitStats] = {}
+        ft = kernel.func_type
+        for b in range(block_dim):
+            core_idx = b % self.target.num_aic
+            core = self.core(core_idx)
+            if ft == "AIV":
+                sbs = [(sb, f"core{core_idx}.aiv{sb}") for sb in range(self.target.aiv_per_aic)]
+            elif ft == "AIC":
+                sbs = [(0, f"core{core_idx}.aic")]
+            else:
+                sbs = [(0, f"core{core_idx}")]
+            for sb, unit in sbs:
+                stats = units.setdefault(unit, UnitStats())
+                run = KernelRun(self, kernel, core, sb, b, block_dim, gm, scalars, stats)
+                try:
+                    run.run(kernel.body)
+                except DeviceFault as f:
+                    raise f.with_unit(f"{unit} (block {b}, kernel @{kernel.name})") from None
+        unit_cycles = {u: s.cycles for u, s in units.items()}
+        time = max(unit_cycles.values()) if unit_cycles else 0.0
+        return (time, unit_cycles, sum(s.instructions for s in units.values()),
+                sum(s.bytes_moved for s in units.values()))
+
+
+def _prepare_gm(params, inputs: Mapping[str, Any], where: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    gm: dict[str, np.ndarray] = {}
+    for t in params:
+        if t.name in inputs:
+            arr = np.array(inputs[t.name], dtype=t.dtype.np_dtype, copy=True, order="C")
+            if any(s >= 0 and s != a for s, a in zip(t.shape, arr.shape, strict=False)) or arr.ndim != len(t.shape):
+                raise TilefoldError(f"input {t.name!r} has shape {list(arr.shape)}, {where} expects "
+                                    f"{list(t.shape)}")
+            gm[t.name] = arr
+        elif t.direction == "Out" and all(s >= 0 for s in t.shape):
+            gm[t.name] = np.zeros(t.shape, dtype=t.dtype.np_dtype)
+        else:
+            raise TilefoldError(f"missing input {t.name!r} for {where}",
+                                hint=f"pass an array of shape {list(t.shape)} and dtype {t.dtype.name}")
+    return gm, {}
+
+
+def simulate(pto: PTOProgram, inputs: Mapping[str, Any], target: str | Target | None = None,
+             block_dim: int = 1) -> SimResult:
+    """Run ``pto`` on ``inputs`` (arrays / scalars by entry parameter name). Raises ``DeviceFault`` on a
+    trap. Returns the Out / InOut tensors, cycles per unit, the kernel time and instruction / byte counts."""
+    tgt = get_target(target if target is not None else pto.target)
+    with np.errstate(all="ignore"):
+        return _simulate(pto, inputs, tgt, block_dim)
+
+
+def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim: int) -> SimResult:
+    machine = Machine(tgt)
+    if pto.orchestration is None:
+        kernel = pto.kernels[pto.entry]
+        gm, _ = _prepare_gm(kernel.tensors, inputs, f"kernel {kernel.name!r}")
+        scalars = {s: inputs[s] for s in kernel.scalars if s in inputs}
+        missing = [s for s in kernel.scalars if s not in inputs]
+        if missing:
+            raise TilefoldError(f"missing scalar input(s) {missing} for kernel {kernel.name!r}")
+        time, unit_cycles, n_instr, n_bytes = machine.launch(kernel, gm, scalars, block_dim)
+        outputs = {t.name: gm[t.name] for t in kernel.tensors if t.direction in ("Out", "InOut")}
+        return SimResult(outputs, time, unit_cycles, n_instr, n_bytes)
+
+    gm, _ = _prepare_gm(pto.entry_tensors, inputs, f"orchestration {pto.entry!r}")
+    host_scalars = {s: inputs[s] for s in pto.entry_scalars if s in inputs}
+    total, n_instr, n_bytes = 0.0, 0, 0
+    unit_cycles: dict[str, float] = {}
+    launches = []
+    for launch in pto.orchestration:
+        kernel = pto.kernels[launch.kernel]
+        bound: dict[str, np.ndarray] = {}
+        scalars: dict[str, Any] = {}
+        for pname, value in launch.bindings:
+            if isinstance(value, str):
+                bound[pname] = gm[value]
+            else:
+                run = KernelRun.__new__(KernelRun)
+                run.regs = host_scalars
+                scalars[pname] = KernelRun.ev(run, value)
+        time, ucyc, ni, nb = machine.launch(kernel, bound, scalars, block_dim)
+        total += time
+        n_instr += ni
+        n_bytes += nb
+        for u, cyc in ucyc.items():
+            unit_cycles[u] = unit_cycles.get(u, 0.0) + cyc
+        launches.append({"kernel": kernel.name, "cycles": time, "unit_cycles": ucyc})
+    outputs = {t.name: gm[t.name] for t in pto.entry_tensors if t.direction in ("Out", "InOut")}
+    return SimResult(outputs, total, unit_cycles, n_instr, n_bytes, launches)
+
+
+__all__ = ["Core", "Machine", "SimResult", "simulate", "nd_view", "DataType"]

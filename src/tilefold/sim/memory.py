@@ -1,0 +1,182 @@
+"""Byte-addressed on-chip memories and tile access in ND, DN and NZ layouts.
+
+A memory space is one ``numpy.uint8`` array per core (Vec: per AIV sub-block), allocated once. A tile is
+accessed through a ``Handle`` (space, address, rows, cols, pitch, dtype, layout); reads and writes build a
+strided numpy view straight over the bytes, so an access is one vectorised numpy operation:
+
+- ``ND``: element (r, c) at ``address + (r * pitch + c) * itemsize``;
+- ``DN``: element (r, c) at ``address + (c * pitch + r) * itemsize`` (transposed views);
+- ``NZ``: 16x16 fractals; element (r, c) lies in block (r // 16, c // 16), stored at
+  ``address + ((c // 16) * (pitch / 16) + r // 16) * fractal_bytes``, row-major inside the block
+  (``pitch`` is the padded row count of the tile the column blocks belong to).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tilefold.ir.types import DataType, MemorySpace
+
+from .faults import OutOfBounds
+
+FR = 16  # fractal rows / cols of the NZ layout
+
+
+class Handle:
+    """A tile in a memory space: address, shape, pitch, dtype and layout (immutable; derived sizes cached)."""
+
+    __slots__ = ("space", "address", "rows", "cols", "pitch", "dtype", "layout", "isz", "np_dtype", "nbytes",
+                 "lo", "hi")
+
+    def __init__(self, space: MemorySpace, address: int, rows: int, cols: int, pitch: int, dtype: DataType,
+                 layout: str = "ND") -> None:
+        self.space = space
+        self.address = address
+        self.rows = rows
+        self.cols = cols
+        self.pitch = pitch
+        self.dtype = dtype
+        self.layout = layout
+        self.isz = dtype.itemsize
+        self.np_dtype = dtype.np_dtype
+        self.nbytes = rows * cols * self.isz
+        self.lo, self.hi = self._span()
+
+    def __repr__(self) -> str:
+        return f"Handle({self.describe()})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Handle) and all(getattr(self, k) == getattr(other, k) for k in
+                                                 ("space", "address", "rows", "cols", "pitch", "dtype", "layout"))
+
+    def __hash__(self) -> int:
+        return hash((self.space, self.address, self.rows, self.cols, self.pitch, self.dtype, self.layout))
+
+    def span(self) -> tuple[int, int]:
+        """[first byte, one past the last byte] the handle touches."""
+        return self.lo, self.hi
+
+    def _span(self) -> tuple[int, int]:
+        isz = self.isz
+        if self.layout == "NZ":
+            frac = FR * FR * isz
+            rb, cb = -(-self.rows // FR), -(-self.cols // FR)
+            last = ((cb - 1) * (self.pitch // FR) + (rb - 1)) * frac + frac
+            return self.address, self.address + last
+        if self.layout == "DN":
+            return self.address, self.address + ((self.cols - 1) * self.pitch + self.rows) * isz
+        return self.address, self.address + ((self.rows - 1) * self.pitch + self.cols) * isz
+
+    def describe(self) -> str:
+        return (f"{self.space.name}[0x{self.address:x}] {self.rows}x{self.cols} {self.dtype.name.lower()} "
+                f"pitch={self.pitch} {self.layout}")
+
+
+def _check(mem: np.ndarray, h: Handle, instr: str) -> None:
+    lo, hi = h.lo, h.hi
+    if lo < 0 or hi > mem.shape[0]:
+        raise OutOfBounds(
+            f"tile {h.describe()} spans bytes [0x{lo:x}, 0x{hi:x}) but {h.space.name} has {mem.shape[0]} bytes",
+            instruction=instr, address=lo, space=h.space.name,
+            hint="the tile does not fit its memory space at this address; check memory planning and offsets")
+
+
+def nd_view(mem: np.ndarray, h: Handle, instr: str = "") -> np.ndarray:
+    """A writable numpy view of an ND / DN tile (no copy)."""
+    if h.lo < 0 or h.hi > mem.shape[0]:
+        _check(mem, h, instr)
+    isz = h.isz
+    strides = (h.pitch * isz, isz) if h.layout == "ND" else (isz, h.pitch * isz)
+    return np.ndarray((h.rows, h.cols), dtype=h.np_dtype, buffer=mem, offset=h.address, strides=strides)
+
+
+def _nz_view(mem: np.ndarray, h: Handle, instr: str) -> np.ndarray:
+    _check(mem, h, instr)
+    isz = h.isz
+    frac = FR * FR * isz
+    rb, cb = -(-h.rows // FR), -(-h.cols // FR)
+    return np.ndarray((rb, FR, cb, FR), dtype=h.dtype.np_dtype, buffer=mem, offset=h.address,
+                      strides=(frac, FR * isz, (h.pitch // FR) * frac, isz))
+
+
+def read(mem: np.ndarray, h: Handle, instr: str = "") -> np.ndarray:
+    """The tile's values. ND / DN reads return a view over memory (callers must not keep it across
+    writes); NZ reads return a copy in row-major order."""
+    if h.layout != "NZ":
+        return nd_view(mem, h, instr)
+    v = _nz_view(mem, h, instr)
+    rb, cb = v.shape[0], v.shape[2]
+    dense = v.reshape(rb * FR, cb * FR)
+    if dense.shape != (h.rows, h.cols):
+        dense = dense[:h.rows, :h.cols]
+    return dense
+
+
+def write(mem: np.ndarray, h: Handle, value: np.ndarray, instr: str = "") -> None:
+    """Store ``value`` (broadcast to the tile shape, converted to its dtype) into the tile."""
+    if h.layout != "NZ":
+        dst = nd_view(mem, h, instr)
+        assign(dst, value)
+        return
+    v = _nz_view(mem, h, instr)
+    rb, cb = v.shape[0], v.shape[2]
+    if (rb * FR, cb * FR) == (h.rows, h.cols):
+        full = np.empty((h.rows, h.cols), dtype=h.dtype.np_dtype)
+        assign(full, value)
+    else:  # partial fractals: read-modify-write the padded blocks
+        full = v.reshape(rb * FR, cb * FR).copy()
+        assign(full[:h.rows, :h.cols], value)
+    v[...] = full.reshape(rb, FR, cb, FR)
+
+
+def assign(dst: np.ndarray, value) -> None:
+    value = np.asarray(value)
+    if value.dtype == dst.dtype:
+        np.copyto(dst, np.broadcast_to(value, dst.shape) if value.shape != dst.shape else value)
+        return
+    from tilefold.golden.values import is_float_dtype, to_dtype
+
+    if is_float_dtype(dst.dtype) and is_float_dtype(value.dtype):
+        np.copyto(dst, value.astype(dst.dtype) if value.dtype.kind == "V" or dst.dtype.kind == "V"
+                  else np.broadcast_to(value, dst.shape), casting="unsafe")
+        return
+    converted = to_dtype(value, _dtype_of(dst.dtype))
+    np.copyto(dst, np.broadcast_to(converted, dst.shape))
+
+
+_NP_TO_DT: dict[np.dtype, DataType] = {}
+
+
+def _dtype_of(np_dtype: np.dtype) -> DataType:
+    if not _NP_TO_DT:
+        for dt in DataType:
+            if dt is not DataType.INDEX:
+                _NP_TO_DT.setdefault(np.dtype(dt.np_dtype), dt)
+    return _NP_TO_DT[np.dtype(np_dtype)]
+
+
+def copy_rows(mem_src: np.ndarray, src: Handle, mem_dst: np.ndarray, dst: Handle, instr: str = "") -> None:
+    """Copy ``src`` into ``dst`` (same shape) as the hardware's row-by-row copy engine does.
+
+    When both tiles live in the same memory and their byte ranges overlap, rows are copied in order, each
+    row read after the previous rows were written. An in-place strided -> dense repack into a buffer
+    inside its own source therefore overwrites the source: only row 0, whose dense destination equals
+    its source, survives intact."""
+    if src.layout == "NZ" or dst.layout == "NZ":
+        write(mem_dst, dst, read(mem_src, src, instr), instr)
+        return
+    s = nd_view(mem_src, src, instr)
+    d = nd_view(mem_dst, dst, instr)
+    if mem_src is mem_dst:
+        s_lo, s_hi = src.span()
+        d_lo, d_hi = dst.span()
+        if s_lo < d_hi and d_lo < s_hi:
+            if s_lo == d_lo and src.pitch == dst.pitch and src.layout == dst.layout and src.dtype == dst.dtype:
+                return  # identity copy
+            for r in range(src.rows):
+                d[r] = s[r]
+            return
+    assign(d, s)
+
+
+__all__ = ["FR", "Handle", "assign", "copy_rows", "nd_view", "read", "write"]

@@ -1,0 +1,217 @@
+"""Dtype-aware comparison of device results with golden ones, and random inputs for a program.
+
+Tolerances (``tolerance_for``) follow the precision of the *result* dtype: an element matches when
+
+    |actual - expected| <= atol * max(1, max|expected|) + rtol * |expected|
+
+i.e. the absolute part scales with the magnitude of the expected tensor (a sum that cancels to ~0 is
+compared against the size of its terms, not against 0), the relative part with the element. NaN
+matches NaN, infinities must match exactly, integers and booleans must be equal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from tilefold.errors import TilefoldError
+from tilefold.ir.expr import ConstInt, Var
+from tilefold.ir.stmt import ParamDirection, Program
+from tilefold.ir.types import DataType, ScalarType, TensorType, TileType
+
+_TOLERANCES: dict[DataType, tuple[float, float]] = {
+    DataType.FP64: (1e-12, 1e-12),
+    DataType.FP32: (1e-5, 1e-5),
+    DataType.FP16: (1e-3, 1e-3),
+    DataType.BF16: (8e-3, 8e-3),
+    DataType.FP8E4M3: (6.25e-2, 6.25e-2),
+    DataType.FP8E5M2: (1.25e-1, 1.25e-1),
+}
+
+
+def _data_type(dtype: DataType | np.dtype | type | str) -> DataType:
+    if isinstance(dtype, DataType):
+        return dtype
+    if isinstance(dtype, str):
+        try:
+            return DataType.from_name(dtype)
+        except ValueError:
+            pass
+    np_dtype = np.dtype(dtype)
+    for dt in DataType:
+        if dt is not DataType.INDEX and dt.np_dtype == np_dtype:
+            return dt
+    raise TilefoldError(f"no tilefold data type for numpy dtype {np_dtype}",
+                        hint="pass a tilefold DataType (e.g. DataType.FP32)")
+
+
+def tolerance_for(dtype: DataType | np.dtype | type | str) -> tuple[float, float]:
+    """``(rtol, atol)`` for results of ``dtype``; integers and booleans compare exactly (0, 0)."""
+    dt = _data_type(dtype)
+    if not dt.is_float:
+        return (0.0, 0.0)
+    return _TOLERANCES[dt]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Outcome of ``compare``. ``first_mismatch`` is the index (tuple) of the first element, in C order,
+    outside tolerance, or None. ``reason`` explains a structural mismatch (shape) when there is one."""
+
+    matches: bool
+    max_abs_error: float
+    first_mismatch: tuple[int, ...] | None
+    mismatches: int = 0
+    reason: str = ""
+
+    def __bool__(self) -> bool:
+        return self.matches
+
+    def describe(self) -> str:
+        if self.matches:
+            return f"match (max abs error {self.max_abs_error:.3g})"
+        if self.reason:
+            return self.reason
+        return (f"{self.mismatches} element(s) outside tolerance, first at {list(self.first_mismatch or ())}, "
+                f"max abs error {self.max_abs_error:.3g}")
+
+
+def _as_wide(x: Any, is_float: bool) -> np.ndarray:
+    arr = np.asarray(x)
+    if is_float or arr.dtype in (np.dtype(ml_dtypes.bfloat16), np.dtype(ml_dtypes.float8_e4m3fn),
+                                 np.dtype(ml_dtypes.float8_e5m2)):
+        return arr.astype(np.float64)
+    if arr.dtype == np.bool_:
+        return arr.astype(np.int64)
+    if arr.dtype == np.uint64:
+        return arr.astype(np.float64)
+    return arr.astype(np.float64) if arr.dtype.kind == "f" else arr.astype(np.int64)  # ints (incl. int4)
+
+
+def compare(actual: Any, expected: Any, dtype: DataType | np.dtype | type | str | None = None, *,
+            rtol: float | None = None, atol: float | None = None) -> Comparison:
+    """Compare ``actual`` with ``expected`` under the tolerances of ``dtype`` (default: the dtype of
+    ``expected``). ``rtol`` / ``atol`` override the dtype's defaults."""
+    expected_arr = np.asarray(expected)
+    actual_arr = np.asarray(actual)
+    dt = _data_type(expected_arr.dtype if dtype is None else dtype)
+    d_rtol, d_atol = tolerance_for(dt)
+    rtol = d_rtol if rtol is None else rtol
+    atol = d_atol if atol is None else atol
+    if actual_arr.shape != expected_arr.shape:
+        return Comparison(False, float("inf"), None, int(max(actual_arr.size, expected_arr.size)),
+                          f"shape {list(actual_arr.shape)} differs from expected {list(expected_arr.shape)}")
+    if expected_arr.size == 0:
+        return Comparison(True, 0.0, None)
+    is_float = dt.is_float
+    a = _as_wide(actual_arr, is_float)
+    e = _as_wide(expected_arr, is_float)
+    if is_float:
+        with np.errstate(invalid="ignore", over="ignore"):
+            nan_a, nan_e = np.isnan(a), np.isnan(e)
+            inf_pair = np.isinf(a) | np.isinf(e)
+            diff = np.abs(a - e)
+            finite = np.isfinite(e)
+            scale = float(np.max(np.abs(e[finite]))) if finite.any() else 0.0
+            tol = atol * max(1.0, scale) + rtol * np.abs(e)
+            ok = np.where(nan_a | nan_e, nan_a & nan_e,
+                          np.where(inf_pair, a == e, diff <= tol))
+            finite_diff = diff[~(nan_a | nan_e | inf_pair)]
+            max_err = float(finite_diff.max()) if finite_diff.size else 0.0
+            if (~ok & (nan_a | nan_e | inf_pair)).any():
+                max_err = float("inf")
+    else:
+        diff = np.abs(a - e)
+        ok = diff <= atol + rtol * np.abs(e) if (rtol or atol) else a == e
+        max_err = float(np.max(diff)) if diff.size else 0.0
+    bad = np.flatnonzero(~np.asarray(ok, dtype=bool).reshape(-1))
+    if bad.size == 0:
+        return Comparison(True, max_err, None)
+    first = tuple(int(i) for i in np.unravel_index(int(bad[0]), expected_arr.shape))
+    return Comparison(False, max_err, first, int(bad.size))
+
+
+def compare_outputs(actual: Mapping[str, Any], expected: Mapping[str, Any],
+                    dtypes: Mapping[str, DataType] | None = None) -> dict[str, Comparison]:
+    """``compare`` for every name of ``expected``; a name missing from ``actual`` does not match."""
+    result = {}
+    for name, exp in expected.items():
+        if name not in actual:
+            result[name] = Comparison(False, float("inf"), None, 0, f"output {name!r} is missing")
+            continue
+        result[name] = compare(actual[name], exp, (dtypes or {}).get(name))
+    return result
+
+
+# ----------------------------------------------------------------------------------------------
+# random inputs
+# ----------------------------------------------------------------------------------------------
+
+
+def _entry(program: Program, entry: str | None):
+    from tilefold.golden import select_entry
+
+    return select_entry(program, entry)
+
+
+def _random_array(rng: np.random.Generator, shape: tuple[int, ...], dt: DataType) -> np.ndarray:
+    if dt.is_float:
+        return rng.uniform(-1.0, 1.0, size=shape).astype(np.float32).astype(dt.np_dtype)
+    if dt.is_bool:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    lo, hi = (0, 8) if dt.value[2] == "u" else (-8, 8)
+    if dt is DataType.INT4:
+        lo, hi = -4, 4
+    return rng.integers(lo, hi, size=shape).astype(dt.np_dtype)
+
+
+def random_inputs(program: Program, entry: str | None = None, seed: int = 0, *,
+                  scalars: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Random inputs for the entry function's parameters, by type: floats uniform in [-1, 1], integers
+    small (in [-8, 8), unsigned [0, 8)), Out parameters zero-filled, InOut random, scalars small ints in
+    [0, 4) (float scalars get that value as a float). ``scalars`` fixes chosen scalar parameters (e.g.
+    offsets that must stay in range); symbolic extents may refer to scalar parameters."""
+    fn = _entry(program, entry)
+    rng = np.random.default_rng(seed)
+    fixed = dict(scalars or {})
+    values: dict[str, Any] = {}
+    scalar_by_var: dict[Var, Any] = {}
+    for param in fn.params:
+        t = param.type
+        if isinstance(t, ScalarType):
+            if param.name in fixed:
+                value = fixed[param.name]
+            elif t.dtype.is_bool:
+                value = bool(rng.integers(0, 2))
+            else:
+                value = int(rng.integers(0, 4))
+                if t.dtype.is_float:
+                    value = float(value)
+            values[param.name] = value
+            scalar_by_var[param] = value
+    for param, direction in zip(fn.params, fn.param_directions, strict=False):
+        t = param.type
+        if not isinstance(t, (TensorType, TileType)):
+            continue
+        shape = []
+        for extent in t.shape:
+            if isinstance(extent, ConstInt):
+                shape.append(extent.value)
+            elif isinstance(extent, Var) and extent in scalar_by_var:
+                shape.append(int(scalar_by_var[extent]))
+            else:
+                raise TilefoldError(f"cannot build a random input for {param.name!r}: its shape is symbolic",
+                                    hint=f"pass {param.name!r} explicitly or fix the scalar it depends on "
+                                         "with scalars={...}")
+        if direction is ParamDirection.Out:
+            values[param.name] = np.zeros(shape, dtype=t.dtype.np_dtype)
+        else:
+            values[param.name] = _random_array(rng, tuple(shape), t.dtype)
+    return values
+
+
+__all__ = ["Comparison", "compare", "compare_outputs", "random_inputs", "tolerance_for"]

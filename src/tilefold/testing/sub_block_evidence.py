@@ -1,0 +1,219 @@
+"""IR evidence that TileAndBindSubBlock really split a program (the seed's five conditions).
+
+Correct results alone do not prove a split: the conservative rollback to sub-block 0 is also correct.
+``sub_block_evidence(program)`` inspects a program *after* the pass and reports:
+
+- ``has_subblock_idx``: ``tile.get_subblock_idx`` is present;
+- ``halved_windows``: every store marked ``tiled_op`` (and every load whose window depends on the
+  sub-block index) covers one half of its tile along one axis, at offset ``orig + sb * half``; there is
+  at least one such store; ``axis`` maps each split function to that axis;
+- ``consistent_custom_ranges``: every custom op in a split function is marked ``tiled_op`` and its tile
+  ins and outs agree with one iteration space through their indexing maps (bound dims have the
+  iteration extent, broadcast constants and unbound dims the operand's own extent);
+- ``no_guarded_tiled_work``: no ``tiled_op`` store / custom op sits under a sub-block-0 guard;
+- ``not_reverted``: neither the program nor any function carries ``tile_and_bind_subblock_reverted``;
+- ``split``: all five hold.
+
+``problems`` lists human-readable reasons for every failed condition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tilefold.ir.affine import AffineDimExpr
+from tilefold.ir.expr import Add, Call, ConstInt, Eq, Expr, Mul, Var
+from tilefold.ir.stmt import AssignStmt, Function, IfStmt, Program
+from tilefold.ir.types import TileType
+from tilefold.ir.visitor import IRVisitor
+from tilefold.ops.registry import OpKind, op_of
+from tilefold.ops.tile_ops import custom_segments
+
+TILED_OP = "tiled_op"
+LIMIT_TAG = "limit_sub_block_id0"
+REVERTED = "tile_and_bind_subblock_reverted"
+
+
+@dataclass
+class SubBlockEvidence:
+    has_subblock_idx: bool = False
+    halved_windows: bool = False
+    consistent_custom_ranges: bool = True
+    no_guarded_tiled_work: bool = True
+    not_reverted: bool = True
+    axis: dict[str, int] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def split(self) -> bool:
+        return (self.has_subblock_idx and self.halved_windows and self.consistent_custom_ranges
+                and self.no_guarded_tiled_work and self.not_reverted)
+
+    def __bool__(self) -> bool:
+        return self.split
+
+
+def _sb_axis(offsets: tuple[Expr, ...], sb_vars: set[Var]) -> list[tuple[int, int]]:
+    """(axis, multiplier) for each offset entry of the form ``[orig +] sb * m``."""
+    found = []
+    for axis, e in enumerate(offsets):
+        term = e.rhs if isinstance(e, Add) else e
+        if isinstance(term, Mul) and isinstance(term.lhs, Var) and term.lhs in sb_vars \
+                and isinstance(term.rhs, ConstInt):
+            found.append((axis, term.rhs.value))
+        elif _mentions(e, sb_vars):
+            found.append((axis, -1))
+    return found
+
+
+def _mentions(e: Expr, vars_: set[Var]) -> bool:
+    class _V(IRVisitor):
+        hit = False
+
+        def visit_Var(self, expr: Var) -> None:
+            if expr in vars_:
+                _V.hit = True
+
+    v = _V()
+    v.visit_expr(e)
+    return _V.hit
+
+
+def _is_guard(stmt: IfStmt, sb_vars: set[Var]) -> bool:
+    if dict(getattr(stmt, "attrs", ())).get(LIMIT_TAG, False):
+        return True
+    c = stmt.condition
+    return (isinstance(c, Eq) and isinstance(c.lhs, Var) and c.lhs in sb_vars
+            and isinstance(c.rhs, ConstInt) and c.rhs.value == 0)
+
+
+class _Collect(IRVisitor):
+    def __init__(self) -> None:
+        self.sb_vars: set[Var] = set()
+        self.calls: list[tuple[Call, bool]] = []  # (call, under a sub-block-0 guard)
+        self._guard_depth = 0
+
+    def visit_AssignStmt(self, stmt: AssignStmt) -> None:
+        if isinstance(stmt.value, Call) and stmt.value.op_name == "tile.get_subblock_idx":
+            self.sb_vars.add(stmt.var)
+        super().visit_AssignStmt(stmt)
+
+    def visit_IfStmt(self, stmt: IfStmt) -> None:
+        guard = _is_guard(stmt, self.sb_vars)
+        self.visit_expr(stmt.condition)
+        self._guard_depth += guard
+        self.visit_stmt(stmt.then_body)
+        self._guard_depth -= guard
+        if stmt.else_body is not None:
+            self.visit_stmt(stmt.else_body)
+
+    def visit_Call(self, expr: Call) -> None:
+        self.calls.append((expr, self._guard_depth > 0))
+        super().visit_Call(expr)
+
+
+def _check_custom(call: Call, problems: list[str], fname: str) -> bool:
+    maps = call.kwarg("indexing_maps") or ()
+    seg = custom_segments(call)
+    operands = list(seg["ins"]) + list(seg["outs"])
+    if len(maps) != len(operands):
+        problems.append(f"{fname}: custom op {call.kwarg('symbol')} has no usable indexing maps")
+        return False
+    extents: dict[int, int] = {}
+    ok = True
+    for x, m in zip(operands, maps, strict=False):
+        t = x.type
+        if not isinstance(t, TileType):
+            continue
+        shape = t.static_shape
+        if shape is None:
+            problems.append(f"{fname}: custom op operand {getattr(x, 'name', x)} has a dynamic shape")
+            return False
+        for e, ext in zip(m.results, shape, strict=False):
+            if isinstance(e, AffineDimExpr):
+                if extents.setdefault(e.position, ext) != ext:
+                    problems.append(f"{fname}: custom op {call.kwarg('symbol')}: operand "
+                                    f"{getattr(x, 'name', x)} covers d{e.position} with {ext}, another operand "
+                                    f"with {extents[e.position]}")
+                    ok = False
+    return ok
+
+
+def _function_evidence(fn: Function, ev: SubBlockEvidence) -> bool | None:
+    """Record evidence for one function; returns whether its windows are halved (None: not split)."""
+    c = _Collect()
+    c.visit_function(fn)
+    split_fn = fn.attr("sub_block_axis") is not None or any(
+        call.kwarg(TILED_OP, False) for call, _ in c.calls if op_of(call) is not None)
+    if c.sb_vars:
+        ev.has_subblock_idx = True
+    if fn.attr(REVERTED) is not None:
+        ev.not_reverted = False
+        ev.problems.append(f"{fn.name}: reverted ({fn.attr(REVERTED)})")
+    if not split_fn:
+        return None
+    axes: set[int] = set()
+    halved = True
+    n_tiled_stores = 0
+    for call, guarded in c.calls:
+        op = op_of(call)
+        if op is None:
+            continue
+        tiled = bool(call.kwarg(TILED_OP, False))
+        if tiled and guarded:
+            ev.no_guarded_tiled_work = False
+            ev.problems.append(f"{fn.name}: tiled {call.op_name} under a sub-block-0 guard")
+        if op.kind is OpKind.STORE and tiled:
+            n_tiled_stores += 1
+            tile_t = call.args[0].type
+            found = _sb_axis(call.args[1].elements, c.sb_vars)
+            if len(found) != 1 or not isinstance(tile_t, TileType) or tile_t.static_shape is None \
+                    or found[0][1] != tile_t.static_shape[found[0][0]]:
+                halved = False
+                ev.problems.append(f"{fn.name}: store window {found} is not one half along one axis")
+            else:
+                axes.add(found[0][0])
+        elif op.kind is OpKind.LOAD:
+            found = _sb_axis(call.args[1].elements, c.sb_vars)
+            if found:
+                shape = call.type.static_shape if isinstance(call.type, TileType) else None
+                if len(found) != 1 or shape is None or found[0][1] != shape[found[0][0]]:
+                    halved = False
+                    ev.problems.append(f"{fn.name}: load window {found} is not one half along one axis")
+        elif op.kind is OpKind.STORE and not tiled and not guarded:
+            halved = False
+            ev.problems.append(f"{fn.name}: store not split and not guarded")
+        elif op.kind is OpKind.CUSTOM:
+            if not tiled:
+                ev.consistent_custom_ranges = False
+                ev.problems.append(f"{fn.name}: custom op {call.kwarg('symbol')} was not split")
+            elif not _check_custom(call, ev.problems, fn.name):
+                ev.consistent_custom_ranges = False
+    if n_tiled_stores == 0:
+        halved = False
+        ev.problems.append(f"{fn.name}: no split store")
+    if len(axes) > 1:
+        ev.problems.append(f"{fn.name}: stores split on several axes {sorted(axes)}")
+    if axes:
+        ev.axis[fn.name] = fn.attr("sub_block_axis", min(axes))
+    return halved
+
+
+def sub_block_evidence(program: Program) -> SubBlockEvidence:
+    """Evidence of a real 1:2 split in ``program`` (run after TileAndBindSubBlock)."""
+    ev = SubBlockEvidence()
+    if program.attr(REVERTED):
+        ev.not_reverted = False
+        ev.problems.append("program is marked tile_and_bind_subblock_reverted")
+    verdicts = [v for v in (_function_evidence(fn, ev) for fn in program.functions) if v is not None]
+    ev.halved_windows = bool(verdicts) and all(verdicts) and bool(ev.axis)
+    if not ev.axis:
+        ev.halved_windows = False
+        if not ev.problems:
+            ev.problems.append("no function was split")
+    if not ev.has_subblock_idx:
+        ev.problems.append("no get_subblock_idx")
+    return ev
+
+
+__all__ = ["SubBlockEvidence", "sub_block_evidence"]

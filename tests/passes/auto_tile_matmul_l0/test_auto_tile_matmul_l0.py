@@ -1,0 +1,189 @@
+"""AutoTileMatmulL0: Before / Expected structure, tile-size search properties, golden equivalence, errors."""
+
+from __future__ import annotations
+
+import pytest
+from cube_helpers_tiling import assert_same_golden, kernel
+
+from tilefold import ir, passes
+from tilefold.backend.targets import get_target
+from tilefold.errors import NotSupportedError
+from tilefold.ir.types import MemorySpace
+from tilefold.passes.auto_tile_matmul_l0 import (
+    MatmulShape,
+    choose_tile_sizes,
+    estimate_cycles,
+    fits_l0,
+    legal_tile_sizes,
+)
+
+
+def run(program: ir.Program, **kw) -> ir.Program:
+    return passes.auto_tile_matmul_l0(**kw)(program)
+
+
+def mm_params(m: int, k: int, n: int, dt: str = "FP16", acc: str = "FP32") -> str:
+    return (f"a: pl.Tensor[[{m}, {k}], pl.{dt}], b: pl.Tensor[[{k}, {n}], pl.{dt}], "
+            f"out: pl.Out[pl.Tensor[[{m}, {n}], pl.{acc}]]")
+
+
+def mm_kernel(m: int, k: int, n: int, dt: str = "FP16", acc: str = "FP32") -> ir.Program:
+    return kernel(mm_params(m, k, n, dt, acc), f"""
+        ta: pl.Tile[[{m}, {k}], pl.{dt}, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [{m}, {k}], target_memory=pl.Mem.Mat)
+        tb: pl.Tile[[{k}, {n}], pl.{dt}, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [{k}, {n}], target_memory=pl.Mem.Mat)
+        c: pl.Tile[[{m}, {n}], pl.{acc}, pl.Mem.Acc] = pl.tile.matmul(ta, tb)
+        out = pl.store(c, [0, 0], out)
+        return out
+    """)
+
+
+@pytest.mark.parametrize("shape", [(16, 256, 64, "BF16", "FP32"), (64, 512, 32, "INT8", "INT32")])
+def test_l0_sized_matmul_is_left_untouched(shape):
+    before = mm_kernel(*shape)
+    assert run(before) is before
+
+
+def test_l0_sized_batch_page_slices_are_left_for_canonicalize_tile_slice():
+    params = "a: pl.Tensor[[64, 128], pl.BF16], b: pl.Tensor[[128, 64], pl.BF16], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]"
+    before = kernel(params, """
+        ta: pl.Tile[[64, 128], pl.BF16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [64, 128], target_memory=pl.Mem.Mat)
+        tb: pl.Tile[[128, 64], pl.BF16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [128, 64], target_memory=pl.Mem.Mat)
+        a1: pl.Tile[[32, 128], pl.BF16, pl.Mem.Mat] = pl.tile.slice(ta, [32, 128], [32, 0])
+        b0: pl.Tile[[128, 64], pl.BF16, pl.Mem.Mat] = pl.tile.slice(tb, [128, 64], [0, 0])
+        c: pl.Tile[[32, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a1, b0)
+        out = pl.store(c, [0, 0], out)
+        return out
+    """)
+    assert run(before) is before
+
+
+def test_128x1024x128_becomes_a_k_pipeline():
+    before = mm_kernel(128, 1024, 128)
+    expected = kernel(mm_params(128, 1024, 128), """
+        ta: pl.Tile[[128, 1024], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [128, 1024], target_memory=pl.Mem.Mat)
+        tb: pl.Tile[[1024, 128], pl.FP16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [1024, 128], target_memory=pl.Mem.Mat)
+        a0: pl.Tile[[128, 128], pl.FP16, pl.Mem.Left] = pl.tile.extract(ta, 0, 0, shape=[128, 128], target_memory=pl.Mem.Left)
+        b0: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(tb, 0, 0, shape=[128, 128], target_memory=pl.Mem.Right)
+        c0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a0, b0)
+        for ko, (c_iter,) in pl.pipeline(128, 1024, 128, init_values=(c0,), stage=2):
+            ak: pl.Tile[[128, 128], pl.FP16, pl.Mem.Left] = pl.tile.extract(ta, 0, ko, shape=[128, 128], target_memory=pl.Mem.Left)
+            bk: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(tb, ko, 0, shape=[128, 128], target_memory=pl.Mem.Right)
+            c_next: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(c_iter, ak, bk)
+            c = pl.yield_(c_next)
+        out = pl.store(c, [0, 0], out)
+        return out
+    """)
+    after = run(before)
+    ir.assert_structural_equal(after, expected)
+    assert_same_golden(before, after)
+
+
+def test_matmul_acc_runs_every_k_step_on_its_accumulator():
+    params = ("a: pl.Tensor[[64, 1024], pl.FP16], b: pl.Tensor[[1024, 64], pl.FP16], "
+              "out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]")
+    before = kernel(params, """
+        ta: pl.Tile[[64, 1024], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [64, 1024], target_memory=pl.Mem.Mat)
+        tb: pl.Tile[[1024, 64], pl.FP16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [1024, 64], target_memory=pl.Mem.Mat)
+        s: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.tile.slice(ta, [64, 64], [0, 0])
+        t: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.tile.slice(tb, [64, 64], [0, 0])
+        s0: pl.Tile[[64, 64], pl.FP16, pl.Mem.Left] = pl.tile.extract(s, 0, 0, shape=[64, 64], target_memory=pl.Mem.Left)
+        t0: pl.Tile[[64, 64], pl.FP16, pl.Mem.Right] = pl.tile.extract(t, 0, 0, shape=[64, 64], target_memory=pl.Mem.Right)
+        acc: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(s0, t0)
+        c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(acc, ta, tb)
+        out = pl.store(c, [0, 0], out)
+        return out
+    """)
+    after = run(before, tile_sizes=(64, 64, 256))
+    expected = kernel(params, """
+        ta: pl.Tile[[64, 1024], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [64, 1024], target_memory=pl.Mem.Mat)
+        tb: pl.Tile[[1024, 64], pl.FP16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [1024, 64], target_memory=pl.Mem.Mat)
+        s: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.tile.slice(ta, [64, 64], [0, 0])
+        t: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.tile.slice(tb, [64, 64], [0, 0])
+        s0: pl.Tile[[64, 64], pl.FP16, pl.Mem.Left] = pl.tile.extract(s, 0, 0, shape=[64, 64], target_memory=pl.Mem.Left)
+        t0: pl.Tile[[64, 64], pl.FP16, pl.Mem.Right] = pl.tile.extract(t, 0, 0, shape=[64, 64], target_memory=pl.Mem.Right)
+        acc: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(s0, t0)
+        for ko, (c_iter,) in pl.pipeline(0, 1024, 256, init_values=(acc,), stage=2):
+            ak: pl.Tile[[64, 256], pl.FP16, pl.Mem.Left] = pl.tile.extract(ta, 0, ko, shape=[64, 256], target_memory=pl.Mem.Left)
+            bk: pl.Tile[[256, 64], pl.FP16, pl.Mem.Right] = pl.tile.extract(tb, ko, 0, shape=[256, 64], target_memory=pl.Mem.Right)
+            c_next: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(c_iter, ak, bk)
+            c = pl.yield_(c_next)
+        out = pl.store(c, [0, 0], out)
+        return out
+    """)
+    ir.assert_structural_equal(after, expected)
+    assert_same_golden(before, after)
+
+
+def test_output_larger_than_acc_becomes_an_mn_grid_of_stored_blocks():
+    before = mm_kernel(256, 128, 256)
+    expected = kernel(mm_params(256, 128, 256), """
+        ta: pl.Tile[[256, 128], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [256, 128], target_memory=pl.Mem.Mat)
+        tb: pl.Tile[[128, 256], pl.FP16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [128, 256], target_memory=pl.Mem.Mat)
+        for mi, (o_m,) in pl.range(0, 256, 128, init_values=(out,)):
+            for ni, (o_n,) in pl.range(0, 256, 128, init_values=(o_m,)):
+                a0: pl.Tile[[128, 128], pl.FP16, pl.Mem.Left] = pl.tile.extract(ta, mi, 0, shape=[128, 128], target_memory=pl.Mem.Left)
+                b0: pl.Tile[[128, 128], pl.FP16, pl.Mem.Right] = pl.tile.extract(tb, 0, ni, shape=[128, 128], target_memory=pl.Mem.Right)
+                blk: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a0, b0)
+                o_b: pl.Tensor[[256, 256], pl.FP32] = pl.store(blk, [mi, ni], o_n)
+                o_row = pl.yield_(o_b)
+            o_all = pl.yield_(o_row)
+        return o_all
+    """)
+    after = run(before)
+    ir.assert_structural_equal(after, expected)
+    assert_same_golden(before, after)
+
+
+def test_grid_result_with_a_second_use_is_rejected_with_a_hint():
+    params = mm_params(256, 128, 256)
+    before = kernel(params, """
+        ta: pl.Tile[[256, 128], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [256, 128], target_memory=pl.Mem.Mat)
+        tb: pl.Tile[[128, 256], pl.FP16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [128, 256], target_memory=pl.Mem.Mat)
+        c: pl.Tile[[256, 256], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(ta, tb)
+        o1: pl.Tensor[[256, 256], pl.FP32] = pl.store(c, [0, 0], out)
+        out = pl.store(c, [0, 0], o1)
+        return out
+    """)
+    with pytest.raises(NotSupportedError) as info:
+        run(before)
+    assert "pl.store" in info.value.hint
+
+
+@pytest.mark.parametrize("target", ["Ascend910B", "Ascend950"])
+@pytest.mark.parametrize("m,k,n,isz", [(128, 1024, 128, 2), (256, 128, 256, 2), (64, 2048, 64, 1), (512, 512, 256, 2)])
+def test_choice_is_the_cheapest_legal_size(target, m, k, n, isz):
+    shape = MatmulShape(m, n, k, isz, 4)
+    t = get_target(target)
+    legal = legal_tile_sizes(shape, t)
+    assert legal
+    for mm, nn, kk in legal:  # every candidate respects the double-buffered L0 capacities
+        assert mm * kk * isz <= t.capacity(MemorySpace.Left) // 2
+        assert kk * nn * isz <= t.capacity(MemorySpace.Right) // 2
+        assert mm * nn * 4 <= t.capacity(MemorySpace.Acc)
+        assert m % mm == 0 and n % nn == 0 and k % kk == 0
+    choice = choose_tile_sizes(shape, t)
+    assert choice is not None and choice.sizes in legal
+    assert choice.cost == min(estimate_cycles(shape, s, t) for s in legal)
+
+
+def test_bigger_acc_avoids_the_grid_on_950():
+    shape = MatmulShape(256, 256, 128, 2, 4)
+    assert not fits_l0(shape, "Ascend910B")
+    small = choose_tile_sizes(shape, "Ascend910B")
+    big = choose_tile_sizes(shape, "Ascend950")
+    assert (small.m, small.n) != (256, 256)
+    assert big.m * big.n * 4 <= get_target("Ascend950").capacity(MemorySpace.Acc)
+    assert big.cost <= small.cost
+
+
+def test_forced_tile_sizes_must_divide_the_matmul():
+    with pytest.raises(NotSupportedError):
+        run(mm_kernel(128, 1024, 128), tile_sizes=(48, 128, 128))
+
+
+def test_forced_full_size_leaves_the_matmul_alone():
+    before = mm_kernel(16, 256, 64)
+    assert run(before, tile_sizes=(16, 64, 256)) is before
+    after = run(before, tile_sizes=(16, 64, 64))
+    assert after is not before
+    assert_same_golden(before, after)

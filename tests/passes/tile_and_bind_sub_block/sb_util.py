@@ -1,0 +1,62 @@
+"""Helpers shared by the sub-block tests."""
+
+from __future__ import annotations
+
+from tilefold import ir
+from tilefold.ir import IfStmt, Program
+from tilefold.ir.visitor import IRMutator, IRVisitor
+from tilefold.passes.remarks import collect_remarks
+from tilefold.passes.tile_and_bind_sub_block import LIMIT_TAG, REVERTED, tile_and_bind_sub_block
+
+MAP_ID = 'pl.affine_map("(d0, d1) -> (d0, d1)")'
+
+
+def run_pass(program: Program, **options) -> tuple[Program, list]:
+    with collect_remarks() as remarks:
+        out = tile_and_bind_sub_block(**options).run(program)
+    return out, list(remarks)
+
+
+class _Tagger(IRMutator):
+    def mutate_IfStmt(self, stmt: IfStmt):
+        new = super().mutate_IfStmt(stmt)
+        return new.with_fields(attrs=((LIMIT_TAG, True),))
+
+
+def tag_guards(program: Program) -> Program:
+    """The DSL has no syntax for IfStmt tags: tag every if of an Expected rollback program."""
+    return _Tagger().mutate_program(program)
+
+
+def guards(program: Program) -> list[IfStmt]:
+    found: list[IfStmt] = []
+
+    class _V(IRVisitor):
+        def visit_IfStmt(self, stmt: IfStmt) -> None:
+            found.append(stmt)
+            super().visit_IfStmt(stmt)
+
+    _V().visit_program(program)
+    return found
+
+
+def without_reason(program: Program) -> Program:
+    """Replace the reverted-reason strings by a fixed value so Expected programs need not spell them."""
+    fns = []
+    for fn in program.functions:
+        if fn.attr(REVERTED) is not None:
+            fn = fn.with_attr(REVERTED, "*")
+        fns.append(fn)
+    return program.with_fields(functions=tuple(fns))
+
+
+def assert_rollback(after: Program, expected: Program, function: str, check: str) -> None:
+    """``after`` is ``expected`` (with tagged guards), the function is marked reverted for ``check``."""
+    fn = after.function(function)
+    reason = fn.attr(REVERTED)
+    assert reason is not None, "function was not reverted"
+    assert check in reason, f"reverted for {reason!r}, expected the {check!r} check"
+    assert after.attr(REVERTED) is True
+    for g in guards(Program(after.name, (fn,))):
+        assert g.attr(LIMIT_TAG) is True
+    ir.assert_structural_equal(without_reason(after), without_reason(tag_guards(expected)))
