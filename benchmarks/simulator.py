@@ -75,15 +75,15 @@ class Matmul:
     @pl.function(type=pl.FunctionType.InCore)
     def kernel(self, a: pl.Tensor[[128, 512], pl.BF16], b: pl.Tensor[[512, 128], pl.BF16],
                out: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
-        am: pl.Tile[[128, 512], pl.BF16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [128, 512], target_memory=pl.Mem.Mat)
-        bm: pl.Tile[[512, 128], pl.BF16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [512, 128], target_memory=pl.Mem.Mat)
-        a0: pl.Tile[[128, 128], pl.BF16, pl.Mem.Left] = pl.tile.extract(am, 0, 0, shape=[128, 128], target_memory=pl.Mem.Left)
-        b0: pl.Tile[[128, 128], pl.BF16, pl.Mem.Right] = pl.tile.extract(bm, 0, 0, shape=[128, 128], target_memory=pl.Mem.Right)
-        c0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a0, b0)
+        am = pl.tile.load(a, [0, 0], [128, 512], target_memory=pl.Mem.Mat)
+        bm = pl.tile.load(b, [0, 0], [512, 128], target_memory=pl.Mem.Mat)
+        a0 = pl.tile.extract(am, 0, 0, shape=[128, 128], target_memory=pl.Mem.Left)
+        b0 = pl.tile.extract(bm, 0, 0, shape=[128, 128], target_memory=pl.Mem.Right)
+        c0 = pl.tile.matmul(a0, b0)
         for k, (c_iter,) in pl.range(128, 512, 128, init_values=(c0,)):
-            ak: pl.Tile[[128, 128], pl.BF16, pl.Mem.Left] = pl.tile.extract(am, 0, k, shape=[128, 128], target_memory=pl.Mem.Left)
-            bk: pl.Tile[[128, 128], pl.BF16, pl.Mem.Right] = pl.tile.extract(bm, k, 0, shape=[128, 128], target_memory=pl.Mem.Right)
-            c_next: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(c_iter, ak, bk)
+            ak = pl.tile.extract(am, 0, k, shape=[128, 128], target_memory=pl.Mem.Left)
+            bk = pl.tile.extract(bm, k, 0, shape=[128, 128], target_memory=pl.Mem.Right)
+            c_next = pl.tile.matmul_acc(c_iter, ak, bk)
             c_out = pl.yield_(c_next)
         out = pl.store(c_out, [0, 0], out)
         return out

@@ -2,8 +2,9 @@
 #
 # The window is constant but not contiguous (16 rows, 64 of 128 columns). Its lazy materialization
 # repacks the strided window densely into the slice's own buffer at t + 256 B -- inside t, which is still
-# live: the copy destroys every row of t but row 0. The later read of t's low half (`lo`) then sees the
-# repacked data, so only row 0 of the result is right.
+# live. Row 0's dense destination equals its source, so row 0 survives; every later row of t that the
+# dense buffer reaches is overwritten. The later read of t's low half (`lo`) sees the repacked data, so
+# row 0 of the result is right and the following rows are wrong.
 import tilefold.language as pl
 
 

@@ -20,6 +20,6 @@ class AccColumnWindowAccepted:
         page0: pl.Tile[[16, 64], pl.FP32, pl.Mem.Acc] = pl.tile.slice(acc, [16, 64], [0, 0])
         page1: pl.Tile[[16, 64], pl.FP32, pl.Mem.Acc] = pl.tile.slice(acc, [16, 64], [0, 64])
         pl.tile.matmul_acc(page0, a_l, b_r)
-        acc_page1 = pl.tile.matmul_acc(page1, a_l, b_r)
+        acc_page1 = pl.tile.matmul_acc(page1, a_l, b_r)  # noqa: F841  (bound form; the value aliases acc)
         out = pl.store(acc, [0, 0], out)
         return out

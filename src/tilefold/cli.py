@@ -64,10 +64,15 @@ def _attr(module: str, name: str, what: str) -> Any:
 
 def _parse_file(path: str):
     parse_file = _attr("tilefold.language", "parse_file", "the pl parser")
+    hint = "give the path of a .py file with a @pl.program class"
+    if not Path(path).exists():
+        raise TilefoldError(f"cannot read {path!r}: no such file", hint=hint)
     if not Path(path).is_file():
-        raise TilefoldError(f"cannot read {path!r}: no such file", hint="give the path of a .py file with a "
-                                                                       "@pl.program class")
-    return parse_file(path)
+        raise TilefoldError(f"cannot read {path!r}: not a regular file", hint=hint)
+    try:
+        return parse_file(path)
+    except (UnicodeDecodeError, OSError) as exc:
+        raise TilefoldError(f"cannot read {path!r}: {exc}", hint=hint) from None
 
 
 def _print_ir(program) -> str:
@@ -118,31 +123,46 @@ def _properties(names: Sequence[str]):
 # ------------------------------------------------------------------------------------------------
 
 
+def _pass_manager(names: Sequence[str], options: dict[str, Any]):
+    """Passes by CLI name; ``test-*`` names are the verifier's fault-injection passes (testing aids that
+    break one IR property on purpose, see ``tilefold.passes.verifier.fault_injection_pass``)."""
+    from tilefold.passes.pass_manager import PassManager
+    from tilefold.passes.pipeline import get_pass
+    from tilefold.passes.verifier import fault_injection_pass, fault_injection_pass_names
+
+    passes = []
+    for name in names:
+        if name in fault_injection_pass_names():
+            passes.append(fault_injection_pass(name))
+        else:
+            passes.append(get_pass(name, **options))
+    return PassManager(passes, name="opt")
+
+
 def cmd_opt(args: argparse.Namespace) -> int:
     from tilefold.passes.pass_manager import (
         DumpInstrument,
         PassContext,
-        PassManager,
         RoundTripInstrument,
         VerificationInstrument,
     )
     from tilefold.passes.remarks import collect_remarks
     from tilefold.passes.verifier import ALL_VERIFIABLE, verify_properties
 
-    program = _parse_file(args.file)
     names = _split_list(args.passes)
     options = _pipeline_options(args)
     target = _target(args.target)
     if target is not None:
         options["target"] = target
     try:
-        manager = PassManager.from_names(names, name="opt", **options)
+        manager = _pass_manager(names, options)
     except KeyError as exc:
         raise UsageError(exc.args[0] if exc.args else str(exc)) from None
     except ModuleNotFoundError as exc:
         raise UnavailableError(f"a requested pass is not available yet (module {exc.name} is missing)") from None
 
     explicit = _properties(_split_list(args.verify_properties)) if args.verify_properties else None
+    program = _parse_file(args.file)
     verify = args.verify or explicit is not None
     instruments = []
     if verify:
@@ -284,6 +304,13 @@ def _make_inputs(program, spec: str, seed: int, settings: Sequence[str]) -> dict
                                 hint=f"the file holds: {', '.join(sorted(inputs)) or 'nothing'}")
         return inputs
 
+    try:
+        harness_random = _attr("tilefold.testing", "random_inputs", "the E2E harness")
+    except UnavailableError:
+        harness_random = None
+    if harness_random is not None:
+        return harness_random(program, entry.name, seed, scalars=fixed)
+
     rng = np.random.default_rng(seed)
     inputs: dict[str, Any] = {}
     for p, direction in zip(entry.params, entry.param_directions, strict=False):
@@ -417,9 +444,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_passes(args: argparse.Namespace) -> int:
     from tilefold.passes.pipeline import DEFAULT_ORDER, list_passes
+    from tilefold.passes.verifier import fault_injection_pass_names
 
     print("passes (use with tilefold opt --passes a,b,...):")
     for name in list_passes():
+        print(f"  {name}")
+    print("test-only fault injectors (break one IR property, for testing the verifiers with --verify):")
+    for name in fault_injection_pass_names():
         print(f"  {name}")
     print("default pipeline: " + " -> ".join(DEFAULT_ORDER))
     return EXIT_OK

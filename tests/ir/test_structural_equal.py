@@ -363,3 +363,16 @@ def test_dsl_changed_memory_space_and_op_reported():
     assert "function 'kernel' > body[0] (AssignStmt) > value > kwargs['target_memory']" in msg
     b = _parse(SRC_MEM.replace("MEM", "Vec").replace("pl.tile.muls(hi, 0.5)", "pl.tile.adds(hi, 0.5)"))
     assert "op differs: tile.muls vs tile.adds" in mismatch(a, b)
+
+
+def test_messages_without_the_printer_use_the_compact_form(monkeypatch):
+    import sys
+
+    from tilefold.ir.structural import dump_ir
+
+    monkeypatch.setitem(sys.modules, "tilefold.ir.printer", None)
+    msg = mismatch(program(kernel_fn()), program(kernel_fn(offset=0)))
+    assert "in lhs statement: %hi: Tile[[16, 64], FP32, Vec] = tile.slice(%t, [16, 64], [0, 64])" in msg
+    text = dump_ir(program(loop_fn()))
+    assert "%res = for %i in range(0, 4, 1) iter_args(%acc_it = %acc):" in text
+    assert "        yield %s" in text

@@ -7,11 +7,10 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+from lang_helpers import roundtrip
 
 import tilefold.language as pl
 from tilefold import ir
-
-from lang_helpers import roundtrip
 
 SEEDS = sorted((Path(__file__).resolve().parents[2] / "examples" / "seeds").glob("*.py"))
 

@@ -65,6 +65,13 @@ from tilefold.ops import OpKind, Unit, custom_segments, op_of
 
 from .memory_planning import ConstFolder, dense_pitch, is_nz, static_dims, tile_2d, view_offset_2d
 from .pto import (
+    Buffer,
+    For,
+    If,
+    Instr,
+    Launch,
+    PTOKernel,
+    PTOProgram,
     SAssign,
     SAssignMany,
     SBin,
@@ -73,13 +80,6 @@ from .pto import (
     SReg,
     SSpecial,
     SUn,
-    Buffer,
-    For,
-    If,
-    Instr,
-    Launch,
-    PTOKernel,
-    PTOProgram,
     TCustom,
     TensorParam,
     TExtract,

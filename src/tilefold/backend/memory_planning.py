@@ -54,7 +54,7 @@ from tilefold.ir.expr import (
     TupleGetItem,
     Var,
 )
-from tilefold.ir.stmt import AssignStmt, ForStmt, Function, IfStmt, Program, SeqStmts, Stmt, WhileStmt
+from tilefold.ir.stmt import AssignStmt, EvalStmt, ForStmt, Function, IfStmt, Program, SeqStmts, Stmt, WhileStmt
 from tilefold.ir.types import DataType, MemorySpace, MemRef, TileType
 from tilefold.ir.visitor import IRMutator
 from tilefold.ops import OpKind, custom_segments, op_of, result_memory
@@ -349,7 +349,85 @@ def _root_var(value: Expr) -> Var | None:
     return value if isinstance(value, Var) else None
 
 
+class _BindNestedTiles(IRMutator):
+    """Bind every tile-valued call nested inside another expression to a variable of its own, so that
+    each tile value has a variable to carry its MemRef (``a = exp(sub(t, m))`` -> ``tmp = sub(t, m)``;
+    ``a = exp(tmp)``)."""
+
+    def __init__(self, fn: Function) -> None:
+        super().__init__()
+        self.pending: list[Stmt] = []
+        self.names: set[str] = {v.name for v, _ in tile_vars(fn)} | {p.name for p in fn.params}
+
+    def _fresh(self, op_name: str) -> str:
+        base = op_name.split(".")[-1] + "_t"
+        name, k = base, 0
+        while name in self.names:
+            k += 1
+            name = f"{base}{k}"
+        self.names.add(name)
+        return name
+
+    def _hoist_args(self, call: Call) -> Call:
+        args = []
+        changed = False
+        for a in call.args:
+            if isinstance(a, Call) and isinstance(a.type, TileType):
+                inner = self._hoist_args(a)
+                v = Var(self._fresh(a.op_name), a.type, a.span)
+                self.pending.append(AssignStmt(v, inner, a.span))
+                args.append(v)
+                changed = True
+            else:
+                args.append(a)
+        return call.with_fields(args=tuple(args)) if changed else call
+
+    def mutate_Call(self, expr: Call) -> Expr:
+        return self._hoist_args(expr)
+
+    def _wrap(self, stmt: Stmt, new: Stmt):
+        if not self.pending:
+            return new
+        out = self.pending + [new]
+        self.pending = []
+        return out
+
+    def mutate_AssignStmt(self, stmt: AssignStmt):
+        value = self.mutate_expr(stmt.value)
+        return self._wrap(stmt, stmt if value is stmt.value else stmt.with_fields(value=value))
+
+    def mutate_EvalStmt(self, stmt: EvalStmt):
+        expr = self.mutate_expr(stmt.expr)
+        return self._wrap(stmt, stmt if expr is stmt.expr else stmt.with_fields(expr=expr))
+
+    def _hoist_values(self, stmt):
+        values = []
+        for v in stmt.values:
+            if isinstance(v, Call) and isinstance(v.type, TileType):
+                inner = self._hoist_args(v)
+                var = Var(self._fresh(v.op_name), v.type, v.span)
+                self.pending.append(AssignStmt(var, inner, v.span))
+                values.append(var)
+            else:
+                values.append(self.mutate_expr(v))
+        new = stmt.with_fields(values=tuple(values))
+        return self._wrap(stmt, new) if self.pending else stmt
+
+    def mutate_YieldStmt(self, stmt):
+        return self._hoist_values(stmt)
+
+    def mutate_ReturnStmt(self, stmt):
+        return self._hoist_values(stmt)
+
+
+def bind_nested_tiles(fn: Function) -> Function:
+    m = _BindNestedTiles(fn)
+    body = m._body(fn.body)
+    return fn if body is fn.body else fn.with_fields(body=body)
+
+
 def init_mem_ref_function(fn: Function, target: Target) -> Function:
+    fn = bind_nested_tiles(fn)
     memrefs: dict[Var, MemRef] = {}
     pitches: dict[Var, int] = {}
     folder = ConstFolder(fn)
@@ -567,7 +645,7 @@ def allocate_memory_addr_function(fn: Function, target: Target) -> Function:
     folder = ConstFolder(fn)
     roots: dict[str, tuple[MemorySpace, int, int]] = {}  # base -> (space, size, first position)
     entries = [(v, _memref(v)) for v, _ in tile_vars(fn)]
-    for order, (v, mr) in enumerate(entries):
+    for order, (_v, mr) in enumerate(entries):
         if mr is None:
             continue
         off = folder.value(mr.byte_offset) if mr.byte_offset is not None else 0

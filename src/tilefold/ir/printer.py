@@ -17,6 +17,7 @@ Conventions (the parser accepts all of them, see docs/dsl.md):
 
 from __future__ import annotations
 
+import gc
 import keyword
 import math
 import re
@@ -86,7 +87,13 @@ def python_print(node: Any) -> str:
     """``pl`` text for a Program, Function, Stmt, Expr or Type."""
     p = _Printer()
     if isinstance(node, Program):
-        return p.program(node)
+        was_enabled = gc.isenabled()
+        gc.disable()  # printing builds many short strings; cyclic GC passes would only rescan the IR
+        try:
+            return p.program(node)
+        finally:
+            if was_enabled:
+                gc.enable()
     if isinstance(node, Function):
         p.function(node, 0)
         return "\n".join(p.lines) + "\n"
@@ -214,7 +221,9 @@ class _Printer:
 
     # ------------------------------------------------------------------ types
 
-    def type(self, t: Type) -> str:
+    def type(self, t: Type, like: Type | None = None) -> str:
+        """Annotation text of ``t``. ``like`` is the type the parser would infer without the annotation:
+        when it has a tile view that ``t`` lacks, ``pl.TileView()`` says so explicitly."""
         if isinstance(t, TileType):
             items = [self.shape(t.shape), f"pl.{t.dtype.name}"]
             if t.memory_space is not None:
@@ -223,13 +232,17 @@ class _Printer:
                 items.append(self.memref(t.memref))
             if t.tile_view is not None:
                 items.append(self.tile_view(t.tile_view))
+            elif isinstance(like, TileType) and like.tile_view is not None:
+                items.append("pl.TileView()")
             return f"pl.Tile[{', '.join(items)}]"
         if isinstance(t, TensorType):
             return f"pl.Tensor[{self.shape(t.shape)}, pl.{t.dtype.name}]"
         if isinstance(t, ScalarType):
             return f"pl.Scalar[pl.{t.dtype.name}]"
         if isinstance(t, TupleType):
-            return "pl.Tuple[" + ", ".join(self.type(x) for x in t.types) + "]"
+            likes = like.types if isinstance(like, TupleType) and len(like.types) == len(t.types) else ()
+            return "pl.Tuple[" + ", ".join(
+                self.type(x, likes[i] if likes else None) for i, x in enumerate(t.types)) + "]"
         return "None"
 
     def shape(self, shape: tuple[Expr, ...]) -> str:
@@ -281,7 +294,7 @@ class _Printer:
             if isinstance(s.var.type, UnknownType):
                 self.lines.append(f"{ind}{name} = {value}")
             else:
-                self.lines.append(f"{ind}{name}: {self.type(s.var.type)} = {value}")
+                self.lines.append(f"{ind}{name}: {self.type(s.var.type, s.value.type)} = {value}")
         elif isinstance(s, EvalStmt):
             self.lines.append(f"{ind}{self.expr(s.expr)}")
         elif isinstance(s, SeqStmts):
@@ -347,10 +360,19 @@ class _Printer:
             self.lines.append(f"{ind}pl.yield_({vals})")
             return
         names = [self.names.get(r) or self.define(r) for r in results]
-        if len(results) == 1 and annotate and not isinstance(results[0].type, UnknownType):
-            self.lines.append(f"{ind}{names[0]}: {self.type(results[0].type)} = pl.yield_({vals})")
-        else:
-            self.lines.append(f"{ind}{', '.join(names)} = pl.yield_({vals})")
+        if len(results) == 1:
+            if annotate and not isinstance(results[0].type, UnknownType):
+                like = result_types[0] if result_types else None
+                self.lines.append(f"{ind}{names[0]}: {self.type(results[0].type, like)} = pl.yield_({vals})")
+            else:
+                self.lines.append(f"{ind}{names[0]} = pl.yield_({vals})")
+            return
+        if annotate and result_types is not None and not all(
+                _type_equal(r.type, t) for r, t in zip(results, result_types, strict=False)):
+            # tuple targets cannot be annotated in Python: give the result types as a keyword
+            typed = (self.type(r.type, t) for r, t in zip(results, result_types, strict=False))
+            vals += ", types=[" + ", ".join(typed) + "]"
+        self.lines.append(f"{ind}{', '.join(names)} = pl.yield_({vals})")
 
     def _range_args(self, s: ForStmt) -> list[str]:
         start, stop, step = s.start, s.stop, s.step
@@ -365,10 +387,8 @@ class _Printer:
     def _iter_types_kw(self, iter_args: tuple[IterArg, ...]) -> list[str]:
         if all(ia.init is not None and _type_equal(ia.type, ia.init.type) for ia in iter_args):
             return []
-        return ["iter_types=[" + ", ".join(self.type(ia.type) for ia in iter_args) + "]"]
-
-    def _results_need_types(self, results: tuple[Var, ...], defaults: list[Type]) -> bool:
-        return len(results) > 1 and not all(_type_equal(r.type, d) for r, d in zip(results, defaults, strict=False))
+        return ["iter_types=[" + ", ".join(self.type(ia.type, ia.init.type if ia.init is not None else None)
+                                           for ia in iter_args) + "]"]
 
     def for_stmt(self, s: ForStmt, level: int) -> None:
         ind = INDENT * level
@@ -390,13 +410,8 @@ class _Printer:
             target = f"{lv}, ({ias}{',' if len(s.iter_args) == 1 else ''})"
         else:
             target = lv
-        self._check_result_types(s.return_vars, [ia.type for ia in s.iter_args])
         self.lines.append(f"{ind}for {target} in pl.{s.kind.value}({', '.join(args + kws)}):")
-        self.body(s.body, level + 1, s.return_vars)
-
-    def _check_result_types(self, results: tuple[Var, ...], defaults: list[Type]) -> None:
-        if self._results_need_types(results, defaults):
-            raise NotImplementedError("multi-result loop/if with result types differing from the carried types")
+        self.body(s.body, level + 1, s.return_vars, tuple(ia.type for ia in s.iter_args))
 
     def while_stmt(self, s: WhileStmt, level: int) -> None:
         ind = INDENT * level
@@ -411,13 +426,15 @@ class _Printer:
         target = f"({ias}{',' if len(s.iter_args) == 1 else ''})"
         self.lines.append(f"{ind}for {target} in pl.while_({', '.join(kws)}):")
         self.lines.append(f"{ind}{INDENT}pl.cond({self.expr(s.condition)})")
-        self.body(s.body, level + 1, s.return_vars)
+        self.body(s.body, level + 1, s.return_vars, tuple(ia.type for ia in s.iter_args))
 
     def if_stmt(self, s: IfStmt, level: int) -> None:
         ind = INDENT * level
         self.lines.append(f"{ind}if {self.expr(s.condition)}:")
         # the then branch defines the result names (annotated); the else branch reuses them
-        self.body(s.then_body, level + 1, s.return_vars)
+        then = _flat(s.then_body)
+        yielded = tuple(v.type for v in then[-1].values) if then and isinstance(then[-1], YieldStmt) else None
+        self.body(s.then_body, level + 1, s.return_vars, yielded)
         if s.else_body is not None:
             self.lines.append(f"{ind}else:")
             self.body(s.else_body, level + 1, s.return_vars, annotate=False)

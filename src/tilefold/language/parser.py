@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import ast
 import difflib
-from collections.abc import Callable
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,6 +107,19 @@ EXTRA_KWARGS = "ir_attrs"
 _PLAIN = (int, float, bool, str, type(None), DataType, MemorySpace, FunctionType, AffineMap)
 
 
+@contextmanager
+def no_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector. Parsing and printing build large acyclic trees; collections
+    triggered by those allocations rescan every live node and make big inputs superlinear."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 class _NotConst(Exception):
     """Raised by constant folding when a node is not a compile-time constant."""
 
@@ -118,6 +133,7 @@ class _Yield:
     targets: list[str] | None  # None: bare pl.yield_(...)
     annotation: ast.expr | None
     node: ast.stmt
+    types: list[ast.expr] | None = None  # pl.yield_(a, b, types=[T1, T2]) for multi-result targets
 
 
 @dataclass
@@ -163,6 +179,7 @@ class Parser:
         self.const_lookup = const_lookup
         self.pl = set(pl_aliases or {"pl"})
         self._op_cache: dict[str, tuple[OpDef, dict[str, int]] | None] = {}
+        self._spans: dict[tuple[int, int], Span] = {}
         self._fn_sigs: dict[str, _FnSig] = {}
         # scope state (per function)
         self.env: dict[str, Var] = {}
@@ -174,10 +191,14 @@ class Parser:
     # ------------------------------------------------------------------ locations & errors
 
     def span(self, node: ast.AST) -> Span:
-        line = getattr(node, "lineno", 0) + self.line_offset
-        col = getattr(node, "col_offset", 0) + 1 + self.col_offset
-        src = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-        return Span(self.filename, line, col, src)
+        key = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        sp = self._spans.get(key)
+        if sp is None:
+            line = key[0] + self.line_offset
+            col = key[1] + 1 + self.col_offset
+            src = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+            sp = self._spans[key] = Span(self.filename, line, col, src)
+        return sp
 
     def error(self, node: ast.AST, message: str, hint: str | None = None) -> ParseError:
         return ParseError(message, span=self.span(node), hint=hint)
@@ -185,6 +206,10 @@ class Parser:
     # ------------------------------------------------------------------ module / program
 
     def parse_module(self, program_name: str | None = None) -> Program:
+        with no_gc():
+            return self._parse_module(program_name)
+
+    def _parse_module(self, program_name: str | None) -> Program:
         try:
             tree = ast.parse(self.source, filename=self.filename)
         except SyntaxError as exc:
@@ -349,12 +374,12 @@ class Parser:
         if fn.returns is not None and not (isinstance(fn.returns, ast.Constant) and fn.returns.value is None):
             r = fn.returns
             if isinstance(r, ast.Tuple):
-                returns = tuple(self._type(e) for e in r.elts)
+                returns = tuple(self._plain_type(e) for e in r.elts)
             elif isinstance(r, ast.Subscript) and isinstance(r.value, ast.Name) and r.value.id in ("tuple", "Tuple"):
                 elts = r.slice.elts if isinstance(r.slice, ast.Tuple) else [r.slice]
-                returns = tuple(self._type(e) for e in elts)
+                returns = tuple(self._plain_type(e) for e in elts)
             else:
-                returns = (self._type(r),)
+                returns = (self._plain_type(r),)
         return _FnSig(GlobalVar(fn.name, span=self.span(fn)), out, returns, func_type, attrs, fn)
 
     def _function(self, sig: _FnSig) -> Function:
@@ -473,13 +498,18 @@ class Parser:
         if value is None or not self._is_pl_call(value, "yield_"):
             return None
         assert isinstance(value, ast.Call)
-        if value.keywords:
-            raise self.error(value.keywords[0].value, "pl.yield_ takes positional values only")
+        types = None
+        for kw in value.keywords:
+            if kw.arg != "types" or not isinstance(kw.value, (ast.List, ast.Tuple)):
+                raise self.error(kw.value, "pl.yield_ takes the yielded values (and optionally types=[...])")
+            types = list(kw.value.elts)
         vals = [self._expr(a) for a in value.args]
         if targets is not None and len(targets) != len(vals):
             raise self.error(s, f"pl.yield_ gives {len(vals)} value(s) but {len(targets)} name(s) are assigned",
                              hint="assign one name per yielded value")
-        return _Yield(vals, targets, ann, s)
+        if types is not None and len(types) != len(vals):
+            raise self.error(value, f"types=[...] lists {len(types)} type(s) for {len(vals)} value(s)")
+        return _Yield(vals, targets, ann, s, types)
 
     def _stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
         if isinstance(s, ast.Assign):
@@ -710,6 +740,8 @@ class Parser:
         for i, (name, t) in enumerate(zip(names, types, strict=False)):
             if ann is not None:
                 t = self._merge_annotation(t, ann, y.annotation, name)
+            elif y.types is not None:
+                t = self._merge_annotation(t, self._type(y.types[i]), y.types[i], name)
             node = target_nodes[i] if target_nodes else y.node
             v = Var(name, t, self.span(node))
             rvs.append(v)
@@ -803,7 +835,7 @@ class Parser:
                 raise self.error(ey.node, f"the branches bind different names {ty.targets} and {ey.targets}",
                                  hint="use the same names in `x = pl.yield_(...)` in both branches")
             y = ty if ty.targets is not None else ey
-            if ty.annotation is None and ey.annotation is not None:
+            if ty.annotation is None and ty.types is None and (ey.annotation is not None or ey.types is not None):
                 y = ey
             return_vars = self._return_vars(y, [v.type for v in ty.values], [f"if_result{i}" for i in range(n_then)])
         out.append(IfStmt(cond, SeqStmts(tuple(then)), SeqStmts(tuple(else_body)) if else_body is not None else None,
@@ -815,8 +847,12 @@ class Parser:
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and self._is_pl(
                 node.value.value) and node.value.attr in ("Out", "InOut", "In"):
             direction = ParamDirection[node.value.attr]
-            return self._type(node.slice), direction
-        return self._type(node), ParamDirection.In
+            return self._plain_type(node.slice), direction
+        return self._plain_type(node), ParamDirection.In
+
+    def _plain_type(self, node: ast.expr) -> Type:
+        """A declared type (parameter / return): an empty ``pl.TileView()`` just means no view."""
+        return _drop_no_view(self._type(node))
 
     def _type(self, node: ast.expr) -> Type:
         if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
@@ -948,7 +984,7 @@ class Parser:
             else:
                 raise self.error(k.value, f"unknown pl.TileView field {k.arg!r}",
                                  hint="fields: valid_shape, blayout, slayout, fractal, pad")
-        return TileView(**kw)
+        return TileView(**kw) if kw else NO_VIEW
 
     def _merge_annotation(self, inferred: Type, ann: Type, node: ast.AST, name: str) -> Type:
         """The type a variable gets: the inferred type checked against the annotation, with the
@@ -966,8 +1002,12 @@ class Parser:
                                            f"lives in pl.Mem.{mem.name}",
                                      hint=f"change the annotation to pl.Mem.{mem.name} or move the tile with "
                                           f"pl.tile.move / target_memory=")
-            memref = ann.memref if ann.memref is not None else inferred.memref
+            # the annotation states the storage: its memref is authoritative; a view fills an inferred None
+            # and `pl.TileView()` (no fields) says explicitly that there is none
+            memref = ann.memref
             view = ann.tile_view if ann.tile_view is not None else inferred.tile_view
+            if view is NO_VIEW:
+                view = None
             if (mem is inferred.memory_space and memref is inferred.memref and view is inferred.tile_view):
                 return inferred
             return TileType(inferred.shape, inferred.dtype, mem, memref, view)
@@ -1539,6 +1579,17 @@ class _Missing:
 
 
 _MISSING: Any = _Missing()
+
+
+NO_VIEW = TileView()  # `pl.TileView()` in an annotation: the variable explicitly has no tile view
+
+
+def _drop_no_view(t: Type) -> Type:
+    if isinstance(t, TileType) and t.tile_view is NO_VIEW:
+        return TileType(t.shape, t.dtype, t.memory_space, t.memref, None)
+    if isinstance(t, TupleType):
+        return TupleType(tuple(_drop_no_view(x) for x in t.types))
+    return t
 
 
 def _common(a: DataType, b: DataType) -> DataType:

@@ -810,21 +810,24 @@ def _infer_custom(op: str):
         iters = attrs.get("iterator_types") or ()
         for it in iters:
             if it not in ("parallel", "reduction"):
-                raise _fail(op, f"iterator type {it!r} is neither parallel nor reduction")
+                raise _fail(op, f"iterator type {it!r} is neither parallel nor reduction",
+                            "use pl.parallel or pl.reduction")
         if maps:
             if len(maps) != n_ins + n_outs:
                 raise _fail(op, f"{len(maps)} indexing maps given for {n_ins} ins + {n_outs} outs",
                             "give one map per input and per output (temp buffers take no map)")
             for i, (m, operand) in enumerate(zip(maps, list(ins) + list(outs))):
                 if not isinstance(m, AffineMap):
-                    raise _fail(op, f"indexing map #{i} is not an affine map")
+                    raise _fail(op, f"indexing map #{i} is not an affine map",
+                                'write maps as pl.affine_map("(d0, d1) -> (d0, d1)")')
                 if m.num_dims != len(iters):
                     raise _fail(op, f"indexing map #{i} '{m}' has {m.num_dims} dims but there are "
-                                    f"{len(iters)} iterator types")
+                                    f"{len(iters)} iterator types",
+                                "give one iterator type per map dim (d0, d1, ...)")
                 t = operand.type
                 if isinstance(t, (TileType, TensorType)) and m.num_results != t.rank:
                     raise _fail(op, f"indexing map #{i} '{m}' has {m.num_results} results but its operand "
-                                    f"has rank {t.rank}")
+                                    f"has rank {t.rank}", "a map needs one result per axis of its operand")
         if op == "tile.custom_macro":
             slots = attrs.get("sync_event_slots") or ()
             if len(slots) != sizes[3]:

@@ -34,8 +34,6 @@ Rules (seed ``canonicalize_tile_slice.zh.txt``; doc page ``docs/passes/canonical
 
 from __future__ import annotations
 
-import sys
-import types
 from dataclasses import dataclass
 from typing import Any
 
@@ -375,11 +373,12 @@ class _Rewriter(IRMutator):
                                slice=info.var.name, reason=f"escape-alias/{align.status}", consumer="alias",
                                misaligned_bytes=align.misaligned_bytes)
                     return stmt.with_fields(value=call)
-            return super().mutate_AssignStmt(stmt)
+            return super().mutate_AssignStmt(stmt) if self.var_map else stmt
         pre: list[Stmt] = []
         if isinstance(value, Call):
             value, pre = self.rewrite_call(stmt, value)
-        value = self.mutate_expr(value)
+        if self.var_map:  # only loop-init escapes rename IterArgs; skip the expression walk otherwise
+            value = self.mutate_expr(value)
         new = stmt if value is stmt.value else stmt.with_fields(value=value)
         return [*pre, new] if pre else new
 
@@ -388,7 +387,8 @@ class _Rewriter(IRMutator):
         pre: list[Stmt] = []
         if isinstance(expr, Call):
             expr, pre = self.rewrite_call(stmt, expr)
-        expr = self.mutate_expr(expr)
+        if self.var_map:
+            expr = self.mutate_expr(expr)
         new = stmt if expr is stmt.expr else stmt.with_fields(expr=expr)
         return [*pre, new] if pre else new
 
@@ -450,7 +450,7 @@ class _Rewriter(IRMutator):
                        consumer="yield", misaligned_bytes=align.misaligned_bytes)
         if pre:
             stmt = stmt.with_fields(values=tuple(values))
-        out = super().mutate_YieldStmt(stmt)
+        out = super().mutate_YieldStmt(stmt) if self.var_map else stmt
         return [*pre, out] if pre else out  # type: ignore[list-item]
 
     # -- consumers -----------------------------------------------------------------------------------
@@ -669,14 +669,3 @@ def _acc_hint(f: AccFinding) -> str:
     )
 
 
-
-class _CallablePassModule(types.ModuleType):
-    """Once this module is imported, Python binds it as the attribute ``tilefold.passes.canonicalize_tile_slice``,
-    shadowing the package's lazy factory of the same name. Calling the module builds the pass, so
-    ``passes.canonicalize_tile_slice()(program)`` keeps working either way."""
-
-    def __call__(self) -> Pass:
-        return canonicalize_tile_slice()
-
-
-sys.modules[__name__].__class__ = _CallablePassModule

@@ -882,6 +882,8 @@ class _Splitter:
             new = make_call(call.op_name, args, dict(call.kwargs), span=call.span)
         nv = Var(var.name, new.type, var.span)
         self.half[var] = nv
+        self.notes.append(("split", f"split {call.op_name} -> {var.name} on axis {axis}",
+                           {"op": call.op_name, "axis": axis}))
         return AssignStmt(nv, new)
 
     def _rewrite_for(self, stmt: ForStmt) -> list[Stmt]:
@@ -1040,6 +1042,22 @@ class _Limiter(IRMutator):
         self.sb = sb
         self.count = 0
         self.tuple_map: dict[Var, tuple[Var, ...]] = {}
+        self._hints: list[dict[Var, dict[int, AssignStmt]]] = []
+        self._drop: set[int] = set()
+
+    def mutate_SeqStmts(self, stmt: SeqStmts):
+        # ``x = res[i]`` bindings of a tuple result in this block: a guarded multi-result op binds them
+        # directly as the if's results
+        hint: dict[Var, dict[int, AssignStmt]] = {}
+        for s in stmt.stmts:
+            if (isinstance(s, AssignStmt) and isinstance(s.value, TupleGetItem)
+                    and isinstance(s.value.tuple_value, Var)):
+                hint.setdefault(s.value.tuple_value, {}).setdefault(s.value.index, s)
+        self._hints.append(hint)
+        try:
+            return super().mutate_SeqStmts(stmt)
+        finally:
+            self._hints.pop()
 
     def _needs_guard(self, call: Expr) -> bool:
         op = op_of(call)
@@ -1061,6 +1079,8 @@ class _Limiter(IRMutator):
         return super().mutate_TupleGetItem(expr)
 
     def mutate_AssignStmt(self, stmt: AssignStmt):
+        if id(stmt) in self._drop:
+            return []
         value = self.mutate_expr(stmt.value)
         if not self._needs_guard(value):
             return stmt if value is stmt.value else stmt.with_fields(value=value)
@@ -1069,14 +1089,20 @@ class _Limiter(IRMutator):
         tag = ((LIMIT_TAG, True),)
         var = stmt.var
         if op.kind is OpKind.STORE:
-            inner = Var(var.name, var.type, var.span)
+            inner = Var(f"{var.name}_sb0", var.type, var.span)
             then_b = SeqStmts((AssignStmt(inner, value), YieldStmt((inner,))))
             else_b = SeqStmts((YieldStmt((value.args[2],)),))
             return IfStmt(self._cond(), then_b, else_b, (var,), attrs=tag)
         outs = custom_segments(value)["outs"]
-        inner = Var(var.name, var.type, var.span)
+        inner = Var(f"{var.name}_sb0", var.type, var.span)
         if isinstance(var.type, TupleType):
-            rvs = tuple(Var(f"{var.name}_{j}", t, var.span) for j, t in enumerate(var.type.types))
+            n = len(var.type.types)
+            bound = self._hints[-1].get(var, {}) if self._hints else {}
+            if len(bound) == n:
+                rvs = tuple(bound[j].var for j in range(n))
+                self._drop.update(id(bound[j]) for j in range(n))
+            else:
+                rvs = tuple(Var(f"{var.name}_{j}", t, var.span) for j, t in enumerate(var.type.types))
             self.tuple_map[var] = rvs
             then_b = SeqStmts((AssignStmt(inner, value),
                                YieldStmt(tuple(TupleGetItem(inner, j) for j in range(len(rvs))))))
@@ -1174,7 +1200,18 @@ def split_function(fn: Function) -> tuple[Function, bool]:
     return out, False
 
 
+def _context_enabled() -> bool:
+    """The ``enable_auto_bind_sub_block`` option of the active PassContext (default on)."""
+    try:
+        from tilefold.passes.pass_manager import PassContext
+    except ImportError:  # pragma: no cover
+        return True
+    return bool(PassContext.current().options.get("enable_auto_bind_sub_block", True))
+
+
 def _transform(program: Program) -> Program:
+    if not _context_enabled():
+        return program
     fns = []
     reverted = False
     changed = False

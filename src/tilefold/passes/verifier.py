@@ -34,6 +34,7 @@ from tilefold.errors import Span, TilefoldError, TypeInferenceError, Verificatio
 from tilefold.ir.expr import (
     BinaryExpr,
     Call,
+    ConstInt,
     Expr,
     GlobalVar,
     MakeTuple,
@@ -86,8 +87,8 @@ class Violation:
         return format_node(self.stmt, max_lines=6)
 
     def render(self) -> str:
-        return (f"{self.property.value} violated in function '{self.function}': {self.message}\n"
-                f"  at: {self.statement_text()}")
+        at = self.statement_text().replace("\n", "\n      ")
+        return f"{self.property.value} violated in function '{self.function}': {self.message}\n  at: {at}"
 
 
 PROPERTY_HINTS: dict[IRProperty, str] = {
@@ -119,16 +120,6 @@ PROPERTY_HINTS: dict[IRProperty, str] = {
 # ------------------------------------------------------------------------------------------------
 
 
-def _child_bodies(stmt: Stmt) -> tuple[tuple[str, Stmt | None], ...]:
-    if isinstance(stmt, (ForStmt, WhileStmt)):
-        return (("body", stmt.body),)
-    if isinstance(stmt, IfStmt):
-        return (("then_body", stmt.then_body), ("else_body", stmt.else_body))
-    if isinstance(stmt, SeqStmts):
-        return tuple(("stmts", s) for s in stmt.stmts)
-    return ()
-
-
 def _walk(stmt: Stmt | None) -> Iterator[Stmt]:
     """Every statement under ``stmt`` (inclusive), in program order, iteratively."""
     if stmt is None:
@@ -137,8 +128,14 @@ def _walk(stmt: Stmt | None) -> Iterator[Stmt]:
     while stack:
         s = stack.pop()
         yield s
-        children = [c for _, c in _child_bodies(s) if c is not None]
-        stack.extend(reversed(children))
+        if isinstance(s, SeqStmts):
+            stack.extend(reversed(s.stmts))
+        elif isinstance(s, (ForStmt, WhileStmt)):
+            stack.append(s.body)
+        elif isinstance(s, IfStmt):
+            if s.else_body is not None:
+                stack.append(s.else_body)
+            stack.append(s.then_body)
 
 
 def _own_exprs(stmt: Stmt) -> tuple[Expr, ...]:
@@ -268,7 +265,11 @@ def _check_ssa(fn: Function, program: Program, r: _Report) -> None:
 
 
 def _same_extent(a: Expr, b: Expr) -> bool:
-    return a is b or structural_equal(a, b)
+    if a is b:
+        return True
+    if isinstance(a, ConstInt) and isinstance(b, ConstInt):
+        return a.value == b.value
+    return structural_equal(a, b)
 
 
 def _type_diff(expected: Type, actual: Type, what: str) -> str | None:
@@ -716,3 +717,91 @@ def verify_properties(program: Program, props: Iterable[IRProperty], *, context:
     violations = check_properties(program, props)
     if violations:
         raise violation_error(violations, context)
+
+
+# ------------------------------------------------------------------------------------------------
+# fault injection (test-only passes): each deliberately breaks one property, claims to produce it, and so
+# lets tests (and `tilefold opt --passes test-... --verify`) exercise the verifiers on IR text for the
+# properties the DSL parser can never violate. Like MLIR's -test-* passes: never part of a pipeline.
+# ------------------------------------------------------------------------------------------------
+
+
+def _first_kernel_assigns(fn: Function) -> list[int]:
+    if not isinstance(fn.body, SeqStmts):
+        return []
+    return [i for i, s in enumerate(fn.body.stmts) if isinstance(s, AssignStmt)]
+
+
+def _inject_duplicate_def(fn: Function, program: Program) -> Function:
+    idx = _first_kernel_assigns(fn)
+    if not idx:
+        return fn
+    stmts = list(fn.body.stmts)
+    first = stmts[idx[0]]
+    stmts.insert(idx[0] + 1, AssignStmt(first.var, first.value, first.span))
+    return fn.with_fields(body=SeqStmts(tuple(stmts)))
+
+
+def _inject_use_before_def(fn: Function, program: Program) -> Function:
+    idx = _first_kernel_assigns(fn)
+    stmts = list(fn.body.stmts) if idx else []
+    for i in idx:
+        for j in idx:
+            if j > i and any(e is stmts[i].var for e in _sub_exprs(stmts[j].value)):
+                moved = stmts.pop(j)
+                stmts.insert(i, moved)
+                return fn.with_fields(body=SeqStmts(tuple(stmts)))
+    return fn
+
+
+def _inject_nested_seq(fn: Function, program: Program) -> Function:
+    if not isinstance(fn.body, SeqStmts) or len(fn.body.stmts) < 2:
+        return fn
+    stmts = fn.body.stmts
+    return fn.with_fields(body=SeqStmts((SeqStmts(stmts[:2]),) + stmts[2:]))
+
+
+def _inject_call_type(fn: Function, program: Program) -> Function:
+    from tilefold.ir.types import DataType
+
+    stmts = list(fn.body.stmts) if isinstance(fn.body, SeqStmts) else []
+    for i, s in enumerate(stmts):
+        if isinstance(s, AssignStmt) and isinstance(s.value, Call) and isinstance(s.value.type, TileType):
+            t = s.value.type
+            other = DataType.FP16 if t.dtype is not DataType.FP16 else DataType.FP32
+            stmts[i] = s.with_fields(value=s.value.with_fields(type=TileType(t.shape, other, t.memory_space,
+                                                                            t.memref, t.tile_view)))
+            return fn.with_fields(body=SeqStmts(tuple(stmts)))
+    return fn
+
+
+_FAULTS: dict[str, tuple[str, Callable[[Function, Program], Function], IRProperty]] = {
+    "test-duplicate-def": ("TestDuplicateDef", _inject_duplicate_def, IRProperty.SSAForm),
+    "test-use-before-def": ("TestUseBeforeDef", _inject_use_before_def, IRProperty.UseAfterDef),
+    "test-nested-seq": ("TestNestedSeq", _inject_nested_seq, IRProperty.NormalizedStmtStructure),
+    "test-wrong-call-type": ("TestWrongCallType", _inject_call_type, IRProperty.TypeChecked),
+}
+
+
+def fault_injection_pass_names() -> list[str]:
+    return sorted(_FAULTS)
+
+
+def fault_injection_pass(cli_name: str):
+    """A test-only pass that breaks one property in the first kernel where it can (see ``_FAULTS``) while
+    declaring that it produces that property, so a verifying context must reject its output."""
+    from tilefold.passes.base import Pass
+
+    name, transform, prop = _FAULTS[cli_name]
+
+    def run(program: Program) -> Program:
+        functions = list(program.functions)
+        for i, fn in enumerate(functions):
+            if fn.func_type.is_incore:
+                out = transform(fn, program)
+                if out is not fn:
+                    functions[i] = out
+                    return program.with_fields(functions=tuple(functions))
+        return program
+
+    return Pass(name, run, produced=(prop,), cli_name=cli_name)

@@ -306,7 +306,7 @@ class KernelRun:
     def x_TSubview(self, ins: TSubview) -> None:
         src = self.h(ins.src)
         row, col = self.ev_int(ins.row), self.ev_int(ins.col)
-        isz = src.dtype.itemsize
+        isz = src.isz
         if src.layout == "NZ":
             frac = FR * FR * isz
             off = ((col // FR) * (src.pitch // FR) + row // FR) * frac + ((row % FR) * FR + col % FR) * isz
@@ -325,7 +325,7 @@ class KernelRun:
         dst = self.h(ins.dst)
         self._path(src.space, dst.space, ins, dst.address)
         row, col = self.ev_int(ins.row), self.ev_int(ins.col)
-        isz = src.dtype.itemsize
+        isz = src.isz
         if src.layout == "NZ":
             frac = FR * FR * isz
             off = ((col // FR) * (src.pitch // FR) + row // FR) * frac + ((row % FR) * FR + col % FR) * isz
@@ -456,11 +456,12 @@ class KernelRun:
         self.charge(cycles)
 
 
+_OPS: dict[str, Any] = {}
+
+
 class Machine:
     def __init__(self, target: Target) -> None:
         self.target = target
-        self._ops: dict[str, Any] = {}
-        self._static: dict[int, dict[str, Handle]] = {}
         self.dispatch = {
             SAssign: KernelRun.x_SAssign, SAssignMany: KernelRun.x_SAssignMany, Alias: KernelRun.x_Alias,
             For: KernelRun.x_For, While: KernelRun.x_While, If: KernelRun.x_If,
@@ -471,9 +472,9 @@ class Machine:
         self.cores: dict[int, Core] = {}
 
     def op(self, name: str):
-        o = self._ops.get(name)
+        o = _OPS.get(name)
         if o is None:
-            o = self._ops[name] = get_op(name)
+            o = _OPS[name] = get_op(name)
         return o
 
     def core(self, idx: int) -> Core:
@@ -483,13 +484,14 @@ class Machine:
         return c
 
     def static_handles(self, kernel: PTOKernel) -> dict[str, Handle]:
-        key = id(kernel)
-        hs = self._static.get(key)
-        if hs is None:
+        """Handles of the kernel's declared buffers (built once per kernel object and cached on it)."""
+        cached = kernel.__dict__.get("_sim_handles")
+        if cached is None or cached[0] is not kernel.buffers:
             hs = {name: Handle(b.space, b.address, b.shape[0], b.shape[1], b.pitch, b.dtype, b.layout)
                   for name, b in kernel.buffers.items()}
-            self._static[key] = hs
-        return dict(hs)
+            cached = (kernel.buffers, hs)
+            kernel.__dict__["_sim_handles"] = cached
+        return dict(cached[1])
 
     def launch(self, kernel: PTOKernel, gm: dict[str, np.ndarray], scalars: dict[str, Any],
                block_dim: int) -> tuple[float, dict[str, float], int, int]:

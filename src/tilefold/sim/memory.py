@@ -121,6 +121,10 @@ def write(mem: np.ndarray, h: Handle, value: np.ndarray, instr: str = "") -> Non
     v = _nz_view(mem, h, instr)
     rb, cb = v.shape[0], v.shape[2]
     if (rb * FR, cb * FR) == (h.rows, h.cols):
+        value = np.asarray(value)
+        if value.shape == (h.rows, h.cols) and value.dtype.kind == "f" and h.np_dtype.kind == "f":
+            v[...] = value.reshape(rb, FR, cb, FR)  # IEEE round-to-nearest, as astype
+            return
         full = np.empty((h.rows, h.cols), dtype=h.dtype.np_dtype)
         assign(full, value)
     else:  # partial fractals: read-modify-write the padded blocks

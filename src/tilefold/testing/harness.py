@@ -26,7 +26,7 @@ class RunReport:
     matches: bool
     fault: DeviceFault | None
     max_abs_error: float
-    first_mismatch: tuple[str, tuple[int, ...]] | None  # (output name, element index) or None
+    first_mismatch: tuple[int, ...] | None  # element index of the first mismatch (in mismatch_output)
     outputs: dict[str, np.ndarray]
     golden_outputs: dict[str, np.ndarray]
     cycles: float
@@ -35,6 +35,7 @@ class RunReport:
     bytes_moved: int = 0
     compiled: CompiledProgram | None = field(default=None, repr=False)
     details: dict[str, str] = field(default_factory=dict)
+    mismatch_output: str | None = None  # name of the output holding first_mismatch
 
     @property
     def result(self) -> str:
@@ -48,7 +49,7 @@ class RunReport:
         if self.fault is not None:
             return f"{head}\n{self.fault}"
         if self.first_mismatch is not None:
-            head += f", first mismatch {self.first_mismatch[0]}{list(self.first_mismatch[1])}"
+            head += f", first mismatch {self.mismatch_output}{list(self.first_mismatch)}"
         return head
 
 
@@ -78,6 +79,7 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
     matches = True
     max_err = 0.0
     first = None
+    first_name = None
     details = {}
     for name, expected in golden.items():
         if name not in sim.outputs:
@@ -87,10 +89,73 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
         max_err = max(max_err, cmp.max_abs_error)
         if not cmp.matches:
             if matches:
-                first = (name, cmp.first_mismatch or ())
+                first, first_name = cmp.first_mismatch or (), name
             matches = False
     return RunReport(matches, None, max_err, first, dict(sim.outputs), golden, sim.cycles, dict(sim.unit_cycles),
-                     sim.instructions, sim.bytes_moved, compiled, details)
+                     sim.instructions, sim.bytes_moved, compiled, details, first_name)
 
 
-__all__ = ["RunReport", "run_and_compare"]
+
+
+
+# ------------------------------------------------------------------------------------------------
+# the evidence kernels (examples/evidence), for `tilefold demo`
+# ------------------------------------------------------------------------------------------------
+
+#: file name -> (target, fixed scalar inputs)
+EVIDENCE_KERNELS: dict[str, tuple[str, dict[str, Any]]] = {
+    "issue_1640_dynamic_row.py": ("Ascend910B", {"row_off": 5}),
+    "issue_2010_column_window.py": ("Ascend910B", {}),
+    "issue_1789_unaligned_column.py": ("Ascend910B", {}),
+    "issue_1789_aligned_column.py": ("Ascend910B", {}),
+    "mat_slice_l1_to_l1.py": ("Ascend910C", {}),
+    "acc_row_window.py": ("Ascend910B", {}),
+    "acc_column_window.py": ("Ascend910B", {}),
+    "batch_pages_1.py": ("Ascend910B", {}),
+    "batch_pages_4.py": ("Ascend910B", {}),
+}
+
+
+def evidence_table(directory: str | None = None, seed: int = 0) -> list[dict[str, Any]]:
+    """Compile, simulate and verify every evidence kernel with and without CanonicalizeTileSlice.
+
+    Returns rows ``{"kernel", "target", "pass": "with" | "without", "result": "correct" | "wrong" |
+    "trap" | "rejected", "cycles", "detail"}``. "without" compiles with ``skip_passes=
+    ("CanonicalizeTileSlice",)`` and ``codegen="faithful"``; "rejected" means the pass (or codegen)
+    refused the program with an error."""
+    from pathlib import Path
+
+    import tilefold.language as pl
+    from tilefold.errors import TilefoldError
+
+    root = Path(directory) if directory else Path(__file__).resolve().parents[3] / "examples" / "evidence"
+    rows: list[dict[str, Any]] = []
+    for name, (target, scalars) in EVIDENCE_KERNELS.items():
+        path = root / name
+        if not path.exists():
+            continue
+        program = pl.parse_file(str(path))
+        inputs = random_inputs(program, seed=seed, scalars=scalars)
+        for label, skip, mode in (("without", ("CanonicalizeTileSlice",), "faithful"), ("with", (), "strict")):
+            row: dict[str, Any] = {"kernel": name[:-3], "target": target, "pass": label}
+            try:
+                rep = run_and_compare(program, inputs, target=target, skip_passes=skip, codegen=mode)
+                row.update(result=rep.result, cycles=rep.cycles,
+                           detail=str(rep.fault).splitlines()[0] if rep.fault else
+                           (f"first mismatch {rep.mismatch_output}{list(rep.first_mismatch)}"
+                            if rep.first_mismatch is not None else ""))
+            except (TilefoldError, ValueError) as exc:
+                lines = str(exc).splitlines()
+                msg = next((ln for ln in lines if ln.startswith("error:")), lines[0] if lines else "")
+                row.update(result="rejected", cycles=0.0, detail=f"{type(exc).__name__}: {msg[:100]}")
+            rows.append(row)
+    return rows
+
+
+def format_evidence_table(rows: list[dict[str, Any]]) -> str:
+    lines = [f"{'kernel':30s} {'target':11s} {'pass':8s} {'result':9s} {'cycles':>8s}  detail"]
+    for r in rows:
+        lines.append(f"{r['kernel']:30s} {r['target']:11s} {r['pass']:8s} {r['result']:9s} "
+                     f"{r['cycles']:8.0f}  {r['detail']}")
+    return "\n".join(lines)
+__all__ = ["EVIDENCE_KERNELS", "RunReport", "evidence_table", "format_evidence_table", "run_and_compare"]

@@ -12,7 +12,7 @@ class Good:
     def kernel(self, x: pl.Tensor[[16, 64], pl.FP32],
                out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
         acc0 = pl.tile.full(shape=[16, 64], dtype=pl.FP32, value=0.0)
-        for i, (acc,) in pl.range(0, 4, init_values=(acc0,)):
+        for _i, (acc,) in pl.range(0, 4, init_values=(acc0,)):
             t = pl.tile.load(x, [0, 0], [16, 64])
             nxt = pl.tile.add(acc, t)
             acc_out = pl.yield_(nxt)
@@ -28,7 +28,7 @@ class Good:
 # CHECK: @pl.program
 # CHECK: class Good:
 # CHECK: def kernel(
-# CHECK: for i, {{.*}} in pl.range(
+# CHECK: for _i, {{.*}} in pl.range(
 # CHECK: pl.tile.add(
 # CHECK: pl.yield_(
 # CHECK: def main(

@@ -29,8 +29,12 @@ def kernel(params: str, body: str, *, ftype: str = "InCore", ret: str | None = N
 
 
 def run(program: ir.Program) -> ir.Program:
-    """The public API, exactly as the contract spells it."""
-    return passes.canonicalize_tile_slice()(program)
+    """The public API, exactly as the contract spells it, under the verifier and the print/parse round trip
+    (the output must satisfy the produced properties and print as ``pl`` text that parses back)."""
+    from tilefold.passes.pass_manager import PassContext, RoundTripInstrument, VerificationInstrument
+
+    with PassContext([VerificationInstrument(), RoundTripInstrument()]):
+        return passes.canonicalize_tile_slice()(program)
 
 
 def run_with_remarks(program: ir.Program):

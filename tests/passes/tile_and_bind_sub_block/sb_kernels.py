@@ -22,18 +22,23 @@ def softmax(x, axis):
     return e / e.sum(axis=axis, keepdims=True)
 
 
+def _like(x, value):
+    """Return ``value`` in the dtype of ``x`` (a kernel's result has its output init's dtype)."""
+    return np.asarray(value, dtype=np.float32).astype(np.asarray(x).dtype)
+
+
 KERNELS = {
-    "sb.scale2": lambda x: _f32(x) * 2.0 + 1.0,
-    "sb.add_row": lambda x, b: _f32(x) + _f32(b),  # b broadcast along columns ([M, 1])
-    "sb.add_col": lambda x, b: _f32(x) + _f32(b),  # b broadcast along rows ([1, N])
-    "sb.row_sum": lambda x: _f32(x).sum(axis=1),  # [M, N] -> [M]
-    "sb.row_sum2d": lambda x: _f32(x).sum(axis=1, keepdims=True),  # [M, N] -> [M, 1]
-    "sb.scale_by": lambda x, s: _f32(x) * np.float32(s),
-    "sb.two": lambda x: (_f32(x) * 2.0, _f32(x) - 1.0),
-    "sb.softmax_last": lambda x: softmax(x, 1),
-    "sb.softmax_first": lambda x: softmax(x, 0),
-    "sb.two_vec": lambda x, b, c: _f32(x) + _f32(b) * 0.5 + np.transpose(_f32(c)),
-    "sb.copy": lambda x: _f32(x),
+    "sb.scale2": lambda x: _like(x, _f32(x) * 2.0 + 1.0),
+    "sb.add_row": lambda x, b: _like(x, _f32(x) + _f32(b)[:, :1]),  # b broadcast along columns ([M, 1])
+    "sb.add_col": lambda x, b: _like(x, _f32(x) + _f32(b)),  # b broadcast along rows ([1, N])
+    "sb.row_sum": lambda x: _f32(x).sum(axis=1).astype(np.float32),  # [M, N] FP16 -> [M] FP32
+    "sb.row_sum2d": lambda x: _like(x, _f32(x).sum(axis=1, keepdims=True)),  # [M, N] -> [M, 1]
+    "sb.scale_by": lambda x, s: _like(x, _f32(x) * np.float32(s)),
+    "sb.two": lambda x: (_like(x, _f32(x) * 2.0), _like(x, _f32(x) - 1.0)),
+    "sb.copy_and_sum": lambda x: (_like(x, _f32(x)), _like(x, _f32(x).sum(axis=1, keepdims=True))),
+    "sb.softmax_last": lambda x: _like(x, softmax(x, 1)),
+    "sb.softmax_first": lambda x: _like(x, softmax(x, 0)),
+    "sb.two_vec": lambda x, b, c: _like(x, _f32(x) + _f32(b) * 0.5 + np.transpose(_f32(c))),
 }
 
 

@@ -4,9 +4,9 @@ limited to sub-block 0 (LimitUniqueSubBlockIdToStoreCopy), and says which check 
 from __future__ import annotations
 
 import pytest
-import tilefold.language as pl
 from sb_util import assert_rollback, guards, run_pass
 
+import tilefold.language as pl
 from tilefold import ir
 from tilefold.ir import (
     AssignStmt,
@@ -19,7 +19,6 @@ from tilefold.ir import (
     UnknownType,
     Var,
 )
-from tilefold.ops import make_call
 from tilefold.passes.tile_and_bind_sub_block import LIMIT_TAG, REVERTED, TILED_OP
 from tilefold.testing.sub_block_evidence import sub_block_evidence
 
@@ -216,7 +215,7 @@ class MisalignedExpected:
             p2 = pl.store(b, [0, 0], o2)
             q2 = pl.yield_(p2)
         else:
-            q2 = pl.yield_(o2)
+            q2 = pl.yield_(o2)  # noqa: F841
         return q1
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import tilefold.language as pl
 from sb_util import run_pass
 
+import tilefold.language as pl
 from tilefold import ir
 from tilefold.ir import Call, TileType
 from tilefold.ir.visitor import IRVisitor

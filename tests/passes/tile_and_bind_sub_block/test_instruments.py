@@ -1,0 +1,61 @@
+"""The pass output verifies and round-trips through the printer, split or rolled back; pipeline options
+reach the pass."""
+
+from __future__ import annotations
+
+import pytest
+import test_rollback as rb
+import test_split_structure as ss
+
+import tilefold.language as pl
+from tilefold.passes import PassContext, RoundTripInstrument, VerificationInstrument
+from tilefold.passes.pipeline import default_tile_pipeline
+from tilefold.passes.tile_and_bind_sub_block import REVERTED, tile_and_bind_sub_block
+
+PROGRAMS = {
+    "identity": ss.IdentityBefore, "multi_result": ss.MultiBefore, "loop": ss.LoopBefore,
+    "softmax_first": ss.SoftmaxFirstBefore, "misaligned_rollback": rb.MisalignedBefore,
+    "two_functions": rb.TwoFunctions,
+    "side_effects_rollback": pl.parse(rb._before(*[rb.CASES["side_effects"][0]])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_output_verifies_and_round_trips(name):
+    with PassContext([VerificationInstrument(), RoundTripInstrument()]):
+        after = tile_and_bind_sub_block()(PROGRAMS[name])
+    assert after is not PROGRAMS[name]
+
+
+def test_pipeline_option_reaches_the_pass():
+    off = [p for p in default_tile_pipeline(enable_auto_bind_sub_block=False) if p.name == "TileAndBindSubBlock"]
+    on = [p for p in default_tile_pipeline() if p.name == "TileAndBindSubBlock"]
+    assert off[0].run(ss.IdentityBefore) is ss.IdentityBefore
+    assert on[0].run(ss.IdentityBefore) is not ss.IdentityBefore
+
+
+def test_context_option_disables_the_pass():
+    with PassContext(options={"enable_auto_bind_sub_block": False}):
+        assert tile_and_bind_sub_block()(ss.IdentityBefore) is ss.IdentityBefore
+
+
+def test_non_vector_functions_are_left_alone():
+    src = '''
+import tilefold.language as pl
+
+@pl.program
+class Mm:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[16, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16],
+               out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        x: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        y: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        xl: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.tile.move(x, target_memory=pl.Mem.Left)
+        yr: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.tile.move(y, target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(xl, yr)
+        out = pl.store(c, [0, 0], out)
+        return out
+'''
+    program = pl.parse(src)
+    after = tile_and_bind_sub_block()(program)
+    assert after is program and after.attr(REVERTED) is None

@@ -1,0 +1,384 @@
+"""The `tilefold` command: outputs, exit codes (0 ok, 1 user error, 2 usage, 3 mismatch, 4 internal) and
+one-paragraph errors without tracebacks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from tilefold import cli
+
+GOOD = '''
+import tilefold.language as pl
+
+
+@pl.program
+class Example:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[16, 128], pl.FP32],
+               out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.tile.load(x, [0, 0], [16, 128])
+        hi = pl.tile.slice(t, [16, 64], [0, 64])
+        y = pl.tile.muls(hi, 0.5)
+        out = pl.store(y, [0, 0], out)
+        return out
+'''
+
+BAD_OP = GOOD.replace("pl.tile.muls(hi, 0.5)", "pl.tile.frobnicate(hi)")
+THREE_D = GOOD.replace("[[16, 128], pl.FP32]", "[[2, 16, 128], pl.FP32]").replace(
+    "pl.tile.load(x, [0, 0], [16, 128])", "pl.tile.load(x, [0, 0, 0], [2, 16, 128])").replace(
+    "hi = pl.tile.slice(t, [16, 64], [0, 64])\n", "hi = pl.tile.exp(t)\n").replace(
+    "y = pl.tile.muls(hi, 0.5)", "y = pl.tile.slice(pl.tile.reshape(hi, [32, 128]), [16, 64], [0, 0])")
+
+
+def needs_parser():
+    lang = pytest.importorskip("tilefold.language")
+    if not hasattr(lang, "parse_file"):
+        pytest.skip("parser not available yet")
+    return lang
+
+
+@pytest.fixture
+def good(tmp_path) -> Path:
+    needs_parser()
+    p = tmp_path / "good.py"
+    p.write_text(GOOD)
+    return p
+
+
+def run(argv, capsys):
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ------------------------------------------------------------------------------------------------
+# opt
+# ------------------------------------------------------------------------------------------------
+
+
+def test_opt_prints_ir_that_parses_back_equal(good, capsys):
+    pl = needs_parser()
+    from tilefold import ir
+
+    code, out, err = run(["opt", good], capsys)
+    assert code == 0 and err == ""
+    ir.assert_structural_equal(pl.parse_file(str(good)), pl.parse(out))
+
+
+def test_opt_output_file(good, tmp_path, capsys):
+    target = tmp_path / "out.py"
+    code, out, _ = run(["opt", good, "-o", target], capsys)
+    assert code == 0 and out == ""
+    assert "class Example" in target.read_text()
+
+
+def test_opt_print_after_all(good, capsys):
+    code, out, _ = run(["opt", good, "--passes", "flatten-tile-nd-to-2d,test-nested-seq", "--print-after-all"],
+                       capsys)
+    assert code == 0
+    first = out.index("# ----- IR after FlattenTileNdTo2D (flatten-tile-nd-to-2d) (unchanged) -----")
+    second = out.index("# ----- IR after TestNestedSeq (test-nested-seq) -----")
+    assert first < second
+    assert out.count("class Example") == 3  # two dumps + the final IR
+
+
+def test_opt_verify_clean_program(good, capsys):
+    code, out, err = run(["opt", good, "--verify", "--round-trip"], capsys)
+    assert code == 0 and "class Example" in out and err == ""
+
+
+@pytest.mark.parametrize("fault, prop", [
+    ("test-duplicate-def", "SSAForm"),
+    ("test-use-before-def", "UseAfterDef"),
+    ("test-nested-seq", "NormalizedStmtStructure"),
+    ("test-wrong-call-type", "TypeChecked"),
+])
+def test_opt_verify_catches_fault_injection(good, capsys, fault, prop):
+    code, out, err = run(["opt", good, "--passes", fault, "--verify"], capsys)
+    assert code == 1
+    assert f"which must produce {prop}): {prop} violated in function 'kernel'" in err
+    assert "hint:" in err and "Traceback" not in err
+    # without --verify nothing checks
+    code, out, err = run(["opt", good, "--passes", fault], capsys)
+    assert code == 0
+
+
+def test_opt_verify_input_properties(tmp_path, capsys):
+    needs_parser()
+    p = tmp_path / "three_d.py"
+    p.write_text(THREE_D)
+    code, _, err = run(["opt", p, "--verify"], capsys)
+    assert code == 1
+    assert "input program: TileOps2D violated in function 'kernel'" in err
+    assert f"{p}:10:9" in err  # the location of the first rank-3 tile
+    code, _, _ = run(["opt", p, "--verify-properties", "SSAForm,IncoreTileOps"], capsys)
+    assert code == 0
+    code, out, _ = run(["opt", p, "--passes", "flatten-tile-nd-to-2d", "--verify-properties", "TileOps2D"], capsys)
+    assert code == 0 and "pl.Tile[[32, 128]" in out
+
+
+def test_opt_bad_input_is_one_paragraph_without_traceback(tmp_path, capsys):
+    needs_parser()
+    p = tmp_path / "bad.py"
+    p.write_text(BAD_OP)
+    code, out, err = run(["opt", p], capsys)
+    assert code == 1 and out == ""
+    assert err.startswith(f"{p}:12:")
+    assert "error:" in err and "frobnicate" in err
+    assert "Traceback" not in err
+
+
+def test_opt_missing_file(tmp_path, capsys):
+    code, _, err = run(["opt", tmp_path / "nope.py"], capsys)
+    assert code == 1
+    assert "cannot read" in err and "no such file" in err and "hint:" in err
+
+
+def test_usage_errors_exit_2(good, capsys):
+    code, _, err = run(["opt", good, "--passes", "no-such-pass"], capsys)
+    assert code == 2 and "unknown pass 'no-such-pass'" in err
+    code, _, err = run(["opt", good, "--verify-properties", "Bogus"], capsys)
+    assert code == 2 and "unknown IR property 'Bogus'" in err
+    with pytest.raises(SystemExit) as info:
+        cli.main(["opt"])  # missing FILE
+    assert info.value.code == 2
+    with pytest.raises(SystemExit) as info:
+        cli.main(["nonsense"])
+    assert info.value.code == 2
+
+
+def _patch_pass(monkeypatch, exc: Exception):
+    from tilefold.passes import pipeline
+    from tilefold.passes.base import program_pass
+
+    real = pipeline.get_pass
+
+    def get_pass(name, **options):
+        if name == "explode":
+            def boom(program):
+                raise exc
+            return program_pass("Explode", boom)
+        return real(name, **options)
+
+    monkeypatch.setattr(pipeline, "get_pass", get_pass)
+
+
+def test_value_error_from_a_pass_is_a_user_error(good, capsys, monkeypatch):
+    _patch_pass(monkeypatch, ValueError("tile.slice window [0:16, 8:24] is not contiguous in L0C"))
+    code, _, err = run(["opt", good, "--passes", "explode"], capsys)
+    assert code == 1
+    assert err.strip() == "error: tile.slice window [0:16, 8:24] is not contiguous in L0C"
+
+
+def test_internal_error_has_no_traceback_unless_asked(good, capsys, monkeypatch):
+    _patch_pass(monkeypatch, RuntimeError("kaboom"))
+    code, _, err = run(["opt", good, "--passes", "explode"], capsys)
+    assert code == 4
+    assert "internal error: RuntimeError: kaboom" in err and "--traceback" in err
+    assert "Traceback" not in err
+    with pytest.raises(RuntimeError, match="kaboom"):
+        cli.main(["--traceback", "opt", str(good), "--passes", "explode"])
+
+
+def test_remarks_flag(good, capsys):
+    code, out, _ = run(["opt", good, "--passes", "canonicalize-tile-slice", "--remarks"], capsys)
+    assert code == 0
+    ir_end = out.index("remark:")
+    assert "class Example" in out[:ir_end]
+    assert "remark: [CanonicalizeTileSlice] kernel:" in out
+
+
+def test_remarks_exposed_on_the_pass_object_are_printed(good, capsys, monkeypatch):
+    from tilefold.passes import pipeline
+    from tilefold.passes.base import program_pass
+    from tilefold.passes.remarks import Remark
+
+    real = pipeline.get_pass
+
+    def get_pass(name, **options):
+        if name == "chatty":
+            p = program_pass("Chatty", lambda prog: prog)
+            p.remarks = [Remark("Chatty", "kernel", "note", "hello", {"n": 1})]
+            return p
+        return real(name, **options)
+
+    monkeypatch.setattr(pipeline, "get_pass", get_pass)
+    code, out, _ = run(["opt", good, "--passes", "chatty", "--remarks"], capsys)
+    assert code == 0 and "remark: [Chatty] kernel: note: hello {n=1}" in out
+
+
+def test_unknown_target_is_a_user_error(good, capsys):
+    code, _, err = run(["opt", good, "--passes", "canonicalize-tile-slice", "--target", "Ascend000"], capsys)
+    assert code == 1 and "unknown target" in err
+
+
+# ------------------------------------------------------------------------------------------------
+# missing modules, compile / run / bench / demo
+# ------------------------------------------------------------------------------------------------
+
+
+def test_missing_module_is_reported_as_not_available(good, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "tilefold.demo", None)
+    code, _, err = run(["demo"], capsys)
+    assert code == 1
+    assert err.strip() == "error: the demo (tilefold.demo) is not available yet"
+
+
+def test_demo_calls_main(capsys, monkeypatch):
+    fake = types.ModuleType("tilefold.demo")
+    fake.main = lambda: print("demo ran") or 0
+    monkeypatch.setitem(sys.modules, "tilefold.demo", fake)
+    code, out, _ = run(["demo"], capsys)
+    assert code == 0 and "demo ran" in out
+
+
+def _fake_testing(monkeypatch, matches: bool, fault=None):
+    calls = {}
+
+    class Report:
+        def __init__(self):
+            self.matches = matches
+            self.fault = fault
+            self.max_abs_error = 0.0 if matches else 0.75
+            self.first_mismatch = None if matches else ("out", (3, 1))
+            self.cycles = 1234.0
+            self.unit_cycles = {"core0.aiv0": 1234.0}
+
+    def run_and_compare(program, inputs, **kwargs):
+        calls["inputs"] = inputs
+        calls["kwargs"] = kwargs
+        return Report()
+
+    fake = types.ModuleType("tilefold.testing")
+    fake.run_and_compare = run_and_compare
+    monkeypatch.setitem(sys.modules, "tilefold.testing", fake)
+    return calls
+
+
+def test_run_prints_summary_and_passes_options(good, capsys, monkeypatch):
+    calls = _fake_testing(monkeypatch, matches=True)
+    code, out, _ = run(["run", good, "--inputs", "random", "--skip-pass", "CanonicalizeTileSlice",
+                        "--codegen", "faithful", "--block-dim", "2", "--no-enable-auto-bind-sub-block",
+                        "--target", "Ascend910C"], capsys)
+    assert code == 0
+    assert calls["kwargs"] == {"skip_passes": ("CanonicalizeTileSlice",), "codegen": "faithful",
+                               "options": {"enable_auto_bind_sub_block": False}, "block_dim": 2,
+                               "target": "Ascend910C"}
+    assert set(calls["inputs"]) == {"x", "out"}
+    assert calls["inputs"]["x"].shape == (16, 128) and not calls["inputs"]["out"].any()
+    assert "result          MATCH" in out and "cycles          1.23e+03" in out
+
+
+def test_run_mismatch_exit_code(good, capsys, monkeypatch):
+    _fake_testing(monkeypatch, matches=False)
+    code, out, _ = run(["run", good], capsys)
+    assert code == 3
+    assert "MISMATCH" in out and "('out', (3, 1))" in out
+
+
+def test_run_inputs_from_npz(good, tmp_path, capsys, monkeypatch):
+    import numpy as np
+
+    calls = _fake_testing(monkeypatch, matches=True)
+    npz = tmp_path / "in.npz"
+    np.savez(npz, x=np.ones((16, 128), np.float32))
+    code, _, _ = run(["run", good, "--inputs", npz], capsys)
+    assert code == 0 and calls["inputs"]["x"].sum() == 16 * 128
+    np.savez(npz, y=np.ones((16, 128), np.float32))
+    code, _, err = run(["run", good, "--inputs", npz], capsys)
+    assert code == 1 and "has no value for parameter(s) x" in err
+
+
+def test_run_for_real(good, capsys):
+    pytest.importorskip("tilefold.testing")
+    from tilefold import testing
+
+    if not hasattr(testing, "run_and_compare"):
+        pytest.skip("E2E harness not available yet")
+    code, out, err = run(["run", good, "--inputs", "random"], capsys)
+    assert code == 0, err
+    assert "MATCH" in out
+
+
+def test_compile_emits_pto_and_ir(good, capsys):
+    try:
+        from tilefold.backend import compile as _  # noqa: F401
+    except ImportError:
+        pytest.skip("backend not available yet")
+    code, out, err = run(["compile", good, "--emit", "pto"], capsys)
+    assert code == 0, err
+    assert "tload" in out
+    code, out, err = run(["compile", good, "--emit", "ir", "--skip-pass", "TileAndBindSubBlock"], capsys)
+    assert code == 0, err
+    assert "class Example" in out and "get_subblock_idx" not in out
+
+
+def test_bench_runs_scripts(tmp_path, capsys, monkeypatch):
+    bench_dir = tmp_path / "benchmarks"
+    bench_dir.mkdir()
+    (bench_dir / "hello.py").write_text("print('hello from bench')\n")
+    (bench_dir / "fails.py").write_text("raise SystemExit(3)\n")
+    monkeypatch.setitem(sys.modules, "tilefold.bench", types.ModuleType("tilefold.bench"))
+    monkeypatch.setattr(cli, "_benchmarks_dir", lambda: bench_dir)
+    code = cli.main(["bench", "hello"])
+    assert code == 0
+    assert cli.main(["bench", "fails"]) == 1
+    assert cli.main(["bench", "nope"]) == 2
+
+
+def test_bench_uses_the_harness_when_present(capsys, monkeypatch):
+    fake = types.ModuleType("tilefold.bench")
+    seen = []
+    fake.main = lambda names: seen.append(names) or 0
+    monkeypatch.setitem(sys.modules, "tilefold.bench", fake)
+    assert cli.main(["bench", "a", "b"]) == 0
+    assert seen == [["a", "b"]]
+
+
+def test_passes_lists_catalogue(capsys):
+    code, out, _ = run(["passes"], capsys)
+    assert code == 0 and "canonicalize-tile-slice" in out and "test-duplicate-def" in out
+
+
+# ------------------------------------------------------------------------------------------------
+# as a process
+# ------------------------------------------------------------------------------------------------
+
+
+def test_python_dash_m_and_exit_status(good, tmp_path):
+    ok = subprocess.run([sys.executable, "-m", "tilefold", "opt", str(good)], capture_output=True, text=True)
+    assert ok.returncode == 0 and "class Example" in ok.stdout
+    bad = tmp_path / "bad.py"
+    bad.write_text(BAD_OP)
+    res = subprocess.run([sys.executable, "-m", "tilefold", "opt", str(bad)], capture_output=True, text=True)
+    assert res.returncode == 1
+    assert "error:" in res.stderr and "Traceback" not in res.stderr
+    script = Path(sys.executable).parent / "tilefold"
+    if script.exists():
+        res = subprocess.run([str(script), "opt", str(bad)], capture_output=True, text=True)
+        assert res.returncode == 1 and "Traceback" not in res.stderr
+
+
+def test_undecodable_file_is_a_user_error(tmp_path, capsys):
+    needs_parser()
+    p = tmp_path / "garbage.py"
+    p.write_bytes(b"\xcc\xff\x00\x81" * 10)
+    code, _, err = run(["opt", p], capsys)
+    assert code == 1 and err.startswith(f"error: cannot read '{p}'") and "Traceback" not in err
+    code, _, err = run(["opt", tmp_path], capsys)
+    assert code == 1 and "not a regular file" in err
+
+
+def test_opt_without_the_printer_falls_back_to_a_readable_dump(good, capsys, monkeypatch):
+    needs_parser()
+    monkeypatch.setitem(sys.modules, "tilefold.ir.printer", None)
+    code, out, _ = run(["opt", good], capsys)
+    assert code == 0
+    assert out.startswith("program Example:")
+    assert "def kernel(%x: Tensor[[16, 128], FP32], %out: Tensor[[16, 64], FP32] [Out])" in out
+    assert "%hi: Tile[[16, 64], FP32, Vec] = tile.slice(%t, [16, 64], [0, 64])" in out
