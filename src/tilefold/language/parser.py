@@ -937,6 +937,9 @@ class Parser:
     def _mem(self, node: ast.expr) -> MemorySpace:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) and node.value.attr in (
                 "Mem", "MemorySpace") and self._is_pl(node.value.value):
+            space = _MEM_NAMES.get(node.attr)
+            if space is not None:
+                return space
             try:
                 return MemorySpace.from_name(node.attr)
             except ValueError:
@@ -1581,6 +1584,7 @@ class _Missing:
 _MISSING: Any = _Missing()
 
 
+_MEM_NAMES = {m.name: m for m in MemorySpace}
 NO_VIEW = TileView()  # `pl.TileView()` in an annotation: the variable explicitly has no tile view
 
 
