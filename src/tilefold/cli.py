@@ -353,8 +353,29 @@ def _table(rows: list[tuple[str, str]]) -> str:
     return "\n".join(f"{k.ljust(width)}  {v}" for k, v in rows)
 
 
+def _register_kernels(sources: list[str] | tuple[str, ...]) -> None:
+    """Register custom-op kernels before a run. ``examples`` registers the reference kernels of the
+    example programs; a path runs that Python file, which is expected to call
+    ``tilefold.register_custom_op`` (the analog of loading compiled kernels — this is the only place the
+    CLI executes user code, and only when asked to)."""
+    import runpy
+
+    for source in sources:
+        if source == "examples":
+            from tilefold.custom.library import register_example_kernels
+
+            register_example_kernels()
+            continue
+        path = Path(source)
+        if not path.is_file():
+            raise TilefoldError(f"kernel file {source!r} not found",
+                                hint="pass a Python file that calls tilefold.register_custom_op, or 'examples'")
+        runpy.run_path(str(path), run_name="tilefold_kernels")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     run_and_compare = _attr("tilefold.testing", "run_and_compare", "the E2E harness")
+    _register_kernels(args.kernels or ())
     program = _parse_file(args.file)
     inputs = _make_inputs(program, args.inputs, args.seed, args.set)
     kwargs: dict[str, Any] = {
@@ -508,6 +529,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--block-dim", type=int, default=1, metavar="N", help="number of blocks (cores) to launch")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="value of a scalar parameter")
+    p.add_argument("--kernels", action="append", metavar="FILE.py|examples",
+                   help="register custom-op kernels first: a Python file calling tilefold.register_custom_op, "
+                        "or 'examples' for the example programs' reference kernels")
     _add_pipeline_flags(p)
     p.set_defaults(func=cmd_run)
 

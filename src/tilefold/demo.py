@@ -35,12 +35,12 @@ def _examples_root() -> Path:
 def _print_table(title: str, header: tuple[str, ...], rows: list[Row]) -> None:
     widths = [len(h) for h in header]
     for r in rows:
-        widths = [max(w, len(c)) for w, c in zip(widths, r.cells)]
+        widths = [max(w, len(c)) for w, c in zip(widths, r.cells, strict=True)]
     print(f"\n{title}")
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
     print("  ".join("-" * w for w in widths))
     for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r.cells, widths)))
+        print("  ".join(c.ljust(w) for c, w in zip(r.cells, widths, strict=True)))
 
 
 def front_end_rows(root: Path) -> list[Row]:
@@ -65,12 +65,88 @@ def front_end_rows(root: Path) -> list[Row]:
     return rows
 
 
+# The result each evidence kernel must give: without the pass the hazard shows (wrong / trap / rejected
+# by the pass), with the pass the kernel is correct — except the Acc row window, which the pass must reject.
+_EXPECTED_WITH = {"acc_row_window": "rejected"}
+
+
+def evidence_rows() -> list[Row]:
+    from tilefold.testing import evidence_table
+
+    rows = []
+    for r in evidence_table():
+        if r["pass"] == "with":
+            ok = r["result"] == _EXPECTED_WITH.get(r["kernel"], "correct")
+        else:
+            # column 8 and the column-sliced accumulator are safe zero-copy shapes; batch pages are
+            # legal subviews after tile.move — all three must be right either way.
+            safe = r["kernel"] in ("issue_1789_aligned_column", "acc_column_window") or r["kernel"].startswith(
+                "batch_pages")
+            ok = r["result"] == "correct" if safe else r["result"] in ("wrong", "trap", "rejected")
+        rows.append(Row((r["kernel"], r["target"], r["pass"], r["result"], f"{r['cycles']:.0f}",
+                         (r["detail"] or "")[:70]), ok))
+    return rows
+
+
+def _run_pair(path: Path, target: str = "Ascend910B"):
+    import tilefold.language as pl
+    from tilefold.testing import random_inputs, run_and_compare
+
+    program = pl.parse_file(str(path))
+    inputs = random_inputs(program, seed=0)
+    off = run_and_compare(program, inputs, target=target, options={"enable_auto_bind_sub_block": False})
+    on = run_and_compare(program, inputs, target=target)
+    return program, off, on
+
+
+def sub_block_rows(root: Path) -> list[Row]:
+    from tilefold.custom.library import register_example_kernels
+    from tilefold.testing import sub_block_evidence
+
+    register_example_kernels()
+    rows = []
+    for path in sorted((root / "subblock").glob("*.py")):
+        _, off, on = _run_pair(path)
+        evidence = sub_block_evidence(on.compiled.ir)
+        ratio = on.cycles / off.cycles if off.cycles else float("nan")
+        ok = off.matches and on.matches and evidence.split
+        axis = ",".join(str(a) for a in evidence.axis.values()) if evidence.axis else "-"
+        rows.append(Row((path.stem, off.result, on.result, f"{off.cycles:.0f}", f"{on.cycles:.0f}",
+                         f"{ratio:.2f}", axis, "yes" if evidence.split else "NO"), ok))
+    return rows
+
+
+def cube_rows(root: Path) -> list[Row]:
+    rows = []
+    for path in sorted((root / "cube").glob("*.py")):
+        for target in ("Ascend910B", "Ascend910C"):
+            _, _, on = _run_pair(path, target)
+            rows.append(Row((path.stem, target, on.result, f"{on.cycles:.0f}", str(on.instructions)),
+                            on.matches))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     root = _examples_root()
     ok = True
-    rows = front_end_rows(root)
-    _print_table("Front end: parse, verify, print, re-parse", ("example", "functions", "result"), rows)
-    ok &= all(r.ok for r in rows)
+    sections = (
+        ("Front end: parse, verify, print, re-parse", ("example", "functions", "result"),
+         lambda: front_end_rows(root)),
+        ("Slice safety (CanonicalizeTileSlice): simulator vs golden, without the pass (faithful codegen) "
+         "and with it", ("kernel", "target", "pass", "result", "cycles", "detail"), evidence_rows),
+        ("Sub-block tiling (TileAndBindSubBlock): pass off vs on, both checked against golden",
+         ("kernel", "off", "on", "cycles off", "cycles on", "on/off", "axis", "split"),
+         lambda: sub_block_rows(root)),
+        ("Cube kernels through the full pipeline (FlattenTileNdTo2D, AutoTileMatmulL0, ...)",
+         ("kernel", "target", "result", "cycles", "instructions"), lambda: cube_rows(root)),
+    )
+    for title, header, build in sections:
+        rows = build()
+        _print_table(title, header, rows)
+        bad = [r.cells[0] for r in rows if not r.ok]
+        if bad:
+            print(f"  !! unexpected result for: {', '.join(bad)}")
+        ok &= not bad
     print("\nall checks passed" if ok else "\nSOME CHECKS FAILED")
     return 0 if ok else 1
 

@@ -16,6 +16,7 @@ One forward walk over a function (``analyze_slice_windows``) records, in program
   dtype and constant dims), so shape-changing reshapes, dtype-changing reinterpret views and non-square
   transpose views never propagate a window;
 - ``use_counts``: how many times each Var is referenced;
+- ``col_broadcast_operands``: the Vars read by a col_expand-family op (``OpKind.COL_BROADCAST``);
 - ``acc_findings``: every accumulator destination (the ``output_reuses_input`` operand of an op such as
   ``tile.matmul_acc``) that resolves to a window, plus the loop back edges of carried accumulators,
   each with the verdict of the L0C block-layout rule (``acc_window_verdict``).
@@ -45,7 +46,7 @@ from tilefold.ir.stmt import (
     YieldStmt,
 )
 from tilefold.ir.types import DataType, MemorySpace, TileType, Type
-from tilefold.ops.registry import OpDef, get_op, op_of
+from tilefold.ops.registry import OpDef, OpKind, get_op, op_of
 
 __all__ = [
     "ACC_BLOCK_COLS",
@@ -204,6 +205,7 @@ class SliceWindowAnalysis:
     acc_findings: list[AccFinding] = field(default_factory=list)
     names: set[str] = field(default_factory=set)
     tile_alias: dict[Var, Var] = field(default_factory=dict)  # plain alias -> canonical slice it names
+    col_broadcast_operands: set[Var] = field(default_factory=set)  # Vars read by an OpKind.COL_BROADCAST op
 
     def window_of(self, expr: Expr) -> Window | None:
         return self.windows.get(expr) if isinstance(expr, Var) else None
@@ -378,7 +380,11 @@ class _Walker:
 
     def accumulator_use(self, s: Stmt, call: Call) -> None:
         od = op_of(call)
-        if od is None or od.output_reuses_input is None:
+        if od is None:
+            return
+        if od.kind is OpKind.COL_BROADCAST:
+            self.result.col_broadcast_operands.update(a for a in call.args if isinstance(a, Var))
+        if od.output_reuses_input is None:
             return
         idx = od.output_reuses_input
         if idx >= len(call.args) or not isinstance(call.args[idx], Var):

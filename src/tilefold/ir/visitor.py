@@ -165,7 +165,7 @@ class IRVisitor:
 
 
 def _same(a: tuple, b: tuple) -> bool:
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
 
 class IRMutator:
@@ -307,7 +307,7 @@ class IRMutator:
     def mutate_Call(self, expr: Call) -> Expr:
         args = tuple(self.mutate_expr(a) for a in expr.args)
         kwargs = tuple((k, self.mutate_expr(v) if isinstance(v, Expr) else v) for k, v in expr.kwargs)
-        if _same(args, expr.args) and all(a[1] is b[1] for a, b in zip(kwargs, expr.kwargs)):
+        if _same(args, expr.args) and all(a[1] is b[1] for a, b in zip(kwargs, expr.kwargs, strict=True)):
             return expr
         return expr.with_fields(args=args, kwargs=kwargs)
 

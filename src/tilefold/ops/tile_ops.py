@@ -112,7 +112,7 @@ def _same_extent(a: Expr, b: Expr) -> bool:
 
 
 def _same_shape(a: tuple[Expr, ...], b: tuple[Expr, ...]) -> bool:
-    return len(a) == len(b) and all(_same_extent(x, y) for x, y in zip(a, b))
+    return len(a) == len(b) and all(_same_extent(x, y) for x, y in zip(a, b, strict=True))
 
 
 def _require_2d(op: str, t: TileType, what: str = "operand") -> None:
@@ -139,7 +139,7 @@ def _f32(x: Any) -> Any:
 
 
 def _window(arr: np.ndarray, offsets: Sequence[int], shape: Sequence[int]) -> np.ndarray:
-    idx = tuple(slice(int(o), int(o) + int(s)) for o, s in zip(offsets, shape))
+    idx = tuple(slice(int(o), int(o) + int(s)) for o, s in zip(offsets, shape, strict=True))
     win = arr[idx]
     if win.shape != tuple(int(s) for s in shape):
         raise IndexError(f"window offsets {list(offsets)} shape {list(shape)} exceeds {list(arr.shape)}")
@@ -277,7 +277,7 @@ def _infer_slice(args, attrs) -> Type:
         raise _fail(op, f"shape and offset need {src.rank} entries for a rank-{src.rank} source, got "
                         f"{len(shape)} and {len(offset)}")
     src_static = src.static_shape
-    for d, (ext, off) in enumerate(zip(shape, offset)):
+    for d, (ext, off) in enumerate(zip(shape, offset, strict=True)):
         if src_static is not None and isinstance(ext, ConstInt) and isinstance(off, ConstInt):
             if off.value < 0 or off.value + ext.value > src_static[d]:
                 raise _fail(op, f"window [{off.value}, {off.value + ext.value}) on axis {d} is outside the "
@@ -557,7 +557,7 @@ def _batch_shape(op: str, lhs: TileType, rhs: TileType) -> tuple[tuple[Expr, ...
     lb = [ConstInt(1)] * (n - len(lb)) + lb
     rb = [ConstInt(1)] * (n - len(rb)) + rb
     batch = []
-    for x, y in zip(lb, rb):
+    for x, y in zip(lb, rb, strict=True):
         if _same_extent(x, y) or (isinstance(y, ConstInt) and y.value == 1):
             batch.append(x)
         elif isinstance(x, ConstInt) and x.value == 1:
@@ -784,7 +784,7 @@ def custom_segments(call) -> dict[str, tuple[Expr, ...]]:
     sizes = call.kwarg("operand_segment_sizes")
     out: dict[str, tuple[Expr, ...]] = {}
     pos = 0
-    for name, size in zip(CUSTOM_SEGMENTS, sizes):
+    for name, size in zip(CUSTOM_SEGMENTS, sizes, strict=False):
         out[name] = tuple(call.args[pos:pos + size])
         pos += size
     for name in CUSTOM_SEGMENTS:
@@ -816,7 +816,7 @@ def _infer_custom(op: str):
             if len(maps) != n_ins + n_outs:
                 raise _fail(op, f"{len(maps)} indexing maps given for {n_ins} ins + {n_outs} outs",
                             "give one map per input and per output (temp buffers take no map)")
-            for i, (m, operand) in enumerate(zip(maps, list(ins) + list(outs))):
+            for i, (m, operand) in enumerate(zip(maps, list(ins) + list(outs), strict=True)):
                 if not isinstance(m, AffineMap):
                     raise _fail(op, f"indexing map #{i} is not an affine map",
                                 'write maps as pl.affine_map("(d0, d1) -> (d0, d1)")')

@@ -51,6 +51,7 @@ from tilefold.ir.stmt import (
     EvalStmt,
     ForStmt,
     Function,
+    IfStmt,
     Program,
     Stmt,
     WhileStmt,
@@ -341,38 +342,57 @@ class _Context:
         var = Var(self.fresh(f"{name}_{suffix}"), call.type, info.var.span)
         return AssignStmt(var, call, span) if span is not None else AssignStmt(var, call), var
 
-    def misaligned_vec(self, expr: Expr) -> tuple[SliceInfo, _Alignment] | None:
-        """The slice info of ``expr`` when it is a Vec slice whose address is not provably aligned."""
+    def escape(self, expr: Expr | None, holders: tuple[Var, ...]) -> tuple[SliceInfo, str, str, int | None] | None:
+        """Rule 6: should the slice ``expr``, flowing into ``holders`` (an alias, IterArg or loop / if result)
+        without passing a call, be materialized where it escapes? Yes when its address is not provably
+        aligned, or when a holder is read by a col_expand-family op that would need a non-identity copy.
+        Returns (info, status, explanation, misaligned bytes)."""
         info = self.slices.get(expr) if isinstance(expr, Var) else None
-        if info is None or info.var in self.dead or info.memory_space is not MemorySpace.Vec:
+        if info is None or info.var in self.dead:
+            return None
+        to_col_broadcast = any(h in self.analysis.col_broadcast_operands for h in holders)
+        mem = info.memory_space
+        if not (mem is MemorySpace.Vec or (mem is None and to_col_broadcast)):
             return None
         align = slice_alignment(info, self.facts)
-        return None if align.status == "aligned" else (info, align)
+        if align.status != "aligned":
+            return info, align.status, align.how, align.misaligned_bytes
+        if to_col_broadcast:
+            materialize, kind, why = col_expand_decision(info, self.facts)
+            if materialize:
+                return info, kind, why, None
+        return None
+
+    def materialize_escape(self, expr: Expr | None, holders: tuple[Var, ...], stmt: Stmt,
+                           where: str) -> tuple[Stmt, Var] | None:
+        hit = self.escape(expr, holders)
+        if hit is None:
+            return None
+        info, status, why, nbytes = hit
+        built = self.materialize(info, MemorySpace.Vec, "ext", stmt)
+        if built is None:
+            return None
+        self.release(info.var)
+        self.remark("materialized", f"slice '{info.var.name}' escaping through {where} is materialized there: "
+                                    f"{why}", slice=info.var.name, reason=f"escape-{where.replace(' ', '-')}/{status}",
+                    consumer=where, misaligned_bytes=nbytes)
+        return built
 
 
 class _Rewriter(IRMutator):
     def __init__(self, ctx: _Context) -> None:
         super().__init__()
         self.ctx = ctx
+        self.constructs: list[tuple[tuple[Var, ...], tuple[Var, ...]]] = []  # enclosing loops / ifs
 
     # -- statements ----------------------------------------------------------------------------------
 
     def mutate_AssignStmt(self, stmt: AssignStmt) -> Stmt | list[Stmt]:
-        ctx = self.ctx
         value = stmt.value
         if isinstance(value, Var):
-            hit = ctx.misaligned_vec(value)
-            if hit is not None:
-                info, align = hit
-                built = ctx.materialize(info, MemorySpace.Vec, "ext", stmt)
-                if built is not None:
-                    call = built[0].value  # type: ignore[attr-defined]
-                    ctx.release(info.var)
-                    ctx.remark("materialized", f"alias '{stmt.var.name}' of slice '{info.var.name}' is "
-                                               f"materialized at its definition: {align.how}",
-                               slice=info.var.name, reason=f"escape-alias/{align.status}", consumer="alias",
-                               misaligned_bytes=align.misaligned_bytes)
-                    return stmt.with_fields(value=call)
+            built = self.ctx.materialize_escape(value, (stmt.var,), stmt, "alias")
+            if built is not None:
+                return stmt.with_fields(value=built[0].value)  # type: ignore[attr-defined]
             return super().mutate_AssignStmt(stmt) if self.var_map else stmt
         pre: list[Stmt] = []
         if isinstance(value, Call):
@@ -393,61 +413,53 @@ class _Rewriter(IRMutator):
         return [*pre, new] if pre else new
 
     def _escape_inits(self, stmt: ForStmt | WhileStmt) -> tuple[list[Stmt], ForStmt | WhileStmt]:
-        ctx = self.ctx
         pre: list[Stmt] = []
         new_iter_args = []
-        changed = False
-        for ia in stmt.iter_args:
-            hit = ctx.misaligned_vec(ia.init) if ia.init is not None else None
-            if hit is not None:
-                info, align = hit
-                built = ctx.materialize(info, MemorySpace.Vec, "ext", stmt)
-                if built is not None:
-                    ext_stmt, ext_var = built
-                    pre.append(ext_stmt)
-                    new_ia = ia.with_fields(init=ext_var)
-                    self.var_map[ia] = new_ia
-                    new_iter_args.append(new_ia)
-                    changed = True
-                    ctx.release(info.var)
-                    ctx.remark("materialized", f"loop init '{ia.name}' from slice '{info.var.name}' is "
-                                               f"materialized before the loop: {align.how}",
-                               slice=info.var.name, reason=f"escape-loop-init/{align.status}",
-                               consumer="loop-init", misaligned_bytes=align.misaligned_bytes)
-                    continue
-            new_iter_args.append(ia)
-        if changed:
+        for i, ia in enumerate(stmt.iter_args):
+            holders = (ia, stmt.return_vars[i]) if i < len(stmt.return_vars) else (ia,)
+            built = self.ctx.materialize_escape(ia.init, holders, stmt, "loop init")
+            if built is None:
+                new_iter_args.append(ia)
+                continue
+            pre.append(built[0])
+            new_ia = ia.with_fields(init=built[1])
+            self.var_map[ia] = new_ia
+            new_iter_args.append(new_ia)
+        if pre:
             stmt = stmt.with_fields(iter_args=tuple(new_iter_args))
         return pre, stmt
 
+    def _in_construct(self, stmt: Stmt, iter_args: tuple[Var, ...], return_vars: tuple[Var, ...], mutate):
+        self.constructs.append((iter_args, return_vars))
+        try:
+            return mutate(stmt)
+        finally:
+            self.constructs.pop()
+
     def mutate_ForStmt(self, stmt: ForStmt) -> Stmt | list[Stmt]:
         pre, changed = self._escape_inits(stmt)
-        out = super().mutate_ForStmt(changed)  # type: ignore[arg-type]
+        out = self._in_construct(changed, stmt.iter_args, stmt.return_vars, super().mutate_ForStmt)
         return [*pre, *(out if isinstance(out, list) else [out])] if pre else out
 
     def mutate_WhileStmt(self, stmt: WhileStmt) -> Stmt | list[Stmt]:
         pre, changed = self._escape_inits(stmt)
-        out = super().mutate_WhileStmt(changed)  # type: ignore[arg-type]
+        out = self._in_construct(changed, stmt.iter_args, stmt.return_vars, super().mutate_WhileStmt)
         return [*pre, *(out if isinstance(out, list) else [out])] if pre else out
 
+    def mutate_IfStmt(self, stmt: IfStmt) -> Stmt | list[Stmt]:
+        return self._in_construct(stmt, (), stmt.return_vars, super().mutate_IfStmt)
+
     def mutate_YieldStmt(self, stmt: YieldStmt) -> Stmt | list[Stmt]:
-        ctx = self.ctx
         pre: list[Stmt] = []
         values = list(stmt.values)
+        iter_args, return_vars = self.constructs[-1] if self.constructs else ((), ())
         for i, v in enumerate(values):
-            hit = ctx.misaligned_vec(v)
-            if hit is None:
-                continue
-            info, align = hit
-            built = ctx.materialize(info, MemorySpace.Vec, "ext", stmt)
+            holders = tuple(h[i] for h in (iter_args, return_vars) if i < len(h))
+            built = self.ctx.materialize_escape(v, holders, stmt, "yield")
             if built is None:
                 continue
             pre.append(built[0])
             values[i] = built[1]
-            ctx.release(info.var)
-            ctx.remark("materialized", f"yielded slice '{info.var.name}' is materialized before the yield: "
-                                       f"{align.how}", slice=info.var.name, reason=f"escape-yield/{align.status}",
-                       consumer="yield", misaligned_bytes=align.misaligned_bytes)
         if pre:
             stmt = stmt.with_fields(values=tuple(values))
         out = super().mutate_YieldStmt(stmt) if self.var_map else stmt

@@ -601,3 +601,43 @@ w: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [16, 8], [0, 8])
 """)
     expected = kernel(VEC_PARAMS, VEC_LOADS)
     check(before, expected)
+
+
+def test_dynamic_slice_reaching_col_expand_through_an_alias_is_materialized_at_the_alias():
+    before = kernel(VEC_PARAMS, VEC_LOADS + """
+r: pl.Scalar[pl.INDEX] = pl.tile.get_block_idx()
+row: pl.Tile[[1, 128], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [1, 128], [r, 0])
+alias = row
+y: pl.Tile[[1, 128], pl.FP32, pl.Mem.Vec] = pl.tile.col_expand_mul(alias, g128)
+""")
+    expected = kernel(VEC_PARAMS, VEC_LOADS + """
+r: pl.Scalar[pl.INDEX] = pl.tile.get_block_idx()
+alias: pl.Tile[[1, 128], pl.FP32, pl.Mem.Vec] = pl.tile.extract(t, r, 0, shape=[1, 128], target_memory=pl.Mem.Vec)
+y: pl.Tile[[1, 128], pl.FP32, pl.Mem.Vec] = pl.tile.col_expand_mul(alias, g128)
+""")
+    check(before, expected)
+
+
+def test_non_contiguous_loop_init_read_by_col_expand_through_the_iter_arg_is_materialized():
+    before = kernel(VEC_PARAMS, VEC_LOADS + """
+lo: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [16, 64], [0, 0])
+for i, (acc,) in pl.range(0, 2, init_values=(lo,)):
+    nxt: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.col_expand_mul(acc, g64)
+    res = pl.yield_(nxt)
+""")
+    expected = kernel(VEC_PARAMS, VEC_LOADS + """
+lo_ext: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.extract(t, 0, 0, shape=[16, 64], target_memory=pl.Mem.Vec)
+for i, (acc,) in pl.range(0, 2, init_values=(lo_ext,)):
+    nxt: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.col_expand_mul(acc, g64)
+    res = pl.yield_(nxt)
+""")
+    check(before, expected)
+
+
+def test_contiguous_aligned_slice_through_an_alias_into_col_expand_is_kept():
+    before = kernel(VEC_PARAMS, VEC_LOADS + """
+bottom: pl.Tile[[8, 128], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [8, 128], [8, 0])
+alias = bottom
+y: pl.Tile[[8, 128], pl.FP32, pl.Mem.Vec] = pl.tile.col_expand_add(alias, g128)
+""")
+    assert run(before) is before
