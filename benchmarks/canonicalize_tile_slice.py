@@ -11,8 +11,9 @@ not part of the measurement):
 - ``loops``: counted loops whose bodies hold 10 slices at a dynamic row (the loop variable), read by
   vector ops.
 
-Each measurement is the trimmed median (``tilefold.bench.summarize``) of the process CPU time
-of several runs after a warm-up, alternating the sizes.
+The Python call count of one run is reported too: a deterministic measure of the work done, immune to
+the noise of a shared machine. Each time measurement is the trimmed median (``tilefold.bench.summarize``)
+of the process CPU time of several runs after a warm-up, alternating the sizes.
 The report gives the time per statement and the 10k / 1k time ratio (linear: about 10; the budget is 12).
 Run: ``python benchmarks/canonicalize_tile_slice.py [--repeats N] [--sizes 1000,10000]``.
 """
@@ -20,7 +21,9 @@ Run: ``python benchmarks/canonicalize_tile_slice.py [--repeats N] [--sizes 1000,
 from __future__ import annotations
 
 import argparse
+import cProfile
 import gc
+import pstats
 import time
 from collections.abc import Callable
 
@@ -132,6 +135,15 @@ SHAPES: dict[str, Callable[[int], tuple[Program, int]]] = {
 }
 
 
+def _python_calls(pass_, program: Program) -> int:
+    """Deterministic work measure: the number of Python function calls one run makes."""
+    prof = cProfile.Profile()
+    prof.enable()
+    pass_.run(program)
+    prof.disable()
+    return pstats.Stats(prof).total_calls  # type: ignore[attr-defined]
+
+
 def _cpu_seconds(pass_, program: Program) -> float:
     t0 = time.process_time()
     pass_.run(program)
@@ -163,17 +175,22 @@ def main(argv: list[str] | None = None) -> int:
                         samples[n].append(t)
         finally:
             gc.unfreeze()
-        times = {}
+        times, work = {}, {}
         for n in sizes:
             stats = summarize(samples[n])
             times[n] = stats.trimmed_median
+            work[n] = _python_calls(pass_, built[n][0])
             n_stmts = built[n][1]
-            rows.append([name, n, n_stmts, stats.trimmed_median * 1e3, stats.trimmed_median / n_stmts * 1e6, ""])
+            rows.append([name, n, n_stmts, stats.trimmed_median * 1e3, stats.trimmed_median / n_stmts * 1e6,
+                         work[n] / n_stmts, "", ""])
         if len(sizes) >= 2:
             ratio = times[sizes[-1]] / times[sizes[0]]
             worst = max(worst, ratio)
-            rows[-1][-1] = f"{ratio:.2f}"
-    print_table(["shape", "slices", "statements", "CPU time (ms)", "us / statement", f"{sizes[-1]}/{sizes[0]} ratio"],
+            rows[-1][-2] = f"{ratio:.2f}"
+            rows[-1][-1] = f"{work[sizes[-1]] / work[sizes[0]]:.2f}"
+    ratio_name = f"{sizes[-1]}/{sizes[0]}"
+    print_table(["shape", "slices", "statements", "CPU time (ms)", "us / statement", "calls / statement",
+                 f"time {ratio_name}", f"calls {ratio_name}"],
                 rows, title="CanonicalizeTileSlice scaling (trimmed median of process CPU time)")
     if len(sizes) >= 2:
         budget = 12.0 * (sizes[-1] / sizes[0]) / 10.0

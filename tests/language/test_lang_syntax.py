@@ -494,3 +494,26 @@ for i, (a,) in pl.range(4, init_values=(t,)):
         r = pl.yield_(a)
 return out
 ''', ret=""))
+
+
+def test_printer_sanitizes_and_dedups_names() -> None:
+    p = pl.parse(kernel('''
+t = pl.tile.load(x, [0, 0], [16, 64])
+u = pl.tile.exp(t)
+v = pl.tile.abs(u)
+out = pl.store(v, [0, 0], out)
+return out
+'''))
+    fn = p.functions[0]
+    body = list(fn.body.stmts)
+    names = ["for", "1x", "pl"]
+    mapping: dict = {}
+    for i, new_name in enumerate(names):
+        s = ir.substitute(body[i], mapping) if mapping else body[i]
+        nv = s.var.with_fields(name=new_name)
+        mapping[body[i].var] = nv
+        body[i] = s.with_fields(var=nv)
+    body[3] = ir.substitute(body[3], mapping)
+    p2 = p.with_fields(functions=(fn.with_fields(body=ir.SeqStmts(tuple(body))),))
+    text = roundtrip(p2)
+    assert "for_: pl.Tile" in text and "v1x: pl.Tile" in text and "pl_: pl.Tile" in text

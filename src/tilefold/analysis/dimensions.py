@@ -31,7 +31,7 @@ The analysis is linear in program size (near-constant union-find operations per 
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -468,6 +468,51 @@ def _value_name(value: ValueKey) -> str:
     if isinstance(value, tuple) and value and isinstance(value[0], Var):
         return f"{value[0].name}[{value[1]}]"
     return repr(value)
+
+
+def flattened_split_axis(window: Sequence[int | None], axis: int) -> tuple[int, int] | str:
+    """Map a halving of a 2-D tile back onto the N-D tensor window it holds.
+
+    FlattenTileNdTo2D lays an N-D window ``[w0, ..., w(n-2), w(n-1)]`` out as the 2-D tile
+    ``[w0 * ... * w(n-2), w(n-1)]`` (row-major). Halving the tile on ``axis`` is the N-D box obtained by
+    halving one window axis exactly when
+
+    * ``axis == 1`` (columns): the last window axis, if its extent is static and even;
+    * ``axis == 0`` (rows): the outermost leading axis whose extent is not 1, if that extent is static and
+      even (rows ``[0, R/2)`` are then ``i_k in [0, w_k / 2)`` for that axis ``k`` and all of the axes after
+      it). Any other row split (an odd outermost extent, e.g. ``[3, 16, 64]`` -> ``[48, 64]``) is not one
+      box of the tensor and is not provable.
+
+    A window of rank <= 2 is the tile itself (identity). Returns ``(window axis, half extent)`` or the
+    reason the mapping does not exist."""
+    n = len(window)
+    if n <= 2:
+        nd = axis
+    elif axis == 1:
+        nd = n - 1
+    elif axis == 0:
+        nd = -1
+        for k in range(n - 1):
+            if window[k] is None:
+                return f"leading window extent {k} is dynamic"
+            if window[k] != 1:
+                nd = k
+                break
+        if nd < 0:
+            return "every leading window extent is 1"
+    else:
+        return f"axis {axis} is out of range for a flattened 2-D tile"
+    if nd >= n:
+        return f"axis {axis} is out of range for the rank-{n} window"
+    ext = window[nd]
+    if ext is None:
+        return f"window extent {nd} is dynamic"
+    if ext % 2:
+        if n > 2 and axis == 0:
+            return (f"a row split of the flattened window {list(window)} is not one N-D box: the outermost "
+                    f"non-unit leading extent {ext} (window axis {nd}) is odd")
+        return f"window extent {ext} on window axis {nd} is odd"
+    return nd, ext // 2
 
 
 def analyze_dimensions(fn: Function) -> DimensionAnalyzer:

@@ -232,9 +232,13 @@ class SliceWindowAnalysis:
         return True
 
 
-def analyze_slice_windows(fn: Function) -> SliceWindowAnalysis:
-    """Run the forward walk over ``fn`` and return everything it recorded."""
-    walker = _Walker()
+def analyze_slice_windows(fn: Function, *, acc_windows_only: bool = False) -> SliceWindowAnalysis:
+    """Run the forward walk over ``fn`` and return everything it recorded.
+
+    With ``acc_windows_only`` the window map (and the storage chains behind the back-edge check) is kept
+    only for windows of parents known to live in Acc — all the accumulator rule needs, and much less to
+    allocate on functions full of Vec / Mat slices."""
+    walker = _Walker(acc_windows_only)
     for p in fn.params:
         walker.result.names.add(p.name)
     walker.body(fn.body)
@@ -242,7 +246,8 @@ def analyze_slice_windows(fn: Function) -> SliceWindowAnalysis:
 
 
 class _Walker:
-    def __init__(self) -> None:
+    def __init__(self, acc_windows_only: bool = False) -> None:
+        self.acc_only = acc_windows_only
         self.result = SliceWindowAnalysis()
         self.slice_op = _slice_op()
         # Vars whose storage some op writes as its accumulator destination -> that op's name.
@@ -333,7 +338,7 @@ class _Walker:
 
     def edge(self, dst: Var, src: Var, *, exact: bool) -> None:
         """``dst`` denotes the same bytes as ``src``; inherit its window when extents provably match."""
-        if isinstance(dst.type, TileType):
+        if isinstance(dst.type, TileType) and self.may_be_acc(dst.type):
             self.storage_pred[dst] = src
         w = self.result.windows.get(src)
         if w is None or not same_extent(dst.type, src.type):
@@ -352,17 +357,19 @@ class _Walker:
             return
         shape = tuple(facts.resolve(e) for e in shape_arg.elements)
         offsets = tuple(facts.resolve(e) for e in offset_arg.elements)
-        extent = tuple(e.value for e in shape) if all(isinstance(e, ConstInt) for e in shape) else None
-        if isinstance(var.type, TileType):
+        if isinstance(var.type, TileType) and self.may_be_acc(var.type):
             self.storage_pred[var] = src
         # window map: peel through exact windows of the same rank
         w_src = res.windows.get(src)
-        if w_src is not None and w_src.exact and len(w_src.offsets) == len(offsets):
-            summed = tuple(add_index(a, b, facts) for a, b in zip(w_src.offsets, offsets, strict=True))
-            w = Window(w_src.parent, summed, extent, var)
+        if w_src is None and self.acc_only and not _in_acc(src.type):
+            pass  # a window of a non-Acc parent: nothing the accumulator rule could conclude
         else:
-            w = Window(src, offsets, extent, var)
-        res.windows[var] = w
+            extent = tuple(e.value for e in shape) if all(isinstance(e, ConstInt) for e in shape) else None
+            if w_src is not None and w_src.exact and len(w_src.offsets) == len(offsets):
+                summed = tuple(add_index(a, b, facts) for a, b in zip(w_src.offsets, offsets, strict=True))
+                res.windows[var] = Window(w_src.parent, summed, extent, var)
+            else:
+                res.windows[var] = Window(src, offsets, extent, var)
         if len(call.args) != 3:
             res.other_slices.append(s)
             return
@@ -375,6 +382,9 @@ class _Walker:
         else:
             info = SliceInfo(var, s, src, src, offsets, shape, 0)
         res.slices[var] = info
+
+    def may_be_acc(self, t: TileType) -> bool:
+        return not self.acc_only or t.memory_space in (MemorySpace.Acc, None)
 
     # -- accumulators --------------------------------------------------------------------------------
 
@@ -477,6 +487,10 @@ class _Walker:
             wa, wb = res.windows.get(a), res.windows.get(b)
             if res.same_window(wa, wb) and same_extent(rv.type, a.type) and same_extent(rv.type, b.type):
                 res.windows[rv] = wa  # type: ignore[assignment]
+
+
+def _in_acc(t: Type) -> bool:
+    return isinstance(t, TileType) and t.memory_space is MemorySpace.Acc
 
 
 def _final_yield(body: Stmt | None) -> tuple[Expr, ...] | None:

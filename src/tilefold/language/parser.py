@@ -180,6 +180,7 @@ class Parser:
         self.pl = set(pl_aliases or {"pl"})
         self._op_cache: dict[str, tuple[OpDef, dict[str, int]] | None] = {}
         self._spans: dict[tuple[int, int], Span] = {}
+        self._release_ast = False
         self._fn_sigs: dict[str, _FnSig] = {}
         # scope state (per function)
         self.env: dict[str, Var] = {}
@@ -210,6 +211,7 @@ class Parser:
             return self._parse_module(program_name)
 
     def _parse_module(self, program_name: str | None) -> Program:
+        self._release_ast = True  # the tree is private to this call
         try:
             tree = ast.parse(self.source, filename=self.filename)
         except SyntaxError as exc:
@@ -393,7 +395,7 @@ class Parser:
             v = Var(name, t2, self.span(p))
             params.append(v)
             self._define(name, v, p)
-        body = self._body(fn.body, None)
+        body = self._body(fn.body, None, release=self._release_ast)
         return Function(fn.name, tuple(params), tuple(d for _n, _t, d in sig.params), sig.return_types,
                         SeqStmts(tuple(body)), sig.func_type, sig.attrs, span=self.span(fn))
 
@@ -446,9 +448,10 @@ class Parser:
 
     # ------------------------------------------------------------------ statements
 
-    def _body(self, stmts: list[ast.stmt], yield_ctx: str | None) -> list[Stmt]:
+    def _body(self, stmts: list[ast.stmt], yield_ctx: str | None, release: bool = False) -> list[Stmt]:
         """Parse a body. ``yield_ctx`` ("loop"/"if"/None) says whether a final pl.yield_ is allowed; the
-        parsed yield is stored in ``self._last_yield``."""
+        parsed yield is stored in ``self._last_yield``. ``release`` drops each statement's AST once parsed
+        (the function body of a tree nobody else holds)."""
         out: list[Stmt] = []
         n = len(stmts)
         for i, s in enumerate(stmts):
@@ -463,6 +466,8 @@ class Parser:
                 self._last_yield = y
                 return out
             self._stmt(s, out)
+            if release:
+                stmts[i] = None  # type: ignore[call-overload]  # free the statement's AST early (smaller working set)
         self._last_yield = None
         return out
 
@@ -1544,7 +1549,7 @@ class Parser:
             attrs["operand_segment_sizes"] = tuple(segments)
         span = self.span(node)
         try:
-            call = make_call(opname, args, attrs, span)
+            call = make_call(opname, args, attrs)
         except TilefoldError as exc:
             if exc.span is None:
                 raise type(exc)(exc.message, span=span, hint=exc.hint) from None
@@ -1552,6 +1557,8 @@ class Parser:
         except Exception as exc:  # a type-inference function tripped over malformed operands
             raise TypeInferenceError(f"{opname}: {exc}", span=span,
                                      hint=f"signature: {_signature_str(opname, op)}") from None
+        # the call was just built and is not shared yet: set its span in place instead of copying it
+        object.__setattr__(call, "span", span)
         if extra:
             call = call.with_fields(kwargs=call.kwargs + extra)
         return call

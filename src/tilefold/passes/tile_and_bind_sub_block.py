@@ -42,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tilefold.analysis.dimensions import DimensionAnalyzer, ValueKey
+from tilefold.analysis.dimensions import DimensionAnalyzer, ValueKey, flattened_split_axis
 from tilefold.ir.affine import AffineBinaryExpr, AffineConstantExpr, AffineDimExpr, AffineMap
 from tilefold.ir.expr import Add, Call, ConstInt, Eq, Expr, GlobalVar, IterArg, MakeTuple, Mul, TupleGetItem, Var
 from tilefold.ir.stmt import (
@@ -247,8 +247,11 @@ def check_slices_only_parallel_dimensions(call: Call, result_axes: dict[int, int
                           operand=f"result #{j}", op=op)
 
 
-def check_aligned_output_inits(call: Call, result_types: list[Type], split_result: int) -> None:
-    """hasAlignedOutputInits: one ranked output init per result, shaped and mapped like the split result."""
+def check_aligned_output_inits(call: Call, result_types: list[Type]) -> None:
+    """hasAlignedOutputInits: output init ``j`` <-> result ``j`` (by position); both are ranked static tiles
+    and the output init has the shape of ITS OWN result. The output init's map is the result's map (result
+    ``j`` is written through output init ``j`` and both use ``indexing_maps[len(ins) + j]``); it is checked to
+    fit the result's rank. Only then can the output init be sliced exactly like the result it belongs to."""
     op = call.op_name
     seg = custom_segments(call)
     outs = seg["outs"]
@@ -256,42 +259,82 @@ def check_aligned_output_inits(call: Call, result_types: list[Type], split_resul
     n_ins = len(seg["ins"])
     if len(outs) != len(result_types):
         raise Refusal("aligned_output_inits", f"{len(outs)} output inits for {len(result_types)} results", op=op)
-    ref_type = result_types[split_result]
-    if not isinstance(ref_type, TileType) or ref_type.static_shape is None:
-        raise Refusal("aligned_output_inits", f"result #{split_result} is not a ranked static tile", op=op)
-    ref_map = maps[n_ins + split_result]
-    for j, (o, rt) in enumerate(zip(outs, result_types, strict=False)):
-        if not isinstance(o.type, TileType) or not isinstance(rt, TileType):
-            raise Refusal("aligned_output_inits", f"output init #{j} / result #{j} is not a ranked tile",
-                          operand=_name(o), op=op)
-        if o.type.static_shape != ref_type.static_shape or rt.static_shape != ref_type.static_shape:
+    for j, (o, rt) in enumerate(zip(outs, result_types, strict=True)):
+        if not isinstance(o.type, TileType) or o.type.static_shape is None:
+            raise Refusal("aligned_output_inits", f"output init #{j} is not a ranked static tile "
+                          f"({type(o.type).__name__})", operand=_name(o), op=op)
+        if not isinstance(rt, TileType) or rt.static_shape is None:
+            raise Refusal("aligned_output_inits", f"result #{j} is not a ranked static tile ({type(rt).__name__})",
+                          operand=f"result #{j}", op=op)
+        if o.type.static_shape != rt.static_shape:
             raise Refusal("aligned_output_inits",
-                          f"output init #{j} shape {list(o.type.static_shape or ())} differs from the split result "
-                          f"shape {list(ref_type.static_shape)}", operand=_name(o), op=op)
-        if maps[n_ins + j] != ref_map:
-            raise Refusal("aligned_output_inits", f"output init #{j} map '{maps[n_ins + j]}' differs from the split "
-                          f"result map '{ref_map}'", operand=_name(o), op=op)
+                          f"output init #{j} shape {list(o.type.static_shape)} differs from the shape "
+                          f"{list(rt.static_shape)} of result #{j}", operand=_name(o), op=op)
+        m = maps[n_ins + j]
+        if m.num_results != rt.rank:
+            raise Refusal("aligned_output_inits", f"output init #{j} map '{m}' has {m.num_results} results for "
+                          f"the rank-{rt.rank} result #{j}", operand=_name(o), op=op)
 
 
-def recover_iteration_window(call: Call, result_types: list[Type], result_axes: dict[int, int]) -> tuple[int, int]:
-    """Recover the iteration-space window (dim, extent) from every split result; all must agree."""
+def recover_result_windows(call: Call, result_types: list[Type],
+                           result_axes: dict[int, int]) -> tuple[int, int, list[int]]:
+    """Recover the iteration-space window from EVERY result of the op and require them to be equal.
+
+    A demanded result ``j`` (``result_axes[j]`` = the axis its consumers want halved) gives the split
+    iteration dim ``dN`` through its map; the ONE tiled op halves every result, so every other result must
+    bind ``dN`` too. Each result's window is ``{dim: (offset, size)}`` over the dims its map binds: the split
+    dim covers ``[sb * half, half)``, every other bound dim its full extent ``[0, extent)``. Two results
+    must agree on every dim both bind (the seed only compared result window types: its assumption 3).
+    Returns ``(split dim, full extent, per-result axis bound to the split dim)``."""
     op = call.op_name
     seg = custom_segments(call)
     maps = call.kwarg("indexing_maps")
     n_ins = len(seg["ins"])
-    window: tuple[int, int] | None = None
+    split: tuple[int, int] | None = None  # (dim, full extent)
     for j, axis in sorted(result_axes.items()):
         e = maps[n_ins + j].results[axis]
-        extent = _static(result_types[j])[axis]
-        w = (e.position, extent)
-        if window is None:
-            window = w
-        elif w != window:
+        w = (e.position, _static(result_types[j])[axis])
+        if split is None:
+            split = w
+        elif w != split:
             raise Refusal("recover_iteration_window",
                           f"result #{j} gives iteration window d{w[0]}[{w[1]}] but another result gives "
-                          f"d{window[0]}[{window[1]}]", operand=f"result #{j}", op=op)
-    assert window is not None
-    return window
+                          f"d{split[0]}[{split[1]}]", operand=f"result #{j}", op=op)
+    assert split is not None
+    dim, extent = split
+    output_axes: list[int] = []
+    windows: dict[int, tuple[str, int]] = {}  # dim -> (offset, size) of the first result binding it
+    owner: dict[int, int] = {}
+    for j, rt in enumerate(result_types):
+        shape = _static(rt)
+        res = maps[n_ins + j].results
+        bound = [(i, e.position) for i, e in enumerate(res) if isinstance(e, AffineDimExpr)]
+        axes = [i for i, p in bound if p == dim]
+        if not axes:
+            raise Refusal("recover_iteration_window",
+                          f"result #{j} map '{maps[n_ins + j]}' does not bind the split iteration dim d{dim}: "
+                          "its window cannot be halved with the others", operand=f"result #{j}", op=op)
+        output_axes.append(axes[0])
+        for i, p in bound:
+            if p == dim and shape[i] != extent:
+                raise Refusal("recover_iteration_window",
+                              f"result #{j} axis {i} covers the split dim d{dim} with extent {shape[i]}, another "
+                              f"result with {extent}", operand=f"result #{j}", op=op)
+            win = (f"sb * {extent // 2}", extent // 2) if p == dim else ("0", shape[i])
+            if p not in windows:
+                windows[p], owner[p] = win, j
+            elif windows[p] != win:
+                raise Refusal("recover_iteration_window",
+                              f"result #{j} covers d{p} with [{win[0]}, +{win[1]}) but result #{owner[p]} with "
+                              f"[{windows[p][0]}, +{windows[p][1]})", operand=f"result #{j}", op=op)
+    return dim, extent, output_axes
+
+
+def recover_iteration_window(call: Call, result_types: list[Type], result_axes: dict[int, int]) -> tuple[int, int]:
+    """The split iteration dim and its full extent, recovered from every result (see
+    ``recover_result_windows``); raises ``Refusal`` when the results disagree."""
+    dim, extent, _ = recover_result_windows(call, result_types, result_axes)
+    return dim, extent
 
 
 def project_to_inputs(call: Call, iter_dim: int, extent: int) -> list[int | None]:
@@ -329,22 +372,14 @@ def check_custom_op(call: Call, result_types: list[Type], result_axes: dict[int,
     check_sliceable_inputs(call)
     check_supported_explicit_maps(call)
     check_slices_only_parallel_dimensions(call, result_axes)
-    split_result = min(result_axes)
-    check_aligned_output_inits(call, result_types, split_result)
+    check_aligned_output_inits(call, result_types)
     for j, axis in result_axes.items():
         ext = _static(result_types[j])[axis]
         if ext % 2:
             raise Refusal("recover_iteration_window", f"result #{j} axis {axis} extent {ext} is odd",
                           operand=f"result #{j}", op=call.op_name)
-    iter_dim, extent = recover_iteration_window(call, result_types, result_axes)
+    iter_dim, extent, output_axes = recover_result_windows(call, result_types, result_axes)
     input_axes = project_to_inputs(call, iter_dim, extent)
-    maps = call.kwarg("indexing_maps")
-    n_ins = len(custom_segments(call)["ins"])
-    output_axes = []
-    for j in range(len(result_types)):
-        res = maps[n_ins + j].results
-        output_axes.append(next(i for i, e in enumerate(res) if isinstance(e, AffineDimExpr)
-                                and e.position == iter_dim))
     return CustomPlan(iter_dim, extent // 2, input_axes, output_axes)
 
 
@@ -405,6 +440,35 @@ def _offset_plus(orig: Expr, sb: Var, half: int) -> Expr:
     if isinstance(orig, ConstInt) and orig.value == 0:
         return term
     return Add(orig, term, INDEX)
+
+
+def store_window(call: Call) -> list[int | None] | None:
+    """The N-D tensor window of a store of a flattened 2-D tile (FlattenTileNdTo2D's ``shapes=``), else None."""
+    shapes = call.kwarg("shapes")
+    if shapes is None:
+        return None
+    return [int(v) if isinstance(v, int) else (v.value if isinstance(v, ConstInt) else None) for v in shapes]
+
+
+def load_window(call: Call) -> list[int | None] | None:
+    """The N-D tensor window of a ``flatten=True`` load (its tile is the flattened 2-D window), else None."""
+    if not call.kwarg("flatten", False) or len(call.args) < 3 or not isinstance(call.args[2], MakeTuple):
+        return None
+    shapes = call.args[2].elements
+    if len(shapes) <= 2:
+        return None
+    return [e.value if isinstance(e, ConstInt) else None for e in shapes]
+
+
+def _window_axis(window: list[int | None] | None, axis: int, half: int, what: str, op: str) -> tuple[int, int]:
+    """The GM-window axis and half extent that halve ``axis`` of the tile (identity without a flattened
+    window); raises ``Refusal`` when a flattened window cannot be halved as one N-D box."""
+    if window is None:
+        return axis, half
+    r = flattened_split_axis(window, axis)
+    if isinstance(r, str):
+        raise Refusal("flattened_window", f"axis {axis} of the flattened 2-D tile: {r}", operand=what, op=op)
+    return r
 
 
 class _UsesSubblock(IRVisitor):
@@ -615,6 +679,8 @@ class _Splitter:
         if kind is OpKind.LOAD:
             if var.type.memory_space not in (None, MemorySpace.Vec):
                 raise Refusal("supported_producer", "load into a non-Vec memory", op=name)
+            # a flattened N-D window must halve as one box of the tensor
+            _window_axis(load_window(call), axis, var.type.shape[axis].value // 2, var.name, name)
             return []
         if kind is OpKind.CREATE:
             return []
@@ -827,12 +893,19 @@ class _Splitter:
             tile = call.args[0]
             t = tile.type
             half = t.shape[axis].value // 2
+            window = store_window(call)
+            gm_axis, gm_half = _window_axis(window, axis, half, _name(tile), call.op_name)
             tile_h = self._get_half(tile, axis, out)
             offs = list(call.args[1].elements)
-            offs[axis] = _offset_plus(offs[axis], self.sb, half)
-            new = make_call("tile.store", [tile_h, MakeTuple(tuple(offs)), call.args[2]],
-                            {**dict(call.kwargs), TILED_OP: True}, span=call.span)
-            self.notes.append(("split", f"split store of {_name(tile)} on axis {axis} (half {half})",
+            offs[gm_axis] = _offset_plus(offs[gm_axis], self.sb, gm_half)
+            kwargs = {**dict(call.kwargs), TILED_OP: True}
+            if window is not None:  # the flattened tile fills the halved N-D window
+                shapes = list(call.kwarg("shapes"))
+                shapes[gm_axis] = gm_half
+                kwargs["shapes"] = tuple(shapes)
+            new = make_call("tile.store", [tile_h, MakeTuple(tuple(offs)), call.args[2]], kwargs, span=call.span)
+            where = f"half {half}" + (f"; N-D window axis {gm_axis}, half {gm_half}" if window is not None else "")
+            self.notes.append(("split", f"split store of {_name(tile)} on axis {axis} ({where})",
                                {"axis": axis, "half": half}))
             return AssignStmt(var, new) if var is not None else EvalStmt(new)
         if op.kind is OpKind.CUSTOM:
@@ -858,10 +931,11 @@ class _Splitter:
         if kind is OpKind.LOAD:
             t = var.type
             half = t.shape[axis].value // 2
+            gm_axis, gm_half = _window_axis(load_window(call), axis, half, var.name, call.op_name)
             offs = list(call.args[1].elements)
             shapes = list(call.args[2].elements)
-            offs[axis] = _offset_plus(offs[axis], self.sb, half)
-            shapes[axis] = ConstInt(half, INDEX)
+            offs[gm_axis] = _offset_plus(offs[gm_axis], self.sb, gm_half)
+            shapes[gm_axis] = ConstInt(gm_half, INDEX)
             new = make_call("tile.load", [call.args[0], MakeTuple(tuple(offs)), MakeTuple(tuple(shapes))],
                             dict(call.kwargs), span=call.span)
         elif kind is OpKind.CREATE:
@@ -972,8 +1046,11 @@ class _Stores(IRVisitor):
         super().visit_Call(expr)
 
 
-def _axis_candidates(an: DimensionAnalyzer, tile: Expr) -> tuple[list[int], list[str]]:
-    """Splittable axes of a stored tile (outer first) and the reasons the others were rejected."""
+def _axis_candidates(an: DimensionAnalyzer, store: Call) -> tuple[list[int], list[str]]:
+    """Splittable axes of a stored tile (outer first) and the reasons the others were rejected. A flattened
+    2-D tile stored into an N-D tensor (``shapes=``) only offers axes that halve one axis of its window."""
+    tile = store.args[0]
+    window = store_window(store)
     t = tile.type
     ok: list[int] = []
     why: list[str] = []
@@ -988,6 +1065,10 @@ def _axis_candidates(an: DimensionAnalyzer, tile: Expr) -> tuple[list[int], list
             half_bytes = t.shape[axis].value // 2 * t.dtype.itemsize
             if half_bytes % VECTOR_ALIGN:
                 reason = (f"column split: half row of {half_bytes} B is not a multiple of {VECTOR_ALIGN} B")
+        if reason is None and window is not None:
+            mapped = flattened_split_axis(window, axis)
+            if isinstance(mapped, str):
+                reason = f"axis {axis} of the flattened tile {_name(tile)}: {mapped}"
         if reason is None:
             ok.append(axis)
         else:
@@ -1001,7 +1082,7 @@ def choose_axis(an: DimensionAnalyzer, stores: list[Call]) -> tuple[dict[int, in
         raise _Abort("no store to split")
     cands = []
     for s in stores:
-        ok, why = _axis_candidates(an, s.args[0])
+        ok, why = _axis_candidates(an, s)
         if not ok:
             raise _Abort(f"no store could be split: store of {_name(s.args[0])}: {'; '.join(why)}")
         cands.append((s, ok, why))
@@ -1166,7 +1247,29 @@ def _revert(fn: Function, reason: str) -> Function:
 
 
 def split_function(fn: Function) -> tuple[Function, bool]:
-    """Split ``fn`` 1:2 across the sub-blocks, or roll back. Returns (function, reverted)."""
+    """Split ``fn`` 1:2 across the sub-blocks, or roll back. Returns (function, reverted).
+
+    Never raises for a valid program: an unexpected failure anywhere in the analysis or the rewrite (e.g. a
+    type-inference error of a rebuilt op — a bug of this pass, not of the input) rolls the function back
+    like any refusal, with the reason ``internal: <error>`` and an ``internal-error`` remark carrying the
+    error, so users get the sub-block-0 fallback and tests / tools can still see what happened."""
+    try:
+        return _split_or_revert(fn)
+    except Exception as exc:  # noqa: BLE001 - turned into a visible rollback, see the docstring
+        message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+        reason = f"internal: {type(exc).__name__}: {message.splitlines()[0] if message else ''}"
+        _remark(PASS_NAME, fn.name, "internal-error", f"unexpected failure, rolling back: {reason}",
+                error=type(exc).__name__, message=message)
+    try:
+        return _revert(fn, reason), True
+    except Exception as exc:  # noqa: BLE001 - the guards failed too: keep the untouched function
+        _remark(PASS_NAME, fn.name, "internal-error",
+                f"sub-block-0 guarding failed as well ({type(exc).__name__}: {exc}); function left unchanged",
+                error=type(exc).__name__)
+        return fn.with_attr(REVERTED, reason), True
+
+
+def _split_or_revert(fn: Function) -> tuple[Function, bool]:
     an = DimensionAnalyzer(fn).run()
     strict = True
     if an.conflicts:

@@ -5,8 +5,11 @@ Correct results alone do not prove a split: the conservative rollback to sub-blo
 
 - ``has_subblock_idx``: ``tile.get_subblock_idx`` is present;
 - ``halved_windows``: every store marked ``tiled_op`` (and every load whose window depends on the
-  sub-block index) covers one half of its tile along one axis, at offset ``orig + sb * half``; there is
-  at least one such store; ``axis`` maps each split function to that axis;
+  sub-block index) covers one half along one axis, at offset ``orig + sb * half``, where ``half`` is
+  the extent of its window on that axis: the tile's own extent, or — for a flattened 2-D tile of an N-D
+  tensor (a store with ``shapes=``, a load with ``flatten=True``) — the extent of the N-D window; there
+  is at least one such store; ``axis`` maps each split function to its ``sub_block_axis`` (the tile
+  axis);
 - ``consistent_custom_ranges``: every custom op in a split function is marked ``tiled_op`` and its tile
   ins and outs agree with one iteration space through their indexing maps (bound dims have the
   iteration extent, broadcast constants and unbound dims the operand's own extent);
@@ -22,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tilefold.ir.affine import AffineDimExpr
-from tilefold.ir.expr import Add, Call, ConstInt, Eq, Expr, Mul, Var
+from tilefold.ir.expr import Add, Call, ConstInt, Eq, Expr, MakeTuple, Mul, Var
 from tilefold.ir.stmt import AssignStmt, Function, IfStmt, Program
 from tilefold.ir.types import TileType
 from tilefold.ir.visitor import IRVisitor
@@ -139,6 +142,34 @@ def _check_custom(call: Call, problems: list[str], fname: str) -> bool:
     return ok
 
 
+def _static_ints(values) -> tuple[int, ...] | None:
+    out = []
+    for v in values:
+        if isinstance(v, ConstInt):
+            out.append(v.value)
+        elif isinstance(v, int):
+            out.append(v)
+        else:
+            return None
+    return tuple(out)
+
+
+def _store_window(call: Call) -> tuple[int, ...] | None:
+    """The GM window a store writes: its ``shapes=`` (flattened N-D window) or its tile's shape."""
+    if call.kwarg("shapes") is not None:
+        return _static_ints(call.kwarg("shapes"))
+    t = call.args[0].type
+    return t.static_shape if isinstance(t, TileType) else None
+
+
+def _load_window(call: Call) -> tuple[int, ...] | None:
+    """The GM window a load reads: its ``shapes`` operand (the N-D window, also when flattened)."""
+    shapes = call.args[2] if len(call.args) > 2 else None
+    if isinstance(shapes, MakeTuple):
+        return _static_ints(shapes.elements)
+    return call.type.static_shape if isinstance(call.type, TileType) else None
+
+
 def _function_evidence(fn: Function, ev: SubBlockEvidence) -> bool | None:
     """Record evidence for one function; returns whether its windows are halved (None: not split)."""
     c = _Collect()
@@ -165,18 +196,17 @@ def _function_evidence(fn: Function, ev: SubBlockEvidence) -> bool | None:
             ev.problems.append(f"{fn.name}: tiled {call.op_name} under a sub-block-0 guard")
         if op.kind is OpKind.STORE and tiled:
             n_tiled_stores += 1
-            tile_t = call.args[0].type
             found = _sb_axis(call.args[1].elements, c.sb_vars)
-            if len(found) != 1 or not isinstance(tile_t, TileType) or tile_t.static_shape is None \
-                    or found[0][1] != tile_t.static_shape[found[0][0]]:
+            window = _store_window(call)
+            if len(found) != 1 or window is None or found[0][1] != window[found[0][0]]:
                 halved = False
                 ev.problems.append(f"{fn.name}: store window {found} is not one half along one axis")
             else:
-                axes.add(found[0][0])
+                axes.add(found[0][0] if call.kwarg("shapes") is None else fn.attr("sub_block_axis", found[0][0]))
         elif op.kind is OpKind.LOAD:
             found = _sb_axis(call.args[1].elements, c.sb_vars)
             if found:
-                shape = call.type.static_shape if isinstance(call.type, TileType) else None
+                shape = _load_window(call)
                 if len(found) != 1 or shape is None or found[0][1] != shape[found[0][0]]:
                     halved = False
                     ev.problems.append(f"{fn.name}: load window {found} is not one half along one axis")

@@ -112,6 +112,8 @@ def unsafe_slice_uses(program: ir.Program) -> list[str]:
             info = analysis.slices[value]
             if slice_alignment(info, analysis.facts).status != "aligned":
                 bad.append(f"alias of {value.name}")
+            elif s.var in analysis.col_broadcast_operands and col_expand_decision(info, analysis.facts)[0]:
+                bad.append(f"alias of {value.name} -> col_expand")
             continue
         if not isinstance(value, ir.Call):
             continue

@@ -38,6 +38,8 @@ KERNELS = {
     "sb.copy_and_sum": lambda x: (_like(x, _f32(x)), _like(x, _f32(x).sum(axis=1, keepdims=True))),
     "sb.softmax_last": lambda x: _like(x, softmax(x, 1)),
     "sb.softmax_first": lambda x: _like(x, softmax(x, 0)),
+    "sb.max_exp": lambda x: (_like(x, _f32(x).max(axis=1, keepdims=True)),
+                             _like(x, np.exp(_f32(x) - _f32(x).max(axis=1, keepdims=True)))),
     "sb.two_vec": lambda x, b, c: _like(x, _f32(x) + _f32(b) * 0.5 + np.transpose(_f32(c))),
 }
 
