@@ -430,7 +430,10 @@ class _Printer:
 
     def if_stmt(self, s: IfStmt, level: int) -> None:
         ind = INDENT * level
-        self.lines.append(f"{ind}if {self.expr(s.condition)}:")
+        if s.attrs:  # a tagged if: `if pl.cond(cond, attrs={...}):`
+            self.lines.append(f"{ind}if pl.cond({self.expr(s.condition)}, attrs={self.attrs_dict(s.attrs)}):")
+        else:
+            self.lines.append(f"{ind}if {self.expr(s.condition)}:")
         # the then branch defines the result names (annotated); the else branch reuses them
         then = _flat(s.then_body)
         yielded = tuple(v.type for v in then[-1].values) if then and isinstance(then[-1], YieldStmt) else None

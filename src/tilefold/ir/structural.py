@@ -14,7 +14,8 @@ and source spans:
 - Constants compare by value and dtype. Calls compare by op, operands and kwargs; kwarg values are
   compared with ``==`` for plain data (ints, strings, enums, ``AffineMap`` ...) and structurally for
   expressions. A call's result type is derived by inference and is not compared (the bound variable's
-  type is). Kwargs and attrs compare as mappings (their order does not matter).
+  type is). Kwargs and attrs (of programs, functions, for loops and if statements) compare as mappings
+  (their order does not matter).
 - The program name is ignored; function names are the program's interface and must be equal.
 
 Both the comparison and the hash are iterative (an explicit work stack), so very long functions and
@@ -245,7 +246,8 @@ def _fmt_stmt(s: Stmt) -> str:
         return f"while {_fmt(s.condition)} iter_args({inits}): ..."
     if isinstance(s, IfStmt):
         rets = ", ".join(_fmt(v) for v in s.return_vars)
-        return (f"{rets} = " if rets else "") + f"if {_fmt(s.condition)}: ..."
+        tags = f" [{', '.join(f'{k}={_fmt(v)}' for k, v in s.attrs)}]" if s.attrs else ""
+        return (f"{rets} = " if rets else "") + f"if {_fmt(s.condition)}{tags}: ..."
     if isinstance(s, SeqStmts):
         return "\n".join(_fmt_stmt(c) for c in s.stmts) or "<empty>"
     return repr(s)
@@ -579,7 +581,9 @@ def _while(c: _Comparer, a: WhileStmt, b: WhileStmt, path: _Path | None) -> None
 
 
 def _if(c: _Comparer, a: IfStmt, b: IfStmt, path: _Path | None) -> None:
-    todo: list[tuple] = [(_NODE, a.condition, b.condition, (path, ("f", "condition"), a.condition, b.condition))]
+    todo: list[tuple] = []
+    c.mapping(todo, path, "attrs", a.attrs, b.attrs)
+    todo.append((_NODE, a.condition, b.condition, (path, ("f", "condition"), a.condition, b.condition)))
     c.body(todo, path, "then_body", a.then_body, b.then_body)
     if (a.else_body is None) != (b.else_body is None):
         c.fail((path, ("f", "else_body"), a.else_body, b.else_body), "one side has no else branch",
@@ -860,7 +864,8 @@ class _Hasher:
             items.extend([(0, x.condition), (0, x.body), (2, f"rv/{len(x.return_vars)}")])
             items.extend((1, v) for v in x.return_vars)
         elif isinstance(x, IfStmt):
-            items = [(0, x.condition), (0, x.then_body), (0, x.else_body), (2, f"rv/{len(x.return_vars)}")]
+            self.mapping(items, "attrs", x.attrs)
+            items.extend([(0, x.condition), (0, x.then_body), (0, x.else_body), (2, f"rv/{len(x.return_vars)}")])
             items.extend((1, v) for v in x.return_vars)
         elif isinstance(x, (YieldStmt, ReturnStmt)):
             tokens.append(str(len(x.values)))

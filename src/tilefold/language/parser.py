@@ -808,8 +808,24 @@ class Parser:
         self._bind_yield(y, [], s, "while loop")
         out.append(WhileStmt((), cond, SeqStmts(tuple(body)), (), span=self.span(s)))
 
+    def _if_test(self, test: ast.expr) -> tuple[Expr, tuple[tuple[str, Any], ...]]:
+        """The condition of an ``if`` and its IfStmt attrs: ``if pl.cond(c, attrs={...}):`` tags the if."""
+        if not self._is_pl_call(test, "cond"):
+            return self._expr(test), ()
+        assert isinstance(test, ast.Call)
+        if len(test.args) != 1:
+            raise self.error(test, "pl.cond takes exactly one condition",
+                             hint='e.g. `if pl.cond(sb == 0, attrs={"limit_sub_block_id0": True}):`')
+        attrs: tuple[tuple[str, Any], ...] = ()
+        for kw in test.keywords:
+            if kw.arg != "attrs":
+                raise self.error(kw.value, f"unknown keyword {kw.arg!r} for pl.cond in an if",
+                                 hint='pl.cond(cond, attrs={"name": value}) tags the if statement')
+            attrs = self._attrs_dict(kw.value)
+        return self._expr(test.args[0]), attrs
+
     def _if(self, s: ast.If, out: list[Stmt]) -> None:
-        cond = self._expr(s.test)
+        cond, if_attrs = self._if_test(s.test)
         self._push("if")
         then = self._body(s.body, "if")
         ty = self._last_yield
@@ -844,7 +860,7 @@ class Parser:
                 y = ey
             return_vars = self._return_vars(y, [v.type for v in ty.values], [f"if_result{i}" for i in range(n_then)])
         out.append(IfStmt(cond, SeqStmts(tuple(then)), SeqStmts(tuple(else_body)) if else_body is not None else None,
-                          tuple(return_vars), span=self.span(s)))
+                          tuple(return_vars), span=self.span(s), attrs=if_attrs))
 
     # ------------------------------------------------------------------ types
 
@@ -1385,7 +1401,9 @@ class Parser:
                 raise self.error(node, "pl.yield_ must be the last statement of a loop body or if branch, "
                                        "assigned to the result names: `x = pl.yield_(v)`")
             if name == "cond":
-                raise self.error(node, "pl.cond(...) must be the first statement of a pl.while_ body")
+                raise self.error(node, "pl.cond(...) must be the first statement of a pl.while_ body or the "
+                                       "whole condition of an if",
+                                 hint='e.g. `if pl.cond(sb == 0, attrs={"limit_sub_block_id0": True}):`')
             if name in _LOOP_KINDS or name == "while_":
                 raise self.error(node, f"pl.{name}(...) can only be iterated by a for statement")
             opname = _OP_ALIASES.get(name)

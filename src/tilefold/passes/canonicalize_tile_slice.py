@@ -23,7 +23,8 @@ Rules (seed ``canonicalize_tile_slice.zh.txt``; doc page ``docs/passes/canonical
    aligned address (constant offset, contiguous window).
 5. Vec slices used by any other op are materialized unless their inherited address is provably 32-byte
    aligned.
-6. Misaligned Vec slices escaping through a plain alias, a loop init or a yield are materialized there.
+6. Vec slices escaping through a plain alias, a loop init or a yield are materialized there when they are
+   misaligned, or when the receiving variable is read by a col_expand op that would need a real copy.
 7. Slices left without users are dropped (use counts; chains die from the outside in).
 8. Slices with other consumers (e.g. a Mat slice into ``tile.move``) stay untouched.
 9. An accumulator destination (registry ``output_reuses_input``) that resolves to an Acc window which

@@ -73,6 +73,7 @@ LIMIT_TAG = "limit_sub_block_id0"
 REVERTED = "tile_and_bind_subblock_reverted"
 AXIS_ATTR = "sub_block_axis"
 FULL = -1  # demand: the whole value is needed
+FOLLOW = -2  # mode of an unused tuple element: halved with its (split) op, else whole
 VECTOR_ALIGN = 32  # bytes: a column half-row must keep vector operands 32 B aligned
 
 INDEX = DataType.INDEX
@@ -586,8 +587,12 @@ class _Splitter:
         elif isinstance(stmt, EvalStmt):
             if isinstance(stmt.expr, Call):
                 self._reverse_call(None, stmt.expr)
-        elif isinstance(stmt, (YieldStmt, ReturnStmt)):
-            pass  # yields are handled by their loop / if; returns carry tensors
+        elif isinstance(stmt, ReturnStmt):
+            for v in stmt.values:  # returns normally carry tensors; a returned tile keeps its type
+                for sub in _tile_subexprs(v):
+                    self._want_expr(sub, FULL)
+        elif isinstance(stmt, YieldStmt):
+            pass  # yields are handled by their loop / if
         elif isinstance(stmt, ForStmt):
             self._reverse_for(stmt)
         elif isinstance(stmt, IfStmt):
@@ -601,6 +606,11 @@ class _Splitter:
         if isinstance(value, Call):
             self._reverse_call(var, value)
         elif isinstance(value, TupleGetItem) and isinstance(value.tuple_value, Var):
+            if isinstance(var.type, TileType) and not self.demand.get(var):
+                # an unused result of a multi-result op (``m, e = custom(...)`` with ``m`` dead) does not
+                # force the op whole: it is halved with the op if the op is split
+                self.mode[var] = FOLLOW
+                return
             axis = self._decide(var, f"{var.name} = {value.tuple_value.name}[{value.index}]")
             self.mode[var] = FULL if axis is None else axis
             if isinstance(var.type, TileType):
@@ -854,6 +864,10 @@ class _Splitter:
                     out.append(new)
                     return out
             axis = self.mode.get(v, FULL)
+            if axis == FOLLOW:
+                tv = value.tuple_value
+                axis = self.mode.get((tv, value.index), FULL) if tv in self.half else FULL
+                self.mode[v] = axis
             if axis != FULL and isinstance(value, TupleGetItem) and isinstance(value.tuple_value, Var):
                 src = self.half[value.tuple_value]
                 nv = Var(v.name, _half_type(v.type, axis), v.span)
@@ -1259,7 +1273,7 @@ def split_function(fn: Function) -> tuple[Function, bool]:
         message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
         reason = f"internal: {type(exc).__name__}: {message.splitlines()[0] if message else ''}"
         _remark(PASS_NAME, fn.name, "internal-error", f"unexpected failure, rolling back: {reason}",
-                error=type(exc).__name__, message=message)
+                error=type(exc).__name__, error_message=message)
     try:
         return _revert(fn, reason), True
     except Exception as exc:  # noqa: BLE001 - the guards failed too: keep the untouched function

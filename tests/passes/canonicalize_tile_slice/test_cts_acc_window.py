@@ -312,3 +312,21 @@ def test_window_passed_in_as_a_function_parameter_stays_silent():
 c: pl.Tile[[16, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(w, a, b)
 """)
     assert run(prog) is prog
+
+
+def test_row_packed_batch_pages_at_most_16_columns_wide_are_accepted():
+    # FlattenTileNdTo2D still stacks pages of <= 16 columns along rows: one column block, so contiguous
+    accepts(acc(64, 16) + operands(16, 16) + """
+for i in pl.range(0, 4):
+    page: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.slice(acc, [16, 16], [i * 16, 0])
+    c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(page, a, b)
+""")
+
+
+def test_row_packed_batch_pages_wider_than_16_columns_are_rejected():
+    err = rejects(acc(64, 32) + operands(16, 32) + """
+for i in pl.range(0, 4):
+    page: pl.Tile[[16, 32], pl.FP32, pl.Mem.Acc] = pl.tile.slice(acc, [16, 32], [i * 16, 0])
+    c: pl.Tile[[16, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(page, a, b)
+""")
+    assert "'acc' [64, 32]" in str(err)
