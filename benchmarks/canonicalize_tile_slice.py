@@ -24,6 +24,7 @@ import argparse
 import cProfile
 import gc
 import pstats
+import sys
 import time
 from collections.abc import Callable
 
@@ -155,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=9)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--sizes", default="1000,10000")
-    args = ap.parse_args(argv)
+    args = ap.parse_args(argv if argv is not None else [])  # main() alone runs the defaults
     sizes = [int(s) for s in args.sizes.split(",")]
     pass_ = canonicalize_tile_slice()
     rows = []
@@ -200,4 +201,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

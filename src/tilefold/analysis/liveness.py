@@ -11,6 +11,10 @@ bodies and an end position after them). A variable's live interval is ``[def, la
 - a use inside a loop of a variable defined outside that loop keeps it live until the end of the
   outermost such loop, because every iteration reads it again.
 
+With ``carried_uses=False`` the back-edge use of iter args is left out: intervals then end at the last
+statement that actually reads the value (what InitMemRef needs to decide whether a loop init or an op's
+write-through destination is still read after the statement that overwrites its storage).
+
 The analysis is linear in the size of the function. Memory planning (``MemoryReuse``) uses it to decide
 which buffers may share storage.
 """
@@ -71,8 +75,9 @@ def _uses(expr: Expr) -> list[Var]:
     return v.vars
 
 
-def compute_liveness(fn: Function) -> Liveness:
-    """Live intervals of every variable of ``fn`` (tile, tensor and scalar alike)."""
+def compute_liveness(fn: Function, *, carried_uses: bool = True) -> Liveness:
+    """Live intervals of every variable of ``fn`` (tile, tensor and scalar alike). ``carried_uses=False``
+    omits the loop-end use that keeps iter args live through their whole loop (reads only)."""
     live = Liveness()
     pos = 0
     # (var, position, enclosing loop ids) -- resolved once every loop's end is known
@@ -124,8 +129,9 @@ def compute_liveness(fn: Function) -> Liveness:
             end = pos
             pos += 1
             loops[loop_id][1] = end
-            for ia in stmt.iter_args:
-                raw_uses.append((ia, end, stack))
+            if carried_uses:
+                for ia in stmt.iter_args:
+                    raw_uses.append((ia, end, stack))
             for rv in stmt.return_vars:
                 define(rv, end)
         elif isinstance(stmt, IfStmt):

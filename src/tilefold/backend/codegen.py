@@ -53,6 +53,7 @@ from tilefold.ir.stmt import (
     Function,
     FunctionType,
     IfStmt,
+    ParamDirection,
     Program,
     ReturnStmt,
     SeqStmts,
@@ -482,6 +483,11 @@ class FunctionCodegen:
             return ()
         if kind is OpKind.CUSTOM:
             return self.custom(call, var, out)
+        if kind is OpKind.CREATE and isinstance(call.type, TensorType):
+            raise NotSupportedError(f"kernel {self.fn.name!r} creates a GM tensor with {op.name}",
+                                    span=call.span if call.span.line else None,
+                                    hint="create output tensors in the Orchestration function (pl.create_tensor) and "
+                                         "pass them to the kernel as pl.Out parameters")
         if kind is OpKind.CREATE and op.pto is None:
             dst = self.declare(var)
             self.tile_handle[var] = dst
@@ -643,7 +649,41 @@ def _element_bytes(h: _Handle, row: int, col: int, target: Target) -> int:
 # ------------------------------------------------------------------------------------------------
 
 
-def _orchestration(fn: Function, kernels: dict[str, PTOKernel]) -> tuple[Launch, ...]:
+@dataclass
+class _Orchestration:
+    launches: tuple[Launch, ...]
+    locals: tuple[TensorParam, ...]  # GM tensors the orchestration creates (tensor.create), zero-filled
+    returns: tuple[tuple[str, str], ...]  # (output name, GM tensor) of returned tensors that are not Out params
+
+
+def _create_tensor(fn: Function, var: Var, call: Call, name: str) -> TensorParam:
+    t = call.type
+    assert isinstance(t, TensorType)
+    shape = t.static_shape
+    if shape is None:
+        raise NotSupportedError(f"orchestration {fn.name!r}: {var.name!r} is created with a symbolic shape",
+                                span=call.span if call.span.line else None,
+                                hint="pl.create_tensor needs constant extents for the device")
+    return TensorParam(name, shape, t.dtype, "Local")
+
+
+def _return_names(fn: Function, ret: ReturnStmt, tensor_of: dict[Var, str]) -> tuple[tuple[str, str], ...]:
+    """Name returned tensors like the golden interpreter: values that are not the entry's Out / InOut
+    tensors are ``"return"`` (one such value) or ``"return<i>"`` (by position in the return statement)."""
+    outs = {tensor_of[p] for p, d in zip(fn.params, fn.param_directions, strict=False)
+            if d is not ParamDirection.In and p in tensor_of}
+    extra = []
+    for i, v in enumerate(ret.values):
+        gm = tensor_of.get(v) if isinstance(v, Var) else None
+        if gm is not None and gm in outs:
+            continue
+        extra.append((i, gm))
+    if len(extra) == 1:
+        return tuple(("return", gm) for _i, gm in extra if gm is not None)
+    return tuple((f"return{i}", gm) for i, gm in extra if gm is not None)
+
+
+def _orchestration(fn: Function, kernels: dict[str, PTOKernel]) -> _Orchestration:
     tensor_of: dict[Var, str] = {}
     results: dict[Var, tuple[str, ...]] = {}
     names = _Names()
@@ -653,6 +693,8 @@ def _orchestration(fn: Function, kernels: dict[str, PTOKernel]) -> tuple[Launch,
         else:
             names.get(p)
     launches = []
+    created: list[TensorParam] = []
+    returns: tuple[tuple[str, str], ...] = ()
 
     def lower_call(call: Call) -> tuple[str, ...]:
         if not isinstance(call.op, GlobalVar) or call.op.name not in kernels:
@@ -677,7 +719,13 @@ def _orchestration(fn: Function, kernels: dict[str, PTOKernel]) -> tuple[Launch,
 
     stmts = fn.body.stmts if isinstance(fn.body, SeqStmts) else (fn.body,)
     for s in stmts:
-        if isinstance(s, AssignStmt) and isinstance(s.value, Call):
+        if isinstance(s, AssignStmt) and isinstance(s.value, Call) and not isinstance(s.value.op, GlobalVar) \
+                and isinstance(s.value.type, TensorType) and (op := op_of(s.value)) is not None \
+                and op.kind is OpKind.CREATE:
+            local = _create_tensor(fn, s.var, s.value, names.get(s.var))
+            created.append(local)
+            tensor_of[s.var] = local.name
+        elif isinstance(s, AssignStmt) and isinstance(s.value, Call):
             res = lower_call(s.value)
             if isinstance(s.var.type, TensorType) and res:
                 tensor_of[s.var] = res[0]
@@ -690,12 +738,14 @@ def _orchestration(fn: Function, kernels: dict[str, PTOKernel]) -> tuple[Launch,
             tensor_of[s.var] = tensor_of[s.value]
         elif isinstance(s, EvalStmt) and isinstance(s.expr, Call):
             lower_call(s.expr)
-        elif isinstance(s, (ReturnStmt, YieldStmt)):
+        elif isinstance(s, ReturnStmt):
+            returns = _return_names(fn, s, tensor_of)
+        elif isinstance(s, YieldStmt):
             continue
         else:
             raise NotSupportedError(f"orchestration {fn.name!r}: unsupported statement {type(s).__name__}",
-                                    hint="orchestration functions may only launch kernels")
-    return tuple(launches)
+                                    hint="orchestration functions may only create tensors and launch kernels")
+    return _Orchestration(tuple(launches), tuple(created), returns)
 
 
 def select_entry_function(program: Program, entry: str | None = None) -> Function:
@@ -730,7 +780,10 @@ def generate(program: Program, target: str | Target | None = None, mode: str = "
     entry_fn = select_entry_function(program, entry)
     pto = PTOProgram(program.name, tgt.name, kernels, entry_fn.name)
     if entry_fn.func_type is FunctionType.Orchestration:
-        pto.orchestration = _orchestration(entry_fn, kernels)
+        orch = _orchestration(entry_fn, kernels)
+        pto.orchestration = orch.launches
+        pto.entry_locals = orch.locals
+        pto.entry_returns = orch.returns
         pto.entry_tensors = tuple(
             TensorParam(p.name, tuple(e.value if isinstance(e, ConstInt) else -1 for e in p.type.shape),
                         p.type.dtype, d.value)

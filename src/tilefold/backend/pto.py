@@ -393,6 +393,10 @@ class PTOProgram:
     entry_tensors: tuple[TensorParam, ...] = ()
     entry_scalars: tuple[str, ...] = ()
     meta: dict[str, Any] = field(default_factory=dict)
+    # GM tensors the orchestration creates (``tensor.create``; zero-filled, direction "Local") and the
+    # returned tensors that are not Out parameters: (output name, GM tensor name).
+    entry_locals: tuple[TensorParam, ...] = ()
+    entry_returns: tuple[tuple[str, str], ...] = ()
 
     @property
     def entry_kernel(self) -> PTOKernel | None:
@@ -402,9 +406,13 @@ class PTOProgram:
         lines = [f"// PTO program {self.name} for {self.target}, entry @{self.entry}"]
         if self.orchestration is not None:
             lines.append(f"orchestration @{self.entry} {{")
+            for t in self.entry_locals:
+                lines.append(f"  alloc @{t.name}: tensor{list(t.shape)} {t.dtype.name.lower()}")
             for launch in self.orchestration:
                 binds = ", ".join(f"{k}=@{v}" if isinstance(v, str) else f"{k}={v}" for k, v in launch.bindings)
                 lines.append(f"  launch @{launch.kernel}({binds})")
+            for out_name, tensor in self.entry_returns:
+                lines.append(f"  return @{tensor} as {out_name}")
             lines.append("}")
         for k in self.kernels.values():
             lines.append(k.text())

@@ -63,7 +63,8 @@ def _run_in_process(name: str, path: Path, argv: Sequence[str] | None) -> int:
             module = importlib.util.module_from_spec(spec)
             sys.modules[module_name] = module
             spec.loader.exec_module(module)
-            rc = module.main(list(argv) if argv is not None else None)
+            # never None: a benchmark's argparse would otherwise read the tilefold command line
+            rc = module.main(list(argv or ()))
         else:
             old_argv = sys.argv
             sys.argv = [str(path), *(argv or [])]

@@ -564,7 +564,7 @@ class _Printer:
                     positional = False
                     continue
                 txt = self.data(v, attr=p.name)
-                if positional and idx == 0 and p.name == "symbol":
+                if positional and idx == 0 and (p.name == "symbol" or c.op == "tensor.create"):
                     parts.append(txt)
                 else:
                     positional = False
@@ -594,6 +594,8 @@ class _Printer:
         name = c.op
         if name == "tile.store":
             return f"pl.store({', '.join(parts)})"
+        if name == "tensor.create":
+            return f"pl.create_tensor({', '.join(parts)})"
         return f"pl.{name}({', '.join(parts)})"
 
     # ------------------------------------------------------------------ attribute data

@@ -98,7 +98,7 @@ _FOLD = {
     ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b, ast.Div: lambda a, b: a / b,
     ast.Pow: lambda a, b: a ** b,
 }
-_OP_ALIASES = {"store": "tile.store", "load": "tile.load"}
+_OP_ALIASES = {"store": "tile.store", "load": "tile.load", "create_tensor": "tensor.create"}
 # pl.<name> entries that are DSL constructs, not op aliases
 _DSL_NAMES = {"range", "pipeline", "parallel", "unroll", "while_", "yield_", "cond", "min", "max", "const",
               "make_tuple", "affine_map"}
@@ -1499,6 +1499,8 @@ class Parser:
             ns, _, short = opname.partition(".")
             raise self.error(node.func, f"unknown op pl.{opname}", hint=self._op_hint(short, ns))
         op, index = info
+        if opname == "tile.store" and len(node.args) == 4:
+            return self._store_with_shapes(node, op)
         params = op.params
         bound: list[ast.expr | None] = [None] * len(params)
         extra: tuple[tuple[str, Any], ...] = ()
@@ -1565,6 +1567,10 @@ class Parser:
                     args.append(self._expr(a))
         if segments:
             attrs["operand_segment_sizes"] = tuple(segments)
+        return self._finish_call(node, opname, op, args, attrs, extra)
+
+    def _finish_call(self, node: ast.Call, opname: str, op: OpDef, args: list[Expr], attrs: dict[str, Any],
+                     extra: tuple[tuple[str, Any], ...]) -> Expr:
         span = self.span(node)
         try:
             call = make_call(opname, args, attrs)
@@ -1580,6 +1586,54 @@ class Parser:
         if extra:
             call = call.with_fields(kwargs=call.kwargs + extra)
         return call
+
+    def _store_with_shapes(self, node: ast.Call, op: OpDef) -> Expr:
+        """PyPTO's 4-argument store ``pl.store(tile, offsets, shapes, out)``. ``shapes`` is the GM window
+        the tile fills: equal to the tile's shape it is the plain store; an N-D window whose flattening
+        ``[prod(leading), last]`` is the 2-D tile's shape becomes ``tile.store(..., shapes=window)``."""
+        tile_n, off_n, shapes_n, out_n = node.args
+        attrs: dict[str, Any] = {}
+        extra: tuple[tuple[str, Any], ...] = ()
+        for kw in node.keywords:
+            if kw.arg == EXTRA_KWARGS:
+                extra = self._attrs_dict(kw.value)
+            elif kw.arg == "tiled_op":
+                attrs["tiled_op"] = self._attr_value(kw.value, "tiled_op")
+            else:
+                raise self.error(kw.value if kw.arg else node,
+                                 f"pl.store with 4 arguments (tile, offsets, shapes, out) takes no keyword "
+                                 f"{kw.arg!r}", hint="write pl.store(tile, offsets, shapes, out)")
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                raise self.error(a, "*args is not supported")
+        tile = self._expr(tile_n)
+        offsets = self._tuple_operand(off_n)
+        window = self._tuple_operand(shapes_n)
+        out = self._expr(out_n)
+        tt = tile.type
+        if isinstance(tt, TileType) and isinstance(window, MakeTuple):
+            dims = window.elements
+            same = len(dims) == len(tt.shape) and all(_same_expr(a, b) for a, b in zip(dims, tt.shape, strict=True))
+            if not same:
+                ints = [d.value if isinstance(d, ConstInt) else None for d in dims]
+                tile_dims = tt.static_shape
+                flat: tuple[int, ...] | None = None
+                if None not in ints and len(ints) >= 2:
+                    rows = 1
+                    for v in ints[:-1]:
+                        rows *= v  # type: ignore[operator]
+                    flat = (rows, ints[-1])  # type: ignore[assignment]
+                if flat is None or tt.rank != 2 or tile_dims != flat:
+                    raise self.error(
+                        shapes_n, f"pl.store: the window shapes {_shape_str(dims)} do not match the stored tile "
+                                  f"{_describe(tt)}",
+                        hint="the 4-argument store writes the whole tile: shapes must equal the tile's shape, or "
+                             "be a constant N-D window whose flattening [prod(leading), last] is the 2-D tile's "
+                             "shape; take a pl.tile.slice of the tile to store part of it")
+                attrs["shapes"] = tuple(ints)
+        elif not isinstance(window, MakeTuple):
+            raise self.error(shapes_n, "the shapes of a 4-argument pl.store must be a list", hint="e.g. [16, 64]")
+        return self._finish_call(node, "tile.store", op, [tile, offsets, out], attrs, extra)
 
     def _tuple_operand(self, node: ast.expr) -> Expr:
         if isinstance(node, (ast.List, ast.Tuple)):

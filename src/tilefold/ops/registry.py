@@ -7,7 +7,9 @@ An ``OpDef`` states
 - the output memory rule (``memory``): from the ``target_memory`` attribute, fixed, inherited from an
   operand, or none;
 - aliasing facts: ``not_inplace_safe``, ``output_reuses_input`` (index of the operand whose storage the
-  result is written through), ``is_view`` (zero-copy view of operand 0);
+  result is written through), ``is_view`` (zero-copy view of operand 0), ``results_reuse_segment``
+  (destination passing: result i is written into element i of the named operand segment, e.g. the
+  ``outs`` of a custom op; ``tilefold.ops.result_destinations(call)`` lists those operands);
 - which unit runs it (``unit``) and its semantic ``kind`` (elementwise, reduction, broadcast, ...),
   used by analyses instead of op-name lists;
 - ``golden``: numpy value semantics ``golden(args, attrs) -> value``;
@@ -114,6 +116,9 @@ class OpDef:
     cost: str = "none"  # cost class priced by the target: dma, vector, cube, scalar, none, custom
     min_args: int | None = None  # operand count below which trailing optional operands are absent
     extra: dict[str, Any] = field(default_factory=dict)  # op-family specifics (e.g. numpy fn name)
+    # destination passing: result i is written into (and lives on the storage of) element i of this operand
+    # segment (``"outs"`` for custom ops); those operands are pure destinations, never read by the op
+    results_reuse_segment: str | None = None
 
     @property
     def operand_params(self) -> tuple[Param, ...]:

@@ -247,6 +247,9 @@ register_op(OpDef(
                     Param("target_memory", A, MemorySpace.Vec)),
     _infer_create, OpKind.CREATE, Unit.NONE, MemoryRule(MemoryRuleKind.KWARG, MemorySpace.Vec),
     golden=lambda a, k: np.zeros(k["shape"], dtype=k["dtype"].np_dtype), pto=None, cost="none",
+    # no instruction runs: the tile's contents are undefined until something writes it (reading it first is
+    # rejected by tilefold.analysis.uninitialized_reads; pl.tile.full gives defined contents)
+    extra={"uninitialized": True},
 ))
 
 
@@ -792,6 +795,25 @@ def custom_segments(call) -> dict[str, tuple[Expr, ...]]:
     return out
 
 
+def result_destination_indices(call) -> tuple[int, ...] | None:
+    """Operand indices (into ``call.args``) of the destinations of a destination-passing call (registry
+    ``results_reuse_segment``): result i is written into ``call.args[indices[i]]``. None when the op does
+    not pass destinations."""
+    op = op_of(call)
+    if op is None or op.results_reuse_segment is None:
+        return None
+    sizes = call.kwarg("operand_segment_sizes") or ()
+    seg = CUSTOM_SEGMENTS.index(op.results_reuse_segment)
+    start = sum(sizes[:seg])
+    return tuple(range(start, start + (sizes[seg] if seg < len(sizes) else 0)))
+
+
+def result_destinations(call) -> tuple[Expr, ...] | None:
+    """The destination operands of a destination-passing call: result i is written into element i."""
+    idx = result_destination_indices(call)
+    return None if idx is None else tuple(call.args[i] for i in idx)
+
+
 def _infer_custom(op: str):
     def infer(args, attrs) -> Type:
         sizes = attrs.get("operand_segment_sizes")
@@ -859,7 +881,7 @@ register_op(OpDef(
      Param("tmps", ParamKind.TILE_LIST, required=False)) + _CUSTOM_ATTRS[1:]
     + (Param("operand_segment_sizes", A), Param("tiled_op", A, required=False)),
     _infer_custom("tile.custom"), OpKind.CUSTOM, Unit.VECTOR, MemoryRule(MemoryRuleKind.NONE),
-    golden=None, pto="custom", cost="custom",
+    golden=None, pto="custom", cost="custom", results_reuse_segment="outs",
 ))
 register_op(OpDef(
     "tile.custom_macro",
@@ -868,5 +890,34 @@ register_op(OpDef(
     + (Param("sync_event_slots", A, ()), Param("sync_related_args", ParamKind.TILE_LIST, required=False),
        Param("operand_segment_sizes", A), Param("tiled_op", A, required=False)),
     _infer_custom("tile.custom_macro"), OpKind.CUSTOM, Unit.VECTOR, MemoryRule(MemoryRuleKind.NONE),
-    golden=None, pto="custom_macro", cost="custom",
+    golden=None, pto="custom_macro", cost="custom", results_reuse_segment="outs",
+))
+
+
+# ------------------------------------------------------------------------------------------------
+# tensor.create: a fresh GM tensor (PyPTO's ``pl.create_tensor(shape, dtype=...)`` in orchestration code)
+# ------------------------------------------------------------------------------------------------
+
+
+def _infer_tensor_create(args, attrs) -> Type:
+    op = "tensor.create"
+    shape = attrs.get("shape")
+    if not isinstance(shape, tuple) or not shape:
+        raise _fail(op, "shape must be a non-empty list of extents", "e.g. pl.create_tensor([16, 64], dtype=pl.FP32)")
+    for e in shape:
+        if isinstance(e, bool) or not (isinstance(e, int) or (isinstance(e, Expr) and isinstance(e.type, ScalarType))):
+            raise _fail(op, f"shape extent {e!r} is neither an integer nor a scalar expression")
+        if isinstance(e, int) and e <= 0:
+            raise _fail(op, f"shape extents must be positive, got {list(shape)}")
+    dtype = attrs.get("dtype")
+    if not isinstance(dtype, DataType):
+        raise _fail(op, "dtype must be a data type such as pl.FP32")
+    return TensorType(make_shape(shape), dtype)
+
+
+register_op(OpDef(
+    "tensor.create", (Param("shape", A), Param("dtype", A, DataType.FP32)),
+    _infer_tensor_create, OpKind.CREATE, Unit.NONE, MemoryRule(MemoryRuleKind.NONE),
+    golden=lambda a, k: np.zeros(tuple(int(s) for s in k["shape"]), dtype=k["dtype"].np_dtype), pto=None,
+    cost="none",
 ))

@@ -34,7 +34,13 @@ Algorithm (all analysis happens before any IR is created, so a refusal never lea
 3. demand propagation (the bubbling of the marked half-windows), in reverse program order, one
    strategy per ``OpKind``; custom ops follow the seed's checks in order (see ``check_custom_op``);
 4. rewrite: loads get narrowed GM windows, elementwise / broadcast / reduction / custom ops are
-   re-emitted on half tiles, loops and ifs carry halves, stores write ``[off + sb * half]``.
+   re-emitted on half tiles, loops and ifs carry halves, stores write ``[off + sb * half]``. A flattened
+   2-D tile of an N-D tensor (FlattenTileNdTo2D's ``tile.load(..., flatten=True)`` /
+   ``tile.store(..., shapes=...)``) is split on the N-D window axis its halving maps to
+   (``analysis.dimensions.flattened_split_axis``), or the axis is refused (``flattened_window``).
+
+The pass never raises for a valid program: an unexpected failure (a bug of this pass) rolls the function
+back with the reason ``internal: ...`` and an ``internal-error`` remark.
 """
 
 from __future__ import annotations
@@ -62,7 +68,7 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import DataType, MemorySpace, ScalarType, TensorType, TileType, TupleType, Type
 from tilefold.ir.visitor import IRMutator, IRVisitor
-from tilefold.ops.registry import OpKind, Unit, make_call, op_of
+from tilefold.ops.registry import OpKind, Unit, get_op, make_call, op_of
 from tilefold.ops.tile_ops import custom_segments
 from tilefold.passes.base import IRProperty, Pass
 
@@ -441,6 +447,15 @@ def _offset_plus(orig: Expr, sb: Var, half: int) -> Expr:
     if isinstance(orig, ConstInt) and orig.value == 0:
         return term
     return Add(orig, term, INDEX)
+
+
+def _rebuild(name: str, args: list[Expr], kwargs: dict[str, Any], span: Any) -> Call:
+    """``make_call`` for a re-emitted op: the op's own attributes go through type inference, extra IR
+    attributes the op does not declare (``ir_attrs={...}`` in the DSL) are carried over unchanged."""
+    declared = {p.name for p in get_op(name).attr_params}
+    extra = tuple((k, v) for k, v in kwargs.items() if k not in declared)
+    call = make_call(name, args, {k: v for k, v in kwargs.items() if k in declared}, span=span)
+    return call.with_fields(kwargs=call.kwargs + extra) if extra else call
 
 
 def store_window(call: Call) -> list[int | None] | None:
@@ -917,7 +932,7 @@ class _Splitter:
                 shapes = list(call.kwarg("shapes"))
                 shapes[gm_axis] = gm_half
                 kwargs["shapes"] = tuple(shapes)
-            new = make_call("tile.store", [tile_h, MakeTuple(tuple(offs)), call.args[2]], kwargs, span=call.span)
+            new = _rebuild("tile.store", [tile_h, MakeTuple(tuple(offs)), call.args[2]], kwargs, call.span)
             where = f"half {half}" + (f"; N-D window axis {gm_axis}, half {gm_half}" if window is not None else "")
             self.notes.append(("split", f"split store of {_name(tile)} on axis {axis} ({where})",
                                {"axis": axis, "half": half}))
@@ -930,7 +945,7 @@ class _Splitter:
             ins = [self._operand(x, a, out) for x, a in zip(seg["ins"], plan.input_axes, strict=False)]
             outs = [self._operand(o, a, out) for o, a in zip(seg["outs"], plan.output_axes, strict=False)]
             args = ins + outs + list(seg["tmps"]) + list(seg["sync_related_args"])
-            new = make_call(call.op_name, args, {**dict(call.kwargs), TILED_OP: True}, span=call.span)
+            new = _rebuild(call.op_name, args, {**dict(call.kwargs), TILED_OP: True}, call.span)
             nv = Var(var.name, new.type, var.span)
             for j, k in enumerate(_result_keys(var)):
                 self.half[k] = TupleGetItem(nv, j) if isinstance(var.type, TupleType) else nv
@@ -950,24 +965,24 @@ class _Splitter:
             shapes = list(call.args[2].elements)
             offs[gm_axis] = _offset_plus(offs[gm_axis], self.sb, gm_half)
             shapes[gm_axis] = ConstInt(gm_half, INDEX)
-            new = make_call("tile.load", [call.args[0], MakeTuple(tuple(offs)), MakeTuple(tuple(shapes))],
-                            dict(call.kwargs), span=call.span)
+            new = _rebuild("tile.load", [call.args[0], MakeTuple(tuple(offs)), MakeTuple(tuple(shapes))],
+                           dict(call.kwargs), call.span)
         elif kind is OpKind.CREATE:
             attrs = dict(call.kwargs)
             shape = list(attrs["shape"])
             shape[axis] //= 2
             attrs["shape"] = tuple(shape)
-            new = make_call(call.op_name, list(call.args), attrs, span=call.span)
+            new = _rebuild(call.op_name, list(call.args), attrs, call.span)
         elif kind is OpKind.VIEW:
             shape = list(call.args[1].elements)
             shape[axis] = ConstInt(shape[axis].value // 2, INDEX)
             src = self._get_half(call.args[0], axis, out)
-            new = make_call("tile.slice", [src, MakeTuple(tuple(shape)), call.args[2]], dict(call.kwargs),
-                            span=call.span)
+            new = _rebuild("tile.slice", [src, MakeTuple(tuple(shape)), call.args[2]], dict(call.kwargs),
+                           call.span)
         else:
             operand_axes = dict((id(e), a) for e, a in self._strategy(var, call, axis))
             args = [self._operand(a, operand_axes.get(id(a)), out) for a in call.args]
-            new = make_call(call.op_name, args, dict(call.kwargs), span=call.span)
+            new = _rebuild(call.op_name, args, dict(call.kwargs), call.span)
         nv = Var(var.name, new.type, var.span)
         self.half[var] = nv
         self.notes.append(("split", f"split {call.op_name} -> {var.name} on axis {axis}",

@@ -564,6 +564,8 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
         return SimResult(outputs, time, unit_cycles, n_instr, n_bytes)
 
     gm, _ = _prepare_gm(pto.entry_tensors, inputs, f"orchestration {pto.entry!r}")
+    for t in pto.entry_locals:  # tensors the orchestration creates (pl.create_tensor): fresh zero-filled GM
+        gm[t.name] = np.zeros(t.shape, dtype=t.dtype.np_dtype)
     host_scalars = {s: inputs[s] for s in pto.entry_scalars if s in inputs}
     total, n_instr, n_bytes = 0.0, 0, 0
     unit_cycles: dict[str, float] = {}
@@ -587,6 +589,8 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
             unit_cycles[u] = unit_cycles.get(u, 0.0) + cyc
         launches.append({"kernel": kernel.name, "cycles": time, "unit_cycles": ucyc})
     outputs = {t.name: gm[t.name] for t in pto.entry_tensors if t.direction in ("Out", "InOut")}
+    for out_name, tensor in pto.entry_returns:  # returned tensors that are not Out parameters
+        outputs[out_name] = gm[tensor]
     return SimResult(outputs, total, unit_cycles, n_instr, n_bytes, launches)
 
 

@@ -13,7 +13,8 @@ Correct results alone do not prove a split: the conservative rollback to sub-blo
 - ``consistent_custom_ranges``: every custom op in a split function is marked ``tiled_op`` and its tile
   ins and outs agree with one iteration space through their indexing maps (bound dims have the
   iteration extent, broadcast constants and unbound dims the operand's own extent);
-- ``no_guarded_tiled_work``: no ``tiled_op`` store / custom op sits under a sub-block-0 guard;
+- ``no_guarded_tiled_work``: no ``tiled_op`` store / custom op sits under a sub-block-0 guard (an
+  ``IfStmt`` tagged ``limit_sub_block_id0``; the tag, not the condition, identifies a guard);
 - ``not_reverted``: neither the program nor any function carries ``tile_and_bind_subblock_reverted``;
 - ``split``: all five hold.
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tilefold.ir.affine import AffineDimExpr
-from tilefold.ir.expr import Add, Call, ConstInt, Eq, Expr, MakeTuple, Mul, Var
+from tilefold.ir.expr import Add, Call, ConstInt, Expr, MakeTuple, Mul, Var
 from tilefold.ir.stmt import AssignStmt, Function, IfStmt, Program
 from tilefold.ir.types import TileType
 from tilefold.ir.visitor import IRVisitor
@@ -82,12 +83,10 @@ def _mentions(e: Expr, vars_: set[Var]) -> bool:
     return _V.hit
 
 
-def _is_guard(stmt: IfStmt, sb_vars: set[Var]) -> bool:
-    if dict(getattr(stmt, "attrs", ())).get(LIMIT_TAG, False):
-        return True
-    c = stmt.condition
-    return (isinstance(c, Eq) and isinstance(c.lhs, Var) and c.lhs in sb_vars
-            and isinstance(c.rhs, ConstInt) and c.rhs.value == 0)
+def _is_guard(stmt: IfStmt) -> bool:
+    """A sub-block-0 guard is recognised by its ``limit_sub_block_id0`` tag only (the tag survives the
+    passes and the DSL round trip). An untagged ``if sb == 0:`` is ordinary user control flow."""
+    return bool(stmt.attr(LIMIT_TAG, False))
 
 
 class _Collect(IRVisitor):
@@ -102,7 +101,7 @@ class _Collect(IRVisitor):
         super().visit_AssignStmt(stmt)
 
     def visit_IfStmt(self, stmt: IfStmt) -> None:
-        guard = _is_guard(stmt, self.sb_vars)
+        guard = _is_guard(stmt)
         self.visit_expr(stmt.condition)
         self._guard_depth += guard
         self.visit_stmt(stmt.then_body)

@@ -22,13 +22,13 @@ class SideEffects:
 # CHECK: @pl.function(type=pl.FunctionType.InCore, attrs={"tile_and_bind_subblock_reverted": "window stuck on un-split custom op user.logger: safe_to_duplicate
 # CHECK: subblock_idx: pl.Scalar{{.}}pl.INDEX] = pl.tile.get_subblock_idx()
 # CHECK: t: pl.Tile{{.}}{{.}}16, 16], {{.*}} = pl.tile.load(x, {{.}}0, 0], {{.}}16, 16]
-# CHECK: if subblock_idx == 0:
+# CHECK: if pl.cond(subblock_idx == 0, attrs={"limit_sub_block_id0": True}):
 # CHECK-NEXT: pl.tile.custom("user.logger"
 # CHECK-NOT: tiled_op
 # CHECK: pl.yield_(
 # CHECK-NEXT: else:
 # CHECK-NEXT: pl.yield_(init)
-# CHECK: if subblock_idx == 0:
+# CHECK: if pl.cond(subblock_idx == 0, attrs={"limit_sub_block_id0": True}):
 # CHECK-NEXT: pl.store(y, {{.}}0, 0], out)
 # CHECK: else:
 # CHECK-NEXT: pl.yield_(out)

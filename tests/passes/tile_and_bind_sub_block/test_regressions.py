@@ -57,6 +57,29 @@ def _result_types(var):
 # =============================================================================================================
 
 
+MAX_EXP_SRC = '''
+import tilefold.language as pl
+
+@pl.program
+class MaxExp:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[16, 32], pl.FP32], m_out: pl.Out[pl.Tensor[[16, 1], pl.FP32]],
+               e_out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]):
+        t = pl.tile.load(x, [0, 0], [16, 32])
+        m0 = pl.tile.create([16, 1], dtype=pl.FP32)
+        e0 = pl.tile.create([16, 32], dtype=pl.FP32)
+        m, e = pl.tile.custom("sb.max_exp", ins=[t], outs=[m0, e0],
+                              indexing_maps=[pl.affine_map("(d0, d1) -> (d0, d1)"),
+                                             pl.affine_map("(d0, d1) -> (d0, 0)"),
+                                             pl.affine_map("(d0, d1) -> (d0, d1)")],
+                              iterator_types=[pl.parallel, pl.reduction], no_side_effect=True)
+        s = pl.tile.row_sum(e)
+        soft = pl.tile.row_expand_div(e, s)
+        m_out = pl.store(m, [0, 0], m_out)
+        e_out = pl.store(soft, [0, 0], e_out)
+'''
+
+
 @pl.program
 class MaxExpBefore:
     @pl.function(type=pl.FunctionType.AIV)
@@ -124,6 +147,19 @@ def test_windows_recovered_from_every_result():
         assert recover_result_windows(call, types, demanded) == (0, 16, [0, 0])
     plan = check_custom_op(call, types, {1: 0})
     assert (plan.iter_dim, plan.half, plan.input_axes, plan.output_axes) == (0, 8, [0], [0, 0])
+
+
+def test_an_unused_result_is_halved_with_the_op():
+    """``m, e = custom(...)`` with ``m`` dead: the dead element does not force the op whole."""
+    src = MAX_EXP_SRC.replace("        m_out = pl.store(m, [0, 0], m_out)\n", "")
+    before = pl.parse(src)
+    after, remarks = run_pass(before)
+    ev = sub_block_evidence(after)
+    assert ev.split, ev.problems
+    custom, res = _custom(after)
+    assert [t.static_shape for t in res.type.types] == [(8, 1), (8, 32)]
+    report = run_and_compare(before, "random", skip_passes=NO_REUSE)
+    assert report.fault is None and report.matches, report.summary()
 
 
 def _two_results(second_map: str, second_shape: str) -> str:
@@ -450,3 +486,26 @@ def test_failing_guards_leave_the_function_unchanged(monkeypatch):
     assert fn.body is Flat3DBefore.function("kernel").body
     assert len([r for r in remarks if r.kind == "internal-error"]) == 2
 
+
+
+def test_extra_ir_attributes_survive_the_rewrite():
+    """Calls may carry attributes their op does not declare (``ir_attrs={...}``); re-emitting such a call
+    must keep them instead of failing type inference (found by running the pass over every test program)."""
+    src = '''
+import tilefold.language as pl
+
+@pl.program
+class Marked:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.tile.load(x, [0, 0], [16, 64], ir_attrs={"load_marker": 1})
+        out = pl.store(t, [0, 0], out, ir_attrs={"pass_marker": True})
+        return out
+'''
+    after, remarks = run_pass(pl.parse(src))
+    assert not [r for r in remarks if r.kind == "internal-error"]
+    ev = sub_block_evidence(after)
+    assert ev.split, ev.problems
+    calls = {c.op_name: c for c in _calls(after)}
+    assert calls["tile.store"].kwarg("pass_marker") is True and calls["tile.store"].kwarg("tiled_op") is True
+    assert calls["tile.load"].kwarg("load_marker") == 1
