@@ -55,9 +55,9 @@ from tilefold.ir.expr import (
     Var,
 )
 from tilefold.ir.stmt import AssignStmt, EvalStmt, ForStmt, Function, IfStmt, Program, SeqStmts, Stmt, WhileStmt
-from tilefold.ir.types import DataType, MemorySpace, MemRef, TileType
+from tilefold.ir.types import DataType, MemorySpace, MemRef, TileType, TupleType
 from tilefold.ir.visitor import IRMutator
-from tilefold.ops import OpKind, custom_segments, op_of, result_memory
+from tilefold.ops import OpKind, make_call, op_of, result_destination_indices, result_destinations, result_memory
 from tilefold.passes.base import IRProperty, Pass, function_pass
 
 from .targets import Target, get_target
@@ -273,9 +273,31 @@ class _Retyper(IRMutator):
     def mutate_AssignStmt(self, stmt: AssignStmt):
         value = self.mutate_expr(stmt.value)
         var = self._new(stmt.var)
+        if isinstance(var.type, TupleType) and isinstance(value, Call):
+            var = self._tuple_of_destinations(var, value)
         if value is stmt.value and var is stmt.var:
             return stmt
         return stmt.with_fields(var=var, value=value)
+
+    def _tuple_of_destinations(self, var: Var, call: Call) -> Var:
+        """A multi-result destination-passing call: element i of its tuple type gets the MemRef of
+        destination i, so the printed tuple type states the storage the results live on."""
+        dests = result_destinations(call)
+        t: TupleType = var.type  # type: ignore[assignment]
+        if dests is None or len(dests) != len(t.types):
+            return var
+        elems = []
+        for et, d in zip(t.types, dests, strict=True):
+            dt = d.type
+            if isinstance(et, TileType) and isinstance(dt, TileType) and dt.memref is not None:
+                et = dataclasses.replace(et, memref=dt.memref, memory_space=dt.memref.memory_space)
+            elems.append(et)
+        new_t = TupleType(tuple(elems))
+        if new_t == t:
+            return var
+        new = dataclasses.replace(var, type=new_t)
+        self.var_map[var] = new
+        return new
 
     def _iter_args(self, iter_args: tuple[IterArg, ...]) -> tuple[IterArg, ...]:
         out = []
@@ -426,12 +448,24 @@ def bind_nested_tiles(fn: Function) -> Function:
     return fn if body is fn.body else fn.with_fields(body=body)
 
 
-def init_mem_ref_function(fn: Function, target: Target) -> Function:
-    fn = bind_nested_tiles(fn)
+def _tuple_destinations(fn: Function) -> dict[Var, tuple[Expr, ...]]:
+    """Tuple-typed variables bound to a multi-result destination-passing call -> its destinations."""
+    out: dict[Var, tuple[Expr, ...]] = {}
+    for stmt in _all_stmts(fn.body):
+        if isinstance(stmt, AssignStmt) and isinstance(stmt.value, Call):
+            dests = result_destinations(stmt.value)
+            if dests is not None:
+                out[stmt.var] = dests
+    return out
+
+
+def _assign_memrefs(fn: Function, target: Target) -> dict[Var, MemRef]:
+    """The InitMemRef storage decision for every tile variable of ``fn`` (see the module docstring)."""
     memrefs: dict[Var, MemRef] = {}
     pitches: dict[Var, int] = {}
     folder = ConstFolder(fn)
     used_names: set[str] = set()
+    tuple_dests = _tuple_destinations(fn)
 
     def fresh(var: Var, space: MemorySpace) -> MemRef:
         name = f"{fn.name}.{var.name}"
@@ -444,14 +478,19 @@ def init_mem_ref_function(fn: Function, target: Target) -> Function:
         pitches[var] = dense_pitch(t, space, target)
         return MemRef(space, name, _c(0), storage_bytes(t, space, target, f"tile {var.name!r}"))
 
-    def share(var: Var, src: Var) -> MemRef | None:
-        mr = memrefs.get(src)
+    def share(var: Var, src: Expr | None) -> MemRef | None:
+        mr = memrefs.get(src) if isinstance(src, Var) else None
         if mr is None:
             return None
-        pitches[var] = pitches[src]
+        pitches[var] = pitches[src]  # type: ignore[index]
         t: TileType = var.type  # type: ignore[assignment]
         return MemRef(mr.memory_space, mr.base, mr.byte_offset,
                       storage_bytes(t, mr.memory_space, target, f"tile {var.name!r}"))
+
+    def destination(dests: tuple[Expr, ...] | None, index: int, var: Var) -> MemRef | None:
+        if dests is None or index >= len(dests):
+            return None
+        return share(var, dests[index])
 
     for var, stmt in tile_vars(fn):
         t: TileType = var.type  # type: ignore[assignment]
@@ -462,13 +501,16 @@ def init_mem_ref_function(fn: Function, target: Target) -> Function:
             value = stmt.value
             if isinstance(value, Var) and value in memrefs:
                 mr = share(var, value)
-            elif isinstance(value, TupleGetItem) and isinstance(value.tuple_value, Call):
-                mr = _custom_out(value.tuple_value, value.index, var, share)
+            elif isinstance(value, TupleGetItem):
+                tup = value.tuple_value
+                dests = result_destinations(tup) if isinstance(tup, Call) else tuple_dests.get(tup)  # type: ignore
+                mr = destination(dests, value.index, var)
             elif isinstance(value, Call):
                 op = op_of(value)
                 src_idx = op.output_on_input_storage if op is not None else None
-                if op is not None and op.kind is OpKind.CUSTOM:
-                    mr = _custom_out(value, 0, var, share)
+                dests = result_destinations(value)
+                if dests is not None:  # destination passing: the result lives on its output init
+                    mr = destination(dests, 0, var)
                 elif src_idx is not None and src_idx < len(value.args) and value.args[src_idx] in memrefs:
                     src = value.args[src_idx]
                     base = memrefs[src]
@@ -503,17 +545,207 @@ def init_mem_ref_function(fn: Function, target: Target) -> Function:
         else:  # IfStmt result: its own root; branches copy their yielded value into it when needed
             mr = fresh(var, tile_space(t))
         memrefs[var] = mr
-    return retype(fn, memrefs)
+    return memrefs
 
 
-def _custom_out(call: Call, index: int, var: Var, share) -> MemRef | None:
-    op = op_of(call)
-    if op is None or op.kind is not OpKind.CUSTOM:
-        return None
-    outs = custom_segments(call)["outs"]
-    if index < len(outs) and isinstance(outs[index], Var):
-        return share(var, outs[index])
+# ---- exclusive destinations ---------------------------------------------------------------------
+#
+# Three constructs write through storage that already holds a value: a loop iter arg lives on its init's
+# storage (every iteration overwrites it), a destination-passing result (custom op ``outs``) lives on its
+# output init, and an ``output_reuses_input`` op (matmul_acc) accumulates into its operand. That is only
+# correct when the overwritten value is owned exclusively by the construct: no other variable of the same
+# storage group (aliases, views, the view's source) is read after the statement, the storage is not a
+# parameter's, and the statement itself reads the group through no other operand. Otherwise the
+# destination is isolated: a loop init is copied (``tile.move`` within its memory space) before the loop, a
+# custom op gets a fresh ``tile.create`` output init (its outs are pure destinations: their contents are
+# never read), and a write-through operand is copied when its memory space has a same-space copy path
+# (else NotSupportedError: e.g. there is no Acc -> Acc copy for a matmul_acc accumulator).
+
+
+@dataclass
+class _Isolation:
+    copies: dict[int, list[int]]  # id(loop) -> iter-arg indices whose init needs a copy
+    fresh_outs: dict[int, list[int]]  # id(assign / eval stmt) -> operand indices needing a fresh destination
+    write_through: dict[int, int]  # id(stmt) -> operand index of an output_reuses_input operand to copy
+
+
+def _stmt_call(stmt: Stmt) -> Call | None:
+    if isinstance(stmt, AssignStmt) and isinstance(stmt.value, Call):
+        return stmt.value
+    if isinstance(stmt, EvalStmt) and isinstance(stmt.expr, Call):
+        return stmt.expr
     return None
+
+
+def _find_isolations(fn: Function, memrefs: dict[Var, MemRef]) -> _Isolation:
+    live = compute_liveness(fn, carried_uses=False)
+    members: dict[str, list[Var]] = {}
+    for v, mr in memrefs.items():
+        members.setdefault(mr.base, []).append(v)
+    params = set(fn.params)
+    iso = _Isolation({}, {}, {})
+
+    def shared(dest: Expr | None, pos: int, also_read: set[Var], claimed: set[str]) -> bool:
+        """Is ``dest``'s storage still needed (or owned elsewhere) when the statement at ``pos`` writes it?"""
+        if not isinstance(dest, Var) or dest not in memrefs:
+            return False
+        base = memrefs[dest].base
+        if base in claimed:
+            return True  # the same statement writes this storage through another destination already
+        claimed.add(base)
+        for v in members[base]:
+            if v in params:
+                return True  # the caller's storage
+            d = live.defs.get(v, -1)
+            if d >= pos:
+                continue  # defined by this statement or later: the write's own result chain
+            if live.last_use.get(v, d) > pos or v in also_read:
+                return True
+        return False
+
+    for stmt in _all_stmts(fn.body):
+        if isinstance(stmt, (ForStmt, WhileStmt)):
+            pos = live.position(stmt)
+            claimed: set[str] = set()
+            bad = [i for i, ia in enumerate(stmt.iter_args)
+                   if isinstance(ia.type, TileType) and shared(ia.init, pos, set(), claimed)]
+            if bad:
+                iso.copies[id(stmt)] = bad
+            continue
+        call = _stmt_call(stmt)
+        if call is None:
+            continue
+        op = op_of(call)
+        if op is None:
+            continue
+        pos = live.position(stmt)
+        dest_idx = result_destination_indices(call)
+        if dest_idx is not None:
+            reads = {a for i, a in enumerate(call.args) if i not in dest_idx and isinstance(a, Var)}
+            claimed = set()
+            bad = [i for i in dest_idx if shared(call.args[i], pos, reads, claimed)]
+            if bad:
+                iso.fresh_outs[id(stmt)] = bad
+        elif op.output_reuses_input is not None and not op.is_view and op.output_reuses_input < len(call.args):
+            k = op.output_reuses_input
+            reads = {a for i, a in enumerate(call.args) if i != k and isinstance(a, Var)}
+            if shared(call.args[k], pos, reads, set()):
+                iso.write_through[id(stmt)] = k
+    return iso
+
+
+class _Isolate(IRMutator):
+    def __init__(self, fn: Function, iso: _Isolation, target: Target) -> None:
+        super().__init__()
+        self.iso = iso
+        self.target = target
+        self.names: set[str] = {v.name for v, _ in tile_vars(fn)} | {p.name for p in fn.params}
+
+    def _fresh_name(self, base: str) -> str:
+        name, k = base, 0
+        while name in self.names:
+            k += 1
+            name = f"{base}{k}"
+        self.names.add(name)
+        return name
+
+    def _copy(self, src: Expr, what: str, span) -> tuple[Var, AssignStmt]:
+        t = src.type
+        assert isinstance(t, TileType)
+        space = tile_space(t)
+        if not self.target.supports_path(space, space):
+            raise NotSupportedError(
+                f"{what} overwrites the storage of {src.name!r} (pl.Mem.{space.name}) while that value is "  # type: ignore
+                f"still used, and {self.target.name} cannot copy {space.name} -> {space.name} to keep it",
+                span=span if span is not None and span.line else None,
+                hint="do not read the overwritten value after this statement (compute it again, or store it "
+                     "to GM first)")
+        call = make_call("tile.move", [src], {"target_memory": space}, span)
+        var = Var(self._fresh_name(f"{src.name}_copy"), call.type, span)  # type: ignore[union-attr]
+        return var, AssignStmt(var, call, span)
+
+    def _loop(self, stmt, base_method):
+        bad = self.iso.copies.get(id(stmt))
+        if not bad:
+            return base_method(stmt)
+        pre: list[Stmt] = []
+        iter_args = list(stmt.iter_args)
+        for i in bad:
+            ia = iter_args[i]
+            init = self.mutate_expr(ia.init)
+            var, assign = self._copy(init, "this loop's iter arg "
+                                     f"{ia.name!r}", stmt.span)
+            pre.append(assign)
+            new_ia = ia.with_fields(init=var)
+            self.var_map[ia] = new_ia
+            iter_args[i] = new_ia
+        new = base_method(stmt.with_fields(iter_args=tuple(iter_args)))
+        return pre + (new if isinstance(new, list) else [new])
+
+    def mutate_ForStmt(self, stmt: ForStmt):
+        return self._loop(stmt, super().mutate_ForStmt)
+
+    def mutate_WhileStmt(self, stmt: WhileStmt):
+        return self._loop(stmt, super().mutate_WhileStmt)
+
+    def _call_stmt(self, stmt, call: Call, rebuild):
+        outs = self.iso.fresh_outs.get(id(stmt))
+        k = self.iso.write_through.get(id(stmt))
+        if outs is None and k is None:
+            return None
+        new_call = self.mutate_expr(call)
+        args = list(new_call.args)  # type: ignore[union-attr]
+        pre: list[Stmt] = []
+        for i in outs or ():
+            t = args[i].type
+            assert isinstance(t, TileType)
+            create = make_call("tile.create", [], {"shape": static_dims(t, "output init"), "dtype": t.dtype,
+                                                   "target_memory": tile_space(t)}, call.span)
+            var = Var(self._fresh_name(f"{getattr(args[i], 'name', 'out')}_dst"), create.type, call.span)
+            pre.append(AssignStmt(var, create, call.span))
+            args[i] = var
+        if k is not None:
+            var, assign = self._copy(args[k], call.op_name, call.span)
+            pre.append(assign)
+            args[k] = var
+        return pre + [rebuild(new_call.with_fields(args=tuple(args)))]  # type: ignore[union-attr]
+
+    def mutate_AssignStmt(self, stmt: AssignStmt):
+        if isinstance(stmt.value, Call):
+            out = self._call_stmt(stmt, stmt.value, lambda c: stmt.with_fields(value=c))
+            if out is not None:
+                return out
+        return super().mutate_AssignStmt(stmt)
+
+    def mutate_EvalStmt(self, stmt: EvalStmt):
+        if isinstance(stmt.expr, Call):
+            out = self._call_stmt(stmt, stmt.expr, lambda c: stmt.with_fields(expr=c))
+            if out is not None:
+                return out
+        return super().mutate_EvalStmt(stmt)
+
+
+def isolate_destinations(fn: Function, target: Target, memrefs: dict[Var, MemRef] | None = None) -> Function:
+    """``fn`` with every loop init, custom-op output init and write-through operand that is not owned
+    exclusively by the statement writing it replaced by a copy / fresh destination (see above)."""
+    if memrefs is None:
+        memrefs = _assign_memrefs(fn, target)
+    iso = _find_isolations(fn, memrefs)
+    if not (iso.copies or iso.fresh_outs or iso.write_through):
+        return fn
+    m = _Isolate(fn, iso, target)
+    body = m._body(fn.body)
+    return fn.with_fields(body=body)
+
+
+def init_mem_ref_function(fn: Function, target: Target) -> Function:
+    fn = bind_nested_tiles(fn)
+    memrefs = _assign_memrefs(fn, target)
+    isolated = isolate_destinations(fn, target, memrefs)
+    if isolated is not fn:
+        fn = isolated
+        memrefs = _assign_memrefs(fn, target)
+    return retype(fn, memrefs)
 
 
 def _target_of(target) -> Target:

@@ -1169,10 +1169,10 @@ class Parser:
         pairs = []
         for k, v in zip(node.keys, node.values, strict=False):
             if k is None:
-                raise self.error(v, "** in a dict is not supported")
+                raise self.error(v, "** in a dict is not supported", hint='write each entry: {"key": value}')
             key = self._const(k, allow_error=True)
             if not isinstance(key, str):
-                raise self.error(k, "attribute names must be strings")
+                raise self.error(k, "attribute names must be strings", hint='e.g. attrs={"key": 1}')
             pairs.append((key, self._const(v, allow_error=True)))
         return tuple(pairs)
 

@@ -36,6 +36,7 @@ from tilefold.ops.registry import (
     Param,
     ParamKind,
     Unit,
+    op_of,
     register_op,
 )
 
