@@ -3,6 +3,9 @@
 - ``scalar_facts``: constants, known multiples and loop ranges of index arithmetic.
 - ``slice_windows``: canonical slices peeled to their base, the window each tile Var denotes along
   identity-preserving alias edges, use counts, and the L0C accumulator-window verdicts.
+- ``liveness``: live intervals on a program-order numbering (memory planning).
+- ``uninitialized_reads``: reads of ``tile.create`` results before anything wrote them (checked by
+  ``tilefold.backend.compile``).
 """
 
 from tilefold.analysis.scalar_facts import LoopRange, ScalarFacts, add_index, runs_more_than_once

@@ -80,7 +80,14 @@ def run_pipeline(program: Program, target: str | Target = "Ascend910B", skip_pas
 def compile(program: Program, target: str | Target = "Ascend910B", skip_passes: tuple[str, ...] = (),  # noqa: A001
             options: Mapping[str, Any] | None = None, codegen: str = "strict",
             entry: str | None = None) -> CompiledProgram:
-    """Run the default tile pipeline on ``program`` and lower it to PTO for ``target``."""
+    """Run the default tile pipeline on ``program`` and lower it to PTO for ``target``.
+
+    The input is first checked for reads of uninitialised tiles (``tile.create`` results read before
+    anything wrote them; ``tilefold.analysis.uninitialized_reads``): a ``VerificationError`` names the read.
+    """
+    from tilefold.analysis.uninitialized_reads import check_uninitialized_reads
+
+    check_uninitialized_reads(program)
     tgt = get_target(target)
     ir, names = run_pipeline(program, tgt, skip_passes, options)
     pto = generate(ir, tgt, codegen, entry=entry)

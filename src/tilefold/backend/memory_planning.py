@@ -9,8 +9,14 @@ Three function passes (on InCore / AIC / AIV functions) turn tiles into concrete
     offset expression (``tile.slice``: the window's first element, computed with the source's row pitch,
     or with the NZ fractal formula in Acc). An op with ``output_reuses_input`` (matmul_acc, gemv_acc) writes
     through the input, so the result gets the input's MemRef. Loop iter args share their init's storage,
-    loop results their iter arg's; if results get a root of their own. Custom-op results are written into
-    their ``outs`` inits (destination passing) and share their storage.
+    loop results their iter arg's; if results get a root of their own. A destination-passing op (registry
+    ``results_reuse_segment``: custom ops write result i into ``outs[i]``) gives result i the MemRef of its
+    destination; the tuple-typed variable of a multi-result call carries those MemRefs in its element types.
+    Sharing requires exclusive ownership: a loop init whose storage group is still read after the loop
+    starts (liveness), is a parameter's, or is the init of another iter arg of the same loop is first
+    copied (``tile.move`` inserted before the loop) when the back edge would overwrite it; a custom op whose
+    output init is still read afterwards (or is also one of its inputs) gets a fresh ``tile.create``
+    destination inserted before it.
 
 ``MemoryReuse``
     groups variables that share a base (views and write-through results are an aliasing chain: the group
@@ -54,7 +60,18 @@ from tilefold.ir.expr import (
     TupleGetItem,
     Var,
 )
-from tilefold.ir.stmt import AssignStmt, EvalStmt, ForStmt, Function, IfStmt, Program, SeqStmts, Stmt, WhileStmt
+from tilefold.ir.stmt import (
+    AssignStmt,
+    EvalStmt,
+    ForStmt,
+    Function,
+    IfStmt,
+    Program,
+    SeqStmts,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+)
 from tilefold.ir.types import DataType, MemorySpace, MemRef, TileType, TupleType
 from tilefold.ir.visitor import IRMutator
 from tilefold.ops import OpKind, make_call, op_of, result_destination_indices, result_destinations, result_memory
@@ -550,23 +567,24 @@ def _assign_memrefs(fn: Function, target: Target) -> dict[Var, MemRef]:
 
 # ---- exclusive destinations ---------------------------------------------------------------------
 #
-# Three constructs write through storage that already holds a value: a loop iter arg lives on its init's
-# storage (every iteration overwrites it), a destination-passing result (custom op ``outs``) lives on its
-# output init, and an ``output_reuses_input`` op (matmul_acc) accumulates into its operand. That is only
-# correct when the overwritten value is owned exclusively by the construct: no other variable of the same
-# storage group (aliases, views, the view's source) is read after the statement, the storage is not a
-# parameter's, and the statement itself reads the group through no other operand. Otherwise the
-# destination is isolated: a loop init is copied (``tile.move`` within its memory space) before the loop, a
-# custom op gets a fresh ``tile.create`` output init (its outs are pure destinations: their contents are
-# never read), and a write-through operand is copied when its memory space has a same-space copy path
-# (else NotSupportedError: e.g. there is no Acc -> Acc copy for a matmul_acc accumulator).
+# Two constructs write storage that already holds a value. A loop iter arg lives on its init's storage and
+# the back edge copies each iteration's yielded value into it; a destination-passing result (custom op
+# ``outs``) is written into its output init. The golden model has value semantics for both (the init keeps
+# its value; only ``output_reuses_input`` ops such as matmul_acc write in place, in golden and on the device
+# alike), so sharing is only correct when the overwritten value is owned exclusively by the construct: no
+# variable of the same storage group (aliases, views, a view's source) is read after the statement, the
+# storage is not a parameter's, and the statement reads the group through no other operand. Otherwise the
+# destination is isolated: the loop init is copied (``tile.move`` within its memory space) just before the
+# loop, and a custom op gets a fresh ``tile.create`` output init (outs are pure destinations: the op never
+# reads them). A loop whose yielded value already lives on the iter arg's storage (a write-through chain
+# such as ``matmul_acc``) updates the init in place in the golden model too and needs no copy; neither does
+# a loop whose memory space has no same-space copy path (e.g. Acc: its back-edge copy would not exist either).
 
 
 @dataclass
 class _Isolation:
     copies: dict[int, list[int]]  # id(loop) -> iter-arg indices whose init needs a copy
     fresh_outs: dict[int, list[int]]  # id(assign / eval stmt) -> operand indices needing a fresh destination
-    write_through: dict[int, int]  # id(stmt) -> operand index of an output_reuses_input operand to copy
 
 
 def _stmt_call(stmt: Stmt) -> Call | None:
@@ -577,13 +595,21 @@ def _stmt_call(stmt: Stmt) -> Call | None:
     return None
 
 
-def _find_isolations(fn: Function, memrefs: dict[Var, MemRef]) -> _Isolation:
+def _yield_values(body: Stmt | None) -> tuple[Expr, ...]:
+    stmts = body.stmts if isinstance(body, SeqStmts) else (body,) if body is not None else ()
+    for s in reversed(stmts):
+        if isinstance(s, YieldStmt):
+            return s.values
+    return ()
+
+
+def _find_isolations(fn: Function, memrefs: dict[Var, MemRef], target: Target) -> _Isolation:
     live = compute_liveness(fn, carried_uses=False)
     members: dict[str, list[Var]] = {}
     for v, mr in memrefs.items():
         members.setdefault(mr.base, []).append(v)
     params = set(fn.params)
-    iso = _Isolation({}, {}, {})
+    iso = _Isolation({}, {})
 
     def shared(dest: Expr | None, pos: int, also_read: set[Var], claimed: set[str]) -> bool:
         """Is ``dest``'s storage still needed (or owned elsewhere) when the statement at ``pos`` writes it?"""
@@ -603,34 +629,43 @@ def _find_isolations(fn: Function, memrefs: dict[Var, MemRef]) -> _Isolation:
                 return True
         return False
 
+    def carried_back(stmt: ForStmt | WhileStmt, i: int, yields: tuple[Expr, ...]) -> bool:
+        """Does the back edge copy a value into iter arg ``i``'s storage (rather than update it in place)?"""
+        ia = stmt.iter_args[i]
+        if i >= len(yields):
+            return False
+        y = yields[i]
+        if y is ia:
+            return False
+        ym, im = memrefs.get(y) if isinstance(y, Var) else None, memrefs.get(ia)
+        if ym is not None and im is not None and ym.base == im.base:
+            return False
+        space = im.memory_space if im is not None else tile_space(ia.type)  # type: ignore[arg-type]
+        return target.supports_path(space, space)
+
     for stmt in _all_stmts(fn.body):
         if isinstance(stmt, (ForStmt, WhileStmt)):
             pos = live.position(stmt)
             claimed: set[str] = set()
+            yields = _yield_values(stmt.body)
             bad = [i for i, ia in enumerate(stmt.iter_args)
-                   if isinstance(ia.type, TileType) and shared(ia.init, pos, set(), claimed)]
+                   if isinstance(ia.type, TileType) and shared(ia.init, pos, set(), claimed)
+                   and carried_back(stmt, i, yields)]
             if bad:
                 iso.copies[id(stmt)] = bad
             continue
         call = _stmt_call(stmt)
         if call is None:
             continue
-        op = op_of(call)
-        if op is None:
+        dest_idx = result_destination_indices(call)
+        if dest_idx is None:
             continue
         pos = live.position(stmt)
-        dest_idx = result_destination_indices(call)
-        if dest_idx is not None:
-            reads = {a for i, a in enumerate(call.args) if i not in dest_idx and isinstance(a, Var)}
-            claimed = set()
-            bad = [i for i in dest_idx if shared(call.args[i], pos, reads, claimed)]
-            if bad:
-                iso.fresh_outs[id(stmt)] = bad
-        elif op.output_reuses_input is not None and not op.is_view and op.output_reuses_input < len(call.args):
-            k = op.output_reuses_input
-            reads = {a for i, a in enumerate(call.args) if i != k and isinstance(a, Var)}
-            if shared(call.args[k], pos, reads, set()):
-                iso.write_through[id(stmt)] = k
+        reads = {a for i, a in enumerate(call.args) if i not in dest_idx and isinstance(a, Var)}
+        claimed = set()
+        bad = [i for i in dest_idx if shared(call.args[i], pos, reads, claimed)]
+        if bad:
+            iso.fresh_outs[id(stmt)] = bad
     return iso
 
 
@@ -649,19 +684,11 @@ class _Isolate(IRMutator):
         self.names.add(name)
         return name
 
-    def _copy(self, src: Expr, what: str, span) -> tuple[Var, AssignStmt]:
+    def _copy(self, src: Expr, span) -> tuple[Var, AssignStmt]:
         t = src.type
         assert isinstance(t, TileType)
-        space = tile_space(t)
-        if not self.target.supports_path(space, space):
-            raise NotSupportedError(
-                f"{what} overwrites the storage of {src.name!r} (pl.Mem.{space.name}) while that value is "  # type: ignore
-                f"still used, and {self.target.name} cannot copy {space.name} -> {space.name} to keep it",
-                span=span if span is not None and span.line else None,
-                hint="do not read the overwritten value after this statement (compute it again, or store it "
-                     "to GM first)")
-        call = make_call("tile.move", [src], {"target_memory": space}, span)
-        var = Var(self._fresh_name(f"{src.name}_copy"), call.type, span)  # type: ignore[union-attr]
+        call = make_call("tile.move", [src], {"target_memory": tile_space(t)}, span)
+        var = Var(self._fresh_name(f"{getattr(src, 'name', 'init')}_copy"), call.type, span)
         return var, AssignStmt(var, call, span)
 
     def _loop(self, stmt, base_method):
@@ -673,8 +700,7 @@ class _Isolate(IRMutator):
         for i in bad:
             ia = iter_args[i]
             init = self.mutate_expr(ia.init)
-            var, assign = self._copy(init, "this loop's iter arg "
-                                     f"{ia.name!r}", stmt.span)
+            var, assign = self._copy(init, stmt.span)
             pre.append(assign)
             new_ia = ia.with_fields(init=var)
             self.var_map[ia] = new_ia
@@ -690,13 +716,12 @@ class _Isolate(IRMutator):
 
     def _call_stmt(self, stmt, call: Call, rebuild):
         outs = self.iso.fresh_outs.get(id(stmt))
-        k = self.iso.write_through.get(id(stmt))
-        if outs is None and k is None:
+        if outs is None:
             return None
         new_call = self.mutate_expr(call)
         args = list(new_call.args)  # type: ignore[union-attr]
         pre: list[Stmt] = []
-        for i in outs or ():
+        for i in outs:
             t = args[i].type
             assert isinstance(t, TileType)
             create = make_call("tile.create", [], {"shape": static_dims(t, "output init"), "dtype": t.dtype,
@@ -704,10 +729,6 @@ class _Isolate(IRMutator):
             var = Var(self._fresh_name(f"{getattr(args[i], 'name', 'out')}_dst"), create.type, call.span)
             pre.append(AssignStmt(var, create, call.span))
             args[i] = var
-        if k is not None:
-            var, assign = self._copy(args[k], call.op_name, call.span)
-            pre.append(assign)
-            args[k] = var
         return pre + [rebuild(new_call.with_fields(args=tuple(args)))]  # type: ignore[union-attr]
 
     def mutate_AssignStmt(self, stmt: AssignStmt):
@@ -726,12 +747,12 @@ class _Isolate(IRMutator):
 
 
 def isolate_destinations(fn: Function, target: Target, memrefs: dict[Var, MemRef] | None = None) -> Function:
-    """``fn`` with every loop init, custom-op output init and write-through operand that is not owned
-    exclusively by the statement writing it replaced by a copy / fresh destination (see above)."""
+    """``fn`` with every loop init and custom-op output init that is not owned exclusively by the statement
+    writing it replaced by a copy / fresh destination (see above)."""
     if memrefs is None:
         memrefs = _assign_memrefs(fn, target)
-    iso = _find_isolations(fn, memrefs)
-    if not (iso.copies or iso.fresh_outs or iso.write_through):
+    iso = _find_isolations(fn, memrefs, target)
+    if not (iso.copies or iso.fresh_outs):
         return fn
     m = _Isolate(fn, iso, target)
     body = m._body(fn.body)

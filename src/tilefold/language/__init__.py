@@ -61,6 +61,7 @@ FP64 = DataType.FP64
 INDEX = DataType.INDEX
 
 tile = OpNamespace("tile")
+tensor = OpNamespace("tensor")  # pl.tensor.create(...) == pl.create_tensor(...)
 
 range = _dsl.range_  # noqa: A001  (pl.range mirrors PyPTO)
 pipeline = _dsl.pipeline
@@ -70,10 +71,21 @@ yield_ = _dsl.yield_
 cond = _dsl.cond
 store = _dsl.store
 load = _dsl.load
+create_tensor = _dsl.create_tensor
 min = _dsl.min_  # noqa: A001
 max = _dsl.max_  # noqa: A001
 const = _dsl.const
 make_tuple = _dsl.make_tuple
+
+
+def __getattr__(name: str) -> Any:
+    """``pl.<op>`` is the top-level alias of ``pl.tile.<op>`` (``pl.add``, ``pl.muls`` ...), as in PyPTO."""
+    if not name.startswith("_"):
+        try:
+            return getattr(tile, name)
+        except AttributeError:
+            pass
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def affine_map(text: str) -> AffineMap:
@@ -161,7 +173,7 @@ def program(cls: type | None = None, **options: Any) -> Any:
 __all__ = [
     "BF16", "BOOL", "FP16", "FP32", "FP64", "FP8E4M3", "FP8E5M2", "GM", "INDEX", "INT16", "INT32", "INT4", "INT64",
     "INT8", "UINT16", "UINT32", "UINT64", "UINT8", "FunctionType", "InOut", "Mem", "MemRef", "MemorySpace", "Out",
-    "Scalar", "Tensor", "Tile", "TileView", "Tuple", "affine_map", "cond", "const", "function", "load",
-    "make_tuple", "max", "min", "parallel", "parse", "parse_file", "pipeline", "program", "range", "reduction",
-    "store", "tile", "unroll", "while_", "yield_",
+    "Scalar", "Tensor", "Tile", "TileView", "Tuple", "affine_map", "cond", "const", "create_tensor", "function",
+    "load", "make_tuple", "max", "min", "parallel", "parse", "parse_file", "pipeline", "program", "range",
+    "reduction", "store", "tensor", "tile", "unroll", "while_", "yield_",
 ]

@@ -883,6 +883,7 @@ register_op(OpDef(
     + (Param("operand_segment_sizes", A), Param("tiled_op", A, required=False)),
     _infer_custom("tile.custom"), OpKind.CUSTOM, Unit.VECTOR, MemoryRule(MemoryRuleKind.NONE),
     golden=None, pto="custom", cost="custom", results_reuse_segment="outs",
+    extra={"read_segments": ("ins",)},  # the kernel reads only its ins (outs are destinations, tmps scratch)
 ))
 register_op(OpDef(
     "tile.custom_macro",
@@ -892,6 +893,7 @@ register_op(OpDef(
        Param("operand_segment_sizes", A), Param("tiled_op", A, required=False)),
     _infer_custom("tile.custom_macro"), OpKind.CUSTOM, Unit.VECTOR, MemoryRule(MemoryRuleKind.NONE),
     golden=None, pto="custom_macro", cost="custom", results_reuse_segment="outs",
+    extra={"read_segments": ("ins",)},  # the kernel reads only its ins (outs are destinations, tmps scratch)
 ))
 
 
@@ -907,12 +909,13 @@ def _infer_tensor_create(args, attrs) -> Type:
         raise _fail(op, "shape must be a non-empty list of extents", "e.g. pl.create_tensor([16, 64], dtype=pl.FP32)")
     for e in shape:
         if isinstance(e, bool) or not (isinstance(e, int) or (isinstance(e, Expr) and isinstance(e.type, ScalarType))):
-            raise _fail(op, f"shape extent {e!r} is neither an integer nor a scalar expression")
+            raise _fail(op, f"shape extent {e!r} is neither an integer nor a scalar expression",
+                        "extents are integer constants or scalar (index) variables")
         if isinstance(e, int) and e <= 0:
-            raise _fail(op, f"shape extents must be positive, got {list(shape)}")
+            raise _fail(op, f"shape extents must be positive, got {list(shape)}", "every extent must be >= 1")
     dtype = attrs.get("dtype")
     if not isinstance(dtype, DataType):
-        raise _fail(op, "dtype must be a data type such as pl.FP32")
+        raise _fail(op, "dtype must be a data type such as pl.FP32", "e.g. dtype=pl.FP32 or dtype=pl.BF16")
     return TensorType(make_shape(shape), dtype)
 
 

@@ -246,8 +246,8 @@ def test_reported_multi_program_splits_and_matches_golden_on_the_simulator(golde
     assert sub_block_evidence(tiled.compiled.ir).split
 
 
-@pytest.mark.xfail(strict=True, reason="MemoryReuse reuses a multi-result custom op's output init while its "
-                                       "tuple element is live (fails with the sub-block pass off too)")
+# (was xfail: InitMemRef now places each custom-op result on its output init, so MemoryReuse keeps the init
+# live as long as the tuple element bound to it.)
 def test_reported_multi_program_through_the_full_default_pipeline(golden_multi):
     base = run_and_compare(golden_multi, "random", options={"enable_auto_bind_sub_block": False})
     tiled = run_and_compare(golden_multi, "random")
