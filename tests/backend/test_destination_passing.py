@@ -89,9 +89,10 @@ def test_multi_result_custom_op_runs_correctly_on_the_simulator(kernels, split):
         assert rep.fault is None and rep.matches, rep.summary()
 
 
-def test_round_trip_holds_after_every_planning_pass():
+@pytest.mark.parametrize("which", ["seed", "fresh_destination"])
+def test_round_trip_holds_after_every_planning_pass(which):
     inst = RoundTripInstrument()
-    program = pl.parse_file(str(SEED))
+    program = pl.parse_file(str(SEED)) if which == "seed" else pl.parse(_out_init_read_after_src())
     with PassContext(instruments=[inst]):
         for p in default_tile_pipeline("Ascend910B"):
             program = p(program)
@@ -159,7 +160,7 @@ def test_exclusively_owned_output_init_is_written_in_place(kernels):
     assert [s.var.name for s in creates] == ["init_a", "init_b"]
 
 
-def test_single_result_custom_op_with_three_operands(kernels):
+def test_same_output_init_passed_twice_gives_each_result_its_own_storage(kernels):
     src = kernel_src(
         "x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]",
         f"""

@@ -41,7 +41,9 @@ substitutes their uses.
 from __future__ import annotations
 
 import dataclasses
+from bisect import bisect_left
 from dataclasses import dataclass
+from itertools import accumulate
 
 from tilefold.analysis.liveness import compute_liveness
 from tilefold.errors import NotSupportedError, TilefoldError
@@ -418,7 +420,9 @@ class _BindNestedTiles(IRMutator):
                 args.append(v)
                 changed = True
             else:
-                args.append(a)
+                m = self.mutate_expr(a)
+                args.append(m)
+                changed = changed or m is not a
         return call.with_fields(args=tuple(args)) if changed else call
 
     def mutate_Call(self, expr: Call) -> Expr:
@@ -451,6 +455,33 @@ class _BindNestedTiles(IRMutator):
                 values.append(self.mutate_expr(v))
         new = stmt.with_fields(values=tuple(values))
         return self._wrap(stmt, new) if self.pending else stmt
+
+    def _loop(self, stmt, base_method):
+        """A tile-valued call as a loop init (``init_values=(pl.tile.full(...),)``) is bound to a variable
+        before the loop, so that it is computed and its storage is the one the iter arg carries."""
+        saved, self.pending = self.pending, []
+        iter_args = []
+        for ia in stmt.iter_args:
+            init = ia.init
+            if isinstance(init, Call) and isinstance(init.type, TileType):
+                inner = self._hoist_args(self.mutate_expr(init))  # type: ignore[arg-type]
+                v = Var(self._fresh(init.op_name), init.type, init.span)
+                self.pending.append(AssignStmt(v, inner, init.span))
+                new = ia.with_fields(init=v)
+                self.var_map[ia] = new
+                ia = new
+            iter_args.append(ia)
+        pre, self.pending = self.pending, saved
+        if not pre:
+            return base_method(stmt)
+        out = base_method(stmt.with_fields(iter_args=tuple(iter_args)))
+        return pre + (out if isinstance(out, list) else [out])
+
+    def mutate_ForStmt(self, stmt: ForStmt):
+        return self._loop(stmt, super().mutate_ForStmt)
+
+    def mutate_WhileStmt(self, stmt: WhileStmt):
+        return self._loop(stmt, super().mutate_WhileStmt)
 
     def mutate_YieldStmt(self, stmt):
         return self._hoist_values(stmt)
@@ -609,6 +640,13 @@ def _find_isolations(fn: Function, memrefs: dict[Var, MemRef], target: Target) -
     for v, mr in memrefs.items():
         members.setdefault(mr.base, []).append(v)
     params = set(fn.params)
+    # per storage group: member definition positions (sorted), the running max of their last reads, and
+    # whether a parameter is a member -- "is a member defined before pos read after pos" is a bisection
+    groups: dict[str, tuple[list[int], list[int], bool]] = {}
+    for base, vs in members.items():
+        pairs = sorted((live.defs.get(v, -1), live.last_use.get(v, live.defs.get(v, -1))) for v in vs)
+        groups[base] = ([d for d, _ in pairs], list(accumulate((u for _, u in pairs), max)),
+                        any(v in params for v in vs))
     iso = _Isolation({}, {})
 
     def shared(dest: Expr | None, pos: int, also_read: set[Var], claimed: set[str]) -> bool:
@@ -619,15 +657,13 @@ def _find_isolations(fn: Function, memrefs: dict[Var, MemRef], target: Target) -
         if base in claimed:
             return True  # the same statement writes this storage through another destination already
         claimed.add(base)
-        for v in members[base]:
-            if v in params:
-                return True  # the caller's storage
-            d = live.defs.get(v, -1)
-            if d >= pos:
-                continue  # defined by this statement or later: the write's own result chain
-            if live.last_use.get(v, d) > pos or v in also_read:
-                return True
-        return False
+        defs, last_reads, has_param = groups[base]
+        if has_param:
+            return True  # the caller's storage
+        k = bisect_left(defs, pos)  # members defined before the statement (later ones are its own results)
+        if k and last_reads[k - 1] > pos:
+            return True
+        return any(a in memrefs and memrefs[a].base == base for a in also_read)
 
     def carried_back(stmt: ForStmt | WhileStmt, i: int, yields: tuple[Expr, ...]) -> bool:
         """Does the back edge copy a value into iter arg ``i``'s storage (rather than update it in place)?"""
@@ -646,11 +682,17 @@ def _find_isolations(fn: Function, memrefs: dict[Var, MemRef], target: Target) -
     for stmt in _all_stmts(fn.body):
         if isinstance(stmt, (ForStmt, WhileStmt)):
             pos = live.position(stmt)
-            claimed: set[str] = set()
             yields = _yield_values(stmt.body)
-            bad = [i for i, ia in enumerate(stmt.iter_args)
-                   if isinstance(ia.type, TileType) and shared(ia.init, pos, set(), claimed)
-                   and carried_back(stmt, i, yields)]
+            # the other iter args' inits are read by this loop too (their iter args live on their storage)
+            inits: list[Expr | None] = [ia.init if isinstance(ia.type, TileType) else None for ia in stmt.iter_args]
+            bad = []
+            for i in range(len(inits)):
+                if inits[i] is None or not carried_back(stmt, i, yields):
+                    continue
+                others = {e for j, e in enumerate(inits) if j != i and isinstance(e, Var)}
+                if shared(inits[i], pos, others, set()):
+                    bad.append(i)
+                    inits[i] = None  # it will carry a copy of its own
             if bad:
                 iso.copies[id(stmt)] = bad
             continue
