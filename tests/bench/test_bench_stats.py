@@ -99,7 +99,7 @@ def test_run_benchmarks_discovers_and_runs(tmp_path, capsys):
 
     assert run_benchmarks(["alpha", "beta"], root=tmp_path) == 0
     out = capsys.readouterr().out
-    assert "alpha ran None" in out and "beta as __main__" in out and "summary" in out
+    assert "alpha ran []" in out and "beta as __main__" in out and "summary" in out
 
     assert run_benchmarks(None, root=tmp_path) == 1
     assert "RuntimeError: nope" in capsys.readouterr().err
