@@ -5,6 +5,7 @@ Sub-commands::
     tilefold opt FILE.py [--passes a,b,...] [--print-after-all] [--verify] [--verify-properties P,...]
                          [--round-trip] [--remarks] [--target NAME] [--[no-]enable-auto-bind-sub-block]
     tilefold compile FILE.py --emit ir|pto [--target NAME] [--skip-pass NAME]... [--codegen strict|faithful]
+                     [--print-after-all]
     tilefold run FILE.py --inputs random|FILE.npz [--target NAME] [--skip-pass NAME]... [--codegen ...]
                          [--block-dim N] [--[no-]enable-auto-bind-sub-block] [--seed N] [--set NAME=VALUE]...
     tilefold bench [NAMES...]
@@ -174,6 +175,8 @@ def cmd_opt(args: argparse.Namespace) -> int:
         instruments.append(RoundTripInstrument(check_input=True))
     if args.print_after_all:
         instruments.append(DumpInstrument(sys.stdout))
+        if not names:  # no pass runs: the only stage is the input
+            _print_stage("input", program)
 
     with collect_remarks() as remarks, PassContext(instruments, options=options):
         result = manager.run(program)
@@ -213,6 +216,13 @@ def _first_attr(obj: Any, names: Sequence[str]) -> Any:
     return None
 
 
+def _print_stage(stage: str, program) -> None:
+    """One ``--print-after-all`` stage that is not a pass (the input program)."""
+    text = _print_ir(program)
+    sys.stdout.write(f"# ----- IR at stage {stage} -----\n{text.rstrip()}\n\n")
+    sys.stdout.flush()
+
+
 def cmd_compile(args: argparse.Namespace) -> int:
     compile_fn = _attr("tilefold.backend", "compile", "the backend compiler")
     program = _parse_file(args.file)
@@ -221,7 +231,16 @@ def cmd_compile(args: argparse.Namespace) -> int:
         kwargs["target"] = args.target
     if args.codegen:
         kwargs["codegen"] = args.codegen
-    compiled = compile_fn(program, **kwargs)
+    if args.print_after_all:
+        from tilefold.passes.pass_manager import DumpInstrument, PassContext
+
+        _print_stage("input", program)
+        # the pipeline's passes run through the current PassContext: the dump instrument sees every one
+        with PassContext([DumpInstrument(sys.stdout)], options=dict(kwargs["options"])):
+            compiled = compile_fn(program, **kwargs)
+        sys.stdout.write(f"# ----- output ({args.emit}) -----\n")
+    else:
+        compiled = compile_fn(program, **kwargs)
     if args.emit == "ir":
         ir_program = _first_attr(compiled, ("program", "ir", "ir_program"))
         if ir_program is None:
@@ -518,6 +537,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE.py")
     p.add_argument("--emit", choices=("ir", "pto"), default="pto", help="what to print (default: pto)")
     p.add_argument("--codegen", choices=("strict", "faithful"), default=None)
+    p.add_argument("--print-after-all", action="store_true",
+                   help="print the input IR and the IR after every pass of the pipeline, then the output")
     _add_pipeline_flags(p)
     p.set_defaults(func=cmd_compile)
 
