@@ -3,9 +3,10 @@
 For every cube E2E shape: compile with the default pipeline (the pass picks (m, n, k)), simulate, and
 report the kernel's cycles and cube utilisation (useful MACs / (cube peak MACs per cycle x kernel cycles)).
 Then force every legal (m, n, k) (``auto_tile_matmul_l0(tile_sizes=...)`` through the pipeline option
-``tile_sizes``), simulate each, and report the best one found. Goal: the pass's choice within 5% of the
-best. Timing is deterministic (the simulator prices instructions from the target's cost model), so one run
-per candidate suffices.
+``tile_sizes``), simulate each, and report the best one found. The legal sizes include tail-tiled ones (sizes
+on the fractal grid that do not divide the extent; ``legal_tile_sizes`` / ``aligned_sizes``). Goal: the
+pass's choice within 5% of the best. Timing is deterministic (the simulator prices instructions from the
+target's cost model), so one run per candidate suffices.
 
     python benchmarks/matmul_tiling.py [--target Ascend910B] [--shapes NAME,...]
 """
@@ -84,6 +85,9 @@ CASES = (
     Case("bmm_4x32x128x64_bf16", 4, 32, 128, 64, "BF16", "FP32"),
     Case("mm_grid_256x128x256_fp16", 0, 256, 128, 256, "FP16", "FP32"),
     Case("mm_grid_256x256x256_fp16", 0, 256, 256, 256, "FP16", "FP32"),
+    # no L0 tile size divides these: the last K step / the M and N edge blocks are tail pieces
+    Case("mm_tail_128x1000x128_fp16", 0, 128, 1000, 128, "FP16", "FP32"),
+    Case("mm_tail_200x64x200_fp16", 0, 200, 64, 200, "FP16", "FP32"),
 )
 
 

@@ -176,3 +176,85 @@ def test_column_packed_pages_are_accepted_where_row_packed_wide_pages_would_be_w
     """)
     with pytest.raises(TilefoldError):
         passes.canonicalize_tile_slice()(rows)
+
+
+# ---------------------------------------------------------------------------------------------------
+# tail pieces, matmul_bias, N-D row reductions
+# ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("m,k,n,dt,acc,target", [
+    (128, 1000, 128, "FP16", "FP32", "Ascend910B"),  # K tail of 104 after a K pipeline
+    (200, 64, 200, "FP16", "FP32", "Ascend910B"),  # M and N edge blocks of 88 rows / columns
+    (200, 64, 200, "FP16", "FP32", "Ascend910C"),
+    (128, 1000, 64, "INT8", "INT32", "Ascend910B"),  # K tail of 8 with the 32-byte INT8 K quantum
+])
+def test_tail_tiled_matmul_matches_golden(m, k, n, dt, acc, target):
+    program = matmul_kernel(m, k, n, dt, acc)
+    compiled = compile(program, target=target)
+    assert loops(compiled.ir, ForKind.Pipeline) or loops(compiled.ir, ForKind.Sequential) \
+        or compiled.pto.text().count("tmatmul") > 1, "the matmul was tiled"
+    report = run_and_compare(program, "random", target=target)
+    assert report.fault is None and report.matches, report.summary()
+
+
+def test_k_1000_is_pipelined_with_one_tail_step():
+    compiled = compile(matmul_kernel(128, 1000, 128, "FP16"))
+    pipes = loops(compiled.ir, ForKind.Pipeline)
+    assert len(pipes) == 1 and not loops(compiled.ir, ForKind.Sequential)
+    text = compiled.pto.text()
+    assert text.count("tmatmul_acc") == 2  # the pipelined step and the tail step
+    assert "128x104" in text and "104x128" in text  # the tail pieces
+
+
+def test_forced_tail_sizes_match_golden_through_the_pipeline():
+    program = matmul_kernel(256, 256, 200, "FP16")
+    report = run_and_compare(program, "random", options={"tile_sizes": (96, 112, 96)})
+    assert report.fault is None and report.matches, report.summary()
+
+
+def bias_kernel(m: int, k: int, n: int):
+    return kernel(
+        f"a: pl.Tensor[[{m}, {k}], pl.FP16], b: pl.Tensor[[{k}, {n}], pl.FP16], bias: pl.Tensor[[1, {n}], pl.FP32], "
+        f"out: pl.Out[pl.Tensor[[{m}, {n}], pl.FP32]]", f"""
+        ta: pl.Tile[[{m}, {k}], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [{m}, {k}], target_memory=pl.Mem.Mat)
+        tb: pl.Tile[[{k}, {n}], pl.FP16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [{k}, {n}], target_memory=pl.Mem.Mat)
+        tc: pl.Tile[[1, {n}], pl.FP32, pl.Mem.Mat] = pl.tile.load(bias, [0, 0], [1, {n}], target_memory=pl.Mem.Mat)
+        c: pl.Tile[[{m}, {n}], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_bias(ta, tb, tc)
+        out = pl.store(c, [0, 0], out)
+        return out
+    """)
+
+
+@pytest.mark.parametrize("m,k,n", [(128, 512, 128), (128, 256, 512)])
+def test_oversized_matmul_bias_is_tiled_and_matches_golden(m, k, n):
+    program = bias_kernel(m, k, n)
+    text = compile(program).pto.text()
+    assert text.count("tmatmul_bias") == 1 and "tmatmul_acc" in text  # the bias is added once per block
+    report = run_and_compare(program, "random")
+    assert report.fault is None and report.matches, report.summary()
+
+
+def test_untiled_oversized_matmul_points_at_the_matmul():
+    from tilefold.errors import TilefoldError
+
+    with pytest.raises(TilefoldError) as info:
+        compile(matmul_kernel(128, 512, 128), skip_passes=("AutoTileMatmulL0",))
+    assert "does not fit in Left" in info.value.message
+    assert info.value.span is not None and "pl.tile.matmul(ta, tb)" in info.value.span.source_line
+
+
+@pytest.mark.parametrize("bind", [False, True])
+def test_nd_row_reductions_match_golden(bind):
+    program = kernel(
+        "x: pl.Tensor[[2, 16, 64], pl.FP32], o1: pl.Out[pl.Tensor[[2, 16, 1], pl.FP32]], "
+        "o2: pl.Out[pl.Tensor[[2, 16, 1], pl.FP32]]", """
+        a: pl.Tile[[2, 16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0, 0], [2, 16, 64], target_memory=pl.Mem.Vec)
+        s: pl.Tile[[2, 16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.row_sum(a)
+        m: pl.Tile[[2, 16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.row_max(a)
+        o1 = pl.store(s, [0, 0, 0], o1)
+        o2 = pl.store(m, [0, 0, 0], o2)
+        return o1
+    """)
+    report = run_and_compare(program, "random", options={"enable_auto_bind_sub_block": bind})
+    assert report.fault is None and report.matches, report.summary()

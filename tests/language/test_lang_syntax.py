@@ -260,7 +260,7 @@ def test_memref_and_tile_view_roundtrip() -> None:
     src = kernel('''
 t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.MemRef(pl.Mem.Vec, "buf0", 0, 4096, address=256)] = pl.tile.load(x, [0, 0], [16, 64])
 b = pl.tile.get_block_idx()
-v: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.MemRef(pl.Mem.Vec, "buf0", b * 64, 4096), pl.TileView(valid_shape=[8, 64], blayout="row_major")] = pl.tile.slice(t, [16, 64], [0, 0])
+v: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.MemRef(pl.Mem.Vec, "buf0", b * 64, 4096), pl.TileView(valid_shape=[8, 64], blayout="col_major")] = pl.tile.slice(t, [16, 64], [0, 0])
 out = pl.store(v, [0, 0], out)
 return out
 ''')
@@ -270,7 +270,7 @@ return out
     assert (t.memref.base, t.memref.byte_offset.value, t.memref.size, t.memref.address) == ("buf0", 0, 4096, 256)
     v = stmts(p)[2].var.type
     assert isinstance(v.memref.byte_offset, Mul)
-    assert v.tile_view.blayout == "row_major" and [e.value for e in v.tile_view.valid_shape] == [8, 64]
+    assert v.tile_view.blayout == "col_major" and [e.value for e in v.tile_view.valid_shape] == [8, 64]
     text = roundtrip(p)
     assert 'pl.MemRef(pl.Mem.Vec, "buf0", 0, 4096, address=256)' in text
 

@@ -15,16 +15,21 @@ from op-name lists:
 - VIEW ``tile.slice`` joins axis ``i`` with the source's axis ``i``; other views, matmul, transpose, ...
   add no joins (their results are fresh classes).
 - loops and ifs join inits, iter args, yielded values and results.
-- Custom-like ops (``OpKind.CUSTOM``): no explicit maps -> opaque; any unranked shaped operand or
-  result -> opaque and recorded in ``unranked_custom`` (TileAndBindSubBlock then gives up on the whole
-  function); all-parallel identity maps -> the elementwise path; otherwise only axes whose map result is
+- Custom-like ops (``OpKind.CUSTOM``): any unranked shaped operand or result -> opaque and recorded in
+  ``unranked_custom`` (TileAndBindSubBlock then gives up on the whole function); no explicit maps ->
+  opaque (no joins at all, not even result <-> output init: without maps nothing says how the kernel
+  relates them); all-parallel identity maps -> the elementwise path; otherwise only axes whose map result is
   the ``AffineDimExpr`` of a *parallel* iterator are joined (through the iterator); axes mapped to a
   reduction iterator are marked *reduction*; results without an output map are skipped.
 
 Joins are *transactional* per op: all joins one op asks for are applied together, and if any of them
-would put two different axes of one value into the same class (e.g. a vector broadcast along two
-different axes), the whole op's joins are undone and a ``DimensionConflict`` is recorded. Conflicts do
-not abort the analysis; the sub-block pass turns its strict mode off for that function.
+would put two different axes of one value into the same class, the whole op's joins (and marks) are
+undone and a ``DimensionConflict`` is recorded. Conflicts do not abort the analysis. A conflict is a
+*broadcast on two different axes* (``DimensionConflict.broadcast``) when the join that failed touches an
+operand the op broadcasts (a row/col-broadcast vector, or a custom-op operand with a constant-0 map
+result) — e.g. one ``[16, 1]`` vector read as a column through ``(d0, 0)`` and as a row through
+``(d1, 0)``. Only that kind turns the sub-block pass's strict mode off (for that function); any other
+conflict (e.g. axes crossed by a transposing map) is recorded and strict mode is kept.
 
 The analysis is linear in program size (near-constant union-find operations per operand axis).
 """
@@ -68,9 +73,11 @@ class DimensionConflict:
     value: str
     axes: tuple[int, int]
     reason: str
+    broadcast: bool = False  # "broadcast on two different axes": the failed join touches a broadcast operand
 
     def __str__(self) -> str:
-        return f"{self.op}: {self.reason} (axes {self.axes[0]} and {self.axes[1]} of {self.value})"
+        kind = "broadcast on two different axes: " if self.broadcast else ""
+        return f"{self.op}: {kind}{self.reason} (axes {self.axes[0]} and {self.axes[1]} of {self.value})"
 
 
 @dataclass
@@ -187,14 +194,22 @@ class DimensionAnalyzer:
                 del info.reasons[n:]
 
     def transaction(self, op: str, joins: list[tuple[AxisKey, AxisKey, str]],
-                    marks: list[tuple[AxisKey, bool, bool, str]] = ()) -> DimensionConflict | None:
-        """Apply all ``joins`` (and ``marks``) of one op, or none of them."""
+                    marks: list[tuple[AxisKey, bool, bool, str]] = (),
+                    broadcast_op: bool = False) -> DimensionConflict | None:
+        """Apply all ``joins`` (and ``marks``) of one op, or none of them. A conflict is classified as a
+        broadcast on two different axes when ``broadcast_op`` says the op broadcasts one operand along two
+        different iteration dims, or when the failed join touches a value the op broadcasts."""
         self._undo = []
         conflict = None
+        # values this op broadcasts (a broadcast mark on one of their axes)
+        bcast_values = {key[0] for key, _red, brc, _r in marks if brc}
         try:
             for a, b, reason in joins:
                 conflict = self._union(a, b, op, reason)
                 if conflict is not None:
+                    if broadcast_op or a[0] in bcast_values or b[0] in bcast_values:
+                        conflict = DimensionConflict(conflict.op, conflict.value, conflict.axes, conflict.reason,
+                                                     broadcast=True)
                     break
             if conflict is None:
                 for key, red, brc, reason in marks:
@@ -372,7 +387,10 @@ class DimensionAnalyzer:
         else:
             self.opaque_ops.append(call)
         if joins or marks:
-            self.transaction(name, joins, marks)
+            self.transaction(name, joins, marks, broadcast_op=self._bcast_two_axes)
+        self._bcast_two_axes = False
+
+    _bcast_two_axes = False  # set by ``_custom`` for the op being visited
 
     def _custom(self, result: Var | None, call: Call, joins: list, marks: list) -> None:
         seg = custom_segments(call)
@@ -394,15 +412,15 @@ class DimensionAnalyzer:
                 self.unranked_custom.append(call)
                 self.opaque_ops.append(call)
                 return
+        maps: tuple[AffineMap, ...] = call.kwarg("indexing_maps") or ()
+        iters: tuple[str, ...] = call.kwarg("iterator_types") or ()
+        if not maps or not iters:
+            self.opaque_ops.append(call)  # opaque: no join at all, not even result <-> output init
+            return
         # DPS: result j is written through output init j
         for j, r in enumerate(results):
             if j < len(outs) and isinstance(outs[j], Var) and self.ranks.get(outs[j]) == self.ranks[r]:
                 joins += [((r, i), (outs[j], i), "custom result / output init") for i in range(self.ranks[r])]
-        maps: tuple[AffineMap, ...] = call.kwarg("indexing_maps") or ()
-        iters: tuple[str, ...] = call.kwarg("iterator_types") or ()
-        if not maps or not iters:
-            self.opaque_ops.append(call)
-            return
         operands = list(ins) + list(outs)
         all_parallel = all(it == PARALLEL for it in iters)
         if all_parallel and all(m.is_identity() for m in maps):
@@ -442,11 +460,19 @@ class DimensionAnalyzer:
                     iter_anchor[n] = key
             else:
                 marks.append((key, True, False, f"{call.kwarg('symbol')}: reduction iterator d{n}"))
+        broadcast_values: set[Var] = set()
         for o, m in zip(operands, maps, strict=False):
             if isinstance(o, Var) and o in self.ranks:
                 for axis, e in enumerate(m.results):
                     if axis < self.ranks[o] and isinstance(e, AffineConstantExpr):
                         marks.append(((o, axis), False, True, "custom broadcast constant"))
+                        broadcast_values.add(o)
+        # a broadcast operand whose same axis is bound to two different iteration dims (e.g. one [16, 1]
+        # vector read through (d0, 0) and through (d1, 0)): a "broadcast on two different axes"
+        dims_of: dict[AxisKey, set[int]] = {}
+        for key, n in bound:
+            dims_of.setdefault(key, set()).add(n)
+        self._bcast_two_axes = any(key[0] in broadcast_values and len(ns) > 1 for key, ns in dims_of.items())
 
 
 def _is_scalar(e: Expr) -> bool:

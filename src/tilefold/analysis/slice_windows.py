@@ -16,20 +16,34 @@ One forward walk over a function (``analyze_slice_windows``) records, in program
   dtype and constant dims), so shape-changing reshapes, dtype-changing reinterpret views and non-square
   transpose views never propagate a window;
 - ``use_counts``: how many times each Var is referenced;
-- ``col_broadcast_operands``: the Vars read by a col_expand-family op (``OpKind.COL_BROADCAST``);
+- ``tile_alias`` / ``alias_src``: plain SSA aliases of canonical slices, resolved transitively
+  (``a = s; b = a`` maps both ``a`` and ``b`` to ``s``; each alias is resolved once, from its source's
+  entry, so chains cost O(1) per alias) and the immediate source of each such alias (for use-count
+  release chains);
+- ``col_broadcast_operands``: the Vars read by a col_expand-family op (``OpKind.COL_BROADCAST``), each
+  resolved through plain aliases to the Var that first named the value (``plain_root``);
 - ``acc_findings``: every accumulator destination (the ``output_reuses_input`` operand of an op such as
   ``tile.matmul_acc``) that resolves to a window, plus the loop back edges of carried accumulators,
   each with the verdict of the L0C block-layout rule (``acc_window_verdict``).
 
-Windows reached through a view that may permute elements (any view other than a slice) are marked
-``exact=False``: they still describe the same bytes (enough for the Acc layout rule) but later slices
-of them are not peeled, because element offsets would not add up.
+Windows reached through a view that may permute elements are marked ``exact=False``: they still describe
+the same bytes (enough for the Acc layout rule) but later slices of them are not peeled, because element
+offsets would not add up. A view is an *identity* view when it keeps the extent and maps every element to
+itself — decided from the registry's golden semantics on a probe tile (``view_is_identity``), so a
+same-shape ``tile.reshape`` or ``tile.set_validshape`` is exact while a square ``tile.transpose_view`` is
+not. A slice whose source is (derived from) a non-identity view is *opaque*: its offsets are coordinates
+of a relabelled layout, not of the root allocation, so the Acc rule stays silent about it instead of
+judging it against the wrong layout. A slice of an identity view of a root is placed on the root itself.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from math import prod
+from typing import Any
+
+import numpy as np
 
 from tilefold.analysis.scalar_facts import ScalarFacts, add_index, runs_more_than_once
 from tilefold.ir.expr import Call, ConstInt, Expr, IterArg, MakeTuple, Var
@@ -46,7 +60,7 @@ from tilefold.ir.stmt import (
     YieldStmt,
 )
 from tilefold.ir.types import DataType, MemorySpace, TileType, Type
-from tilefold.ops.registry import OpDef, OpKind, get_op, op_of
+from tilefold.ops.registry import OpDef, OpKind, ParamKind, get_op, op_of
 
 __all__ = [
     "ACC_BLOCK_COLS",
@@ -60,6 +74,7 @@ __all__ = [
     "is_canonical_slice",
     "same_extent",
     "static_extent",
+    "view_is_identity",
 ]
 
 ACC_BLOCK_COLS = 16  # columns of one NZ fractal block in L0C
@@ -88,6 +103,78 @@ def same_extent(a: Type, b: Type) -> bool:
     """Both tile types provably have the same extent: same rank, dtype, and equal constant dims."""
     ea = static_extent(a)
     return ea is not None and ea == static_extent(b)
+
+
+_PROBE_INTS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_IDENTITY_CACHE: dict[Any, bool] = {}
+
+
+def view_is_identity(od: OpDef, call: Call, src_type: Type, out_type: Type, facts: ScalarFacts | None = None) -> bool:
+    """Does the view ``call`` (operand 0 is the viewed tile) keep the extent and map every element to itself?
+
+    Decided from the registry, not from op names: the extent rule (``same_extent``) first, then the op's
+    golden semantics run on a probe tile whose elements are their own flat index (at the element's
+    storage width, so a dtype reinterpretation is compared bit for bit). A same-shape ``tile.reshape`` or
+    ``tile.set_validshape`` passes; a square ``tile.transpose_view`` moves elements and fails. Non-tile
+    operands must be compile-time constants; anything unprovable is ``False``. Results are cached per
+    (op, extent, constant operands, attributes), so the probe runs once per distinct view shape.
+    """
+    if od.golden is None or not same_extent(src_type, out_type):
+        return False
+    ext = static_extent(src_type)
+    assert ext is not None
+    dtype, shape = ext
+    params = od.operand_params
+    if not params or params[0].kind is not ParamKind.TILE or len(call.args) > len(params):
+        return False
+    operands: list[Any] = [None]
+    for p, a in zip(params[1:], call.args[1:], strict=False):
+        if p.kind is ParamKind.TUPLE and isinstance(a, MakeTuple):
+            vals = [_const(e, facts) for e in a.elements]
+            if any(v is None for v in vals):
+                return False
+            operands.append(tuple(vals))
+        elif p.kind is ParamKind.SCALAR:
+            v = _const(a, facts)
+            if v is None:
+                return False
+            operands.append(v)
+        else:
+            return False
+    try:
+        key: Any = (od.name, dtype, shape, tuple(operands[1:]), call.kwargs)
+        hash(key)
+    except TypeError:
+        key = None
+    if key is not None and key in _IDENTITY_CACHE:
+        return _IDENTITY_CACHE[key]
+    ok = _probe_identity(od, operands, dict(call.kwargs), shape, dtype.itemsize)
+    if key is not None:
+        _IDENTITY_CACHE[key] = ok
+    return ok
+
+
+def _const(e: Expr, facts: ScalarFacts | None) -> int | None:
+    if isinstance(e, ConstInt):
+        return e.value
+    return facts.const_value(e) if facts is not None else None
+
+
+def _probe_identity(od: OpDef, operands: list[Any], attrs: dict[str, Any], shape: tuple[int, ...],
+                    itemsize: int) -> bool:
+    n = prod(shape)
+    int_t = _PROBE_INTS.get(itemsize)
+    if int_t is None or n > 2 ** (8 * itemsize) or od.golden is None:
+        return False  # the probe could not give every element a distinct value
+    probe = np.arange(n, dtype=int_t).reshape(shape)
+    operands = [probe, *operands[1:]]
+    try:
+        with np.errstate(all="ignore"):
+            out = np.asarray(od.golden(operands, attrs))
+        return (out.shape == probe.shape and out.dtype.itemsize == itemsize
+                and bool(np.array_equal(np.ascontiguousarray(out).view(int_t), probe)))
+    except Exception:  # noqa: BLE001  (a golden that cannot run on the probe proves nothing)
+        return False
 
 
 @dataclass(frozen=True, eq=False)
@@ -135,6 +222,8 @@ class Window:
     extent: tuple[int, ...] | None
     seed: Var
     exact: bool = True  # element (i, j) of the holder is parent[offsets + (i, j)]
+    # why the offsets are not coordinates of the parent's own layout (a slice of a non-identity view)
+    opaque: str | None = None
 
     def describe(self) -> str:
         offs = ", ".join(repr(o) for o in self.offsets)
@@ -168,6 +257,8 @@ def acc_window_verdict(window: Window, extent: tuple[int, ...] | None, facts: Sc
     contiguous when it spans all M rows or stays inside one 16-column block. Anything that cannot be
     proved either way is ``silent`` (never a false rejection).
     """
+    if window.opaque is not None:
+        return AccVerdict("silent", window.opaque)
     ptype = window.parent.type
     if not isinstance(ptype, TileType) or ptype.memory_space is not MemorySpace.Acc:
         return AccVerdict("silent", "parent is not known to live in Acc (L0C)")
@@ -204,14 +295,19 @@ class SliceWindowAnalysis:
     use_counts: dict[Var, int] = field(default_factory=dict)
     acc_findings: list[AccFinding] = field(default_factory=list)
     names: set[str] = field(default_factory=set)
-    tile_alias: dict[Var, Var] = field(default_factory=dict)  # plain alias -> canonical slice it names
-    col_broadcast_operands: set[Var] = field(default_factory=set)  # Vars read by an OpKind.COL_BROADCAST op
+    tile_alias: dict[Var, Var] = field(default_factory=dict)  # plain alias -> canonical slice it names (transitive)
+    alias_src: dict[Var, Var] = field(default_factory=dict)  # plain alias of a slice -> the Var it copies
+    plain_root: dict[Var, Var] = field(default_factory=dict)  # plain alias -> first Var of its alias chain
+    col_broadcast_operands: set[Var] = field(default_factory=set)  # plain roots read by a COL_BROADCAST op
 
     def window_of(self, expr: Expr) -> Window | None:
         return self.windows.get(expr) if isinstance(expr, Var) else None
 
     def slice_of(self, expr: Expr) -> SliceInfo | None:
-        return self.slices.get(expr) if isinstance(expr, Var) else None
+        """The canonical slice ``expr`` names, directly or through plain aliases."""
+        if not isinstance(expr, Var):
+            return None
+        return self.slices.get(self.tile_alias.get(expr, expr))
 
     def same_window(self, a: Window | None, b: Window | None) -> bool:
         """Provably the same window: same parent Var, equal offsets and equal extents."""
@@ -254,6 +350,11 @@ class _Walker:
         self.acc_dest: dict[Var, str] = {}
         # storage predecessor of a tile Var (alias source, storage operand, IterArg init)
         self.storage_pred: dict[Var, Var] = {}
+        # Vars whose element coordinates are not those of their storage root (a non-identity view, or
+        # derived from one): the reason, for the silent verdict of any slice taken of them
+        self.opaque: dict[Var, str] = {}
+        # identity views / plain aliases of a root tile -> that root (a slice of them is placed on the root)
+        self.view_root: dict[Var, Var] = {}
 
     # -- uses ----------------------------------------------------------------------------------------
 
@@ -318,10 +419,14 @@ class _Walker:
         res.facts.record_assign(var, value)
         if isinstance(value, Var):
             self.edge(var, value, exact=True)
+            self.derive(var, value, None)
+            res.plain_root[var] = res.plain_root.get(value, value)
             if value in res.slices:
                 res.tile_alias[var] = value
+                res.alias_src[var] = value
             elif value in res.tile_alias:
-                res.tile_alias[var] = res.tile_alias[value]
+                res.tile_alias[var] = res.tile_alias[value]  # union to the root once: O(1) per alias
+                res.alias_src[var] = value
             return
         if not isinstance(value, Call):
             return
@@ -334,7 +439,17 @@ class _Walker:
         self.accumulator_use(s, value)
         idx = od.output_on_input_storage
         if idx is not None and idx < len(value.args) and isinstance(value.args[idx], Var):
-            self.edge(var, value.args[idx], exact=od.output_reuses_input is not None)
+            src = value.args[idx]
+            if od.output_reuses_input is not None:
+                identity = True  # written through in place: the same elements at the same places
+            elif isinstance(var.type, TileType) and self.may_be_acc(var.type):
+                identity = view_is_identity(od, value, src.type, var.type, res.facts)
+            else:
+                identity = False
+            self.edge(var, src, exact=identity)
+            self.derive(var, src, None if identity else
+                        f"'{var.name}' is a {od.name} of '{src.name}' that does not keep every element in place, "
+                        "so a window of it is not a window of the root's L0C layout")
 
     def edge(self, dst: Var, src: Var, *, exact: bool) -> None:
         """``dst`` denotes the same bytes as ``src``; inherit its window when extents provably match."""
@@ -344,8 +459,28 @@ class _Walker:
         if w is None or not same_extent(dst.type, src.type):
             return
         if not exact and w.exact:
-            w = Window(w.parent, w.offsets, w.extent, w.seed, exact=False)
+            w = Window(w.parent, w.offsets, w.extent, w.seed, exact=False, opaque=w.opaque)
         self.result.windows[dst] = w
+
+    def derive(self, dst: Var, src: Var, non_identity: str | None) -> None:
+        """``dst`` is ``src`` (plain alias, identity view: ``non_identity`` None) or a relabelling of it."""
+        if not (isinstance(dst.type, TileType) and self.may_be_acc(dst.type)):
+            return
+        reason = self.opaque.get(src)
+        if reason is None and non_identity is not None:
+            reason = non_identity
+        if reason is not None:
+            self.opaque[dst] = reason
+        else:
+            self.view_root[dst] = self.view_root.get(src, src)
+
+    def carry_opaque(self, dst: Var, *srcs: Expr) -> None:
+        """A loop / if value that may be any of ``srcs``: opaque when one of them is (never resolved to a root)."""
+        for src in srcs:
+            reason = self.opaque.get(src) if isinstance(src, Var) else None
+            if reason is not None:
+                self.opaque[dst] = reason
+                return
 
     def slice(self, s: AssignStmt, call: Call) -> None:
         res = self.result
@@ -365,11 +500,18 @@ class _Walker:
             pass  # a window of a non-Acc parent: nothing the accumulator rule could conclude
         else:
             extent = tuple(e.value for e in shape) if all(isinstance(e, ConstInt) for e in shape) else None
+            opaque = self.opaque.get(src)
             if w_src is not None and w_src.exact and len(w_src.offsets) == len(offsets):
                 summed = tuple(add_index(a, b, facts) for a, b in zip(w_src.offsets, offsets, strict=True))
-                res.windows[var] = Window(w_src.parent, summed, extent, var)
+                res.windows[var] = Window(w_src.parent, summed, extent, var, opaque=w_src.opaque or opaque)
+            elif w_src is not None or opaque is not None:
+                # a slice of a relabelled view: its offsets are not coordinates of the root's layout
+                res.windows[var] = Window(src, offsets, extent, var, opaque=opaque or (
+                    f"'{src.name}' denotes window {w_src.describe() if w_src else '?'} through a view whose "
+                    "coordinates do not add up with this slice's, so its place in the root's L0C layout is "
+                    "unknown"))
             else:
-                res.windows[var] = Window(src, offsets, extent, var)
+                res.windows[var] = Window(self.view_root.get(src, src), offsets, extent, var)
         if len(call.args) != 3:
             res.other_slices.append(s)
             return
@@ -393,7 +535,8 @@ class _Walker:
         if od is None:
             return
         if od.kind is OpKind.COL_BROADCAST:
-            self.result.col_broadcast_operands.update(a for a in call.args if isinstance(a, Var))
+            roots = self.result.plain_root
+            self.result.col_broadcast_operands.update(roots.get(a, a) for a in call.args if isinstance(a, Var))
         if od.output_reuses_input is None:
             return
         idx = od.output_reuses_input
@@ -439,6 +582,7 @@ class _Walker:
             self.count(ia.init)
             if isinstance(ia.init, Var):
                 self.edge(ia, ia.init, exact=True)
+                self.carry_opaque(ia, ia.init)
 
     def loop_results(self, iter_args: tuple[IterArg, ...], return_vars: tuple[Var, ...],
                      yielded: tuple[Expr, ...] | None) -> None:
@@ -448,6 +592,7 @@ class _Walker:
         if yielded is None:
             return
         for ia, rv, y in zip(iter_args, return_vars, yielded, strict=False):
+            self.carry_opaque(rv, ia.init, y)
             if not isinstance(y, Var) or not isinstance(ia.init, Var):
                 continue
             w_init, w_y = res.windows.get(ia.init), res.windows.get(y)
@@ -482,6 +627,7 @@ class _Walker:
         if then_y is None or else_y is None:
             return
         for rv, a, b in zip(s.return_vars, then_y, else_y, strict=False):
+            self.carry_opaque(rv, a, b)
             if not (isinstance(a, Var) and isinstance(b, Var)):
                 continue
             wa, wb = res.windows.get(a), res.windows.get(b)

@@ -579,6 +579,13 @@ class FunctionCodegen:
                 return self.handle(e)
             return self.sexpr(e)
 
+        for j, e in enumerate(seg["outs"]):
+            if not isinstance(e.type, TileType):
+                raise NotSupportedError(
+                    f"custom op {call.kwarg('symbol') or call.op_name}: output init #{j} "
+                    f"{getattr(e, 'name', e)!s} is a {type(e.type).__name__}, not a tile; custom kernels "
+                    "write tile outputs only", span=call.span,
+                    hint="pass a tile as the output init (pl.tile.create) and pl.store the result to the tensor")
         outs = tuple(self.handle(e) for e in seg["outs"])
         ins = tuple(operand(e) for e in seg["ins"])
         tmps = tuple(self.handle(e) for e in seg["tmps"] if isinstance(e.type, TileType))
@@ -628,8 +635,13 @@ class FunctionCodegen:
                 f"internal error: refusing to materialize subview operand %{h} (tile {info.var_name!r}) of "
                 f"{call.op_name} in {self.fn.name!r} in place: {why}",
                 span=call.span if call.span.line else None,
-                hint="run CanonicalizeTileSlice (it rewrites such operands to tile.extract into a fresh "
-                     "buffer), or compile with codegen='faithful' to reproduce the unguarded upstream code")
+                hint="give the op a copy in a fresh buffer: for a 3-operand pl.tile.slice the default pipeline's "
+                     "CanonicalizeTileSlice does this (check it was not skipped); a slice with valid_shape / "
+                     "drop_dims (4-5 operands) is never rewritten by it, so write the window as a 3-operand "
+                     "pl.tile.slice(src, [rows, cols], [row, col]), or copy it yourself with "
+                     "pl.tile.extract(src, row, col, shape=[rows, cols], target_memory=pl.Mem.Vec) (Left / Right "
+                     "for a matmul operand) and pass that; codegen='faithful' reproduces the unguarded upstream "
+                     "code")
         out.append(TExtract(own, src, row, col, materialize=True))
         return own
 

@@ -1,12 +1,19 @@
 """Reference kernels for the custom ops used by the example programs (``examples/subblock``,
-``examples/seeds``) and the demo. Call ``register_example_kernels()`` before running those programs;
-registering twice is harmless here (the library replaces its own entries)."""
+``examples/seeds/customop_*.py``) and the demo. Call ``register_example_kernels()`` before running those
+programs (``tilefold run FILE --kernels examples`` does); registering twice is harmless here (the library
+replaces its own entries), and ``unregister_example_kernels()`` removes them again.
+
+Every kernel is tile-local: it sees only the window its sub-block computes, as a compiled kernel would, so
+a split program matches the whole one exactly when TileAndBindSubBlock projected the windows correctly.
+The semantics of each example symbol are stated in the example's docstring / comment; where the example
+only names the kernel, the reference below fixes it (documented per entry).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from tilefold.custom import register_custom_op
+from tilefold.custom import register_custom_op, unregister_custom_op
 
 
 def softmax(x: np.ndarray, axis: int) -> np.ndarray:
@@ -22,10 +29,45 @@ def _softmax_cost(*shapes: tuple[int, ...]) -> float:
     return 4 * (elems * 4 / 256) + 4 * 16
 
 
+def _like(x: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """``value`` in the dtype of ``x`` (a kernel's result has its output init's dtype)."""
+    return np.asarray(value).astype(np.asarray(x).dtype)
+
+
+def _identity(x: np.ndarray) -> np.ndarray:
+    return np.array(x, copy=True)
+
+
+def _scale_bias(x: np.ndarray, b: np.ndarray, scale: float) -> np.ndarray:
+    # customop_broadcast_scalar.py: x [M, N], bias row b [1, N] (map (0, d1)), scalar scale
+    x32 = np.asarray(x, np.float32)
+    return _like(x, x32 * np.float32(scale) + np.asarray(b, np.float32))
+
+
+def _split(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    # customop_multi_result.py: one kernel, two results (the positive and the negative part of x)
+    x32 = np.asarray(x, np.float32)
+    return _like(x, np.maximum(x32, 0.0)), _like(x, np.minimum(x32, 0.0))
+
+
+def _row_reduce(x: np.ndarray) -> np.ndarray:
+    # customop_reduction_input.py: [M, N] -> [M] (map (d0, d1) -> (d0)), sum over the reduction iterator d1
+    return _like(x, np.asarray(x, np.float32).sum(axis=1))
+
+
 EXAMPLE_KERNELS = {
+    # examples/subblock
     "example.softmax_last": (lambda x: softmax(x, axis=1), _softmax_cost),
     "example.softmax_first": (lambda x: softmax(x, axis=0), _softmax_cost),
     "example.add_bias": (lambda x, b: (x + b).astype(x.dtype), None),
+    # examples/seeds/customop_*.py
+    "identity_kernel": (_identity, None),  # customop_identity.py: y = x
+    "scale_bias_kernel": (_scale_bias, None),  # customop_broadcast_scalar.py: y = x * scale + bias
+    "split_kernel": (_split, None),  # customop_multi_result.py: (max(x, 0), min(x, 0))
+    "row_reduce_kernel": (_row_reduce, None),  # customop_reduction_input.py: y = sum(x, axis=1)
+    "macro_kernel": (_identity, None),  # customop_macro.py: a copy (its tmp / sync args are not data)
+    "softmax_reduce_last": (lambda x: softmax(x, axis=1), _softmax_cost),  # customop_softmax.py, attrs axis=1
+    "softmax_reduce_first": (lambda x: softmax(x, axis=0), _softmax_cost),  # customop_softmax.py, attrs axis=0
 }
 
 
@@ -33,3 +75,9 @@ def register_example_kernels() -> list[str]:
     for symbol, (kernel, cost) in EXAMPLE_KERNELS.items():
         register_custom_op(symbol, kernel, cost, replace=True)
     return sorted(EXAMPLE_KERNELS)
+
+
+def unregister_example_kernels() -> None:
+    """Remove every kernel ``register_example_kernels`` registered (e.g. at the end of a test)."""
+    for symbol in EXAMPLE_KERNELS:
+        unregister_custom_op(symbol)

@@ -165,21 +165,108 @@ class TensorType(Type):
 
 @dataclass(frozen=True)
 class TileView:
-    """Non-default view facts of a tile: valid shape, block / scatter layout, fractal, padding."""
+    """Non-default view facts of a tile: valid shape, block / scatter layout, fractal, padding.
+
+    A field left ``None`` means the implicit value: the whole shape is valid, and the layout / fractal are
+    the ones the tile's memory space implies (``IMPLICIT_LAYOUTS``). The canonical form of a type stores
+    only the facts that differ from the implicit ones, and no TileView at all when none does: build views
+    through ``canonical_tile_view``.
+    """
 
     valid_shape: tuple[Expr, ...] | None = None
     blayout: str | None = None  # "row_major" | "col_major"
     slayout: str | None = None  # "none_box" | "row_major" | "col_major"
     fractal: int | None = None  # bytes of one fractal
-    pad: str | None = None
+    pad: str | None = None  # "null" (no padding, the implicit value) | "zero" | "max" | "min"
+
+
+@dataclass(frozen=True)
+class ImplicitLayout:
+    """The layout a tile has in a memory space when its TileView says nothing else."""
+
+    blayout: str
+    slayout: str
+    fractal: int  # bytes of one fractal
+
+
+# The fractal model (PTO tile layouts of the 910B-class cube / vector cores):
+# - Vec (UB): plain row-major (ND), no inner boxes.
+# - Mat (L1): NZ, column-major blocks of row-major 512-byte fractals (16 rows x 32 bytes).
+# - Left (L0A): ZZ, row-major blocks of row-major 512-byte fractals.
+# - Right (L0B): ZN, row-major blocks of column-major 512-byte fractals.
+# - Acc (L0C): NZ, column-major blocks of row-major 16x16 fractals of 4-byte elements (1024 bytes).
+# DDR and Bias have no implicit tile layout: only a full valid shape is implicit there.
+IMPLICIT_LAYOUTS: dict[MemorySpace, ImplicitLayout] = {
+    MemorySpace.Vec: ImplicitLayout("row_major", "none_box", 512),
+    MemorySpace.Mat: ImplicitLayout("col_major", "row_major", 512),
+    MemorySpace.Left: ImplicitLayout("row_major", "row_major", 512),
+    MemorySpace.Right: ImplicitLayout("row_major", "col_major", 512),
+    MemorySpace.Acc: ImplicitLayout("col_major", "row_major", 1024),
+}
+IMPLICIT_PAD = "null"
+
+
+def _same_extents(a: tuple[Expr, ...], b: tuple[Expr, ...]) -> bool:
+    from tilefold.ir.expr import ConstInt
+
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if x is y:
+            continue
+        if not (isinstance(x, ConstInt) and isinstance(y, ConstInt) and x.value == y.value):
+            return False
+    return True
+
+
+def canonical_tile_view(shape: tuple[Expr, ...], memory_space: MemorySpace | None,
+                        view: TileView | None) -> TileView | None:
+    """The canonical form of ``view`` for a tile of ``shape`` in ``memory_space``.
+
+    Drops a valid shape equal to the shape (same ConstInt values or the very same expressions), a pad of
+    ``"null"``, and blayout / slayout / fractal equal to the memory space's implicit layout
+    (``IMPLICIT_LAYOUTS``; a tile without a memory space has no implicit layout). Returns None when nothing
+    remains, ``view`` itself when nothing was dropped.
+    """
+    if view is None:
+        return None
+    valid = view.valid_shape
+    if valid is not None and _same_extents(valid, shape):
+        valid = None
+    blayout, slayout, fractal = view.blayout, view.slayout, view.fractal
+    implicit = IMPLICIT_LAYOUTS.get(memory_space) if memory_space is not None else None
+    if implicit is not None:
+        if blayout == implicit.blayout:
+            blayout = None
+        if slayout == implicit.slayout:
+            slayout = None
+        if fractal == implicit.fractal:
+            fractal = None
+    pad = None if view.pad == IMPLICIT_PAD else view.pad
+    if valid is None and blayout is None and slayout is None and fractal is None and pad is None:
+        return None
+    if (valid is view.valid_shape and blayout is view.blayout and slayout is view.slayout
+            and fractal is view.fractal and pad is view.pad):
+        return view
+    return TileView(valid, blayout, slayout, fractal, pad)
 
 
 @dataclass(frozen=True)
 class MemRef:
     """The storage a tile occupies: a base allocation, a byte offset into it, and its size.
 
-    ``base`` names the root allocation. ``byte_offset`` is an expression; ``UNPLANNED_OFFSET`` is the
-    memory-planning sentinel (the root is allocated, its address is not assigned yet).
+    ``base`` names the root allocation, ``size`` is the bytes the tile occupies, ``address`` the absolute
+    address AllocateMemoryAddr stamps (None before that pass).
+
+    ``byte_offset`` is the tile's first byte relative to the root, an INDEX expression. InitMemRef
+    (``backend/memory_planning.py``) always writes an expression, never None: ``ConstInt(0)`` for a tile
+    that gets a root allocation of its own, and the source's offset plus the window's byte offset (folded to
+    a ``ConstInt`` when static, else a scalar expression such as ``b * 64``) for a view; write-through
+    results, iter args and loop results copy the MemRef they share. ``None`` is the planning sentinel: the
+    tile sits on an allocated root whose offset, and hence address, is not assigned yet. It only comes from
+    hand-written IR (``pl.MemRef(space, base, None, size)``); memory planning reads it as offset 0 when it
+    allocates addresses, and MemoryReuse only takes a member with a ``ConstInt(0)`` offset as the root of a
+    storage group.
     """
 
     memory_space: MemorySpace

@@ -82,6 +82,7 @@ from tilefold.ir.types import (
     TupleType,
     Type,
     UnknownType,
+    canonical_tile_view,
 )
 from tilefold.ops.registry import OpDef, ParamKind, find_op, make_call
 
@@ -932,11 +933,15 @@ class Parser:
         num = self._fold_number(node)
         if num is not None:
             if not isinstance(num, int) or isinstance(num, bool):
-                raise self.error(node, f"extents and indices must be integers, got {num!r}")
+                raise self.error(node, f"extents and indices must be integers, got {num!r}",
+                                 hint=f"write an integer here, e.g. {int(num)}" if isinstance(num, float)
+                                 else "write an integer or a pl.Scalar[pl.INDEX] expression here")
             return ConstInt(num, _INDEX)
         e = self._expr(node)
         if not isinstance(e.type, ScalarType):
-            raise self.error(node, f"expected a scalar index, got {_describe(e.type)}")
+            raise self.error(node, f"expected a scalar index, got {_describe(e.type)}",
+                             hint="extents and offsets are integers or scalar index expressions (e.g. i * 16), "
+                                  "not tiles or tensors")
         return e
 
     def _dtype(self, node: ast.expr) -> DataType:
@@ -1027,11 +1032,14 @@ class Parser:
                                      hint=f"change the annotation to pl.Mem.{mem.name} or move the tile with "
                                           f"pl.tile.move / target_memory=")
             # the annotation states the storage: its memref is authoritative; a view fills an inferred None
-            # and `pl.TileView()` (no fields) says explicitly that there is none
+            # and `pl.TileView()` (no fields) says explicitly that there is none. Views are canonical for the
+            # final memory space: an annotated view that spells only implicit facts also means "no view".
             memref = ann.memref
-            view = ann.tile_view if ann.tile_view is not None else inferred.tile_view
-            if view is NO_VIEW:
+            if ann.tile_view is NO_VIEW:
                 view = None
+            else:
+                view = canonical_tile_view(inferred.shape, mem, ann.tile_view if ann.tile_view is not None
+                                           else inferred.tile_view)
             if (mem is inferred.memory_space and memref is inferred.memref and view is inferred.tile_view):
                 return inferred
             return TileType(inferred.shape, inferred.dtype, mem, memref, view)
@@ -1668,8 +1676,11 @@ NO_VIEW = TileView()  # `pl.TileView()` in an annotation: the variable explicitl
 
 
 def _drop_no_view(t: Type) -> Type:
-    if isinstance(t, TileType) and t.tile_view is NO_VIEW:
-        return TileType(t.shape, t.dtype, t.memory_space, t.memref, None)
+    """A declared type in canonical form: ``pl.TileView()`` and views of only implicit facts become None."""
+    if isinstance(t, TileType) and t.tile_view is not None:
+        view = None if t.tile_view is NO_VIEW else canonical_tile_view(t.shape, t.memory_space, t.tile_view)
+        if view is not t.tile_view:
+            return TileType(t.shape, t.dtype, t.memory_space, t.memref, view)
     if isinstance(t, TupleType):
         return TupleType(tuple(_drop_no_view(x) for x in t.types))
     return t

@@ -25,6 +25,7 @@ from tilefold.ir.types import (
     TileView,
     TupleType,
     Type,
+    canonical_tile_view,
     make_shape,
     static_shape,
 )
@@ -61,35 +62,57 @@ def _fail(op: str, msg: str, hint: str | None = None) -> TypeInferenceError:
 
 def _tile(op: str, args: Sequence[Expr], i: int, what: str = "operand") -> TileType:
     if i >= len(args):
-        raise _fail(op, f"missing {what} #{i}")
+        raise _fail(op, f"missing {what} #{i}", f"pass a tile as the {what} (argument #{i}) of pl.{op}")
     t = args[i].type
     if not isinstance(t, TileType):
         raise _fail(op, f"{what} #{i} must be a tile, got {_describe(t)}",
-                    "load tensors into tiles with pl.tile.load before using tile ops")
+                    "load tensors into tiles with pl.tile.load before using tile ops" if isinstance(t, TensorType)
+                    else f"pass a tile as the {what}; a scalar operand goes to the scalar form of the op "
+                         "(e.g. pl.tile.adds instead of pl.tile.add)" if isinstance(t, ScalarType)
+                    else f"pass a tile as the {what}")
     return t
 
 
 def _tensor(op: str, args: Sequence[Expr], i: int) -> TensorType:
     t = args[i].type
     if not isinstance(t, TensorType):
-        raise _fail(op, f"operand #{i} must be a tensor, got {_describe(t)}")
+        raise _fail(op, f"operand #{i} must be a tensor, got {_describe(t)}",
+                    "pass a pl.Tensor here (a function parameter or pl.create_tensor result); tiles move to and "
+                    "from tensors only through pl.tile.load / pl.store")
     return t
 
 
 def _tuple(op: str, args: Sequence[Expr], i: int, what: str) -> tuple[Expr, ...]:
     if i >= len(args) or not isinstance(args[i], MakeTuple):
-        raise _fail(op, f"{what} must be a list, e.g. [0, 0]")
+        raise _fail(op, f"{what} must be a list, e.g. [0, 0]",
+                    f"write {what} as a bracketed list with one integer or pl.Scalar[pl.INDEX] entry per axis")
     for e in args[i].elements:
         if not isinstance(e.type, ScalarType):
-            raise _fail(op, f"{what} entries must be scalars")
+            raise _fail(op, f"{what} entries must be scalars",
+                        f"use integer constants or scalar index expressions (e.g. i * 16) in {what}, not "
+                        f"{_describe(e.type)} values")
     return args[i].elements
 
 
-def _scalar(op: str, args: Sequence[Expr], i: int) -> ScalarType:
+def _scalar(op: str, args: Sequence[Expr], i: int, hint: str | None = None) -> ScalarType:
     t = args[i].type
     if not isinstance(t, ScalarType):
-        raise _fail(op, f"operand #{i} must be a scalar, got {_describe(t)}")
+        raise _fail(op, f"operand #{i} must be a scalar, got {_describe(t)}",
+                    hint or "pass a number or a pl.Scalar value here")
     return t
+
+
+_K_HINT = ("the lhs column count must equal the rhs row count (K): take matching K windows of both, or "
+           "transpose the rhs with pl.tile.transpose_view")
+
+
+def _window_hint(axis: int, offset: int, extent: int, limit: int) -> str:
+    """What to change when a window [offset, offset + extent) does not fit in an axis of ``limit``."""
+    if extent > limit:
+        return f"the window extent {extent} on axis {axis} exceeds the source extent {limit}: use at most {limit}"
+    if offset < 0:
+        return f"offsets are non-negative: use an offset in [0, {limit - extent}] on axis {axis}"
+    return f"use an offset in [0, {limit - extent}] on axis {axis} for a window of {extent}, or a smaller window"
 
 
 def _describe(t: Type) -> str:
@@ -123,12 +146,15 @@ def _require_2d(op: str, t: TileType, what: str = "operand") -> None:
 
 
 def _vec_tile(shape, dtype: DataType, view: TileView | None = None) -> TileType:
-    return TileType(tuple(shape), dtype, MemorySpace.Vec, None, view)
+    shape = tuple(shape)
+    return TileType(shape, dtype, MemorySpace.Vec, None, canonical_tile_view(shape, MemorySpace.Vec, view))
 
 
 def _int_attr_list(op: str, value: Any, what: str) -> tuple[int, ...]:
     if not isinstance(value, tuple) or not all(isinstance(v, int) for v in value):
-        raise _fail(op, f"{what} must be a list of integer constants")
+        raise _fail(op, f"{what} must be a list of integer constants",
+                    f"write {what} as a list of integer literals or module-level int constants, e.g. "
+                    f"{what}=[16, 64]")
     return value
 
 
@@ -159,7 +185,9 @@ def _infer_load(args, attrs) -> Type:
     shapes = _tuple(op, args, 2, "shapes")
     if len(offsets) != tt.rank or len(shapes) != tt.rank:
         raise _fail(op, f"offsets and shapes need {tt.rank} entries for a rank-{tt.rank} tensor, got "
-                        f"{len(offsets)} and {len(shapes)}")
+                        f"{len(offsets)} and {len(shapes)}",
+                    f"give one offset and one extent per tensor axis, e.g. pl.tile.load(x, {[0] * tt.rank}, "
+                    f"{_shape_repr(tt.shape)})")
     mem = attrs.get("target_memory") or MemorySpace.Vec
     if attrs.get("flatten") and len(shapes) > 2:
         return TileType(_flat_2d(op, tuple(shapes)), tt.dtype, mem)
@@ -171,7 +199,8 @@ def _flat_2d(op: str, shape: tuple[Expr, ...]) -> tuple[Expr, ...]:
     rows = 1
     for e in shape[:-1]:
         if not isinstance(e, ConstInt):
-            raise _fail(op, "flattening an N-D window needs static leading extents")
+            raise _fail(op, "flattening an N-D window needs static leading extents",
+                        "use integer constants for every window extent except the last")
         rows *= e.value
     return (ConstInt(rows), shape[-1])
 
@@ -199,7 +228,8 @@ def _infer_store(args, attrs) -> Type:
     offsets = _tuple(op, args, 1, "offsets")
     out = _tensor(op, args, 2)
     if len(offsets) != out.rank:
-        raise _fail(op, f"offsets need {out.rank} entries for the rank-{out.rank} output tensor")
+        raise _fail(op, f"offsets need {out.rank} entries for the rank-{out.rank} output tensor",
+                    f"give one offset per tensor axis, e.g. pl.store(tile, {[0] * out.rank}, out)")
     if t.dtype != out.dtype:
         raise _fail(op, f"tile dtype {t.dtype.name} differs from output tensor dtype {out.dtype.name}",
                     "cast the tile with pl.tile.cast(tile, target_type=...) before storing")
@@ -208,14 +238,19 @@ def _infer_store(args, attrs) -> Type:
         # A 2-D tile holding a flattened N-D window (FlattenTileNdTo2D): shapes is the window in the tensor.
         window = _int_attr_list(op, window, "shapes")
         if len(window) != out.rank:
-            raise _fail(op, f"shapes needs {out.rank} entries for the rank-{out.rank} output tensor")
+            raise _fail(op, f"shapes needs {out.rank} entries for the rank-{out.rank} output tensor",
+                        "shapes= is the N-D tensor window the flattened tile fills: one extent per tensor axis")
         flat = _flat_2d(op, make_shape(window)) if len(window) > 2 else make_shape(window)
         if not _same_shape(t.shape, flat):
             raise _fail(op, f"tile {_shape_repr(t.shape)} does not hold the window {list(window)} "
-                            f"(flattened {_shape_repr(flat)})")
+                            f"(flattened {_shape_repr(flat)})",
+                        "make shapes= match the tile: the product of its leading extents is the tile's rows, "
+                        "its last extent the tile's columns")
         return out
     if t.rank != out.rank:
-        raise _fail(op, f"tile rank {t.rank} differs from output tensor rank {out.rank}")
+        raise _fail(op, f"tile rank {t.rank} differs from output tensor rank {out.rank}",
+                    f"pl.tile.reshape the tile to rank {out.rank} before storing, or store into a rank-{t.rank} "
+                    "tensor")
     return out
 
 
@@ -279,18 +314,21 @@ def _infer_slice(args, attrs) -> Type:
     offset = _tuple(op, args, 2, "offset")
     if len(shape) != src.rank or len(offset) != src.rank:
         raise _fail(op, f"shape and offset need {src.rank} entries for a rank-{src.rank} source, got "
-                        f"{len(shape)} and {len(offset)}")
+                        f"{len(shape)} and {len(offset)}",
+                    f"give one window extent and one offset per source axis, e.g. pl.tile.slice(t, "
+                    f"{_shape_repr(src.shape)}, {[0] * src.rank})")
     src_static = src.static_shape
     for d, (ext, off) in enumerate(zip(shape, offset, strict=True)):
         if src_static is not None and isinstance(ext, ConstInt) and isinstance(off, ConstInt):
             if off.value < 0 or off.value + ext.value > src_static[d]:
                 raise _fail(op, f"window [{off.value}, {off.value + ext.value}) on axis {d} is outside the "
-                                f"source extent {src_static[d]}")
+                                f"source extent {src_static[d]}", _window_hint(d, off.value, ext.value, src_static[d]))
     view = None
     if len(args) >= 4:
         valid = _tuple(op, args, 3, "valid_shape")
         if len(valid) != src.rank:
-            raise _fail(op, "valid_shape needs one entry per axis")
+            raise _fail(op, "valid_shape needs one entry per axis",
+                        f"give valid_shape {src.rank} entries, one per axis of the window (before drop_dims)")
         view = TileView(valid_shape=tuple(valid))
     out_shape = tuple(shape)
     if len(args) >= 5:
@@ -298,14 +336,18 @@ def _infer_slice(args, attrs) -> Type:
         drop_idx = set()
         for e in drops:
             if not isinstance(e, ConstInt) or not 0 <= e.value < src.rank:
-                raise _fail(op, "drop_dims entries must be constant axis indices")
+                raise _fail(op, "drop_dims entries must be constant axis indices",
+                            f"list integer axis numbers in [0, {src.rank - 1}], e.g. drop_dims [0]")
             if not (isinstance(shape[e.value], ConstInt) and shape[e.value].value == 1):
-                raise _fail(op, f"drop_dims axis {e.value} must have extent 1")
+                raise _fail(op, f"drop_dims axis {e.value} must have extent 1",
+                            f"set the window extent of axis {e.value} to 1 in shape, or remove {e.value} from "
+                            "drop_dims")
             drop_idx.add(e.value)
         out_shape = tuple(x for i, x in enumerate(shape) if i not in drop_idx)
         if view is not None and view.valid_shape is not None:
             view = TileView(valid_shape=tuple(x for i, x in enumerate(view.valid_shape) if i not in drop_idx))
-    return TileType(out_shape, src.dtype, src.memory_space, None, view)
+    return TileType(out_shape, src.dtype, src.memory_space, None,
+                    canonical_tile_view(out_shape, src.memory_space, view))
 
 
 def _golden_slice(a, k):
@@ -327,20 +369,22 @@ def _infer_extract(args, attrs) -> Type:
     op = "tile.extract"
     src = _tile(op, args, 0, "source")
     _require_2d(op, src, "source")
-    _scalar(op, args, 1)
-    _scalar(op, args, 2)
+    _scalar(op, args, 1, "index_row / index_col are scalar offsets: an int or a pl.Scalar[pl.INDEX] value")
+    _scalar(op, args, 2, "index_row / index_col are scalar offsets: an int or a pl.Scalar[pl.INDEX] value")
     shape = attrs.get("shape")
     if shape is None:
-        raise _fail(op, "missing shape=[rows, cols]")
+        raise _fail(op, "missing shape=[rows, cols]",
+                    "add shape=[rows, cols] giving the extracted window, e.g. shape=[16, 64]")
     shape = _int_attr_list(op, shape, "shape")
     if len(shape) != 2:
-        raise _fail(op, "shape must have 2 entries")
+        raise _fail(op, "shape must have 2 entries",
+                    "tile.extract copies a 2-D window: write shape=[rows, cols]")
     src_static = src.static_shape
     if src_static is not None:
         for d, idx in enumerate(args[1:3]):
             if isinstance(idx, ConstInt) and (idx.value < 0 or idx.value + shape[d] > src_static[d]):
                 raise _fail(op, f"window [{idx.value}, {idx.value + shape[d]}) on axis {d} is outside the "
-                                f"source extent {src_static[d]}")
+                                f"source extent {src_static[d]}", _window_hint(d, idx.value, shape[d], src_static[d]))
     mem = attrs.get("target_memory") or src.memory_space
     return TileType(make_shape(shape), src.dtype, mem)
 
@@ -357,7 +401,8 @@ def _infer_move(args, attrs) -> Type:
     src = _tile("tile.move", args, 0)
     mem = attrs.get("target_memory")
     if mem is None:
-        raise _fail("tile.move", "missing target_memory=")
+        raise _fail("tile.move", "missing target_memory=",
+                    "add target_memory=pl.Mem.<space> naming where the copy goes, e.g. target_memory=pl.Mem.Left")
     return TileType(src.shape, src.dtype, mem)
 
 
@@ -374,7 +419,8 @@ def _infer_reshape(args, attrs) -> Type:
     shape = _tuple(op, args, 1, "shape")
     a, b = src.static_shape, static_shape(tuple(shape))
     if a is not None and b is not None and int(np.prod(a)) != int(np.prod(b)):
-        raise _fail(op, f"cannot reshape {list(a)} ({int(np.prod(a))} elements) to {list(b)}")
+        raise _fail(op, f"cannot reshape {list(a)} ({int(np.prod(a))} elements) to {list(b)}",
+                    f"choose extents whose product is {int(np.prod(a))}, the source's element count")
     return TileType(tuple(shape), src.dtype, src.memory_space)
 
 
@@ -390,8 +436,10 @@ def _infer_set_validshape(args, attrs) -> Type:
     src = _tile(op, args, 0)
     valid = _tuple(op, args, 1, "valid_shape")
     if len(valid) != src.rank:
-        raise _fail(op, "valid_shape needs one entry per axis")
-    return TileType(src.shape, src.dtype, src.memory_space, None, TileView(valid_shape=tuple(valid)))
+        raise _fail(op, "valid_shape needs one entry per axis",
+                    f"give valid_shape {src.rank} entries, one per axis of the tile")
+    view = canonical_tile_view(src.shape, src.memory_space, TileView(valid_shape=tuple(valid)))
+    return TileType(src.shape, src.dtype, src.memory_space, None, view)
 
 
 register_op(OpDef(
@@ -420,10 +468,12 @@ def _infer_reinterpret_view(args, attrs) -> Type:
     dtype: DataType = attrs["dtype"]
     last = src.shape[-1]
     if not isinstance(last, ConstInt):
-        raise _fail(op, "the last extent must be static to reinterpret the dtype")
+        raise _fail(op, "the last extent must be static to reinterpret the dtype",
+                    "give the tile a constant last extent (load or slice it with an integer width)")
     bits = last.value * src.dtype.storage_bits
     if bits % dtype.storage_bits:
-        raise _fail(op, f"a row of {bits} bits is not a whole number of {dtype.name} elements")
+        raise _fail(op, f"a row of {bits} bits is not a whole number of {dtype.name} elements",
+                    f"choose a dtype whose width divides {bits} bits, or widen the tile's last extent")
     shape = src.shape[:-1] + (ConstInt(bits // dtype.storage_bits),)
     return TileType(shape, dtype, src.memory_space)
 
@@ -441,7 +491,8 @@ def _infer_transpose(args, attrs) -> Type:
     src = _tile(op, args, 0)
     a1, a2 = attrs.get("axis1", 0), attrs.get("axis2", 1)
     if not (0 <= a1 < src.rank and 0 <= a2 < src.rank):
-        raise _fail(op, f"axes ({a1}, {a2}) out of range for rank {src.rank}")
+        raise _fail(op, f"axes ({a1}, {a2}) out of range for rank {src.rank}",
+                    f"use axis1= and axis2= in [0, {src.rank - 1}]")
     shape = list(src.shape)
     shape[a1], shape[a2] = shape[a2], shape[a1]
     return TileType(tuple(shape), src.dtype, src.memory_space)
@@ -462,7 +513,8 @@ register_op(OpDef(
 
 def _acc_dtype(op: str, lhs: TileType, rhs: TileType, attrs) -> DataType:
     if lhs.dtype != rhs.dtype:
-        raise _fail(op, f"lhs dtype {lhs.dtype.name} differs from rhs dtype {rhs.dtype.name}")
+        raise _fail(op, f"lhs dtype {lhs.dtype.name} differs from rhs dtype {rhs.dtype.name}",
+                    "cast one operand with pl.tile.cast(tile, target_type=...) so lhs and rhs share a dtype")
     if attrs.get("out_dtype") is not None:
         return attrs["out_dtype"]
     return DataType.INT32 if lhs.dtype.is_int else DataType.FP32
@@ -472,7 +524,8 @@ def _mm_shapes(op: str, lhs: TileType, rhs: TileType) -> tuple[Expr, Expr]:
     _require_2d(op, lhs, "lhs")
     _require_2d(op, rhs, "rhs")
     if not _same_extent(lhs.shape[1], rhs.shape[0]):
-        raise _fail(op, f"lhs {_shape_repr(lhs.shape)} and rhs {_shape_repr(rhs.shape)} disagree on K")
+        raise _fail(op, f"lhs {_shape_repr(lhs.shape)} and rhs {_shape_repr(rhs.shape)} disagree on K",
+                    _K_HINT)
     return lhs.shape[0], rhs.shape[1]
 
 
@@ -490,9 +543,12 @@ def _infer_matmul_acc(args, attrs) -> Type:
     _require_2d(op, acc, "accumulator")
     if not (_same_extent(acc.shape[0], m) and _same_extent(acc.shape[1], n)):
         raise _fail(op, f"accumulator {_shape_repr(acc.shape)} does not match lhs x rhs "
-                        f"[{_shape_repr((m,))[0]}, {_shape_repr((n,))[0]}]")
+                        f"[{_shape_repr((m,))[0]}, {_shape_repr((n,))[0]}]",
+                    "accumulate into a tile of the product's shape [M, N], e.g. the result of the first "
+                    "pl.tile.matmul(lhs, rhs)")
     _acc_dtype(op, lhs, rhs, attrs)
-    return TileType(acc.shape, acc.dtype, acc.memory_space or MemorySpace.Acc, None, acc.tile_view)
+    mem = acc.memory_space or MemorySpace.Acc
+    return TileType(acc.shape, acc.dtype, mem, None, canonical_tile_view(acc.shape, mem, acc.tile_view))
 
 
 def _infer_matmul_bias(args, attrs) -> Type:
@@ -500,14 +556,31 @@ def _infer_matmul_bias(args, attrs) -> Type:
     lhs, rhs, bias = _tile(op, args, 0, "lhs"), _tile(op, args, 1, "rhs"), _tile(op, args, 2, "bias")
     m, n = _mm_shapes(op, lhs, rhs)
     if not _same_extent(bias.shape[-1], n):
-        raise _fail(op, "bias must have N columns")
+        raise _fail(op, "bias must have N columns",
+                    f"give the bias {_shape_repr((n,))[0]} columns (the rhs column count), e.g. shape "
+                    f"[1, {_shape_repr((n,))[0]}]")
     return TileType((m, n), _acc_dtype(op, lhs, rhs, attrs), MemorySpace.Acc)
 
 
 def _mm(a, b):
+    """Cube product semantics: float inputs multiply-accumulate in FP32; integer inputs (INT8) in INT32,
+    wrapping around on overflow like the hardware accumulator."""
     if a.dtype.kind in "iu":
-        return a.astype(np.int64) @ b.astype(np.int64)
-    return a.astype(np.float32) @ b.astype(np.float32)
+        return np.matmul(a.astype(np.int32, copy=False), b.astype(np.int32, copy=False))
+    return np.matmul(a.astype(np.float32, copy=False), b.astype(np.float32, copy=False))
+
+
+def _mm_acc(acc, a, b):
+    """``acc + a @ b`` accumulated in the product's type (FP32, or INT32 with wraparound)."""
+    r = _mm(a, b)
+    r += np.asarray(acc).astype(r.dtype, copy=False)
+    return r
+
+
+def _mm_bias(a, b, bias):
+    r = _mm(a, b)
+    r += np.reshape(bias, (1, -1)).astype(r.dtype, copy=False)
+    return r
 
 
 register_op(OpDef(
@@ -518,13 +591,13 @@ register_op(OpDef(
 register_op(OpDef(
     "tile.matmul_acc", (Param("acc", T), Param("lhs", T), Param("rhs", T)),
     _infer_matmul_acc, OpKind.MATMUL, Unit.CUBE, INHERIT0, output_reuses_input=0,
-    golden=lambda a, k: a[0].astype(np.float64) + _mm(a[1], a[2]), pto="tmatmul_acc", cost="cube",
+    golden=lambda a, k: _mm_acc(a[0], a[1], a[2]), pto="tmatmul_acc", cost="cube",
 ))
 register_op(OpDef(
     "tile.matmul_bias", (Param("lhs", T), Param("rhs", T), Param("bias", T),
                          Param("out_dtype", A, required=False)),
     _infer_matmul_bias, OpKind.MATMUL, Unit.CUBE, ACC,
-    golden=lambda a, k: _mm(a[0], a[1]) + np.reshape(a[2], (1, -1)).astype(np.float64),
+    golden=lambda a, k: _mm_bias(a[0], a[1], a[2]),
     pto="tmatmul_bias", cost="cube",
 ))
 
@@ -547,15 +620,17 @@ register_op(OpDef(
     "tile.gemv_acc", (Param("acc", T), Param("lhs", T), Param("rhs", T)),
     lambda args, attrs: _infer_matmul_acc(args, {**attrs, "__op__": "tile.gemv_acc"}),
     OpKind.MATMUL, Unit.CUBE, INHERIT0, output_reuses_input=0,
-    golden=lambda a, k: a[0].astype(np.float64) + _mm(a[1], a[2]), pto="tgemv_acc", cost="cube",
+    golden=lambda a, k: _mm_acc(a[0], a[1], a[2]), pto="tgemv_acc", cost="cube",
 ))
 
 
 def _batch_shape(op: str, lhs: TileType, rhs: TileType) -> tuple[tuple[Expr, ...], Expr, Expr]:
     if lhs.rank < 2 or rhs.rank < 2:
-        raise _fail(op, "operands need rank >= 2")
+        raise _fail(op, "operands need rank >= 2",
+                    "batch operands are [..., M, K] and [..., K, N]; reshape them to at least 2-D")
     if not _same_extent(lhs.shape[-1], rhs.shape[-2]):
-        raise _fail(op, f"lhs {_shape_repr(lhs.shape)} and rhs {_shape_repr(rhs.shape)} disagree on K")
+        raise _fail(op, f"lhs {_shape_repr(lhs.shape)} and rhs {_shape_repr(rhs.shape)} disagree on K",
+                    _K_HINT)
     lb, rb = list(lhs.shape[:-2]), list(rhs.shape[:-2])
     n = max(len(lb), len(rb))
     lb = [ConstInt(1)] * (n - len(lb)) + lb
@@ -568,7 +643,7 @@ def _batch_shape(op: str, lhs: TileType, rhs: TileType) -> tuple[tuple[Expr, ...
             batch.append(y)
         else:
             raise _fail(op, f"batch dims {_shape_repr(lhs.shape[:-2])} and {_shape_repr(rhs.shape[:-2])} "
-                            "do not broadcast")
+                            "do not broadcast", "make each batch extent equal on both sides or 1 on one side")
     return tuple(batch), lhs.shape[-2], rhs.shape[-1]
 
 
@@ -584,7 +659,8 @@ def _infer_batch_matmul_acc(args, attrs) -> Type:
     acc, lhs, rhs = _tile(op, args, 0, "accumulator"), _tile(op, args, 1, "lhs"), _tile(op, args, 2, "rhs")
     batch, m, n = _batch_shape(op, lhs, rhs)
     if not _same_shape(acc.shape, batch + (m, n)):
-        raise _fail(op, f"accumulator {_shape_repr(acc.shape)} does not match {_shape_repr(batch + (m, n))}")
+        raise _fail(op, f"accumulator {_shape_repr(acc.shape)} does not match {_shape_repr(batch + (m, n))}",
+                    f"accumulate into a tile of the product's shape {_shape_repr(batch + (m, n))}")
     return TileType(acc.shape, acc.dtype, acc.memory_space or MemorySpace.Acc)
 
 
@@ -596,7 +672,7 @@ register_op(OpDef(
 register_op(OpDef(
     "tile.batch_matmul_acc", (Param("acc", T), Param("lhs", T), Param("rhs", T)),
     _infer_batch_matmul_acc, OpKind.MATMUL, Unit.CUBE, INHERIT0, output_reuses_input=0,
-    golden=lambda a, k: a[0].astype(np.float64) + _mm(a[1], a[2]), pto=None, cost="cube",
+    golden=lambda a, k: _mm_acc(a[0], a[1], a[2]), pto=None, cost="cube",
 ))
 
 
@@ -632,9 +708,13 @@ for _name, _fn in _BINARY.items():
 
 
 def _infer_scalar_binary(name):
+    base = name[len("tile."):-1]  # tile.adds -> add, tile.maxs -> max
+    tile_op = {"max": "maximum", "min": "minimum"}.get(base, base)
+    hint = f"pass a number or a pl.Scalar value; to combine two tiles use pl.tile.{tile_op}"
+
     def infer(args, attrs) -> Type:
         a = _tile(name, args, 0)
-        _scalar(name, args, 1)
+        _scalar(name, args, 1, hint)
         return _vec_tile(a.shape, a.dtype)
     return infer
 
@@ -675,7 +755,8 @@ def _infer_cast(args, attrs) -> Type:
     a = _tile("tile.cast", args, 0)
     dtype = attrs.get("target_type")
     if not isinstance(dtype, DataType):
-        raise _fail("tile.cast", "missing target_type=<dtype>")
+        raise _fail("tile.cast", "missing target_type=<dtype>",
+                    "add target_type=pl.<dtype>, e.g. pl.tile.cast(t, target_type=pl.FP16)")
     return _vec_tile(a.shape, dtype)
 
 
@@ -699,11 +780,20 @@ register_op(OpDef(
 
 
 def _infer_reduction(name, axis):
+    """Row reductions reduce the last axis of a tile of any rank >= 2 ([..., M, N] -> [..., M, 1]); column
+    reductions reduce the rows of a 2-D tile ([M, N] -> [1, N])."""
     def infer(args, attrs) -> Type:
         a = _tile(name, args, 0)
-        _require_2d(name, a)
-        shape = (a.shape[0], ConstInt(1)) if axis == 1 else (ConstInt(1), a.shape[1])
-        return _vec_tile(shape, a.dtype)
+        if axis == 1:
+            if a.rank < 2:
+                _require_2d(name, a)
+            return _vec_tile(tuple(a.shape[:-1]) + (ConstInt(1),), a.dtype)
+        if a.rank != 2:
+            raise _fail(name, f"operand must be a 2-D tile, got rank {a.rank}: a column reduction of an N-D tile "
+                              "would reduce across batch pages once the tile is flattened to 2-D",
+                        "reduce each 2-D page separately (pl.tile.slice / pl.tile.reshape it to [M, N] first), "
+                        "or use a row reduction on the transposed data")
+        return _vec_tile((ConstInt(1), a.shape[1]), a.dtype)
     return infer
 
 
@@ -713,7 +803,7 @@ for _name, _fn in _REDUCE.items():
         register_op(OpDef(
             f"tile.{_prefix}_{_name}", (Param("tile", T),), _infer_reduction(f"tile.{_prefix}_{_name}", _axis),
             _kind, Unit.VECTOR, VEC,
-            golden=(lambda fn, ax: lambda a, k: fn(_f32(a[0]), axis=ax, keepdims=True))(_fn, _axis),
+            golden=(lambda fn, ax: lambda a, k: fn(_f32(a[0]), axis=-1 if ax == 1 else 0, keepdims=True))(_fn, _axis),
             pto=f"t{_prefix}{_name}", cost="vector", extra={"axis": _axis, "numpy": _fn},
         ))
 
@@ -733,9 +823,12 @@ def _infer_expand(name, axis):
             want = f"[1, {_shape_repr(tgt.shape)[1]}]"
         if not ok:
             raise _fail(name, f"vector operand {_shape_repr(vec.shape)} must be {want} for target "
-                              f"{_shape_repr(tgt.shape)}")
+                              f"{_shape_repr(tgt.shape)}",
+                        f"pass a {want} vector, e.g. the result of pl.tile.{'row' if axis == 1 else 'col'}_sum / "
+                        f"_max / _min of the target, or slice the vector to {want}")
         if tgt.dtype != vec.dtype:
-            raise _fail(name, f"operand dtypes {tgt.dtype.name} and {vec.dtype.name} differ")
+            raise _fail(name, f"operand dtypes {tgt.dtype.name} and {vec.dtype.name} differ",
+                        "cast the vector or the target with pl.tile.cast so both share a dtype")
         return _vec_tile(tgt.shape, tgt.dtype)
     return infer
 
@@ -819,7 +912,9 @@ def _infer_custom(op: str):
     def infer(args, attrs) -> Type:
         sizes = attrs.get("operand_segment_sizes")
         if not isinstance(sizes, tuple) or sum(sizes) != len(args):
-            raise _fail(op, "operand segments do not add up to the operand count")
+            raise _fail(op, "operand segments do not add up to the operand count",
+                        "pass operands through ins=[...], outs=[...], tmps=[...] and let the DSL count them; "
+                        "operand_segment_sizes must sum to the number of operands")
         n_ins, n_outs = sizes[0], sizes[1]
         ins, outs = args[:n_ins], args[n_ins:n_ins + n_outs]
         builtin = bool(attrs.get("builtin", False))
@@ -828,7 +923,8 @@ def _infer_custom(op: str):
             raise _fail(op, "a non-builtin custom op needs a symbol naming its kernel",
                         "pass the registered kernel name as the first argument")
         if n_outs == 0:
-            raise _fail(op, "a custom op needs at least one output init in outs=[...]")
+            raise _fail(op, "a custom op needs at least one output init in outs=[...]",
+                        "add outs=[init] with one init tile per result, e.g. outs=[pl.tile.create(...)]")
         maps = attrs.get("indexing_maps") or ()
         iters = attrs.get("iterator_types") or ()
         for it in iters:
@@ -859,7 +955,9 @@ def _infer_custom(op: str):
         result_types = []
         for o in outs:
             if not isinstance(o.type, (TileType, TensorType)):
-                raise _fail(op, "each output init must be a tile")
+                raise _fail(op, "each output init must be a tile",
+                            f"outs=[...] takes tiles, got {_describe(o.type)}: create the init with "
+                            "pl.tile.create / pl.tile.full or load it")
             result_types.append(o.type)
         return result_types[0] if len(result_types) == 1 else TupleType(tuple(result_types))
     return infer

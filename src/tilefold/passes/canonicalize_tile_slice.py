@@ -57,6 +57,7 @@ from tilefold.ir.stmt import (
     Function,
     IfStmt,
     Program,
+    SeqStmts,
     Stmt,
     WhileStmt,
     YieldStmt,
@@ -152,16 +153,33 @@ def canonicalize_function(fn: Function, remarks: list[Remark] | None = None) -> 
     ctx = _Context(fn, analysis, remarks)
     ctx.check_accumulators()
     if not analysis.slices:
+        ctx.final_remarks()
         return fn
-    for info in analysis.slices.values():
-        if analysis.use_counts.get(info.var, 0) == 0:
-            ctx.release(info.var, initial=True)
-    rewriter = _Rewriter(ctx)
-    out = rewriter.mutate_function(fn)
+    local: list[Remark] = []
+    out, ctx = _rewrite(fn, analysis, local if remarks is not None else None, None)
+    anchors = ctx.hoist_plan()
+    if anchors:
+        # Copies of one slice in blocks that do not dominate each other (then / else, a loop body and the code
+        # after it): rewrite again with one copy placed where it dominates them all. Decisions are the same.
+        local = []
+        out, ctx = _rewrite(fn, analysis, local if remarks is not None else None, anchors)
+    if remarks is not None:
+        remarks.extend(local)
+    return out
+
+
+def _rewrite(fn: Function, analysis: SliceWindowAnalysis, remarks: list[Remark] | None,
+             anchors: dict[tuple[int, int], list[_Planned]] | None) -> tuple[Function, _Context]:
+    ctx = _Context(fn, analysis, remarks, anchors)
+    counts = analysis.use_counts
+    for var in (*analysis.slices, *analysis.alias_src):
+        if counts.get(var, 0) == 0:
+            ctx.release(var, initial=True)
+    out = _Rewriter(ctx).mutate_function(fn)
     if ctx.dead:
         out = _DropDead(ctx.dead).mutate_function(out)
     ctx.final_remarks()
-    return out
+    return out, ctx
 
 
 # ------------------------------------------------------------------------------------------------
@@ -273,46 +291,133 @@ def col_expand_decision(info: SliceInfo, facts: ScalarFacts) -> tuple[bool, str,
 # ------------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, eq=False)
+class _Planned:
+    """A copy of ``info``'s window into ``memory`` (named ``<slice>_<suffix>``) and where it was placed."""
+
+    info: SliceInfo
+    memory: MemorySpace
+    suffix: str
+    path: tuple[tuple[int, int], ...]  # (id of the block, statement index) from the function body inwards
+
+
 class _Context:
-    def __init__(self, fn: Function, analysis: SliceWindowAnalysis, remarks: list[Remark] | None) -> None:
+    def __init__(self, fn: Function, analysis: SliceWindowAnalysis, remarks: list[Remark] | None,
+                 anchors: dict[tuple[int, int], list[_Planned]] | None = None) -> None:
         self.fn = fn
         self.analysis = analysis
         self.facts = analysis.facts
         self.slices = analysis.slices
         self.counts = dict(analysis.use_counts)
+        # plain alias of a slice -> the Var it copies; an alias materialized at its definition leaves
+        self.alias_src = dict(analysis.alias_src)
+        # plain alias -> the slice it names, built in program order by the rewriter (``bind_alias``)
+        self.root: dict[Var, Var] = {}
         self.names = set(analysis.names)
         self.remarks = remarks
-        self.dead: set[Var] = set()
+        self.decided: set[Var] = set()  # slices that got a decision remark
+        self.dead: set[Var] = set()  # slices and aliases of slices with no users left
         self.slice_op = get_op("tile.slice")
         self.extract_op = get_op("tile.extract")
+        # (slice, memory) -> the Var holding its materialized copy, visible in the block that defines it and
+        # the blocks nested in it after that point (the places it dominates); undone when a block ends
+        self.copies: dict[tuple[Var, MemorySpace], Var] = {}
+        self.scopes: list[list[tuple[tuple[Var, MemorySpace], Var | None]]] = []
+        # where the rewriter is: (id of the block, statement index) per enclosing block
+        self.position: list[tuple[int, int]] = []
+        self.made: dict[tuple[Var, MemorySpace], list[_Planned]] = {}  # every new copy, per (slice, memory)
+        self.anchors = anchors or {}  # (block id, index) -> copies to place before that statement
+
+    # -- slices through plain aliases ----------------------------------------------------------------
+
+    def lookup(self, expr: Expr | None) -> SliceInfo | None:
+        """The canonical slice ``expr`` names, directly or through any number of plain aliases."""
+        if not isinstance(expr, Var):
+            return None
+        return self.slices.get(self.root.get(expr, expr))
+
+    def bind_alias(self, var: Var, info: SliceInfo | None) -> None:
+        """``var = w`` stays a plain alias of ``info``'s slice (``None``: it no longer names a slice)."""
+        if info is None:
+            self.alias_src.pop(var, None)
+        else:
+            self.root[var] = info.var
 
     # -- remarks -------------------------------------------------------------------------------------
 
-    def remark(self, kind: str, message: str, **details: Any) -> None:
+    def remark(self, kind: str, message: str, *, var: Var | None = None, **details: Any) -> None:
+        if var is not None:
+            self.decided.add(var)
+            details = {"slice": var.name, **details}
         if self.remarks is not None:
             self.remarks.append(Remark(PASS_NAME, self.fn.name, kind, message, details))
 
     def final_remarks(self) -> None:
-        for var in self.dead:
-            info = self.slices[var]
-            self.remark("dropped", f"slice '{var.name}' has no users left and was removed",
-                        slice=var.name, base=info.base.name)
+        """One closing record per slice, in program order: skipped (4-5 operands), peeled (chain links),
+        dropped, or kept (a slice no consumer decision mentioned: why it stays)."""
+        if self.remarks is None:
+            return
+        for stmt in self.analysis.other_slices:
+            n = len(stmt.value.args) if isinstance(stmt.value, Call) else 0
+            self.remark("skipped", f"slice '{stmt.var.name}' has {n} operands (valid_shape / drop_dims): it is "
+                                   "not a plain window, so it is never rewritten; if a col_expand op reads it "
+                                   "with a dynamic offset or a strided window, strict codegen rejects it — write "
+                                   "a 3-operand slice or an explicit tile.extract instead",
+                        var=stmt.var, operands=n)
+        decided = set(self.decided)
+        tile_alias = self.analysis.tile_alias
+        readers: dict[Var, list[Var]] = {}
+        for info in self.slices.values():
+            if info.chain_depth:
+                readers.setdefault(tile_alias.get(info.src, info.src), []).append(info.var)
+        for info in self.slices.values():
+            var = info.var
+            if info.chain_depth:
+                self.remark("peeled", f"slice '{var.name}' of slice '{info.src.name}' is peeled to its base: it "
+                                      f"reads '{info.base.name}' at [{_offsets(info)}] (chain depth "
+                                      f"{info.chain_depth})",
+                            var=var, base=info.base.name, offsets=tuple(repr(o) for o in info.offsets),
+                            depth=info.chain_depth)
+            if var in self.dead:
+                self.remark("dropped", f"slice '{var.name}' has no users left and was removed",
+                            var=var, base=info.base.name)
+                continue
+            if var in decided:
+                continue
+            live = [r.name for r in readers.get(var, ()) if r not in self.dead]
+            if live:
+                why = (f"it is the source of chained slice(s) {', '.join(repr(n) for n in live)} that still "
+                       "read it, and stays a zero-copy subview")
+                reason = "chained"
+            else:
+                mem = info.memory_space.name if info.memory_space else "memory-less"
+                why = ("none of its readers is a consumer this pass rewrites (a return, a value carried through "
+                       f"a loop or an if at a safe address, or an op that reads a {mem} subview); it stays a "
+                       "zero-copy subview")
+                reason = "no-rewrite"
+            self.remark("kept", f"slice '{var.name}' is kept: {why}", var=var, reason=reason)
 
     # -- use counts ----------------------------------------------------------------------------------
 
     def release(self, var: Var, *, initial: bool = False) -> None:
-        """One use of slice ``var`` went away; when none are left it dies, releasing its source."""
+        """One use of ``var`` (a slice or a plain alias of one) went away; when none are left it dies,
+        releasing the Var it reads (an alias's source, a chained slice's source)."""
         current: Var | None = var
         first = True
         while current is not None:
             if not (first and initial):
                 self.counts[current] = self.counts.get(current, 0) - 1
             first = False
-            if self.counts.get(current, 0) > 0 or current in self.dead or current not in self.slices:
+            if self.counts.get(current, 0) > 0 or current in self.dead:
+                return
+            if current in self.slices:
+                nxt = self.slices[current].src
+            elif current in self.alias_src:
+                nxt = self.alias_src[current]
+            else:
                 return
             self.dead.add(current)
-            src = self.slices[current].src
-            current = src if src in self.slices else None
+            current = nxt if (nxt in self.slices or nxt in self.alias_src) else None
 
     # -- Acc windows ---------------------------------------------------------------------------------
 
@@ -341,33 +446,90 @@ class _Context:
         self.names.add(out)
         return out
 
-    def materialize(self, info: SliceInfo, memory: MemorySpace, suffix: str, stmt: Stmt) -> tuple[Stmt, Var] | None:
-        """``<name>_<suffix> = tile.extract(base, off_row, off_col, shape=..., target_memory=memory)``."""
+    def push_scope(self) -> None:
+        self.scopes.append([])
+
+    def pop_scope(self) -> None:
+        for key, previous in reversed(self.scopes.pop()):
+            if previous is None:
+                self.copies.pop(key, None)
+            else:
+                self.copies[key] = previous
+
+    def remember(self, info: SliceInfo, memory: MemorySpace, var: Var) -> None:
+        key = (info.var, memory)
+        if self.scopes:
+            self.scopes[-1].append((key, self.copies.get(key)))
+        self.copies[key] = var
+
+    def extract_call(self, info: SliceInfo, memory: MemorySpace, stmt: Stmt) -> Call | None:
+        """``tile.extract(base, off_row, off_col, shape=..., target_memory=memory)`` or None (with a remark)."""
         shape = info.static_shape
         if shape is None or len(shape) != 2 or len(info.offsets) != 2:
             self.remark("left", f"slice '{info.var.name}' has a symbolic or non-2-D extent; it cannot be "
-                                "materialized with tile.extract and is left as it is", slice=info.var.name)
+                                "materialized with tile.extract and is left as it is", var=info.var)
             return None
-        span = getattr(stmt, "span", None)
         try:
-            call = make_call("tile.extract", [info.base, info.offsets[0], info.offsets[1]],
-                             {"shape": shape, "target_memory": memory}, span)
+            return make_call("tile.extract", [info.base, info.offsets[0], info.offsets[1]],
+                             {"shape": shape, "target_memory": memory}, getattr(stmt, "span", None))
         except TilefoldError as exc:
-            self.remark("left", f"slice '{info.var.name}' cannot be materialized: {exc.message}",
-                        slice=info.var.name)
+            self.remark("left", f"slice '{info.var.name}' cannot be materialized: {exc.message}", var=info.var)
+            return None
+
+    def obtain(self, info: SliceInfo, memory: MemorySpace, suffix: str, stmt: Stmt) -> tuple[list[Stmt], Var] | None:
+        """A Var holding the slice copied into ``memory``: the copy an earlier consumer made when it dominates
+        this one (same block or an enclosing one), else a new ``<name>_<suffix> = tile.extract(...)`` that the
+        caller places right before ``stmt``."""
+        cached = self.copies.get((info.var, memory))
+        if cached is not None:
+            return [], cached
+        call = self.extract_call(info, memory, stmt)
+        if call is None:
             return None
         name = info.var.name
         if name.endswith("_slice") and len(name) > len("_slice"):
             name = name[: -len("_slice")]
         var = Var(self.fresh(f"{name}_{suffix}"), call.type, info.var.span)
-        return AssignStmt(var, call, span) if span is not None else AssignStmt(var, call), var
+        span = getattr(stmt, "span", None)
+        self.remember(info, memory, var)
+        self.made.setdefault((info.var, memory), []).append(_Planned(info, memory, suffix, tuple(self.position)))
+        return [AssignStmt(var, call, span) if span is not None else AssignStmt(var, call)], var
+
+    def hoist_plan(self) -> dict[tuple[int, int], list[_Planned]]:
+        """For each (slice, memory) copied more than once, the one place that dominates every copy: in the
+        innermost block enclosing them all, right before the statement that holds the first one."""
+        anchors: dict[tuple[int, int], list[_Planned]] = {}
+        for made in self.made.values():
+            if len(made) < 2:
+                continue
+            paths = [m.path for m in made]
+            anchor: tuple[int, int] | None = None
+            for level in range(min(len(p) for p in paths)):
+                steps = [p[level] for p in paths]
+                if any(st[0] != steps[0][0] for st in steps):
+                    break  # different blocks (then / else): the statement one level up encloses them
+                anchor = (steps[0][0], min(st[1] for st in steps))
+                if any(st != steps[0] for st in steps):
+                    break  # same block, different statements: this is the innermost common block
+            if anchor is not None:
+                anchors.setdefault(anchor, []).append(made[0])
+        return anchors
+
+    def hoisted_at(self, block: int, index: int, stmt: Stmt) -> list[Stmt]:
+        """The planned copies to place before statement ``index`` of ``block`` (remembered for later users)."""
+        out: list[Stmt] = []
+        for plan in self.anchors.get((block, index), ()):
+            built = self.obtain(plan.info, plan.memory, plan.suffix, stmt)
+            if built is not None:
+                out.extend(built[0])
+        return out
 
     def escape(self, expr: Expr | None, holders: tuple[Var, ...]) -> tuple[SliceInfo, str, str, int | None] | None:
-        """Rule 6: should the slice ``expr``, flowing into ``holders`` (an alias, IterArg or loop / if result)
-        without passing a call, be materialized where it escapes? Yes when its address is not provably
-        aligned, or when a holder is read by a col_expand-family op that would need a non-identity copy.
-        Returns (info, status, explanation, misaligned bytes)."""
-        info = self.slices.get(expr) if isinstance(expr, Var) else None
+        """Rule 6: should the slice ``expr`` names (directly or through plain aliases), flowing into ``holders``
+        (an IterArg or loop / if result) without passing a call, be materialized where it escapes? Yes when
+        its address is not provably aligned, or when a holder is read by a col_expand-family op that would
+        need a non-identity copy. Returns (info, status, explanation, misaligned bytes)."""
+        info = self.lookup(expr)
         if info is None or info.var in self.dead:
             return None
         to_col_broadcast = any(h in self.analysis.col_broadcast_operands for h in holders)
@@ -384,18 +546,26 @@ class _Context:
         return None
 
     def materialize_escape(self, expr: Expr | None, holders: tuple[Var, ...], stmt: Stmt,
-                           where: str) -> tuple[Stmt, Var] | None:
+                           where: str) -> tuple[list[Stmt], Var] | None:
         hit = self.escape(expr, holders)
         if hit is None:
+            info = self.lookup(expr)
+            if info is not None and holders and info.var not in self.dead and info.memory_space is MemorySpace.Vec:
+                self.remark("kept-zero-copy", f"slice '{info.var.name}' escaping through {where} stays zero-copy: "
+                                              "its address is provably aligned", var=info.var, consumer=where,
+                            reason=f"escape-{where.replace(' ', '-')}/aligned")
             return None
         info, status, why, nbytes = hit
-        built = self.materialize(info, MemorySpace.Vec, "ext", stmt)
+        built = self.obtain(info, MemorySpace.Vec, "ext", stmt)
         if built is None:
             return None
-        self.release(info.var)
-        self.remark("materialized", f"slice '{info.var.name}' escaping through {where} is materialized there: "
-                                    f"{why}", slice=info.var.name, reason=f"escape-{where.replace(' ', '-')}/{status}",
-                    consumer=where, misaligned_bytes=nbytes)
+        assert isinstance(expr, Var)
+        self.release(expr)
+        reused = "" if built[0] else f" (reusing '{built[1].name}')"
+        self.remark("materialized", f"slice '{info.var.name}' escaping through {where} is materialized there"
+                                    f"{reused}: {why}", var=info.var,
+                    reason=f"escape-{where.replace(' ', '-')}/{status}", consumer=where, misaligned_bytes=nbytes,
+                    reused=not built[0])
         return built
 
 
@@ -407,12 +577,51 @@ class _Rewriter(IRMutator):
 
     # -- statements ----------------------------------------------------------------------------------
 
+    def mutate_SeqStmts(self, stmt: SeqStmts) -> Stmt | list[Stmt]:
+        ctx = self.ctx
+        ctx.push_scope()  # a copy made in this block dominates the rest of it and the blocks inside
+        out: list[Stmt] = []
+        changed = False
+        block = id(stmt)
+        try:
+            for i, s in enumerate(stmt.stmts):
+                ctx.position.append((block, i))
+                try:
+                    if ctx.anchors:
+                        hoisted = ctx.hoisted_at(block, i, s)
+                        if hoisted:
+                            out.extend(hoisted)
+                            changed = True
+                    r = self.mutate_stmt(s)
+                finally:
+                    ctx.position.pop()
+                if isinstance(r, list):
+                    out.extend(r)
+                    changed = True
+                else:
+                    out.append(r)
+                    changed = changed or r is not s
+        finally:
+            ctx.pop_scope()
+        return stmt.with_fields(stmts=tuple(out)) if changed else stmt
+
     def mutate_AssignStmt(self, stmt: AssignStmt) -> Stmt | list[Stmt]:
         value = stmt.value
+        ctx = self.ctx
         if isinstance(value, Var):
-            built = self.ctx.materialize_escape(value, (stmt.var,), stmt, "alias")
+            if stmt.var in ctx.dead:
+                return stmt  # an alias nobody reads: dropped with its slice
+            info = ctx.lookup(value)
+            built = ctx.materialize_escape(value, (), stmt, "alias") if info is not None else None
             if built is not None:
-                return stmt.with_fields(value=built[0].value)  # type: ignore[attr-defined]
+                pre, copy = built
+                ctx.bind_alias(stmt.var, None)
+                if pre:  # the alias itself becomes the copy, and later consumers reuse it
+                    new_var = stmt.var
+                    ctx.remember(info, MemorySpace.Vec, new_var)  # type: ignore[arg-type]
+                    return stmt.with_fields(value=pre[0].value)  # type: ignore[attr-defined]
+                return stmt.with_fields(value=copy)
+            ctx.bind_alias(stmt.var, info)
             return super().mutate_AssignStmt(stmt) if self.var_map else stmt
         pre: list[Stmt] = []
         if isinstance(value, Call):
@@ -441,11 +650,11 @@ class _Rewriter(IRMutator):
             if built is None:
                 new_iter_args.append(ia)
                 continue
-            pre.append(built[0])
+            pre.extend(built[0])
             new_ia = ia.with_fields(init=built[1])
             self.var_map[ia] = new_ia
             new_iter_args.append(new_ia)
-        if pre:
+        if len(new_iter_args) and any(a is not b for a, b in zip(new_iter_args, stmt.iter_args, strict=True)):
             stmt = stmt.with_fields(iter_args=tuple(new_iter_args))
         return pre, stmt
 
@@ -478,9 +687,9 @@ class _Rewriter(IRMutator):
             built = self.ctx.materialize_escape(v, holders, stmt, "yield")
             if built is None:
                 continue
-            pre.append(built[0])
+            pre.extend(built[0])
             values[i] = built[1]
-        if pre:
+        if any(a is not b for a, b in zip(values, stmt.values, strict=True)):
             stmt = stmt.with_fields(values=tuple(values))
         out = super().mutate_YieldStmt(stmt) if self.var_map else stmt
         return [*pre, out] if pre else out  # type: ignore[list-item]
@@ -489,7 +698,7 @@ class _Rewriter(IRMutator):
 
     def rewrite_call(self, stmt: Stmt, call: Call) -> tuple[Call, list[Stmt]]:
         ctx = self.ctx
-        if not any(isinstance(a, Var) and a in ctx.slices for a in call.args):
+        if not any(ctx.lookup(a) is not None for a in call.args):
             return call, []
         od = op_of(call)
         if od is ctx.slice_op:
@@ -506,12 +715,12 @@ class _Rewriter(IRMutator):
         """Rule 2: ``extract(slice, r, c)`` -> ``extract(base, r + off_row, c + off_col)``."""
         ctx = self.ctx
         src = call.args[0]
-        info = ctx.slices.get(src) if isinstance(src, Var) else None
+        info = ctx.lookup(src)
         if info is None:
             return call
         if info.memory_space not in (MemorySpace.Mat, MemorySpace.Vec, None) or len(info.offsets) != 2:
             ctx.remark("left", f"slice '{info.var.name}' in {info.memory_space} feeding tile.extract is not "
-                               "canonicalized", slice=info.var.name, consumer=call.op_name)
+                               "canonicalized", var=info.var, consumer=call.op_name)
             return call
         facts = ctx.facts
         row = add_index(facts.resolve(call.args[1]), info.offsets[0], facts)
@@ -521,13 +730,13 @@ class _Rewriter(IRMutator):
                             getattr(call, "span", None))
         except TilefoldError as exc:
             ctx.remark("left", f"slice '{info.var.name}' could not be folded into tile.extract: {exc.message}",
-                       slice=info.var.name, consumer=call.op_name)
+                       var=info.var, consumer=call.op_name)
             return call
         new = new.with_fields(type=call.type)  # same window, same result type
-        ctx.release(info.var)
+        ctx.release(src)  # type: ignore[arg-type]
         ctx.remark("folded-extract", f"slice '{info.var.name}' folded into tile.extract: reads "
                                      f"'{info.base.name}' at [{row!r}, {col!r}]",
-                   slice=info.var.name, base=info.base.name, consumer=call.op_name,
+                   var=info.var, base=info.base.name, consumer=call.op_name,
                    offsets=(repr(info.offsets[0]), repr(info.offsets[1])))
         return new
 
@@ -538,26 +747,28 @@ class _Rewriter(IRMutator):
         pre: list[Stmt] = []
         names = [p.name for p in od.operand_params]
         for i, a in enumerate(call.args):
-            info = ctx.slices.get(a) if isinstance(a, Var) else None
+            info = ctx.lookup(a)
             if info is None:
                 continue
             role = names[i] if i < len(names) else "?"
             if role not in ("lhs", "rhs") or info.memory_space is not MemorySpace.Mat:
                 ctx.remark("left", f"slice '{info.var.name}' ({info.memory_space}) as the {role} operand of "
-                                   f"{call.op_name} is not rewritten", slice=info.var.name,
+                                   f"{call.op_name} is not rewritten", var=info.var,
                            consumer=call.op_name, operand=role)
                 continue
             memory = MemorySpace.Left if role == "lhs" else MemorySpace.Right
-            built = ctx.materialize(info, memory, "left" if role == "lhs" else "right", stmt)
+            built = ctx.obtain(info, memory, "left" if role == "lhs" else "right", stmt)
             if built is None:
                 continue
-            pre.append(built[0])
+            pre.extend(built[0])
             args[i] = built[1]
-            ctx.release(info.var)
+            ctx.release(a)  # type: ignore[arg-type]
             ctx.remark("folded-matmul", f"Mat slice '{info.var.name}' as the {role} of {call.op_name} becomes "
-                                        f"tile.extract of '{info.base.name}' into {memory.name}",
-                       slice=info.var.name, base=info.base.name, consumer=call.op_name, operand=role)
-        if not pre:
+                                        f"tile.extract of '{info.base.name}' into {memory.name}"
+                                        f"{_reused(built)}",
+                       var=info.var, base=info.base.name, consumer=call.op_name, operand=role,
+                       reused=not built[0])
+        if all(x is y for x, y in zip(args, call.args, strict=True)):
             return call, []
         return call.with_fields(args=tuple(args)), pre
 
@@ -566,33 +777,29 @@ class _Rewriter(IRMutator):
         ctx = self.ctx
         args = list(call.args)
         pre: list[Stmt] = []
-        done: dict[Var, Var] = {}
         for i, a in enumerate(call.args):
-            info = ctx.slices.get(a) if isinstance(a, Var) else None
+            info = ctx.lookup(a)
             if info is None:
                 continue
             if info.memory_space not in (MemorySpace.Vec, None):
                 ctx.remark("left", f"slice '{info.var.name}' in {info.memory_space} read by {call.op_name} is "
-                                   "not canonicalized", slice=info.var.name, consumer=call.op_name)
-                continue
-            if info.var in done:
-                args[i] = done[info.var]
-                ctx.release(info.var)
+                                   "not canonicalized", var=info.var, consumer=call.op_name)
                 continue
             materialize, kind, why = col_expand_decision(info, ctx.facts)
             if not materialize:
                 ctx.remark("kept-zero-copy", f"slice '{info.var.name}' read by {call.op_name} stays a slice: {why}",
-                           slice=info.var.name, consumer=call.op_name, reason=kind)
+                           var=info.var, consumer=call.op_name, reason=kind)
                 continue
-            built = ctx.materialize(info, MemorySpace.Vec, "ext", stmt)
+            built = ctx.obtain(info, MemorySpace.Vec, "ext", stmt)
             if built is None:
                 continue
-            pre.append(built[0])
-            args[i] = done[info.var] = built[1]
-            ctx.release(info.var)
-            ctx.remark("materialized", f"slice '{info.var.name}' read by {call.op_name} is materialized: {why}",
-                       slice=info.var.name, consumer=call.op_name, reason=kind)
-        if not pre and all(x is y for x, y in zip(args, call.args, strict=False)):
+            pre.extend(built[0])
+            args[i] = built[1]
+            ctx.release(a)  # type: ignore[arg-type]
+            ctx.remark("materialized", f"slice '{info.var.name}' read by {call.op_name} is materialized"
+                                       f"{_reused(built)}: {why}",
+                       var=info.var, consumer=call.op_name, reason=kind, reused=not built[0])
+        if all(x is y for x, y in zip(args, call.args, strict=True)):
             return call, []
         return call.with_fields(args=tuple(args)), pre
 
@@ -601,9 +808,8 @@ class _Rewriter(IRMutator):
         ctx = self.ctx
         args = list(call.args)
         pre: list[Stmt] = []
-        done: dict[Var, Var] = {}
         for i, a in enumerate(call.args):
-            info = ctx.slices.get(a) if isinstance(a, Var) else None
+            info = ctx.lookup(a)
             if info is None:
                 continue
             mem = info.memory_space
@@ -611,33 +817,37 @@ class _Rewriter(IRMutator):
             if not (mem is MemorySpace.Vec or (mem is None and vector_consumer)):
                 ctx.remark("left", f"slice '{info.var.name}' ({mem.name if mem else 'no memory yet'}) read by "
                                    f"{call.op_name}: not a canonicalizable consumer; it lowers to a subview",
-                           slice=info.var.name, consumer=call.op_name)
-                continue
-            if info.var in done:
-                args[i] = done[info.var]
-                ctx.release(info.var)
+                           var=info.var, consumer=call.op_name)
                 continue
             align = slice_alignment(info, ctx.facts)
             if align.status == "aligned":
                 ctx.remark("kept-zero-copy", f"slice '{info.var.name}' read by {call.op_name} stays zero-copy: "
                                              f"proved aligned ({align.how})",
-                           slice=info.var.name, consumer=call.op_name, reason="aligned", proof=align.how)
+                           var=info.var, consumer=call.op_name, reason="aligned", proof=align.how)
                 continue
-            built = ctx.materialize(info, MemorySpace.Vec, "ext", stmt)
+            built = ctx.obtain(info, MemorySpace.Vec, "ext", stmt)
             if built is None:
                 continue
-            pre.append(built[0])
-            args[i] = done[info.var] = built[1]
-            ctx.release(info.var)
+            pre.extend(built[0])
+            args[i] = built[1]
+            ctx.release(a)  # type: ignore[arg-type]
             what = (f"misaligned by {align.misaligned_bytes} B" if align.status == "misaligned"
                     else "alignment unprovable")
             ctx.remark("materialized", f"slice '{info.var.name}' read by {call.op_name} is materialized "
-                                       f"({what}): {align.how}",
-                       slice=info.var.name, consumer=call.op_name, reason=align.status,
-                       misaligned_bytes=align.misaligned_bytes)
-        if not pre and all(x is y for x, y in zip(args, call.args, strict=False)):
+                                       f"({what}){_reused(built)}: {align.how}",
+                       var=info.var, consumer=call.op_name, reason=align.status,
+                       misaligned_bytes=align.misaligned_bytes, reused=not built[0])
+        if all(x is y for x, y in zip(args, call.args, strict=True)):
             return call, []
         return call.with_fields(args=tuple(args)), pre
+
+
+def _reused(built: tuple[list[Stmt], Var]) -> str:
+    return "" if built[0] else f" (reusing '{built[1].name}', which dominates this use)"
+
+
+def _offsets(info: SliceInfo) -> str:
+    return ", ".join(repr(o) for o in info.offsets)
 
 
 class _DropDead(IRMutator):

@@ -6,10 +6,11 @@ Contract
   an InCore / AIC / AIV function). Invalidated: nothing.
 * Tensors keep their rank. An N-D ``tile.load`` gets ``flatten=True`` (the window is laid out as the 2-D
   tile); a store of a flattened tile gets ``shapes=<N-D window>`` so it still writes the right tensor box.
-* Shape-agnostic tile ops (elementwise, scalar, unary, cast, move, ``tile.full`` / ``tile.create``) follow
-  the flattening; ``tile.slice`` / ``tile.reshape`` are rewritten when the window stays a 2-D rectangle of
+* Shape-agnostic tile ops (elementwise, scalar, unary, cast, move, ``tile.full`` / ``tile.create``) and
+  reductions along the last axis (``OpKind.ROW_REDUCTION``: ``[..., M, N] -> [..., M, 1]``) follow the
+  flattening; ``tile.slice`` / ``tile.reshape`` are rewritten when the window stays a 2-D rectangle of
   the flattened tile, and rejected with ``NotSupportedError`` otherwise. Ops whose meaning depends on a
-  non-last axis of an N-D tile (column reductions / broadcasts, transposes, custom ops) are rejected.
+  non-last axis of an N-D tile (column broadcasts, transposes, custom ops) are rejected.
 * ``tile.batch_matmul`` / ``tile.batch_matmul_acc`` expand into one 2-D matmul per batch page. Operand
   page ``i`` is ``tile.slice(op2d, [rows, cols], [i * rows, 0])`` — also for a leading dim of 1 or a 2-D
   (broadcast) operand, where it is the full window at offset 0. Broadcast batch dims reuse page 0.
@@ -50,9 +51,11 @@ from tilefold.passes.base import IRProperty, Pass, function_pass
 
 FRACTAL = 16  # rows / columns of one L0C (NZ) fractal block
 
-# Kinds whose meaning does not depend on how leading axes are grouped: they flatten as-is.
+# Kinds whose meaning does not depend on how leading axes are grouped: they flatten as-is. Row reductions
+# reduce the last axis only, so [..., M, N] -> [..., M, 1] flattens to [P, N] -> [P, 1] with P = prod(..., M).
 _SHAPE_AGNOSTIC = {
     OpKind.ELEMENTWISE, OpKind.SCALAR_ELEMENTWISE, OpKind.UNARY, OpKind.CAST, OpKind.COPY, OpKind.CREATE,
+    OpKind.ROW_REDUCTION,
 }
 
 

@@ -18,13 +18,17 @@ Contract
   is inserted before the consumer (reused within a block) when the target has that data path — e.g. a
   Mat tile fed whole to a matmul moves to Left / Right. Without a path (a Vec tile into the cube, an Acc tile
   into a vector op on a chip without L0C -> UB) the pass raises ``TypeInferenceError`` with a fix hint.
+* Capacity: a single tile (an op result or a moved operand) larger than the whole of its non-Vec memory space
+  (Acc padded to NZ fractals) raises ``NotSupportedError`` at the op's source location, naming the space and
+  the sizes, instead of failing later in memory planning at the function. Vec is left to memory planning
+  (TileAndBindSubBlock may still halve Vec tiles).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tilefold.errors import Span, TypeInferenceError
+from tilefold.errors import NotSupportedError, Span, TypeInferenceError
 from tilefold.ir.expr import Call, Expr, IterArg, MakeTuple, TupleGetItem, Var
 from tilefold.ir.stmt import (
     AssignStmt,
@@ -39,7 +43,7 @@ from tilefold.ir.stmt import (
     WhileStmt,
     YieldStmt,
 )
-from tilefold.ir.types import MemorySpace, TileType, TupleType, Type
+from tilefold.ir.types import MemorySpace, TileType, TupleType, Type, canonical_tile_view
 from tilefold.ops import MemoryRuleKind, OpKind, Unit, make_call, op_of
 from tilefold.passes.base import IRProperty, Pass, function_pass
 
@@ -84,7 +88,7 @@ def _tile(t: Type) -> TileType | None:
 
 def _with_mem(t: Type, mem: MemorySpace) -> Type:
     if isinstance(t, TileType) and t.memory_space is not mem:
-        return TileType(t.shape, t.dtype, mem, t.memref, t.tile_view)
+        return TileType(t.shape, t.dtype, mem, t.memref, canonical_tile_view(t.shape, mem, t.tile_view))
     return t
 
 
@@ -251,7 +255,39 @@ class _Inferer:
             value: Expr = self.call(s.value, s.var, pre, moves, s.span)
         else:
             value = self.sub(s.value)
-        return pre + [self.bind(s, value)]
+        new = self.bind(s, value)
+        if isinstance(value, Call):
+            op = op_of(value)
+            if op is not None and not op.is_view:
+                self.check_capacity(new.var.type, value, s.span)
+        return pre + [new]
+
+    def check_capacity(self, t: Type, c: Call, span: Span | None, what: str = "its result") -> None:
+        """A single tile larger than its whole (non-Vec) memory space can never be placed: say so at the op.
+        Vec tiles are left to memory planning (TileAndBindSubBlock may still halve them)."""
+        tt = _tile(t)
+        if self.target is None or tt is None or tt.memory_space in (None, Mem.Vec, Mem.DDR):
+            return
+        shape = tt.static_shape
+        if shape is None or len(shape) != 2:
+            return
+        mem = tt.memory_space
+        rows, cols = shape
+        if mem is Mem.Acc:  # NZ layout: whole fractals
+            fr, fc = self.target.acc_fractal
+            rows, cols = -(-rows // fr) * fr, -(-cols // fc) * fc
+        need = rows * cols * tt.dtype.itemsize
+        try:
+            capacity = self.target.capacity(mem)
+        except NotSupportedError:
+            return
+        if need <= capacity:
+            return
+        raise NotSupportedError(
+            f"{c.op_name}: {what}, a [{shape[0]}, {shape[1]}] {tt.dtype.name} tile, does not fit in {mem.name}: "
+            f"it needs {need} bytes but {self.target.name} has {capacity} bytes of {mem.name}",
+            span=span if span is not None and span.line else (c.span if c.span.line else None),
+            hint=_capacity_hint(mem))
 
     def call(self, c: Call, var: Var | None, pre: list[Stmt], moves: dict, span: Span | None) -> Call:
         op = op_of(c)
@@ -292,6 +328,7 @@ class _Inferer:
                 f"no {src.name} -> {mem.name} data path", span=span if span is not None and span.line else None,
                 hint=_hint(src, mem))
         mv = make_call("tile.move", (e,), {"target_memory": mem})
+        self.check_capacity(mv.type, c, span, f"operand #{index} (moved to {mem.name})")
         v = Var(self.fresh(f"{getattr(e, 'name', 'tile')}_{mem.name.lower()}"), mv.type)
         pre.append(AssignStmt(v, mv) if span is None else AssignStmt(v, mv, span=span))
         if key is not None:
@@ -438,6 +475,15 @@ _DEFAULT_PATHS = {
     (Mem.DDR, Mem.Mat), (Mem.DDR, Mem.Vec), (Mem.Mat, Mem.Left), (Mem.Mat, Mem.Right), (Mem.Mat, Mem.Bias),
     (Mem.Vec, Mem.Vec), (Mem.Acc, Mem.DDR), (Mem.Vec, Mem.DDR),
 }
+
+
+def _capacity_hint(mem: MemorySpace) -> str:
+    if mem in (Mem.Left, Mem.Right, Mem.Acc):
+        return ("load the operands with target_memory=pl.Mem.Mat and let AutoTileMatmulL0 cut the matmul into L0 "
+                "pieces, or split it by hand with pl.tile.extract into pieces that fit L0A / L0B / L0C")
+    if mem is Mem.Bias:
+        return "split the output columns so that each bias block fits the bias table"
+    return f"process the data in smaller tiles (e.g. loop over row blocks) so each {mem.name} tile fits"
 
 
 def _hint(src: MemorySpace, dst: MemorySpace) -> str:

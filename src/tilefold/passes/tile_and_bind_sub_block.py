@@ -78,6 +78,7 @@ TILED_OP = "tiled_op"
 LIMIT_TAG = "limit_sub_block_id0"
 REVERTED = "tile_and_bind_subblock_reverted"
 AXIS_ATTR = "sub_block_axis"
+REPLICATED = "sub_block_replicated"  # call attribute: an un-split custom op both sub-blocks compute whole
 FULL = -1  # demand: the whole value is needed
 FOLLOW = -2  # mode of an unused tuple element: halved with its (split) op, else whole
 VECTOR_ALIGN = 32  # bytes: a column half-row must keep vector operands 32 B aligned
@@ -171,6 +172,23 @@ def check_safe_to_duplicate(call: Call) -> None:
         if seg["sync_related_args"]:
             raise Refusal("safe_to_duplicate", "custom_macro has sync_related_args",
                           operand=_name(seg["sync_related_args"][0]), op=op)
+
+
+def check_replicable(call: Call, result_types: list[Type]) -> None:
+    """An un-split custom op whose result split work needs WHOLE runs on both sub-blocks (unguarded). That
+    is only sound when running it twice is harmless: ``safe_to_duplicate`` holds and it writes nothing but
+    its own Vec tile outputs (a GM tensor output init or result would be written by both sub-blocks, racing
+    with the other sub-block's split stores)."""
+    check_safe_to_duplicate(call)
+    op = call.op_name
+    for j, o in enumerate(custom_segments(call)["outs"]):
+        if not isinstance(o.type, TileType):
+            raise Refusal("replicable", f"output init #{j} is a {type(o.type).__name__}, not a tile: the kernel "
+                          "writes global memory", operand=_name(o), op=op)
+    for j, rt in enumerate(result_types):
+        if not isinstance(rt, TileType):
+            raise Refusal("replicable", f"result #{j} is a {type(rt).__name__}, not a tile",
+                          operand=f"result #{j}", op=op)
 
 
 def check_sliceable_inputs(call: Call) -> None:
@@ -492,6 +510,7 @@ class _UsesSubblock(IRVisitor):
         self.found = False
         self.vector_only = True
         self.stores = 0
+        self.customs = 0
 
     def visit_Call(self, expr: Call) -> None:
         if isinstance(expr.op, GlobalVar):
@@ -504,6 +523,8 @@ class _UsesSubblock(IRVisitor):
                 self.vector_only = False
             if op is not None and op.kind is OpKind.STORE:
                 self.stores += 1
+            if op is not None and op.kind is OpKind.CUSTOM:
+                self.customs += 1
             if isinstance(expr.type, TileType) and expr.type.memory_space not in (None, MemorySpace.Vec):
                 self.vector_only = False
         super().visit_Call(expr)
@@ -553,22 +574,34 @@ class _Splitter:
         self.store_axes: dict[int, int] = {}  # id(store call) -> axis of its tile
         self.left: list[str] = []  # windows left on ops (non-strict)
         self.notes: list[tuple[str, str, dict]] = []
+        # values some unguarded work reads (a store, a pure op, a loop / if, a replicated custom op...); a
+        # demand that only comes from custom ops fenced to sub-block 0 is "weak" and not in this set
+        self.strong: set[ValueKey] = set()
+        self.replicated: dict[int, str] = {}  # id(custom call) -> why it is computed whole on both
+        self.fenced: set[int] = set()  # id(custom call): un-split, results unused by unguarded work
         self.sb = Var("subblock_idx", ScalarType(INDEX))
+
+    def _note(self, kind: str, message: str, details: dict) -> None:
+        if not any(k == kind and m == message for k, m, _ in self.notes):
+            self.notes.append((kind, message, details))
 
     # ----------------------------------------------------------------------------- demands
 
-    def _want(self, key: ValueKey, axis: int) -> None:
+    def _want(self, key: ValueKey, axis: int, weak: bool = False) -> None:
         if not isinstance(_key_type(key), TileType):
             return
         self.demand.setdefault(key, set()).add(axis)
+        if not weak:
+            self.strong.add(key)
 
-    def _want_expr(self, e: Expr, axis: int) -> None:
+    def _want_expr(self, e: Expr, axis: int, weak: bool = False) -> None:
         if isinstance(e, Var):
-            self._want(e, axis)
+            self._want(e, axis, weak)
         elif isinstance(e, TupleGetItem) and isinstance(e.tuple_value, Var):
-            self._want((e.tuple_value, e.index), axis)
+            self._want((e.tuple_value, e.index), axis, weak)
         elif isinstance(e.type, TileType):
-            # a tile-valued expression that is not a variable: nothing to bubble into
+            # a tile-valued expression that is not a variable (nested calls are hoisted into variables
+            # before the analysis, so this is only reached for exotic expressions): nothing to bubble into
             self._leave("window on a non-variable tile expression", repr(e), custom=False)
 
     def _leave(self, reason: str, what: str, custom: bool) -> None:
@@ -591,6 +624,29 @@ class _Splitter:
     def run_demands(self, store_plan: dict[int, int]) -> None:
         self.store_plan = store_plan
         self._reverse_body(self.fn.body)
+        self._check_halves()
+
+    def _check_halves(self) -> None:
+        """Every tile halved along its last (column) axis — loads, intermediates, custom operands, iter
+        args, not only the stored tiles — must keep a half row that is a multiple of 32 B (the vector base
+        alignment); every halved axis must be static and even."""
+        seen: set[tuple[ValueKey, int]] = set()
+        items = [(k, a) for k, d in self.demand.items() for a in d] + list(self.mode.items())
+        for key, axis in items:
+            if axis is None or axis < 0 or (key, axis) in seen:
+                continue
+            seen.add((key, axis))
+            t = _key_type(key)
+            if not isinstance(t, TileType):
+                continue
+            reason = _halvable(t, axis)
+            if reason is None and axis == t.rank - 1:
+                half_bytes = t.shape[axis].value // 2 * t.dtype.itemsize
+                if half_bytes % VECTOR_ALIGN:
+                    reason = (f"column split: half row of {half_bytes} B ({t.shape[axis].value // 2} x "
+                              f"{t.dtype.itemsize} B) is not a multiple of {VECTOR_ALIGN} B")
+            if reason is not None:
+                raise _Abort(f"cannot halve {_key_name(key)} on axis {axis}: {reason}")
 
     def _reverse_body(self, body: Stmt | None) -> None:
         for stmt in reversed(flatten_stmts(body)):
@@ -639,14 +695,14 @@ class _Splitter:
             for sub in _tile_subexprs(value):
                 self._want_expr(sub, FULL)
 
-    def _full_operands(self, call: Call) -> None:
+    def _full_operands(self, call: Call, weak: bool = False) -> None:
         for a in call.args:
             if isinstance(a.type, TileType):
-                self._want_expr(a, FULL)
+                self._want_expr(a, FULL, weak)
             elif isinstance(a, MakeTuple):
                 for e in a.elements:
                     if isinstance(e.type, TileType):
-                        self._want_expr(e, FULL)
+                        self._want_expr(e, FULL, weak)
 
     def _reverse_call(self, var: Var | None, call: Call) -> None:
         op = op_of(call)
@@ -670,7 +726,7 @@ class _Splitter:
             operand_axes = self._strategy(var, call, axis)
         except Refusal as r:
             self._leave(r.describe(), what, custom=False)
-            self.notes.append(("window-left", f"window left on {what}: {r.describe()}", {"check": r.check}))
+            self._note("window-left", f"window left on {what}: {r.describe()}", {"check": r.check})
             self.mode[var] = FULL
             self._full_operands(call)
             return
@@ -737,19 +793,19 @@ class _Splitter:
         if result_axes and any(FULL in self.demand.get(k, set()) for k in keys):
             raise _Abort(f"window stuck on {what}: some results are needed whole, others halved")
         if not result_axes:
-            for k in keys:
-                self.mode[k] = FULL
-            self._full_operands(call)
+            self._unsplit_custom(call, keys, what)
             return
         try:
             plan = check_custom_op(call, [_key_type(k) for k in keys], result_axes)
         except Refusal as r:
-            self.notes.append(("refused", f"refused to split {what}: {r.describe()}",
-                               {"check": r.check, "operand": r.operand}))
+            self._note("refused", f"refused to split {what}: {r.describe()}",
+                       {"check": r.check, "operand": r.operand})
             raise _Abort(f"window stuck on un-split {what}: {r.describe()}") from None
         self.custom_plans[id(call)] = plan
-        self.notes.append(("split", f"split {what} on iteration dim d{plan.iter_dim} (half {plan.half})",
-                           {"iter_dim": plan.iter_dim, "half": plan.half}))
+        self.replicated.pop(id(call), None)
+        self.fenced.discard(id(call))
+        self._note("split", f"split {what} on iteration dim d{plan.iter_dim} (half {plan.half})",
+                   {"iter_dim": plan.iter_dim, "half": plan.half})
         for j, k in enumerate(keys):
             self.mode[k] = plan.output_axes[j]
         seg = custom_segments(call)
@@ -759,25 +815,81 @@ class _Splitter:
         for o, a in zip(seg["outs"], plan.output_axes, strict=False):
             self._want_expr(o, a)
 
-    def _snapshot(self) -> dict[ValueKey, set[int]]:
-        return {k: set(v) for k, v in self.demand.items()}
+    def _unsplit_custom(self, call: Call, keys: list[ValueKey], what: str) -> None:
+        """A custom op no consumer wants halved. If unguarded work (a split store's producers, a loop, ...)
+        reads one of its results, both sub-blocks need that result WHOLE: the op runs unguarded on both
+        sub-blocks when it is safe to duplicate, otherwise the function rolls back (fencing it to
+        sub-block 0 would leave sub-block 1 reading its uninitialised output init). If only dead work or
+        other fenced custom ops read it, it is fenced to sub-block 0 (it runs once)."""
+        for k in keys:
+            self.mode[k] = FULL
+        needed = [k for k in keys if k in self.strong]
+        if not needed:
+            self.replicated.pop(id(call), None)
+            self.fenced.add(id(call))
+            res = ", ".join(_key_name(k) for k in keys) or "none"
+            self._note("fenced", f"{what} (results: {res}) is not split and no split work reads its results: it "
+                       "runs on sub-block 0 only", {"op": call.op_name})
+            self._full_operands(call, weak=True)
+            return
+        names = ", ".join(_key_name(k) for k in needed)
+        try:
+            check_replicable(call, [_key_type(k) for k in keys])
+        except Refusal as r:
+            self._note("refused", f"refused to duplicate {what}: {r.describe()}",
+                       {"check": r.check, "operand": r.operand})
+            raise _Abort(f"{what} is not split, split work needs its result {names} whole, and it cannot run "
+                         f"on both sub-blocks: {r.describe()}") from None
+        why = (f"{what} is not split: split work needs its result {names} whole (no consumer wants a half); it "
+               "is safe to duplicate (no side effects, not builtin, no temp / extra buffers or sync, tile "
+               "outputs only), so both sub-blocks compute it whole, unguarded (fencing it to sub-block 0 would "
+               "leave sub-block 1 reading the uninitialised output init)")
+        self.fenced.discard(id(call))
+        self.replicated[id(call)] = why
+        self._note("replicated", why, {"op": call.op_name, "results": names})
+        self._full_operands(call)
+
+    def _snapshot(self) -> tuple[dict[ValueKey, set[int]], set[ValueKey]]:
+        return {k: set(v) for k, v in self.demand.items()}, set(self.strong)
+
+    def _expr_mode(self, e: Expr) -> int:
+        key: ValueKey | None = None
+        if isinstance(e, Var):
+            key = e
+        elif isinstance(e, TupleGetItem) and isinstance(e.tuple_value, Var):
+            key = (e.tuple_value, e.index)
+        m = self.mode.get(key, FULL) if key is not None else FULL
+        return m if m is not None and m >= 0 else FULL
 
     def _reverse_for(self, stmt: ForStmt) -> None:
+        """Loop-carried windows: the demand on each iter arg (from after the loop, through its result, and
+        from its uses in the body) is iterated to a fixpoint before anything is decided. An iter arg nobody
+        demands yet starts with *no* demand (it does not force its yielded value whole); demands only grow,
+        so the walk stops after at most one round per (iter arg, axis). Notes of superseded rounds are
+        dropped. An iter arg that stays undemanded follows the half of the value it yields."""
         ias, rvs = stmt.iter_args, stmt.return_vars
-        base = self._snapshot()
+        base, base_strong = self._snapshot()
+        n_notes, n_left = len(self.notes), len(self.left)
         extra: list[set[int]] = [set() for _ in ias]
-        for _ in range(4):
+        rounds = 2 + sum((ia.type.rank + 1) if isinstance(ia.type, TileType) else 0 for ia in ias)
+        y = _final_yield(stmt.body)
+        seeded: list[set[int]] = []
+        for _ in range(rounds):
             self.demand = {k: set(v) for k, v in base.items()}
-            seeded: list[set[int]] = []
+            self.strong = set(base_strong)
+            del self.notes[n_notes:]
+            del self.left[n_left:]
+            seeded = []
             for k, ia in enumerate(ias):
                 d = set(base.get(ia, set())) | extra[k]
                 if k < len(rvs):
                     d |= base.get(rvs[k], set())
                 if d:
-                    self.demand[ia] = d
+                    self.demand[ia] = set(d)
                 seeded.append(d)
-            y = _final_yield(stmt.body)
             for k, ia in enumerate(ias):
+                if not seeded[k]:
+                    continue  # no demand yet: decided after the fixpoint
                 axis = self._decide(ia, f"loop-carried {ia.name}")
                 self.mode[ia] = FULL if axis is None else axis
                 if k < len(rvs):
@@ -789,9 +901,18 @@ class _Splitter:
             inner = [set(self.demand.get(ia, set())) for ia in ias]
             if inner == seeded:
                 break
-            extra = inner
+            extra = [e | i for e, i in zip(extra, inner, strict=True)]
         else:
             raise _Abort("loop-carried windows did not stabilise")
+        for k, ia in enumerate(ias):
+            if seeded[k]:
+                continue
+            m = FULL
+            if y is not None and k < len(y.values) and isinstance(ia.type, TileType):
+                m = self._expr_mode(y.values[k])
+            self.mode[ia] = m
+            if k < len(rvs):
+                self.mode[rvs[k]] = m
         for ia in ias:
             if ia.init is not None and isinstance(ia.type, TileType):
                 self._want_expr(ia.init, self.mode.get(ia, FULL))
@@ -934,13 +1055,18 @@ class _Splitter:
                 kwargs["shapes"] = tuple(shapes)
             new = _rebuild("tile.store", [tile_h, MakeTuple(tuple(offs)), call.args[2]], kwargs, call.span)
             where = f"half {half}" + (f"; N-D window axis {gm_axis}, half {gm_half}" if window is not None else "")
-            self.notes.append(("split", f"split store of {_name(tile)} on axis {axis} ({where})",
-                               {"axis": axis, "half": half}))
+            self._note("split", f"split store of {_name(tile)} on axis {axis} ({where})",
+                       {"axis": axis, "half": half})
             return AssignStmt(var, new) if var is not None else EvalStmt(new)
         if op.kind is OpKind.CUSTOM:
             plan = self.custom_plans.get(id(call))
             if plan is None:
-                return None
+                if id(call) not in self.replicated:
+                    return None
+                # computed whole on both sub-blocks: marked so the final limit step leaves it unguarded
+                rep = call.with_fields(kwargs=tuple(kv for kv in call.kwargs if kv[0] != REPLICATED)
+                                       + ((REPLICATED, True),))
+                return AssignStmt(var, rep) if var is not None else EvalStmt(rep)
             seg = custom_segments(call)
             ins = [self._operand(x, a, out) for x, a in zip(seg["ins"], plan.input_axes, strict=False)]
             outs = [self._operand(o, a, out) for o, a in zip(seg["outs"], plan.output_axes, strict=False)]
@@ -985,8 +1111,8 @@ class _Splitter:
             new = _rebuild(call.op_name, args, dict(call.kwargs), call.span)
         nv = Var(var.name, new.type, var.span)
         self.half[var] = nv
-        self.notes.append(("split", f"split {call.op_name} -> {var.name} on axis {axis}",
-                           {"op": call.op_name, "axis": axis}))
+        self._note("split", f"split {call.op_name} -> {var.name} on axis {axis}",
+                   {"op": call.op_name, "axis": axis})
         return AssignStmt(nv, new)
 
     def _rewrite_for(self, stmt: ForStmt) -> list[Stmt]:
@@ -1105,10 +1231,13 @@ def _axis_candidates(an: DimensionAnalyzer, store: Call) -> tuple[list[int], lis
     return ok, why
 
 
-def choose_axis(an: DimensionAnalyzer, stores: list[Call]) -> tuple[dict[int, int], str]:
-    """Per-store split axis (all in one axis class) and a human-readable justification."""
+def axis_plans(an: DimensionAnalyzer, stores: list[Call]) -> list[tuple[dict[int, int], str]]:
+    """Every candidate split: per-store axes (all in one axis class) with a justification, outer axis
+    first. The pass tries them in order: a producer may still refuse an axis (e.g. a loaded tile whose half
+    row is under 32 B, a custom op whose map sends the axis to a reduction iterator), then the next one is
+    tried. Raises ``_Abort`` when there is none."""
     if not stores:
-        raise _Abort("no store to split")
+        raise _Abort("no store could be split: the function has no store")
     cands = []
     for s in stores:
         ok, why = _axis_candidates(an, s)
@@ -1116,6 +1245,7 @@ def choose_axis(an: DimensionAnalyzer, stores: list[Call]) -> tuple[dict[int, in
             raise _Abort(f"no store could be split: store of {_name(s.args[0])}: {'; '.join(why)}")
         cands.append((s, ok, why))
     first, first_ok, first_why = cands[0]
+    plans = []
     for axis in first_ok:
         root = (first.args[0], axis)
         plan = {id(first): axis}
@@ -1131,8 +1261,15 @@ def choose_axis(an: DimensionAnalyzer, stores: list[Call]) -> tuple[dict[int, in
                       f"{len(stores)} store(s)")
             if first_why:
                 reason += "; rejected: " + "; ".join(first_why)
-            return plan, reason
-    raise _Abort("no single parallel axis class covers every store of the function")
+            plans.append((plan, reason))
+    if not plans:
+        raise _Abort("no single parallel axis class covers every store of the function")
+    return plans
+
+
+def choose_axis(an: DimensionAnalyzer, stores: list[Call]) -> tuple[dict[int, int], str]:
+    """The preferred candidate of ``axis_plans``."""
+    return axis_plans(an, stores)[0]
 
 
 # =================================================================================================
@@ -1172,7 +1309,7 @@ class _Limiter(IRMutator):
     def _needs_guard(self, call: Expr) -> bool:
         op = op_of(call)
         return (op is not None and op.kind in (OpKind.STORE, OpKind.CUSTOM)
-                and not call.kwarg(TILED_OP, False))
+                and not call.kwarg(TILED_OP, False) and not call.kwarg(REPLICATED, False))
 
     def _cond(self) -> Expr:
         return Eq(self.sb, ConstInt(0, INDEX), INDEX)
@@ -1269,6 +1406,88 @@ def limit_function_to_sub_block0(fn: Function) -> Function:
 # =================================================================================================
 
 
+class _Hoister:
+    """Hoist tile-valued nested calls into fresh variables: ``c = f(r, g(r))`` becomes ``g_1 = g(r)``,
+    ``c = f(r, g_1)``, so every tile operand the demand pass sees is a variable it can bubble a window into.
+    Innermost calls first; statements inside loops and ifs too (loop iter-arg inits are left alone)."""
+
+    def __init__(self, fn: Function) -> None:
+        self.names: set[str] = set()
+
+        class _Names(IRVisitor):
+            def visit_Var(inner, expr: Var) -> None:  # noqa: N805
+                self.names.add(expr.name)
+
+            def visit_AssignStmt(inner, stmt: AssignStmt) -> None:  # noqa: N805
+                self.names.add(stmt.var.name)
+                super().visit_AssignStmt(stmt)
+
+        _Names().visit_function(fn)
+        for p in fn.params:
+            self.names.add(p.name)
+        self.changed = False
+
+    def fresh(self, base: str) -> str:
+        k = 0
+        while f"{base}_{k}" in self.names:
+            k += 1
+        self.names.add(f"{base}_{k}")
+        return f"{base}_{k}"
+
+    def operand(self, e: Expr, pre: list[Stmt]) -> Expr:
+        if isinstance(e, Call) and isinstance(e.type, TileType):
+            inner = self.call(e, pre)
+            v = Var(self.fresh(e.op_name.split(".")[-1]), inner.type, inner.span)
+            pre.append(AssignStmt(v, inner))
+            self.changed = True
+            return v
+        if isinstance(e, MakeTuple):
+            elems = tuple(self.operand(x, pre) for x in e.elements)
+            if any(a is not b for a, b in zip(elems, e.elements, strict=True)):
+                return e.with_fields(elements=elems)
+        return e
+
+    def call(self, c: Call, pre: list[Stmt]) -> Call:
+        args = tuple(self.operand(a, pre) for a in c.args)
+        if all(a is b for a, b in zip(args, c.args, strict=True)):
+            return c
+        return c.with_fields(args=args)
+
+    def body(self, body: Stmt | None) -> SeqStmts | None:
+        if body is None:
+            return None
+        out: list[Stmt] = []
+        for s in flatten_stmts(body):
+            out.extend(self.stmt(s))
+        return SeqStmts(tuple(out))
+
+    def stmt(self, s: Stmt) -> list[Stmt]:
+        pre: list[Stmt] = []
+        if isinstance(s, AssignStmt) and isinstance(s.value, Call):
+            value = self.call(s.value, pre)
+            new: Stmt = s if value is s.value else s.with_fields(value=value)
+        elif isinstance(s, EvalStmt) and isinstance(s.expr, Call):
+            expr = self.call(s.expr, pre)
+            new = s if expr is s.expr else s.with_fields(expr=expr)
+        elif isinstance(s, (YieldStmt, ReturnStmt)):
+            values = tuple(self.operand(v, pre) for v in s.values)
+            new = s if all(a is b for a, b in zip(values, s.values, strict=True)) else s.with_fields(values=values)
+        elif isinstance(s, (ForStmt, WhileStmt)):
+            new = s.with_fields(body=self.body(s.body))
+        elif isinstance(s, IfStmt):
+            new = s.with_fields(then_body=self.body(s.then_body), else_body=self.body(s.else_body))
+        else:
+            new = s
+        return pre + [new]
+
+
+def hoist_nested_calls(fn: Function) -> Function:
+    """``fn`` with every tile-valued nested call bound to a fresh variable (``fn`` itself if there is none)."""
+    h = _Hoister(fn)
+    body = h.body(fn.body)
+    return fn.with_fields(body=body) if h.changed else fn
+
+
 def _revert(fn: Function, reason: str) -> Function:
     _remark(PASS_NAME, fn.name, "reverted", f"sub-block split rolled back: {reason}", reason=reason)
     out = limit_function_to_sub_block0(fn)
@@ -1299,37 +1518,65 @@ def split_function(fn: Function) -> tuple[Function, bool]:
 
 
 def _split_or_revert(fn: Function) -> tuple[Function, bool]:
+    original = fn
+    fn = hoist_nested_calls(fn)  # ``f(r, g(r))`` -> ``tmp = g(r); f(r, tmp)``: every operand is a variable
     an = DimensionAnalyzer(fn).run()
     strict = True
-    if an.conflicts:
+    broadcast = [c for c in an.conflicts if c.broadcast]
+    if broadcast:
         strict = False
         _remark(PASS_NAME, fn.name, "strict-off",
-                f"strict mode off for this function: broadcast on two different axes ({an.conflicts[0]})",
-                conflicts=[str(c) for c in an.conflicts])
+                f"strict mode off for this function: broadcast on two different axes ({broadcast[0]})",
+                conflicts=[str(c) for c in broadcast])
+    for c in an.conflicts:
+        if not c.broadcast:
+            _remark(PASS_NAME, fn.name, "dimension-conflict",
+                    f"dimension conflict recorded, strict mode kept: {c}", conflict=str(c))
     if an.unranked_custom:
-        return _revert(fn, "custom op with an unranked shaped operand or result: giving up on the function"), True
+        return _revert(original, "custom op with an unranked shaped operand or result: giving up on the "
+                       "function"), True
     stores = _Stores()
     stores.visit_stmt(fn.body)
-    sp = _Splitter(fn, strict, an)
+    emitted: set[tuple[str, str]] = set()
+
+    def emit(notes: list[tuple[str, str, dict]], skip_split: bool) -> None:
+        for kind, msg, details in notes:
+            if (skip_split and kind == "split") or (kind, msg) in emitted:
+                continue  # nothing was split after all / already reported
+            emitted.add((kind, msg))
+            _remark(PASS_NAME, fn.name, kind, msg, **details)
+
     try:
-        plan, why = choose_axis(an, stores.calls)
-        axis = next(iter(plan.values()))
-        _remark(PASS_NAME, fn.name, "axis", f"split axis {axis}: {why}", axis=axis)
-        sp.run_demands(plan)
-        out = sp.rewrite()
+        plans = axis_plans(an, stores.calls)
     except _Abort as a:
-        for kind, msg, details in sp.notes:
-            if kind != "split":  # nothing was split after all
-                _remark(PASS_NAME, fn.name, kind, msg, **details)
-        return _revert(fn, a.reason), True
-    for kind, msg, details in sp.notes:
-        _remark(PASS_NAME, fn.name, kind, msg, **details)
-    for left in sp.left:
-        _remark(PASS_NAME, fn.name, "window-left", f"non-strict: window left on {left} (both sub-blocks compute it)")
-    out = out.with_fields(func_type=FunctionType.AIV).with_attr(AXIS_ATTR, axis)
-    # custom ops that were not reached by any window still must not run twice
-    out = limit_function_to_sub_block0(out)
-    return out, False
+        return _revert(original, a.reason), True
+    failures: list[str] = []
+    for plan, why in plans:
+        axis = next(iter(plan.values()))
+        sp = _Splitter(fn, strict, an)
+        _remark(PASS_NAME, fn.name, "axis", f"split axis {axis}: {why}", axis=axis)
+        try:
+            sp.run_demands(plan)
+            out = sp.rewrite()
+        except _Abort as a:
+            emit(sp.notes, skip_split=True)
+            failures.append(f"axis {axis}: {a.reason}" if len(plans) > 1 else a.reason)
+            if len(failures) < len(plans):
+                _remark(PASS_NAME, fn.name, "axis-refused", f"split axis {axis} refused ({a.reason}); trying the "
+                        "next candidate axis", axis=axis, reason=a.reason)
+            continue
+        emit(sp.notes, skip_split=False)
+        for left in sp.left:
+            _remark(PASS_NAME, fn.name, "window-left",
+                    f"non-strict: window left on {left} (both sub-blocks compute it)")
+        out = out.with_fields(func_type=FunctionType.AIV).with_attr(AXIS_ATTR, axis)
+        # custom ops that no split work reads (``sp.fenced``) run on sub-block 0 only; custom ops whose
+        # result split work needs whole are marked ``sub_block_replicated`` and stay unguarded. Guarded work
+        # therefore never feeds unguarded work: the stores are all split, and a fenced op's results are only
+        # read by dead work or by other fenced ops (see ``_Splitter._unsplit_custom``).
+        out = limit_function_to_sub_block0(out)
+        return out, False
+    return _revert(original, "; ".join(failures)), True
 
 
 def _context_enabled() -> bool:
@@ -1352,8 +1599,21 @@ def _transform(program: Program) -> Program:
             fns.append(fn)
             continue
         scan = _scan(fn)
-        if scan.found or fn.attr(REVERTED) is not None or fn.attr(AXIS_ATTR) is not None or scan.stores == 0:
-            fns.append(fn)  # already bound to sub-blocks, or nothing to split
+        if scan.found or fn.attr(REVERTED) is not None or fn.attr(AXIS_ATTR) is not None:
+            fns.append(fn)  # already bound to sub-blocks
+            continue
+        if scan.stores == 0:
+            if scan.customs == 0:
+                _remark(PASS_NAME, fn.name, "skipped", "no store and no custom op: nothing to split or fence")
+                fns.append(fn)
+                continue
+            # the seed: no store could be split -> roll back; the custom ops (e.g. one writing GM through a
+            # tensor output init) are fenced to sub-block 0 so they do not run twice
+            new = _revert(fn, "no store could be split: the function has no store; its custom ops are fenced "
+                          "to sub-block 0")
+            reverted = True
+            changed = True
+            fns.append(new)
             continue
         new, rev = split_function(fn)
         reverted = reverted or rev
@@ -1399,6 +1659,7 @@ def limit_unique_sub_block_id_to_store_copy() -> Pass:
 __all__ = [
     "CustomPlan", "Refusal", "check_aligned_output_inits", "check_custom_op", "check_safe_to_duplicate",
     "check_slices_only_parallel_dimensions", "check_sliceable_inputs", "check_supported_explicit_maps",
-    "choose_axis", "is_candidate", "limit_function_to_sub_block0", "limit_unique_sub_block_id_to_store_copy",
+    "axis_plans", "check_replicable", "choose_axis", "hoist_nested_calls", "is_candidate",
+    "limit_function_to_sub_block0", "limit_unique_sub_block_id_to_store_copy",
     "project_to_inputs", "recover_iteration_window", "split_function", "tile_and_bind_sub_block",
 ]

@@ -49,10 +49,17 @@ class UnsupportedDataPath(DeviceFault):
     kind = "unsupported data path"
 
 
+class IllegalUnit(UnsupportedDataPath):
+    """A kernel touched a memory its unit cannot reach: an AIV kernel (one vector sub-block) sees only its
+    own Vec and GM; an AIC kernel (the cube) sees only Mat, Left, Right, Acc, Bias and GM."""
+
+    kind = "illegal unit access"
+
+
 class OutOfBounds(DeviceFault):
     """An access outside a memory space or outside a GM tensor."""
 
     kind = "out-of-bounds access"
 
 
-__all__ = ["DeviceFault", "DeviceHang", "OutOfBounds", "UnsupportedDataPath"]
+__all__ = ["DeviceFault", "DeviceHang", "IllegalUnit", "OutOfBounds", "UnsupportedDataPath"]

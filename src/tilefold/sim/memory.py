@@ -26,7 +26,7 @@ class Handle:
     """A tile in a memory space: address, shape, pitch, dtype and layout (immutable; derived sizes cached)."""
 
     __slots__ = ("space", "address", "rows", "cols", "pitch", "dtype", "layout", "isz", "np_dtype", "nbytes",
-                 "lo", "hi")
+                 "lo", "hi", "_views")
 
     def __init__(self, space: MemorySpace, address: int, rows: int, cols: int, pitch: int, dtype: DataType,
                  layout: str = "ND") -> None:
@@ -41,6 +41,7 @@ class Handle:
         self.np_dtype = dtype.np_dtype
         self.nbytes = rows * cols * self.isz
         self.lo, self.hi = self._span()
+        self._views: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # id(memory) -> (memory, view)
 
     def __repr__(self) -> str:
         return f"Handle({self.describe()})"
@@ -81,22 +82,46 @@ def _check(mem: np.ndarray, h: Handle, instr: str) -> None:
             hint="the tile does not fit its memory space at this address; check memory planning and offsets")
 
 
+_MAX_CACHED_VIEWS = 4  # per handle: one per memory it was used with (Vec of both sub-blocks, ...)
+
+
+def _cached(mem: np.ndarray, h: Handle) -> np.ndarray | None:
+    hit = h._views.get(id(mem))
+    # the cache entry keeps its memory alive, so an id can never be reused by another live array
+    return hit[1] if hit is not None and hit[0] is mem else None
+
+
+def _remember(mem: np.ndarray, h: Handle, view: np.ndarray) -> np.ndarray:
+    if len(h._views) >= _MAX_CACHED_VIEWS:
+        h._views.clear()
+    h._views[id(mem)] = (mem, view)
+    return view
+
+
 def nd_view(mem: np.ndarray, h: Handle, instr: str = "") -> np.ndarray:
-    """A writable numpy view of an ND / DN tile (no copy)."""
+    """A writable numpy view of an ND / DN tile (no copy). Views are built once per (handle, memory)."""
+    v = _cached(mem, h)
+    if v is not None:
+        return v
     if h.lo < 0 or h.hi > mem.shape[0]:
         _check(mem, h, instr)
     isz = h.isz
     strides = (h.pitch * isz, isz) if h.layout == "ND" else (isz, h.pitch * isz)
-    return np.ndarray((h.rows, h.cols), dtype=h.np_dtype, buffer=mem, offset=h.address, strides=strides)
+    return _remember(mem, h, np.ndarray((h.rows, h.cols), dtype=h.np_dtype, buffer=mem, offset=h.address,
+                                        strides=strides))
 
 
 def _nz_view(mem: np.ndarray, h: Handle, instr: str) -> np.ndarray:
+    """The tile as a 4-D view (row block, row in block, column block, column in block) over its fractals."""
+    v = _cached(mem, h)
+    if v is not None:
+        return v
     _check(mem, h, instr)
     isz = h.isz
     frac = FR * FR * isz
     rb, cb = -(-h.rows // FR), -(-h.cols // FR)
-    return np.ndarray((rb, FR, cb, FR), dtype=h.dtype.np_dtype, buffer=mem, offset=h.address,
-                      strides=(frac, FR * isz, (h.pitch // FR) * frac, isz))
+    return _remember(mem, h, np.ndarray((rb, FR, cb, FR), dtype=h.dtype.np_dtype, buffer=mem, offset=h.address,
+                                        strides=(frac, FR * isz, (h.pitch // FR) * frac, isz)))
 
 
 def read(mem: np.ndarray, h: Handle, instr: str = "") -> np.ndarray:

@@ -10,9 +10,20 @@ Correct results alone do not prove a split: the conservative rollback to sub-blo
   tensor (a store with ``shapes=``, a load with ``flatten=True``) — the extent of the N-D window; there
   is at least one such store; ``axis`` maps each split function to its ``sub_block_axis`` (the tile
   axis);
-- ``consistent_custom_ranges``: every custom op in a split function is marked ``tiled_op`` and its tile
-  ins and outs agree with one iteration space through their indexing maps (bound dims have the
-  iteration extent, broadcast constants and unbound dims the operand's own extent);
+- ``consistent_custom_ranges``: True iff every custom op of every function the pass handled (split, or
+  rolled back) runs on tile ranges that are consistent for BOTH sub-blocks. Precisely, each such custom
+  op must be either
+
+  * split: marked ``tiled_op``, in a split function, and its tile ins and outs agree with one iteration
+    space through their indexing maps (bound dims have the iteration extent, broadcast constants and
+    unbound dims the operand's own extent); or
+  * replicated: marked ``sub_block_replicated`` (un-split, its result is needed whole, both sub-blocks
+    compute it whole, unguarded) in a split function, with the same map consistency on its whole
+    operands.
+
+  Any other custom op makes it False: an un-split custom op fenced to sub-block 0 in a split function,
+  and EVERY custom op of a rolled-back function (nothing was split there, so nothing is claimed). A
+  program without custom ops in handled functions is vacuously consistent;
 - ``no_guarded_tiled_work``: no ``tiled_op`` store / custom op sits under a sub-block-0 guard (an
   ``IfStmt`` tagged ``limit_sub_block_id0``; the tag, not the condition, identifies a guard);
 - ``not_reverted``: neither the program nor any function carries ``tile_and_bind_subblock_reverted``;
@@ -34,6 +45,7 @@ from tilefold.ops.registry import OpKind, op_of
 from tilefold.ops.tile_ops import custom_segments
 
 TILED_OP = "tiled_op"
+REPLICATED = "sub_block_replicated"
 LIMIT_TAG = "limit_sub_block_id0"
 REVERTED = "tile_and_bind_subblock_reverted"
 
@@ -180,6 +192,12 @@ def _function_evidence(fn: Function, ev: SubBlockEvidence) -> bool | None:
     if fn.attr(REVERTED) is not None:
         ev.not_reverted = False
         ev.problems.append(f"{fn.name}: reverted ({fn.attr(REVERTED)})")
+        for call, _ in c.calls:
+            op = op_of(call)
+            if op is not None and op.kind is OpKind.CUSTOM:
+                ev.consistent_custom_ranges = False
+                ev.problems.append(f"{fn.name}: custom op {call.kwarg('symbol')} is un-split (function rolled "
+                                   "back)")
     if not split_fn:
         return None
     axes: set[int] = set()
@@ -213,7 +231,12 @@ def _function_evidence(fn: Function, ev: SubBlockEvidence) -> bool | None:
             halved = False
             ev.problems.append(f"{fn.name}: store not split and not guarded")
         elif op.kind is OpKind.CUSTOM:
-            if not tiled:
+            replicated = bool(call.kwarg(REPLICATED, False))
+            if replicated and guarded:
+                ev.consistent_custom_ranges = False
+                ev.problems.append(f"{fn.name}: replicated custom op {call.kwarg('symbol')} under a sub-block-0 "
+                                   "guard")
+            elif not tiled and not replicated:
                 ev.consistent_custom_ranges = False
                 ev.problems.append(f"{fn.name}: custom op {call.kwarg('symbol')} was not split")
             elif not _check_custom(call, ev.problems, fn.name):

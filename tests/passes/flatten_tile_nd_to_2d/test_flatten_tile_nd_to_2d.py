@@ -332,3 +332,81 @@ def test_column_reduction_of_an_nd_tile_is_not_flattened_silently():
     """)
     with pytest.raises(NotSupportedError):
         run(before)
+
+
+# ---------------------------------------------------------------------------------------------------
+# reductions along the last axis
+# ---------------------------------------------------------------------------------------------------
+
+R3 = "x: pl.Tensor[[2, 16, 64], pl.FP32], out: pl.Out[pl.Tensor[[2, 16, 1], pl.FP32]]"
+
+
+@pytest.mark.parametrize("red", ["row_sum", "row_max", "row_min"])
+def test_3d_row_reduction_flattens_to_a_2d_row_reduction(red):
+    before = kernel(R3, f"""
+        a: pl.Tile[[2, 16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0, 0], [2, 16, 64], target_memory=pl.Mem.Vec)
+        r: pl.Tile[[2, 16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.{red}(a)
+        out = pl.store(r, [0, 0, 0], out)
+        return out
+    """)
+    expected = kernel(R3, f"""
+        a: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0, 0], [2, 16, 64], target_memory=pl.Mem.Vec, flatten=True)
+        r: pl.Tile[[32, 1], pl.FP32, pl.Mem.Vec] = pl.tile.{red}(a)
+        out = pl.store(r, [0, 0, 0], out, shapes=[2, 16, 1])
+        return out
+    """)
+    check(before, expected)
+
+
+def test_4d_row_reduction_feeding_elementwise_ops():
+    params = "x: pl.Tensor[[2, 3, 16, 32], pl.FP32], out: pl.Out[pl.Tensor[[2, 3, 16, 1], pl.FP32]]"
+    before = kernel(params, """
+        t: pl.Tile[[2, 3, 16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0, 0, 0], [2, 3, 16, 32])
+        e: pl.Tile[[2, 3, 16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.exp(t)
+        s: pl.Tile[[2, 3, 16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.row_sum(e)
+        m: pl.Tile[[2, 3, 16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.row_max(t)
+        y: pl.Tile[[2, 3, 16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.sub(s, m)
+        out = pl.store(y, [0, 0, 0, 0], out)
+        return out
+    """)
+    expected = kernel(params, """
+        t: pl.Tile[[96, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0, 0, 0], [2, 3, 16, 32], flatten=True)
+        e: pl.Tile[[96, 32], pl.FP32, pl.Mem.Vec] = pl.tile.exp(t)
+        s: pl.Tile[[96, 1], pl.FP32, pl.Mem.Vec] = pl.tile.row_sum(e)
+        m: pl.Tile[[96, 1], pl.FP32, pl.Mem.Vec] = pl.tile.row_max(t)
+        y: pl.Tile[[96, 1], pl.FP32, pl.Mem.Vec] = pl.tile.sub(s, m)
+        out = pl.store(y, [0, 0, 0, 0], out, shapes=[2, 3, 16, 1])
+        return out
+    """)
+    check(before, expected)
+
+
+def test_nd_row_reduction_golden_reduces_the_last_axis_only():
+    import numpy as np
+
+    from tilefold.golden import run_program
+
+    before = kernel(R3, """
+        a: pl.Tile[[2, 16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0, 0], [2, 16, 64], target_memory=pl.Mem.Vec)
+        r: pl.Tile[[2, 16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.row_max(a)
+        out = pl.store(r, [0, 0, 0], out)
+        return out
+    """)
+    x = np.random.default_rng(1).standard_normal((2, 16, 64)).astype(np.float32)
+    got = run_program(before, {"x": x, "out": np.zeros((2, 16, 1), np.float32)})["out"]
+    np.testing.assert_array_equal(got, x.max(axis=-1, keepdims=True))
+
+
+@pytest.mark.parametrize("red", ["col_sum", "col_max", "col_min"])
+def test_nd_column_reduction_is_a_type_error_with_a_hint(red):
+    with pytest.raises(TilefoldError) as info:
+        kernel("x: pl.Tensor[[2, 16, 64], pl.FP32], out: pl.Out[pl.Tensor[[2, 1, 64], pl.FP32]]", f"""
+            a: pl.Tile[[2, 16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0, 0], [2, 16, 64])
+            r = pl.tile.{red}(a)
+            out = pl.store(r, [0, 0, 0], out)
+            return out
+        """)
+    err = info.value
+    assert "2-D" in err.message and "batch pages" in err.message
+    assert err.span is not None and f"pl.tile.{red}(a)" in err.span.source_line
+    assert err.hint and "page" in err.hint

@@ -6,7 +6,7 @@ import pytest
 from cube_helpers_memory import assert_same_golden, kernel
 
 from tilefold import ir, passes
-from tilefold.errors import TypeInferenceError
+from tilefold.errors import NotSupportedError, TypeInferenceError
 from tilefold.ir.stmt import AssignStmt, ForStmt, IfStmt
 from tilefold.ir.types import MemorySpace, TileType
 from tilefold.passes.verifier import check_properties, verify_properties
@@ -224,3 +224,37 @@ def test_storing_an_l1_tile_is_rejected():
     with pytest.raises(TypeInferenceError) as info:
         run(before)
     assert "GM" in info.value.message
+
+
+BIG = ("a: pl.Tensor[[128, 512], pl.FP16], b: pl.Tensor[[512, 128], pl.FP16], "
+       "out: pl.Out[pl.Tensor[[128, 128], pl.FP32]]")
+
+
+def test_an_operand_moved_into_an_l0_buffer_it_cannot_fit_is_reported_at_the_op():
+    """Without AutoTileMatmulL0 the whole [128, 512] lhs would move to the 64 KiB L0A: the error names the matmul's
+    line (not the function, as memory planning would) and the space."""
+    before = kernel(BIG, """
+        ta: pl.Tile[[128, 512], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [128, 512], target_memory=pl.Mem.Mat)
+        tb: pl.Tile[[512, 128], pl.FP16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [512, 128], target_memory=pl.Mem.Mat)
+        c: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(ta, tb)
+        out = pl.store(c, [0, 0], out)
+        return out
+    """)
+    with pytest.raises(NotSupportedError) as info:
+        run(before, "Ascend910B")
+    err = info.value
+    assert "does not fit in Left" in err.message and "131072" in err.message
+    assert err.span is not None and "pl.tile.matmul(ta, tb)" in err.span.source_line
+    assert "AutoTileMatmulL0" in err.hint
+
+
+def test_a_single_result_larger_than_its_memory_is_reported_at_the_op():
+    params = "a: pl.Tensor[[1024, 1024], pl.FP16], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]"
+    before = kernel(params, """
+        t: pl.Tile[[1024, 1024], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [1024, 1024], target_memory=pl.Mem.Mat)
+        return out
+    """)
+    with pytest.raises(NotSupportedError) as info:
+        run(before, "Ascend910B")
+    assert "does not fit in Mat" in info.value.message
+    assert "pl.tile.load(a" in info.value.span.source_line

@@ -41,6 +41,8 @@ KERNELS = {
     "sb.max_exp": lambda x: (_like(x, _f32(x).max(axis=1, keepdims=True)),
                              _like(x, np.exp(_f32(x) - _f32(x).max(axis=1, keepdims=True)))),
     "sb.two_vec": lambda x, b, c: _like(x, _f32(x) + _f32(b) * 0.5 + np.transpose(_f32(c))),
+    "sb.mix4": lambda x, b, c, s: _like(x, _f32(x) + _f32(b) + np.transpose(_f32(c)) + _f32(s)),
+    "sb.colmax": lambda x: _like(x, _f32(x).max(axis=0, keepdims=True)),  # [M, N] -> [1, N]
 }
 
 

@@ -60,3 +60,15 @@ def assert_rollback(after: Program, expected: Program, function: str, check: str
     for g in guards(Program(after.name, (fn,))):
         assert g.attr(LIMIT_TAG) is True
     ir.assert_structural_equal(without_reason(after), without_reason(tag_guards(expected)))
+
+
+# (program, "split" | "rollback", baseline cycles, cycles with the pass on), filled by the E2E tests and
+# printed at the end of the session by conftest.pytest_terminal_summary
+CYCLE_RATIOS: list[tuple[str, str, float, float]] = []
+
+
+def record_cycles(name: str, kind: str, base, tiled) -> None:
+    """Record (and print, visible with ``pytest -s``) the split / baseline cycle ratio of one program."""
+    CYCLE_RATIOS.append((name, kind, float(base.cycles), float(tiled.cycles)))
+    print(f"\n{name} ({kind}): baseline {base.cycles:.0f} cycles, pass on {tiled.cycles:.0f} cycles, "
+          f"ratio {tiled.cycles / base.cycles:.3f}")

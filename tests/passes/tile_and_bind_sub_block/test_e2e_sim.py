@@ -5,8 +5,10 @@ split / baseline cycle ratio is printed (``pytest -s``) and measured by ``benchm
 from __future__ import annotations
 
 import pytest
+import test_review_fixes as rf
 import test_rollback as rb
 import test_split_structure as ss
+from sb_util import record_cycles
 
 import tilefold.language as pl
 from tilefold.passes.tile_and_bind_sub_block import tile_and_bind_sub_block
@@ -26,6 +28,10 @@ SPLIT = {
     "softmax_reduce_last": ss.SoftmaxLastBefore,
     "softmax_reduce_first": ss.SoftmaxFirstBefore,
     "loop": ss.LoopBefore,
+    # review regressions that now split
+    "replicated_colmax": pl.parse(rf._colmax_src()),
+    "loop_carried_stored_in_loop": pl.parse(rf.LOOP_SRC),
+    "nested_call_operand": pl.parse(rf.NESTED_SRC),
 }
 
 # rejected programs whose kernels have whole-tile semantics we can run
@@ -48,8 +54,7 @@ def test_split_program_matches_golden_on_and_off(name):
     assert sub_block_evidence(tile_and_bind_sub_block()(program)).split
     # the split kernel runs on both sub-blocks, the baseline on one
     assert len(tiled.unit_cycles) == 2 * len(base.unit_cycles)
-    print(f"\n{name}: baseline {base.cycles:.0f} cycles, split {tiled.cycles:.0f} cycles, "
-          f"ratio {tiled.cycles / base.cycles:.3f}")
+    record_cycles(name, "split", base, tiled)
 
 
 @pytest.mark.parametrize("name", ROLLBACK)
@@ -61,6 +66,7 @@ def test_rolled_back_program_matches_golden_on_and_off(name):
     assert tiled.result == "correct", tiled.summary()
     ev = sub_block_evidence(tile_and_bind_sub_block()(program))
     assert not ev.split and not ev.not_reverted
+    record_cycles(name, "rollback", base, tiled)
 
 
 @pytest.mark.parametrize("entry", ["f1", "f2"])
@@ -68,3 +74,4 @@ def test_strict_mode_program_matches_golden(entry):
     base, tiled = _run_both(rb.TwoFunctions, entry=entry)
     assert base.result == "correct", base.summary()
     assert tiled.result == "correct", tiled.summary()
+    record_cycles(f"two_functions.{entry}", "split" if entry == "f1" else "rollback", base, tiled)

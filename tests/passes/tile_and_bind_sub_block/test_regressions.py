@@ -184,24 +184,32 @@ class Two:
 '''
 
 
-@pytest.mark.parametrize("second_map,second_shape,message", [
-    # result #1 does not bind the split dim d0: the ONE tiled op cannot halve it with result #0
-    ("(d0, d1) -> (0, d1)", "[1, 32]", "does not bind the split iteration dim d0"),
+@pytest.mark.parametrize("second_map,second_shape,message,axis1_splits", [
+    # result #1 does not bind the split dim d0: the ONE tiled op cannot halve it with result #0 on d0; both
+    # results bind d1 with 32, so the next candidate axis (columns) splits
+    ("(d0, d1) -> (0, d1)", "[1, 32]", "does not bind the split iteration dim d0", True),
     # both bind d0 and d1, but result #1 covers d1 with 64 where result #0 covers it with 32
-    ("(d0, d1) -> (d0, d1)", "[16, 64]", "covers d1"),
+    ("(d0, d1) -> (d0, d1)", "[16, 64]", "covers d1", False),
     # result #1 covers the split dim d0 with 32 where result #0 covers it with 16
-    ("(d0, d1) -> (d0, d1)", "[32, 32]", "split dim d0 with extent 32"),
+    ("(d0, d1) -> (d0, d1)", "[32, 32]", "split dim d0 with extent 32", False),
 ])
-def test_results_with_different_iteration_windows_roll_back(second_map, second_shape, message):
+def test_results_with_different_iteration_windows_roll_back(second_map, second_shape, message, axis1_splits):
     before = pl.parse(_two_results(second_map, second_shape))
     call, var = _custom(before)
     with pytest.raises(Refusal) as e:
         check_custom_op(call, _result_types(var), {0: 0})
     assert e.value.check == "recover_iteration_window" and message in e.value.message
     after, remarks = run_pass(before)
-    reason = after.function("kernel").attr(REVERTED)
-    assert reason is not None and "recover_iteration_window" in reason
     assert any(r.kind == "refused" and r.details.get("check") == "recover_iteration_window" for r in remarks)
+    reason = after.function("kernel").attr(REVERTED)
+    if axis1_splits:
+        assert reason is None
+        refused = [r for r in remarks if r.kind == "axis-refused"]
+        assert refused and refused[0].details["axis"] == 0 and "recover_iteration_window" in refused[0].message
+        ev = sub_block_evidence(after)
+        assert ev.split and ev.axis == {"kernel": 1}, ev.problems
+        return
+    assert reason is not None and "recover_iteration_window" in reason
     assert len(guards(after)) == 2  # the custom op and the store run on sub-block 0 only
 
 
@@ -369,14 +377,22 @@ def test_unprovable_flattened_store_rolls_back_with_the_reason():
     assert len(guards(after)) == 1
 
 
-def test_unprovable_flattened_load_rolls_back_with_the_reason():
+def test_unprovable_flattened_load_tries_the_next_axis():
     # the 2-D store is fine to split on rows, but its producer reads the N-D window [3, 16, 64] flattened:
-    # half of the 48 rows is not one box of the tensor
+    # half of the 48 rows is not one box of the tensor. The row split is refused and the next candidate,
+    # the column split (the last window axis, half row 32 x 4 B), is taken.
     before = pl.parse(_flat_kernel("[3, 16, 64]", "[48, 64]", "[48, 64]", False))
     after, remarks = run_pass(before)
-    reason = after.function("kernel").attr(REVERTED)
-    assert reason is not None and "flattened_window" in reason and "is odd" in reason
-    assert len(guards(after)) == 1
+    assert after.function("kernel").attr(REVERTED) is None
+    refused = [r for r in remarks if r.kind == "axis-refused"]
+    assert refused and "flattened_window" in refused[0].message and "is odd" in refused[0].message
+    ev = sub_block_evidence(after)
+    assert ev.split and ev.axis == {"kernel": 1}, ev.problems
+    load = next(c for c in _calls(after) if c.op_name == "tile.load")
+    assert load.args[2].elements[2].value == 32
+    inputs = {"x": np.random.default_rng(3).uniform(-1, 1, (3, 16, 64)).astype(np.float32)}
+    want = run_program(before, inputs)["out"]
+    np.testing.assert_allclose(run_program(after, inputs)["out"], want, rtol=1e-6)
     inputs = {"x": np.random.default_rng(3).uniform(-1, 1, (3, 16, 64)).astype(np.float32)}
     want = run_program(before, inputs)["out"]
     np.testing.assert_allclose(run_program(after, inputs)["out"], want, rtol=1e-6)
