@@ -125,6 +125,32 @@ ASCEND_950 = replace(
     data_paths=_BASE_PATHS | {(Mem.Acc, Mem.Vec)},
 )
 
+# Which on-chip memories a kernel of each function type can reach (GM is always reachable). An AIV kernel
+# runs on one vector sub-block and sees that sub-block's Vec only; an AIC kernel runs on the cube and sees
+# the cube memories; an InCore kernel owns the whole core (cube memories plus sub-block 0's Vec).
+CUBE_SPACES = frozenset({Mem.Mat, Mem.Left, Mem.Right, Mem.Acc, Mem.Bias})
+KERNEL_MEMORY_SPACES: dict[str, frozenset[MemorySpace]] = {
+    "AIV": frozenset({Mem.Vec}),
+    "AIC": CUBE_SPACES,
+    "InCore": CUBE_SPACES | {Mem.Vec},
+}
+
+
+def kernel_memory_spaces(func_type: str) -> frozenset[MemorySpace]:
+    """The on-chip memory spaces a kernel of ``func_type`` ("InCore", "AIC", "AIV") may use."""
+    return KERNEL_MEMORY_SPACES.get(func_type, KERNEL_MEMORY_SPACES["InCore"])
+
+
+def unit_isolation_hint(func_type: str) -> str:
+    if func_type == "AIV":
+        return ("an AIV kernel runs on one vector sub-block and sees only its own Vec (and GM): put the cube "
+                "work (Mat / Left / Right / Acc tiles, matmul) in an AIC kernel, or write an InCore kernel")
+    if func_type == "AIC":
+        return ("an AIC kernel runs on the cube and sees only Mat, Left, Right, Acc, Bias (and GM): put the "
+                "vector work (Vec tiles) in an AIV kernel, or write an InCore kernel")
+    return "an InCore kernel sees the core's cube memories and sub-block 0's Vec"
+
+
 TARGETS: dict[str, Target] = {t.name: t for t in (ASCEND_910B, ASCEND_910C, ASCEND_950)}
 DEFAULT_TARGET = "Ascend910B"
 

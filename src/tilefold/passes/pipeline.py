@@ -69,16 +69,52 @@ def get_pass(cli_name: str, **options: Any) -> Pass:
     return factory(**accepted)
 
 
+#: Pipeline options that are not a parameter of any pass factory but are part of the documented interface.
+PIPELINE_OPTIONS: dict[str, str] = {
+    "target": "the target chip (name or Target); passes that depend on the chip read it",
+    "enable_auto_bind_sub_block": "split InCore vector work across the two AIV sub-blocks (default True)",
+}
+
+
+def known_options(cli_names: tuple[str, ...] = DEFAULT_ORDER) -> list[str]:
+    """Option names the pipeline understands: every keyword parameter of its pass factories plus the
+    documented pipeline options."""
+    import inspect
+
+    names = set(PIPELINE_OPTIONS)
+    for cli_name in cli_names:
+        params = inspect.signature(_factory(cli_name)).parameters.values()
+        names.update(p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD))
+    return sorted(names)
+
+
+def _validate(skip_passes: tuple[str, ...], options: dict[str, Any], pipeline: list[tuple[str, Pass]]) -> None:
+    from tilefold.errors import TilefoldError
+
+    pass_names = {p.name for _, p in pipeline} | {cli for cli, _ in pipeline}
+    unknown = [n for n in skip_passes if n not in pass_names]
+    if unknown:
+        names = sorted({p.name for _, p in pipeline})
+        raise TilefoldError(
+            f"unknown pass name{'s' if len(unknown) > 1 else ''} in skip_passes: {', '.join(map(repr, unknown))}",
+            hint=f"the default pipeline's passes are {', '.join(names)} (CLI names "
+                 f"{', '.join(dict.fromkeys(DEFAULT_ORDER))} are accepted too); names are case-sensitive")
+    known = known_options()
+    bad = sorted(k for k in options if k not in known)
+    if bad:
+        raise TilefoldError(f"unknown pipeline option{'s' if len(bad) > 1 else ''}: {', '.join(map(repr, bad))}",
+                            hint=f"known options: {', '.join(known)}")
+
+
 def default_tile_pipeline(target: Any = None, *, skip_passes: tuple[str, ...] = (), **options: Any) -> list[Pass]:
     """The default tile pipeline as a list of passes. ``skip_passes`` holds pass names (e.g.
     ``"CanonicalizeTileSlice"``) or CLI names to leave out; ``options`` are pipeline options such as
-    ``enable_auto_bind_sub_block``."""
+    ``enable_auto_bind_sub_block``. An unknown pass name or option raises ``TilefoldError`` listing the
+    known ones (a misspelt name must not silently run the pass it meant to skip)."""
+    if isinstance(skip_passes, str):
+        skip_passes = (skip_passes,)
     if target is not None:
         options["target"] = target
-    out: list[Pass] = []
-    for cli_name in DEFAULT_ORDER:
-        p = get_pass(cli_name, **options)
-        if p.name in skip_passes or cli_name in skip_passes:
-            continue
-        out.append(p)
-    return out
+    pipeline = [(cli_name, get_pass(cli_name, **options)) for cli_name in DEFAULT_ORDER]
+    _validate(tuple(skip_passes), options, pipeline)
+    return [p for cli_name, p in pipeline if p.name not in skip_passes and cli_name not in skip_passes]

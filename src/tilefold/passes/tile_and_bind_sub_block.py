@@ -9,7 +9,10 @@ Vec). For each such function it either
   every store and, transitively, in every producer of the stored tiles. Sub-block ``sb =
   get_subblock_idx()`` computes the window at offset ``sb * half`` on that axis. Stores and custom ops
   that were split carry the ``tiled_op=True`` attribute; the function becomes ``AIV`` (it runs on both
-  sub-blocks) and gets the attribute ``sub_block_axis``; or
+  sub-blocks) and gets the attribute ``sub_block_axis``. A custom op no consumer wants halved but whose
+  result split work reads whole runs whole on both sub-blocks (``sub_block_replicated=True``) when it is
+  safe to duplicate (else the function rolls back); one nothing unguarded reads is fenced to sub-block 0;
+  or
 * **rolls back**: the untouched original function is kept, and LimitUniqueSubBlockIdToStoreCopy puts
   every store and every custom op not marked ``tiled_op`` under ``if get_subblock_idx() == 0`` (an
   ``IfStmt`` tagged ``limit_sub_block_id0``; an op with results yields its output inits on the other
@@ -27,12 +30,18 @@ properties (new IR is built with the registry's type inference and keeps SSA for
 
 Algorithm (all analysis happens before any IR is created, so a refusal never leaves a half rewrite):
 
-1. dimension analysis; a conflicting join ("broadcast on two different axes") turns strict mode off
-   for this function only; an unranked custom operand gives up on the function;
+0. tile-valued nested calls are hoisted into fresh variables (a rollback keeps the original function);
+   a function without any store is rolled back when it has custom ops (they are fenced to sub-block 0);
+1. dimension analysis; a "broadcast on two different axes" conflict turns strict mode off for this
+   function only (other conflicts are recorded, strict mode kept); an unranked custom operand gives up on
+   the function;
 2. axis choice per store: parallel, static, even, a column split's half row a multiple of 32 bytes;
-   one axis class must cover every store; the outer axis is preferred;
+   one axis class must cover every store; the outer axis is preferred, and each candidate is tried in turn
+   when the demand pass refuses the previous one (e.g. a loaded / intermediate tile halved on its columns
+   with a half row under 32 B);
 3. demand propagation (the bubbling of the marked half-windows), in reverse program order, one
-   strategy per ``OpKind``; custom ops follow the seed's checks in order (see ``check_custom_op``);
+   strategy per ``OpKind``; custom ops follow the seed's checks in order (see ``check_custom_op``); loop
+   demands are iterated to a fixpoint before anything is decided;
 4. rewrite: loads get narrowed GM windows, elementwise / broadcast / reduction / custom ops are
    re-emitted on half tiles, loops and ifs carry halves, stores write ``[off + sb * half]``. A flattened
    2-D tile of an N-D tensor (FlattenTileNdTo2D's ``tile.load(..., flatten=True)`` /
@@ -123,11 +132,18 @@ class Refusal(Exception):
 
 
 class _Abort(Exception):
-    """Give up on the whole function (rollback)."""
+    """Give up on the whole function (rollback). ``axis_specific=False``: the refusal holds whatever the
+    split axis (e.g. a custom op with side effects), so no other candidate axis is tried."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, axis_specific: bool = True) -> None:
         self.reason = reason
+        self.axis_specific = axis_specific
         super().__init__(reason)
+
+
+# custom-op checks whose outcome does not depend on the split axis
+AXIS_INDEPENDENT_CHECKS = frozenset({"safe_to_duplicate", "sliceable_inputs", "supported_explicit_maps",
+                                     "aligned_output_inits", "replicable"})
 
 
 # =================================================================================================
@@ -800,7 +816,8 @@ class _Splitter:
         except Refusal as r:
             self._note("refused", f"refused to split {what}: {r.describe()}",
                        {"check": r.check, "operand": r.operand})
-            raise _Abort(f"window stuck on un-split {what}: {r.describe()}") from None
+            raise _Abort(f"window stuck on un-split {what}: {r.describe()}",
+                         axis_specific=r.check not in AXIS_INDEPENDENT_CHECKS) from None
         self.custom_plans[id(call)] = plan
         self.replicated.pop(id(call), None)
         self.fenced.discard(id(call))
@@ -839,7 +856,7 @@ class _Splitter:
             self._note("refused", f"refused to duplicate {what}: {r.describe()}",
                        {"check": r.check, "operand": r.operand})
             raise _Abort(f"{what} is not split, split work needs its result {names} whole, and it cannot run "
-                         f"on both sub-blocks: {r.describe()}") from None
+                         f"on both sub-blocks: {r.describe()}", axis_specific=False) from None
         why = (f"{what} is not split: split work needs its result {names} whole (no consumer wants a half); it "
                "is safe to duplicate (no side effects, not builtin, no temp / extra buffers or sync, tile "
                "outputs only), so both sub-blocks compute it whole, unguarded (fencing it to sub-block 0 would "
@@ -1550,7 +1567,7 @@ def _split_or_revert(fn: Function) -> tuple[Function, bool]:
         plans = axis_plans(an, stores.calls)
     except _Abort as a:
         return _revert(original, a.reason), True
-    failures: list[str] = []
+    failures: list[tuple[int, str]] = []
     for plan, why in plans:
         axis = next(iter(plan.values()))
         sp = _Splitter(fn, strict, an)
@@ -1560,7 +1577,9 @@ def _split_or_revert(fn: Function) -> tuple[Function, bool]:
             out = sp.rewrite()
         except _Abort as a:
             emit(sp.notes, skip_split=True)
-            failures.append(f"axis {axis}: {a.reason}" if len(plans) > 1 else a.reason)
+            failures.append((axis, a.reason))
+            if not a.axis_specific:
+                break  # the refusal holds for every axis
             if len(failures) < len(plans):
                 _remark(PASS_NAME, fn.name, "axis-refused", f"split axis {axis} refused ({a.reason}); trying the "
                         "next candidate axis", axis=axis, reason=a.reason)
@@ -1576,7 +1595,9 @@ def _split_or_revert(fn: Function) -> tuple[Function, bool]:
         # read by dead work or by other fenced ops (see ``_Splitter._unsplit_custom``).
         out = limit_function_to_sub_block0(out)
         return out, False
-    return _revert(original, "; ".join(failures)), True
+    if len(failures) == 1:
+        return _revert(original, failures[0][1]), True
+    return _revert(original, "; ".join(f"axis {axis}: {reason}" for axis, reason in failures)), True
 
 
 def _context_enabled() -> bool:

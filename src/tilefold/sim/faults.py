@@ -25,7 +25,8 @@ class DeviceFault(Exception):
         if self.instruction:
             parts.append(f"  at `{self.instruction}`")
         if self.address is not None:
-            parts.append(f"  address 0x{self.address:x}" + (f" in {self.space}" if self.space else ""))
+            a = self.address
+            parts.append(f"  address {'-' if a < 0 else ''}0x{abs(a):x}" + (f" in {self.space}" if self.space else ""))
         if self.hint:
             parts.append(f"hint: {self.hint}")
         return "\n".join(parts)

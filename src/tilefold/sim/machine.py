@@ -44,12 +44,12 @@ from tilefold.backend.pto import (
     While,
     sexpr_nodes,
 )
-from tilefold.backend.targets import Target, get_target
+from tilefold.backend.targets import Target, get_target, kernel_memory_spaces, unit_isolation_hint
 from tilefold.errors import TilefoldError
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.ops import get_op
 
-from .faults import DeviceFault, DeviceHang, OutOfBounds, UnsupportedDataPath
+from .faults import DeviceFault, DeviceHang, IllegalUnit, OutOfBounds, UnsupportedDataPath
 from .memory import FR, Handle, assign, copy_rows, nd_view, read, write
 
 Mem = MemorySpace
@@ -102,14 +102,21 @@ class Core:
 
 
 class _Memories(dict):
-    """Space -> byte array of one unit, filled from its core on first use."""
+    """Space -> byte array of one unit, filled from its core on first use. A kernel reaches only the spaces
+    of its unit (``targets.kernel_memory_spaces``): touching another one raises ``IllegalUnit``."""
 
-    def __init__(self, core: Core, subblock: int) -> None:
+    def __init__(self, core: Core, subblock: int, func_type: str = "InCore") -> None:
         super().__init__()
         self.core = core
         self.subblock = subblock
+        self.func_type = func_type
+        self.allowed = kernel_memory_spaces(func_type)
 
     def __missing__(self, space: MemorySpace) -> np.ndarray:
+        if space not in self.allowed:
+            unit = f"vector sub-block {self.subblock}" if self.func_type == "AIV" else "cube"
+            raise IllegalUnit(f"{self.func_type} kernel (running on the {unit}) cannot reach {space.name}",
+                              space=space.name, hint=unit_isolation_hint(self.func_type))
         arr = self.core.memory(space, self.subblock)
         if arr is None:
             raise KeyError(space)
@@ -131,7 +138,7 @@ class KernelRun:
         self.m = machine
         self.target = machine.target
         self.kernel = kernel
-        self.mem = _Memories(core, subblock)
+        self.mem = _Memories(core, subblock, kernel.func_type)
         self.subblock = subblock
         self.block_idx = block_idx
         self.block_num = block_num
@@ -244,10 +251,7 @@ class KernelRun:
         if not self.target.supports_path(src, dst):
             raise UnsupportedDataPath(
                 f"{self.target.name} has no {src.name} -> {dst.name} data path",
-                instruction=ins.text(), address=addr, space=dst.name,
-                hint=("a Mat -> Mat (L1 -> L1) copy comes from materializing a Mat subview; run "
-                      "CanonicalizeTileSlice so the consumer reads the source tile directly")
-                if src is dst is Mem.Mat else "move the data through a supported path")
+                instruction=ins.text(), address=addr, space=dst.name, hint=path_hint(self.target, src, dst))
 
     def _dma_cost(self, src: MemorySpace, dst: MemorySpace, nbytes: int) -> float:
         pc = self.target.path_cost(src, dst)
@@ -255,90 +259,90 @@ class KernelRun:
 
     def _gm_window(self, tensor: str, offsets, window: tuple[int, ...], rows: int, cols: int,
                    ins: Instr) -> np.ndarray:
+        """The N-D window of GM tensor ``tensor`` an instruction moves (a writable view, not reshaped)."""
         arr = self.gm.get(tensor)
         if arr is None:
             raise TilefoldError(f"simulator: no GM tensor @{tensor}")
         offs = [self.ev_int(o) for o in offsets]
-        shape = list(arr.shape)
-        win = list(window) if window else [rows, cols][-len(shape):]
+        shape = arr.shape
+        win = window if window else (rows, cols)[-len(shape):]
         if len(offs) != len(shape) or len(win) != len(shape):
             raise OutOfBounds(f"window of rank {len(win)} on tensor @{tensor} of rank {len(shape)}",
-                              instruction=ins.text(), space="GM")
-        for axis, (o, w, e) in enumerate(zip(offs, win, shape, strict=False)):
-            if o < 0 or o + w > e:
-                isz = arr.dtype.itemsize
-                clamped = [min(max(x, 0), n - 1) for x, n in zip(offs, shape, strict=False)]
-                flat = int(np.ravel_multi_index(clamped, shape)) * isz if all(shape) else 0
+                              instruction=ins.text(), address=0, space="GM",
+                              hint="give the load / store one offset and one extent per tensor dimension")
+        for axis in range(len(shape)):
+            o = offs[axis]
+            if o < 0 or o + win[axis] > shape[axis]:
+                first = first_faulting_element(offs, win, shape)
+                addr = gm_byte_offset(first, shape, arr.dtype.itemsize)
                 raise OutOfBounds(
-                    f"window offsets {offs} extent {win} leaves tensor @{tensor} of shape {shape} on axis {axis}",
-                    instruction=ins.text(), address=flat, space="GM",
-                    hint="check the load / store offsets against the tensor shape")
-        view = arr[tuple(slice(o, o + w) for o, w in zip(offs, win, strict=False))]
+                    f"window offsets {offs} extent {list(win)} leaves tensor @{tensor} of shape {list(shape)} on "
+                    f"axis {axis}; first faulting element {first}",
+                    instruction=ins.text(), address=addr, space=f"GM tensor @{tensor}",
+                    hint="check the load / store offsets against the tensor shape (a runtime offset may need a "
+                         "bound check or a smaller window)")
+        view = arr[tuple(slice(o, o + w) for o, w in zip(offs, win, strict=True))]
         if view.size != rows * cols:
-            raise OutOfBounds(f"window {win} of @{tensor} holds {view.size} elements, the tile {rows}x{cols}",
-                              instruction=ins.text(), space="GM")
-        return view.reshape(rows, cols)
+            raise OutOfBounds(f"window {list(win)} of @{tensor} holds {view.size} elements, the tile {rows}x{cols}",
+                              instruction=ins.text(), address=gm_byte_offset(offs, shape, arr.dtype.itemsize),
+                              space=f"GM tensor @{tensor}",
+                              hint="the GM window extents must multiply out to the tile's rows x cols")
+        return view
 
     def x_TLoad(self, ins: TLoad) -> None:
         dst = self.h(ins.dst)
+        mem = self._mem(dst, ins)
         self._path(Mem.DDR, dst.space, ins, dst.address)
         src = self._gm_window(ins.tensor, ins.offsets, ins.window, dst.rows, dst.cols, ins)
-        write(self._mem(dst, ins), dst, src, "")
+        write(mem, dst, src.reshape(dst.rows, dst.cols), "")
         self.charge(self._dma_cost(Mem.DDR, dst.space, dst.nbytes), dst.nbytes)
 
     def x_TStore(self, ins: TStore) -> None:
         src = self.h(ins.src)
+        mem = self._mem(src, ins)
         self._path(src.space, Mem.DDR, ins, src.address)
         win = self._gm_window(ins.tensor, ins.offsets, ins.window, src.rows, src.cols, ins)
-        value = read(self._mem(src, ins), src, "")
-        if not np.shares_memory(win, self.gm[ins.tensor]):
-            raise TilefoldError("simulator: GM window is not writable")
-        assign(win, value)
+        value = read(mem, src, "")
+        assign(win, value.reshape(win.shape) if value.shape != win.shape else value)  # in place: win is a view
         self.charge(self._dma_cost(src.space, Mem.DDR, src.nbytes), src.nbytes)
 
     def _mem(self, h: Handle, ins: Instr) -> np.ndarray:
-        mem = self.mem.get(h.space)
-        if mem is None:
-            raise UnsupportedDataPath(f"{self.kernel.func_type} kernel cannot address {h.space.name}",
-                                      instruction=ins.text(), address=h.address, space=h.space.name)
-        return mem
+        """The byte array of ``h``'s memory space on this unit (``IllegalUnit`` if the kernel's unit cannot
+        reach it)."""
+        try:
+            return self.mem[h.space]
+        except IllegalUnit as f:
+            f.instruction = ins.text()
+            f.address = h.address
+            f.args = (f.render(),)
+            raise
+        except KeyError:
+            raise UnsupportedDataPath(f"{self.target.name} has no {h.space.name} memory on the core",
+                                      instruction=ins.text(), address=h.address, space=h.space.name,
+                                      hint="GM tensors are not tiles: load them into an on-chip space") from None
 
     def x_TSubview(self, ins: TSubview) -> None:
         src = self.h(ins.src)
         row, col = self.ev_int(ins.row), self.ev_int(ins.col)
-        isz = src.isz
-        if src.layout == "NZ":
-            frac = FR * FR * isz
-            off = ((col // FR) * (src.pitch // FR) + row // FR) * frac + ((row % FR) * FR + col % FR) * isz
-        elif src.layout == "DN":
-            off = (col * src.pitch + row) * isz
-        else:
-            off = (row * src.pitch + col) * isz
         dtype = ins.dtype or src.dtype
-        self.handles[ins.dst] = Handle(src.space, src.address + off, ins.shape[0], ins.shape[1],
-                                       ins.pitch if ins.pitch is not None else src.pitch, dtype,
+        self.handles[ins.dst] = Handle(src.space, src.address + element_offset(src, row, col), ins.shape[0],
+                                       ins.shape[1], ins.pitch if ins.pitch is not None else src.pitch, dtype,
                                        ins.layout or src.layout)
         self.charge(self.costs.scalar_op)
 
     def x_TExtract(self, ins: TExtract) -> None:
         src = self.h(ins.src)
         dst = self.h(ins.dst)
+        mem_src, mem_dst = self._mem(src, ins), self._mem(dst, ins)
         self._path(src.space, dst.space, ins, dst.address)
         row, col = self.ev_int(ins.row), self.ev_int(ins.col)
-        isz = src.isz
-        if src.layout == "NZ":
-            frac = FR * FR * isz
-            off = ((col // FR) * (src.pitch // FR) + row // FR) * frac + ((row % FR) * FR + col % FR) * isz
-        elif src.layout == "DN":
-            off = (col * src.pitch + row) * isz
-        else:
-            off = (row * src.pitch + col) * isz
-        window = Handle(src.space, src.address + off, dst.rows, dst.cols, src.pitch, src.dtype, src.layout)
+        window = Handle(src.space, src.address + element_offset(src, row, col), dst.rows, dst.cols, src.pitch,
+                        src.dtype, src.layout)
         if row < 0 or col < 0 or row + dst.rows > src.rows or col + dst.cols > src.cols:
             raise OutOfBounds(f"extract window at ({row}, {col}) of {dst.rows}x{dst.cols} leaves the "
                               f"{src.rows}x{src.cols} source", instruction=ins.text(), address=window.address,
-                              space=src.space.name, hint="check the extract indices")
-        copy_rows(self._mem(src, ins), window, self._mem(dst, ins), dst, "")
+                              space=src.space.name, hint="check the extract indices against the source shape")
+        copy_rows(mem_src, window, mem_dst, dst, "")
         self.charge(self._dma_cost(src.space, dst.space, dst.nbytes), dst.nbytes)
 
     # compute ---------------------------------------------------------------------------------------
@@ -347,7 +351,8 @@ class KernelRun:
         if h.space is not Mem.Vec:
             raise UnsupportedDataPath(f"vector unit operand in {h.space.name}; the vector unit reads only Vec",
                                       instruction=ins.text(), address=h.address, space=h.space.name,
-                                      hint="move the tile to Vec first")
+                                      hint="move the tile to Vec first (on Ascend950 Acc -> Vec; otherwise "
+                                           "store it to GM and load it into Vec)")
         if h.address % self.target.vector_base_alignment:
             raise DeviceHang(
                 f"vector operand base 0x{h.address:x} is not {self.target.vector_base_alignment}-byte aligned",
@@ -356,27 +361,32 @@ class KernelRun:
                      "copy unaligned windows into an aligned buffer (#1789)")
 
     def x_TVector(self, ins: TVector) -> None:
-        op = self.m.op(ins.op)
+        info = self.m.vector_info.get(id(ins))
+        if info is None:
+            info = self.m.vector_info[id(ins)] = (ins, self.m.op(ins.op), dict(ins.attrs))
+        _, op, attrs = info
         dst = self.h(ins.dst)
-        self._vec_operand(dst, ins)
-        vec = self.mem[Mem.Vec]
+        align = self.target.vector_base_alignment
+        if dst.space is not Mem.Vec or dst.address % align:
+            self._vec_operand(dst, ins)
+        vec = self._mem(dst, ins)
         args = []
         nbytes = dst.nbytes
         for a in ins.args:
-            if isinstance(a, str):
+            if type(a) is str:
                 h = self.h(a)
-                self._vec_operand(h, ins)
+                if h.space is not Mem.Vec or h.address % align:
+                    self._vec_operand(h, ins)
                 args.append(read(vec, h, ""))
-                nbytes = max(nbytes, h.nbytes)
+                if h.nbytes > nbytes:
+                    nbytes = h.nbytes
             elif isinstance(a, tuple):
                 args.append(tuple(self.ev(x) for x in a))
             else:
                 args.append(self.ev(a))
-        attrs = dict(ins.attrs)
         if op.golden is None:
             raise TilefoldError(f"simulator: {op.name} has no golden semantics")
-        value = op.golden(args, attrs)
-        write(vec, dst, value, "")
+        write(vec, dst, op.golden(args, attrs), "")
         c = self.costs
         self.charge(c.vector_startup + math.ceil(nbytes / c.vector_bytes_per_cycle))
 
@@ -388,6 +398,9 @@ class KernelRun:
         acc = ops.pop(reuse) if reuse is not None else None
         lhs, rhs = ops[0], ops[1]
         bias = ops[2] if len(ops) > 2 else None
+        dst = self.h(ins.dst)
+        for h in (dst, lhs, rhs):
+            self._mem(h, ins)  # unit isolation first: an AIV kernel cannot reach the cube memories
         for h, want in ((lhs, Mem.Left), (rhs, Mem.Right)):
             if h.space is not want:
                 raise UnsupportedDataPath(
@@ -395,30 +408,24 @@ class KernelRun:
                     f"from {want.name}", instruction=ins.text(), address=h.address, space=h.space.name,
                     hint=f"extract the operand to {want.name} with pl.tile.extract(..., target_memory="
                          f"pl.Mem.{want.name})")
-        dst = self.h(ins.dst)
         if dst.space is not Mem.Acc:
             raise UnsupportedDataPath(f"cube destination in {dst.space.name}; the cube writes Acc",
-                                      instruction=ins.text(), address=dst.address, space=dst.space.name)
+                                      instruction=ins.text(), address=dst.address, space=dst.space.name,
+                                      hint="a matmul result lives in Acc (L0C); store it to GM from there")
         m, k, n = lhs.rows, lhs.cols, rhs.cols
         # The MAD writes (and, accumulating, reads) its destination densely from the bare base pointer:
         # m from the lhs, n from the rhs, no destination stride.
-        mad = Handle(Mem.Acc, dst.address, m, n, -(-m // FR) * FR, dst.dtype, "NZ")
-        acc_mem = self.mem[Mem.Acc]
-        a = read(self.mem[Mem.Left], lhs, "")
-        b = read(self.mem[Mem.Right], rhs, "")
+        mad = self.m.mad_handle(dst, m, n)
+        acc_mem = self._mem(dst, ins)
+        a = read(self._mem(lhs, ins), lhs, "")
+        b = read(self._mem(rhs, ins), rhs, "")
         args = [a, b]
         if acc is not None:
             args.insert(reuse, read(acc_mem, mad, ""))
         if bias is not None:
-            bmem = self._mem(bias, ins)
-            args.append(read(bmem, bias, ""))
-        value = op.golden(args, {})
-        write(acc_mem, mad, value, "")
-        c = self.costs
-        fm, fk, fn = c.cube_fractal
-        k0 = max(1, fk * 2 // lhs.dtype.itemsize) if lhs.dtype.itemsize <= 2 else max(1, fk // 2)
-        fractals = math.ceil(m / fm) * math.ceil(k / k0) * math.ceil(n / fn)
-        self.charge(c.cube_startup + math.ceil(fractals / c.cube_fractals_per_cycle))
+            args.append(read(self._mem(bias, ins), bias, ""))
+        write(acc_mem, mad, op.golden(args, {}), "")
+        self.charge(cube_cycles(self.costs, m, k, n, lhs.dtype.itemsize))
 
     def x_TCustom(self, ins: TCustom) -> None:
         from tilefold.custom import get_custom_op
@@ -430,7 +437,10 @@ class KernelRun:
         for a in ins.ins:
             if isinstance(a, str):
                 h = self.h(a)
-                arr = np.array(read(self._mem(h, ins), h, ""), copy=True)
+                mem = self._mem(h, ins)
+                if h.space is Mem.Vec:
+                    self._vec_operand(h, ins)
+                arr = np.array(read(mem, h, ""), copy=True)
                 ins_vals.append(arr)
                 shapes.append(arr.shape)
                 nbytes += h.nbytes
@@ -438,6 +448,7 @@ class KernelRun:
                 ins_vals.append(self.ev(a))
         outs = [self.h(o) for o in ins.outs]
         for h in outs:
+            self._mem(h, ins)
             if h.space is Mem.Vec:
                 self._vec_operand(h, ins)
         result = entry.kernel(*ins_vals)
@@ -456,6 +467,71 @@ class KernelRun:
         self.charge(cycles)
 
 
+def element_offset(h: Handle, row: int, col: int) -> int:
+    """Byte offset of element (row, col) from the base of tile ``h`` (ND, DN or NZ)."""
+    isz = h.isz
+    if h.layout == "NZ":
+        frac = FR * FR * isz
+        return ((col // FR) * (h.pitch // FR) + row // FR) * frac + ((row % FR) * FR + col % FR) * isz
+    if h.layout == "DN":
+        return (col * h.pitch + row) * isz
+    return (row * h.pitch + col) * isz
+
+
+def cube_cycles(costs, m: int, k: int, n: int, in_itemsize: int) -> int:
+    """Cycles of one cube instruction: start-up plus its fractal MACs at the target's rate. A fractal is
+    ``cube_fractal`` (m, k, n) for 16-bit inputs; its k depth doubles for 8-bit inputs and halves for
+    32-bit ones (the fractal holds the same 512 bytes of lhs row)."""
+    fm, fk, fn = costs.cube_fractal
+    k0 = max(1, fk * 2 // in_itemsize)
+    fractals = math.ceil(m / fm) * math.ceil(k / k0) * math.ceil(n / fn)
+    return costs.cube_startup + math.ceil(fractals / costs.cube_fractals_per_cycle)
+
+
+def first_faulting_element(offs: list[int], win, shape) -> list[int]:
+    """The first element (in row-major order over the window) of the window at ``offs`` with extents
+    ``win`` that lies outside a tensor of ``shape``; coordinates may be negative or past the end."""
+    first = []
+    for axis in range(len(shape)):
+        o, w, e = offs[axis], win[axis], shape[axis]
+        if o < 0 or o >= e:  # the whole hyper-row at this index faults: its first element is the answer
+            return first + [o] + list(offs[axis + 1:])
+        rest = offs[axis + 1:]
+        inner_faults = any(ro < 0 or ro + rw > re for ro, rw, re in
+                           zip(rest, win[axis + 1:], shape[axis + 1:], strict=True))
+        if inner_faults or o + w <= e:
+            first.append(o)  # the first faulting element has this index on this axis
+            continue
+        return first + [e] + list(rest)  # the first index past the end, the window origin elsewhere
+    return first
+
+
+def gm_byte_offset(index, shape, itemsize: int) -> int:
+    """Byte offset from a C-contiguous tensor's base of ``index`` (may lie outside the tensor)."""
+    off, stride = 0, 1
+    for i, e in zip(reversed(list(index)), reversed(list(shape)), strict=True):
+        off += i * stride
+        stride *= e
+    return off * itemsize
+
+
+def path_hint(target: Target, src: MemorySpace, dst: MemorySpace) -> str:
+    """How to get data from ``src`` to ``dst`` on ``target`` when there is no direct path."""
+    if src is dst is Mem.Mat:
+        return ("a Mat -> Mat (L1 -> L1) copy comes from materializing a Mat subview; run CanonicalizeTileSlice "
+                "so the consumer reads the source tile directly (tile.extract to Left / Right)")
+    if src is Mem.Vec and dst in (Mem.Mat, Mem.Left, Mem.Right):
+        return (f"{target.name} has no UB -> L1 path: store the tile to a GM tensor (pl.store) and load it into "
+                f"{dst.name} (pl.tile.load(..., target_memory=pl.Mem.Mat), then pl.tile.extract)")
+    if src is Mem.Acc and dst is Mem.Vec:
+        return (f"{target.name} has no L0C -> UB path: store the Acc tile to a GM tensor (pl.store) and load "
+                "it into Vec")
+    via = [m for m in (Mem.Mat, Mem.Vec, Mem.DDR) if target.supports_path(src, m) and target.supports_path(m, dst)]
+    if via:
+        return f"move the data through {via[0].name} ({src.name} -> {via[0].name} -> {dst.name})"
+    return "move the data through GM: store the tile (pl.store) and load it into the destination space"
+
+
 _OPS: dict[str, Any] = {}
 
 
@@ -470,6 +546,16 @@ class Machine:
             TCustom: KernelRun.x_TCustom,
         }
         self.cores: dict[int, Core] = {}
+        self.vector_info: dict[int, tuple] = {}  # id(TVector) -> (instruction, OpDef, attrs)
+        self._mads: dict[tuple, Handle] = {}
+
+    def mad_handle(self, dst: Handle, m: int, n: int) -> Handle:
+        """The dense NZ handle a MAD of m x n writes from ``dst``'s base (built once per shape)."""
+        key = (dst.address, m, n, dst.dtype)
+        h = self._mads.get(key)
+        if h is None:
+            h = self._mads[key] = Handle(Mem.Acc, dst.address, m, n, -(-m // FR) * FR, dst.dtype, "NZ")
+        return h
 
     def op(self, name: str):
         o = _OPS.get(name)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tilefold.backend import CompiledProgram, compile
+from tilefold.errors import TilefoldError
 from tilefold.ir.stmt import Program
 from tilefold.sim import DeviceFault, simulate
 from tilefold.testing.precision import compare, random_inputs
@@ -34,8 +35,8 @@ class RunReport:
     instructions: int = 0
     bytes_moved: int = 0
     compiled: CompiledProgram | None = field(default=None, repr=False)
-    details: dict[str, str] = field(default_factory=dict)
-    mismatch_output: str | None = None  # name of the output holding first_mismatch
+    details: dict[str, str] = field(default_factory=dict)  # per output: the comparison; "golden": its error
+    mismatch_output: str | None = None  # name of the output holding first_mismatch (or missing from the device)
 
     @property
     def result(self) -> str:
@@ -50,6 +51,8 @@ class RunReport:
             return f"{head}\n{self.fault}"
         if self.first_mismatch is not None:
             head += f", first mismatch {self.mismatch_output}{list(self.first_mismatch)}"
+        elif not self.matches and self.mismatch_output is not None:
+            head += f", {self.details.get(self.mismatch_output, self.mismatch_output)}"
         return head
 
 
@@ -69,13 +72,25 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
         if inputs != "random":
             raise ValueError(f"inputs must be a mapping or 'random', got {inputs!r}")
         inputs = random_inputs(program, entry, seed)
-    golden = run_program(program, _copy_inputs(inputs), entry=entry, block_dim=block_dim)
+    # A user error the golden interpreter reports (e.g. a store whose runtime offset leaves the tensor) does
+    # not stop the device run: the device traps on it, and the trap is the result; the golden error goes
+    # to ``details["golden"]``. If the device does not trap, the golden error is raised.
+    golden_error: TilefoldError | None = None
+    golden: dict[str, np.ndarray] = {}
+    try:
+        golden = run_program(program, _copy_inputs(inputs), entry=entry, block_dim=block_dim)
+    except TilefoldError as exc:
+        golden_error = exc
     compiled = compile(program, target=target, skip_passes=tuple(skip_passes), options=dict(options or {}),
                        codegen=codegen, entry=entry)
     try:
         sim = simulate(compiled.pto, _copy_inputs(inputs), compiled.target, block_dim=block_dim)
     except DeviceFault as fault:
-        return RunReport(False, fault, float("inf"), None, {}, golden, 0.0, {}, compiled=compiled)
+        details = {"golden": f"golden run failed: {golden_error}"} if golden_error is not None else {}
+        return RunReport(False, fault, float("inf"), None, {}, golden, 0.0, {}, compiled=compiled,
+                         details=details)
+    if golden_error is not None:
+        raise golden_error
     matches = True
     max_err = 0.0
     first = None
@@ -83,7 +98,13 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
     details = {}
     for name, expected in golden.items():
         if name not in sim.outputs:
-            continue  # values returned by the entry that are not Out parameters
+            details[name] = (f"missing: the golden run produced output {name!r} but the simulator did not "
+                             f"(simulator outputs: {sorted(sim.outputs) or 'none'})")
+            if matches:
+                first_name = name
+            matches = False
+            max_err = float("inf")
+            continue
         cmp = compare(sim.outputs[name], expected)
         details[name] = cmp.describe()
         max_err = max(max_err, cmp.max_abs_error)
