@@ -1,7 +1,7 @@
 """Every user-causable type-inference error reaches the user with a location and a fix hint.
 
 Each case is a small bad kernel parsed through ``tilefold.language.parse``; the marked line (``# <-``) is
-where the error must point, ``expect`` a fragment of the message that identifies the intended error, and
+where the error must point (the last line unless marked), ``expect`` a fragment of the message that identifies the intended error, and
 ``advice`` a fragment of the hint that says what to change.
 """
 
@@ -90,12 +90,26 @@ CASES = [
     ("custom_no_outs", 'y = pl.tile.custom("k", ins=[t], outs=[])', "at least one output", "outs=[init]"),
     ("custom_out_not_tile", 'n = pl.tile.get_block_idx()\ny = pl.tile.custom("k", ins=[t], outs=[n])',
      "each output init must be a tile", "pl.tile.create"),
+    # parser errors (not type inference) follow the same rule
+    ("bitwise_not", "b = pl.tile.get_block_idx()\nc = ~b", "bitwise ~ is not supported", "not x"),
+    ("comparison_is", "b = pl.tile.get_block_idx()\nc = b is b", "unsupported comparison Is", "=="),
+    ("two_memory_spaces", "v: pl.Tile[[16, 128], pl.FP32, pl.Mem.Vec, pl.Mem.Mat] = pl.tile.exp(t)",
+     "two memory spaces", "one pl.Mem"),
+    ("tile_annotation_on_tensor", "v: pl.Tile[[16, 128], pl.FP32, pl.Mem.Vec] = x",
+     "annotated as a tile but the value is", "pl.tile.load"),
+    ("loop_bound_tile", "for i in pl.range(t):  # <-\n    pass", "loop bounds must be scalars", "pl.Scalar"),
+    ("range_arity", "for i in pl.range(0, 1, 1, 1):  # <-\n    pass", "takes 1 to 3 positional arguments",
+     "pl.range(0, 64, 16)"),
+    ("const_float_int_dtype", "c = pl.const(1.5, pl.INT32)", "cannot have integer dtype INT32", "float dtype"),
+    ("out_annotation_on_local", "v: pl.Out[pl.Tensor[[16, 128], pl.FP32]] = x", "only allowed on function parameters",
+     "inner type"),
 ]
 
 
 def parse_case(code: str) -> tuple[TilefoldError, int]:
     lines = code.splitlines()
-    lines[-1] += "  # <-"
+    if "# <-" not in code:  # the error is on the last line unless marked
+        lines[-1] += "  # <-"
     src = HEADER + "".join(f"        {ln}\n" for ln in lines)
     line = next(i for i, ln in enumerate(src.splitlines(), 1) if "# <-" in ln)
     with pytest.raises(TilefoldError) as info:

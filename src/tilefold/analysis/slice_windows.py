@@ -188,6 +188,11 @@ class SliceInfo:
     offsets: tuple[Expr, ...]  # accumulated offsets into ``base`` (constants resolved)
     shape: tuple[Expr, ...]  # the window extents (the slice's shape operand)
     chain_depth: int = 0  # number of slices peeled to reach the base
+    local_offsets: tuple[Expr, ...] | None = None  # the slice's own offset operand (into ``src``), resolved
+
+    @property
+    def own_offsets(self) -> tuple[Expr, ...]:
+        return self.local_offsets if self.local_offsets is not None else self.offsets
 
     @property
     def type(self) -> TileType:
@@ -520,7 +525,7 @@ class _Walker:
         if inner is not None and len(inner.offsets) == len(offsets):
             info = SliceInfo(var, s, src, inner.base,
                              tuple(add_index(a, b, facts) for a, b in zip(inner.offsets, offsets, strict=False)),
-                             shape, inner.chain_depth + 1)
+                             shape, inner.chain_depth + 1, offsets)
         else:
             info = SliceInfo(var, s, src, src, offsets, shape, 0)
         res.slices[var] = info

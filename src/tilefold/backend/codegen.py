@@ -91,7 +91,7 @@ from .pto import (
     TVector,
     While,
 )
-from .targets import Target, get_target
+from .targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
 MODES = ("strict", "faithful")
 
@@ -442,6 +442,7 @@ class FunctionCodegen:
         op = op_of(call)
         if op is None:
             raise NotSupportedError(f"unknown op {call.op_name!r}")
+        self.check_unit(call, var)
         kind = op.kind
         if kind is OpKind.INDEX:
             if var is not None:
@@ -472,6 +473,7 @@ class FunctionCodegen:
             src = self.materialize_if_needed(call, 0, self.handle(call.args[0]), out)
             dst = self.declare(var)
             self.tile_handle[var] = dst
+            self.check_path(call, self.handles[src].space, self.handles[dst].space)
             if len(call.args) >= 3:
                 row, col = self.sexpr(call.args[1]), self.sexpr(call.args[2])
             else:
@@ -509,6 +511,33 @@ class FunctionCodegen:
             return ()
         raise NotSupportedError(f"PTO codegen does not lower {op.name} (kind {kind.value}, unit {op.unit.value})")
 
+    def check_unit(self, call: Call, var: Var | None) -> None:
+        """A kernel may only use the memories of its unit (``targets.kernel_memory_spaces``): an AIV kernel
+        runs on one vector sub-block (Vec), an AIC kernel on the cube (Mat / Left / Right / Acc / Bias)."""
+        ft = self.fn.func_type.value
+        allowed = kernel_memory_spaces(ft)
+        tiles = [(a, a.type) for a in call.args if isinstance(a.type, TileType)]
+        if var is not None and isinstance(var.type, TileType):
+            tiles.append((var, var.type))
+        for e, t in tiles:
+            mr = t.memref
+            space = mr.memory_space if mr is not None else t.memory_space
+            if space is None or space is MemorySpace.DDR or space in allowed:
+                continue
+            unit = "vector sub-block" if ft == "AIV" else "cube"
+            raise NotSupportedError(
+                f"{ft} kernel {self.fn.name!r}: {call.op_name} uses the {space.name} tile {_var_name(e)!r}, "
+                f"which the {unit} running this kernel cannot reach", span=call.span if call.span.line else None,
+                hint=unit_isolation_hint(ft))
+
+    def check_path(self, call: Call, src: MemorySpace, dst: MemorySpace) -> None:
+        """A user copy (``tile.move`` / ``tile.extract``) along a data path the target does not have."""
+        if self.target.supports_path(src, dst):
+            return
+        raise NotSupportedError(
+            f"{call.op_name}: {self.target.name} has no {src.name} -> {dst.name} data path",
+            span=call.span if call.span.line else None, hint=path_hint(self.target, src, dst))
+
     def view(self, call: Call, op, var: Var | None, out: list[Instr]) -> None:
         if var is None:
             return
@@ -541,6 +570,9 @@ class FunctionCodegen:
         dtype = t.dtype if t.dtype != sh.dtype else None
         layout = None
         pitch = None
+        if op.pto != "ttransview" and dtype is None and shape[1] != sh.shape[1] and _strided_nd(sh):
+            self.materialize_reshape(call, var, src, shape, out)
+            return
         if op.pto == "ttransview":
             layout = "DN" if sh.layout == "ND" else "ND"
         elif dtype is not None:
@@ -553,6 +585,30 @@ class FunctionCodegen:
         self.tile_handle[var] = name
         out.append(TSubview(name, src, SConst(0), SConst(0), shape, dtype=dtype, layout=layout, pitch=pitch,
                             opcode=op.pto or "tsubview"))
+
+    def materialize_reshape(self, call: Call, var: Var, src: str, shape: tuple[int, int],
+                            out: list[Instr]) -> None:
+        """A reshape of a strided window (a slice that does not cover whole source rows) is not a view of the
+        same bytes: the window is copied densely into the result's own buffer (InitMemRef gave it a root of its
+        own), and the result is that buffer."""
+        sh = self.handles[src]
+        mr = var.type.memref  # type: ignore[union-attr]
+        src_mr = call.args[0].type.memref  # type: ignore[union-attr]
+        if mr is None or (src_mr is not None and mr.base == src_mr.base):
+            raise InternalCheckError(
+                f"internal error: {call.op_name} of the strided window {_var_name(call.args[0])!r} in "
+                f"{self.fn.name!r} shares its source's storage, so it would read the window with the wrong row "
+                f"pitch ({sh.pitch} elements per row, the window has {sh.shape[1]})",
+                span=call.span if call.span.line else None,
+                hint="copy the window into a tile of its own first (pl.tile.extract), then reshape that tile")
+        dst = self.declare(var)
+        dense = self.names.fresh(dst + ".dense")
+        buf = self.buffers[dst]
+        self.handles[dense] = _Handle(buf.space, sh.shape, sh.shape[1], buf.dtype, "ND", buf.address,
+                                      var_name=var.name)
+        out.append(TSubview(dense, dst, SConst(0), SConst(0), sh.shape, pitch=sh.shape[1], opcode="treshape"))
+        out.append(TExtract(dense, src, SConst(0), SConst(0), opcode="tmov"))
+        self.tile_handle[var] = dst
 
     def matmul(self, call: Call, op, var: Var | None, out: list[Instr]) -> None:
         srcs = [self.materialize_if_needed(call, i, self.handle(a), out) for i, a in enumerate(call.args)
@@ -644,6 +700,16 @@ class FunctionCodegen:
                      "code")
         out.append(TExtract(own, src, row, col, materialize=True))
         return own
+
+
+def _strided_nd(h: _Handle) -> bool:
+    """Is ``h`` a row-major window whose rows do not follow each other (a slice narrower than its source)?
+    Such a window cannot be reshaped in place: a new row length would read across the gaps."""
+    return h.layout == "ND" and h.shape[0] > 1 and h.pitch != h.shape[1]
+
+
+def _var_name(e: Expr) -> str:
+    return e.name if isinstance(e, Var) else str(e)
 
 
 def _element_bytes(h: _Handle, row: int, col: int, target: Target) -> int:

@@ -507,6 +507,15 @@ def _tuple_destinations(fn: Function) -> dict[Var, tuple[Expr, ...]]:
     return out
 
 
+def _strided_reshape(op, src: Var, t: TileType, src_pitch: int, space: MemorySpace) -> bool:
+    """Is this view a same-dtype reshape to a new row length of a row-major window whose rows are not
+    adjacent (a slice narrower than its source)? Then it cannot share its source's bytes."""
+    if op.pto == "ttransview" or is_nz(space) or t.dtype != src.type.dtype:  # type: ignore[union-attr]
+        return False
+    rows, cols = tile_2d(static_dims(src.type, f"tile {src.name!r}"))  # type: ignore[arg-type]
+    return rows > 1 and src_pitch != cols
+
+
 def _assign_memrefs(fn: Function, target: Target) -> dict[Var, MemRef]:
     """The InitMemRef storage decision for every tile variable of ``fn`` (see the module docstring)."""
     memrefs: dict[Var, MemRef] = {}
@@ -573,10 +582,15 @@ def _assign_memrefs(fn: Function, target: Target) -> dict[Var, MemRef]:
                                     storage_bytes(t, base.memory_space, target, f"tile {var.name!r}"))
                     elif op.is_view and tile_2d(static_dims(t, "view"))[1] != tile_2d(
                             static_dims(src.type, "view"))[1]:  # type: ignore[arg-type]
-                        # a reshape / reinterpret of a dense tile: same bytes, dense pitch of the new shape
-                        pitches[var] = dense_pitch(t, base.memory_space, target)
-                        mr = MemRef(base.memory_space, base.base, base.byte_offset,
-                                    storage_bytes(t, base.memory_space, target, f"tile {var.name!r}"))
+                        if _strided_reshape(op, src, t, pitches[src], base.memory_space):
+                            # a reshape of a strided window is not a view of the same bytes: codegen copies
+                            # the window densely into storage of its own
+                            mr = fresh(var, base.memory_space)
+                        else:
+                            # a reshape / reinterpret of a dense tile: same bytes, dense pitch of the new shape
+                            pitches[var] = dense_pitch(t, base.memory_space, target)
+                            mr = MemRef(base.memory_space, base.base, base.byte_offset,
+                                        storage_bytes(t, base.memory_space, target, f"tile {var.name!r}"))
                     else:
                         mr = share(var, src)
             if mr is None:

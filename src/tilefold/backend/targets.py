@@ -151,6 +151,24 @@ def unit_isolation_hint(func_type: str) -> str:
     return "an InCore kernel sees the core's cube memories and sub-block 0's Vec"
 
 
+def path_hint(target: Target, src: MemorySpace, dst: MemorySpace) -> str:
+    """How to get data from ``src`` to ``dst`` on ``target`` when there is no direct path."""
+    if src is dst is Mem.Mat:
+        return ("a Mat -> Mat (L1 -> L1) copy comes from materializing a Mat subview; run CanonicalizeTileSlice "
+                "so the consumer reads the source tile directly (tile.extract to Left / Right)")
+    if src is Mem.Vec and dst in (Mem.Mat, Mem.Left, Mem.Right):
+        then = "" if dst is Mem.Mat else f", then pl.tile.extract it to {dst.name}"
+        return (f"{target.name} has no UB -> L1 path: store the tile to a GM tensor (pl.store) and load it into "
+                f"Mat (pl.tile.load(..., target_memory=pl.Mem.Mat)){then}")
+    if src is Mem.Acc and dst is Mem.Vec:
+        return (f"{target.name} has no L0C -> UB path: store the Acc tile to a GM tensor (pl.store) and load "
+                "it into Vec")
+    via = [m for m in (Mem.Mat, Mem.Vec, Mem.DDR) if target.supports_path(src, m) and target.supports_path(m, dst)]
+    if via:
+        return f"move the data through {via[0].name} ({src.name} -> {via[0].name} -> {dst.name})"
+    return "move the data through GM: store the tile (pl.store) and load it into the destination space"
+
+
 TARGETS: dict[str, Target] = {t.name: t for t in (ASCEND_910B, ASCEND_910C, ASCEND_950)}
 DEFAULT_TARGET = "Ascend910B"
 

@@ -305,7 +305,8 @@ class Parser:
                             raise self.error(kw.value, f"unknown @pl.program option {kw.arg!r}",
                                              hint="@pl.program accepts attrs={...}")
                     if dec.args:
-                        raise self.error(dec, "@pl.program takes keyword options only")
+                        raise self.error(dec, "@pl.program takes keyword options only",
+                                         hint="write @pl.program or @pl.program(attrs={...})")
         fns: list[ast.FunctionDef] = []
         for stmt in cls.body:
             if isinstance(stmt, ast.FunctionDef):
@@ -328,7 +329,7 @@ class Parser:
         self._fn_sigs = {}
         for fn in fns:
             if fn.name in self._fn_sigs:
-                raise self.error(fn, f"function {fn.name!r} is defined twice")
+                raise self.error(fn, f"function {fn.name!r} is defined twice", hint="rename one of the two functions")
             self._fn_sigs[fn.name] = self._signature(fn)
         functions = tuple(self._function(self._fn_sigs[fn.name]) for fn in fns)
         return Program(name, functions, attrs, span=self.span(node))
@@ -357,13 +358,16 @@ class Parser:
                                      hint="@pl.function accepts type= and attrs=")
         a = fn.args
         if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
-            raise self.error(fn, "kernel functions take plain positional parameters only")
+            raise self.error(fn, "kernel functions take plain positional parameters only",
+                             hint="remove *args, **kwargs, keyword-only and positional-only markers: "
+                                  "def kernel(self, x: pl.Tensor[...], ...)")
         params = list(a.args)
         if not params or params[0].arg != "self":
             raise self.error(fn, f"function {fn.name!r} must take 'self' as its first parameter",
                              hint="program functions are methods: def kernel(self, x: pl.Tensor[...], ...)")
         if a.defaults:
-            raise self.error(a.defaults[0], "parameters cannot have default values")
+            raise self.error(a.defaults[0], "parameters cannot have default values",
+                             hint="remove the default; pass the value at every call site")
         self._reset_scope()
         out: list[tuple[str, Type, ParamDirection]] = []
         for p in params[1:]:
@@ -462,7 +466,8 @@ class Parser:
                     raise self.error(s, "pl.yield_ outside a loop or if body",
                                      hint="pl.yield_ passes values out of a loop body or an if branch")
                 if i != n - 1:
-                    raise self.error(stmts[i + 1], "pl.yield_ must be the last statement of its body")
+                    raise self.error(stmts[i + 1], "pl.yield_ must be the last statement of its body",
+                                     hint="move this statement before the pl.yield_, or delete it")
                 out.append(YieldStmt(tuple(y.values), span=self.span(s)))
                 self._last_yield = y
                 return out
@@ -486,19 +491,22 @@ class Parser:
             value = s.value
             if self._is_pl_call(value, "yield_"):
                 if len(s.targets) != 1:
-                    raise self.error(s, "chained assignment is not supported")
+                    raise self.error(s, "chained assignment is not supported",
+                                     hint="assign the pl.yield_ results once: `a, b = pl.yield_(x, y)`")
                 t = s.targets[0]
                 if isinstance(t, ast.Name):
                     targets = [t.id]
                 elif isinstance(t, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in t.elts):
                     targets = [e.id for e in t.elts]
                 else:
-                    raise self.error(t, "pl.yield_ results must be assigned to plain names")
+                    raise self.error(t, "pl.yield_ results must be assigned to plain names",
+                                     hint="write `x = pl.yield_(v)` or `a, b = pl.yield_(x, y)`")
         elif isinstance(s, ast.AnnAssign):
             value = s.value
             if value is not None and self._is_pl_call(value, "yield_"):
                 if not isinstance(s.target, ast.Name):
-                    raise self.error(s.target, "pl.yield_ results must be assigned to plain names")
+                    raise self.error(s.target, "pl.yield_ results must be assigned to plain names",
+                                 hint="write `x: T = pl.yield_(v)` with a plain name on the left")
                 targets = [s.target.id]
                 ann = s.annotation
         if value is None or not self._is_pl_call(value, "yield_"):
@@ -507,14 +515,16 @@ class Parser:
         types = None
         for kw in value.keywords:
             if kw.arg != "types" or not isinstance(kw.value, (ast.List, ast.Tuple)):
-                raise self.error(kw.value, "pl.yield_ takes the yielded values (and optionally types=[...])")
+                raise self.error(kw.value, "pl.yield_ takes the yielded values (and optionally types=[...])",
+                                 hint="remove this keyword; only types=[T1, T2, ...] is accepted")
             types = list(kw.value.elts)
         vals = [self._expr(a) for a in value.args]
         if targets is not None and len(targets) != len(vals):
             raise self.error(s, f"pl.yield_ gives {len(vals)} value(s) but {len(targets)} name(s) are assigned",
                              hint="assign one name per yielded value")
         if types is not None and len(types) != len(vals):
-            raise self.error(value, f"types=[...] lists {len(types)} type(s) for {len(vals)} value(s)")
+            raise self.error(value, f"types=[...] lists {len(types)} type(s) for {len(vals)} value(s)",
+                             hint="give exactly one type per yielded value")
         return _Yield(vals, targets, ann, s, types)
 
     def _stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
@@ -532,14 +542,18 @@ class Parser:
                                  hint="tiles are values: write `x = pl.tile.op(...)` instead of mutating")
         elif isinstance(s, ast.AnnAssign):
             if not isinstance(s.target, ast.Name):
-                raise self.error(s.target, "only plain names can be assigned")
+                raise self.error(s.target, "only plain names can be assigned",
+                                 hint="assign to a local name, e.g. `y = ...`; attributes, subscripts and "
+                                      "starred targets are not supported")
             if s.value is None:
                 raise self.error(s, f"declaration of {s.target.id!r} without a value",
                                  hint="every variable is defined by an assignment")
             self._assign(s.target, s.target.id, s.value, s.annotation, out, s)
         elif isinstance(s, ast.AugAssign):
             if not isinstance(s.target, ast.Name):
-                raise self.error(s.target, "only plain names can be assigned")
+                raise self.error(s.target, "only plain names can be assigned",
+                                 hint="assign to a local name, e.g. `y = ...`; attributes, subscripts and "
+                                      "starred targets are not supported")
             value = ast.BinOp(left=ast.Name(id=s.target.id, ctx=ast.Load()), op=s.op, right=s.value)
             ast.copy_location(value, s)
             ast.copy_location(value.left, s.target)
@@ -549,7 +563,8 @@ class Parser:
             if isinstance(v, ast.Constant) and isinstance(v.value, str):
                 return  # docstring / comment string
             if self._is_pl_call(v, "cond"):
-                raise self.error(s, "pl.cond(...) must be the first statement of a pl.while_ body")
+                raise self.error(s, "pl.cond(...) must be the first statement of a pl.while_ body",
+                                 hint="move pl.cond(...) to the top of the while body")
             if not isinstance(v, ast.Call):
                 raise self.error(s, "an expression statement must be a call",
                                  hint="bare expressions have no effect; assign the value to a name")
@@ -570,7 +585,8 @@ class Parser:
             sig = self._current_sig
             if sig.return_types and len(vals) != len(sig.return_types):
                 raise self.error(s, f"return gives {len(vals)} value(s) but the function declares "
-                                    f"{len(sig.return_types)} return type(s)")
+                                    f"{len(sig.return_types)} return type(s)",
+                                 hint="return one value per declared return type, or fix the -> annotation")
             out.append(ReturnStmt(vals, span=self.span(s)))
         elif isinstance(s, ast.Pass):
             return
@@ -600,7 +616,8 @@ class Parser:
         names = []
         for e in target.elts:
             if not isinstance(e, ast.Name):
-                raise self.error(e, "only plain names can be assigned")
+                raise self.error(e, "only plain names can be assigned",
+                                 hint="unpack into plain names, e.g. `a, b = ...`")
             names.append(e.id)
         value = self._expr(value_node)
         tt = value.type
@@ -608,7 +625,8 @@ class Parser:
             raise self.error(value_node, f"cannot unpack a value of type {_describe(tt)} into {len(names)} names",
                              hint="only multi-result custom ops and function calls return several values")
         if len(tt.types) != len(names):
-            raise self.error(target, f"the value has {len(tt.types)} results but {len(names)} names are assigned")
+            raise self.error(target, f"the value has {len(tt.types)} results but {len(names)} names are assigned",
+                             hint=f"assign exactly {len(tt.types)} names")
         tup = Var("_".join(names) + "_tuple", tt, self.span(target))
         out.append(AssignStmt(tup, value, span=self.span(s)))
         for i, (n, e) in enumerate(zip(names, target.elts, strict=False)):
@@ -622,11 +640,14 @@ class Parser:
     def _range_args(self, call: ast.Call, kind_name: str) -> tuple[Expr, Expr, Expr]:
         n = len(call.args)
         if n == 0 or n > 3:
-            raise self.error(call, f"pl.{kind_name} takes 1 to 3 positional arguments (start, stop, step), got {n}")
+            raise self.error(call, f"pl.{kind_name} takes 1 to 3 positional arguments (start, stop, step), got {n}",
+                             hint=f"e.g. pl.{kind_name}(4), pl.{kind_name}(0, 64, 16); loop-carried values go "
+                                  "in init_values=(...)")
         vals = [self._expr(a) for a in call.args]
         for v, a in zip(vals, call.args, strict=False):
             if not isinstance(v.type, ScalarType):
-                raise self.error(a, f"loop bounds must be scalars, got {_describe(v.type)}")
+                raise self.error(a, f"loop bounds must be scalars, got {_describe(v.type)}",
+                                 hint="use integers or pl.Scalar[pl.INDEX] expressions for start, stop and step")
         if n == 1:
             return ConstInt(0, _INDEX), vals[0], ConstInt(1, _INDEX)
         if n == 2:
@@ -651,7 +672,8 @@ class Parser:
 
     def _for(self, s: ast.For, out: list[Stmt]) -> None:
         if s.orelse:
-            raise self.error(s.orelse[0], "for ... else is not supported")
+            raise self.error(s.orelse[0], "for ... else is not supported",
+                             hint="move the else block after the loop")
         it = s.iter
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and self._is_pl(it.func.value)
                 and (it.func.attr in _LOOP_KINDS or it.func.attr == "while_")):
@@ -685,11 +707,15 @@ class Parser:
                 raise self.error(tgt, "loop target unpacks iter args but no init_values=(...) is given",
                                  hint="add init_values=(...) with one initial value per iter arg")
             if not isinstance(tgt, ast.Name):
-                raise self.error(tgt, "the loop variable must be a plain name")
+                raise self.error(tgt, "the loop variable must be a plain name",
+                                 hint="write `for i in pl.range(...)` or `for i, (acc,) in pl.range(..., "
+                                      "init_values=(...))`")
             lv_node = tgt
             ia_names = []
         if len(ia_names) != len(inits):
-            raise self.error(tgt, f"{len(ia_names)} iter arg name(s) for {len(inits)} init value(s)")
+            raise self.error(tgt, f"{len(ia_names)} iter arg name(s) for {len(inits)} init value(s)",
+                             hint="name one iter arg per init value: `for i, (a, b) in pl.range(..., "
+                                  "init_values=(a0, b0))`")
         loop_var = Var(lv_node.id, _INDEX_T, self.span(lv_node))
         self._push("loop")
         self._define(lv_node.id, loop_var, lv_node, header=True)
@@ -709,7 +735,8 @@ class Parser:
         if node is None:
             return [e.type for e in inits]
         if not isinstance(node, (ast.List, ast.Tuple)) or len(node.elts) != len(inits):
-            raise self.error(node, "iter_types=[...] needs one type per init value")
+            raise self.error(node, "iter_types=[...] needs one type per init value",
+                             hint=f"give a list of {len(inits)} type(s), one per init value")
         return [self._merge_annotation(e.type, self._type(t), t, "iter arg")
                 for e, t in zip(inits, node.elts, strict=True)]
 
@@ -718,7 +745,8 @@ class Parser:
             return [(node.id, node)]
         if isinstance(node, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in node.elts):
             return [(e.id, e) for e in node.elts]  # type: ignore[union-attr]
-        raise self.error(node, "iter args must be a tuple of plain names, e.g. (acc,)")
+        raise self.error(node, "iter args must be a tuple of plain names, e.g. (acc,)",
+                         hint="write `for i, (acc,) in pl.range(n, init_values=(acc0,))`")
 
     def _bind_yield(self, y: _Yield | None, carried: list[Var], s: ast.stmt, what: str) -> list[Var]:
         """Check the final yield of a loop body against its iter args; bind return vars after the loop."""
@@ -770,13 +798,16 @@ class Parser:
     def _while_iter(self, s: ast.For, it: ast.Call, out: list[Stmt]) -> None:
         if it.args:
             raise self.error(it, "pl.while_ takes init_values=(...) only; the condition is the first body "
-                                 "statement `pl.cond(...)`")
+                                 "statement `pl.cond(...)`",
+                             hint="write `for (a,) in pl.while_(init_values=(a0,)):` and start the body with "
+                                  "`pl.cond(a < n)`")
         kws = self._loop_kwargs(it, {"init_values", "iter_types"})
         inits = self._init_values(kws.get("init_values"))
         types = self._iter_types(kws.get("iter_types"), inits)
         names = self._name_list(s.target)
         if len(names) != len(inits):
-            raise self.error(s.target, f"{len(names)} iter arg name(s) for {len(inits)} init value(s)")
+            raise self.error(s.target, f"{len(names)} iter arg name(s) for {len(inits)} init value(s)",
+                             hint="name one iter arg per init value: `for (a, b) in pl.while_(init_values=(a0, b0))`")
         if not s.body or not self._is_pl_call(getattr(s.body[0], "value", None), "cond") or not isinstance(
                 s.body[0], ast.Expr):
             raise self.error(s.body[0] if s.body else s, "the first statement of a pl.while_ body must be "
@@ -790,7 +821,8 @@ class Parser:
             self._define(name, ia, node, header=True)
         cond_call = s.body[0].value  # type: ignore[attr-defined]
         if len(cond_call.args) != 1 or cond_call.keywords:
-            raise self.error(cond_call, "pl.cond takes exactly one condition")
+            raise self.error(cond_call, "pl.cond takes exactly one condition",
+                             hint="write pl.cond(<scalar condition>), e.g. pl.cond(i < n)")
         cond = self._expr(cond_call.args[0])
         body = self._body(s.body[1:], "loop")
         y = self._last_yield
@@ -800,7 +832,8 @@ class Parser:
 
     def _while(self, s: ast.While, out: list[Stmt]) -> None:
         if s.orelse:
-            raise self.error(s.orelse[0], "while ... else is not supported")
+            raise self.error(s.orelse[0], "while ... else is not supported",
+                             hint="move the else block after the loop")
         cond = self._expr(s.test)
         self._push("loop")
         body = self._body(s.body, "loop")
@@ -847,12 +880,15 @@ class Parser:
                                  hint="add `else:` yielding the value to use when the condition is false")
             if n_then != n_else:
                 raise self.error((ey or ty).node, f"yield count mismatch: the then branch yields {n_then} "  # type: ignore
-                                                  f"value(s), the else branch {n_else}")
+                                                  f"value(s), the else branch {n_else}",
+                                 hint="yield the same number of values, in the same order, from both branches")
             assert ty is not None and ey is not None
             for i, (a, b) in enumerate(zip(ty.values, ey.values, strict=False)):
                 if not _same_type_shape(a.type, b.type):
                     raise self.error(ey.node, f"yield value #{i}: the branches yield {_describe(a.type)} and "
-                                              f"{_describe(b.type)}")
+                                              f"{_describe(b.type)}",
+                                     hint="both branches must yield values of the same shape and dtype; cast or "
+                                          "slice one of them")
             if ty.targets is not None and ey.targets is not None and ty.targets != ey.targets:
                 raise self.error(ey.node, f"the branches bind different names {ty.targets} and {ey.targets}",
                                  hint="use the same names in `x = pl.yield_(...)` in both branches")
@@ -906,7 +942,8 @@ class Parser:
                         view = self._tile_view(extra)
                     continue
                 if mem is not None:
-                    raise self.error(extra, "pl.Tile annotation has two memory spaces")
+                    raise self.error(extra, "pl.Tile annotation has two memory spaces",
+                                     hint="keep one pl.Mem.X entry")
                 mem = self._mem(extra)
             return TileType(shape, dtype, mem, memref, view)
         if kind == "Scalar":
@@ -916,7 +953,8 @@ class Parser:
         if kind == "Tuple":
             return TupleType(tuple(self._type(e) for e in items))
         if kind in ("Out", "InOut", "In"):
-            raise self.error(node, f"pl.{kind}[...] is only allowed on function parameters")
+            raise self.error(node, f"pl.{kind}[...] is only allowed on function parameters",
+                             hint="annotate locals with the inner type only, e.g. pl.Tensor[[16, 64], pl.FP32]")
         raise self.error(node.value, f"unknown type constructor pl.{kind}",
                          hint="use pl.Tensor, pl.Tile, pl.Scalar or pl.Tuple")
 
@@ -951,7 +989,8 @@ class Parser:
             if self._is_pl(base) or (isinstance(base, ast.Attribute) and base.attr == "DataType"):
                 name = node.attr
         if name is None:
-            raise self.error(node, "expected a dtype such as pl.FP32")
+            raise self.error(node, "expected a dtype such as pl.FP32",
+                             hint="known: " + ", ".join(f"pl.{d.name}" for d in DataType))
         try:
             return DataType[name]
         except KeyError:
@@ -980,7 +1019,8 @@ class Parser:
         fields = ["memory_space", "base", "byte_offset", "size", "address"]
         bound: dict[str, ast.expr] = {}
         if len(call.args) > len(fields):
-            raise self.error(call, "pl.MemRef takes (memory_space, base, byte_offset, size, address=None)")
+            raise self.error(call, "pl.MemRef takes (memory_space, base, byte_offset, size, address=None)",
+                             hint='e.g. pl.MemRef(pl.Mem.Vec, "buf0", 0, 4096)')
         for f, a in zip(fields, call.args, strict=False):
             bound[f] = a
         for kw in call.keywords:
@@ -990,11 +1030,14 @@ class Parser:
             bound[kw.arg] = kw.value
         for f in fields[:4]:
             if f not in bound:
-                raise self.error(call, f"pl.MemRef is missing {f}")
+                raise self.error(call, f"pl.MemRef is missing {f}",
+                                 hint='write pl.MemRef(space, base, byte_offset, size), e.g. '
+                                      'pl.MemRef(pl.Mem.Vec, "buf0", 0, 4096)')
         space = self._mem(bound["memory_space"])
         base = self._const(bound["base"], allow_error=True)
         if not isinstance(base, str):
-            raise self.error(bound["base"], "MemRef base must be a string naming the root allocation")
+            raise self.error(bound["base"], "MemRef base must be a string naming the root allocation",
+                             hint='quote the name, e.g. "buf0"')
         off_node = bound["byte_offset"]
         offset = None if isinstance(off_node, ast.Constant) and off_node.value is None else self._index_expr(off_node)
         size = self._const(bound["size"], allow_error=True)
@@ -1003,7 +1046,9 @@ class Parser:
 
     def _tile_view(self, call: ast.Call) -> TileView:
         if call.args:
-            raise self.error(call, "pl.TileView takes keywords only")
+            raise self.error(call, "pl.TileView takes keywords only",
+                             hint="e.g. pl.TileView(valid_shape=[8, 64]); fields: valid_shape, blayout, slayout, "
+                                  "fractal, pad")
         kw: dict[str, Any] = {}
         for k in call.keywords:
             if k.arg == "valid_shape":
@@ -1020,7 +1065,8 @@ class Parser:
         annotation filling a missing memory space and supplying memref / tile_view facts."""
         if isinstance(ann, TileType):
             if not isinstance(inferred, TileType):
-                raise self.error(node, f"{name!r} is annotated as a tile but the value is {_describe(inferred)}")
+                raise self.error(node, f"{name!r} is annotated as a tile but the value is {_describe(inferred)}",
+                                 hint="fix the annotation, or load the tensor into a tile with pl.tile.load")
             self._check_shape(inferred.shape, ann.shape, inferred.dtype, ann.dtype, node, name, inferred)
             mem = inferred.memory_space
             if ann.memory_space is not None:
@@ -1045,18 +1091,22 @@ class Parser:
             return TileType(inferred.shape, inferred.dtype, mem, memref, view)
         if isinstance(ann, TensorType):
             if not isinstance(inferred, TensorType):
-                raise self.error(node, f"{name!r} is annotated as a tensor but the value is {_describe(inferred)}")
+                raise self.error(node, f"{name!r} is annotated as a tensor but the value is {_describe(inferred)}",
+                                 hint="fix the annotation, or write the tile to a tensor with pl.store")
             self._check_shape(inferred.shape, ann.shape, inferred.dtype, ann.dtype, node, name, inferred)
             return inferred
         if isinstance(ann, ScalarType):
             if not isinstance(inferred, ScalarType) or inferred.dtype is not ann.dtype:
                 raise self.error(node, f"{name!r} is annotated as {_describe(ann)} but the value is "
-                                       f"{_describe(inferred)}")
+                                       f"{_describe(inferred)}",
+                                 hint=f"annotate it as {_describe(inferred)}, or give a value of the annotated type "
+                                      "(pl.const(v, dtype) for a constant)")
             return inferred
         if isinstance(ann, TupleType):
             if not isinstance(inferred, TupleType) or len(inferred.types) != len(ann.types):
                 raise self.error(node, f"{name!r} is annotated as {_describe(ann)} but the value is "
-                                       f"{_describe(inferred)}")
+                                       f"{_describe(inferred)}",
+                                 hint="give the pl.Tuple[...] annotation one entry per result of the value")
             return TupleType(tuple(self._merge_annotation(i, a, node, name)
                                    for i, a in zip(inferred.types, ann.types, strict=False)))
         return inferred  # pragma: no cover
@@ -1118,7 +1168,8 @@ class Parser:
             try:
                 return _FOLD[type(node.op)](a, b)  # type: ignore[attr-defined]
             except ZeroDivisionError:
-                raise self.error(node, "division by zero in a constant expression") from None
+                raise self.error(node, "division by zero in a constant expression",
+                                 hint="fix the divisor; the expression is folded at parse time") from None
         if t is ast.Call and isinstance(node.func, ast.Name) and node.func.id == "float" and len(  # type: ignore
                 node.args) == 1 and isinstance(node.args[0], ast.Constant):  # type: ignore
             try:
@@ -1256,7 +1307,9 @@ class Parser:
             v = node.value  # type: ignore[attr-defined]
             if isinstance(v, (bool, int, float)):
                 return self._value_expr(v, node)
-            raise self.error(node, f"unsupported constant {v!r} in an expression")
+            raise self.error(node, f"unsupported constant {v!r} in an expression",
+                             hint="expressions take int, float and bool constants; strings and None only appear "
+                                  "as op attributes")
         if t is ast.BinOp:
             return self._binop(node)  # type: ignore[arg-type]
         if t is ast.UnaryOp:
@@ -1277,7 +1330,8 @@ class Parser:
                                  hint="use pl.tile.slice / pl.tile.extract for tile windows")
             idx = self._fold_number(node.slice)  # type: ignore[attr-defined]
             if not isinstance(idx, int) or not 0 <= idx < len(base.type.types):
-                raise self.error(node.slice, f"tuple index must be a constant in [0, {len(base.type.types)})")  # type: ignore
+                raise self.error(node.slice, f"tuple index must be a constant in [0, {len(base.type.types)})",  # type: ignore
+                                 hint="index multi-result values with an integer literal, e.g. res[0]")
             return TupleGetItem(base, idx, span=self.span(node))
         if t is ast.Attribute:
             try:
@@ -1289,7 +1343,8 @@ class Parser:
         if t in (ast.List, ast.Tuple):
             raise self.error(node, "a list is only allowed as an op argument (offsets, shapes, ins=...)",
                              hint="use pl.make_tuple(a, b) for a tuple value")
-        raise self.error(node, f"unsupported Python expression in a kernel: {t.__name__}")
+        raise self.error(node, f"unsupported Python expression in a kernel: {t.__name__}",
+                         hint="kernels use names, constants, arithmetic, comparisons and pl.* / self.* calls")
 
     def _undefined_hint(self, name: str) -> str:
         close = difflib.get_close_matches(name, list(self.env), n=1)
@@ -1304,12 +1359,14 @@ class Parser:
             return ConstInt(value, _INDEX, span=self.span(node))
         if isinstance(value, float):
             return ConstFloat(value, DataType.FP32, span=self.span(node))
-        raise self.error(node, f"constant {value!r} cannot be used as a scalar value here")
+        raise self.error(node, f"constant {value!r} cannot be used as a scalar value here",
+                         hint="use an int, float or bool, or pl.const(value, dtype)")
 
     def _bool_operand(self, node: ast.expr) -> Expr:
         e = self._expr(node)
         if not isinstance(e.type, ScalarType):
-            raise self.error(node, f"expected a scalar condition, got {_describe(e.type)}")
+            raise self.error(node, f"expected a scalar condition, got {_describe(e.type)}",
+                             hint="compare scalars, e.g. `if b < 4:`; a tile cannot be a condition")
         return e
 
     def _scalar_dtype(self, e: Expr, node: ast.AST) -> DataType:
@@ -1366,14 +1423,15 @@ class Parser:
             return operand
         if isinstance(node.op, ast.USub):
             return Neg(operand, dt, span=self.span(node))
-        raise self.error(node, "bitwise ~ is not supported")
+        raise self.error(node, "bitwise ~ is not supported", hint="use `not x` for a bool or `-x - 1` for an integer")
 
     def _compare(self, node: ast.Compare) -> Expr:
         if len(node.ops) != 1:
             raise self.error(node, "chained comparisons are not supported", hint="write (a < b) and (b < c)")
         cls = _CMPOPS.get(type(node.ops[0]))
         if cls is None:
-            raise self.error(node, f"unsupported comparison {type(node.ops[0]).__name__}")
+            raise self.error(node, f"unsupported comparison {type(node.ops[0]).__name__}",
+                             hint="use ==, !=, <, <=, > or >= between two scalars")
         lhs, rhs, dt = self._operands(node.left, node.comparators[0])
         return cls(lhs, rhs, dt, span=self.span(node))
 
@@ -1391,7 +1449,8 @@ class Parser:
             raise self.error(f, f"unknown function {f.id!r}",
                              hint="call ops as pl.tile.<op>(...) and kernels as self.<kernel>(...)")
         if not isinstance(f, ast.Attribute):
-            raise self.error(node, "unsupported call")
+            raise self.error(node, "unsupported call",
+                             hint="call ops as pl.tile.<op>(...) and kernels as self.<kernel>(...)")
         base = f.value
         if isinstance(base, ast.Name) and base.id == "self":
             return self._fn_call(node, f.attr)
@@ -1403,17 +1462,21 @@ class Parser:
                 return self._pl_const(node)
             if name == "make_tuple":
                 if node.keywords:
-                    raise self.error(node, "pl.make_tuple takes positional values")
+                    raise self.error(node, "pl.make_tuple takes positional values",
+                                 hint="remove the keywords: pl.make_tuple(a, b)")
                 return MakeTuple(tuple(self._expr(a) for a in node.args), span=self.span(node))
             if name == "yield_":
                 raise self.error(node, "pl.yield_ must be the last statement of a loop body or if branch, "
-                                       "assigned to the result names: `x = pl.yield_(v)`")
+                                       "assigned to the result names: `x = pl.yield_(v)`",
+                                 hint="write `x = pl.yield_(v)` as the body's last statement, not inside an "
+                                      "expression")
             if name == "cond":
                 raise self.error(node, "pl.cond(...) must be the first statement of a pl.while_ body or the "
                                        "whole condition of an if",
                                  hint='e.g. `if pl.cond(sb == 0, attrs={"limit_sub_block_id0": True}):`')
             if name in _LOOP_KINDS or name == "while_":
-                raise self.error(node, f"pl.{name}(...) can only be iterated by a for statement")
+                raise self.error(node, f"pl.{name}(...) can only be iterated by a for statement",
+                                 hint=f"write `for i in pl.{name}(...):`")
             opname = _OP_ALIASES.get(name)
             if opname is None and name not in _DSL_NAMES and find_op(f"tile.{name}") is not None:
                 opname = f"tile.{name}"
@@ -1436,7 +1499,8 @@ class Parser:
 
     def _minmax(self, node: ast.Call, which: str) -> Expr:
         if len(node.args) != 2 or node.keywords:
-            raise self.error(node, f"{which}() takes exactly two scalar arguments")
+            raise self.error(node, f"{which}() takes exactly two scalar arguments",
+                             hint=f"write {which}(a, b); nest calls for more values")
         lhs, rhs, dt = self._operands(node.args[0], node.args[1])
         cls = Min if which == "min" else Max
         return cls(lhs, rhs, dt, span=self.span(node))
@@ -1448,14 +1512,16 @@ class Parser:
         if value is None:
             v = self._const(node.args[0], allow_error=True)
             if not isinstance(v, bool):
-                raise self.error(node.args[0], "pl.const needs a number or a bool")
+                raise self.error(node.args[0], "pl.const needs a number or a bool",
+                                 hint="e.g. pl.const(1, pl.INT32) or pl.const(0.5, pl.FP16)")
             return ConstBool(v, span=self.span(node))
         if len(node.args) == 2:
             dtype = self._dtype(node.args[1])
         else:
             dtype = DataType.FP32 if isinstance(value, float) else _INDEX
         if isinstance(value, float) and not dtype.is_float:
-            raise self.error(node, f"float constant {value!r} cannot have integer dtype {dtype.name}")
+            raise self.error(node, f"float constant {value!r} cannot have integer dtype {dtype.name}",
+                             hint="write an integer value, or use a float dtype such as pl.FP32")
         return self._const_of(value, dtype, node)
 
     def _fn_call(self, node: ast.Call, name: str) -> Expr:
@@ -1468,7 +1534,8 @@ class Parser:
         n = len(sig.params)
         bound: list[ast.expr | None] = [None] * n
         if len(node.args) > n:
-            raise self.error(node, f"self.{name} takes {n} argument(s) but {len(node.args)} were given")
+            raise self.error(node, f"self.{name} takes {n} argument(s) but {len(node.args)} were given",
+                             hint=f"pass one value per parameter of {name}")
         for i, a in enumerate(node.args):
             bound[i] = a
         pnames = [p[0] for p in sig.params]
@@ -1478,16 +1545,20 @@ class Parser:
                                  hint="parameters: " + ", ".join(pnames))
             i = pnames.index(kw.arg)
             if bound[i] is not None:
-                raise self.error(kw.value, f"self.{name} got two values for {kw.arg!r}")
+                raise self.error(kw.value, f"self.{name} got two values for {kw.arg!r}",
+                                 hint=f"pass {kw.arg!r} either by position or by keyword, not both")
             bound[i] = kw.value
         args = []
         for (pname, ptype, _d), a in zip(sig.params, bound, strict=False):
             if a is None:
-                raise self.error(node, f"self.{name} is missing argument {pname!r}")
+                raise self.error(node, f"self.{name} is missing argument {pname!r}",
+                                 hint=f"pass a value for {pname!r}")
             e = self._expr(a)
             if type(e.type) is not type(ptype) and not isinstance(ptype, UnknownType):
                 raise self.error(a, f"argument {pname!r} of self.{name} must be {_describe(ptype)}, "
-                                    f"got {_describe(e.type)}")
+                                    f"got {_describe(e.type)}",
+                                 hint=f"pass a {type(ptype).__name__.removesuffix('Type').lower()} for {pname!r}, "
+                                      f"or change the parameter's annotation")
             args.append(e)
         rts = sig.return_types
         rtype: Type = UnknownType() if not rts else rts[0] if len(rts) == 1 else TupleType(rts)
@@ -1518,24 +1589,26 @@ class Parser:
                              hint=f"signature: {_signature_str(opname, op)}")
         for i, a in enumerate(node.args):
             if isinstance(a, ast.Starred):
-                raise self.error(a, "*args is not supported")
+                raise self.error(a, "*args is not supported", hint="pass the arguments one by one")
             bound[i] = a
         for kw in node.keywords:
             if kw.arg is None:
-                raise self.error(kw.value, "**kwargs is not supported")
+                raise self.error(kw.value, "**kwargs is not supported", hint="pass the keywords one by one")
             if kw.arg == EXTRA_KWARGS:
                 extra = self._attrs_dict(kw.value)
                 continue
             i = index.get(kw.arg)  # type: ignore[assignment]
             if i is None or kw.arg == "operand_segment_sizes":
                 if kw.arg == "operand_segment_sizes":
-                    raise self.error(kw.value, "operand_segment_sizes is computed from ins/outs/tmps; do not pass it")
+                    raise self.error(kw.value, "operand_segment_sizes is computed from ins/outs/tmps; do not pass it",
+                                     hint="remove operand_segment_sizes=...")
                 close = difflib.get_close_matches(kw.arg, list(index), n=1)
                 raise self.error(kw.value, f"unknown keyword argument {kw.arg!r} for pl.{opname}",
                                  hint=(f"did you mean {close[0]!r}? " if close else "")
                                  + f"signature: {_signature_str(opname, op)}")
             if bound[i] is not None:
-                raise self.error(kw.value, f"pl.{opname} got multiple values for {kw.arg!r}")
+                raise self.error(kw.value, f"pl.{opname} got multiple values for {kw.arg!r}",
+                                 hint=f"pass {kw.arg!r} either by position or by keyword, not both")
             bound[i] = kw.value
         args: list[Expr] = []
         attrs: dict[str, Any] = {}
@@ -1568,7 +1641,8 @@ class Parser:
                     skipped = skipped or p.name
                     continue
                 if skipped is not None:
-                    raise self.error(a, f"pl.{opname}: {p.name!r} needs the optional argument {skipped!r} too")
+                    raise self.error(a, f"pl.{opname}: {p.name!r} needs the optional argument {skipped!r} too",
+                                     hint=f"pass {skipped!r} as well (positional arguments cannot skip it)")
                 if kind is ParamKind.TUPLE:
                     args.append(self._tuple_operand(a))
                 else:
@@ -1613,7 +1687,7 @@ class Parser:
                                  f"{kw.arg!r}", hint="write pl.store(tile, offsets, shapes, out)")
         for a in node.args:
             if isinstance(a, ast.Starred):
-                raise self.error(a, "*args is not supported")
+                raise self.error(a, "*args is not supported", hint="pass the arguments one by one")
         tile = self._expr(tile_n)
         offsets = self._tuple_operand(off_n)
         window = self._tuple_operand(shapes_n)

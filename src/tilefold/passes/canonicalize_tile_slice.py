@@ -307,7 +307,7 @@ class _Context:
         self.fn = fn
         self.analysis = analysis
         self.facts = analysis.facts
-        self.slices = analysis.slices
+        self.slices = dict(analysis.slices)  # re-based by ``refresh`` when a chain link became a copy
         self.counts = dict(analysis.use_counts)
         # plain alias of a slice -> the Var it copies; an alias materialized at its definition leaves
         self.alias_src = dict(analysis.alias_src)
@@ -335,6 +335,25 @@ class _Context:
         if not isinstance(expr, Var):
             return None
         return self.slices.get(self.root.get(expr, expr))
+
+    def refresh(self, var: Var) -> None:
+        """Re-derive the chained slice ``var`` from its source as the rewrite left it (program order, O(1)).
+
+        The analysis peels ``s2 = slice(a)`` through ``a = s1`` down to ``s1``'s base. When the rewrite turned
+        ``a`` into a copy (a misaligned alias is materialized at its definition), ``s2`` is a window of that
+        copy instead: its base and offsets, and those of the slices chained on it, change accordingly."""
+        info = self.slices[var]
+        inner = self.lookup(info.src)
+        analysed = self.analysis.slice_of(info.src)
+        if inner is analysed and info is self.analysis.slices[var]:
+            return
+        local = info.own_offsets
+        if inner is not None and len(inner.offsets) == len(local):
+            offsets = tuple(add_index(a, b, self.facts) for a, b in zip(inner.offsets, local, strict=True))
+            new = SliceInfo(var, info.stmt, info.src, inner.base, offsets, info.shape, inner.chain_depth + 1, local)
+        else:
+            new = SliceInfo(var, info.stmt, info.src, info.src, local, info.shape, 0, local)
+        self.slices[var] = new
 
     def bind_alias(self, var: Var, info: SliceInfo | None) -> None:
         """``var = w`` stays a plain alias of ``info``'s slice (``None``: it no longer names a slice)."""
@@ -625,6 +644,8 @@ class _Rewriter(IRMutator):
             return super().mutate_AssignStmt(stmt) if self.var_map else stmt
         pre: list[Stmt] = []
         if isinstance(value, Call):
+            if stmt.var in ctx.slices:
+                ctx.refresh(stmt.var)
             value, pre = self.rewrite_call(stmt, value)
         if self.var_map:  # only loop-init escapes rename IterArgs; skip the expression walk otherwise
             value = self.mutate_expr(value)

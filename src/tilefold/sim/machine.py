@@ -44,7 +44,7 @@ from tilefold.backend.pto import (
     While,
     sexpr_nodes,
 )
-from tilefold.backend.targets import Target, get_target, kernel_memory_spaces, unit_isolation_hint
+from tilefold.backend.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 from tilefold.errors import TilefoldError
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.ops import get_op
@@ -278,14 +278,14 @@ class KernelRun:
                 raise OutOfBounds(
                     f"window offsets {offs} extent {list(win)} leaves tensor @{tensor} of shape {list(shape)} on "
                     f"axis {axis}; first faulting element {first}",
-                    instruction=ins.text(), address=addr, space=f"GM tensor @{tensor}",
+                    instruction=ins.text(), address=addr, space="GM",
                     hint="check the load / store offsets against the tensor shape (a runtime offset may need a "
                          "bound check or a smaller window)")
         view = arr[tuple(slice(o, o + w) for o, w in zip(offs, win, strict=True))]
         if view.size != rows * cols:
             raise OutOfBounds(f"window {list(win)} of @{tensor} holds {view.size} elements, the tile {rows}x{cols}",
                               instruction=ins.text(), address=gm_byte_offset(offs, shape, arr.dtype.itemsize),
-                              space=f"GM tensor @{tensor}",
+                              space="GM",
                               hint="the GM window extents must multiply out to the tile's rows x cols")
         return view
 
@@ -513,23 +513,6 @@ def gm_byte_offset(index, shape, itemsize: int) -> int:
         off += i * stride
         stride *= e
     return off * itemsize
-
-
-def path_hint(target: Target, src: MemorySpace, dst: MemorySpace) -> str:
-    """How to get data from ``src`` to ``dst`` on ``target`` when there is no direct path."""
-    if src is dst is Mem.Mat:
-        return ("a Mat -> Mat (L1 -> L1) copy comes from materializing a Mat subview; run CanonicalizeTileSlice "
-                "so the consumer reads the source tile directly (tile.extract to Left / Right)")
-    if src is Mem.Vec and dst in (Mem.Mat, Mem.Left, Mem.Right):
-        return (f"{target.name} has no UB -> L1 path: store the tile to a GM tensor (pl.store) and load it into "
-                f"{dst.name} (pl.tile.load(..., target_memory=pl.Mem.Mat), then pl.tile.extract)")
-    if src is Mem.Acc and dst is Mem.Vec:
-        return (f"{target.name} has no L0C -> UB path: store the Acc tile to a GM tensor (pl.store) and load "
-                "it into Vec")
-    via = [m for m in (Mem.Mat, Mem.Vec, Mem.DDR) if target.supports_path(src, m) and target.supports_path(m, dst)]
-    if via:
-        return f"move the data through {via[0].name} ({src.name} -> {via[0].name} -> {dst.name})"
-    return "move the data through GM: store the tile (pl.store) and load it into the destination space"
 
 
 _OPS: dict[str, Any] = {}

@@ -542,3 +542,20 @@ return out
     hint = info.value.hint
     assert "3-operand pl.tile.slice" in hint and "pl.tile.extract(" in hint
     assert "4-5 operands" in hint and "never rewritten" in hint
+
+
+def test_slice_of_an_alias_materialized_at_its_definition_is_a_window_of_the_copy():
+    # found by the property test: 'a' becomes a copy of the misaligned 's1', so 's2' (peeled by the analysis
+    # to t + [0, 8], which is aligned) really sits 8 B into that copy and must be materialized too
+    before = vec_kernel("""
+s1: pl.Tile[[1, 3], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [1, 3], [0, 6])
+a = s1
+s2: pl.Tile[[1, 1], pl.FP32, pl.Mem.Vec] = pl.tile.slice(a, [1, 1], [0, 2])
+y = pl.tile.exp(s2)
+""")
+    expected = vec_kernel("""
+a: pl.Tile[[1, 3], pl.FP32, pl.Mem.Vec] = pl.tile.extract(t, 0, 6, shape=[1, 3], target_memory=pl.Mem.Vec)
+s2_ext: pl.Tile[[1, 1], pl.FP32, pl.Mem.Vec] = pl.tile.extract(a, 0, 2, shape=[1, 1], target_memory=pl.Mem.Vec)
+y = pl.tile.exp(s2_ext)
+""")
+    check(before, expected)
