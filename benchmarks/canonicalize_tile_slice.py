@@ -12,10 +12,24 @@ not part of the measurement):
   vector ops.
 
 The Python call count of one run is reported too: a deterministic measure of the work done, immune to
-the noise of a shared machine. Each time measurement is the trimmed median (``tilefold.bench.summarize``)
-of the process CPU time of several runs after a warm-up, alternating the sizes.
-The report gives the time per statement and the 10k / 1k time ratio (linear: about 10; the budget is 12).
-Run: ``python benchmarks/canonicalize_tile_slice.py [--repeats N] [--sizes 1000,10000]``.
+the noise of a shared machine (it scales exactly 10x from 1k to 10k slices).
+
+Time is the process CPU time of one run of the pass (``time.process_time``: time the process itself spent,
+so other processes on a shared 2-core box do not count as long as they do not evict our caches). Each size
+is run ``--repeats`` times after ``--warmup`` runs, with the sizes interleaved so drifts hit all of them
+alike; the estimate is the *minimum of the trimmed samples* (``tilefold.bench.summarize``): interference
+only ever adds time, so the fastest clean run is the most repeatable number, and trimming drops the one-off
+outliers at both ends first. The trimmed median is printed next to it.
+
+The goal is checked on the sizes the issue names, 10k vs 1k slices (at most 12x, linear is 10x), and on
+the same tenfold step from a larger base, 20k vs 2k, where fixed per-run costs weigh less and each sample
+is long enough for the timer. Both must hold; the exit status is non-zero otherwise.
+
+For context the report also times a plain linear walk over the same IR (``collect_uses``, no rewriting) the
+same way: its ratio shows how much of the pass's ratio above 10 is the machine (caches shared with other
+processes favour the smaller working set) rather than the pass. It is printed, never used to excuse the
+goal.
+Run: ``python benchmarks/canonicalize_tile_slice.py [--repeats N] [--pairs 1000:10000,2000:20000]``.
 """
 
 from __future__ import annotations
@@ -32,6 +46,7 @@ from tilefold.bench import print_table, summarize
 from tilefold.ir.expr import ConstFloat, ConstInt, MakeTuple, Var
 from tilefold.ir.stmt import AssignStmt, ForStmt, Function, FunctionType, ParamDirection, Program, SeqStmts
 from tilefold.ir.types import DataType, MemorySpace, ScalarType, tensor_type
+from tilefold.ir.visitor import collect_uses
 from tilefold.ops import make_call
 from tilefold.passes.canonicalize_tile_slice import canonicalize_tile_slice
 
@@ -151,53 +166,69 @@ def _cpu_seconds(pass_, program: Program) -> float:
     return time.process_time() - t0
 
 
+def _walk_seconds(program: Program) -> float:
+    """A plain linear walk over the same IR (no rewriting): the machine's own scaling, for context."""
+    t0 = time.process_time()
+    for fn in program.functions:
+        collect_uses(fn.body)
+    return time.process_time() - t0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=9)
-    ap.add_argument("--warmup", type=int, default=1)
-    ap.add_argument("--sizes", default="1000,10000")
+    ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--pairs", default="1000:10000,2000:20000",
+                    help="small:large size pairs whose time ratio is checked (budget: 12x per 10x)")
     args = ap.parse_args(argv if argv is not None else [])  # main() alone runs the defaults
-    sizes = [int(s) for s in args.sizes.split(",")]
+    pairs = [tuple(int(x) for x in p.split(":")) for p in args.pairs.split(",")]
+    sizes = sorted({n for pair in pairs for n in pair})
     pass_ = canonicalize_tile_slice()
-    rows = []
-    worst = 0.0
+    rows, ratio_rows = [], []
+    ok = True
     for name, build in SHAPES.items():
         built = {n: build(n) for n in sizes}
         samples: dict[int, list[float]] = {n: [] for n in sizes}
+        walks: dict[int, list[float]] = {n: [] for n in sizes}
         # The inputs are long-lived: freeze them so the cyclic GC does not rescan them on every
-        # collection, and alternate the sizes so machine noise hits both alike.
+        # collection, and interleave the sizes so machine noise hits all of them alike.
         gc.collect()
         gc.freeze()
         try:
             for r in range(args.warmup + args.repeats):
                 for n in sizes:
                     t = _cpu_seconds(pass_, built[n][0])
+                    w = _walk_seconds(built[n][0])
                     if r >= args.warmup:
                         samples[n].append(t)
+                        walks[n].append(w)
         finally:
             gc.unfreeze()
-        times, work = {}, {}
+        best, work, walk = {}, {}, {}
         for n in sizes:
             stats = summarize(samples[n])
-            times[n] = stats.trimmed_median
+            best[n] = stats.min  # minimum of the trimmed samples
+            walk[n] = summarize(walks[n]).min
             work[n] = _python_calls(pass_, built[n][0])
             n_stmts = built[n][1]
-            rows.append([name, n, n_stmts, stats.trimmed_median * 1e3, stats.trimmed_median / n_stmts * 1e6,
-                         work[n] / n_stmts, "", ""])
-        if len(sizes) >= 2:
-            ratio = times[sizes[-1]] / times[sizes[0]]
-            worst = max(worst, ratio)
-            rows[-1][-2] = f"{ratio:.2f}"
-            rows[-1][-1] = f"{work[sizes[-1]] / work[sizes[0]]:.2f}"
-    ratio_name = f"{sizes[-1]}/{sizes[0]}"
-    print_table(["shape", "slices", "statements", "CPU time (ms)", "us / statement", "calls / statement",
-                 f"time {ratio_name}", f"calls {ratio_name}"],
-                rows, title="CanonicalizeTileSlice scaling (trimmed median of process CPU time)")
-    if len(sizes) >= 2:
-        budget = 12.0 * (sizes[-1] / sizes[0]) / 10.0
-        print(f"worst ratio {worst:.2f} (linear ~{sizes[-1] / sizes[0]:.0f}, budget {budget:.0f})")
-        return 0 if worst <= budget else 1
-    return 0
+            rows.append([name, n, n_stmts, stats.min * 1e3, stats.trimmed_median * 1e3,
+                         stats.min / n_stmts * 1e6, work[n] / n_stmts])
+        for small, large in pairs:
+            budget = 12.0 * (large / small) / 10.0
+            ratio = best[large] / best[small]
+            calls = work[large] / work[small]
+            ok = ok and ratio <= budget
+            ratio_rows.append([name, f"{large}/{small}", f"{ratio:.2f}", f"{calls:.2f}",
+                               f"{walk[large] / walk[small]:.2f}", f"{large / small:.0f}", f"{budget:.0f}",
+                               "ok" if ratio <= budget else "OVER"])
+    print_table(["shape", "slices", "statements", "CPU ms (min)", "CPU ms (trimmed median)", "us / statement",
+                 "calls / statement"], rows,
+                title="CanonicalizeTileSlice scaling (process CPU time; min of trimmed samples)")
+    print()
+    print_table(["shape", "sizes", "time ratio", "calls ratio", "plain-walk ratio", "linear", "budget", "goal"],
+                ratio_rows,
+                title="Linearity: time ratio between sizes (goal: at most 12x for 10x the slices)")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

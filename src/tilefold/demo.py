@@ -78,10 +78,9 @@ def evidence_rows() -> list[Row]:
         if r["pass"] == "with":
             ok = r["result"] == _EXPECTED_WITH.get(r["kernel"], "correct")
         else:
-            # column 8 and the column-sliced accumulator are safe zero-copy shapes; batch pages are
-            # legal subviews after tile.move — all three must be right either way.
-            safe = r["kernel"] in ("issue_1789_aligned_column", "acc_column_window") or r["kernel"].startswith(
-                "batch_pages")
+            # column 8 and the column-sliced accumulator are safe zero-copy shapes: right either way
+            # (batch pages trap on 910C without the pass: L1 -> L1 materializations of the page slices).
+            safe = r["kernel"] in ("issue_1789_aligned_column", "acc_column_window")
             ok = r["result"] == "correct" if safe else r["result"] in ("wrong", "trap", "rejected")
         rows.append(Row((r["kernel"], r["target"], r["pass"], r["result"], f"{r['cycles']:.0f}",
                          (r["detail"] or "")[:70]), ok))

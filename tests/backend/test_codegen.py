@@ -106,3 +106,103 @@ def test_identity_materialization_is_allowed_in_strict_mode():
 def test_unknown_codegen_mode():
     with pytest.raises(ValueError, match="codegen mode"):
         compile(pl.parse(_col_expand_src("[0, 0]", "[16, 64]")), codegen="fast")
+
+
+# --- reshape of a strided window ----------------------------------------------------------------
+
+
+def _reshape_src(slice_shape: str, offset: str, new_shape: str = "[32, 32]") -> str:
+    return kernel_src(
+        "x: pl.Tensor[[16, 128], pl.FP32], out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]",
+        f"""
+t: pl.Tile[[16, 128], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 128], {VEC})
+lo: pl.Tile[{slice_shape}, pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, {slice_shape}, {offset})
+r: pl.Tile[{new_shape}, pl.FP32, pl.Mem.Vec] = pl.tile.reshape(lo, {new_shape})
+y: pl.Tile[{new_shape}, pl.FP32, pl.Mem.Vec] = pl.tile.adds(r, 1.0)
+out = pl.store(y, [0, 0], out)
+return out
+""", ret="pl.Tensor[[32, 32], pl.FP32]")
+
+
+def _memref_of(program, name):
+    from tilefold.backend.memory_planning import tile_vars
+
+    return next(v.type.memref for v, _ in tile_vars(program.functions[0]) if v.name == name)
+
+
+@pytest.mark.parametrize("options", [NO_SPLIT, {}])
+@pytest.mark.parametrize("codegen", ["strict", "faithful"])
+def test_reshape_of_a_strided_window_is_materialized(options, codegen):
+    """t[:, 0:64] has rows 128 elements apart: reshaping it to [32, 32] cannot reuse its bytes (it would read
+    t's row 0 as the first two rows). The window is copied densely into the reshape's own buffer."""
+    from tilefold.testing import run_and_compare
+
+    prog = pl.parse(_reshape_src("[16, 64]", "[0, 0]"))
+    rep = run_and_compare(prog, "random", options=options, codegen=codegen)
+    assert rep.fault is None and rep.matches, rep.summary()
+    c = rep.compiled
+    assert _memref_of(c.ir, "r").base != _memref_of(c.ir, "t").base
+    copies = [i for i in _flat(c.pto.entry_kernel.body) if isinstance(i, TExtract) and i.src == "lo"]
+    assert len(copies) == 1 and not copies[0].materialize
+
+
+@pytest.mark.parametrize("slice_shape, offset", [("[8, 128]", "[8, 0]"), ("[1, 128]", "[3, 0]")])
+def test_reshape_of_a_contiguous_window_stays_a_view(slice_shape, offset):
+    from tilefold.testing import run_and_compare
+
+    rows = int(slice_shape.strip("[]").split(",")[0])
+    new_shape = f"[{rows * 4}, 32]"
+    src = _reshape_src(slice_shape, offset, new_shape)
+    src = src.replace("[[32, 32], pl.FP32]", f"[{new_shape}, pl.FP32]")
+    prog = pl.parse(src)
+    rep = run_and_compare(prog, "random", options=NO_SPLIT)
+    assert rep.fault is None and rep.matches, rep.summary()
+    assert _memref_of(rep.compiled.ir, "r").base == _memref_of(rep.compiled.ir, "t").base
+    assert not any(isinstance(i, TExtract) for i in _flat(rep.compiled.pto.entry_kernel.body))
+
+
+# --- user copies along a missing data path ------------------------------------------------------
+
+_VEC_TO_MAT = '''
+import tilefold.language as pl
+
+
+@pl.program
+class Vec2Mat:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[16, 16], pl.FP16], w: pl.Tensor[[16, 16], pl.FP16],
+               out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP16, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 16], target_memory=pl.Mem.Vec)
+        u: pl.Tile[[16, 16], pl.FP16, pl.Mem.Vec] = pl.tile.muls(t, 2.0)
+        um: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.tile.move(u, target_memory=pl.Mem.Mat)
+        wm: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.tile.load(w, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        a: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.tile.extract(um, 0, 0, shape=[16, 16], target_memory=pl.Mem.Left)
+        b: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.tile.extract(wm, 0, 0, shape=[16, 16], target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a, b)
+        out = pl.store(c, [0, 0], out)
+        return out
+'''
+
+
+@pytest.mark.parametrize("target", ["Ascend910B", "Ascend910C", "Ascend950"])
+@pytest.mark.parametrize("codegen", ["strict", "faithful"])
+def test_vec_to_mat_move_is_refused_at_compile_time(target, codegen, tmp_path):
+    from tilefold.errors import NotSupportedError
+
+    path = tmp_path / "vec2mat.py"
+    path.write_text(_VEC_TO_MAT)
+    line = next(i for i, text in enumerate(_VEC_TO_MAT.splitlines(), 1) if "pl.tile.move(" in text)
+    with pytest.raises(NotSupportedError) as exc:
+        compile(pl.parse_file(str(path)), target=target, codegen=codegen)
+    err = exc.value
+    assert err.span is not None and err.span.line == line and err.span.filename == str(path)
+    assert "Vec -> Mat" in err.message and target in err.message
+    assert "pl.store" in err.hint and "target_memory=pl.Mem.Mat" in err.hint
+
+
+def test_supported_user_copies_still_compile():
+    src = _VEC_TO_MAT.replace("pl.tile.move(u, target_memory=pl.Mem.Mat)", "pl.tile.move(u, target_memory=pl.Mem.Vec)")
+    src = src.replace("um: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat]", "um: pl.Tile[[16, 16], pl.FP16, pl.Mem.Vec]")
+    src = src.replace("a: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.tile.extract(um,",
+                      "a: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.tile.extract(wm,")
+    compile(pl.parse(src))

@@ -14,7 +14,7 @@ import tilefold.language as pl
 from tilefold.backend import InternalCheckError, compile
 from tilefold.backend.pto import For, If, TExtract, While
 from tilefold.sim import DeviceHang, UnsupportedDataPath
-from tilefold.testing import random_inputs, run_and_compare
+from tilefold.testing import evidence_config, random_inputs, run_and_compare
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "evidence"
 SKIP = ("CanonicalizeTileSlice",)
@@ -75,25 +75,56 @@ def test_1640_correct_with_the_pass():
 # --- #2010 ---------------------------------------------------------------------------------------
 
 
-def test_2010_column_window_destroys_source_except_row_0_without_the_pass():
+def _2010():
     prog = load("issue_2010_column_window.py")
-    rep = unsafe(prog, random_inputs(prog, seed=4))
+    target, scalars, options = evidence_config("issue_2010_column_window.py")
+    return prog, random_inputs(prog, seed=4, scalars=scalars), target, options
+
+
+def _row_by_row_repack(x, col, width):
+    """The source tile after the hardware's row-by-row copy of its window x[:, col:col + width] into a dense
+    buffer that starts at the window's first element (the slice's own buffer, inside the source)."""
+    flat = x.ravel().copy()
+    rows, pitch = x.shape
+    for r in range(rows):
+        row = flat[r * pitch + col:r * pitch + col + width].copy()  # read the row as it is now ...
+        flat[col + r * width:col + (r + 1) * width] = row  # ... and write it densely
+    return flat.reshape(x.shape)
+
+
+def test_2010_column_window_destroys_source_except_row_0_without_the_pass():
+    prog, inputs, target, options = _2010()
+    rep = run_and_compare(prog, inputs, target=target, skip_passes=SKIP, codegen="faithful", options=options)
     assert rep.fault is None and not rep.matches
+    x = inputs["x"]
+    t_after = rep.outputs["t_after"]
+    # the source tile, read back after the col_expand, is exactly the in-place repack of its window ...
+    np.testing.assert_array_equal(t_after, _row_by_row_repack(x, 64, 64))
+    # ... so row 0 survives (its dense destination is its source) and every source row the dense buffer
+    # reaches (elements 64 .. 64 + 16 * 64: rows 1-8) is destroyed; rows 9-15 lie past the buffer
+    np.testing.assert_array_equal(t_after[0], x[0])
+    reached = range(1, (64 + 16 * 64 - 1) // 128 + 1)
+    assert list(reached) == list(range(1, 9))
+    for r in reached:
+        assert not np.array_equal(t_after[r], x[r]), r
+    np.testing.assert_array_equal(t_after[9:], x[9:])
+    # the kernel's result reads t's low half after the repack: right exactly where the source survived
     got, want = rep.outputs["out"], rep.golden_outputs["out"]
-    np.testing.assert_allclose(got[0], want[0], rtol=1e-6)  # row 0 survives the in-place repack
-    # the repack overwrote the source rows that follow it (with the sub-block split each sub-block
-    # repacks its own 8-row half: rows 1..4 of each half are overwritten, the rows past the dense
-    # buffer's end are not)
-    half = got.shape[0] // 2
-    for base in (0, half):
-        np.testing.assert_allclose(got[base], want[base], rtol=1e-6)
-        for r in range(base + 1, base + 5):
-            assert not np.allclose(got[r], want[r]), r
+    assert rep.mismatch_output in ("out", "t_after")
+    for r in range(16):
+        assert np.allclose(got[r], want[r], rtol=1e-6) == (r == 0 or r > 8), r
 
 
 def test_2010_correct_with_the_pass():
-    prog = load("issue_2010_column_window.py")
-    safe(prog, random_inputs(prog, seed=4))
+    prog, inputs, target, options = _2010()
+    rep = run_and_compare(prog, inputs, target=target, options=options)
+    assert rep.fault is None and rep.matches, rep.summary()
+    np.testing.assert_array_equal(rep.outputs["t_after"], inputs["x"])  # the source is untouched
+
+
+def test_2010_correct_with_the_pass_and_the_sub_block_split():
+    prog, inputs, target, _ = _2010()
+    safe(prog, inputs, target)
 
 
 # --- #1789 ---------------------------------------------------------------------------------------
@@ -167,8 +198,60 @@ def test_acc_column_window_idiom_is_correct(skip):
 
 # --- batch-page Mat slices -----------------------------------------------------------------------
 
+BATCH_PAGES = ["batch_pages_1.py", "batch_pages_4.py"]
 
-@pytest.mark.parametrize("name", ["batch_pages_1.py", "batch_pages_4.py"])
+
+def _page_slice_extracts(program):
+    """(extract, slice) pairs: tile.extract calls whose source is a Mat tile.slice (a batch page)."""
+    from tilefold.backend.memory_planning import _all_stmts
+    from tilefold.ir.expr import Call
+    from tilefold.ir.stmt import AssignStmt
+    from tilefold.ir.types import MemorySpace
+
+    pairs = []
+    for fn in program.functions:
+        defs = {s.var: s.value for s in _all_stmts(fn.body) if isinstance(s, AssignStmt)}
+        for s in _all_stmts(fn.body):
+            if isinstance(s, AssignStmt) and isinstance(s.value, Call) and s.value.op_name == "tile.extract":
+                src = defs.get(s.value.args[0])
+                if isinstance(src, Call) and src.op_name == "tile.slice" and \
+                        s.value.args[0].type.memory_space is MemorySpace.Mat:
+                    pairs.append((s.value, src))
+    return pairs
+
+
+@pytest.mark.parametrize("name", BATCH_PAGES)
+def test_auto_tile_matmul_l0_extracts_from_the_page_slices(name):
+    from tilefold.backend import run_pipeline
+
+    ir, passes = run_pipeline(load(name), "Ascend910C", skip_passes=SKIP)
+    assert "AutoTileMatmulL0" in passes and "CanonicalizeTileSlice" not in passes
+    assert _page_slice_extracts(ir), "the pages must reach AutoTileMatmulL0's extracts as Mat slices"
+    with_pass, _ = run_pipeline(load(name), "Ascend910C")
+    assert not _page_slice_extracts(with_pass)
+
+
+@pytest.mark.parametrize("name", BATCH_PAGES)
+def test_batch_page_slices_trap_on_910c_without_the_pass(name):
+    prog = load(name)
+    rep = unsafe(prog, random_inputs(prog, seed=10), target="Ascend910C")
+    assert isinstance(rep.fault, UnsupportedDataPath), rep.summary()
+    assert "Mat -> Mat" in str(rep.fault) and rep.fault.instruction.startswith("textract")
+    assert "materialize subview" in rep.fault.instruction
+
+
+@pytest.mark.parametrize("name", BATCH_PAGES)
+def test_batch_page_slices_materialize_in_place_on_910b_without_the_pass(name):
+    """910B has the L1 -> L1 path and the page windows are whole rows (identity copies): correct, but every
+    extract pays a Mat -> Mat copy of its page first."""
+    prog = load(name)
+    inputs = random_inputs(prog, seed=10)
+    rep = unsafe(prog, inputs)
+    assert rep.fault is None and rep.matches, rep.summary()
+    assert rep.cycles > safe(prog, inputs).cycles
+
+
+@pytest.mark.parametrize("name", BATCH_PAGES)
 @pytest.mark.parametrize("target", ["Ascend910B", "Ascend910C"])
 def test_batch_page_slices_correct_with_the_pass(name, target):
     prog = load(name)
@@ -195,7 +278,7 @@ def test_evidence_table_for_the_demo():
     rows = {(r["kernel"], r["pass"]): r for r in evidence_table(str(EXAMPLES))}
     for kernel in ("issue_1640_dynamic_row", "issue_2010_column_window", "acc_row_window"):
         assert rows[(kernel, "without")]["result"] == "wrong"
-    for kernel in ("issue_1789_unaligned_column", "mat_slice_l1_to_l1"):
+    for kernel in ("issue_1789_unaligned_column", "mat_slice_l1_to_l1", "batch_pages_1", "batch_pages_4"):
         assert rows[(kernel, "without")]["result"] == "trap"
     assert rows[("acc_row_window", "with")]["result"] == "rejected"
     for (kernel, label), row in rows.items():

@@ -159,7 +159,7 @@ def _arith(cls: type[BinaryExpr], fold, a: Expr, b: Expr | int) -> Expr:
 
 
 def add(a: Expr, b: Expr | int) -> Expr:
-    if isinstance(b, int) and b == 0:
+    if (isinstance(b, int) and b == 0) or (isinstance(b, ConstInt) and b.value == 0):
         return a
     if isinstance(a, ConstInt) and a.value == 0 and not isinstance(b, int):
         return b
@@ -953,10 +953,13 @@ def memory_reuse() -> Pass:
 def allocate_memory_addr_function(fn: Function, target: Target) -> Function:
     folder = ConstFolder(fn)
     roots: dict[str, tuple[MemorySpace, int, int]] = {}  # base -> (space, size, first position)
-    entries = [(v, _memref(v)) for v, _ in tile_vars(fn)]
+    defined_by: dict[str, tuple[Var, Stmt | None]] = {}  # base -> the first tile (and statement) using it
+    tiles = tile_vars(fn)
+    entries = [(v, _memref(v)) for v, _ in tiles]
     for order, (_v, mr) in enumerate(entries):
         if mr is None:
             continue
+        defined_by.setdefault(mr.base, tiles[order])
         off = folder.value(mr.byte_offset) if mr.byte_offset is not None else 0
         need = mr.size + (off if off is not None and off > 0 else 0)
         space, size, first = roots.get(mr.base, (mr.memory_space, 0, order))
@@ -964,18 +967,26 @@ def allocate_memory_addr_function(fn: Function, target: Target) -> Function:
 
     addresses: dict[str, int] = {}
     cursor: dict[MemorySpace, int] = {}
+    overflow: dict[MemorySpace, str] = {}  # space -> the first storage that ends past its capacity
     for base, (space, size, _) in sorted(roots.items(), key=lambda kv: kv[1][2]):
         align = target.align(space)
         addr = ceil_to(cursor.get(space, 0), align)
         addresses[base] = addr
         cursor[space] = addr + size
+        if addr + size > target.capacity(space):
+            overflow.setdefault(space, base)
     for space, used in cursor.items():
         capacity = target.capacity(space)
         if used > capacity:
+            base = overflow[space]
+            var, stmt = defined_by[base]
+            size = roots[base][1]
+            span = stmt.span if stmt is not None and stmt.span.line else var.span if var.span.line else fn.span
             raise TilefoldError(
                 f"function '{fn.name}' does not fit in {space.name}: it needs {used} bytes but {target.name} "
-                f"has {capacity} bytes available",
-                span=fn.span if fn.span.line else None,
+                f"has {capacity} bytes available; the first allocation past the end is tile '{var.name}' "
+                f"({size} bytes at {space.name} address {addresses[base]})",
+                span=span if span.line else None,
                 hint="process the data in smaller tiles (e.g. loop over row blocks) or shorten tile lifetimes",
             )
 

@@ -13,24 +13,31 @@ Rules (seed ``canonicalize_tile_slice.zh.txt``; doc page ``docs/passes/canonical
 ---------------------------------------------------------------------------------------------------
 1. Collect canonical 3-operand slices; peel chains to a non-slice base plus accumulated offsets
    (``tilefold.analysis.slice_windows``); constants and known multiples of scalars come from
-   ``tilefold.analysis.scalar_facts``.
+   ``tilefold.analysis.scalar_facts``. Plain aliases of slices are resolved transitively (each alias once,
+   from its source's entry), and every consumer, escape and release looks operands up through them.
 2. ``tile.extract(slice, r, c)`` reads the base directly at ``(r + off_row, c + off_col)``.
 3. Mat slices used as the ``lhs`` / ``rhs`` operand of an ``OpKind.MATMUL`` op become a fresh
    ``tile.extract(base, off_row, off_col, target_memory=Left|Right)``; accumulators and biases are never
    rewritten.
 4. Vec slices used by an ``OpKind.COL_BROADCAST`` op are materialized with ``tile.extract(...,
    target_memory=Vec)`` unless the lazy copy into the slice's own buffer is an identity copy at an
-   aligned address (constant offset, contiguous window).
+   aligned address (constant offset, contiguous window; the alignment requirement goes beyond the seed).
 5. Vec slices used by any other op are materialized unless their inherited address is provably 32-byte
    aligned.
 6. Vec slices escaping through a plain alias, a loop init or a yield are materialized there when they are
-   misaligned, or when the receiving variable is read by a col_expand op that would need a real copy.
-7. Slices left without users are dropped (use counts; chains die from the outside in).
+   misaligned, or (loop init / yield) when the receiving variable is read by a col_expand op that would
+   need a real copy. A chained slice of an alias that became a copy is re-derived as a window of the copy.
+   One copy per (slice, memory): later consumers it dominates reuse it; copies needed in blocks that do
+   not dominate each other are merged into one placed where it dominates them all.
+7. Slices and their aliases left without users are dropped (use counts; chains die from the outside in).
 8. Slices with other consumers (e.g. a Mat slice into ``tile.move``) stay untouched.
 9. An accumulator destination (registry ``output_reuses_input``) that resolves to an Acc window which
    neither spans its parent's rows nor stays inside one 16-column block raises ``AccWindowError``
-   (a ``ValueError``).
-10. Every decision is reported as a structured remark (``canonicalize_tile_slice_with_remarks``).
+   (a ``ValueError``). A slice of an identity view is judged on the view's root; a slice of a view that
+   moves elements (transpose_view, shape-changing reshape, dtype-changing reinterpret) stays silent.
+10. Every decision is reported as a structured remark (``canonicalize_tile_slice_with_remarks``), and every
+    slice gets at least one (``skipped`` / ``peeled`` / ``dropped`` / ``kept`` close the list, in program
+    order).
 """
 
 from __future__ import annotations

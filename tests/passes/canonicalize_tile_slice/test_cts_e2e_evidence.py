@@ -66,6 +66,25 @@ out = pl.store(scaled, [0, 0], out)
     assert "Hang" in type(bad.fault).__name__
 
 
+def test_contiguous_constant_offset_col_expand_slice_at_a_misaligned_address_hangs_the_device():
+    # beyond the seed (doc: "an aligned address for the col_expand identity copy"): a single row is contiguous
+    # and its offset is constant, so the seed would keep it; the identity copy then sits 4 B past a 32-byte
+    # boundary and the col_expand reading it hangs the vector unit
+    program = kernel(
+        "x: pl.Tensor[[16, 128], pl.FP32], g: pl.Tensor[[1, 64], pl.FP32], out: pl.Out[pl.Tensor[[1, 64], pl.FP32]]",
+        """
+t: pl.Tile[[16, 128], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 128])
+gamma_t: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(g, [0, 0], [1, 64])
+row: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [1, 64], [2, 1])
+scaled: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.col_expand_mul(row, gamma_t)
+out = pl.store(scaled, [0, 0], out)
+""")
+    good, bad = with_and_without(program)
+    assert good.matches, good.first_mismatch
+    assert not bad.matches and bad.fault is not None
+    assert "Hang" in type(bad.fault).__name__
+
+
 MM_PARAMS = "a: pl.Tensor[[32, 32], pl.BF16], b: pl.Tensor[[32, 64], pl.BF16], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]"
 MM_PRELUDE = """
 a_mat: pl.Tile[[32, 32], pl.BF16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [32, 32], target_memory=pl.Mem.Mat)
