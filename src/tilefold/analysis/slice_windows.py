@@ -259,7 +259,8 @@ def acc_window_verdict(window: Window, extent: tuple[int, ...] | None, facts: Sc
     """Is ``window`` (with the destination's own ``extent``) contiguous in its parent's L0C layout?
 
     L0C stores an [M, N] tile as 16x16 NZ blocks, block (rb, cb) at (cb * M/16 + rb). A window is
-    contiguous when it spans all M rows or stays inside one 16-column block. Anything that cannot be
+    contiguous when it stays inside one 16-column block, or spans all M rows starting on a 16-column block
+    boundary. Anything that cannot be
     proved either way is ``silent`` (never a false rejection).
     """
     if window.opaque is not None:
@@ -274,18 +275,32 @@ def acc_window_verdict(window: Window, extent: tuple[int, ...] | None, facts: Sc
         return AccVerdict("silent", "window extent is symbolic or not 2-D")
     rows, cols = extent
     m, _n = pshape
-    if rows == m:
-        return AccVerdict("accept", f"spans the full row range ({m} rows) of the parent")
+    # A full-row window is one contiguous run of whole column blocks only when it starts on a block
+    # boundary: a full-row window starting mid-block that crosses into the next block interleaves with the
+    # parent's other columns inside every fractal row (the MAD's dense write would shift its second half by
+    # a row), so the column offset matters for full-row windows too.
     col = facts.const_value(window.offsets[1])
     if col is not None:
         first, last = col // ACC_BLOCK_COLS, (col + cols - 1) // ACC_BLOCK_COLS
         if first == last:
             return AccVerdict("accept", f"columns [{col}, {col + cols}) lie inside 16-column block {first}")
+        if rows == m and col % ACC_BLOCK_COLS == 0:
+            return AccVerdict("accept", f"spans the full row range ({m} rows) of the parent from column block "
+                                        f"{first}")
+        if rows == m:
+            return AccVerdict(
+                "reject",
+                f"columns [{col}, {col + cols}) start inside 16-column block {first} (column {col} is not a "
+                f"multiple of {ACC_BLOCK_COLS}) and cross into block {last}",
+            )
         return AccVerdict(
             "reject",
             f"{rows} of {m} rows and columns [{col}, {col + cols}) cross 16-column blocks {first}..{last}",
         )
     mult = facts.known_multiple(window.offsets[1])
+    if mult % ACC_BLOCK_COLS == 0 and rows == m:
+        return AccVerdict("accept", f"spans the full row range ({m} rows) of the parent and the column offset "
+                                    f"is a multiple of {mult}")
     if mult % ACC_BLOCK_COLS == 0 and cols <= ACC_BLOCK_COLS:
         return AccVerdict("accept", f"the column offset is a multiple of {mult} and {cols} <= 16 columns")
     return AccVerdict("silent", "dynamic column offset not provably inside one 16-column block")

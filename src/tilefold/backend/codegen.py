@@ -259,6 +259,10 @@ class FunctionCodegen:
     def handle(self, e: Expr) -> str:
         if isinstance(e, Var) and e in self.tile_handle:
             return self.tile_handle[e]
+        if (isinstance(e, TupleGetItem) and isinstance(e.tuple_value, Var) and e.tuple_value in self.custom_outs
+                and 0 <= e.index < len(self.custom_outs[e.tuple_value])):
+            # an element of a multi-result custom op used in place (e.g. ``r = pl.yield_(pair[0])``)
+            return self.custom_outs[e.tuple_value][e.index]
         if isinstance(e, Var) and isinstance(e.type, TileType):
             raise InternalCheckError(f"internal error: tile {e.name!r} used before its definition in "
                                      f"{self.fn.name!r}")

@@ -477,7 +477,8 @@ class _Tiler:
                 v = result
             else:
                 v = Var(self.fresh("c_blk" if last else base), value.type)
-            out.append(AssignStmt(v, value))
+            # generated statements keep the matmul's location: later passes report errors against them
+            out.append(AssignStmt(v, value, span=span) if span is not None else AssignStmt(v, value))
             return v
 
         if cand.acc is None:
@@ -500,7 +501,7 @@ class _Tiler:
             bk = extract(body, cand.rhs, ko, col, k, nb, Mem.Right, f"{rhs_name}_l0")
             step = make_call(cand.acc_op, (it, ak, bk)).with_fields(span=cand.call.span)
             nxt = Var(self.fresh(f"{res_name}_next"), step.type)
-            body.append(AssignStmt(nxt, step))
+            body.append(AssignStmt(nxt, step, span=span) if span is not None else AssignStmt(nxt, step))
             body.append(YieldStmt((nxt,)))
             last = not tail
             rv = result if last and result is not None else Var(self.fresh(f"{res_name}_kfull" if tail else "c_blk"),

@@ -55,7 +55,7 @@ from tilefold.analysis.slice_windows import (
     SliceWindowAnalysis,
     analyze_slice_windows,
 )
-from tilefold.errors import TilefoldError
+from tilefold.errors import Span, TilefoldError
 from tilefold.ir.expr import Call, Expr, Var
 from tilefold.ir.stmt import (
     AssignStmt,
@@ -453,8 +453,7 @@ class _Context:
             if v.kind == "reject":
                 self.remark("acc-window-rejected", _acc_message(finding), op=finding.op_name,
                             window=finding.window.describe(), reason=v.reason)
-                raise AccWindowError(_acc_message(finding), span=getattr(finding.stmt, "span", None),
-                                     hint=_acc_hint(finding))
+                raise AccWindowError(_acc_message(finding), span=_finding_span(finding), hint=_acc_hint(finding))
             self.remark(f"acc-window-{'accepted' if v.kind == 'accept' else 'unproven'}",
                         f"{finding.op_name} accumulator window {finding.window.describe()}: {v.reason}",
                         op=finding.op_name, window=finding.window.describe(), verdict=v.kind)
@@ -922,18 +921,31 @@ def _acc_message(f: AccFinding) -> str:
     return (
         f"{f.op_name} accumulates into a window [{rows}, {cols}] at offset [{offs}] of the Acc tile {parent}"
         f"{where} that is not contiguous in L0C's block layout: {f.verdict.reason}. In the NZ layout a window is "
-        f"contiguous only if it spans all rows of its parent or stays inside one 16-column block; the MAD writes "
+        f"contiguous only if it stays inside one 16-column block or spans all rows of its parent starting on a "
+        f"16-column block boundary; the MAD writes "
         f"its destination densely with no destination stride, so every column block after the first would "
         "silently land on the wrong row tile (pto-isa#253). Allocate the accumulator as [rows, N * tiles] and "
         "slice columns instead."
     )
 
 
+def _finding_span(f: AccFinding) -> Span | None:
+    """The statement's location, else the accumulating call's (statements built by a pass may carry the
+    location on the call only)."""
+    span = getattr(f.stmt, "span", None)
+    if span is not None and span.line:
+        return span
+    call = getattr(f.stmt, "value", None) or getattr(f.stmt, "expr", None)
+    cspan = getattr(call, "span", None)
+    return cspan if cspan is not None and cspan.line else span
+
+
 def _acc_hint(f: AccFinding) -> str:
     rows, cols = f.extent if f.extent is not None else ("rows", "N")
     return (
         f"allocate the accumulator as [rows, N * tiles] (e.g. [{rows}, {cols} * tiles]) and slice columns, "
-        f"tile.slice(acc, [{rows}, {cols}], [0, j * {cols}]), so each window spans the full row range. The window "
+        f"tile.slice(acc, [{rows}, {cols}], [0, j * {cols}]), so each window spans the full row range and starts "
+        "on a 16-column block boundary (pad N to a multiple of 16). The window "
         "may have been produced by a compiler pass rather than written in the kernel; reshape the accumulation "
         "so the tiles are packed along columns."
     )
