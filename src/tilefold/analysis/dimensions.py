@@ -266,7 +266,8 @@ class DimensionAnalyzer:
         elif isinstance(stmt, EvalStmt):
             if isinstance(stmt.expr, Call):
                 self._visit_call(None, stmt.expr)
-        elif isinstance(stmt, ForStmt):
+        elif isinstance(stmt, (ForStmt, WhileStmt)):
+            kind = "for" if isinstance(stmt, ForStmt) else "while"
             for ia in stmt.iter_args:
                 self._register(ia, ia.type)
             for rv in stmt.return_vars:
@@ -274,24 +275,11 @@ class DimensionAnalyzer:
             self._visit_body(stmt.body)
             yields = _final_yield(stmt.body)
             for k, ia in enumerate(stmt.iter_args):
-                self._join_same(f"for iter arg {ia.name}", ia, ia.init)
+                self._join_same(f"{kind} iter arg {ia.name}", ia, ia.init)
                 if k < len(stmt.return_vars):
-                    self._join_same(f"for result {stmt.return_vars[k].name}", stmt.return_vars[k], ia)
+                    self._join_same(f"{kind} result {stmt.return_vars[k].name}", stmt.return_vars[k], ia)
                 if yields is not None and k < len(yields.values):
-                    self._join_same(f"for yield {ia.name}", ia, yields.values[k])
-        elif isinstance(stmt, WhileStmt):
-            for ia in stmt.iter_args:
-                self._register(ia, ia.type)
-            for rv in stmt.return_vars:
-                self._register(rv, rv.type)
-            self._visit_body(stmt.body)
-            yields = _final_yield(stmt.body)
-            for k, ia in enumerate(stmt.iter_args):
-                self._join_same(f"while iter arg {ia.name}", ia, ia.init)
-                if k < len(stmt.return_vars):
-                    self._join_same(f"while result {stmt.return_vars[k].name}", stmt.return_vars[k], ia)
-                if yields is not None and k < len(yields.values):
-                    self._join_same(f"while yield {ia.name}", ia, yields.values[k])
+                    self._join_same(f"{kind} yield {ia.name}", ia, yields.values[k])
         elif isinstance(stmt, IfStmt):
             for rv in stmt.return_vars:
                 self._register(rv, rv.type)
