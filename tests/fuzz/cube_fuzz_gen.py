@@ -523,8 +523,12 @@ def _accwin_free_kernel(draw, kern: _Kernel) -> tuple[str, str | None]:
     c = kern.fresh("c")
     kern.line(f"{c}: pl.Tile[[{m}, {p}], pl.{adt}, pl.Mem.Acc] = pl.tile.matmul({ta}, {tb})")
     w = kern.fresh("w")
+    col_expr = str(col)
+    if kern.block_dim > 1 and cols % 16 == 0 and p >= 2 * cols and (rows == m or cols == 16) and draw(st.booleans()):
+        # a per-block column window at a dynamic, block-aligned offset (bi * cols): accepted by the rule
+        col, col_expr = 0, f"bi * {cols}"
     kern.line(f"{w}: pl.Tile[[{rows}, {cols}], pl.{adt}, pl.Mem.Acc] = pl.tile.slice({c}, [{rows}, {cols}], "
-              f"[{r0}, {col}])")
+              f"[{r0}, {col_expr}])")
     ta2 = kern.load_mat("a", [rows, k2])
     tb2 = kern.load_mat("b", [k2, cols], per_block=False)
     w2 = kern.fresh("w_acc")

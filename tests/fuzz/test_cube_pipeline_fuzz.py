@@ -18,8 +18,9 @@ from __future__ import annotations
 import os
 
 import pytest
-from cube_fuzz_gen import CubeCase, check_case, cube_programs
 from hypothesis import HealthCheck, given, settings
+
+from .cube_fuzz_gen import CubeCase, check_case, cube_programs
 
 EXAMPLES = int(os.environ.get("TILEFOLD_CUBE_FUZZ_EXAMPLES", "0"))
 
@@ -27,7 +28,7 @@ _SETTINGS = dict(derandomize=True, database=None, deadline=None, print_blob=True
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-@settings(max_examples=EXAMPLES or 150, **_SETTINGS)
+@settings(max_examples=EXAMPLES or 300, **_SETTINGS)
 @given(cube_programs())
 def test_cube_programs_match_golden_or_are_rejected_cleanly(case: CubeCase) -> None:
     check_case(case, instruments=True)
@@ -43,7 +44,7 @@ _FIXED = [
 @pytest.mark.parametrize("target", ["Ascend910B", "Ascend910C", "Ascend950"])
 @pytest.mark.parametrize("op,dt,m,k,n", _FIXED)
 def test_fixed_large_shapes(target: str, op: str, dt: str, m: int, k: int, n: int) -> None:
-    from cube_fuzz_gen import DTYPES
+    from .cube_fuzz_gen import DTYPES
 
     acc = DTYPES[dt][0]
     bias_param = f", bias: pl.Tensor[[1, {n}], pl.{acc}]" if op == "matmul_bias" else ""

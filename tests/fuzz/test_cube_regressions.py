@@ -5,12 +5,13 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from cube_fuzz_gen import small_int_inputs
 
 import tilefold.language as pl
 from tilefold.errors import NotSupportedError, TilefoldError
 from tilefold.passes.canonicalize_tile_slice import AccWindowError
 from tilefold.testing import run_and_compare
+
+from .cube_fuzz_gen import small_int_inputs
 
 
 def _program(params: str, body: str, ret: str) -> pl.Program:
@@ -110,4 +111,66 @@ def test_acc_window_rejection_inside_auto_tiled_k_pipeline_has_location():
     assert "pl.tile.matmul_acc(w, a_m1, b_m1)" in _line_of("matmul_acc", info.value)
 
 
-__all__ = ["NotSupportedError"]
+# ------------------------------------------------------------------------------------------------
+# Bug 3: a vector-unit op placed in a cube memory (pl.tile.full(..., target_memory=pl.Mem.Acc) as the
+# initial value of a K loop accumulator) compiled and trapped on the device ("vector unit operand in Acc").
+# Bug 4: pl.tile.load(..., target_memory=pl.Mem.Left) compiled and trapped (no GM -> L0A data path).
+# InferTileMemorySpace now rejects both at the op with NotSupportedError.
+# ------------------------------------------------------------------------------------------------
+
+
+def _k_loop_from(init: str):
+    return _program(
+        "x: pl.Tensor[[32, 128], pl.BF16], w: pl.Tensor[[128, 64], pl.BF16], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]",
+        f"""
+        xm: pl.Tile[[32, 128], pl.BF16, pl.Mem.Mat] = pl.tile.load(x, [0, 0], [32, 128], target_memory=pl.Mem.Mat)
+        wm: pl.Tile[[128, 64], pl.BF16, pl.Mem.Mat] = pl.tile.load(w, [0, 0], [128, 64], target_memory=pl.Mem.Mat)
+        {init}
+        for ko, (c_it,) in pl.pipeline(0, 128, 32, init_values=(c0,), stage=2):
+            ak: pl.Tile[[32, 32], pl.BF16, pl.Mem.Left] = pl.tile.extract(xm, 0, ko, shape=[32, 32], target_memory=pl.Mem.Left)
+            bk: pl.Tile[[32, 64], pl.BF16, pl.Mem.Right] = pl.tile.extract(wm, ko, 0, shape=[32, 64], target_memory=pl.Mem.Right)
+            cn: pl.Tile[[32, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(c_it, ak, bk)
+            c = pl.yield_(cn)
+        out = pl.store(c, [0, 0], out)
+        return out
+        """, "pl.Tensor[[32, 64], pl.FP32]")
+
+
+@pytest.mark.parametrize("target", ["Ascend910B", "Ascend950"])
+def test_vector_fill_of_an_acc_accumulator_is_not_supported(target):
+    program = _k_loop_from("c0 = pl.tile.full([32, 64], dtype=pl.FP32, value=0.0, target_memory=pl.Mem.Acc)")
+    with pytest.raises(NotSupportedError) as info:
+        _run(program, target)
+    assert "pl.tile.full(" in _line_of("full", info.value)
+    assert "vector unit" in info.value.message and "pl.tile.matmul" in info.value.hint
+
+
+def test_k_loop_started_by_a_matmul_is_the_supported_form():
+    program = _k_loop_from(
+        "c0: pl.Tile[[32, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul("
+        "pl.tile.extract(xm, 0, 0, shape=[32, 32], target_memory=pl.Mem.Left), "
+        "pl.tile.extract(wm, 0, 0, shape=[32, 64], target_memory=pl.Mem.Right))")
+    # positive control: the accumulator starts with a matmul (of step 0, which this loop then adds once more;
+    # golden and device agree on that exactly)
+    _assert_correct(program)
+
+
+@pytest.mark.parametrize("mem", ["Left", "Right", "Acc"])
+@pytest.mark.parametrize("target", ["Ascend910B", "Ascend910C", "Ascend950"])
+def test_gm_load_into_a_space_without_a_gm_path_is_not_supported(mem, target):
+    other = "Right" if mem != "Right" else "Left"
+    lhs, rhs = ("xm", "wm") if mem != "Right" else ("wm", "xm")
+    program = _program(
+        "x: pl.Tensor[[32, 32], pl.FP16], w: pl.Tensor[[32, 32], pl.FP16], out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]",
+        f"""
+        xm = pl.tile.load(x, [0, 0], [32, 32], target_memory=pl.Mem.{mem})
+        wm_l1: pl.Tile[[32, 32], pl.FP16, pl.Mem.Mat] = pl.tile.load(w, [0, 0], [32, 32], target_memory=pl.Mem.Mat)
+        wm = pl.tile.extract(wm_l1, 0, 0, shape=[32, 32], target_memory=pl.Mem.{other})
+        c = pl.tile.matmul({lhs}, {rhs})
+        out = pl.store(c, [0, 0], out)
+        return out
+        """, "pl.Tensor[[32, 32], pl.FP32]")
+    with pytest.raises(NotSupportedError) as info:
+        _run(program, target)
+    assert f"target_memory=pl.Mem.{mem})" in _line_of("load", info.value)
+    assert f"no GM -> {mem} data path" in info.value.message

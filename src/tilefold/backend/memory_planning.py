@@ -648,6 +648,18 @@ def _yield_values(body: Stmt | None) -> tuple[Expr, ...]:
     return ()
 
 
+def _same_bytes(a: MemRef, b: MemRef) -> bool:
+    """Do ``a`` and ``b`` provably name the same bytes (same root, same offset, same size)? Two windows of
+    one root at different (or unknown) offsets are different storage: copying one into the other on a back
+    edge is a real copy."""
+    if a.base != b.base or a.size != b.size:
+        return False
+    if a.byte_offset is b.byte_offset:
+        return True
+    oa, ob = a.byte_offset, b.byte_offset
+    return isinstance(oa, ConstInt) and isinstance(ob, ConstInt) and oa.value == ob.value
+
+
 def _find_isolations(fn: Function, memrefs: dict[Var, MemRef], target: Target) -> _Isolation:
     live = compute_liveness(fn, carried_uses=False)
     members: dict[str, list[Var]] = {}
@@ -688,8 +700,8 @@ def _find_isolations(fn: Function, memrefs: dict[Var, MemRef], target: Target) -
         if y is ia:
             return False
         ym, im = memrefs.get(y) if isinstance(y, Var) else None, memrefs.get(ia)
-        if ym is not None and im is not None and ym.base == im.base:
-            return False
+        if ym is not None and im is not None and _same_bytes(ym, im):
+            return False  # a write-through chain: the yielded value already is the iter arg's bytes
         space = im.memory_space if im is not None else tile_space(ia.type)  # type: ignore[arg-type]
         return target.supports_path(space, space)
 
@@ -818,8 +830,15 @@ def isolate_destinations(fn: Function, target: Target, memrefs: dict[Var, MemRef
 def init_mem_ref_function(fn: Function, target: Target) -> Function:
     fn = bind_nested_tiles(fn)
     memrefs = _assign_memrefs(fn, target)
-    isolated = isolate_destinations(fn, target, memrefs)
-    if isolated is not fn:
+    # Iterate to a fixpoint: an isolation changes the storage groups the next decision sees. Two iter args
+    # whose inits share storage (e.g. a loop result and the tile it was initialised from) look like a
+    # write-through chain (``carried_back`` is False when the yielded value has the iter arg's base) until one
+    # of them gets its own copy; only then is the other's back-edge copy, and its need for isolation, visible.
+    # Every round adds at least one copy and a copied init is owned by its loop, so this terminates.
+    while True:
+        isolated = isolate_destinations(fn, target, memrefs)
+        if isolated is fn:
+            break
         fn = isolated
         memrefs = _assign_memrefs(fn, target)
     return retype(fn, memrefs)

@@ -18,6 +18,9 @@ Contract
   is inserted before the consumer (reused within a block) when the target has that data path — e.g. a
   Mat tile fed whole to a matmul moves to Left / Right. Without a path (a Vec tile into the cube, an Acc tile
   into a vector op on a chip without L0C -> UB) the pass raises ``TypeInferenceError`` with a fix hint.
+* Producers: a GM load into a space without a GM -> space data path (e.g. Left) and a vector-unit op whose
+  result is placed outside Vec (e.g. ``tile.full(..., target_memory=pl.Mem.Acc)``) raise ``NotSupportedError``
+  at the op: either would trap on the device.
 * Capacity: a single tile (an op result or a moved operand) larger than the whole of its non-Vec memory space
   (Acc padded to NZ fractals) raises ``NotSupportedError`` at the op's source location, naming the space and
   the sizes, instead of failing later in memory planning at the function. Vec is left to memory planning
@@ -259,8 +262,30 @@ class _Inferer:
         if isinstance(value, Call):
             op = op_of(value)
             if op is not None and not op.is_view:
+                self.check_producer(new.var.type, value, s.span)
                 self.check_capacity(new.var.type, value, s.span)
         return pre + [new]
+
+    def check_producer(self, t: Type, c: Call, span: Span | None) -> None:
+        """The unit that runs ``c`` must be able to write its result's memory space: a GM load needs a
+        GM -> space data path, and the vector unit writes only Vec. Otherwise the program would trap on the
+        device (e.g. ``tile.load(..., target_memory=pl.Mem.Left)``, ``tile.full(..., target_memory=pl.Mem.Acc)``),
+        so say so here, at the op."""
+        op = op_of(c)
+        tt = _tile(t)
+        if op is None or tt is None or tt.memory_space is None:
+            return
+        mem = tt.memory_space
+        where = span if span is not None and span.line else (c.span if c.span.line else None)
+        if op.kind is OpKind.LOAD and mem is not Mem.DDR and not self.has_path(Mem.DDR, mem):
+            tname = self.target.name if self.target is not None else "the target"
+            raise NotSupportedError(
+                f"{c.op_name} cannot load from GM into {mem.name}: {tname} has no GM -> {mem.name} data path",
+                span=where, hint=_load_hint(mem))
+        if op.unit is Unit.VECTOR and mem is not Mem.Vec:
+            raise NotSupportedError(
+                f"{c.op_name} runs on the vector unit, which writes only Vec, so its result cannot be produced in "
+                f"{mem.name} (target_memory=pl.Mem.{mem.name})", span=where, hint=_vector_result_hint(mem))
 
     def check_capacity(self, t: Type, c: Call, span: Span | None, what: str = "its result") -> None:
         """A single tile larger than its whole (non-Vec) memory space can never be placed: say so at the op.
@@ -484,6 +509,23 @@ def _capacity_hint(mem: MemorySpace) -> str:
     if mem is Mem.Bias:
         return "split the output columns so that each bias block fits the bias table"
     return f"process the data in smaller tiles (e.g. loop over row blocks) so each {mem.name} tile fits"
+
+
+def _load_hint(mem: MemorySpace) -> str:
+    if mem in (Mem.Left, Mem.Right, Mem.Bias):
+        return ("load cube operands with target_memory=pl.Mem.Mat; the compiler extracts them into L0A / L0B / "
+                "the bias table (or write pl.tile.extract(..., target_memory=pl.Mem." + mem.name + ") yourself)")
+    if mem is Mem.Acc:
+        return ("Acc (L0C) is written only by the cube: compute the tile with pl.tile.matmul, or load the data "
+                "into Vec (target_memory=pl.Mem.Vec) for vector work")
+    return "load into Mat (cube operands) or Vec (vector operands)"
+
+
+def _vector_result_hint(mem: MemorySpace) -> str:
+    if mem is Mem.Acc:
+        return ("an accumulator cannot be filled by the vector unit: start it with pl.tile.matmul (the first K "
+                "step) and add the later steps with pl.tile.matmul_acc")
+    return "produce the tile in Vec (target_memory=pl.Mem.Vec); cube operands are loaded from GM into Mat"
 
 
 def _hint(src: MemorySpace, dst: MemorySpace) -> str:
