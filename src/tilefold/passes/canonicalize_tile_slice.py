@@ -644,8 +644,8 @@ class _Rewriter(IRMutator):
                 if pre:  # the alias itself becomes the copy, and later consumers reuse it
                     new_var = stmt.var
                     ctx.remember(info, MemorySpace.Vec, new_var)  # type: ignore[arg-type]
-                    return stmt.with_fields(value=pre[0].value)  # type: ignore[attr-defined]
-                return stmt.with_fields(value=copy)
+                    return stmt.with_fields(value=self._remap_expr(pre[0].value))  # type: ignore[attr-defined]
+                return stmt.with_fields(value=self._remap_expr(copy))
             ctx.bind_alias(stmt.var, info)
             return super().mutate_AssignStmt(stmt) if self.var_map else stmt
         pre: list[Stmt] = []
@@ -655,6 +655,7 @@ class _Rewriter(IRMutator):
             value, pre = self.rewrite_call(stmt, value)
         if self.var_map:  # only loop-init escapes rename IterArgs; skip the expression walk otherwise
             value = self.mutate_expr(value)
+            pre = self._remap(pre)
         new = stmt if value is stmt.value else stmt.with_fields(value=value)
         return [*pre, new] if pre else new
 
@@ -665,8 +666,29 @@ class _Rewriter(IRMutator):
             expr, pre = self.rewrite_call(stmt, expr)
         if self.var_map:
             expr = self.mutate_expr(expr)
+            pre = self._remap(pre)
         new = stmt if expr is stmt.expr else stmt.with_fields(expr=expr)
         return [*pre, new] if pre else new
+
+    def _remap_expr(self, expr: Expr) -> Expr:
+        """``expr`` with the IterArgs renamed by loop-init escapes replaced (identity when none were)."""
+        return self.mutate_expr(expr) if self.var_map else expr
+
+    def _remap(self, stmts: list[Stmt]) -> list[Stmt]:
+        """Copies built by the rewrite read the analysis' Vars; an enclosing loop whose init escaped has a
+        rebuilt IterArg, so map those reads to it (else the copy reads a Var no longer defined)."""
+        if not self.var_map:
+            return stmts
+        out: list[Stmt] = []
+        for st in stmts:
+            if isinstance(st, AssignStmt):
+                v = self.mutate_expr(st.value)
+                st = st if v is st.value else st.with_fields(value=v)
+            elif isinstance(st, EvalStmt):
+                e = self.mutate_expr(st.expr)
+                st = st if e is st.expr else st.with_fields(expr=e)
+            out.append(st)
+        return out
 
     def _escape_inits(self, stmt: ForStmt | WhileStmt) -> tuple[list[Stmt], ForStmt | WhileStmt]:
         pre: list[Stmt] = []
@@ -677,8 +699,8 @@ class _Rewriter(IRMutator):
             if built is None:
                 new_iter_args.append(ia)
                 continue
-            pre.extend(built[0])
-            new_ia = ia.with_fields(init=built[1])
+            pre.extend(self._remap(list(built[0])))
+            new_ia = ia.with_fields(init=self._remap_expr(built[1]))
             self.var_map[ia] = new_ia
             new_iter_args.append(new_ia)
         if len(new_iter_args) and any(a is not b for a, b in zip(new_iter_args, stmt.iter_args, strict=True)):
@@ -719,6 +741,7 @@ class _Rewriter(IRMutator):
         if any(a is not b for a, b in zip(values, stmt.values, strict=True)):
             stmt = stmt.with_fields(values=tuple(values))
         out = super().mutate_YieldStmt(stmt) if self.var_map else stmt
+        pre = self._remap(pre)
         return [*pre, out] if pre else out  # type: ignore[list-item]
 
     # -- consumers -----------------------------------------------------------------------------------

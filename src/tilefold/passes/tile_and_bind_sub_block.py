@@ -1368,12 +1368,8 @@ class _Limiter(IRMutator):
             else:
                 rvs = tuple(Var(f"{var.name}_{j}", t, var.span) for j, t in enumerate(var.type.types))
             self.tuple_map[var] = rvs
-            # yield plain Vars: bind each element of the guarded tuple result first (a yield of a
-            # ``TupleGetItem`` expression is not lowerable: codegen carries Vars back to the if's results)
-            items = tuple(Var(f"{rv.name}_sb0", rv.type, var.span) for rv in rvs)
             then_b = SeqStmts((AssignStmt(inner, value),
-                               *(AssignStmt(it, TupleGetItem(inner, j)) for j, it in enumerate(items)),
-                               YieldStmt(items)))
+                               YieldStmt(tuple(TupleGetItem(inner, j) for j in range(len(rvs))))))
             else_b = SeqStmts((YieldStmt(tuple(outs)),))
             return IfStmt(self._cond(), then_b, else_b, rvs, attrs=tag)
         then_b = SeqStmts((AssignStmt(inner, value), YieldStmt((inner,))))
