@@ -51,7 +51,7 @@ from tilefold.ir.stmt import (
     SeqStmts,
     Stmt,
     WhileStmt,
-    YieldStmt,
+    final_yield,
     flatten_stmts,
 )
 from tilefold.ir.types import TensorType, TileType, TupleType, Type
@@ -273,7 +273,7 @@ class DimensionAnalyzer:
             for rv in stmt.return_vars:
                 self._register(rv, rv.type)
             self._visit_body(stmt.body)
-            yields = _final_yield(stmt.body)
+            yields = final_yield(stmt.body)
             for k, ia in enumerate(stmt.iter_args):
                 self._join_same(f"{kind} iter arg {ia.name}", ia, ia.init)
                 if k < len(stmt.return_vars):
@@ -286,7 +286,7 @@ class DimensionAnalyzer:
             self._visit_body(stmt.then_body)
             self._visit_body(stmt.else_body)
             for body in (stmt.then_body, stmt.else_body):
-                y = _final_yield(body)
+                y = final_yield(body)
                 if y is None:
                     continue
                 for k, rv in enumerate(stmt.return_vars):
@@ -467,13 +467,6 @@ def _is_scalar(e: Expr) -> bool:
     from tilefold.ir.types import ScalarType
 
     return isinstance(e.type, ScalarType)
-
-
-def _final_yield(body: Stmt | None) -> YieldStmt | None:
-    stmts = flatten_stmts(body)
-    if stmts and isinstance(stmts[-1], YieldStmt):
-        return stmts[-1]
-    return None
 
 
 def _value_name(value: ValueKey) -> str:

@@ -58,6 +58,7 @@ from tilefold.ir.stmt import (
     Stmt,
     WhileStmt,
     YieldStmt,
+    final_yield,
 )
 from tilefold.ir.types import DataType, MemorySpace, TileType, Type
 from tilefold.ops.registry import OpDef, OpKind, ParamKind, get_op, op_of
@@ -571,10 +572,7 @@ class _Walker:
         w = self.result.windows.get(operand)
         if w is None:
             return
-        ext = static_extent(operand.type)
-        extent = ext[1] if ext is not None else None
-        verdict = acc_window_verdict(w, extent, self.result.facts)
-        self.result.acc_findings.append(AccFinding(s, od.name, operand, w, extent, verdict))
+        self.acc_finding(s, od.name, operand, w, operand.type)
 
     def back_edges(self, s: ForStmt, yielded: tuple[Expr, ...] | None) -> None:
         rng = self.result.facts.loop_range(s.loop_var)
@@ -589,10 +587,16 @@ class _Walker:
             w = self.result.windows.get(y)
             if w is None:
                 continue
-            ext = static_extent(ia.type)
-            extent = ext[1] if ext is not None else None
-            verdict = acc_window_verdict(w, extent, self.result.facts)
-            self.result.acc_findings.append(AccFinding(s, op_name, y, w, extent, verdict, via_back_edge=True))
+            self.acc_finding(s, op_name, y, w, ia.type, via_back_edge=True)
+
+    def acc_finding(self, s: Stmt, op_name: str, value: Expr, w: Window, t: Type, via_back_edge: bool = False) -> None:
+        """Judge window ``w`` of accumulator ``value`` (written by ``op_name``) against the column extent of
+        the storage of type ``t`` and record the finding."""
+        ext = static_extent(t)
+        extent = ext[1] if ext is not None else None
+        verdict = acc_window_verdict(w, extent, self.result.facts)
+        self.result.acc_findings.append(AccFinding(s, op_name, value, w, extent, verdict,
+                                                   via_back_edge=via_back_edge))
 
     # -- control flow --------------------------------------------------------------------------------
 
@@ -660,11 +664,5 @@ def _in_acc(t: Type) -> bool:
 
 
 def _final_yield(body: Stmt | None) -> tuple[Expr, ...] | None:
-    if body is None:
-        return None
-    last = body
-    while isinstance(last, SeqStmts):
-        if not last.stmts:
-            return None
-        last = last.stmts[-1]
-    return last.values if isinstance(last, YieldStmt) else None
+    y = final_yield(body)
+    return y.values if y is not None else None

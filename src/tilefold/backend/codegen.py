@@ -45,6 +45,7 @@ from tilefold.ir.expr import (
     TupleGetItem,
     UnaryExpr,
     Var,
+    unique_name,
 )
 from tilefold.ir.stmt import (
     AssignStmt,
@@ -60,6 +61,7 @@ from tilefold.ir.stmt import (
     Stmt,
     WhileStmt,
     YieldStmt,
+    final_yield,
 )
 from tilefold.ir.types import MemorySpace, ScalarType, TensorType, TileType, TupleType
 from tilefold.ops import OpKind, Unit, custom_segments, op_of
@@ -136,24 +138,12 @@ class _Names:
         key = id(var)
         name = self.by_var.get(key)
         if name is None:
-            base = var.name or "v"
-            name = base
-            k = 1
-            while name in self.used:
-                name = f"{base}_{k}"
-                k += 1
-            self.used.add(name)
+            name = unique_name(self.used, var.name or "v")
             self.by_var[key] = name
         return name
 
     def fresh(self, base: str) -> str:
-        name = base
-        k = 1
-        while name in self.used:
-            name = f"{base}_{k}"
-            k += 1
-        self.used.add(name)
-        return name
+        return unique_name(self.used, base)
 
 
 class FunctionCodegen:
@@ -330,15 +320,6 @@ class FunctionCodegen:
             return
         raise NotSupportedError(f"cannot lower the definition of {var.name!r} in {self.fn.name!r}")
 
-    def _yield_of(self, body: Stmt | None) -> YieldStmt | None:
-        if body is None:
-            return None
-        stmts = body.stmts if isinstance(body, SeqStmts) else (body,)
-        for s in reversed(stmts):
-            if isinstance(s, YieldStmt):
-                return s
-        return None
-
     def _carry_in(self, iter_args: tuple[IterArg, ...], out: list[Instr]) -> None:
         for ia in iter_args:
             if isinstance(ia.type, TileType):
@@ -375,31 +356,28 @@ class FunctionCodegen:
         out.append(TExtract(dst, src, SConst(0), SConst(0), opcode="tmov"))
 
     def for_stmt(self, s: ForStmt, out: list[Instr]) -> None:
-        self._carry_in(s.iter_args, out)
-        body: list[Instr] = []
-        stmts = s.body.stmts if isinstance(s.body, SeqStmts) else (s.body,)
-        for x in stmts:
-            self.stmt(x, body)
-        y = self._yield_of(s.body)
-        if y is not None and s.iter_args:
-            self._carry_back(list(s.iter_args), y.values, {ia: self.tile_handle.get(ia, "") for ia in s.iter_args
-                                                           if isinstance(ia.type, TileType)}, body)
-        out.append(For(self.reg(s.loop_var), self.sexpr(s.start), self.sexpr(s.stop), self.sexpr(s.step),
-                       tuple(body)))
+        body = self._loop_body(s, out)
+        out.append(For(self.reg(s.loop_var), self.sexpr(s.start), self.sexpr(s.stop), self.sexpr(s.step), body))
         self._bind_results(s.return_vars, s.iter_args, out)
 
     def while_stmt(self, s: WhileStmt, out: list[Instr]) -> None:
+        body = self._loop_body(s, out)
+        out.append(While(self.sexpr(s.condition), body))
+        self._bind_results(s.return_vars, s.iter_args, out)
+
+    def _loop_body(self, s: ForStmt | WhileStmt, out: list[Instr]) -> tuple[Instr, ...]:
+        """Carry the loop's iter-args in (into ``out``) and lower its body, ending with the copies that carry
+        the yielded values back into the iter-args' buffers."""
         self._carry_in(s.iter_args, out)
         body: list[Instr] = []
         stmts = s.body.stmts if isinstance(s.body, SeqStmts) else (s.body,)
         for x in stmts:
             self.stmt(x, body)
-        y = self._yield_of(s.body)
+        y = final_yield(s.body)
         if y is not None and s.iter_args:
             self._carry_back(list(s.iter_args), y.values, {ia: self.tile_handle.get(ia, "") for ia in s.iter_args
                                                            if isinstance(ia.type, TileType)}, body)
-        out.append(While(self.sexpr(s.condition), tuple(body)))
-        self._bind_results(s.return_vars, s.iter_args, out)
+        return tuple(body)
 
     def _bind_results(self, rvs: tuple[Var, ...], iter_args: tuple[IterArg, ...], out: list[Instr]) -> None:
         for rv, ia in zip(rvs, iter_args, strict=False):
@@ -422,7 +400,7 @@ class FunctionCodegen:
                 stmts = b.stmts if isinstance(b, SeqStmts) else (b,)
                 for x in stmts:
                     self.stmt(x, instrs)
-                y = self._yield_of(b)
+                y = final_yield(b)
                 if y is not None and s.return_vars:
                     tensor_rvs = [rv for rv in s.return_vars if isinstance(rv.type, TensorType)]
                     for rv, v in zip(s.return_vars, y.values, strict=False):

@@ -61,6 +61,7 @@ from tilefold.ir.expr import (
     Sub,
     TupleGetItem,
     Var,
+    unique_name,
 )
 from tilefold.ir.stmt import (
     AssignStmt,
@@ -72,7 +73,7 @@ from tilefold.ir.stmt import (
     SeqStmts,
     Stmt,
     WhileStmt,
-    YieldStmt,
+    final_yield,
 )
 from tilefold.ir.types import DataType, MemorySpace, MemRef, TileType, TupleType
 from tilefold.ir.visitor import IRMutator
@@ -401,13 +402,7 @@ class _BindNestedTiles(IRMutator):
         self.names: set[str] = {v.name for v, _ in tile_vars(fn)} | {p.name for p in fn.params}
 
     def _fresh(self, op_name: str) -> str:
-        base = op_name.split(".")[-1] + "_t"
-        name, k = base, 0
-        while name in self.names:
-            k += 1
-            name = f"{base}{k}"
-        self.names.add(name)
-        return name
+        return unique_name(self.names, op_name.split(".")[-1] + "_t", sep="")
 
     def _hoist_args(self, call: Call) -> Call:
         args = []
@@ -640,14 +635,6 @@ def _stmt_call(stmt: Stmt) -> Call | None:
     return None
 
 
-def _yield_values(body: Stmt | None) -> tuple[Expr, ...]:
-    stmts = body.stmts if isinstance(body, SeqStmts) else (body,) if body is not None else ()
-    for s in reversed(stmts):
-        if isinstance(s, YieldStmt):
-            return s.values
-    return ()
-
-
 def _same_bytes(a: MemRef, b: MemRef) -> bool:
     """Do ``a`` and ``b`` provably name the same bytes (same root, same offset, same size)? Two windows of
     one root at different (or unknown) offsets are different storage: copying one into the other on a back
@@ -708,7 +695,8 @@ def _find_isolations(fn: Function, memrefs: dict[Var, MemRef], target: Target) -
     for stmt in _all_stmts(fn.body):
         if isinstance(stmt, (ForStmt, WhileStmt)):
             pos = live.position(stmt)
-            yields = _yield_values(stmt.body)
+            y = final_yield(stmt.body)
+            yields = y.values if y is not None else ()
             # the other iter args' inits are read by this loop too (their iter args live on their storage)
             inits: list[Expr | None] = [ia.init if isinstance(ia.type, TileType) else None for ia in stmt.iter_args]
             bad = []
@@ -745,12 +733,7 @@ class _Isolate(IRMutator):
         self.names: set[str] = {v.name for v, _ in tile_vars(fn)} | {p.name for p in fn.params}
 
     def _fresh_name(self, base: str) -> str:
-        name, k = base, 0
-        while name in self.names:
-            k += 1
-            name = f"{base}{k}"
-        self.names.add(name)
-        return name
+        return unique_name(self.names, base, sep="")
 
     def _copy(self, src: Expr, span) -> tuple[Var, AssignStmt]:
         t = src.type

@@ -51,6 +51,7 @@ from tilefold.ir.stmt import (
     Stmt,
     WhileStmt,
     YieldStmt,
+    final_yield,
     flatten_stmts,
 )
 from tilefold.ir.types import (
@@ -96,7 +97,7 @@ __all__ = [
     "MemRef", "MemorySpace", "Min", "Mod", "Mul", "Ne", "Neg", "Not", "Or", "ParamDirection", "Program",
     "ReturnStmt", "ScalarType", "SeqStmts", "Stmt", "Sub", "TensorType", "TileType", "TileView",
     "TupleGetItem", "TupleType", "Type", "UnaryExpr", "UnknownType", "Var", "WhileStmt", "YieldStmt",
-    "as_expr", "assert_structural_equal", "collect_uses", "const_int", "flatten_stmts", "int_value",
+    "as_expr", "assert_structural_equal", "collect_uses", "const_int", "final_yield", "flatten_stmts", "int_value",
     "make_shape", "python_print", "static_shape", "structural_equal", "structural_hash", "substitute",
     "tensor_type", "tile_type",
 ]

@@ -4,11 +4,27 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from tilefold.errors import UNKNOWN_SPAN, Span
 from tilefold.ir.expr import Expr, IterArg, Var
 from tilefold.ir.types import Type
+
+_A = TypeVar("_A", bound="_Attributed")
+
+
+class _Attributed:
+    """``attr`` / ``with_attr`` over an ``attrs`` field holding (name, value) pairs."""
+
+    __slots__ = ()
+    attrs: tuple[tuple[str, Any], ...]
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        return dict(self.attrs).get(name, default)
+
+    def with_attr(self: _A, name: str, value: Any) -> _A:
+        attrs = tuple((k, v) for k, v in self.attrs if k != name) + ((name, value),)
+        return replace(self, attrs=attrs)  # type: ignore[type-var]
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,7 +62,7 @@ class ForKind(enum.Enum):
 
 
 @dataclass(frozen=True, eq=False)
-class ForStmt(Stmt):
+class ForStmt(Stmt, _Attributed):
     """``for loop_var in range(start, stop, step)`` carrying ``iter_args``; the loop's results are
     bound to ``return_vars`` (one per iter arg). ``attrs`` holds e.g. the pipeline ``stage``."""
 
@@ -61,9 +77,6 @@ class ForStmt(Stmt):
     attrs: tuple[tuple[str, Any], ...] = ()
     span: Span = field(default=UNKNOWN_SPAN, repr=False)
 
-    def attr(self, name: str, default: Any = None) -> Any:
-        return dict(self.attrs).get(name, default)
-
 
 @dataclass(frozen=True, eq=False)
 class WhileStmt(Stmt):
@@ -75,7 +88,7 @@ class WhileStmt(Stmt):
 
 
 @dataclass(frozen=True, eq=False)
-class IfStmt(Stmt):
+class IfStmt(Stmt, _Attributed):
     condition: Expr
     then_body: Stmt
     else_body: Stmt | None
@@ -84,9 +97,6 @@ class IfStmt(Stmt):
     # (name, value) tags, e.g. ("limit_sub_block_id0", True) on the sub-block-0 guard that
     # LimitUniqueSubBlockIdToStoreCopy inserts. Empty for ordinary ifs.
     attrs: tuple[tuple[str, Any], ...] = ()
-
-    def attr(self, name: str, default: Any = None) -> Any:
-        return dict(self.attrs).get(name, default)
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,7 +132,7 @@ class ParamDirection(enum.Enum):
 
 
 @dataclass(frozen=True, eq=False)
-class Function:
+class Function(_Attributed):
     name: str
     params: tuple[Var, ...]
     param_directions: tuple[ParamDirection, ...]
@@ -135,16 +145,9 @@ class Function:
     def with_fields(self, **changes: Any) -> Function:
         return replace(self, **changes)
 
-    def attr(self, name: str, default: Any = None) -> Any:
-        return dict(self.attrs).get(name, default)
-
-    def with_attr(self, name: str, value: Any) -> Function:
-        attrs = tuple((k, v) for k, v in self.attrs if k != name) + ((name, value),)
-        return replace(self, attrs=attrs)
-
 
 @dataclass(frozen=True, eq=False)
-class Program:
+class Program(_Attributed):
     name: str
     functions: tuple[Function, ...]
     attrs: tuple[tuple[str, Any], ...] = ()
@@ -158,13 +161,6 @@ class Program:
             if fn.name == name:
                 return fn
         raise KeyError(f"program {self.name!r} has no function {name!r}")
-
-    def attr(self, name: str, default: Any = None) -> Any:
-        return dict(self.attrs).get(name, default)
-
-    def with_attr(self, name: str, value: Any) -> Program:
-        attrs = tuple((k, v) for k, v in self.attrs if k != name) + ((name, value),)
-        return replace(self, attrs=attrs)
 
     def as_python(self) -> str:
         from tilefold.ir.printer import python_print
@@ -182,6 +178,15 @@ def flatten_stmts(stmt: Stmt | None) -> list[Stmt]:
             out.extend(flatten_stmts(s))
         return out
     return [stmt]
+
+
+def final_yield(body: Stmt | None) -> YieldStmt | None:
+    """The ``YieldStmt`` that ends a loop / if body (nested SeqStmts spliced), or None if the body does not end
+    with one. In normalized IR a yield can only be the last statement of its body."""
+    stmts = flatten_stmts(body)
+    if stmts and isinstance(stmts[-1], YieldStmt):
+        return stmts[-1]
+    return None
 
 
 def seq(stmts: list[Stmt] | tuple[Stmt, ...]) -> Stmt:

@@ -406,30 +406,16 @@ class _Comparer:
     def define(self, a: Var, b: Var, path: _Path | None) -> None:
         if type(a) is not type(b):
             self.fail(path, f"definition kind differs: {type(a).__name__} vs {type(b).__name__}", a, b)
-        mapped = self.l2r.get(a)
-        if mapped is not None:
-            if mapped is not b:
-                self.fail(path, f"variable binding differs: lhs {_fmt(a)} is already bound to rhs "
-                                f"{_fmt(mapped)} but is defined here against {_fmt(b)}", a, b)
+        if self._already_bound(a, b, path, "variable binding differs: {side} {x} is already bound to {other} {y} "
+                                           "but is defined here against {z}"):
             return
-        back = self.r2l.get(b)
-        if back is not None:
-            self.fail(path, f"variable binding differs: rhs {_fmt(b)} is already bound to lhs {_fmt(back)} "
-                            f"but is defined here against {_fmt(a)}", a, b)
         self.l2r[a] = b
         self.r2l[b] = a
 
     def use(self, a: Var, b: Var, path: _Path | None) -> None:
-        mapped = self.l2r.get(a)
-        if mapped is not None:
-            if mapped is not b:
-                self.fail(path, f"variable use differs: lhs {_fmt(a)} corresponds to rhs {_fmt(mapped)}, "
-                                f"but rhs uses {_fmt(b)} here", a, b)
+        if self._already_bound(a, b, path, "variable use differs: {side} {x} corresponds to {other} {y}, "
+                                           "but {other} uses {z} here"):
             return
-        back = self.r2l.get(b)
-        if back is not None:
-            self.fail(path, f"variable use differs: rhs {_fmt(b)} corresponds to lhs {_fmt(back)}, "
-                            f"but lhs uses {_fmt(a)} here", a, b)
         if self.auto_mapping:
             if type(a) is not type(b):
                 self.fail(path, f"variable kind differs: {type(a).__name__} vs {type(b).__name__}", a, b)
@@ -442,6 +428,20 @@ class _Comparer:
                             "compared IR; pass enable_auto_mapping=True to map free variables)", a, b)
         self.l2r[a] = b
         self.r2l[b] = a
+
+    def _already_bound(self, a: Var, b: Var, path: _Path | None, clash: str) -> bool:
+        """Is ``a`` already mapped to ``b``? Fails with ``clash`` (formatted with the side whose variable is
+        bound elsewhere, that variable ``x``, its counterpart ``y`` and the variable ``z`` met here instead)
+        when ``a`` or ``b`` is bound to another variable; False when neither is bound yet."""
+        mapped = self.l2r.get(a)
+        if mapped is not None:
+            if mapped is not b:
+                self.fail(path, clash.format(side="lhs", other="rhs", x=_fmt(a), y=_fmt(mapped), z=_fmt(b)), a, b)
+            return True
+        back = self.r2l.get(b)
+        if back is not None:
+            self.fail(path, clash.format(side="rhs", other="lhs", x=_fmt(b), y=_fmt(back), z=_fmt(a)), a, b)
+        return False
 
     def memref_base(self, a: str, b: str, path: _Path | None) -> None:
         mapped = self.base_l2r.get(a)

@@ -147,12 +147,11 @@ class TupleType(Type):
     types: tuple[Type, ...]
 
 
-@dataclass(frozen=True)
-class TensorType(Type):
-    """A tensor in global memory."""
+class _ShapedType(Type):
+    """Shape queries shared by tensor and tile types (both have a ``shape`` field)."""
 
+    __slots__ = ()
     shape: tuple[Expr, ...]
-    dtype: DataType
 
     @property
     def rank(self) -> int:
@@ -161,6 +160,14 @@ class TensorType(Type):
     @property
     def static_shape(self) -> tuple[int, ...] | None:
         return static_shape(self.shape)
+
+
+@dataclass(frozen=True)
+class TensorType(_ShapedType):
+    """A tensor in global memory."""
+
+    shape: tuple[Expr, ...]
+    dtype: DataType
 
 
 @dataclass(frozen=True)
@@ -277,7 +284,7 @@ class MemRef:
 
 
 @dataclass(frozen=True)
-class TileType(Type):
+class TileType(_ShapedType):
     """An on-chip tile."""
 
     shape: tuple[Expr, ...]
@@ -285,14 +292,6 @@ class TileType(Type):
     memory_space: MemorySpace | None = None
     memref: MemRef | None = None
     tile_view: TileView | None = None
-
-    @property
-    def rank(self) -> int:
-        return len(self.shape)
-
-    @property
-    def static_shape(self) -> tuple[int, ...] | None:
-        return static_shape(self.shape)
 
     @property
     def num_bytes(self) -> int | None:

@@ -274,39 +274,26 @@ class Parser:
         return isinstance(node, ast.Name) and node.id in self.pl
 
     def _is_program_class(self, cls: ast.ClassDef) -> bool:
-        for dec in cls.decorator_list:
-            target = dec.func if isinstance(dec, ast.Call) else dec
-            if (isinstance(target, ast.Attribute) and target.attr == "program") or (
-                    isinstance(target, ast.Name) and target.id == "program"):
-                return True
-        return False
+        return _decorator_named(cls.decorator_list, "program") is not None
 
     def _function_decorator(self, fn: ast.FunctionDef) -> ast.expr | None:
-        for dec in fn.decorator_list:
-            target = dec.func if isinstance(dec, ast.Call) else dec
-            if (isinstance(target, ast.Attribute) and target.attr == "function") or (
-                    isinstance(target, ast.Name) and target.id == "function"):
-                return dec
-        return None
+        return _decorator_named(fn.decorator_list, "function")
 
     def parse_class(self, cls: ast.ClassDef) -> Program:
         attrs: tuple[tuple[str, Any], ...] = ()
         for dec in cls.decorator_list:
-            if isinstance(dec, ast.Call):
-                target = dec.func
-                if (isinstance(target, ast.Attribute) and target.attr == "program") or (
-                        isinstance(target, ast.Name) and target.id == "program"):
-                    for kw in dec.keywords:
-                        if kw.arg == "attrs":
-                            attrs = self._attrs_dict(kw.value)
-                        elif kw.arg == "name":
-                            pass
-                        else:
-                            raise self.error(kw.value, f"unknown @pl.program option {kw.arg!r}",
-                                             hint="@pl.program accepts attrs={...}")
-                    if dec.args:
-                        raise self.error(dec, "@pl.program takes keyword options only",
-                                         hint="write @pl.program or @pl.program(attrs={...})")
+            if isinstance(dec, ast.Call) and _is_decorator(dec, "program"):
+                for kw in dec.keywords:
+                    if kw.arg == "attrs":
+                        attrs = self._attrs_dict(kw.value)
+                    elif kw.arg == "name":
+                        pass
+                    else:
+                        raise self.error(kw.value, f"unknown @pl.program option {kw.arg!r}",
+                                         hint="@pl.program accepts attrs={...}")
+                if dec.args:
+                    raise self.error(dec, "@pl.program takes keyword options only",
+                                     hint="write @pl.program or @pl.program(attrs={...})")
         fns: list[ast.FunctionDef] = []
         for stmt in cls.body:
             if isinstance(stmt, ast.FunctionDef):
@@ -447,9 +434,6 @@ class Parser:
             self.scope_stack[-1].append((name, None, 0))
         self.env[name] = var
         self.depth_of[name] = self.depth
-
-    def _lookup(self, node: ast.Name) -> Var | None:
-        return self.env.get(node.id)
 
     # ------------------------------------------------------------------ statements
 
@@ -1823,3 +1807,14 @@ def _signature_str(opname: str, op: OpDef) -> str:
             s += "=" + ("..." if p.default is None else repr(p.default))
         parts.append(s)
     return f"pl.{opname}({', '.join(parts)})"
+
+
+def _decorator_named(decorators: list[ast.expr], name: str) -> ast.expr | None:
+    """The first decorator that is ``name`` / ``x.name``, called or not (``@pl.function(type=...)``)."""
+    return next((dec for dec in decorators if _is_decorator(dec, name)), None)
+
+
+def _is_decorator(dec: ast.expr, name: str) -> bool:
+    target = dec.func if isinstance(dec, ast.Call) else dec
+    return (isinstance(target, ast.Attribute) and target.attr == name) or (
+        isinstance(target, ast.Name) and target.id == name)

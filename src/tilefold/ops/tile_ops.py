@@ -698,13 +698,20 @@ _BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
     "maximum": np.maximum, "minimum": np.minimum,
 }
-for _name, _fn in _BINARY.items():
-    register_op(OpDef(
-        f"tile.{_name}", (Param("lhs", T), Param("rhs", T)), _infer_binary(f"tile.{_name}"),
-        OpKind.ELEMENTWISE, Unit.VECTOR, VEC,
-        golden=(lambda fn: lambda a, k: fn(_f32(a[0]), _f32(a[1])))(_fn), pto=f"t{_name}", cost="vector",
-        extra={"numpy": _fn},
-    ))
+
+
+def _register_vector_family(table: dict, params: tuple[Param, ...], infer_of, kind: OpKind, golden_of) -> None:
+    """Register ``tile.<name>`` (PTO ``t<name>``) for each numpy function of ``table``: a vector op whose type
+    rule is ``infer_of("tile.<name>")`` and whose golden is ``golden_of(fn)``."""
+    for name, fn in table.items():
+        register_op(OpDef(
+            f"tile.{name}", params, infer_of(f"tile.{name}"), kind, Unit.VECTOR, VEC,
+            golden=golden_of(fn), pto=f"t{name}", cost="vector", extra={"numpy": fn},
+        ))
+
+
+_register_vector_family(_BINARY, (Param("lhs", T), Param("rhs", T)), _infer_binary, OpKind.ELEMENTWISE,
+                        lambda fn: lambda a, k: fn(_f32(a[0]), _f32(a[1])))
 
 
 def _infer_scalar_binary(name):
@@ -723,13 +730,8 @@ _SCALAR_BINARY = {
     "adds": np.add, "subs": np.subtract, "muls": np.multiply, "divs": np.divide,
     "maxs": np.maximum, "mins": np.minimum,
 }
-for _name, _fn in _SCALAR_BINARY.items():
-    register_op(OpDef(
-        f"tile.{_name}", (Param("tile", T), Param("scalar", S)), _infer_scalar_binary(f"tile.{_name}"),
-        OpKind.SCALAR_ELEMENTWISE, Unit.VECTOR, VEC,
-        golden=(lambda fn: lambda a, k: fn(_f32(a[0]), a[1]))(_fn), pto=f"t{_name}", cost="vector",
-        extra={"numpy": _fn},
-    ))
+_register_vector_family(_SCALAR_BINARY, (Param("tile", T), Param("scalar", S)), _infer_scalar_binary,
+                        OpKind.SCALAR_ELEMENTWISE, lambda fn: lambda a, k: fn(_f32(a[0]), a[1]))
 
 
 def _infer_unary(name):
@@ -743,12 +745,8 @@ _UNARY = {
     "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "rsqrt": lambda x: 1.0 / np.sqrt(x), "neg": np.negative,
     "abs": np.abs, "recip": lambda x: 1.0 / x, "relu": lambda x: np.maximum(x, 0),
 }
-for _name, _fn in _UNARY.items():
-    register_op(OpDef(
-        f"tile.{_name}", (Param("tile", T),), _infer_unary(f"tile.{_name}"), OpKind.UNARY, Unit.VECTOR, VEC,
-        golden=(lambda fn: lambda a, k: fn(_f32(a[0])))(_fn), pto=f"t{_name}", cost="vector",
-        extra={"numpy": _fn},
-    ))
+_register_vector_family(_UNARY, (Param("tile", T),), _infer_unary, OpKind.UNARY,
+                        lambda fn: lambda a, k: fn(_f32(a[0])))
 
 
 def _infer_cast(args, attrs) -> Type:

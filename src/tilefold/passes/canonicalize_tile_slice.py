@@ -56,7 +56,7 @@ from tilefold.analysis.slice_windows import (
     analyze_slice_windows,
 )
 from tilefold.errors import Span, TilefoldError
-from tilefold.ir.expr import Call, Expr, Var
+from tilefold.ir.expr import Call, Expr, Var, unique_name
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -461,15 +461,7 @@ class _Context:
     # -- building extracts ---------------------------------------------------------------------------
 
     def fresh(self, name: str) -> str:
-        if name not in self.names:
-            self.names.add(name)
-            return name
-        i = 1
-        while f"{name}_{i}" in self.names:
-            i += 1
-        out = f"{name}_{i}"
-        self.names.add(out)
-        return out
+        return unique_name(self.names, name)
 
     def push_scope(self) -> None:
         self.scopes.append([])

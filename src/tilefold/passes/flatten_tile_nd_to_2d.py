@@ -44,6 +44,7 @@ from tilefold.ir.stmt import (
     Stmt,
     WhileStmt,
     YieldStmt,
+    final_yield,
 )
 from tilefold.ir.types import MemorySpace, TensorType, TileType, TupleType, Type, make_shape
 from tilefold.ops import OpKind, get_op, make_call, op_of
@@ -581,7 +582,8 @@ class _Flattener:
     def if_stmt(self, s: IfStmt) -> list[Stmt]:
         then_body = SeqStmts(tuple(self.block(s.then_body)))
         else_body = SeqStmts(tuple(self.block(s.else_body))) if s.else_body is not None else None
-        then_vals = _yield_values(then_body)
+        then_y = final_yield(then_body)
+        then_vals = then_y.values if then_y is not None else None
         new_returns: list[Var] = []
         pos = 0
         for rv in s.return_vars:
@@ -608,13 +610,6 @@ class _Flattener:
 
 def _page_type(t: TileType) -> TileType:
     return TileType(t.shape[-2:], t.dtype, t.memory_space)
-
-
-def _yield_values(body: SeqStmts) -> tuple[Expr, ...] | None:
-    for st in reversed(body.stmts):
-        if isinstance(st, YieldStmt):
-            return st.values
-    return None
 
 
 def _is_nd(t: Type) -> bool:

@@ -45,6 +45,7 @@ from tilefold.ir.stmt import (
     Stmt,
     WhileStmt,
     YieldStmt,
+    final_yield,
 )
 from tilefold.ir.types import MemorySpace, TileType, TupleType, Type, canonical_tile_view
 from tilefold.ops import MemoryRuleKind, OpKind, Unit, make_call, op_of
@@ -437,8 +438,8 @@ class _Inferer:
         cond = self.sub(s.condition)
         then_body = self.block(s.then_body, moves)
         else_body = self.block(s.else_body, moves) if s.else_body is not None else None
-        then_y = _last_yield(then_body)
-        else_y = _last_yield(else_body) if else_body is not None else None
+        then_y = final_yield(then_body)
+        else_y = final_yield(else_body) if else_body is not None else None
         want: list[Type] = []
         rvs = []
         for i, rv in enumerate(s.return_vars):
@@ -464,13 +465,6 @@ class _Inferer:
                 and all(a is b for a, b in zip(rvs, s.return_vars, strict=True)):
             return [s]
         return [s.with_fields(condition=cond, then_body=then_body, else_body=else_body, return_vars=tuple(rvs))]
-
-
-def _last_yield(body: Stmt | None) -> YieldStmt | None:
-    if body is None:
-        return None
-    stmts = body.stmts if isinstance(body, SeqStmts) else (body,)
-    return stmts[-1] if stmts and isinstance(stmts[-1], YieldStmt) else None
 
 
 def _open(t: Type) -> bool:

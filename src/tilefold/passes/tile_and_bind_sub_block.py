@@ -54,7 +54,7 @@ back with the reason ``internal: ...`` and an ``internal-error`` remark.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tilefold.analysis.dimensions import DimensionAnalyzer, ValueKey, flattened_split_axis
@@ -73,6 +73,7 @@ from tilefold.ir.stmt import (
     Stmt,
     WhileStmt,
     YieldStmt,
+    final_yield,
     flatten_stmts,
 )
 from tilefold.ir.types import DataType, MemorySpace, ScalarType, TensorType, TileType, TupleType, Type
@@ -566,19 +567,6 @@ def is_candidate(fn: Function) -> bool:
 # =================================================================================================
 
 
-@dataclass
-class _Def:
-    stmt: Stmt
-    kind: str  # "call", "tuple", "alias", "iter", "for_result", "if_result", "param", "other"
-
-
-@dataclass
-class _SplitResult:
-    fn: Function
-    axis: int
-    remarks: list[tuple[str, str, dict]] = field(default_factory=list)
-
-
 class _Splitter:
     def __init__(self, fn: Function, strict: bool, analyzer: DimensionAnalyzer) -> None:
         self.fn = fn
@@ -889,7 +877,7 @@ class _Splitter:
         n_notes, n_left = len(self.notes), len(self.left)
         extra: list[set[int]] = [set() for _ in ias]
         rounds = 2 + sum((ia.type.rank + 1) if isinstance(ia.type, TileType) else 0 for ia in ias)
-        y = _final_yield(stmt.body)
+        y = final_yield(stmt.body)
         seeded: list[set[int]] = []
         for _ in range(rounds):
             self.demand = {k: set(v) for k, v in base.items()}
@@ -943,7 +931,7 @@ class _Splitter:
             self.mode[ia] = FULL
         for rv in stmt.return_vars:
             self.mode[rv] = FULL
-        y = _final_yield(stmt.body)
+        y = final_yield(stmt.body)
         if y is not None:
             for v in y.values:
                 if isinstance(v.type, TileType):
@@ -960,7 +948,7 @@ class _Splitter:
             self.mode[rv] = FULL if axis is None else axis
             axes.append(self.mode[rv])
         for body in (stmt.then_body, stmt.else_body):
-            y = _final_yield(body)
+            y = final_yield(body)
             if y is not None:
                 for k, v in enumerate(y.values):
                     if k < len(axes) and isinstance(stmt.return_vars[k].type, TileType):
@@ -1195,13 +1183,6 @@ def _tile_subexprs(e: Expr) -> list[Expr]:
     return out
 
 
-def _final_yield(body: Stmt | None) -> YieldStmt | None:
-    stmts = flatten_stmts(body)
-    if stmts and isinstance(stmts[-1], YieldStmt):
-        return stmts[-1]
-    return None
-
-
 # =================================================================================================
 # axis choice
 # =================================================================================================
@@ -1382,17 +1363,6 @@ class _Limiter(IRMutator):
             return stmt if expr is stmt.expr else stmt.with_fields(expr=expr)
         self.count += 1
         return IfStmt(self._cond(), SeqStmts((EvalStmt(expr),)), None, (), attrs=((LIMIT_TAG, True),))
-
-
-class _FindSb(IRVisitor):
-    def __init__(self) -> None:
-        self.var: Var | None = None
-
-    def visit_AssignStmt(self, stmt: AssignStmt) -> None:
-        if (self.var is None and isinstance(stmt.value, Call)
-                and stmt.value.op_name == "tile.get_subblock_idx"):
-            self.var = stmt.var
-        super().visit_AssignStmt(stmt)
 
 
 def limit_function_to_sub_block0(fn: Function) -> Function:
