@@ -2,15 +2,17 @@
 
 Sub-commands::
 
-    tilefold opt FILE.py [--passes a,b,...] [--print-after-all] [--verify] [--verify-properties P,...]
+    tilefold opt FILE.py [--passes a,b,...|default] [--print-after-all] [--verify] [--verify-properties P,...]
                          [--round-trip] [--remarks] [--target NAME] [--[no-]enable-auto-bind-sub-block]
     tilefold compile FILE.py --emit ir|pto [--target NAME] [--skip-pass NAME]... [--codegen strict|faithful]
-                     [--print-after-all]
+                     [--print-after-all] [--remarks]
     tilefold run FILE.py --inputs random|FILE.npz [--target NAME] [--skip-pass NAME]... [--codegen ...]
                          [--block-dim N] [--[no-]enable-auto-bind-sub-block] [--seed N] [--set NAME=VALUE]...
-    tilefold bench [NAMES...]
+                         [--kernels FILE.py|examples]... [--remarks]
+    tilefold bench [NAMES...]      (single-threaded BLAS, like the benchmark scripts)
     tilefold demo
     tilefold passes
+    tilefold ops [NAME] [--markdown]   (the op registry; --markdown writes docs/ops.md)
 
 Exit codes: 0 success; 1 a user error (bad input, a failed verification, an unsupported program; reported
 as one paragraph from ``TilefoldError.render()``, never a traceback); 2 a usage error (bad command line,
@@ -21,6 +23,7 @@ rerun with ``--traceback`` to see where).
 from __future__ import annotations
 
 import argparse
+import enum
 import importlib
 import os
 import subprocess
@@ -140,6 +143,18 @@ def _pass_manager(names: Sequence[str], options: dict[str, Any]):
     return PassManager(passes, name="opt")
 
 
+def _expand_default(names: list[str]) -> list[str]:
+    """``default`` in a pass list stands for the default tile pipeline (``pipeline.DEFAULT_ORDER``)."""
+    if "default" not in names:
+        return names
+    from tilefold.passes.pipeline import DEFAULT_ORDER
+
+    out: list[str] = []
+    for name in names:
+        out.extend(DEFAULT_ORDER if name == "default" else (name,))
+    return out
+
+
 def cmd_opt(args: argparse.Namespace) -> int:
     from tilefold.passes.pass_manager import (
         DumpInstrument,
@@ -150,7 +165,7 @@ def cmd_opt(args: argparse.Namespace) -> int:
     from tilefold.passes.remarks import collect_remarks
     from tilefold.passes.verifier import ALL_VERIFIABLE, verify_properties
 
-    names = _split_list(args.passes)
+    names = _expand_default(_split_list(args.passes))
     options = _pipeline_options(args)
     target = _target(args.target)
     if target is not None:
@@ -194,14 +209,19 @@ def cmd_opt(args: argparse.Namespace) -> int:
     text = _print_ir(result)
     if args.output:
         Path(args.output).write_text(text if text.endswith("\n") else text + "\n")
-    else:
+    elif not args.print_after_all:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    # with --print-after-all (and no -o) the last dump above already is the final IR: not printed twice
     if args.remarks:
-        for r in remarks:
-            print(str(r))
-        if not remarks:
-            print("remark: (no remarks)")
+        _print_remarks(remarks)
     return EXIT_OK
+
+
+def _print_remarks(remarks: Sequence[Any]) -> None:
+    for r in remarks:
+        print(str(r))
+    if not remarks:
+        print("remark: (no remarks)")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -224,6 +244,8 @@ def _print_stage(stage: str, program) -> None:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
+    from tilefold.passes.remarks import collect_remarks
+
     compile_fn = _attr("tilefold.backend", "compile", "the backend compiler")
     program = _parse_file(args.file)
     kwargs: dict[str, Any] = {"skip_passes": tuple(args.skip_pass or ()), "options": _pipeline_options(args)}
@@ -236,11 +258,13 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
         _print_stage("input", program)
         # the pipeline's passes run through the current PassContext: the dump instrument sees every one
-        with PassContext([DumpInstrument(sys.stdout)], options=dict(kwargs["options"])):
+        with collect_remarks() as remarks, PassContext([DumpInstrument(sys.stdout)],
+                                                        options=dict(kwargs["options"])):
             compiled = compile_fn(program, **kwargs)
         sys.stdout.write(f"# ----- output ({args.emit}) -----\n")
     else:
-        compiled = compile_fn(program, **kwargs)
+        with collect_remarks() as remarks:
+            compiled = compile_fn(program, **kwargs)
     if args.emit == "ir":
         ir_program = _first_attr(compiled, ("program", "ir", "ir_program"))
         if ir_program is None:
@@ -255,6 +279,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
         else:
             raise UnavailableError("the compiled program exposes no PTO text (expected .pto.text() or .text())")
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    if args.remarks:
+        _print_remarks(remarks)
     return EXIT_OK
 
 
@@ -304,6 +330,13 @@ def _make_inputs(program, spec: str, seed: int, settings: Sequence[str]) -> dict
         fixed[name.strip()] = _parse_scalar(value.strip())
 
     entry = _entry_function(program)
+    scalar_params = [p.name for p in entry.params if isinstance(p.type, ScalarType)]
+    unknown = [name for name in fixed if name not in scalar_params]
+    if unknown:
+        listed = ", ".join(scalar_params) if scalar_params else "none"
+        raise TilefoldError(f"--set {unknown[0]}=...: {entry.name} has no scalar parameter {unknown[0]!r}",
+                            hint=f"the scalar parameters of {entry.name} are: {listed} (tensors come from "
+                                 "--inputs)")
     if spec != "random":
         path = Path(spec)
         if not path.is_file():
@@ -367,6 +400,55 @@ def _fmt_cell(value: Any) -> str:
     return str(value)
 
 
+def _fmt_cycles(value: Any) -> str:
+    """Cycle counts as exact integers (``1234``, never ``1.23e+03``); a dict as ``unit=cycles, ...``."""
+    if value is None:
+        return "-"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_fmt_cycles(v)}" for k, v in value.items()) or "-"
+    try:
+        return str(int(round(float(value))))
+    except (TypeError, ValueError, OverflowError):
+        return str(value)
+
+
+def _fmt_mismatch(report: Any) -> str:
+    """The first mismatching element as ``name[i, j]`` (the form of ``RunReport.summary()``)."""
+    index = getattr(report, "first_mismatch", None)
+    name = getattr(report, "mismatch_output", None)
+    if index is None:
+        details = getattr(report, "details", None) or {}
+        if name is not None and not getattr(report, "matches", False):
+            return str(details.get(name, name))
+        return "-"
+    return f"{name or 'output'}{list(index)}"
+
+
+def _split_evidence(report: Any) -> str:
+    """Per kernel of the compiled IR: was its vector work split across the two sub-blocks?"""
+    compiled = getattr(report, "compiled", None)
+    program = getattr(compiled, "ir", None)
+    if program is None:
+        return "-"
+    try:
+        evidence = _attr("tilefold.testing", "sub_block_evidence", "the sub-block evidence")
+    except UnavailableError:
+        return "-"
+    parts = []
+    for fn in program.functions:
+        if not fn.func_type.is_incore:
+            continue
+        ev = evidence(program.with_fields(functions=(fn,)))
+        if ev.split:
+            axes = ", ".join(str(v) for v in ev.axis.values())
+            parts.append(f"{fn.name}: split 1:2" + (f" on axis {axes}" if axes else ""))
+        elif not ev.not_reverted:
+            parts.append(f"{fn.name}: not split (TileAndBindSubBlock reverted the split; --remarks says why)")
+        else:
+            parts.append(f"{fn.name}: not split ({'; '.join(ev.problems) or 'no evidence of a split'})")
+    return "; ".join(parts) or "-"
+
+
 def _table(rows: list[tuple[str, str]]) -> str:
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k.ljust(width)}  {v}" for k, v in rows)
@@ -377,8 +459,6 @@ def _register_kernels(sources: list[str] | tuple[str, ...]) -> None:
     example programs; a path runs that Python file, which is expected to call
     ``tilefold.register_custom_op`` (the analog of loading compiled kernels — this is the only place the
     CLI executes user code, and only when asked to)."""
-    import runpy
-
     for source in sources:
         if source == "examples":
             from tilefold.custom.library import register_example_kernels
@@ -389,14 +469,63 @@ def _register_kernels(sources: list[str] | tuple[str, ...]) -> None:
         if not path.is_file():
             raise TilefoldError(f"kernel file {source!r} not found",
                                 hint="pass a Python file that calls tilefold.register_custom_op, or 'examples'")
+        _run_kernel_file(path)
+
+
+def _run_kernel_file(path: Path) -> None:
+    """Execute a ``--kernels`` file; its mistakes are reported as the user's, at the file and line."""
+    import runpy
+    import traceback
+
+    from tilefold.errors import Span
+
+    hint = ("this error is in the kernel file, not in tilefold: fix it there (the file is run as a Python script "
+            "that calls tilefold.register_custom_op(symbol, kernel))")
+    try:
         runpy.run_path(str(path), run_name="tilefold_kernels")
+    except SyntaxError as exc:
+        span = Span(exc.filename or str(path), exc.lineno or 0, exc.offset or 0, exc.text or "")
+        raise TilefoldError(f"syntax error in kernel file {str(path)!r}: {exc.msg}", span=span, hint=hint) from None
+    except TilefoldError as exc:
+        if exc.span is not None:
+            raise
+        raise type(exc)(f"{exc.message} (while running kernel file {str(path)!r})",
+                        span=_kernel_file_span(traceback.extract_tb(exc.__traceback__), path),
+                        hint=exc.hint) from exc
+    except SystemExit as exc:
+        raise TilefoldError(f"kernel file {str(path)!r} called exit({exc.code!r}) while it was being loaded",
+                            hint=hint) from None
+    except Exception as exc:
+        span = _kernel_file_span(traceback.extract_tb(exc.__traceback__), path)
+        raise TilefoldError(f"kernel file {str(path)!r} raised {type(exc).__name__}: {exc}", span=span,
+                            hint=hint) from exc
+
+
+def _kernel_file_span(frames, path: Path):
+    """Span of the innermost traceback frame in the kernel file ``path`` (None if it has none)."""
+    from tilefold.errors import Span
+
+    target = path.resolve()
+    for fr in reversed(frames):
+        try:
+            if Path(fr.filename).resolve() == target:
+                return Span(fr.filename, fr.lineno or 0, 0, fr.line or "")
+        except OSError:
+            continue
+    return None
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from tilefold.ir.types import ScalarType
+    from tilefold.passes.remarks import collect_remarks
+
     run_and_compare = _attr("tilefold.testing", "run_and_compare", "the E2E harness")
     _register_kernels(args.kernels or ())
     program = _parse_file(args.file)
     inputs = _make_inputs(program, args.inputs, args.seed, args.set)
+    entry = _entry_function(program)
+    scalars = {p.name: inputs.get(p.name) for p in entry.params if isinstance(p.type, ScalarType)}
+    explicit = {item.split("=", 1)[0].strip() for item in args.set or ()}
     kwargs: dict[str, Any] = {
         "skip_passes": tuple(args.skip_pass or ()),
         "codegen": args.codegen,
@@ -405,7 +534,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     }
     if args.target:
         kwargs["target"] = args.target
-    report = run_and_compare(program, inputs, **kwargs)
+    with collect_remarks() as remarks:
+        report = run_and_compare(program, inputs, **kwargs)
     fault = getattr(report, "fault", None)
     matches = bool(getattr(report, "matches", False))
     rows = [
@@ -416,12 +546,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         ("block dim", str(args.block_dim)),
         ("result", "MATCH" if matches else ("DEVICE FAULT" if fault is not None else "MISMATCH")),
         ("fault", "-" if fault is None else f"{type(fault).__name__}: {fault}"),
-        ("max abs error", _fmt_cell(getattr(report, "max_abs_error", None))),
-        ("first mismatch", _fmt_cell(getattr(report, "first_mismatch", None))),
-        ("cycles", _fmt_cell(getattr(report, "cycles", None))),
-        ("unit cycles", _fmt_cell(getattr(report, "unit_cycles", None))),
+        ("max abs error", "-" if fault is not None else _fmt_cell(getattr(report, "max_abs_error", None))),
+        ("first mismatch", _fmt_mismatch(report)),
+        ("cycles", _fmt_cycles(getattr(report, "cycles", None))),
+        ("unit cycles", _fmt_cycles(getattr(report, "unit_cycles", None))),
+        ("scalars", ", ".join(f"{k}={v!r}" + ("" if k in explicit or args.inputs != "random" else " (random)")
+                              for k, v in scalars.items()) or "-"),
+        ("sub-block split", _split_evidence(report)),
     ]
     print(_table(rows))
+    if args.remarks:
+        _print_remarks(remarks)
     return EXIT_OK if matches else EXIT_MISMATCH
 
 
@@ -440,7 +575,29 @@ def _benchmarks_dir() -> Path | None:
     return None
 
 
+#: the thread-count variables of the BLAS / OpenMP runtimes numpy may use
+BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+                    "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def _single_threaded_blas() -> None:
+    """Run benchmarks with one BLAS thread, like the benchmark scripts do (a busy machine then cannot stall
+    a measurement on a descheduled helper thread). The variables only take effect if numpy has not been
+    imported yet — ``tilefold bench`` imports nothing numpy-heavy before this; subprocess benchmarks inherit
+    them. When numpy is already loaded (an in-process caller), ``threadpoolctl`` limits the pools if it is
+    installed."""
+    for var in BLAS_THREAD_VARS:
+        os.environ[var] = "1"
+    if "numpy" in sys.modules:
+        try:
+            from threadpoolctl import threadpool_limits  # type: ignore[import-not-found]
+        except ImportError:
+            return
+        threadpool_limits(1)
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
+    _single_threaded_blas()
     try:
         bench = importlib.import_module("tilefold.bench")
     except ModuleNotFoundError:
@@ -474,6 +631,106 @@ def cmd_bench(args: argparse.Namespace) -> int:
             print(f"benchmark {script.stem} failed with exit code {rc}", file=sys.stderr)
             status = EXIT_USER
     return status
+
+
+def _fmt_default(value: Any) -> str:
+    if isinstance(value, enum.Enum):
+        return f"{type(value).__name__}.{value.name}"
+    return repr(value)
+
+
+def op_signature(op: Any) -> str:
+    """``name(operand: kind, ..., attr=default)``: operands by kind, then attributes with defaults."""
+    parts = []
+    for p in op.params:
+        text = f"{p.name}: {p.kind.value}"
+        if p.default is not None:
+            text += f" = {_fmt_default(p.default)}"
+        elif not p.required:
+            text += " = None"
+        parts.append(text)
+    return f"{op.name}({', '.join(parts)})"
+
+
+def op_facts(op: Any) -> list[tuple[str, str]]:
+    """The registry facts of one op, as (label, value) rows (shared by the text and markdown output)."""
+    rule = op.memory
+    memory = rule.kind.value
+    if rule.kind.value == "kwarg":
+        memory += f" (target_memory attribute, default {rule.space.name if rule.space else '-'})"
+    elif rule.kind.value == "fixed":
+        memory += f" ({rule.space.name if rule.space else '-'})"
+    elif rule.kind.value == "inherit":
+        memory += f" (from operand {rule.operand})"
+    aliasing = []
+    if op.is_view:
+        aliasing.append("zero-copy view of operand 0")
+    if op.output_reuses_input is not None:
+        aliasing.append(f"writes its result through operand {op.output_reuses_input}")
+    if op.output_on_input_storage is not None:
+        aliasing.append(f"result on the storage of operand {op.output_on_input_storage}")
+    if op.results_reuse_segment:
+        aliasing.append(f"results written into the {op.results_reuse_segment!r} segment")
+    aliasing.append("not in-place safe" if op.not_inplace_safe else "in-place safe")
+    return [
+        ("signature", op_signature(op)),
+        ("kind", op.kind.value),
+        ("unit", op.unit.value),
+        ("memory", memory),
+        ("aliasing", "; ".join(aliasing)),
+        ("pto", op.pto or "-"),
+        ("cost class", op.cost),
+        ("golden", "yes" if op.golden is not None else "no"),
+    ]
+
+
+def ops_markdown(ops: dict[str, Any]) -> str:
+    """The op reference page (``docs/ops.md``), generated from the registry."""
+    lines = [
+        "# Op reference",
+        "",
+        "<!-- Generated by `python -m tilefold.cli ops --markdown > docs/ops.md`; do not edit by hand. -->",
+        "",
+        "Every op of the registry (`src/tilefold/ops/tile_ops.py`). Parameter kinds: `tile`, `tensor`, "
+        "`scalar` (a scalar expression), `tuple` (a list of scalars, one operand), `tile_list` (custom-op "
+        "segments), `attr` (a compile-time attribute, stored in `Call.kwargs`). Memory: where the result tile "
+        "lives (`kwarg` = the `target_memory` attribute, `fixed`, `inherit` = the memory of an operand, `none` = "
+        "not a tile). `pto` is the PTO instruction the op lowers to (`-`: no instruction, e.g. a view). "
+        "`tilefold ops NAME` prints the same facts for one op.",
+        "",
+        "| op | kind | unit | memory | pto |",
+        "|---|---|---|---|---|",
+    ]
+    for name, op in ops.items():
+        facts = dict(op_facts(op))
+        lines.append(f"| [`{name}`](#{name.replace('.', '')}) | {facts['kind']} | {facts['unit']} | "
+                     f"{op.memory.kind.value} | {facts['pto']} |")
+    for name, op in ops.items():
+        lines += ["", f"## {name}", ""]
+        for label, value in op_facts(op):
+            value = f"`{value}`" if label in ("signature", "pto") and value != "-" else value
+            lines.append(f"- **{label}**: {value}")
+    return "\n".join(lines) + "\n"
+
+
+def cmd_ops(args: argparse.Namespace) -> int:
+    from tilefold.ops.registry import all_ops
+
+    ops = dict(sorted(all_ops().items()))
+    if args.name:
+        wanted = args.name if args.name in ops else f"tile.{args.name}"
+        if wanted not in ops:
+            raise UsageError(f"unknown op {args.name!r}; run `tilefold ops` for the list")
+        ops = {wanted: ops[wanted]}
+    if args.markdown:
+        sys.stdout.write(ops_markdown(ops))
+        return EXIT_OK
+    for i, op in enumerate(ops.values()):
+        if i:
+            print()
+        rows = op_facts(op)
+        print(_table([(label, value) for label, value in rows]))
+    return EXIT_OK
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -519,7 +776,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("opt", help="parse a pl file, run passes, print the IR")
     p.add_argument("file", metavar="FILE.py")
-    p.add_argument("--passes", metavar="a,b,...", help="comma-separated pass CLI names (see `tilefold passes`)")
+    p.add_argument("--passes", metavar="a,b,...",
+                   help="comma-separated pass CLI names (see `tilefold passes`); `default` = the default tile "
+                        "pipeline")
     p.add_argument("--print-after-all", action="store_true", help="print the IR after every pass")
     p.add_argument("--verify", action="store_true",
                    help="verify IR properties: the input (when no passes are given) and each pass's required / "
@@ -539,6 +798,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--codegen", choices=("strict", "faithful"), default=None)
     p.add_argument("--print-after-all", action="store_true",
                    help="print the input IR and the IR after every pass of the pipeline, then the output")
+    p.add_argument("--remarks", action="store_true", help="print the passes' remarks after the output")
     _add_pipeline_flags(p)
     p.set_defaults(func=cmd_compile)
 
@@ -549,14 +809,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--codegen", choices=("strict", "faithful"), default="strict")
     p.add_argument("--block-dim", type=int, default=1, metavar="N", help="number of blocks (cores) to launch")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
-    p.add_argument("--set", action="append", metavar="NAME=VALUE", help="value of a scalar parameter")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE",
+                   help="value of a scalar parameter of the entry function (unset scalars are random in [0, 4))")
+    p.add_argument("--remarks", action="store_true", help="print the passes' remarks after the result table")
     p.add_argument("--kernels", action="append", metavar="FILE.py|examples",
                    help="register custom-op kernels first: a Python file calling tilefold.register_custom_op, "
                         "or 'examples' for the example programs' reference kernels")
     _add_pipeline_flags(p)
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("bench", help="run the benchmarks in benchmarks/")
+    p = sub.add_parser("bench", help="run the benchmarks in benchmarks/ (all take several minutes; "
+                                     "`tilefold bench NAME` runs one) with single-threaded BLAS")
     p.add_argument("names", nargs="*", metavar="NAME")
     p.set_defaults(func=cmd_bench)
 
@@ -565,6 +828,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("passes", help="list the passes and the default pipeline")
     p.set_defaults(func=cmd_passes)
+
+    p = sub.add_parser("ops", help="list the registered ops with their signature and registry facts")
+    p.add_argument("name", nargs="?", metavar="NAME", help="one op (e.g. tile.slice or slice)")
+    p.add_argument("--markdown", action="store_true", help="print the docs/ops.md reference page")
+    p.set_defaults(func=cmd_ops)
     return parser
 
 

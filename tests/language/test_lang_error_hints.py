@@ -67,8 +67,9 @@ CASES = [
     ("transpose_axes", "v = pl.tile.transpose(t, axis1=0, axis2=2)", "axes (0, 2) out of range for rank 2",
      "[0, 1]"),
     ("matmul_k", "c = pl.tile.matmul(left, left)", "disagree on K", "rhs row count"),
-    ("matmul_dtype", "w = pl.tile.load(x, [0, 0], [32, 64], target_memory=pl.Mem.Mat)\n"
-     "r = pl.tile.extract(w, 0, 0, shape=[32, 64], target_memory=pl.Mem.Right)\nc = pl.tile.matmul(left, r)",
+    ("matmul_dtype", "w = pl.tile.load(x, [0, 0], [16, 128], target_memory=pl.Mem.Mat)\n"
+     "w2 = pl.tile.reshape(w, [32, 64])\n"
+     "r = pl.tile.extract(w2, 0, 0, shape=[32, 64], target_memory=pl.Mem.Right)\nc = pl.tile.matmul(left, r)",
      "lhs dtype FP16 differs from rhs dtype FP32", "pl.tile.cast"),
     ("matmul_acc_shape", "c = pl.tile.matmul(left, right)\nc2 = pl.tile.matmul_acc(t, left, right)",
      "accumulator [16, 128] does not match lhs x rhs [16, 64]", "product's shape"),

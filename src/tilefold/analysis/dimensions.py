@@ -12,7 +12,8 @@ from op-name lists:
 - ROW_REDUCTION / COL_REDUCTION: the kept axis joins the result; the reduced axis of the input is
   marked *reduction* (it can never be split).
 - LOAD / STORE: tile axes join the GM tensor's axes (and a store's result, the updated tensor).
-- VIEW ``tile.slice`` joins axis ``i`` with the source's axis ``i``; other views, matmul, transpose, ...
+- VIEW ``tile.slice`` and COPY (``tile.extract`` window, whole ``tile.move``) join axis ``i`` with the
+  source's axis ``i``; other views, matmul, transpose, ...
   add no joins (their results are fresh classes).
 - loops and ifs join inits, iter args, yielded values and results.
 - Custom-like ops (``OpKind.CUSTOM``): any unranked shaped operand or result -> opaque and recorded in
@@ -368,6 +369,10 @@ class DimensionAnalyzer:
             src = call.args[0]
             if r_rank is not None and isinstance(src, Var) and self.ranks.get(src) == r_rank:
                 joins += [((result, i), (src, i), "slice window") for i in range(r_rank)]
+        elif kind is OpKind.COPY:
+            src = call.args[0] if call.args else None
+            if r_rank is not None and isinstance(src, Var) and self.ranks.get(src) == r_rank:
+                joins += [((result, i), (src, i), f"{name} copy window") for i in range(r_rank)]
         elif kind is OpKind.CUSTOM:
             self._custom(result, call, joins, marks)
         elif kind in (OpKind.CREATE, OpKind.INDEX):

@@ -24,6 +24,7 @@ input and is only safe when it is an identity copy (constant offset, contiguous 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -269,6 +270,19 @@ class FunctionCodegen:
     # ------------------------------------------------------------------------------------------
 
     def stmt(self, s: Stmt, out: list[Instr]) -> None:
+        start = len(out)
+        self._stmt(s, out)
+        span = s.span if s.span.line else None
+        if span is None and isinstance(s, (AssignStmt, EvalStmt)):
+            value = s.value if isinstance(s, AssignStmt) else s.expr
+            span = value.span if value.span.line else None
+        if span is not None:
+            # each instruction remembers the statement it came from, so a device fault can name the DSL line
+            for i in range(start, len(out)):
+                if out[i].span is None:
+                    out[i] = dataclasses.replace(out[i], span=span)
+
+    def _stmt(self, s: Stmt, out: list[Instr]) -> None:
         if isinstance(s, AssignStmt):
             self.assign(s.var, s.value, out)
         elif isinstance(s, EvalStmt):

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tilefold.errors import Span
 from tilefold.ir.types import DataType, MemorySpace
 
 # ------------------------------------------------------------------------------------------------
@@ -121,10 +122,12 @@ class TensorParam:
 # ------------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
 class Instr:
-    """Base of PTO instructions. ``text()`` gives the one-line form."""
+    """Base of PTO instructions. ``text()`` gives the one-line form. ``span`` is the source location of the
+    IR statement the instruction was lowered from (set by codegen; not part of equality or the text)."""
 
-    __slots__ = ()
+    span: Span | None = field(default=None, kw_only=True, compare=False, repr=False)
 
     def text(self) -> str:  # pragma: no cover - overridden
         return type(self).__name__

@@ -9,11 +9,16 @@ like a vector instruction over the bytes it touches.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+import math
+import os
+import sysconfig
+import traceback
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tilefold.errors import CustomOpError
+from tilefold.errors import CustomOpError, Span, TilefoldError
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,9 @@ def register_custom_op(symbol: str, kernel: Callable[..., Any], cost: Callable[.
         raise CustomOpError("a custom op symbol must be a non-empty string")
     if not callable(kernel):
         raise CustomOpError(f"kernel for custom op {symbol!r} is not callable")
+    if cost is not None and not callable(cost):
+        raise CustomOpError(f"cost of custom op {symbol!r} is a {type(cost).__name__}, not a function",
+                            hint="pass cost=lambda *in_shapes: cycles, a function of the input tile shapes")
     if symbol in _KERNELS and not replace:
         raise CustomOpError(
             f"custom op {symbol!r} is already registered",
@@ -65,3 +73,93 @@ def is_registered(symbol: str) -> bool:
 
 def registered_symbols() -> list[str]:
     return sorted(_KERNELS)
+
+
+# ------------------------------------------------------------------------------------------------
+# calling user code: failures blame the user's kernel, not tilefold
+# ------------------------------------------------------------------------------------------------
+
+
+def source_location(fn: Callable[..., Any]) -> str | None:
+    """``file:line`` where a Python function is defined, when known."""
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    return f"{code.co_filename}:{code.co_firstlineno}" if code is not None else None
+
+
+def _describe(fn: Callable[..., Any], role: str) -> str:
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    where = source_location(fn)
+    return f"{role} {name}" + (f" (defined at {where})" if where else "")
+
+
+_LIBRARY_DIRS = tuple(os.path.realpath(d) for d in {
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))),  # tilefold itself
+    sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+
+
+def describe_kernel(entry: CustomKernel) -> str:
+    """``kernel <name> (defined at file:line)`` for messages about what a user kernel returned."""
+    return _describe(entry.kernel, "kernel")
+
+
+def _raised_at(exc: BaseException) -> str | None:
+    """``file:line`` of the innermost frame of ``exc`` in user code (not tilefold, numpy or the stdlib)."""
+    for fr in reversed(traceback.extract_tb(exc.__traceback__)):
+        path = os.path.realpath(fr.filename)
+        if not path.startswith(_LIBRARY_DIRS):
+            return f"{fr.filename}:{fr.lineno}" + (f" ({fr.line.strip()})" if fr.line else "")
+    return None
+
+
+def call_kernel(entry: CustomKernel, args: Sequence[Any], span: Span | None = None) -> Any:
+    """Run the user's kernel of ``entry``; an exception it raises becomes a ``CustomOpError`` naming the
+    symbol, the kernel, the line that raised and (``span``) the custom op in the program."""
+    try:
+        return entry.kernel(*args)
+    except TilefoldError:
+        raise
+    except Exception as exc:
+        where = _raised_at(exc)
+        shapes = [list(a.shape) if hasattr(a, "shape") else type(a).__name__ for a in args]
+        raise CustomOpError(
+            f"the kernel registered for custom op {entry.symbol!r} raised {type(exc).__name__}: {exc}"
+            + (f"\n  raised at {where}" if where else "")
+            + f"\n  {_describe(entry.kernel, 'kernel')}, called with inputs {shapes}",
+            span=span, hint="this is an error in the registered kernel function, not in tilefold: fix the kernel "
+                            "(it receives one tile-local numpy array or scalar per ins operand, in order)",
+        ) from exc
+
+
+def call_cost(entry: CustomKernel, shapes: Sequence[tuple[int, ...]], span: Span | None = None) -> float:
+    """Cycles of one call of ``entry`` by its user cost function ``cost(*in_shapes)``; a wrong signature,
+    an exception or a non-number result becomes a ``CustomOpError``."""
+    cost = entry.cost
+    assert cost is not None
+    desc = _describe(cost, "cost function")
+    hint = ("a cost function takes one shape tuple per ins operand and returns the cycles of one call, e.g. "
+            "cost=lambda *in_shapes: 10 + sum(math.prod(s) for s in in_shapes) / 64")
+    try:
+        inspect.signature(cost).bind(*shapes)
+    except TypeError as exc:
+        raise CustomOpError(f"cost function of custom op {entry.symbol!r} cannot be called with the "
+                            f"{len(shapes)} input shape(s) {[list(s) for s in shapes]}: {exc}\n  {desc}",
+                            span=span, hint=hint) from None
+    except ValueError:  # no introspectable signature (some builtins): just call it
+        pass
+    try:
+        value = cost(*shapes)
+    except TilefoldError:
+        raise
+    except Exception as exc:
+        where = _raised_at(exc)
+        raise CustomOpError(f"cost function of custom op {entry.symbol!r} raised {type(exc).__name__}: {exc}"
+                            + (f"\n  raised at {where}" if where else "") + f"\n  {desc}",
+                            span=span, hint=hint) from exc
+    try:
+        cycles = float(value)
+    except (TypeError, ValueError):
+        cycles = math.nan
+    if not math.isfinite(cycles) or cycles < 0:
+        raise CustomOpError(f"cost function of custom op {entry.symbol!r} returned {value!r}, expected a "
+                            f"non-negative number of cycles\n  {desc}", span=span, hint=hint)
+    return cycles

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from tilefold.custom import get_custom_op
+from tilefold.custom import call_kernel, describe_kernel, get_custom_op
 from tilefold.errors import CustomOpError, NotSupportedError, Span, TilefoldError
 from tilefold.golden.values import byte_offsets, is_float_dtype, scalar_value, strided_view, to_dtype
 from tilefold.ir.expr import (
@@ -496,13 +496,8 @@ class GoldenInterpreter:
         for e in segments["ins"]:
             v = self.eval(e, env, inst)
             ins.append(np.array(v, copy=True) if isinstance(v, np.ndarray) else v)
-        try:
-            out = entry.kernel(*ins)
-        except TilefoldError:
-            raise
-        except Exception as exc:
-            raise CustomOpError(f"kernel of custom op {symbol!r} raised {type(exc).__name__}: {exc}",
-                                span=_span(call), hint="fix the registered kernel function") from exc
+        out = call_kernel(entry, ins, _span(call))
+        kernel = f"\n  {describe_kernel(entry)}"
         result_types = call.type.types if isinstance(call.type, TupleType) else (call.type,)
         n = len(segments["outs"])
         if n == 1 and not isinstance(out, (tuple, list)):
@@ -510,10 +505,10 @@ class GoldenInterpreter:
         elif isinstance(out, (tuple, list)):
             outs = tuple(out)
         else:
-            raise CustomOpError(f"kernel of custom op {symbol!r} returned one value for {n} outputs",
+            raise CustomOpError(f"kernel of custom op {symbol!r} returned one value for {n} outputs{kernel}",
                                 span=_span(call), hint="return a tuple with one array per output, in outs order")
         if len(outs) != n:
-            raise CustomOpError(f"kernel of custom op {symbol!r} returned {len(outs)} values for {n} outputs",
+            raise CustomOpError(f"kernel of custom op {symbol!r} returned {len(outs)} values for {n} outputs{kernel}",
                                 span=_span(call), hint="return one array per output, in outs order")
         checked = []
         for i, (value, t) in enumerate(zip(outs, result_types, strict=False)):
@@ -523,12 +518,12 @@ class GoldenInterpreter:
                 if expected is not None and arr.shape != expected:
                     raise CustomOpError(
                         f"kernel of custom op {symbol!r} returned shape {list(arr.shape)} for output #{i}, "
-                        f"expected {list(expected)}", span=_span(call),
+                        f"expected {list(expected)}{kernel}", span=_span(call),
                         hint="the kernel sees tile-local arrays and must return each output at its tile shape")
                 if arr.dtype != t.dtype.np_dtype:
                     raise CustomOpError(
                         f"kernel of custom op {symbol!r} returned dtype {arr.dtype} for output #{i}, "
-                        f"expected {t.dtype.name} ({t.dtype.np_dtype})", span=_span(call),
+                        f"expected {t.dtype.name} ({t.dtype.np_dtype}){kernel}", span=_span(call),
                         hint=f"convert the result with .astype({_np_name(t.dtype)})")
                 checked.append(np.array(arr, copy=True))
             elif isinstance(t, ScalarType):

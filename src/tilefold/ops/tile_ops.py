@@ -115,6 +115,23 @@ def _window_hint(axis: int, offset: int, extent: int, limit: int) -> str:
     return f"use an offset in [0, {limit - extent}] on axis {axis} for a window of {extent}, or a smaller window"
 
 
+def _check_gm_window(op: str, tensor: TensorType, offsets: Sequence[Expr], extents: Sequence[Expr | int],
+                     what: str) -> None:
+    """Reject a GM window that statically leaves ``tensor``. Only axes whose tensor extent, offset and window
+    extent are all constants are checked; dynamic offsets are left to the device (it traps OutOfBounds)."""
+    for axis, (dim, off, ext) in enumerate(zip(tensor.shape, offsets, extents, strict=True)):
+        ext_v = ext if isinstance(ext, int) else ext.value if isinstance(ext, ConstInt) else None
+        if not (isinstance(dim, ConstInt) and isinstance(off, ConstInt) and ext_v is not None):
+            continue
+        lo, hi, limit = off.value, off.value + ext_v, dim.value
+        if lo >= 0 and hi <= limit:
+            continue
+        raise _fail(op, f"{what} window [{lo}:{hi}) on axis {axis} is outside the tensor extent {limit} "
+                        f"(tensor {_shape_repr(tensor.shape)}, offsets {_shape_repr(tuple(offsets))}, "
+                        f"window {[e if isinstance(e, int) else _shape_repr((e,))[0] for e in extents]})",
+                    _window_hint(axis, lo, ext_v, limit))
+
+
 def _describe(t: Type) -> str:
     if isinstance(t, TileType):
         return f"Tile{list(_shape_repr(t.shape))} {t.dtype.name}"
@@ -188,6 +205,7 @@ def _infer_load(args, attrs) -> Type:
                         f"{len(offsets)} and {len(shapes)}",
                     f"give one offset and one extent per tensor axis, e.g. pl.tile.load(x, {[0] * tt.rank}, "
                     f"{_shape_repr(tt.shape)})")
+    _check_gm_window(op, tt, offsets, shapes, "load")
     mem = attrs.get("target_memory") or MemorySpace.Vec
     if attrs.get("flatten") and len(shapes) > 2:
         return TileType(_flat_2d(op, tuple(shapes)), tt.dtype, mem)
@@ -222,6 +240,20 @@ register_op(OpDef(
 ))
 
 
+def _store_dtype_hint(value: Expr, t: TileType, out: TensorType) -> str:
+    """How to make a tile's dtype match the tensor it is stored into. An Acc tile (a matmul-family result)
+    has no path to Vec for pl.tile.cast, so the fix there is the matmul's own ``out_dtype``."""
+    producer = op_of(value)
+    from_cube = producer is not None and producer.kind is OpKind.MATMUL
+    if t.memory_space is MemorySpace.Acc or from_cube:
+        return (f"the tile is a matmul result in Acc, which pl.tile.cast cannot read: produce it in "
+                f"{out.dtype.name} directly with out_dtype=pl.{out.dtype.name} on the matmul, e.g. "
+                f"pl.tile.matmul(lhs, rhs, out_dtype=pl.{out.dtype.name}), or store into a "
+                f"{t.dtype.name} tensor")
+    return (f"cast the tile with pl.tile.cast(tile, target_type=pl.{out.dtype.name}) before storing, or store "
+            f"into a {t.dtype.name} tensor")
+
+
 def _infer_store(args, attrs) -> Type:
     op = "tile.store"
     t = _tile(op, args, 0)
@@ -232,7 +264,7 @@ def _infer_store(args, attrs) -> Type:
                     f"give one offset per tensor axis, e.g. pl.store(tile, {[0] * out.rank}, out)")
     if t.dtype != out.dtype:
         raise _fail(op, f"tile dtype {t.dtype.name} differs from output tensor dtype {out.dtype.name}",
-                    "cast the tile with pl.tile.cast(tile, target_type=...) before storing")
+                    _store_dtype_hint(args[0], t, out))
     window = attrs.get("shapes")
     if window is not None:
         # A 2-D tile holding a flattened N-D window (FlattenTileNdTo2D): shapes is the window in the tensor.
@@ -246,11 +278,13 @@ def _infer_store(args, attrs) -> Type:
                             f"(flattened {_shape_repr(flat)})",
                         "make shapes= match the tile: the product of its leading extents is the tile's rows, "
                         "its last extent the tile's columns")
+        _check_gm_window(op, out, offsets, window, "store")
         return out
     if t.rank != out.rank:
         raise _fail(op, f"tile rank {t.rank} differs from output tensor rank {out.rank}",
                     f"pl.tile.reshape the tile to rank {out.rank} before storing, or store into a rank-{t.rank} "
                     "tensor")
+    _check_gm_window(op, out, offsets, t.shape, "store")
     return out
 
 

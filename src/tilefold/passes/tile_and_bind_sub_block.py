@@ -78,7 +78,7 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import DataType, MemorySpace, ScalarType, TensorType, TileType, TupleType, Type
 from tilefold.ir.visitor import IRMutator, IRVisitor
-from tilefold.ops.registry import OpKind, Unit, get_op, make_call, op_of
+from tilefold.ops.registry import OpDef, OpKind, ParamKind, Unit, get_op, make_call, op_of
 from tilefold.ops.tile_ops import custom_segments
 from tilefold.passes.base import IRProperty, Pass
 
@@ -92,6 +92,10 @@ REPLICATED = "sub_block_replicated"  # call attribute: an un-split custom op bot
 FULL = -1  # demand: the whole value is needed
 FOLLOW = -2  # mode of an unused tuple element: halved with its (split) op, else whole
 VECTOR_ALIGN = 32  # bytes: a column half-row must keep vector operands 32 B aligned
+# soft demand ``SOFT - axis``: a window copy (``tile.extract``) covering its source on ``axis`` can read the
+# source's ``axis``-half with its index unchanged OR the whole source with the index offset by ``sb * half``;
+# the source's other consumers decide (see ``_Splitter._resolve``)
+SOFT = -10
 
 INDEX = DataType.INDEX
 
@@ -477,6 +481,28 @@ def _halvable(t: Type, axis: int) -> str | None:
     return None
 
 
+def _split_reason(t: Type, axis: int) -> str | None:
+    """None if ``t`` can be halved on ``axis`` (static, even, a column half row a multiple of 32 B)."""
+    reason = _halvable(t, axis)
+    if reason is None and axis == t.rank - 1:
+        half_bytes = t.shape[axis].value // 2 * t.dtype.itemsize
+        if half_bytes % VECTOR_ALIGN:
+            reason = (f"column split: half row of {half_bytes} B ({t.shape[axis].value // 2} x "
+                      f"{t.dtype.itemsize} B) is not a multiple of {VECTOR_ALIGN} B")
+    return reason
+
+
+def copy_window(op: OpDef, call: Call) -> tuple[list[int], tuple[int, ...]] | None:
+    """For an ``OpKind.COPY`` op that copies a window of its tile operand (registry facts: one SCALAR index
+    operand per result axis and a ``shape`` attribute, e.g. ``tile.extract``): (argument positions of the
+    per-axis index operands, the window shape). None for a whole-tile copy (e.g. ``tile.move``)."""
+    idx = [i for i, p in enumerate(op.operand_params) if p.kind is ParamKind.SCALAR]
+    shape = call.kwarg("shape")
+    if not idx or shape is None or not any(p.name == "shape" for p in op.attr_params):
+        return None
+    return idx, tuple(int(v.value if isinstance(v, ConstInt) else v) for v in shape)
+
+
 def _offset_plus(orig: Expr, sb: Var, half: int) -> Expr:
     term = Mul(sb, ConstInt(half, INDEX), INDEX)
     if isinstance(orig, ConstInt) and orig.value == 0:
@@ -615,7 +641,7 @@ class _Splitter:
 
     def _decide(self, key: ValueKey, what: str, custom: bool = False) -> int | None:
         """The single demanded half axis of ``key`` or None (whole)."""
-        d = self.demand.get(key, set())
+        d = self._resolve(key)
         if not d or d == {FULL}:
             return None
         if len(d) > 1:
@@ -624,6 +650,23 @@ class _Splitter:
             return None
         (axis,) = d
         return axis
+
+    def _resolve(self, key: ValueKey) -> set[int]:
+        """The demand set of ``key`` with soft demands resolved: a soft ``axis`` demand is the ``axis``-half
+        when every other demand agrees (or there is none and all soft demands agree), else the whole value
+        (the window copy then reads the whole source at an offset index)."""
+        d = self.demand.get(key, set())
+        soft = {SOFT - a for a in d if a <= SOFT}
+        if not soft:
+            return d
+        hard = {a for a in d if a > SOFT}
+        if not hard:
+            return soft if len(soft) == 1 else {FULL}
+        return hard | ({FULL} if soft - hard else set())
+
+    def _soft_only(self, key: ValueKey) -> bool:
+        d = self.demand.get(key, set())
+        return bool(d) and all(a <= SOFT for a in d)
 
     def run_demands(self, store_plan: dict[int, int]) -> None:
         self.store_plan = store_plan
@@ -643,12 +686,7 @@ class _Splitter:
             t = _key_type(key)
             if not isinstance(t, TileType):
                 continue
-            reason = _halvable(t, axis)
-            if reason is None and axis == t.rank - 1:
-                half_bytes = t.shape[axis].value // 2 * t.dtype.itemsize
-                if half_bytes % VECTOR_ALIGN:
-                    reason = (f"column split: half row of {half_bytes} B ({t.shape[axis].value // 2} x "
-                              f"{t.dtype.itemsize} B) is not a multiple of {VECTOR_ALIGN} B")
+            reason = _split_reason(t, axis)
             if reason is not None:
                 raise _Abort(f"cannot halve {_key_name(key)} on axis {axis}: {reason}")
 
@@ -729,6 +767,10 @@ class _Splitter:
         try:
             operand_axes = self._strategy(var, call, axis)
         except Refusal as r:
+            if self._soft_only(var):  # only window copies want a half: they read the whole value instead
+                self.mode[var] = FULL
+                self._full_operands(call)
+                return
             self._leave(r.describe(), what, custom=False)
             self._note("window-left", f"window left on {what}: {r.describe()}", {"check": r.check})
             self.mode[var] = FULL
@@ -779,14 +821,42 @@ class _Splitter:
                 raise Refusal("slice_window", f"the slice does not cover its source on axis {axis}",
                               operand=_name(src), op=name)
             return [(src, axis)]
+        if kind is OpKind.COPY:
+            return self._copy_strategy(op, var, call, axis)
         raise Refusal("supported_producer", f"no sub-block strategy for {name} ({kind.value})", op=name)
+
+    def _copy_strategy(self, op: OpDef, var: Var, call: Call, axis: int) -> list[tuple[Expr, int]]:
+        """COPY ops. A whole-tile copy within Vec (``tile.move``) copies the half of its source. A window copy
+        (``tile.extract(src, index_row, index_col, shape=)``): the ``axis``-half of the result is the window
+        ``[index + sb * half, +half)`` of the source. When the window covers the source on ``axis`` (index 0,
+        full extent) that is exactly the source's own half: a *soft* demand lets the source's other consumers
+        decide between its half (index unchanged) and the whole source (index offset by ``sb * half``).
+        Otherwise the source is needed whole and only the index moves."""
+        name = call.op_name
+        src = call.args[0]
+        st = src.type
+        if not isinstance(st, TileType) or var.type.memory_space not in (None, MemorySpace.Vec) \
+                or st.memory_space not in (None, MemorySpace.Vec):
+            raise Refusal("supported_producer", f"{name} outside Vec", operand=_name(src), op=name)
+        win = copy_window(op, call)
+        if win is None:
+            if _static(st) != _static(var.type):
+                raise Refusal("copy_window", f"{name} changes the shape", operand=_name(src), op=name)
+            return [(src, axis)]
+        idx, shape = win
+        if len(idx) != var.type.rank or axis >= len(idx) or len(shape) != var.type.rank:
+            raise Refusal("copy_window", f"{name} has no index operand for axis {axis}", operand=_name(src), op=name)
+        index = call.args[idx[axis]]
+        covers = (isinstance(index, ConstInt) and index.value == 0 and _static(st) is not None
+                  and _static(st)[axis] == shape[axis] and _split_reason(st, axis) is None)
+        return [(src, SOFT - axis if covers else FULL)]
 
     def _reverse_custom(self, var: Var | None, call: Call) -> None:
         keys = _result_keys(var)
         what = f"custom op {call.kwarg('symbol') or call.op_name}"
         result_axes: dict[int, int] = {}
         for j, key in enumerate(keys):
-            d = self.demand.get(key, set())
+            d = self._resolve(key)
             if not d:
                 continue
             if len(d) > 1 or FULL in d:
@@ -794,7 +864,7 @@ class _Splitter:
                     continue
                 raise _Abort(f"window stuck on {what}: result #{j} is needed both whole and halved")
             result_axes[j] = next(iter(d))
-        if result_axes and any(FULL in self.demand.get(k, set()) for k in keys):
+        if result_axes and any(FULL in self._resolve(k) for k in keys):
             raise _Abort(f"window stuck on {what}: some results are needed whole, others halved")
         if not result_axes:
             self._unsplit_custom(call, keys, what)
@@ -1104,6 +1174,8 @@ class _Splitter:
             shape[axis] //= 2
             attrs["shape"] = tuple(shape)
             new = _rebuild(call.op_name, list(call.args), attrs, call.span)
+        elif kind is OpKind.COPY and copy_window(op, call) is not None:
+            new = self._rewrite_copy_window(op, var, call, axis)
         elif kind is OpKind.VIEW:
             shape = list(call.args[1].elements)
             shape[axis] = ConstInt(shape[axis].value // 2, INDEX)
@@ -1119,6 +1191,26 @@ class _Splitter:
         self._note("split", f"split {call.op_name} -> {var.name} on axis {axis}",
                    {"op": call.op_name, "axis": axis})
         return AssignStmt(nv, new)
+
+    def _rewrite_copy_window(self, op: OpDef, var: Var, call: Call, axis: int) -> Call:
+        """``extract(src, r, c, shape=[R, C])`` halved on ``axis``: on the source's half (computed on the same
+        axis) with the index unchanged, else on the whole source with the index moved by ``sb * half``."""
+        idx, shape = copy_window(op, call)
+        half = shape[axis] // 2
+        src = call.args[0]
+        key: ValueKey | None = src if isinstance(src, Var) else (
+            (src.tuple_value, src.index) if isinstance(src, TupleGetItem) and isinstance(src.tuple_value, Var)
+            else None)
+        args = list(call.args)
+        if key is not None and key in self.half and self.mode.get(key) == axis:
+            args[0] = self.half[key]
+        else:
+            args[idx[axis]] = _offset_plus(args[idx[axis]], self.sb, half)
+        attrs = dict(call.kwargs)
+        new_shape = list(shape)
+        new_shape[axis] = half
+        attrs["shape"] = tuple(new_shape)
+        return _rebuild(call.op_name, args, attrs, call.span)
 
     def _rewrite_for(self, stmt: ForStmt) -> list[Stmt]:
         out: list[Stmt] = []

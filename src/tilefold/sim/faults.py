@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tilefold.errors import Span
+
 
 class DeviceFault(Exception):
     """A trap the (simulated) device raises while executing an instruction."""
@@ -9,8 +11,9 @@ class DeviceFault(Exception):
     kind = "fault"
 
     def __init__(self, message: str, *, instruction: str = "", address: int | None = None, hint: str = "",
-                 unit: str = "", space: str = "") -> None:
+                 unit: str = "", space: str = "", span: Span | None = None) -> None:
         self.message = message
+        self.span = span  # source location of the IR statement the instruction was lowered from
         self.instruction = instruction
         self.address = address
         self.hint = hint
@@ -24,6 +27,9 @@ class DeviceFault(Exception):
             parts.append(f"  on {self.unit}")
         if self.instruction:
             parts.append(f"  at `{self.instruction}`")
+        if self.span is not None and self.span.line:
+            parts.append(f"  from {self.span.filename}:{self.span.line}"
+                         + (f": {self.span.source_line.strip()}" if self.span.source_line else ""))
         if self.address is not None:
             a = self.address
             parts.append(f"  address {'-' if a < 0 else ''}0x{abs(a):x}" + (f" in {self.space}" if self.space else ""))

@@ -45,7 +45,7 @@ from tilefold.backend.pto import (
     sexpr_nodes,
 )
 from tilefold.backend.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
-from tilefold.errors import TilefoldError
+from tilefold.errors import CustomOpError, TilefoldError
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.ops import get_op
 
@@ -195,7 +195,9 @@ class KernelRun:
             except DeviceFault as f:
                 if not f.instruction:
                     f.instruction = ins.text()
-                    f.args = (f.render(),)
+                if f.span is None and ins.span is not None:
+                    f.span = ins.span  # innermost instruction first: a loop's body names its own line
+                f.args = (f.render(),)
                 raise
 
     def charge(self, cycles: float, nbytes: int = 0) -> None:
@@ -428,7 +430,7 @@ class KernelRun:
         self.charge(cube_cycles(self.costs, m, k, n, lhs.dtype.itemsize))
 
     def x_TCustom(self, ins: TCustom) -> None:
-        from tilefold.custom import get_custom_op
+        from tilefold.custom import call_cost, call_kernel, describe_kernel, get_custom_op
 
         entry = get_custom_op(ins.symbol)
         ins_vals = []
@@ -451,17 +453,32 @@ class KernelRun:
             self._mem(h, ins)
             if h.space is Mem.Vec:
                 self._vec_operand(h, ins)
-        result = entry.kernel(*ins_vals)
+        result = call_kernel(entry, ins_vals, ins.span)
+        kernel = f"\n  {describe_kernel(entry)}"
         if not isinstance(result, (tuple, list)):
             result = (result,)
         if len(result) != len(outs):
-            raise TilefoldError(f"custom op {ins.symbol!r} returned {len(result)} values for {len(outs)} outputs")
-        for h, v in zip(outs, result, strict=False):
-            write(self._mem(h, ins), h, np.asarray(v), "")
+            raise CustomOpError(f"kernel of custom op {ins.symbol!r} returned {len(result)} values for {len(outs)} "
+                                f"outputs{kernel}", span=ins.span, hint="return one array per output, in outs order")
+        for i, (h, v) in enumerate(zip(outs, result, strict=False)):
+            arr = np.asarray(v)
+            if arr.shape != (h.rows, h.cols) and arr.size == h.rows * h.cols and arr.ndim > 2:
+                arr = arr.reshape(h.rows, h.cols)  # an N-D tile the program flattened to 2-D
+            if arr.shape != (h.rows, h.cols):
+                raise CustomOpError(
+                    f"kernel of custom op {ins.symbol!r} returned shape {list(arr.shape)} for output #{i}, expected "
+                    f"{[h.rows, h.cols]}{kernel}", span=ins.span,
+                    hint="the kernel sees tile-local arrays and must return each output at its tile shape")
+            if arr.dtype != h.np_dtype:
+                raise CustomOpError(
+                    f"kernel of custom op {ins.symbol!r} returned dtype {arr.dtype} for output #{i}, expected "
+                    f"{h.dtype.name} ({h.np_dtype}){kernel}", span=ins.span,
+                    hint=f"convert the result with .astype(...) to {h.np_dtype}")
+            write(self._mem(h, ins), h, arr, "")
             nbytes += h.nbytes
         c = self.costs
         if entry.cost is not None:
-            cycles = float(entry.cost(*shapes))
+            cycles = call_cost(entry, shapes, ins.span)
         else:
             cycles = c.custom_startup + math.ceil(nbytes / c.vector_bytes_per_cycle)
         self.charge(cycles)
