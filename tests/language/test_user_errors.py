@@ -150,3 +150,122 @@ def test_out_of_bounds_store_with_dynamic_offset_names_the_dsl_line():
     line = DYN.splitlines().index("        out = pl.store(y, [row, 0], out)") + 1
     assert f.span is not None and (f.span.filename, f.span.line) == ("dyn_kernel.py", line)
     assert f"dyn_kernel.py:{line}" in str(f) and "pl.store(y, [row, 0], out)" in str(f)
+
+
+# ---- 3. errors in user kernels blame the user -------------------------------------------------
+
+CUSTOM = '''import tilefold.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 32], pl.FP32],
+          out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        t = pl.tile.load(x, [0, 0], [16, 32], target_memory=pl.Mem.Vec)
+        init = pl.tile.create([16, 32], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+        y = pl.tile.custom("{symbol}", ins=[t], outs=[init])
+        out = pl.store(y, [0, 0], out)
+        return out
+'''
+CUSTOM_LINE = CUSTOM.splitlines().index('        y = pl.tile.custom("{symbol}", ins=[t], outs=[init])') + 1
+
+
+def _failing_kernel(a):
+    return a[100, 100]  # an IndexError in the user's own code
+
+
+@pytest.fixture
+def custom_symbol():
+    from tilefold.custom import unregister_custom_op
+    symbol = "user_errors.k"
+    yield symbol
+    unregister_custom_op(symbol)
+
+
+def _run_custom(symbol, where):
+    import numpy as np
+    x = np.ones((16, 32), np.float32)
+    prog = pl.parse(CUSTOM.format(symbol=symbol), filename="custom_kernel.py")
+    if where == "golden":
+        from tilefold.golden import run_program
+        return run_program(prog, {"x": x})
+    from tilefold.backend import compile as compile_program
+    from tilefold.sim import simulate
+    compiled = compile_program(prog)
+    return simulate(compiled.pto, {"x": x}, compiled.target)
+
+
+def _ok(a):
+    return a * 2
+
+
+@pytest.mark.parametrize("where", ["golden", "sim"])
+@pytest.mark.parametrize("kernel, cost, expect, advice", [
+    (_failing_kernel, None, "raised IndexError", "error in the registered kernel function"),
+    (lambda a: a[:8], None, "returned shape [8, 32] for output #0, expected [16, 32]", "tile shape"),
+    (lambda a: a.astype("float64"), None, "returned dtype float64 for output #0, expected FP32", "float32"),
+    (lambda a: (a, a), None, "returned 2 values for 1 outputs", "one array per output"),
+])
+def test_custom_kernel_mistakes_are_custom_op_errors(custom_symbol, where, kernel, cost, expect, advice):
+    from tilefold.custom import register_custom_op
+    from tilefold.errors import CustomOpError
+    register_custom_op(custom_symbol, kernel, cost)
+    with pytest.raises(CustomOpError) as exc:
+        _run_custom(custom_symbol, where)
+    e = exc.value
+    assert repr(custom_symbol) in e.message and expect in e.message, e.message
+    assert advice in (e.hint or "")
+    assert e.span is not None and (e.span.filename, e.span.line) == ("custom_kernel.py", CUSTOM_LINE)
+    assert f"{__file__}:" in e.message  # the kernel's own location
+    if kernel is _failing_kernel:
+        assert "a[100, 100]" in e.message  # the user's line that raised
+
+
+@pytest.mark.parametrize("cost, expect", [
+    (lambda: 5, "cannot be called with the 1 input shape(s) [[16, 32]]"),
+    (lambda shape: shape[7], "raised IndexError"),
+    (lambda shape: "fast", "returned 'fast', expected a non-negative number of cycles"),
+])
+def test_bad_cost_function_is_a_custom_op_error(custom_symbol, cost, expect):
+    from tilefold.custom import register_custom_op
+    from tilefold.errors import CustomOpError
+    register_custom_op(custom_symbol, _ok, cost)
+    with pytest.raises(CustomOpError) as exc:
+        _run_custom(custom_symbol, "sim")
+    e = exc.value
+    assert expect in e.message and repr(custom_symbol) in e.message and "cost(" not in e.message
+    assert "in_shapes" in (e.hint or "")
+    assert e.span is not None and e.span.line == CUSTOM_LINE
+
+
+def test_good_cost_function_still_prices_the_call(custom_symbol):
+    from tilefold.custom import register_custom_op
+    register_custom_op(custom_symbol, _ok, lambda shape: 12345)
+    result = _run_custom(custom_symbol, "sim")
+    assert result.cycles >= 12345
+
+
+def test_non_callable_cost_is_rejected_at_registration(custom_symbol):
+    from tilefold.custom import register_custom_op
+    from tilefold.errors import CustomOpError
+    with pytest.raises(CustomOpError, match="not a function"):
+        register_custom_op(custom_symbol, _ok, 5)
+
+
+@pytest.mark.parametrize("text, expect, line", [
+    ("import tilefold\n\ndef k(a):\n    return a +\n", "syntax error in kernel file", 4),
+    ("import tilefold\nx = {}\nx['missing']\n", "raised KeyError", 3),
+    ("import tilefold\ntilefold.register_custom_op('', lambda a: a)\n", "symbol must be a non-empty string", 2),
+])
+def test_kernels_file_errors_name_the_file_and_line(tmp_path, capsys, text, expect, line):
+    from tilefold import cli
+    kfile = tmp_path / "my_kernels.py"
+    kfile.write_text(text)
+    prog = tmp_path / "prog.py"
+    prog.write_text(CUSTOM.format(symbol="user_errors.unused"))
+    code = cli.main(["run", str(prog), "--kernels", str(kfile)])
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_USER, err
+    assert "tilefold bug" not in err and expect in err
+    assert f"{kfile}:{line}" in err

@@ -462,8 +462,8 @@ class KernelRun:
                                 f"outputs{kernel}", span=ins.span, hint="return one array per output, in outs order")
         for i, (h, v) in enumerate(zip(outs, result, strict=False)):
             arr = np.asarray(v)
-            if arr.shape != (h.rows, h.cols) and arr.size == h.rows * h.cols and arr.ndim > 2:
-                arr = arr.reshape(h.rows, h.cols)  # an N-D tile the program flattened to 2-D
+            if arr.ndim != 2 and arr.size == h.rows * h.cols:
+                arr = arr.reshape(h.rows, h.cols)  # a 1-D or N-D tile the device holds as a 2-D buffer
             if arr.shape != (h.rows, h.cols):
                 raise CustomOpError(
                     f"kernel of custom op {ins.symbol!r} returned shape {list(arr.shape)} for output #{i}, expected "
