@@ -23,11 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 
 import tilefold.language as pl
-from tilefold.backend import compile
-from tilefold.backend.targets import get_target
+from tilefold.compiler import compile
 from tilefold.ir.types import DataType
 from tilefold.passes.auto_tile_matmul_l0 import MatmulShape, choose_tile_sizes, fits_l0, legal_tile_sizes
 from tilefold.sim import simulate
+from tilefold.targets import get_target
 
 
 @dataclass(frozen=True)

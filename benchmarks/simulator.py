@@ -51,7 +51,7 @@ import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 
 import tilefold.language as pl  # noqa: E402
-from tilefold.backend import compile as tf_compile  # noqa: E402
+from tilefold.compiler import compile as tf_compile  # noqa: E402
 from tilefold.sim import simulate  # noqa: E402
 
 try:  # optional: also limit pools numpy loaded before this module could set the environment

@@ -32,14 +32,14 @@ import sys
 import numpy as np
 
 import tilefold.language as pl
-from tilefold.backend import compile as compile_program
-from tilefold.backend.targets import get_target
 from tilefold.bench import compare_alternating, geomean, print_table
+from tilefold.compiler import compile as compile_program
 from tilefold.custom import register_custom_op
 from tilefold.golden import run_program
 from tilefold.ir import DataType
 from tilefold.passes.tile_and_bind_sub_block import tile_and_bind_sub_block
 from tilefold.sim import simulate
+from tilefold.targets import get_target
 from tilefold.testing.precision import compare
 from tilefold.testing.sub_block_evidence import sub_block_evidence
 

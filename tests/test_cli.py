@@ -318,7 +318,7 @@ def test_run_for_real(good, capsys):
 
 def test_compile_emits_pto_and_ir(good, capsys):
     try:
-        from tilefold.backend import compile as _  # noqa: F401
+        from tilefold.compiler import compile as _  # noqa: F401
     except ImportError:
         pytest.skip("backend not available yet")
     code, out, err = run(["compile", good, "--emit", "pto"], capsys)

@@ -96,7 +96,7 @@ def _target(name: str | None):
     if name is None:
         return None
     try:
-        get_target = _attr("tilefold.backend.targets", "get_target", "the target catalogue")
+        get_target = _attr("tilefold.targets", "get_target", "the target catalogue")
     except UnavailableError:
         return name
     return get_target(name)
@@ -246,7 +246,7 @@ def _print_stage(stage: str, program) -> None:
 def cmd_compile(args: argparse.Namespace) -> int:
     from tilefold.passes.remarks import collect_remarks
 
-    compile_fn = _attr("tilefold.backend", "compile", "the backend compiler")
+    compile_fn = _attr("tilefold.compiler", "compile", "the backend compiler")
     program = _parse_file(args.file)
     kwargs: dict[str, Any] = {"skip_passes": tuple(args.skip_pass or ()), "options": _pipeline_options(args)}
     if args.target:

@@ -4,8 +4,9 @@ import pytest
 from backend_helpers import kernel_src
 
 import tilefold.language as pl
-from tilefold.backend import InternalCheckError, compile
+from tilefold.backend import InternalCheckError
 from tilefold.backend.pto import TExtract, TSubview, TVector
+from tilefold.compiler import compile
 
 VEC = "target_memory=pl.Mem.Vec"
 NO_SPLIT = {"enable_auto_bind_sub_block": False}

@@ -12,8 +12,8 @@ import pytest
 from backend_helpers import kernel_src
 
 import tilefold.language as pl
-from tilefold.backend import compile
 from tilefold.backend.memory_planning import init_mem_ref, tile_vars
+from tilefold.compiler import compile
 from tilefold.custom import register_custom_op, unregister_custom_op
 from tilefold.ir.expr import Call, TupleGetItem, Var
 from tilefold.ir.stmt import AssignStmt

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tilefold.backend import compile
+from tilefold.compiler import compile
 from tilefold.errors import TilefoldError
 from tilefold.passes.pipeline import DEFAULT_ORDER, default_tile_pipeline, known_options
 from tilefold.testing import run_and_compare

@@ -2,9 +2,9 @@
 
 import pytest
 
-from tilefold.backend.targets import get_target, list_targets
 from tilefold.errors import NotSupportedError
 from tilefold.ir.types import MemorySpace as M
+from tilefold.targets import get_target, list_targets
 
 KIB = 1024
 

@@ -12,7 +12,7 @@ from backend_helpers import kernel_src
 
 import tilefold.language as pl
 from tilefold.analysis.uninitialized_reads import check_uninitialized_reads, find_uninitialized_reads
-from tilefold.backend import compile
+from tilefold.compiler import compile
 from tilefold.custom import register_custom_op, unregister_custom_op
 from tilefold.errors import TilefoldError
 from tilefold.testing import run_and_compare

@@ -6,7 +6,7 @@ import pytest
 from cube_e2e_helpers import batch_matmul_kernel, kernel, mat_slices, matmul_kernel
 
 from tilefold import passes
-from tilefold.backend import compile
+from tilefold.compiler import compile
 from tilefold.ir.stmt import ForKind, ForStmt, flatten_stmts
 from tilefold.testing import run_and_compare
 

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 import tilefold.language as pl
-from tilefold.backend import InternalCheckError, compile
+from tilefold.backend import InternalCheckError
 from tilefold.backend.pto import For, If, TExtract, While
+from tilefold.compiler import compile
 from tilefold.sim import DeviceHang, UnsupportedDataPath
 from tilefold.testing import evidence_config, random_inputs, run_and_compare
 
@@ -222,7 +223,7 @@ def _page_slice_extracts(program):
 
 @pytest.mark.parametrize("name", BATCH_PAGES)
 def test_auto_tile_matmul_l0_extracts_from_the_page_slices(name):
-    from tilefold.backend import run_pipeline
+    from tilefold.compiler import run_pipeline
 
     ir, passes = run_pipeline(load(name), "Ascend910C", skip_passes=SKIP)
     assert "AutoTileMatmulL0" in passes and "CanonicalizeTileSlice" not in passes

@@ -71,7 +71,7 @@ def test_guarded_multi_result_custom_op_compiles_and_matches():
 
 
 def test_guarded_multi_result_custom_op_is_lowered():
-    from tilefold.backend import compile
+    from tilefold.compiler import compile
 
     program = pl.parse(GUARDED_MULTI_RESULT)
     after = tile_and_bind_sub_block()(infer_tile_memory_space()(program))
@@ -195,7 +195,7 @@ def test_loop_init_window_not_overwritten_by_sibling_window():
 
 
 def test_window_carry_isolates_the_init():
-    from tilefold.backend import compile
+    from tilefold.compiler import compile
 
     ir = compile(pl.parse(WINDOW_CARRY), options={"enable_auto_bind_sub_block": False}).ir
     text = ir.as_python()

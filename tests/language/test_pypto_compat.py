@@ -132,7 +132,7 @@ class Bad:
         tmp = pl.store(t, [0, 0], tmp)
         return tmp
 '''
-    from tilefold.backend import compile as compile_program
+    from tilefold.compiler import compile as compile_program
 
     with pytest.raises(NotSupportedError, match="creates a GM tensor") as info:
         compile_program(pl.parse(src))
@@ -322,7 +322,7 @@ class Dyn:
     assert not isinstance(create.type.shape[0], ConstInt)
     roundtrip(program)
     assert run_program(program, {"n": 3})["return"].shape == (3, 8)
-    from tilefold.backend import compile as compile_program
+    from tilefold.compiler import compile as compile_program
 
     with pytest.raises(NotSupportedError, match="symbolic shape") as info:
         compile_program(program)

@@ -190,7 +190,7 @@ def _run_custom(symbol, where):
     if where == "golden":
         from tilefold.golden import run_program
         return run_program(prog, {"x": x})
-    from tilefold.backend import compile as compile_program
+    from tilefold.compiler import compile as compile_program
     from tilefold.sim import simulate
     compiled = compile_program(prog)
     return simulate(compiled.pto, {"x": x}, compiled.target)

@@ -31,10 +31,10 @@ from tilefold.backend.pto import (
     TVector,
     While,
 )
-from tilefold.backend.targets import get_target
 from tilefold.custom import register_custom_op, unregister_custom_op
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.sim import simulate
+from tilefold.targets import get_target
 
 Z = SConst(0)
 DDR, VEC = MemorySpace.DDR, MemorySpace.Vec

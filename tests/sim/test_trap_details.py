@@ -8,10 +8,10 @@ import pytest
 from sim_helpers import FP32, Acc, Left, Mat, Right, Vec, buf, program, tensor
 
 from tilefold.backend.pto import SConst, TCustom, TExtract, TLoad, TMatmul, TStore, TSubview, TVector
-from tilefold.backend.targets import get_target
 from tilefold.custom import register_custom_op, unregister_custom_op
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.sim import DeviceFault, DeviceHang, IllegalUnit, OutOfBounds, UnsupportedDataPath, simulate
+from tilefold.targets import get_target
 
 Z = SConst(0)
 F16 = DataType.FP16

@@ -7,9 +7,9 @@ import pytest
 from sim_helpers import FP32, Acc, Left, Mat, Right, Vec, buf, program, tensor
 
 from tilefold.backend.pto import SConst, SReg, SSpecial, TExtract, TLoad, TMatmul, TStore, TSubview, TVector
-from tilefold.backend.targets import get_target
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.sim import DeviceFault, DeviceHang, OutOfBounds, UnsupportedDataPath, simulate
+from tilefold.targets import get_target
 
 Z = SConst(0)
 

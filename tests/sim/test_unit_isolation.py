@@ -13,12 +13,12 @@ import pytest
 from sim_helpers import Acc, Left, Mat, Right, Vec, buf, program, tensor
 
 import tilefold.language as pl
-from tilefold.backend import compile
 from tilefold.backend.pto import SConst, TExtract, TLoad, TMatmul, TStore, TVector
-from tilefold.backend.targets import get_target, kernel_memory_spaces
+from tilefold.compiler import compile
 from tilefold.errors import NotSupportedError
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.sim import DeviceFault, IllegalUnit, UnsupportedDataPath, simulate
+from tilefold.targets import get_target, kernel_memory_spaces
 
 Z = SConst(0)
 F16 = DataType.FP16

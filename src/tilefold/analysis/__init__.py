@@ -5,7 +5,7 @@
   identity-preserving alias edges, use counts, and the L0C accumulator-window verdicts.
 - ``liveness``: live intervals on a program-order numbering (memory planning).
 - ``uninitialized_reads``: reads of ``tile.create`` results before anything wrote them (checked by
-  ``tilefold.backend.compile``).
+  ``tilefold.compiler.compile``).
 """
 
 from tilefold.analysis.scalar_facts import LoopRange, ScalarFacts, add_index, runs_more_than_once

@@ -24,7 +24,7 @@ variable is read again, so the device and the golden model agree that it still h
 
 ``find_uninitialized_reads(fn)`` lists the findings of one function in program order (linear);
 ``check_uninitialized_reads(program)`` raises a ``VerificationError`` (a ``TilefoldError``) for the
-first one, with the location of the read and a hint. ``tilefold.backend.compile`` runs the check on its
+first one, with the location of the read and a hint. ``tilefold.compiler.compile`` runs the check on its
 input program.
 """
 

@@ -66,6 +66,7 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import MemorySpace, ScalarType, TensorType, TileType, TupleType
 from tilefold.ops import OpKind, Unit, custom_segments, op_of
+from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
 from .memory_planning import ConstFolder, dense_pitch, is_nz, static_dims, tile_2d, view_offset_2d
 from .pto import (
@@ -94,7 +95,6 @@ from .pto import (
     TVector,
     While,
 )
-from .targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
 MODES = ("strict", "faithful")
 

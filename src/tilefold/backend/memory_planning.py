@@ -79,8 +79,7 @@ from tilefold.ir.types import DataType, MemorySpace, MemRef, TileType, TupleType
 from tilefold.ir.visitor import IRMutator
 from tilefold.ops import OpKind, make_call, op_of, result_destination_indices, result_destinations, result_memory
 from tilefold.passes.base import IRProperty, Pass, function_pass
-
-from .targets import Target, get_target
+from tilefold.targets import Target, get_target
 
 # ------------------------------------------------------------------------------------------------
 # geometry shared with codegen

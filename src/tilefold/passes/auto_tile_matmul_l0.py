@@ -88,7 +88,7 @@ class TileChoice:
 
 
 def _target(target: Any):
-    from tilefold.backend.targets import get_target
+    from tilefold.targets import get_target
 
     return get_target(target)
 

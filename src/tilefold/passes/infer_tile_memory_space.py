@@ -484,7 +484,7 @@ def _same_type(a: Type, b: Type) -> bool:
 
 def _resolve_target(target: Any):
     try:
-        from tilefold.backend.targets import get_target
+        from tilefold.targets import get_target
     except ImportError:  # pragma: no cover - backend not installed
         return None
     return get_target(target)

@@ -1,7 +1,7 @@
 """The device simulator: executes PTO programs on byte-addressed memories with traps and cycle counts.
 
 ``simulate(pto, inputs, target=None, block_dim=1) -> SimResult`` runs a program produced by
-``tilefold.backend.compile``; traps raise a ``DeviceFault`` subclass (``DeviceHang``,
+``tilefold.compiler.compile``; traps raise a ``DeviceFault`` subclass (``DeviceHang``,
 ``UnsupportedDataPath`` and its subclass ``IllegalUnit``, ``OutOfBounds``). This package imports neither
 ``tilefold.passes`` nor ``tilefold.language``: it runs PTO programs only.
 """

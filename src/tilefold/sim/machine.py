@@ -44,10 +44,10 @@ from tilefold.backend.pto import (
     While,
     sexpr_nodes,
 )
-from tilefold.backend.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 from tilefold.errors import CustomOpError, TilefoldError
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.ops import get_op
+from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
 from .faults import DeviceFault, DeviceHang, IllegalUnit, OutOfBounds, UnsupportedDataPath
 from .memory import FR, Handle, assign, copy_rows, nd_view, read, write

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tilefold.backend import CompiledProgram, compile
+from tilefold.compiler import CompiledProgram, compile
 from tilefold.errors import TilefoldError
 from tilefold.ir.stmt import Program
 from tilefold.sim import DeviceFault, simulate

@@ -6,7 +6,6 @@ import pytest
 from cube_helpers_tiling import assert_same_golden, kernel
 
 from tilefold import ir, passes
-from tilefold.backend.targets import get_target
 from tilefold.errors import NotSupportedError
 from tilefold.ir.types import MemorySpace
 from tilefold.passes.auto_tile_matmul_l0 import (
@@ -19,6 +18,7 @@ from tilefold.passes.auto_tile_matmul_l0 import (
     legal_tile_sizes,
     pieces,
 )
+from tilefold.targets import get_target
 
 
 def run(program: ir.Program, **kw) -> ir.Program:

@@ -15,7 +15,7 @@ from cts_helpers import all_stmts, kernel, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tilefold import backend, ir
+from tilefold import compiler, ir
 from tilefold.analysis import analyze_slice_windows
 from tilefold.golden import run_program
 from tilefold.ir.types import MemorySpace
@@ -165,7 +165,7 @@ def test_random_slice_programs_are_safe_and_keep_their_results(case, seed):
     _, remarks = canonicalize_tile_slice_with_remarks(program)
     assert slice_names(program) <= {r.details.get("slice") for r in remarks}  # a record for every slice
     # strict codegen refuses any subview operand it would have to copy in place: an independent judge
-    backend.compile(program, codegen="strict", options=STRICT)
+    compiler.compile(program, codegen="strict", options=STRICT)
     rng = np.random.default_rng(seed)
     np_dt = np.float32 if dt == "FP32" else np.float16
     inputs = {"x": rng.standard_normal((rows, cols)).astype(np_dt),

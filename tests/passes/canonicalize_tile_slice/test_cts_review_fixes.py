@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from cts_helpers import calls, check, kernel, run, run_with_remarks
 
-from tilefold import backend, ir
+from tilefold import compiler, ir
 from tilefold.analysis import analyze_slice_windows
 from tilefold.backend import InternalCheckError
 from tilefold.ir.stmt import AssignStmt
@@ -75,7 +75,7 @@ return out
 
 def test_alias_of_an_alias_into_col_expand_compiles_in_strict_codegen_and_matches_golden():
     program = vec_kernel(ALIAS2)
-    backend.compile(program, codegen="strict", options=STRICT)  # must not refuse a subview operand
+    compiler.compile(program, codegen="strict", options=STRICT)  # must not refuse a subview operand
     report = run_and_compare(program, "random", seed=3, options=STRICT)
     assert report.matches, report.first_mismatch
 
@@ -538,7 +538,7 @@ out = pl.store(y, [0, 0], out)
 return out
 """)
     with pytest.raises(InternalCheckError) as info:
-        backend.compile(program, codegen="strict", options=STRICT)
+        compiler.compile(program, codegen="strict", options=STRICT)
     hint = info.value.hint
     assert "3-operand pl.tile.slice" in hint and "pl.tile.extract(" in hint
     assert "4-5 operands" in hint and "never rewritten" in hint

@@ -187,3 +187,8 @@ def get_target(name: str | Target | None = None) -> Target:
 
 def list_targets() -> list[str]:
     return sorted(TARGETS)
+
+
+__all__ = ["ASCEND_910B", "ASCEND_910C", "ASCEND_950", "CUBE_SPACES", "DEFAULT_TARGET", "KERNEL_MEMORY_SPACES",
+           "KIB", "CostModel", "Mem", "PathCost", "TARGETS", "Target", "get_target", "kernel_memory_spaces",
+           "list_targets", "path_hint", "unit_isolation_hint"]
