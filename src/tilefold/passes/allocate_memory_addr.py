@@ -94,5 +94,4 @@ def plan_memory(program: Program, target: str | Target | None = None) -> Program
     return program
 
 
-
 __all__ = ["allocate_memory_addr", "allocate_memory_addr_function", "plan_memory"]

@@ -499,13 +499,11 @@ def init_mem_ref_function(fn: Function, target: Target) -> Function:
     return retype(fn, memrefs)
 
 
-
 def init_mem_ref(target: str | Target | None = None) -> Pass:
     """InitMemRef: give every tile a MemRef (views share their source's base with a byte offset)."""
     tgt = target_of(target)
     return function_pass("InitMemRef", lambda fn, program: init_mem_ref_function(fn, tgt),
                          required=(), produced=(), invalidated=())
-
 
 
 __all__ = ["bind_nested_tiles", "init_mem_ref", "init_mem_ref_function", "isolate_destinations"]

@@ -53,7 +53,6 @@ def slice_offsets(call: Call) -> tuple[Expr, ...] | None:
     return None
 
 
-
 # ------------------------------------------------------------------------------------------------
 # retyping: rebuild Vars with new TileTypes and substitute every use
 # ------------------------------------------------------------------------------------------------
@@ -167,11 +166,9 @@ def tile_vars(fn: Function) -> list[tuple[Var, Stmt | None]]:
     return out
 
 
-
 def memref_of(var: Var) -> MemRef | None:
     t = var.type
     return t.memref if isinstance(t, TileType) else None
-
 
 
 def target_of(target) -> Target:
