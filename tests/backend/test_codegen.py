@@ -126,7 +126,7 @@ return out
 
 
 def _memref_of(program, name):
-    from tilefold.backend.memory_planning import tile_vars
+    from tilefold.passes.memref_common import tile_vars
 
     return next(v.type.memref for v, _ in tile_vars(program.functions[0]) if v.name == name)
 

@@ -11,9 +11,10 @@ from backend_helpers import kernel_src
 
 import tilefold.language as pl
 from tilefold.analysis.liveness import compute_liveness
-from tilefold.backend.memory_planning import plan_memory, tile_vars
 from tilefold.ir.expr import Call
 from tilefold.ir.stmt import AssignStmt, ForStmt
+from tilefold.passes.allocate_memory_addr import plan_memory
+from tilefold.passes.memref_common import tile_vars
 from tilefold.testing import run_and_compare
 
 VEC = "target_memory=pl.Mem.Vec"
@@ -22,7 +23,7 @@ LOAD = f"a: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16
 
 
 def _moves(program) -> list[AssignStmt]:
-    from tilefold.backend.memory_planning import _all_stmts
+    from tilefold.analysis.tile_layout import all_stmts as _all_stmts
 
     fn = program.functions[0]
     return [s for s in _all_stmts(fn.body) if isinstance(s, AssignStmt) and isinstance(s.value, Call)

@@ -4,17 +4,13 @@ import pytest
 from backend_helpers import kernel_src, memrefs, planned
 
 import tilefold.language as pl
-from tilefold.backend.memory_planning import (
-    allocate_memory_addr,
-    init_mem_ref,
-    memory_reuse,
-    plan_memory,
-    tile_vars,
-)
 from tilefold.errors import TilefoldError
 from tilefold.ir.expr import ConstInt
 from tilefold.ir.types import MemorySpace
 from tilefold.ops import op_of
+from tilefold.passes import allocate_memory_addr, init_mem_ref, memory_reuse
+from tilefold.passes.allocate_memory_addr import plan_memory
+from tilefold.passes.memref_common import tile_vars
 
 VEC = "target_memory=pl.Mem.Vec"
 

@@ -6,8 +6,8 @@ import pytest
 
 import tilefold.language as pl
 from tilefold import ir
-from tilefold.backend.memory_planning import allocate_memory_addr, init_mem_ref, memory_reuse
 from tilefold.errors import TilefoldError
+from tilefold.passes import allocate_memory_addr, init_mem_ref, memory_reuse
 
 
 def _run(program, *passes):

@@ -204,7 +204,7 @@ BATCH_PAGES = ["batch_pages_1.py", "batch_pages_4.py"]
 
 def _page_slice_extracts(program):
     """(extract, slice) pairs: tile.extract calls whose source is a Mat tile.slice (a batch page)."""
-    from tilefold.backend.memory_planning import _all_stmts
+    from tilefold.analysis.tile_layout import all_stmts as _all_stmts
     from tilefold.ir.expr import Call
     from tilefold.ir.stmt import AssignStmt
     from tilefold.ir.types import MemorySpace

@@ -150,16 +150,16 @@ class DimensionAnalyzer:
             other = large.get(value)
             if other is not None and other != axis:
                 return DimensionConflict(op, _value_name(value), (min(axis, other), max(axis, other)), reason)
-        if self._rank[ra] < self._rank[rb]:
-            ra, rb = rb, ra
-        # rb goes under ra
-        old = (rb, dict(self._members[ra]), DimensionInfo(self._marks[ra].reduction, self._marks[ra].broadcast,
-                                                          list(self._marks[ra].reasons)), self._rank[ra])
+        if len(self._members[ra]) < len(self._members[rb]):
+            ra, rb = rb, ra  # union by size: the merge (and its undo record) costs the smaller class only
+        # rb goes under ra; the undo record holds what changes, never a copy of the larger class
+        mr, mb2 = self._marks[ra], self._marks[rb]
         if self._undo is not None:
-            self._undo.append(("union", (ra,) + old))
+            added = [v for v in self._members[rb] if v not in self._members[ra]]
+            self._undo.append(("union", (ra, rb, added, mr.reduction, mr.broadcast, len(mr.reasons),
+                                         self._rank[ra])))
         self._parent[rb] = ra
         self._members[ra].update(self._members[rb])
-        mr, mb2 = self._marks[ra], self._marks[rb]
         mr.reduction = mr.reduction or mb2.reduction
         mr.broadcast = mr.broadcast or mb2.broadcast
         mr.reasons.extend(mb2.reasons)
@@ -183,10 +183,14 @@ class DimensionAnalyzer:
                 for table in (self._parent, self._rank, self._members, self._marks):
                     table.pop(data, None)
             elif kind == "union":
-                ra, rb, members, marks, rank = data
+                ra, rb, added, reduction, broadcast, n_reasons, rank = data
                 self._parent[rb] = rb
-                self._members[ra] = members
-                self._marks[ra] = marks
+                members = self._members[ra]
+                for v in added:
+                    del members[v]
+                info = self._marks[ra]
+                info.reduction, info.broadcast = reduction, broadcast
+                del info.reasons[n_reasons:]
                 self._rank[ra] = rank
             elif kind == "mark":
                 root, red, brc, n = data

@@ -28,6 +28,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from tilefold.analysis.tile_layout import ConstFolder, dense_pitch, is_nz, static_dims, tile_2d, view_offset_2d
 from tilefold.errors import NotSupportedError, TilefoldError
 from tilefold.ir.expr import (
     BinaryExpr,
@@ -68,7 +69,6 @@ from tilefold.ir.types import MemorySpace, ScalarType, TensorType, TileType, Tup
 from tilefold.ops import OpKind, Unit, custom_segments, op_of
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
-from .memory_planning import ConstFolder, dense_pitch, is_nz, static_dims, tile_2d, view_offset_2d
 from .pto import (
     Buffer,
     For,

@@ -606,6 +606,7 @@ class _Splitter:
         self.store_axes: dict[int, int] = {}  # id(store call) -> axis of its tile
         self.left: list[str] = []  # windows left on ops (non-strict)
         self.notes: list[tuple[str, str, dict]] = []
+        self._note_at: dict[tuple[str, str], int] = {}  # (kind, message) -> its index in notes (dedup in O(1))
         # values some unguarded work reads (a store, a pure op, a loop / if, a replicated custom op...); a
         # demand that only comes from custom ops fenced to sub-block 0 is "weak" and not in this set
         self.strong: set[ValueKey] = set()
@@ -614,8 +615,11 @@ class _Splitter:
         self.sb = Var("subblock_idx", ScalarType(INDEX))
 
     def _note(self, kind: str, message: str, details: dict) -> None:
-        if not any(k == kind and m == message for k, m, _ in self.notes):
-            self.notes.append((kind, message, details))
+        i = self._note_at.get((kind, message))
+        if i is not None and i < len(self.notes) and self.notes[i][:2] == (kind, message):
+            return  # already noted (an index past a rollback's truncation is stale)
+        self._note_at[(kind, message)] = len(self.notes)
+        self.notes.append((kind, message, details))
 
     # ----------------------------------------------------------------------------- demands
 
