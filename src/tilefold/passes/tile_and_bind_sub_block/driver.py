@@ -28,6 +28,7 @@ from tilefold.passes.tile_and_bind_sub_block.common import (
     _Abort,
     _remark,
 )
+from tilefold.passes.tile_and_bind_sub_block.gm_hazards import check_gm_hazards
 from tilefold.passes.tile_and_bind_sub_block.rollback import _revert, limit_function_to_sub_block0
 from tilefold.passes.tile_and_bind_sub_block.splitter import Splitter
 
@@ -177,6 +178,7 @@ def _split_or_revert(fn: Function) -> tuple[Function, bool]:
         _remark(PASS_NAME, fn.name, "axis", f"split axis {axis}: {why}", axis=axis)
         try:
             sp.run_demands(plan)
+            check_gm_hazards(sp)
             out = sp.rewrite()
         except _Abort as a:
             emit(sp.notes, skip_split=True)
