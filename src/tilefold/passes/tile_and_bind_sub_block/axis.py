@@ -38,7 +38,7 @@ def _axis_candidates(an: DimensionAnalyzer, store: Call) -> tuple[list[int], lis
     if not isinstance(t, TileType) or not isinstance(tile, Var):
         return ok, [f"stored value {_name(tile)} is not a tile variable"]
     for axis in range(t.rank):
-        reason = _halvable(t, axis)
+        reason = _halvable(t, axis, allow_valid=True)  # a clipped store (see ``clipping``)
         if reason is None and not an.is_parallel((tile, axis)):
             info = an.info((tile, axis))
             reason = f"axis {axis} is a reduction axis" + (f" ({info.reasons[0]})" if info.reasons else "")

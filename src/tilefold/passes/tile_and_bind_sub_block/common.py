@@ -124,8 +124,9 @@ def _half_type(t: TileType, axis: int) -> TileType:
     return TileType(tuple(shape), t.dtype, t.memory_space, None, view)
 
 
-def _halvable(t: Type, axis: int) -> str | None:
-    """None if axis of t is static and even; else the reason."""
+def _halvable(t: Type, axis: int, allow_valid: bool = False) -> str | None:
+    """None if axis of t is static and even; else the reason. A partial valid shape is refused unless
+    ``allow_valid`` (a ``set_validshape`` result, whose halves get clipped valid shapes: see ``clipping``)."""
     if not isinstance(t, TileType):
         return f"{type(t).__name__} is not a tile"
     if axis >= t.rank:
@@ -135,7 +136,7 @@ def _halvable(t: Type, axis: int) -> str | None:
         return f"extent {ext!r} on axis {axis} is dynamic"
     if ext.value % 2:
         return f"extent {ext.value} on axis {axis} is odd"
-    if t.tile_view is not None and t.tile_view.valid_shape is not None:
+    if not allow_valid and t.tile_view is not None and t.tile_view.valid_shape is not None:
         vs = t.tile_view.valid_shape
         if not all(isinstance(a, ConstInt) and isinstance(b, ConstInt) and a.value == b.value
                    for a, b in zip(vs, t.shape, strict=False)):
@@ -143,9 +144,9 @@ def _halvable(t: Type, axis: int) -> str | None:
     return None
 
 
-def _split_reason(t: Type, axis: int) -> str | None:
+def _split_reason(t: Type, axis: int, allow_valid: bool = False) -> str | None:
     """None if ``t`` can be halved on ``axis`` (static, even, a column half row a multiple of 32 B)."""
-    reason = _halvable(t, axis)
+    reason = _halvable(t, axis, allow_valid)
     if reason is None and axis == t.rank - 1:
         half_bytes = t.shape[axis].value // 2 * t.dtype.itemsize
         if half_bytes % VECTOR_ALIGN:

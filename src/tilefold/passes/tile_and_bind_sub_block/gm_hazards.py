@@ -19,9 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tilefold.ir.expr import Call, ConstInt, MakeTuple, Var
+from tilefold.ir.expr import Add, Call, ConstInt, MakeTuple, Var
 from tilefold.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, Stmt, WhileStmt, final_yield, flatten_stmts
 from tilefold.ir.types import TensorType, TileType
+from tilefold.ir.visitor import IRVisitor
 from tilefold.ops.registry import OpKind, op_of
 from tilefold.ops.tile_ops import custom_segments
 from tilefold.passes.tile_and_bind_sub_block.common import FULL, _Abort, _name, _window_axis, load_window, store_window
@@ -30,9 +31,11 @@ if TYPE_CHECKING:
     from tilefold.passes.tile_and_bind_sub_block.splitter import Splitter
 
 UNKNOWN = "unknown"  # an access whose box cannot be computed at all: overlaps every access
-# per tensor axis [lo, hi), or None on an axis whose offset / extent is not static (overlaps on that axis);
+# per tensor axis (base, lo, hi): the interval [base + lo, base + hi) where ``base`` is "" (a constant offset) or
+# the text of a loop-invariant offset expression (only function parameters: the same value on both sub-blocks
+# and in every iteration); None on an axis whose offset or extent is not known (overlaps on that axis).
 # UNKNOWN; None = no access by that sub-block
-Box = list[tuple[int, int] | None] | str | None
+Box = list[tuple[str, int, int] | None] | str | None
 
 
 @dataclass
@@ -65,15 +68,33 @@ class _Roots:
                 self.parent[ra] = rb
 
 
-def _static_box(offs, extents) -> Box:
-    box: list[tuple[int, int] | None] = []
-    for o, e in zip(offs, extents, strict=False):
-        ext = e.value if isinstance(e, ConstInt) else e
-        if isinstance(o, ConstInt) and isinstance(ext, int):
-            box.append((o.value, o.value + ext))
-        else:
-            box.append(None)  # dynamic (e.g. a loop-variable offset): may overlap anything on this axis
-    return box
+def _interval(offset, extent, params: set) -> tuple[str, int, int] | None:
+    ext = extent.value if isinstance(extent, ConstInt) else extent
+    if not isinstance(ext, int):
+        return None
+    const = 0
+    if isinstance(offset, Add) and isinstance(offset.rhs, ConstInt):
+        offset, const = offset.lhs, offset.rhs.value
+    if isinstance(offset, ConstInt):
+        return ("", offset.value + const, offset.value + const + ext)
+    if _vars(offset) <= params:
+        return (repr(offset), const, const + ext)
+    return None
+
+
+def _vars(e) -> set:
+    found: set = set()
+
+    class _V(IRVisitor):
+        def visit_Var(self, expr: Var) -> None:
+            found.add(expr)
+
+    _V().visit_expr(e)
+    return found
+
+
+def _static_box(offs, extents, params: set) -> Box:
+    return [_interval(o, e, params) for o, e in zip(offs, extents, strict=False)]
 
 
 def _halved(box: Box, axis: int, half: int, sb: int) -> Box:
@@ -81,8 +102,8 @@ def _halved(box: Box, axis: int, half: int, sb: int) -> Box:
         return box
     out = list(box)
     if box[axis] is not None:
-        lo = box[axis][0] + sb * half
-        out[axis] = (lo, lo + half)
+        base, lo, _ = box[axis]
+        out[axis] = (base, lo + sb * half, lo + sb * half + half)
     return out
 
 
@@ -92,7 +113,8 @@ def _overlap(a: Box, b: Box) -> bool:
         return False
     if a == UNKNOWN or b == UNKNOWN or len(a) != len(b):
         return True
-    return all(x is None or y is None or (x[0] < y[1] and y[0] < x[1]) for x, y in zip(a, b, strict=True))
+    return all(x is None or y is None or x[0] != y[0] or (x[1] < y[2] and y[1] < x[2])
+               for x, y in zip(a, b, strict=True))
 
 
 class _Collector:
@@ -100,6 +122,7 @@ class _Collector:
         self.sp = sp
         self.roots = _Roots()
         self.accesses: list[Access] = []
+        self.params = {p for p in sp.fn.params if not isinstance(p.type, (TensorType, TileType))}
 
     def body(self, body: Stmt | None) -> None:
         for s in flatten_stmts(body):
@@ -140,7 +163,7 @@ class _Collector:
         extents = list(window) if window is not None else list(t.shape)
         if len(extents) < len(offs):  # a lower-rank tile stored into a higher-rank tensor: leading unit axes
             extents = [1] * (len(offs) - len(extents)) + extents
-        box = _static_box(offs, extents)
+        box = _static_box(offs, extents, self.params)
         axis = self.sp.store_plan.get(id(call))
         if axis is None:  # a store left whole runs on sub-block 0 only (guarded)
             return box if sb == 0 else None
@@ -153,7 +176,7 @@ class _Collector:
         offs_t, shape_t = call.args[1], call.args[2]
         if not (isinstance(offs_t, MakeTuple) and isinstance(shape_t, MakeTuple)):
             return UNKNOWN
-        box = _static_box(offs_t.elements, shape_t.elements)
+        box = _static_box(offs_t.elements, shape_t.elements, self.params)
         axis = self.sp.mode.get(var, FULL) if var is not None else FULL
         if axis is None or axis < 0:
             return box

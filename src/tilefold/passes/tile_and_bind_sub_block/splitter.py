@@ -54,6 +54,7 @@ def op_strategy(op: OpDef, call: Call) -> Any:
     """The strategy module of an op family (None: no strategy)."""
     from tilefold.passes.tile_and_bind_sub_block import (
         broadcast,
+        clipping,
         copies,
         elementwise,
         load,
@@ -71,6 +72,8 @@ def op_strategy(op: OpDef, call: Call) -> Any:
         return load
     if kind is OpKind.COPY or (kind is OpKind.VIEW and call.op_name == "tile.slice"):
         return copies
+    if kind is OpKind.VIEW and call.op_name == "tile.set_validshape":
+        return clipping
     return None
 
 
@@ -93,6 +96,7 @@ class Splitter:
         self.replicated: dict[int, str] = {}  # id(custom call) -> why it is computed whole on both
         self.fenced: set[int] = set()  # id(custom call): un-split, results unused by unguarded work
         self.sb = Var("subblock_idx", ScalarType(INDEX))
+        self.clipped: set[ValueKey] = set()  # set_validshape results whose halves get clipped valid shapes
 
     def note(self, kind: str, message: str, details: dict) -> None:
         if not any(k == kind and m == message for k, m, _ in self.notes):
@@ -167,7 +171,7 @@ class Splitter:
             t = _key_type(key)
             if not isinstance(t, TileType):
                 continue
-            reason = _split_reason(t, axis)
+            reason = _split_reason(t, axis, allow_valid=key in self.clipped)
             if reason is not None:
                 raise _Abort(f"cannot halve {_key_name(key)} on axis {axis}: {reason}")
 
@@ -264,7 +268,7 @@ class Splitter:
         name = call.op_name
         if op is None:
             raise Refusal("supported_producer", f"{name} is not a registered op", op=name)
-        reason = _halvable(var.type, axis)
+        reason = _halvable(var.type, axis, allow_valid=name == "tile.set_validshape")
         if reason is not None:
             raise Refusal("halvable", reason, operand=var.name, op=name)
         module = op_strategy(op, call)
