@@ -1,8 +1,10 @@
 """Seeding at the stores.
 
-Rule: each store demands the ``sb * half`` window of its tile on the axis chosen for it (``axis.axis_plans``), and
-is re-emitted writing that half at ``offset + sb * half`` (on the N-D window axis the halving maps to for a
-flattened tile), marked ``tiled_op``.
+Rule: each store named by the axis plan (``axis.axis_plans``) demands the ``sb * half`` window of its tile on
+the axis chosen for it, and is re-emitted writing that half at ``offset + sb * half`` (on the N-D window axis
+the halving maps to for a flattened tile), marked ``tiled_op``. A store the plan does not name (partial split)
+needs its tile whole — a weak demand, it runs on sub-block 0 only — and is left for the final
+LimitUniqueSubBlockIdToStoreCopy step to guard.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from tilefold.ir.stmt import (
     Stmt,
 )
 from tilefold.passes.tile_and_bind_sub_block.common import (
+    FULL,
     TILED_OP,
-    _Abort,
     _name,
     _offset_plus,
     _rebuild,
@@ -31,13 +33,17 @@ if TYPE_CHECKING:
 
 def seed(sp: Splitter, call: Call) -> None:
     axis = sp.store_plan.get(id(call))
-    if axis is None:
-        raise _Abort("a store has no split axis")
+    if axis is None:  # partial split: the store stays whole and is guarded to sub-block 0 (a weak demand)
+        sp.want_expr(call.args[0], FULL, weak=True)
+        return
     sp.want_expr(call.args[0], axis)
 
 
-def rewrite(sp: Splitter, var: Var | None, call: Call, out: list[Stmt]) -> Stmt:
-    axis = sp.store_plan[id(call)]
+def rewrite(sp: Splitter, var: Var | None, call: Call, out: list[Stmt]) -> Stmt | None:
+    axis = sp.store_plan.get(id(call))
+    if axis is None:
+        return None  # kept whole; LimitUniqueSubBlockIdToStoreCopy guards it
+
     tile = call.args[0]
     t = tile.type
     half = t.shape[axis].value // 2
