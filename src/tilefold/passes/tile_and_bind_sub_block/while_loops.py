@@ -1,47 +1,43 @@
 """``while`` loops.
 
-Rule: a while loop carrying tiles is not split (strict: rollback; non-strict: computed whole).
+Rule: a while loop carries tiles exactly like a ``for`` loop (``loops``): the init, the iter arg, the yielded
+value and the result of a loop-carried tile carry the same half, with the demand on each iter arg iterated to a
+fixpoint. The condition is evaluated by both sub-blocks; it reads scalars, and a tile it reads is needed whole
+(a demand that conflicts with a half, which refuses the split in strict mode).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tilefold.ir.stmt import (
-    SeqStmts,
-    Stmt,
-    WhileStmt,
-    final_yield,
-)
+from tilefold.ir.expr import Var
+from tilefold.ir.stmt import Stmt, WhileStmt
 from tilefold.ir.types import TileType
-from tilefold.passes.tile_and_bind_sub_block.common import (
-    FULL,
-)
+from tilefold.ir.visitor import IRVisitor
+from tilefold.passes.tile_and_bind_sub_block import loops
+from tilefold.passes.tile_and_bind_sub_block.common import FULL
 
 if TYPE_CHECKING:
     from tilefold.passes.tile_and_bind_sub_block.splitter import Splitter
 
 
+def _condition_tiles(stmt: WhileStmt) -> list[Var]:
+    found: list[Var] = []
+
+    class _V(IRVisitor):
+        def visit_Var(self, expr: Var) -> None:
+            if isinstance(expr.type, TileType):
+                found.append(expr)
+
+    _V().visit_expr(stmt.condition)
+    return found
+
+
 def reverse(sp: Splitter, stmt: WhileStmt) -> None:
-    for ia in stmt.iter_args:
-        if isinstance(ia.type, TileType) and (sp.demand.get(ia) or any(
-                sp.demand.get(rv) for rv in stmt.return_vars)):
-            sp.leave("while loops carrying tiles are not split", f"while loop ({ia.name})", custom=False)
-    for ia in stmt.iter_args:
-        sp.mode[ia] = FULL
-    for rv in stmt.return_vars:
-        sp.mode[rv] = FULL
-    y = final_yield(stmt.body)
-    if y is not None:
-        for v in y.values:
-            if isinstance(v.type, TileType):
-                sp.want_expr(v, FULL)
-    sp.reverse_body(stmt.body)
-    for ia in stmt.iter_args:
-        if ia.init is not None and isinstance(ia.type, TileType):
-            sp.want_expr(ia.init, FULL)
+    for v in _condition_tiles(stmt):
+        sp.want_expr(v, FULL)
+    loops.reverse(sp, stmt)
 
 
 def rewrite(sp: Splitter, stmt: WhileStmt) -> list[Stmt]:
-    body = sp.rewrite_body(stmt.body)
-    return [stmt.with_fields(body=SeqStmts(tuple(body)))]
+    return loops.rewrite(sp, stmt)
