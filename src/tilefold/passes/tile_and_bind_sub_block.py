@@ -608,6 +608,9 @@ class _Splitter:
         # values some unguarded work reads (a store, a pure op, a loop / if, a replicated custom op...); a
         # demand that only comes from custom ops fenced to sub-block 0 is "weak" and not in this set
         self.strong: set[ValueKey] = set()
+        # undo journal of demand / strong changes: (key, its demand set before, was it strong); a loop's
+        # fixpoint rounds roll back to their start instead of copying every demand (linear in the loops)
+        self._journal: list[tuple[ValueKey, set[int] | None, bool]] = []
         self.replicated: dict[int, str] = {}  # id(custom call) -> why it is computed whole on both
         self.fenced: set[int] = set()  # id(custom call): un-split, results unused by unguarded work
         self.sb = Var("subblock_idx", ScalarType(INDEX))
@@ -624,6 +627,7 @@ class _Splitter:
     def _want(self, key: ValueKey, axis: int, weak: bool = False) -> None:
         if not isinstance(_key_type(key), TileType):
             return
+        self._journal.append((key, set(self.demand[key]) if key in self.demand else None, key in self.strong))
         self.demand.setdefault(key, set()).add(axis)
         if not weak:
             self.strong.add(key)
@@ -928,8 +932,19 @@ class _Splitter:
         self._note("replicated", why, {"op": call.op_name, "results": names})
         self._full_operands(call)
 
-    def _snapshot(self) -> tuple[dict[ValueKey, set[int]], set[ValueKey]]:
-        return {k: set(v) for k, v in self.demand.items()}, set(self.strong)
+    def _rollback_demands(self, mark: int) -> None:
+        """Undo every demand / strong change journaled after position ``mark``."""
+        journal = self._journal
+        while len(journal) > mark:
+            key, old, strong = journal.pop()
+            if old is None:
+                self.demand.pop(key, None)
+            else:
+                self.demand[key] = old
+            if strong:
+                self.strong.add(key)
+            else:
+                self.strong.discard(key)
 
     def _expr_mode(self, e: Expr) -> int:
         key: ValueKey | None = None
@@ -947,23 +962,26 @@ class _Splitter:
         so the walk stops after at most one round per (iter arg, axis). Notes of superseded rounds are
         dropped. An iter arg that stays undemanded follows the half of the value it yields."""
         ias, rvs = stmt.iter_args, stmt.return_vars
-        base, base_strong = self._snapshot()
+        mark = len(self._journal)
+        base_ia = [set(self.demand.get(ia, set())) for ia in ias]
+        base_rv = [set(self.demand.get(rv, set())) for rv in rvs]
         n_notes, n_left = len(self.notes), len(self.left)
         extra: list[set[int]] = [set() for _ in ias]
         rounds = 2 + sum((ia.type.rank + 1) if isinstance(ia.type, TileType) else 0 for ia in ias)
         y = final_yield(stmt.body)
         seeded: list[set[int]] = []
         for _ in range(rounds):
-            self.demand = {k: set(v) for k, v in base.items()}
-            self.strong = set(base_strong)
+            self._rollback_demands(mark)
             del self.notes[n_notes:]
             del self.left[n_left:]
             seeded = []
             for k, ia in enumerate(ias):
-                d = set(base.get(ia, set())) | extra[k]
+                d = base_ia[k] | extra[k]
                 if k < len(rvs):
-                    d |= base.get(rvs[k], set())
+                    d |= base_rv[k]
                 if d:
+                    self._journal.append((ia, set(self.demand[ia]) if ia in self.demand else None,
+                                          ia in self.strong))
                     self.demand[ia] = set(d)
                 seeded.append(d)
             for k, ia in enumerate(ias):
