@@ -163,7 +163,7 @@ class Program(_Attributed):
         raise KeyError(f"program {self.name!r} has no function {name!r}")
 
     def as_python(self) -> str:
-        from tilefold.ir.printer import python_print
+        from tilefold.ir.printing import python_print
 
         return python_print(self)
 

@@ -38,6 +38,7 @@ from tilefold.language.dsl import (
     reduction,
 )
 from tilefold.language.parser import _MISSING, Parser
+from tilefold.language.printer import python_print
 
 Mem = MemorySpace
 GM = MemorySpace.DDR
@@ -174,6 +175,7 @@ __all__ = [
     "BF16", "BOOL", "FP16", "FP32", "FP64", "FP8E4M3", "FP8E5M2", "GM", "INDEX", "INT16", "INT32", "INT4", "INT64",
     "INT8", "UINT16", "UINT32", "UINT64", "UINT8", "FunctionType", "InOut", "Mem", "MemRef", "MemorySpace", "Out",
     "Scalar", "Tensor", "Tile", "TileView", "Tuple", "affine_map", "cond", "const", "create_tensor", "function",
-    "load", "make_tuple", "max", "min", "parallel", "parse", "parse_file", "pipeline", "program", "range",
+    "load", "make_tuple", "max", "min", "parallel", "parse", "parse_file", "pipeline", "program",
+    "python_print", "range",
     "reduction", "store", "tensor", "tile", "unroll", "while_", "yield_",
 ]
