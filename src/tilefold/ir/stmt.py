@@ -100,6 +100,17 @@ class IfStmt(Stmt, _Attributed):
 
 
 @dataclass(frozen=True, eq=False)
+class ScopeStmt(Stmt):
+    """``with pl.at(level=pl.Level.<level>):`` in a ``@pl.jit`` body: on-chip work inside orchestration code.
+    Only the tensor-level front end produces it; OutlineIncoreScopes turns each one into an InCore function and
+    a call, so no later pass sees it."""
+
+    level: str
+    body: Stmt
+    span: Span = field(default=UNKNOWN_SPAN, repr=False)
+
+
+@dataclass(frozen=True, eq=False)
 class YieldStmt(Stmt):
     values: tuple[Expr, ...]
     span: Span = field(default=UNKNOWN_SPAN, repr=False)
