@@ -387,7 +387,7 @@ def test_undecodable_file_is_a_user_error(tmp_path, capsys):
 
 def test_opt_without_the_printer_falls_back_to_a_readable_dump(good, capsys, monkeypatch):
     needs_parser()
-    monkeypatch.setitem(sys.modules, "tilefold.ir.printer", None)
+    monkeypatch.setitem(sys.modules, "tilefold.language.printer", None)
     code, out, _ = run(["opt", good], capsys)
     assert code == 0
     assert out.startswith("program Example:")

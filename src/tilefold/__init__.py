@@ -10,6 +10,9 @@ from tilefold.errors import (
     VerificationError,
 )
 
+# the `pl` printer lives beside the parser; importing it installs the hook `ir` prints through
+from tilefold.language import printer as _printer  # noqa: E402, F401
+
 __version__ = "0.1.0"
 
 __all__ = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tilefold.errors import Span, TilefoldError
 
-DEFAULT_MAX_STEPS = 5_000_000
+DEFAULT_MAX_STEPS = 1_000_000  # the golden interpreter runs ~10^5 simple statements per second
 
 
 class StepBudgetExceeded(TilefoldError):

@@ -14,10 +14,10 @@ Sub-commands::
     tilefold passes
     tilefold ops [NAME] [--markdown]   (the op registry; --markdown writes docs/ops.md)
 
-Exit codes: 0 success; 1 a user error (bad input, a failed verification, an unsupported program; reported
-as one paragraph from ``TilefoldError.render()``, never a traceback); 2 a usage error (bad command line,
-unknown pass name); 3 ``tilefold run`` found a mismatch or a device fault; 4 an internal error (a bug:
-rerun with ``--traceback`` to see where).
+Exit codes (``EXIT_CODES``): 0 success; 1 a usage error (bad command line, unknown pass name); 2 a user
+error (bad input, a failed verification, an unsupported program; reported as one paragraph from
+``TilefoldError.render()``, never a traceback); 3 ``tilefold run`` found a mismatch or a device fault; 4 an
+internal error (a bug: rerun with ``--traceback`` to see where).
 """
 
 from __future__ import annotations
@@ -34,7 +34,22 @@ from typing import Any
 
 from tilefold.errors import TilefoldError
 
-EXIT_OK, EXIT_USER, EXIT_USAGE, EXIT_MISMATCH, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_USAGE, EXIT_USER, EXIT_MISMATCH, EXIT_INTERNAL = 0, 1, 2, 3, 4
+
+EXIT_CODES = """exit codes:
+  0  success (run: the device result matches the golden reference)
+  1  usage error: bad command line, unknown pass / op / benchmark name
+  2  user error: the program or its inputs are wrong (located message with a hint, no traceback)
+  3  tilefold run: mismatch or device fault (the evidence examples with --skip-pass exit 3 on purpose)
+  4  internal error: a tilefold bug (rerun with --traceback)"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the documented usage exit code (1; argparse's own is 2, which means a user error here)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
 class UsageError(Exception):
@@ -253,6 +268,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
         kwargs["target"] = args.target
     if args.codegen:
         kwargs["codegen"] = args.codegen
+    if args.entry:
+        kwargs["entry"] = _entry_function(program, args.entry).name
     if args.print_after_all:
         from tilefold.passes.pass_manager import DumpInstrument, PassContext
 
@@ -289,9 +306,24 @@ def cmd_compile(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------------------------
 
 
-def _entry_function(program):
+def _entry_function(program, name: str | None = None):
     from tilefold.ir.stmt import FunctionType
 
+    names = [f.name for f in program.functions]
+    if not names:
+        raise TilefoldError(f"program {program.name!r} has no functions",
+                            hint="add a method decorated with @pl.function(type=pl.FunctionType.InCore) (a kernel) "
+                                 "or an Orchestration function")
+    if name is not None:
+        for f in program.functions:
+            if f.name == name:
+                return f
+        import difflib
+
+        close = difflib.get_close_matches(name, names, n=1)
+        raise TilefoldError(f"--entry {name}: program {program.name!r} has no function {name!r}",
+                            hint=(f"did you mean {close[0]!r}? " if close else "")
+                            + f"its functions: {', '.join(names)}")
     orch = [f for f in program.functions if f.func_type is FunctionType.Orchestration]
     if orch:
         return orch[0]
@@ -302,7 +334,8 @@ def _entry_function(program):
         return program.functions[0]
     raise TilefoldError(f"program {program.name!r} has no Orchestration function and "
                         f"{len(kernels)} kernels; cannot tell which one to run",
-                        hint="add an Orchestration function that calls the kernels")
+                        hint=f"choose one with --entry NAME ({', '.join(names)}), or add an Orchestration "
+                             "function that calls the kernels")
 
 
 def _parse_scalar(text: str) -> Any:
@@ -316,21 +349,145 @@ def _parse_scalar(text: str) -> Any:
     raise TilefoldError(f"cannot read scalar value {text!r}", hint="use an int, a float, true or false")
 
 
-def _make_inputs(program, spec: str, seed: int, settings: Sequence[str]) -> dict[str, Any]:
+#: the largest input array ``tilefold run`` makes or reads (per parameter): beyond it, refuse with a hint
+MAX_INPUT_BYTES = 256 * 2**20
+_NPZ_HINT = "save the inputs with numpy.savez(path, name=array, ...): one array per parameter, scalars as 0-d arrays"
+
+
+def _scalar_for(name: str, text: str, dtype) -> Any:
+    """The value of ``--set name=text`` for a scalar parameter of ``dtype``: INDEX / integer parameters take
+    integers only (no 1e3, true or inf), float parameters finite numbers, bool parameters true / false."""
+    import math
+    import re
+
+    if dtype.is_bool:
+        if text.lower() in ("true", "false", "0", "1"):
+            return text.lower() in ("true", "1")
+        raise TilefoldError(f"--set {name}={text}: {name} is a {dtype.name} parameter and takes true or false")
+    if dtype.is_float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = None
+        if value is None or not math.isfinite(value):
+            raise TilefoldError(f"--set {name}={text}: {name} is a {dtype.name} parameter and takes a finite "
+                                "number", hint=f"e.g. --set {name}=0.5")
+        return value
+    if not re.fullmatch(r"[+-]?\d+", text):
+        raise TilefoldError(f"--set {name}={text}: {name} is a {dtype.name} parameter and takes integers only",
+                            hint=f"write the value as a whole number, e.g. --set {name}=3")
+    value = int(text)
+    if abs(value) >= 2**63:
+        raise TilefoldError(f"--set {name}={text}: the value does not fit a 64-bit integer")
+    return value
+
+
+def _check_input_sizes(entry) -> None:
+    """Refuse to make random inputs larger than MAX_INPUT_BYTES (a [10^6, 10^6] tensor is 4 TB)."""
+    from tilefold.ir.types import TensorType
+
+    for p in entry.params:
+        t = p.type
+        shape = t.static_shape if isinstance(t, TensorType) else None
+        if shape is None:
+            continue
+        n = 1
+        for d in shape:
+            n *= d
+        size = n * t.dtype.itemsize
+        if size > MAX_INPUT_BYTES:
+            raise TilefoldError(f"parameter {p.name} of {entry.name} is {list(shape)} {t.dtype.name}: "
+                                f"{size:,} bytes, above the {MAX_INPUT_BYTES // 2**20} MiB limit for run inputs",
+                                span=p.span if p.span.line else None,
+                                hint="tilefold simulates byte by byte: run the kernel on a smaller tensor "
+                                     "(e.g. one tile's worth of rows)")
+
+
+def _load_npz(spec: str, entry) -> dict[str, Any]:
+    """Read ``--inputs FILE.npz`` without trusting it: every member's header is checked (a readable .npy,
+    no pickled objects, at most MAX_INPUT_BYTES, as many bytes as the header claims) before any array is
+    allocated; scalar parameters must be stored as 0-d (or one-element) arrays."""
+    import zipfile
+
+    import numpy as np
+
+    from tilefold.ir.types import ScalarType
+
+    path = Path(spec)
+    if not path.is_file():
+        raise TilefoldError(f"cannot read inputs {spec!r}: no such file",
+                            hint="pass --inputs random or an .npz file with one array per parameter")
+    if not zipfile.is_zipfile(path):
+        with open(path, "rb") as f:
+            head = f.read(6)
+        what = "a single .npy array" if head == b"\x93NUMPY" else "not an .npz (zip) archive"
+        raise TilefoldError(f"cannot read inputs {spec!r}: the file is {what}", hint=_NPZ_HINT)
+    inputs: dict[str, Any] = {}
+    try:
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+                with zf.open(info) as member:
+                    version = np.lib.format.read_magic(member)
+                    if version == (1, 0):
+                        shape, _fortran, dtype = np.lib.format.read_array_header_1_0(member)
+                    else:
+                        shape, _fortran, dtype = np.lib.format.read_array_header_2_0(member)
+                    header_len = member.tell()
+                if dtype.hasobject:
+                    raise TilefoldError(f"cannot read inputs {spec!r}: array {name!r} holds Python objects "
+                                        "(pickled data), which tilefold never loads", hint=_NPZ_HINT)
+                count = 1
+                for d in shape:
+                    count *= d
+                nbytes = count * dtype.itemsize
+                if nbytes > MAX_INPUT_BYTES:
+                    raise TilefoldError(f"cannot read inputs {spec!r}: array {name!r} claims shape {list(shape)} "
+                                        f"{dtype} ({nbytes:,} bytes), above the {MAX_INPUT_BYTES // 2**20} MiB "
+                                        "limit for run inputs", hint="run the kernel on smaller tensors")
+                if info.file_size < header_len + nbytes:
+                    raise TilefoldError(f"cannot read inputs {spec!r}: array {name!r} is truncated (its header "
+                                        f"claims {nbytes:,} bytes of data, the file holds "
+                                        f"{max(0, info.file_size - header_len):,})", hint=_NPZ_HINT)
+            with np.load(path, allow_pickle=False) as data:
+                for k in data.files:
+                    inputs[k] = data[k]
+    except TilefoldError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+        raise TilefoldError(f"cannot read inputs {spec!r}: {type(exc).__name__}: {exc}", hint=_NPZ_HINT) from None
+    for p in entry.params:
+        if isinstance(p.type, ScalarType) and p.name in inputs:
+            value = inputs[p.name]
+            if isinstance(value, np.ndarray):
+                if value.size != 1:
+                    raise TilefoldError(f"{spec}: scalar parameter {p.name} of {entry.name} is stored as an array "
+                                        f"of shape {list(value.shape)}",
+                                        hint=f"store it as a 0-d array: numpy.savez(path, {p.name}=3, ...)")
+                value = value.reshape(()).item()
+            inputs[p.name] = value
+    return inputs
+
+
+def _make_inputs(program, spec: str, seed: int, settings: Sequence[str], entry_name: str | None = None
+                 ) -> dict[str, Any]:
     import numpy as np
 
     from tilefold.ir.stmt import ParamDirection
     from tilefold.ir.types import ScalarType, TensorType
 
+    entry = _entry_function(program, entry_name)
+    scalar_types = {p.name: p.type.dtype for p in entry.params if isinstance(p.type, ScalarType)}
     fixed: dict[str, Any] = {}
     for item in settings or ():
         if "=" not in item:
             raise UsageError(f"--set expects NAME=VALUE, got {item!r}")
         name, value = item.split("=", 1)
-        fixed[name.strip()] = _parse_scalar(value.strip())
+        name = name.strip()
+        dtype = scalar_types.get(name)
+        fixed[name] = _parse_scalar(value.strip()) if dtype is None else _scalar_for(name, value.strip(), dtype)
 
-    entry = _entry_function(program)
-    scalar_params = [p.name for p in entry.params if isinstance(p.type, ScalarType)]
+    scalar_params = list(scalar_types)
     unknown = [name for name in fixed if name not in scalar_params]
     if unknown:
         listed = ", ".join(scalar_params) if scalar_params else "none"
@@ -338,16 +495,7 @@ def _make_inputs(program, spec: str, seed: int, settings: Sequence[str]) -> dict
                             hint=f"the scalar parameters of {entry.name} are: {listed} (tensors come from "
                                  "--inputs)")
     if spec != "random":
-        path = Path(spec)
-        if not path.is_file():
-            raise TilefoldError(f"cannot read inputs {spec!r}: no such file",
-                                hint="pass --inputs random or an .npz file with one array per parameter")
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                inputs = {k: data[k] for k in data.files}
-        except (OSError, ValueError) as exc:
-            raise TilefoldError(f"cannot read inputs {spec!r}: {exc}",
-                                hint="save the inputs with numpy.savez(path, name=array, ...)") from None
+        inputs = _load_npz(spec, entry)
         inputs.update(fixed)
         missing = [p.name for p, d in zip(entry.params, entry.param_directions, strict=False)
                    if p.name not in inputs and d is not ParamDirection.Out]
@@ -356,6 +504,7 @@ def _make_inputs(program, spec: str, seed: int, settings: Sequence[str]) -> dict
                                 hint=f"the file holds: {', '.join(sorted(inputs)) or 'nothing'}")
         return inputs
 
+    _check_input_sizes(entry)
     try:
         harness_random = _attr("tilefold.testing", "random_inputs", "the E2E harness")
     except UnavailableError:
@@ -522,8 +671,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     run_and_compare = _attr("tilefold.testing", "run_and_compare", "the E2E harness")
     _register_kernels(args.kernels or ())
     program = _parse_file(args.file)
-    inputs = _make_inputs(program, args.inputs, args.seed, args.set)
-    entry = _entry_function(program)
+    inputs = _make_inputs(program, args.inputs, args.seed, args.set, args.entry)
+    entry = _entry_function(program, args.entry)
     scalars = {p.name: inputs.get(p.name) for p in entry.params if isinstance(p.type, ScalarType)}
     explicit = {item.split("=", 1)[0].strip() for item in args.set or ()}
     kwargs: dict[str, Any] = {
@@ -532,6 +681,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         "options": _pipeline_options(args),
         "block_dim": args.block_dim,
     }
+    if args.entry:
+        kwargs["entry"] = entry.name
+    if args.max_steps is not None:
+        kwargs["max_steps"] = args.max_steps
     if args.target:
         kwargs["target"] = args.target
     with collect_remarks() as remarks:
@@ -758,6 +911,12 @@ def cmd_passes(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------------------------
 
 
+CODEGEN_HELP = ("strict (default): refuse lowerings known to be unsafe; faithful: lower like upstream PyPTO, "
+                "hazards included (to reproduce its bugs on the simulator)")
+ENTRY_HELP = ("the function to compile / run (default: the Orchestration function, else the only kernel); "
+              "needed when a program has several kernels and no Orchestration function")
+
+
 def _add_pipeline_flags(p: argparse.ArgumentParser, skip: bool = True) -> None:
     p.add_argument("--target", metavar="NAME", help="target chip (Ascend910B, Ascend910C, Ascend950)")
     p.add_argument("--enable-auto-bind-sub-block", action=argparse.BooleanOptionalAction, default=None,
@@ -768,8 +927,11 @@ def _add_pipeline_flags(p: argparse.ArgumentParser, skip: bool = True) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tilefold", description="tilefold: a tile-level kernel compiler for "
-                                                                  "Ascend-style NPUs")
+    from tilefold import __version__
+
+    parser = _Parser(prog="tilefold", description="tilefold: a tile-level kernel compiler for Ascend-style NPUs",
+                     epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"tilefold {__version__}")
     parser.add_argument("--traceback", action="store_true", help="show Python tracebacks of errors (debugging)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
@@ -795,7 +957,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compile", help="compile a pl file with the default pipeline")
     p.add_argument("file", metavar="FILE.py")
     p.add_argument("--emit", choices=("ir", "pto"), default="pto", help="what to print (default: pto)")
-    p.add_argument("--codegen", choices=("strict", "faithful"), default=None)
+    p.add_argument("--codegen", choices=("strict", "faithful"), default=None, help=CODEGEN_HELP)
+    p.add_argument("--entry", metavar="NAME", help=ENTRY_HELP)
     p.add_argument("--print-after-all", action="store_true",
                    help="print the input IR and the IR after every pass of the pipeline, then the output")
     p.add_argument("--remarks", action="store_true", help="print the passes' remarks after the output")
@@ -806,9 +969,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE.py")
     p.add_argument("--inputs", default="random", metavar="random|FILE.npz",
                    help="random inputs (default) or an .npz file with one array per parameter")
-    p.add_argument("--codegen", choices=("strict", "faithful"), default="strict")
+    p.add_argument("--codegen", choices=("strict", "faithful"), default="strict", help=CODEGEN_HELP)
+    p.add_argument("--entry", metavar="NAME", help=ENTRY_HELP)
     p.add_argument("--block-dim", type=int, default=1, metavar="N", help="number of blocks (cores) to launch")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    p.add_argument("--max-steps", type=int, default=None, metavar="N",
+                   help="stop a run after N executed statements / loop iterations (default 1,000,000)")
     p.add_argument("--set", action="append", metavar="NAME=VALUE",
                    help="value of a scalar parameter of the entry function (unset scalars are random in [0, 4))")
     p.add_argument("--remarks", action="store_true", help="print the passes' remarks after the result table")
@@ -833,6 +999,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", metavar="NAME", help="one op (e.g. tile.slice or slice)")
     p.add_argument("--markdown", action="store_true", help="print the docs/ops.md reference page")
     p.set_defaults(func=cmd_ops)
+    for command in sub.choices.values():  # --traceback is accepted after the sub-command too
+        command.add_argument("--traceback", action="store_true", default=argparse.SUPPRESS,
+                             help="show Python tracebacks of errors (debugging)")
+        command.epilog, command.formatter_class = EXIT_CODES, argparse.RawDescriptionHelpFormatter
     return parser
 
 

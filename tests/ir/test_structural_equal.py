@@ -366,11 +366,10 @@ def test_dsl_changed_memory_space_and_op_reported():
 
 
 def test_messages_without_the_printer_use_the_compact_form(monkeypatch):
-    import sys
-
+    import tilefold.ir.printing
     from tilefold.ir.structural import dump_ir
 
-    monkeypatch.setitem(sys.modules, "tilefold.ir.printer", None)
+    monkeypatch.setattr(tilefold.ir.printing, "_printer", None)
     msg = mismatch(program(kernel_fn()), program(kernel_fn(offset=0)))
     assert "in lhs statement: %hi: Tile[[16, 64], FP32, Vec] = tile.slice(%t, [16, 64], [0, 64])" in msg
     text = dump_ir(program(loop_fn()))

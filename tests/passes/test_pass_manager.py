@@ -175,7 +175,7 @@ def fake_frontend(monkeypatch):
     table = {}
     state = {"perturb": None}
 
-    printer = types.ModuleType("tilefold.ir.printer")
+    printer = types.ModuleType("tilefold.language.printer")
 
     def python_print(prog):
         key = f"prog{len(table)}"
@@ -190,12 +190,12 @@ def fake_frontend(monkeypatch):
         return state["perturb"](prog) if state["perturb"] else prog
 
     language.parse = parse
-    monkeypatch.setitem(sys.modules, "tilefold.ir.printer", printer)
+    language.printer = printer
+    monkeypatch.setitem(sys.modules, "tilefold.language.printer", printer)
     monkeypatch.setitem(sys.modules, "tilefold.language", language)
     import tilefold
     import tilefold.ir
 
-    monkeypatch.setattr(tilefold.ir, "printer", printer, raising=False)
     monkeypatch.setattr(tilefold, "language", language, raising=False)
     return state
 
@@ -242,8 +242,8 @@ def test_round_trip_reports_unparsable_text(fake_frontend, monkeypatch):
 
 def _real_frontend():
     try:
-        import tilefold.ir.printer as printer
         import tilefold.language as language
+        import tilefold.language.printer as printer
     except ImportError:
         pytest.skip("printer / parser not available yet")
     if not hasattr(language, "parse") or not hasattr(printer, "python_print"):

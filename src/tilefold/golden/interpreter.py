@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from tilefold.budget import DEFAULT_MAX_STEPS, StepBudget
 from tilefold.custom import call_kernel, describe_kernel, get_custom_op
 from tilefold.errors import CustomOpError, NotSupportedError, Span, TilefoldError
 from tilefold.golden.values import byte_offsets, is_float_dtype, scalar_value, strided_view, to_dtype
@@ -150,8 +151,10 @@ def _describe(value: Any) -> str:
 class GoldenInterpreter:
     """Executes the functions of one program. Create one per run (it caches flattened bodies)."""
 
-    def __init__(self, program: Program, *, block_dim: int = 1) -> None:
+    def __init__(self, program: Program, *, block_dim: int = 1, max_steps: int | None = DEFAULT_MAX_STEPS) -> None:
         self.program = program
+        # statements and loop iterations executed count against one budget (tilefold.budget, --max-steps)
+        self.budget = StepBudget(max_steps, "golden interpreter")
         self.block_dim = int(block_dim)
         self._functions = {fn.name: fn for fn in program.functions}
         self._bodies: dict[int, tuple[Stmt, ...]] = {}
@@ -227,7 +230,11 @@ class GoldenInterpreter:
 
     def _exec_body(self, body: Stmt | None, env: dict[Var, Any], inst: Instance) -> tuple[Any, ...] | None:
         """Execute a body; returns the yielded values if it ends in a ``yield``."""
+        budget = self.budget
         for stmt in self._flat(body):
+            budget.steps += 1
+            if budget.max_steps is not None and budget.steps > budget.max_steps:
+                budget.spend(0, _span(stmt), f"this {type(stmt).__name__.removesuffix('Stmt').lower()} statement")
             if isinstance(stmt, YieldStmt):
                 return tuple(self.eval(v, env, inst) for v in stmt.values)
             self._exec_stmt(stmt, env, inst)
@@ -270,6 +277,7 @@ class GoldenInterpreter:
         values = tuple(self.eval(ia.init, env, inst) if ia.init is not None else env.get(ia)
                        for ia in stmt.iter_args)
         for i in range(start, stop, step):
+            self.budget.spend(1, _span(stmt), f"iteration {i} of the loop over range({start}, {stop}, {step})")
             env[stmt.loop_var] = i
             for ia, v in zip(stmt.iter_args, values, strict=False):
                 env[ia] = v
@@ -286,6 +294,7 @@ class GoldenInterpreter:
                 env[ia] = v
             if not bool(self.eval(stmt.condition, env, inst)):
                 break
+            self.budget.spend(1, _span(stmt), "a while loop whose condition is still true")
             yielded = self._exec_body(stmt.body, env, inst)
             if stmt.iter_args:
                 values = self._check_yield(yielded, len(stmt.iter_args), stmt, "while loop")
@@ -718,18 +727,20 @@ def _array_input(name: str, value: Any, t: TensorType | TileType, scalars: dict[
 
 
 def run_program(program: Program, inputs: Mapping[str, Any], *, entry: str | None = None,
-                block_dim: int = 1) -> dict[str, np.ndarray]:
+                block_dim: int = 1, max_steps: int | None = DEFAULT_MAX_STEPS) -> dict[str, np.ndarray]:
     """Run ``program`` on ``inputs`` (numpy arrays / Python scalars by parameter name).
 
     Returns the final value of every Out / InOut parameter of the entry, by name; if the entry returns
     values that are not its out parameters, they are added as ``"return"`` (one value) or
     ``"return0"``, ``"return1"``, ... (several, numbered by position in the return statement).
+    ``max_steps`` bounds the statements and loop iterations executed (``StepBudgetExceeded``, a located
+    error, when passed; None: unbounded).
     """
     fn = select_entry(program, entry)
     if int(block_dim) < 1:
         raise TilefoldError(f"block_dim={block_dim} is not a positive number of cores")
     args = prepare_inputs(fn, inputs)
-    interp = GoldenInterpreter(program, block_dim=block_dim)
+    interp = GoldenInterpreter(program, block_dim=block_dim, max_steps=max_steps)
     returned = interp.call_function(fn, args, HOST)
     outputs: dict[str, np.ndarray] = {}
     out_arrays = []

@@ -1,5 +1,5 @@
 """tilefold IR: types, expressions, statements, functions and programs, plus visitor / mutator,
-structural equality and the `pl` printer."""
+structural equality and a hook to the `pl` printer (which lives in `tilefold.language`)."""
 
 from tilefold.ir.affine import AffineMap
 from tilefold.ir.expr import (
@@ -36,6 +36,7 @@ from tilefold.ir.expr import (
     const_int,
     int_value,
 )
+from tilefold.ir.printing import python_print, register_printer
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -47,6 +48,7 @@ from tilefold.ir.stmt import (
     ParamDirection,
     Program,
     ReturnStmt,
+    ScopeStmt,
     SeqStmts,
     Stmt,
     WhileStmt,
@@ -76,13 +78,11 @@ _LAZY = {
     "structural_equal": "tilefold.ir.structural",
     "assert_structural_equal": "tilefold.ir.structural",
     "structural_hash": "tilefold.ir.structural",
-    "python_print": "tilefold.ir.printer",
 }
 
 
 def __getattr__(name: str):
-    # Printer and structural equality import the op registry; load them on first use to keep
-    # `tilefold.ir` free of import cycles.
+    # structural equality is large and rarely needed at import time: load it on first use
     if name in _LAZY:
         import importlib
 
@@ -95,9 +95,9 @@ __all__ = [
     "DataType", "Eq", "EvalStmt", "Expr", "FloorDiv", "ForKind", "ForStmt", "Function", "FunctionType",
     "Ge", "GlobalVar", "Gt", "IRMutator", "IRVisitor", "IfStmt", "IterArg", "Le", "Lt", "MakeTuple", "Max",
     "MemRef", "MemorySpace", "Min", "Mod", "Mul", "Ne", "Neg", "Not", "Or", "ParamDirection", "Program",
-    "ReturnStmt", "ScalarType", "SeqStmts", "Stmt", "Sub", "TensorType", "TileType", "TileView",
+    "ReturnStmt", "ScalarType", "ScopeStmt", "SeqStmts", "Stmt", "Sub", "TensorType", "TileType", "TileView",
     "TupleGetItem", "TupleType", "Type", "UnaryExpr", "UnknownType", "Var", "WhileStmt", "YieldStmt",
     "as_expr", "assert_structural_equal", "collect_uses", "const_int", "final_yield", "flatten_stmts", "int_value",
-    "make_shape", "python_print", "static_shape", "structural_equal", "structural_hash", "substitute",
-    "tensor_type", "tile_type",
+    "make_shape", "python_print", "register_printer", "static_shape", "structural_equal", "structural_hash",
+    "substitute", "tensor_type", "tile_type",
 ]

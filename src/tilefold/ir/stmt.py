@@ -100,6 +100,17 @@ class IfStmt(Stmt, _Attributed):
 
 
 @dataclass(frozen=True, eq=False)
+class ScopeStmt(Stmt):
+    """``with pl.at(level=pl.Level.<level>):`` in a ``@pl.jit`` body: on-chip work inside orchestration code.
+    Only the tensor-level front end produces it; OutlineIncoreScopes turns each one into an InCore function and
+    a call, so no later pass sees it."""
+
+    level: str
+    body: Stmt
+    span: Span = field(default=UNKNOWN_SPAN, repr=False)
+
+
+@dataclass(frozen=True, eq=False)
 class YieldStmt(Stmt):
     values: tuple[Expr, ...]
     span: Span = field(default=UNKNOWN_SPAN, repr=False)
@@ -163,7 +174,7 @@ class Program(_Attributed):
         raise KeyError(f"program {self.name!r} has no function {name!r}")
 
     def as_python(self) -> str:
-        from tilefold.ir.printer import python_print
+        from tilefold.ir.printing import python_print
 
         return python_print(self)
 

@@ -137,7 +137,7 @@ def format_node(node: Any, max_lines: int = 12) -> str:
     text = None
     if isinstance(node, (Program, Function, Stmt, Expr, Type)) and not isinstance(node, SeqStmts):
         try:
-            from tilefold.ir.printer import python_print
+            from tilefold.ir.printing import python_print
 
             text = python_print(node)
         except Exception:  # printer missing or unable to print this node: fall back to the compact form

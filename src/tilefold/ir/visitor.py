@@ -32,6 +32,7 @@ from tilefold.ir.stmt import (
     IfStmt,
     Program,
     ReturnStmt,
+    ScopeStmt,
     SeqStmts,
     Stmt,
     WhileStmt,
@@ -117,6 +118,9 @@ class IRVisitor:
             self.visit_stmt(stmt.else_body)
         for rv in stmt.return_vars:
             self.visit_expr(rv)
+
+    def visit_ScopeStmt(self, stmt: ScopeStmt) -> None:
+        self.visit_stmt(stmt.body)
 
     def visit_YieldStmt(self, stmt: YieldStmt) -> None:
         for v in stmt.values:
@@ -275,6 +279,10 @@ class IRMutator:
         if cond is stmt.condition and then_body is stmt.then_body and else_body is stmt.else_body:
             return stmt
         return stmt.with_fields(condition=cond, then_body=then_body, else_body=else_body)
+
+    def mutate_ScopeStmt(self, stmt: ScopeStmt) -> Stmt | list[Stmt]:
+        body = self._body(stmt.body)
+        return stmt if body is stmt.body else stmt.with_fields(body=body)
 
     def mutate_YieldStmt(self, stmt: YieldStmt) -> Stmt | list[Stmt]:
         values = tuple(self.mutate_expr(v) for v in stmt.values)

@@ -37,7 +37,9 @@ from tilefold.language.dsl import (
     parallel,
     reduction,
 )
+from tilefold.language.jit import JITFunction, jit
 from tilefold.language.parser import _MISSING, Parser
+from tilefold.language.printer import python_print
 
 Mem = MemorySpace
 GM = MemorySpace.DDR
@@ -76,6 +78,10 @@ min = _dsl.min_  # noqa: A001
 max = _dsl.max_  # noqa: A001
 const = _dsl.const
 make_tuple = _dsl.make_tuple
+dynamic = _dsl.dynamic
+Level = _dsl.Level
+PadValue = _dsl.PadValue
+at = _dsl.at
 
 
 def __getattr__(name: str) -> Any:
@@ -172,8 +178,10 @@ def program(cls: type | None = None, **options: Any) -> Any:
 
 __all__ = [
     "BF16", "BOOL", "FP16", "FP32", "FP64", "FP8E4M3", "FP8E5M2", "GM", "INDEX", "INT16", "INT32", "INT4", "INT64",
-    "INT8", "UINT16", "UINT32", "UINT64", "UINT8", "FunctionType", "InOut", "Mem", "MemRef", "MemorySpace", "Out",
+    "INT8", "JITFunction", "Level", "PadValue", "at", "dynamic", "jit",
+    "UINT16", "UINT32", "UINT64", "UINT8", "FunctionType", "InOut", "Mem", "MemRef", "MemorySpace", "Out",
     "Scalar", "Tensor", "Tile", "TileView", "Tuple", "affine_map", "cond", "const", "create_tensor", "function",
-    "load", "make_tuple", "max", "min", "parallel", "parse", "parse_file", "pipeline", "program", "range",
+    "load", "make_tuple", "max", "min", "parallel", "parse", "parse_file", "pipeline", "program",
+    "python_print", "range",
     "reduction", "store", "tensor", "tile", "unroll", "while_", "yield_",
 ]

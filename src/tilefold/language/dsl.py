@@ -8,6 +8,7 @@ DSL operation outside a parsed program raises a clear error.
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 from tilefold.errors import NotSupportedError
@@ -145,3 +146,41 @@ min_ = _only_in_program("min")
 max_ = _only_in_program("max")
 const = _only_in_program("const")
 make_tuple = _only_in_program("make_tuple")
+
+
+class DynamicDim:
+    """``pl.dynamic("M")``: a tensor extent taken from the call's argument (see docs/dsl.md, jit form)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"pl.dynamic({self.name!r})"
+
+
+def dynamic(name: str) -> DynamicDim:
+    return DynamicDim(name)
+
+
+class Level(enum.Enum):
+    """``pl.at(level=...)`` levels (PyPTO's hierarchy; tilefold models one chip)."""
+
+    HOST = "HOST"
+    CLUSTER = "CLUSTER"
+    CHIP = "CHIP"
+    CORE_GROUP = "CORE_GROUP"
+    CORE = "CORE"
+    AIC = "AIC"
+    AIV = "AIV"
+
+
+class PadValue(enum.Enum):
+    null = "null"
+    zero = "zero"
+    max = "max"
+    min = "min"
+
+
+def at(*args: Any, **kwargs: Any) -> Any:
+    raise NotSupportedError("pl.at(...) is a scope of a @pl.jit kernel body, which tilefold parses and never runs",
+                            hint="use it as `with pl.at(level=pl.Level.CORE_GROUP):` inside a @pl.jit function")

@@ -16,10 +16,11 @@ from tilefold.ops.registry import (
     register_op,
     result_memory,
 )
+from tilefold.ops.tensor_ops import tensor_level_ops
 from tilefold.ops.tile_ops import custom_segments, result_destination_indices, result_destinations
 
 __all__ = [
     "MemoryRule", "MemoryRuleKind", "OpDef", "OpKind", "Param", "ParamKind", "Unit", "all_ops",
     "custom_segments", "find_op", "get_op", "make_call", "op_of", "register_op", "result_destination_indices",
-    "result_destinations", "result_memory",
+    "result_destinations", "result_memory", "tensor_level_ops",
 ]

@@ -191,6 +191,7 @@ def op_of(expr: Expr) -> OpDef | None:
 
 def _ensure_loaded() -> None:
     if not _REGISTRY:
+        import tilefold.ops.tensor_ops  # noqa: F401
         import tilefold.ops.tile_ops  # noqa: F401  (declarations register themselves)
 
 

@@ -195,8 +195,8 @@ def round_trip_check(program: Program, context: str = "round trip") -> Program:
 
     Raises ``RoundTripError`` when the text does not parse or parses to a different program.
     """
-    import tilefold.ir.printer as printer
     import tilefold.language as language
+    import tilefold.language.printer as printer
     from tilefold.ir.structural import structural_difference
 
     try:
@@ -246,7 +246,7 @@ class RoundTripInstrument(PassInstrument):
 def print_ir(program: Program) -> str:
     """The ``pl`` text of ``program`` (the compact structural form when the printer is unavailable)."""
     try:
-        import tilefold.ir.printer as printer
+        import tilefold.language.printer as printer
     except ImportError:
         from tilefold.ir.structural import dump_ir
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from tilefold.budget import DEFAULT_MAX_STEPS, StepBudgetExceeded
 from tilefold.compiler import CompiledProgram, compile
 from tilefold.errors import TilefoldError
 from tilefold.ir.stmt import Program
@@ -63,9 +64,10 @@ def _copy_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
 def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target: str = "Ascend910B",
                     skip_passes: tuple[str, ...] = (), codegen: str = "strict",
                     options: Mapping[str, Any] | None = None, block_dim: int = 1, seed: int = 0,
-                    entry: str | None = None) -> RunReport:
+                    entry: str | None = None, max_steps: int | None = DEFAULT_MAX_STEPS) -> RunReport:
     """Compile ``program`` and run it on the simulator; run the golden interpreter on the source program;
-    compare every Out / InOut tensor with the tolerance of its dtype."""
+    compare every Out / InOut tensor with the tolerance of its dtype. ``max_steps`` is the golden run's step
+    budget (``tilefold.budget``); running out of it is raised at once."""
     from tilefold.golden import run_program
 
     if isinstance(inputs, str):
@@ -78,7 +80,9 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
     golden_error: TilefoldError | None = None
     golden: dict[str, np.ndarray] = {}
     try:
-        golden = run_program(program, _copy_inputs(inputs), entry=entry, block_dim=block_dim)
+        golden = run_program(program, _copy_inputs(inputs), entry=entry, block_dim=block_dim, max_steps=max_steps)
+    except StepBudgetExceeded:
+        raise  # the device would spin on the same loop
     except TilefoldError as exc:
         golden_error = exc
     compiled = compile(program, target=target, skip_passes=tuple(skip_passes), options=dict(options or {}),

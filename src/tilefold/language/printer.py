@@ -41,6 +41,7 @@ from tilefold.ir.expr import (
     UnaryExpr,
     Var,
 )
+from tilefold.ir.printing import register_printer
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -69,6 +70,7 @@ from tilefold.ir.types import (
     Type,
     UnknownType,
 )
+from tilefold.ops.registry import ParamKind, find_op
 
 INDENT = "    "
 EXTRA_KWARGS = "ir_attrs"
@@ -534,8 +536,6 @@ class _Printer:
         if isinstance(c.op, GlobalVar):
             args = ", ".join(self.expr(a) for a in c.args)
             return f"self.{_sanitize(c.op.name)}({args})"
-        from tilefold.ops.registry import find_op
-
         op = find_op(c.op)
         if op is None:  # unregistered: print positionally (the parser will reject it with a clear error)
             parts = [self.expr(a) for a in c.args] + [f"{k}={self.data(v)}" for k, v in c.kwargs]
@@ -543,8 +543,6 @@ class _Printer:
         return self._op_call(c, op)
 
     def _op_call(self, c: Call, op: Any) -> str:
-        from tilefold.ops.registry import ParamKind
-
         kwargs = dict(c.kwargs)
         declared = {p.name for p in op.params}
         seg_sizes = kwargs.get("operand_segment_sizes")
@@ -706,3 +704,6 @@ def _type_equal(a: Type, b: Type) -> bool:
         assert isinstance(b, TupleType)
         return len(a.types) == len(b.types) and all(_type_equal(x, y) for x, y in zip(a.types, b.types, strict=False))
     return True
+
+
+register_printer(python_print)

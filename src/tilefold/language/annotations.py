@@ -1,0 +1,318 @@
+"""Annotations and types: ``pl.Tensor`` / ``pl.Tile`` / ``pl.Scalar`` / ``pl.Tuple`` / ``pl.Out`` ...,
+shapes, dtypes, memory spaces, ``pl.MemRef`` and ``pl.TileView``, and how a declared annotation merges with an
+inferred type.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from typing import Any
+
+from tilefold.ir.expr import (
+    BinaryExpr,
+    ConstBool,
+    ConstFloat,
+    ConstInt,
+    Expr,
+)
+from tilefold.ir.stmt import (
+    ParamDirection,
+)
+from tilefold.ir.types import (
+    DataType,
+    MemorySpace,
+    MemRef,
+    ScalarType,
+    TensorType,
+    TileType,
+    TileView,
+    TupleType,
+    Type,
+    canonical_tile_view,
+)
+from tilefold.language.parse_base import _INDEX
+
+_MEM_NAMES = {m.name: m for m in MemorySpace}
+
+NO_VIEW = TileView()  # `pl.TileView()` in an annotation: the variable explicitly has no tile view
+
+
+def _drop_no_view(t: Type) -> Type:
+    """A declared type in canonical form: ``pl.TileView()`` and views of only implicit facts become None."""
+    if isinstance(t, TileType) and t.tile_view is not None:
+        view = None if t.tile_view is NO_VIEW else canonical_tile_view(t.shape, t.memory_space, t.tile_view)
+        if view is not t.tile_view:
+            return TileType(t.shape, t.dtype, t.memory_space, t.memref, view)
+    if isinstance(t, TupleType):
+        return TupleType(tuple(_drop_no_view(x) for x in t.types))
+    return t
+
+
+def _same_expr(a: Expr, b: Expr) -> bool:
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (ConstInt, ConstFloat, ConstBool)):
+        return a.value == b.value  # type: ignore[attr-defined]
+    if isinstance(a, BinaryExpr):
+        return _same_expr(a.lhs, b.lhs) and _same_expr(a.rhs, b.rhs)  # type: ignore[attr-defined]
+    return False
+
+
+def _same_type_shape(a: Type, b: Type) -> bool:
+    if isinstance(a, (TileType, TensorType)) and type(a) is type(b):
+        return a.dtype is b.dtype and len(a.shape) == len(b.shape) and all(  # type: ignore[attr-defined]
+            _same_expr(x, y) for x, y in zip(a.shape, b.shape, strict=False))  # type: ignore[attr-defined]
+    if isinstance(a, ScalarType) and isinstance(b, ScalarType):
+        return a.dtype is b.dtype
+    if isinstance(a, TupleType) and isinstance(b, TupleType):
+        return len(a.types) == len(b.types) and all(
+            _same_type_shape(x, y) for x, y in zip(a.types, b.types, strict=True))
+    return type(a) is type(b)
+
+
+def _shape_str(shape: tuple[Expr, ...]) -> str:
+    return "[" + ", ".join(str(e.value) if isinstance(e, ConstInt) else "?" for e in shape) + "]"
+
+
+def _describe(t: Type) -> str:
+    if isinstance(t, TileType):
+        mem = f", {t.memory_space.name}" if t.memory_space else ""
+        return f"Tile[{_shape_str(t.shape)}, {t.dtype.name}{mem}]"
+    if isinstance(t, TensorType):
+        return f"Tensor[{_shape_str(t.shape)}, {t.dtype.name}]"
+    if isinstance(t, ScalarType):
+        return f"Scalar[{t.dtype.name}]"
+    if isinstance(t, TupleType):
+        return "Tuple[" + ", ".join(_describe(x) for x in t.types) + "]"
+    return "no value"
+
+
+
+
+class AnnotationsMixin:
+    """Parses type annotations into ``ir`` types and checks them against inferred types."""
+
+    def _param_type(self, node: ast.expr) -> tuple[Type, ParamDirection]:
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and self._is_pl(
+                node.value.value) and node.value.attr in ("Out", "InOut", "In"):
+            direction = ParamDirection[node.value.attr]
+            return self._plain_type(node.slice), direction
+        return self._plain_type(node), ParamDirection.In
+
+    def _plain_type(self, node: ast.expr) -> Type:
+        """A declared type (parameter / return): an empty ``pl.TileView()`` just means no view."""
+        return _drop_no_view(self._type(node))
+
+    def _type(self, node: ast.expr) -> Type:
+        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
+                and self._is_pl(node.value.value)):
+            raise self.error(node, "bad type annotation",
+                             hint="use pl.Tensor[[r, c], dtype], pl.Tile[[r, c], dtype, pl.Mem.X], "
+                                  "pl.Scalar[dtype] or pl.Tuple[...]")
+        kind = node.value.attr
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if kind == "Tensor":
+            if len(items) != 2:
+                raise self.error(node, "pl.Tensor takes [shape, dtype]", hint="e.g. pl.Tensor[[16, 128], pl.FP32]")
+            return TensorType(self._shape(items[0]), self._dtype(items[1]))
+        if kind == "Tile":
+            if len(items) < 2:
+                raise self.error(node, "pl.Tile takes [shape, dtype, memory space]",
+                                 hint="e.g. pl.Tile[[16, 128], pl.FP32, pl.Mem.Vec]")
+            shape = self._shape(items[0])
+            dtype = self._dtype(items[1])
+            mem = memref = view = None
+            for extra in items[2:]:
+                if isinstance(extra, ast.Constant) and extra.value is None:
+                    continue
+                if isinstance(extra, ast.Call) and isinstance(extra.func, ast.Attribute) and self._is_pl(
+                        extra.func.value) and extra.func.attr in ("MemRef", "TileView"):
+                    if extra.func.attr == "MemRef":
+                        memref = self._memref(extra)
+                    else:
+                        view = self._tile_view(extra)
+                    continue
+                if mem is not None:
+                    raise self.error(extra, "pl.Tile annotation has two memory spaces",
+                                     hint="keep one pl.Mem.X entry")
+                mem = self._mem(extra)
+            return TileType(shape, dtype, mem, memref, view)
+        if kind == "Scalar":
+            if len(items) != 1:
+                raise self.error(node, "pl.Scalar takes one dtype", hint="e.g. pl.Scalar[pl.INDEX]")
+            return ScalarType(self._dtype(items[0]))
+        if kind == "Tuple":
+            return TupleType(tuple(self._type(e) for e in items))
+        if kind in ("Out", "InOut", "In"):
+            raise self.error(node, f"pl.{kind}[...] is only allowed on function parameters",
+                             hint="annotate locals with the inner type only, e.g. pl.Tensor[[16, 64], pl.FP32]")
+        raise self.error(node.value, f"unknown type constructor pl.{kind}",
+                         hint="use pl.Tensor, pl.Tile, pl.Scalar or pl.Tuple")
+
+    def _shape(self, node: ast.expr) -> tuple[Expr, ...]:
+        if isinstance(node, ast.Name) and node.id not in self.env:
+            value = self._lookup_const(node.id)
+            if isinstance(value, tuple):
+                return tuple(self._const_of(v, _INDEX, node) for v in value)
+        if not isinstance(node, (ast.List, ast.Tuple)):
+            raise self.error(node, "a shape must be a list of extents", hint="e.g. [16, 128]")
+        return tuple(self._index_expr(e) for e in node.elts)
+
+    def _index_expr(self, node: ast.expr) -> Expr:
+        num = self._fold_number(node)
+        if num is not None:
+            if not isinstance(num, int) or isinstance(num, bool):
+                raise self.error(node, f"extents and indices must be integers, got {num!r}",
+                                 hint=f"write an integer here, e.g. {int(num)}" if isinstance(num, float)
+                                 else "write an integer or a pl.Scalar[pl.INDEX] expression here")
+            return ConstInt(num, _INDEX)
+        e = self._expr(node)
+        if not isinstance(e.type, ScalarType):
+            raise self.error(node, f"expected a scalar index, got {_describe(e.type)}",
+                             hint="extents and offsets are integers or scalar index expressions (e.g. i * 16), "
+                                  "not tiles or tensors")
+        return e
+
+    def _dtype(self, node: ast.expr) -> DataType:
+        name = None
+        if isinstance(node, ast.Attribute):
+            base = node.value
+            if self._is_pl(base) or (isinstance(base, ast.Attribute) and base.attr == "DataType"):
+                name = node.attr
+        if name is None:
+            raise self.error(node, "expected a dtype such as pl.FP32",
+                             hint="known: " + ", ".join(f"pl.{d.name}" for d in DataType))
+        try:
+            return DataType[name]
+        except KeyError:
+            close = difflib.get_close_matches(name, [d.name for d in DataType], n=1)
+            raise self.error(node, f"unknown dtype pl.{name}",
+                             hint=(f"did you mean pl.{close[0]}? " if close else "")
+                             + "known: " + ", ".join(d.name for d in DataType)) from None
+
+    def _mem(self, node: ast.expr) -> MemorySpace:
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) and node.value.attr in (
+                "Mem", "MemorySpace") and self._is_pl(node.value.value):
+            space = _MEM_NAMES.get(node.attr)
+            if space is not None:
+                return space
+            try:
+                return MemorySpace.from_name(node.attr)
+            except ValueError:
+                close = difflib.get_close_matches(node.attr, [m.name for m in MemorySpace], n=1)
+                raise self.error(node, f"unknown memory space pl.Mem.{node.attr}",
+                                 hint=(f"did you mean pl.Mem.{close[0]}? " if close else "")
+                                 + "known: " + ", ".join(m.name for m in MemorySpace)) from None
+        raise self.error(node, "expected a memory space such as pl.Mem.Vec",
+                         hint="known: " + ", ".join(f"pl.Mem.{m.name}" for m in MemorySpace))
+
+    def _memref(self, call: ast.Call) -> MemRef:
+        fields = ["memory_space", "base", "byte_offset", "size", "address"]
+        bound: dict[str, ast.expr] = {}
+        if len(call.args) > len(fields):
+            raise self.error(call, "pl.MemRef takes (memory_space, base, byte_offset, size, address=None)",
+                             hint='e.g. pl.MemRef(pl.Mem.Vec, "buf0", 0, 4096)')
+        for f, a in zip(fields, call.args, strict=False):
+            bound[f] = a
+        for kw in call.keywords:
+            if kw.arg not in fields or kw.arg in bound:
+                raise self.error(kw.value, f"bad pl.MemRef argument {kw.arg!r}",
+                                 hint="pl.MemRef(memory_space, base, byte_offset, size, address=None)")
+            bound[kw.arg] = kw.value
+        for f in fields[:4]:
+            if f not in bound:
+                raise self.error(call, f"pl.MemRef is missing {f}",
+                                 hint='write pl.MemRef(space, base, byte_offset, size), e.g. '
+                                      'pl.MemRef(pl.Mem.Vec, "buf0", 0, 4096)')
+        space = self._mem(bound["memory_space"])
+        base = self._const(bound["base"], allow_error=True)
+        if not isinstance(base, str):
+            raise self.error(bound["base"], "MemRef base must be a string naming the root allocation",
+                             hint='quote the name, e.g. "buf0"')
+        off_node = bound["byte_offset"]
+        offset = None if isinstance(off_node, ast.Constant) and off_node.value is None else self._index_expr(off_node)
+        size = self._const(bound["size"], allow_error=True)
+        address = self._const(bound["address"], allow_error=True) if "address" in bound else None
+        return MemRef(space, base, offset, size, address)
+
+    def _tile_view(self, call: ast.Call) -> TileView:
+        if call.args:
+            raise self.error(call, "pl.TileView takes keywords only",
+                             hint="e.g. pl.TileView(valid_shape=[8, 64]); fields: valid_shape, blayout, slayout, "
+                                  "fractal, pad")
+        kw: dict[str, Any] = {}
+        for k in call.keywords:
+            if k.arg == "valid_shape":
+                kw["valid_shape"] = self._shape(k.value)
+            elif k.arg in ("blayout", "slayout", "fractal", "pad"):
+                kw[k.arg] = self._const(k.value, allow_error=True)
+            else:
+                raise self.error(k.value, f"unknown pl.TileView field {k.arg!r}",
+                                 hint="fields: valid_shape, blayout, slayout, fractal, pad")
+        return TileView(**kw) if kw else NO_VIEW
+
+    def _merge_annotation(self, inferred: Type, ann: Type, node: ast.AST, name: str) -> Type:
+        """The type a variable gets: the inferred type checked against the annotation, with the
+        annotation filling a missing memory space and supplying memref / tile_view facts."""
+        if isinstance(ann, TileType):
+            if not isinstance(inferred, TileType):
+                raise self.error(node, f"{name!r} is annotated as a tile but the value is {_describe(inferred)}",
+                                 hint="fix the annotation, or load the tensor into a tile with pl.tile.load")
+            self._check_shape(inferred.shape, ann.shape, inferred.dtype, ann.dtype, node, name, inferred)
+            mem = inferred.memory_space
+            if ann.memory_space is not None:
+                if mem is None:
+                    mem = ann.memory_space
+                elif mem is not ann.memory_space:
+                    raise self.error(node, f"{name!r} is annotated in pl.Mem.{ann.memory_space.name} but the value "
+                                           f"lives in pl.Mem.{mem.name}",
+                                     hint=f"change the annotation to pl.Mem.{mem.name} or move the tile with "
+                                          f"pl.tile.move / target_memory=")
+            # the annotation states the storage: its memref is authoritative; a view fills an inferred None
+            # and `pl.TileView()` (no fields) says explicitly that there is none. Views are canonical for the
+            # final memory space: an annotated view that spells only implicit facts also means "no view".
+            memref = ann.memref
+            if ann.tile_view is NO_VIEW:
+                view = None
+            else:
+                view = canonical_tile_view(inferred.shape, mem, ann.tile_view if ann.tile_view is not None
+                                           else inferred.tile_view)
+            if (mem is inferred.memory_space and memref is inferred.memref and view is inferred.tile_view):
+                return inferred
+            return TileType(inferred.shape, inferred.dtype, mem, memref, view)
+        if isinstance(ann, TensorType):
+            if not isinstance(inferred, TensorType):
+                raise self.error(node, f"{name!r} is annotated as a tensor but the value is {_describe(inferred)}",
+                                 hint="fix the annotation, or write the tile to a tensor with pl.store")
+            self._check_shape(inferred.shape, ann.shape, inferred.dtype, ann.dtype, node, name, inferred)
+            return inferred
+        if isinstance(ann, ScalarType):
+            if not isinstance(inferred, ScalarType) or inferred.dtype is not ann.dtype:
+                raise self.error(node, f"{name!r} is annotated as {_describe(ann)} but the value is "
+                                       f"{_describe(inferred)}",
+                                 hint=f"annotate it as {_describe(inferred)}, or give a value of the annotated type "
+                                      "(pl.const(v, dtype) for a constant)")
+            return inferred
+        if isinstance(ann, TupleType):
+            if not isinstance(inferred, TupleType) or len(inferred.types) != len(ann.types):
+                raise self.error(node, f"{name!r} is annotated as {_describe(ann)} but the value is "
+                                       f"{_describe(inferred)}",
+                                 hint="give the pl.Tuple[...] annotation one entry per result of the value")
+            return TupleType(tuple(self._merge_annotation(i, a, node, name)
+                                   for i, a in zip(inferred.types, ann.types, strict=False)))
+        return inferred  # pragma: no cover
+
+    def _check_shape(self, got: tuple[Expr, ...], want: tuple[Expr, ...], got_dt: DataType, want_dt: DataType,
+                     node: ast.AST, name: str, inferred: Type) -> None:
+        if len(got) != len(want) or not all(_same_expr(a, b) for a, b in zip(got, want, strict=False)):
+            raise self.error(node, f"shape mismatch: {name!r} is annotated with shape {_shape_str(want)} but the "
+                                   f"value has shape {_shape_str(got)}",
+                             hint=f"the value is {_describe(inferred)}; fix the annotation or the op arguments")
+        if got_dt is not want_dt:
+            raise self.error(node, f"dtype mismatch: {name!r} is annotated as {want_dt.name} but the value is "
+                                   f"{got_dt.name}",
+                             hint="convert with pl.tile.cast(tile, target_type=...)")
+

@@ -1,0 +1,229 @@
+"""Compile-time constants: module-level / closure names, folding of literal arithmetic, dicts of
+attributes, ``pl.affine_map`` and ``pl.<Enum>.<Member>`` values. Nothing is evaluated: folding walks the ast.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from typing import Any
+
+from tilefold.ir.affine import AffineMap, AffineMapError
+from tilefold.ir.expr import (
+    ConstBool,
+    ConstFloat,
+    ConstInt,
+    Expr,
+)
+from tilefold.ir.stmt import (
+    FunctionType,
+)
+from tilefold.ir.types import (
+    DataType,
+    MemorySpace,
+)
+from tilefold.language.parse_base import _MISSING
+
+_FOLD = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b, ast.Div: lambda a, b: a / b,
+    ast.Pow: lambda a, b: a ** b,
+}
+
+_PLAIN = (int, float, bool, str, type(None), DataType, MemorySpace, FunctionType, AffineMap)
+
+
+class _NotConst(Exception):
+    """Raised by constant folding when a node is not a compile-time constant."""
+
+
+_NOT_CONST = _NotConst()
+
+
+def _plain_data(value: Any, depth: int = 0) -> Any:
+    """Python data acceptable as a DSL constant (lists become tuples), else raise _NotConst."""
+    if isinstance(value, _PLAIN):
+        return value
+    if isinstance(value, (list, tuple)) and depth < 8:
+        return tuple(_plain_data(v, depth + 1) for v in value)
+    try:  # numpy scalars
+        import numpy as np
+
+        if isinstance(value, np.integer):
+            return int(value)
+        if isinstance(value, np.floating):
+            return float(value)
+    except ImportError:  # pragma: no cover
+        pass
+    raise _NOT_CONST
+
+
+
+
+class ConstantsMixin:
+    """Folds ast nodes that denote compile-time constants."""
+
+    def _lookup_const(self, name: str) -> Any:
+        if name in self.consts:
+            return self.consts[name]
+        if self.const_lookup is not None:
+            value = self.const_lookup(name)
+            if value is not _MISSING:
+                try:
+                    value = _plain_data(value)
+                except _NotConst:
+                    return _MISSING
+                self.consts[name] = value
+                return value
+        return _MISSING
+
+    def _fold_number(self, node: ast.expr) -> int | float | None:
+        """Value of a constant numeric expression (literals, constant names, + - * // % on them)."""
+        t = type(node)
+        if t is ast.Constant:
+            v = node.value  # type: ignore[attr-defined]
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                return v
+            return None
+        if t is ast.Name:
+            if node.id in self.env:  # type: ignore[attr-defined]
+                return None
+            v = self._lookup_const(node.id)  # type: ignore[attr-defined]
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                return v
+            return None
+        if t is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd):  # type: ignore[attr-defined]
+            v = self._fold_number(node.operand)  # type: ignore[attr-defined]
+            if v is None:
+                return None
+            return -v if type(node.op) is ast.USub else v  # type: ignore[attr-defined]
+        if t is ast.BinOp and type(node.op) in _FOLD:  # type: ignore[attr-defined]
+            a = self._fold_number(node.left)  # type: ignore[attr-defined]
+            if a is None:
+                return None
+            b = self._fold_number(node.right)  # type: ignore[attr-defined]
+            if b is None:
+                return None
+            try:
+                return _FOLD[type(node.op)](a, b)  # type: ignore[attr-defined]
+            except ZeroDivisionError:
+                raise self.error(node, "division by zero in a constant expression",
+                                 hint="fix the divisor; the expression is folded at parse time") from None
+        if t is ast.Call and isinstance(node.func, ast.Name) and node.func.id == "float" and len(  # type: ignore
+                node.args) == 1 and isinstance(node.args[0], ast.Constant):  # type: ignore
+            try:
+                return float(node.args[0].value)  # type: ignore
+            except (TypeError, ValueError):
+                return None
+        return None
+
+    def _const(self, node: ast.expr, *, allow_error: bool = False) -> Any:
+        """Compile-time Python data for ``node`` (attr values, decorator options). Raises _NotConst, or a
+        ParseError when ``allow_error``."""
+        try:
+            return self._const_inner(node)
+        except _NotConst:
+            if allow_error:
+                raise self.error(node, "expected a compile-time constant",
+                                 hint="use literals, module constants, pl dtypes / memory spaces or lists of them"
+                                 ) from None
+            raise
+
+    def _const_inner(self, node: ast.expr) -> Any:
+        num = self._fold_number(node)
+        if num is not None:
+            return num
+        t = type(node)
+        if t is ast.Constant:
+            v = node.value  # type: ignore[attr-defined]
+            if isinstance(v, (str, bool)) or v is None:
+                return v
+            raise _NOT_CONST
+        if t is ast.Name:
+            if node.id in self.env:  # type: ignore[attr-defined]
+                raise _NOT_CONST
+            v = self._lookup_const(node.id)  # type: ignore[attr-defined]
+            if v is _MISSING:
+                raise _NOT_CONST
+            return v
+        if t in (ast.List, ast.Tuple):
+            return tuple(self._const_inner(e) for e in node.elts)  # type: ignore[attr-defined]
+        if t is ast.Dict:
+            return self._dict_pairs(node)  # type: ignore[arg-type]
+        if t is ast.Attribute:
+            return self._pl_attr(node)  # type: ignore[arg-type]
+        if t is ast.Call:
+            f = node.func  # type: ignore[attr-defined]
+            if isinstance(f, ast.Attribute) and self._is_pl(f.value) and f.attr == "affine_map":
+                return self._affine_map(node)  # type: ignore[arg-type]
+            raise _NOT_CONST
+        if t is ast.UnaryOp and isinstance(node.op, ast.Not):  # type: ignore[attr-defined]
+            v = self._const_inner(node.operand)  # type: ignore[attr-defined]
+            if isinstance(v, bool):
+                return not v
+        raise _NOT_CONST
+
+    def _dict_pairs(self, node: ast.Dict) -> tuple[tuple[str, Any], ...]:
+        pairs = []
+        for k, v in zip(node.keys, node.values, strict=False):
+            if k is None:
+                raise self.error(v, "** in a dict is not supported", hint='write each entry: {"key": value}')
+            key = self._const(k, allow_error=True)
+            if not isinstance(key, str):
+                raise self.error(k, "attribute names must be strings", hint='e.g. attrs={"key": 1}')
+            pairs.append((key, self._const(v, allow_error=True)))
+        return tuple(pairs)
+
+    def _attrs_dict(self, node: ast.expr) -> tuple[tuple[str, Any], ...]:
+        if not isinstance(node, ast.Dict):
+            raise self.error(node, "attrs= must be a dict literal", hint='e.g. attrs={"key": 1}')
+        return self._dict_pairs(node)
+
+    def _affine_map(self, node: ast.Call) -> AffineMap:
+        if len(node.args) != 1 or node.keywords or not (isinstance(node.args[0], ast.Constant)
+                                                         and isinstance(node.args[0].value, str)):
+            raise self.error(node, "pl.affine_map takes one string in MLIR syntax",
+                             hint='e.g. pl.affine_map("(d0, d1) -> (d0, 0)")')
+        try:
+            return AffineMap.parse(node.args[0].value)
+        except AffineMapError as exc:
+            raise self.error(node.args[0], str(exc), hint='e.g. "(d0, d1) -> (d0, 0)"') from None
+
+    def _pl_attr(self, node: ast.Attribute) -> Any:
+        """``pl.FP32``, ``pl.Mem.Vec``, ``pl.FunctionType.InCore``, ``pl.parallel`` ..."""
+        base = node.value
+        if self._is_pl(base):
+            name = node.attr
+            if name in ("parallel", "reduction"):
+                return name
+            if name in DataType.__members__:
+                return DataType[name]
+            if name.upper() in DataType.__members__ or name in ("Mem", "MemorySpace", "FunctionType", "tile"):
+                raise _NOT_CONST
+            close = difflib.get_close_matches(name, [d.name for d in DataType], n=1)
+            if close:
+                raise self.error(node, f"unknown dtype pl.{name}", hint=f"did you mean pl.{close[0]}?")
+            raise _NOT_CONST
+        if isinstance(base, ast.Attribute) and self._is_pl(base.value):
+            if base.attr in ("Mem", "MemorySpace"):
+                return self._mem(node)
+            if base.attr == "FunctionType":
+                try:
+                    return FunctionType[node.attr]
+                except KeyError:
+                    raise self.error(node, f"unknown function type pl.FunctionType.{node.attr}",
+                                     hint="one of " + ", ".join(t.name for t in FunctionType)) from None
+            if base.attr == "DataType":
+                return self._dtype(node)
+        raise _NOT_CONST
+
+    def _const_of(self, value: Any, dtype: DataType, node: ast.AST) -> Expr:
+        """A constant expression of ``value`` coerced to ``dtype``."""
+        if isinstance(value, bool):
+            return ConstBool(value, span=self.span(node))
+        if dtype.is_float:
+            return ConstFloat(float(value), dtype, span=self.span(node))
+        if isinstance(value, float):
+            return ConstFloat(value, DataType.FP32, span=self.span(node))
+        return ConstInt(int(value), dtype, span=self.span(node))
+

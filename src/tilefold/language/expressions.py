@@ -1,0 +1,545 @@
+"""Expressions and operator dispatch: names, literals, scalar arithmetic and comparisons, calls of
+DSL constructs (``pl.min``, ``pl.const`` ...), calls of other functions of the program, and calls of registry
+ops (``pl.tile.add``, ``pl.add`` ...) with their operand / attribute binding and type inference.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from typing import Any
+
+from tilefold.errors import TilefoldError, TypeInferenceError
+from tilefold.ir.expr import (
+    Add,
+    And,
+    BinaryExpr,
+    Call,
+    ConstBool,
+    ConstFloat,
+    ConstInt,
+    Eq,
+    Expr,
+    FloorDiv,
+    Ge,
+    Gt,
+    Le,
+    Lt,
+    MakeTuple,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Ne,
+    Neg,
+    Not,
+    Or,
+    Sub,
+    TupleGetItem,
+)
+from tilefold.ir.types import (
+    DataType,
+    ScalarType,
+    TileType,
+    TupleType,
+    Type,
+    UnknownType,
+)
+from tilefold.language.annotations import _describe, _same_expr, _shape_str
+from tilefold.language.constants import _NotConst
+from tilefold.language.parse_base import _INDEX, _MISSING
+from tilefold.language.statements import _LOOP_KINDS
+from tilefold.ops.registry import OpDef, ParamKind, find_op, make_call
+
+_BINOPS: dict[type, type[BinaryExpr]] = {ast.Add: Add, ast.Sub: Sub, ast.Mult: Mul, ast.FloorDiv: FloorDiv,
+                                         ast.Mod: Mod}
+
+_CMPOPS: dict[type, type[BinaryExpr]] = {ast.Eq: Eq, ast.NotEq: Ne, ast.Lt: Lt, ast.LtE: Le, ast.Gt: Gt,
+                                         ast.GtE: Ge}
+
+
+_OP_ALIASES = {"store": "tile.store", "load": "tile.load", "create_tensor": "tensor.create"}
+
+
+# pl.<name> entries that are DSL constructs, not op aliases
+_DSL_NAMES = {"range", "pipeline", "parallel", "unroll", "while_", "yield_", "cond", "min", "max", "const",
+              "make_tuple", "affine_map"}
+
+
+# the reserved call keyword carrying call kwargs an op does not declare (pass markers such as tiled_op)
+EXTRA_KWARGS = "ir_attrs"
+
+
+def _common(a: DataType, b: DataType) -> DataType:
+    if a is b:
+        return a
+    if a.is_float != b.is_float:
+        return a if a.is_float else b
+    if a is DataType.INDEX or b is DataType.INDEX:
+        return DataType.INDEX
+    return a if a.bits >= b.bits else b
+
+
+def _signature_str(opname: str, op: OpDef) -> str:
+    parts = []
+    for p in op.params:
+        if p.name == "operand_segment_sizes":
+            continue
+        s = p.name
+        if p.kind is ParamKind.TILE_LIST:
+            s += "=[...]"
+        elif p.is_attr or not p.required:
+            s += "=" + ("..." if p.default is None else repr(p.default))
+        parts.append(s)
+    return f"pl.{opname}({', '.join(parts)})"
+
+
+
+
+class ExpressionsMixin:
+    """Parses expressions into ``ir`` expressions and op calls."""
+
+    def _expr(self, node: ast.expr) -> Expr:
+        t = type(node)
+        if t is ast.Name:
+            v = self.env.get(node.id)  # type: ignore[attr-defined]
+            if v is not None:
+                return v
+            value = self._lookup_const(node.id)  # type: ignore[attr-defined]
+            if value is _MISSING:
+                raise self.error(node, f"use of undefined name {node.id!r}",  # type: ignore[attr-defined]
+                                 hint=self._undefined_hint(node.id))  # type: ignore[attr-defined]
+            return self._value_expr(value, node)
+        if t is ast.Call:
+            return self._call(node)  # type: ignore[arg-type]
+        if t is ast.Constant:
+            v = node.value  # type: ignore[attr-defined]
+            if isinstance(v, (bool, int, float)):
+                return self._value_expr(v, node)
+            raise self.error(node, f"unsupported constant {v!r} in an expression",
+                             hint="expressions take int, float and bool constants; strings and None only appear "
+                                  "as op attributes")
+        if t is ast.BinOp:
+            return self._binop(node)  # type: ignore[arg-type]
+        if t is ast.UnaryOp:
+            return self._unary(node)  # type: ignore[arg-type]
+        if t is ast.Compare:
+            return self._compare(node)  # type: ignore[arg-type]
+        if t is ast.BoolOp:
+            vals = [self._bool_operand(e) for e in node.values]  # type: ignore[attr-defined]
+            cls = And if isinstance(node.op, ast.And) else Or  # type: ignore[attr-defined]
+            out = vals[0]
+            for v in vals[1:]:
+                out = cls(out, v, DataType.BOOL, span=self.span(node))
+            return out
+        if t is ast.Subscript:
+            base = self._expr(node.value)  # type: ignore[attr-defined]
+            if not isinstance(base.type, TupleType):
+                raise self.error(node, f"cannot index a value of type {_describe(base.type)}",
+                                 hint="use pl.tile.slice / pl.tile.extract for tile windows")
+            idx = self._fold_number(node.slice)  # type: ignore[attr-defined]
+            if not isinstance(idx, int) or not 0 <= idx < len(base.type.types):
+                raise self.error(node.slice, f"tuple index must be a constant in [0, {len(base.type.types)})",  # type: ignore
+                                 hint="index multi-result values with an integer literal, e.g. res[0]")
+            return TupleGetItem(base, idx, span=self.span(node))
+        if t is ast.Attribute:
+            try:
+                self._pl_attr(node)  # type: ignore[arg-type]
+            except _NotConst:
+                pass
+            raise self.error(node, "this attribute is not a value here",
+                             hint="dtypes and memory spaces are op options, e.g. target_memory=pl.Mem.Vec")
+        if t in (ast.List, ast.Tuple):
+            raise self.error(node, "a list is only allowed as an op argument (offsets, shapes, ins=...)",
+                             hint="use pl.make_tuple(a, b) for a tuple value")
+        raise self.error(node, f"unsupported Python expression in a kernel: {t.__name__}",
+                         hint="kernels use names, constants, arithmetic, comparisons and pl.* / self.* calls")
+
+    def _undefined_hint(self, name: str) -> str:
+        close = difflib.get_close_matches(name, list(self.env), n=1)
+        if close:
+            return f"did you mean {close[0]!r}? variables must be assigned before use"
+        return "assign it before use (module constants must be int / float / list literals)"
+
+    def _value_expr(self, value: Any, node: ast.AST) -> Expr:
+        if isinstance(value, bool):
+            return ConstBool(value, span=self.span(node))
+        if isinstance(value, int):
+            return ConstInt(value, _INDEX, span=self.span(node))
+        if isinstance(value, float):
+            return ConstFloat(value, DataType.FP32, span=self.span(node))
+        raise self.error(node, f"constant {value!r} cannot be used as a scalar value here",
+                         hint="use an int, float or bool, or pl.const(value, dtype)")
+
+    def _bool_operand(self, node: ast.expr) -> Expr:
+        e = self._expr(node)
+        if not isinstance(e.type, ScalarType):
+            raise self.error(node, f"expected a scalar condition, got {_describe(e.type)}",
+                             hint="compare scalars, e.g. `if b < 4:`; a tile cannot be a condition")
+        return e
+
+    def _scalar_dtype(self, e: Expr, node: ast.AST) -> DataType:
+        t = e.type
+        if not isinstance(t, ScalarType):
+            raise self.error(node, f"arithmetic needs scalars, got {_describe(t)}",
+                             hint="use tile ops such as pl.tile.add / pl.tile.muls for tiles")
+        return t.dtype
+
+    def _operands(self, left: ast.expr, right: ast.expr) -> tuple[Expr, Expr, DataType]:
+        ln = self._fold_number(left)
+        rn = self._fold_number(right)
+        if ln is not None and rn is None:
+            r = self._expr(right)
+            dt = self._scalar_dtype(r, right)
+            lhs = self._coerced_literal(ln, dt, left)
+            return lhs, r, _common(lhs.type.dtype, dt)  # type: ignore[attr-defined]
+        if rn is not None and ln is None:
+            lhs = self._expr(left)
+            dt = self._scalar_dtype(lhs, left)
+            r = self._coerced_literal(rn, dt, right)
+            return lhs, r, _common(dt, r.type.dtype)  # type: ignore[attr-defined]
+        lhs = self._expr(left)
+        r = self._expr(right)
+        return lhs, r, _common(self._scalar_dtype(lhs, left), self._scalar_dtype(r, right))
+
+    def _coerced_literal(self, value: int | float, dtype: DataType, node: ast.AST) -> Expr:
+        if isinstance(value, float) and not dtype.is_float:
+            return ConstFloat(value, DataType.FP32, span=self.span(node))
+        if dtype is DataType.BOOL:
+            return self._value_expr(value, node)
+        return self._const_of(value, dtype, node)
+
+    def _binop(self, node: ast.BinOp) -> Expr:
+        num = self._fold_number(node)
+        if num is not None:
+            return self._value_expr(num, node)
+        cls = _BINOPS.get(type(node.op))
+        if cls is None:
+            hint = "use // for integer division" if isinstance(node.op, ast.Div) else None
+            raise self.error(node, f"unsupported operator {type(node.op).__name__} in a scalar expression", hint=hint)
+        lhs, rhs, dt = self._operands(node.left, node.right)
+        return cls(lhs, rhs, dt, span=self.span(node))
+
+    def _unary(self, node: ast.UnaryOp) -> Expr:
+        num = self._fold_number(node)
+        if num is not None:
+            return self._value_expr(num, node)
+        operand = self._expr(node.operand)
+        if isinstance(node.op, ast.Not):
+            return Not(operand, DataType.BOOL, span=self.span(node))
+        dt = self._scalar_dtype(operand, node.operand)
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        if isinstance(node.op, ast.USub):
+            return Neg(operand, dt, span=self.span(node))
+        raise self.error(node, "bitwise ~ is not supported", hint="use `not x` for a bool or `-x - 1` for an integer")
+
+    def _compare(self, node: ast.Compare) -> Expr:
+        if len(node.ops) != 1:
+            raise self.error(node, "chained comparisons are not supported", hint="write (a < b) and (b < c)")
+        cls = _CMPOPS.get(type(node.ops[0]))
+        if cls is None:
+            raise self.error(node, f"unsupported comparison {type(node.ops[0]).__name__}",
+                             hint="use ==, !=, <, <=, > or >= between two scalars")
+        lhs, rhs, dt = self._operands(node.left, node.comparators[0])
+        return cls(lhs, rhs, dt, span=self.span(node))
+
+    def _call(self, node: ast.Call) -> Expr:
+        f = node.func
+        if isinstance(f, ast.Name):
+            if f.id in ("min", "max"):
+                return self._minmax(node, f.id)
+            if f.id == "float":
+                num = self._fold_number(node)
+                if num is not None:
+                    return self._value_expr(num, node)
+            raise self.error(f, f"unknown function {f.id!r}",
+                             hint="call ops as pl.tile.<op>(...) and kernels as self.<kernel>(...)")
+        if not isinstance(f, ast.Attribute):
+            raise self.error(node, "unsupported call",
+                             hint="call ops as pl.tile.<op>(...) and kernels as self.<kernel>(...)")
+        base = f.value
+        if isinstance(base, ast.Name) and base.id == "self":
+            return self._fn_call(node, f.attr)
+        if self._is_pl(base):
+            name = f.attr
+            if name in ("min", "max"):
+                return self._minmax(node, name)
+            if name == "const":
+                return self._pl_const(node)
+            if name == "make_tuple":
+                if node.keywords:
+                    raise self.error(node, "pl.make_tuple takes positional values",
+                                 hint="remove the keywords: pl.make_tuple(a, b)")
+                return MakeTuple(tuple(self._expr(a) for a in node.args), span=self.span(node))
+            if name == "yield_":
+                raise self.error(node, "pl.yield_ must be the last statement of a loop body or if branch, "
+                                       "assigned to the result names: `x = pl.yield_(v)`",
+                                 hint="write `x = pl.yield_(v)` as the body's last statement, not inside an "
+                                      "expression")
+            if name == "cond":
+                raise self.error(node, "pl.cond(...) must be the first statement of a pl.while_ body or the "
+                                       "whole condition of an if",
+                                 hint='e.g. `if pl.cond(sb == 0, attrs={"limit_sub_block_id0": True}):`')
+            if name in _LOOP_KINDS or name == "while_":
+                raise self.error(node, f"pl.{name}(...) can only be iterated by a for statement",
+                                 hint=f"write `for i in pl.{name}(...):`")
+            opname = _OP_ALIASES.get(name)
+            if opname is None and name not in _DSL_NAMES and find_op(f"tile.{name}") is not None:
+                opname = f"tile.{name}"
+            if opname is None:
+                raise self.error(f, f"unknown op pl.{name}", hint=self._op_hint(name, "tile"))
+            return self._op_call(node, opname)
+        if isinstance(base, ast.Attribute) and self._is_pl(base.value):
+            opname = f"{base.attr}.{f.attr}"
+            return self._op_call(node, opname)
+        raise self.error(node, "unsupported call", hint="call ops as pl.tile.<op>(...)")
+
+    def _op_hint(self, name: str, ns: str) -> str:
+        from tilefold.ops import all_ops
+
+        names = [n.split(".", 1)[1] for n in all_ops() if n.startswith(ns + ".")]
+        close = difflib.get_close_matches(name, names, n=3)
+        if close:
+            return "did you mean " + " / ".join(f"pl.{ns}.{c}" for c in close) + "?"
+        return f"see dir(pl.{ns}) for the registered ops"
+
+    def _minmax(self, node: ast.Call, which: str) -> Expr:
+        if len(node.args) != 2 or node.keywords:
+            raise self.error(node, f"{which}() takes exactly two scalar arguments",
+                             hint=f"write {which}(a, b); nest calls for more values")
+        lhs, rhs, dt = self._operands(node.args[0], node.args[1])
+        cls = Min if which == "min" else Max
+        return cls(lhs, rhs, dt, span=self.span(node))
+
+    def _pl_const(self, node: ast.Call) -> Expr:
+        if not 1 <= len(node.args) <= 2 or node.keywords:
+            raise self.error(node, "pl.const takes (value[, dtype])", hint="e.g. pl.const(1, pl.INT32)")
+        value = self._fold_number(node.args[0])
+        if value is None:
+            v = self._const(node.args[0], allow_error=True)
+            if not isinstance(v, bool):
+                raise self.error(node.args[0], "pl.const needs a number or a bool",
+                                 hint="e.g. pl.const(1, pl.INT32) or pl.const(0.5, pl.FP16)")
+            return ConstBool(v, span=self.span(node))
+        if len(node.args) == 2:
+            dtype = self._dtype(node.args[1])
+        else:
+            dtype = DataType.FP32 if isinstance(value, float) else _INDEX
+        if isinstance(value, float) and not dtype.is_float:
+            raise self.error(node, f"float constant {value!r} cannot have integer dtype {dtype.name}",
+                             hint="write an integer value, or use a float dtype such as pl.FP32")
+        return self._const_of(value, dtype, node)
+
+    def _fn_call(self, node: ast.Call, name: str) -> Expr:
+        sig = self._fn_sigs.get(name)
+        if sig is None:
+            close = difflib.get_close_matches(name, list(self._fn_sigs), n=1)
+            raise self.error(node.func, f"unknown function self.{name}",
+                             hint=(f"did you mean self.{close[0]}? " if close else "")
+                             + "call other @pl.function methods of the same program")
+        n = len(sig.params)
+        bound: list[ast.expr | None] = [None] * n
+        if len(node.args) > n:
+            raise self.error(node, f"self.{name} takes {n} argument(s) but {len(node.args)} were given",
+                             hint=f"pass one value per parameter of {name}")
+        for i, a in enumerate(node.args):
+            bound[i] = a
+        pnames = [p[0] for p in sig.params]
+        for kw in node.keywords:
+            if kw.arg not in pnames:
+                raise self.error(kw.value, f"self.{name} has no parameter {kw.arg!r}",
+                                 hint="parameters: " + ", ".join(pnames))
+            i = pnames.index(kw.arg)
+            if bound[i] is not None:
+                raise self.error(kw.value, f"self.{name} got two values for {kw.arg!r}",
+                                 hint=f"pass {kw.arg!r} either by position or by keyword, not both")
+            bound[i] = kw.value
+        args = []
+        for (pname, ptype, _d), a in zip(sig.params, bound, strict=False):
+            if a is None:
+                raise self.error(node, f"self.{name} is missing argument {pname!r}",
+                                 hint=f"pass a value for {pname!r}")
+            e = self._expr(a)
+            if type(e.type) is not type(ptype) and not isinstance(ptype, UnknownType):
+                raise self.error(a, f"argument {pname!r} of self.{name} must be {_describe(ptype)}, "
+                                    f"got {_describe(e.type)}",
+                                 hint=f"pass a {type(ptype).__name__.removesuffix('Type').lower()} for {pname!r}, "
+                                      f"or change the parameter's annotation")
+            args.append(e)
+        rts = sig.return_types
+        rtype: Type = UnknownType() if not rts else rts[0] if len(rts) == 1 else TupleType(rts)
+        return Call(sig.gvar, tuple(args), (), rtype, span=self.span(node))
+
+    def _op_info(self, opname: str) -> tuple[OpDef, dict[str, int]] | None:
+        info = self._op_cache.get(opname, _MISSING)
+        if info is _MISSING:
+            op = find_op(opname)
+            info = None if op is None else (op, {p.name: i for i, p in enumerate(op.params)})
+            self._op_cache[opname] = info
+        return info  # type: ignore[return-value]
+
+    def _op_call(self, node: ast.Call, opname: str) -> Expr:
+        info = self._op_info(opname)
+        if info is None:
+            ns, _, short = opname.partition(".")
+            raise self.error(node.func, f"unknown op pl.{opname}", hint=self._op_hint(short, ns))
+        op, index = info
+        if opname == "tile.store" and len(node.args) == 4:
+            return self._store_with_shapes(node, op)
+        params = op.params
+        bound: list[ast.expr | None] = [None] * len(params)
+        extra: tuple[tuple[str, Any], ...] = ()
+        if len(node.args) > len(params):
+            raise self.error(node, f"wrong arity: pl.{opname} takes at most {len(params)} argument(s) but "
+                                   f"{len(node.args)} were given",
+                             hint=f"signature: {_signature_str(opname, op)}")
+        for i, a in enumerate(node.args):
+            if isinstance(a, ast.Starred):
+                raise self.error(a, "*args is not supported", hint="pass the arguments one by one")
+            bound[i] = a
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise self.error(kw.value, "**kwargs is not supported", hint="pass the keywords one by one")
+            if kw.arg == EXTRA_KWARGS:
+                extra = self._attrs_dict(kw.value)
+                continue
+            i = index.get(kw.arg)  # type: ignore[assignment]
+            if i is None or kw.arg == "operand_segment_sizes":
+                if kw.arg == "operand_segment_sizes":
+                    raise self.error(kw.value, "operand_segment_sizes is computed from ins/outs/tmps; do not pass it",
+                                     hint="remove operand_segment_sizes=...")
+                close = difflib.get_close_matches(kw.arg, list(index), n=1)
+                raise self.error(kw.value, f"unknown keyword argument {kw.arg!r} for pl.{opname}",
+                                 hint=(f"did you mean {close[0]!r}? " if close else "")
+                                 + f"signature: {_signature_str(opname, op)}")
+            if bound[i] is not None:
+                raise self.error(kw.value, f"pl.{opname} got multiple values for {kw.arg!r}",
+                                 hint=f"pass {kw.arg!r} either by position or by keyword, not both")
+            bound[i] = kw.value
+        args: list[Expr] = []
+        attrs: dict[str, Any] = {}
+        segments: list[int] = []
+        skipped: str | None = None
+        for p, a in zip(params, bound, strict=False):
+            kind = p.kind
+            if kind is ParamKind.ATTR:
+                if a is not None:
+                    attrs[p.name] = self._attr_value(a, p.name)
+                elif p.required and p.default is None and p.name != "operand_segment_sizes":
+                    raise self.error(node, f"wrong arity: pl.{opname} is missing required argument {p.name!r}",
+                                     hint=f"signature: {_signature_str(opname, op)}")
+            elif kind is ParamKind.TILE_LIST:
+                seg: list[Expr] = []
+                if a is not None:
+                    if not isinstance(a, (ast.List, ast.Tuple)):
+                        raise self.error(a, f"{p.name}= must be a list", hint=f"e.g. {p.name}=[x, y]")
+                    seg = [self._expr(e) for e in a.elts]
+                elif p.required:
+                    raise self.error(node, f"wrong arity: pl.{opname} is missing required argument {p.name!r}",
+                                     hint=f"signature: {_signature_str(opname, op)}")
+                args.extend(seg)
+                segments.append(len(seg))
+            else:
+                if a is None:
+                    if p.required:
+                        raise self.error(node, f"wrong arity: pl.{opname} is missing required argument {p.name!r}",
+                                         hint=f"signature: {_signature_str(opname, op)}")
+                    skipped = skipped or p.name
+                    continue
+                if skipped is not None:
+                    raise self.error(a, f"pl.{opname}: {p.name!r} needs the optional argument {skipped!r} too",
+                                     hint=f"pass {skipped!r} as well (positional arguments cannot skip it)")
+                if kind is ParamKind.TUPLE:
+                    args.append(self._tuple_operand(a))
+                else:
+                    args.append(self._expr(a))
+        if segments:
+            attrs["operand_segment_sizes"] = tuple(segments)
+        return self._finish_call(node, opname, op, args, attrs, extra)
+
+    def _finish_call(self, node: ast.Call, opname: str, op: OpDef, args: list[Expr], attrs: dict[str, Any],
+                     extra: tuple[tuple[str, Any], ...]) -> Expr:
+        span = self.span(node)
+        try:
+            call = make_call(opname, args, attrs)
+        except TilefoldError as exc:
+            if exc.span is None:
+                raise type(exc)(exc.message, span=span, hint=exc.hint) from None
+            raise
+        except Exception as exc:  # a type-inference function tripped over malformed operands
+            raise TypeInferenceError(f"{opname}: {exc}", span=span,
+                                     hint=f"signature: {_signature_str(opname, op)}") from None
+        # the call was just built and is not shared yet: set its span in place instead of copying it
+        object.__setattr__(call, "span", span)
+        if extra:
+            call = call.with_fields(kwargs=call.kwargs + extra)
+        return call
+
+    def _store_with_shapes(self, node: ast.Call, op: OpDef) -> Expr:
+        """PyPTO's 4-argument store ``pl.store(tile, offsets, shapes, out)``. ``shapes`` is the GM window
+        the tile fills: equal to the tile's shape it is the plain store; an N-D window whose flattening
+        ``[prod(leading), last]`` is the 2-D tile's shape becomes ``tile.store(..., shapes=window)``."""
+        tile_n, off_n, shapes_n, out_n = node.args
+        attrs: dict[str, Any] = {}
+        extra: tuple[tuple[str, Any], ...] = ()
+        for kw in node.keywords:
+            if kw.arg == EXTRA_KWARGS:
+                extra = self._attrs_dict(kw.value)
+            elif kw.arg == "tiled_op":
+                attrs["tiled_op"] = self._attr_value(kw.value, "tiled_op")
+            else:
+                raise self.error(kw.value if kw.arg else node,
+                                 f"pl.store with 4 arguments (tile, offsets, shapes, out) takes no keyword "
+                                 f"{kw.arg!r}", hint="write pl.store(tile, offsets, shapes, out)")
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                raise self.error(a, "*args is not supported", hint="pass the arguments one by one")
+        tile = self._expr(tile_n)
+        offsets = self._tuple_operand(off_n)
+        window = self._tuple_operand(shapes_n)
+        out = self._expr(out_n)
+        tt = tile.type
+        if isinstance(tt, TileType) and isinstance(window, MakeTuple):
+            dims = window.elements
+            same = len(dims) == len(tt.shape) and all(_same_expr(a, b) for a, b in zip(dims, tt.shape, strict=True))
+            if not same:
+                ints = [d.value if isinstance(d, ConstInt) else None for d in dims]
+                tile_dims = tt.static_shape
+                flat: tuple[int, ...] | None = None
+                if None not in ints and len(ints) >= 2:
+                    rows = 1
+                    for v in ints[:-1]:
+                        rows *= v  # type: ignore[operator]
+                    flat = (rows, ints[-1])  # type: ignore[assignment]
+                if flat is None or tt.rank != 2 or tile_dims != flat:
+                    raise self.error(
+                        shapes_n, f"pl.store: the window shapes {_shape_str(dims)} do not match the stored tile "
+                                  f"{_describe(tt)}",
+                        hint="the 4-argument store writes the whole tile: shapes must equal the tile's shape, or "
+                             "be a constant N-D window whose flattening [prod(leading), last] is the 2-D tile's "
+                             "shape; take a pl.tile.slice of the tile to store part of it")
+                attrs["shapes"] = tuple(ints)
+        elif not isinstance(window, MakeTuple):
+            raise self.error(shapes_n, "the shapes of a 4-argument pl.store must be a list", hint="e.g. [16, 64]")
+        return self._finish_call(node, "tile.store", op, [tile, offsets, out], attrs, extra)
+
+    def _tuple_operand(self, node: ast.expr) -> Expr:
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return MakeTuple(tuple(self._index_expr(e) for e in node.elts), span=self.span(node))
+        if isinstance(node, ast.Name) and node.id not in self.env:
+            value = self._lookup_const(node.id)
+            if isinstance(value, tuple):
+                return MakeTuple(tuple(self._value_expr(v, node) for v in value), span=self.span(node))
+        e = self._expr(node)
+        return e
+
+    def _attr_value(self, node: ast.expr, pname: str) -> Any:
+        try:
+            return self._const_inner(node)
+        except _NotConst:
+            pass
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return tuple(self._attr_value(e, pname) for e in node.elts)
+        return self._expr(node)
+

@@ -1,0 +1,250 @@
+"""``@pl.jit`` / ``@pl.jit.incore`` / ``@pl.jit.inline``: kernels written as plain functions.
+
+The decorator never runs the function. It keeps the function's source location and module namespace; on
+``lower`` / ``compile`` / a call, the body is parsed with ``ast`` (``tilefold.language.jit_form``), specialised on
+the shapes and dtypes of the arguments, lowered by the tensor-level passes and the default tile pipeline, and
+cached per signature. Running (``kernel(a, b, out)``) is ``tilefold.runtime``'s job; this module only builds IR.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import textwrap
+from collections.abc import Callable
+from typing import Any
+
+from tilefold.errors import ParseError, Span
+from tilefold.ir.stmt import Program
+from tilefold.ir.types import DataType, ScalarType, TensorType, Type, make_shape
+from tilefold.language.jit_form import JitParser, JitSource
+from tilefold.language.parse_base import _MISSING
+
+_KINDS = ("entry", "incore", "inline")
+
+
+class JITFunction:
+    """A ``@pl.jit``-decorated function. ``lower(*args)`` -> post-pass ``ir.Program``; ``compile(*args)`` ->
+    ``tilefold.compiler.CompiledProgram`` (cached per signature); calling it runs it (``tilefold.runtime``)."""
+
+    def __init__(self, fn: Callable, kind: str = "entry") -> None:
+        self.fn = fn
+        self.kind = kind
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn
+        self._cache: dict[Any, Any] = {}
+        self._source: tuple[ast.FunctionDef, dict[str, Any]] | None = None
+        self.compile_count = 0  # how many distinct signatures were compiled (a cache miss each)
+
+    def __repr__(self) -> str:
+        return f"<pl.jit{'' if self.kind == 'entry' else '.' + self.kind} {self.__name__}>"
+
+    # ------------------------------------------------------------------ source
+
+    def source(self) -> tuple[ast.FunctionDef, dict[str, Any]]:
+        """The function's ast and the Parser arguments that locate it in its file."""
+        if self._source is None:
+            fn = self.fn
+            try:
+                lines, start = inspect.getsourcelines(fn)
+                filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+            except (OSError, TypeError) as exc:
+                raise ParseError(f"cannot read the source of {fn.__name__}: {exc}",
+                                 hint="@pl.jit needs the function's source file; use pl.parse(text) for generated "
+                                      "code") from None
+            first = lines[0]
+            indent = len(first) - len(first.lstrip())
+            text = textwrap.dedent("".join(lines))
+            file_lines = [ln.rstrip("\n") for ln in linecache.getlines(filename)] or None
+            module_globals = fn.__globals__
+            closure = {}
+            if fn.__closure__:
+                closure = {n: c.cell_contents for n, c in zip(fn.__code__.co_freevars, fn.__closure__, strict=False)
+                           if _cell_ok(c)}
+
+            def lookup(name: str) -> Any:
+                if name in closure:
+                    return closure[name]
+                return module_globals.get(name, _MISSING)
+
+            aliases = {k for k, v in module_globals.items() if getattr(v, "__name__", None) == "tilefold.language"}
+            args = dict(source=text, filename=filename, line_offset=start - 1, col_offset=indent,
+                        file_lines=file_lines, const_lookup=lookup, pl_aliases=aliases or {"pl"})
+            tree = ast.parse(text)
+            node = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
+            if node is None:
+                raise ParseError(f"{fn.__name__}: expected a function definition", hint="decorate a def")
+            self._source = (node, args)
+        return self._source
+
+    def jit_source(self) -> JitSource:
+        node, args = self.source()
+        return JitSource(self.__name__, self.kind, node, args)
+
+    def _resolver(self) -> Callable[[str], JitSource | None]:
+        namespace = self.fn.__globals__
+
+        def resolve(name: str) -> JitSource | None:
+            obj = namespace.get(name)
+            if isinstance(obj, JITFunction) and obj.kind in ("incore", "inline"):
+                return obj.jit_source()
+            return None
+        return resolve
+
+    # ------------------------------------------------------------------ specialisation
+
+    def signature_of(self, args: tuple[Any, ...]) -> tuple[Type, ...]:
+        """The IR types of the call's arguments (arrays -> tensors, numbers -> scalars)."""
+        return tuple(_type_of(a, i, self.__name__) for i, a in enumerate(args))
+
+    def parse(self, *args: Any) -> Program:
+        """The tensor-level program of this entry specialised for ``args`` (no pass has run)."""
+        if self.kind != "entry":
+            raise ParseError(f"{self.__name__} is a @pl.jit.{self.kind} function: call it from a @pl.jit entry",
+                             hint="decorate the entry point with @pl.jit")
+        types = self.signature_of(args) if args else None
+        node, pargs = self.source()
+        registry: dict[Any, Any] = {}
+        parser = JitParser(**pargs, resolve=self._resolver(), registry=registry)
+        entry = parser.parse_function(self.jit_source(), list(types) if types else None, self.__name__)
+        subs = [registry[k] for k in registry.get("__order__", [])]
+        return Program(self.__name__, (*subs, entry), span=entry.span)
+
+    def _key(self, args: tuple[Any, ...], config: Any) -> Any:
+        return (tuple(_key_of(t) for t in self.signature_of(args)), _config_key(config))
+
+    def lower(self, *args: Any, config: Any = None) -> Program:
+        """Specialise on ``args``, run the tensor-level passes and the default tile pipeline: the post-pass
+        ``ir.Program`` (no code generation, nothing cached)."""
+        from tilefold.runtime.jit_compile import lower_program
+
+        return lower_program(self.parse(*args), config)
+
+    def compile(self, *args: Any, config: Any = None) -> Any:
+        """The compiled artefact (``CompiledProgram``: ``.program`` / ``.ir``, ``.pto``), cached per signature."""
+        from tilefold.runtime.jit_compile import compile_program
+
+        key = self._key(args, config)
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = compile_program(self.parse(*args), config)
+            self._cache[key] = hit
+            self.compile_count += 1
+        return hit
+
+    def __call__(self, *args: Any, config: Any = None) -> Any:
+        if self.kind != "entry":
+            raise ParseError(f"{self.__name__} is a @pl.jit.{self.kind} function and is never executed",
+                             hint="call it from a @pl.jit entry; call the entry with arrays to run it")
+        from tilefold.runtime import run_jit
+
+        return run_jit(self, args, config)
+
+
+class _JitDecorator:
+    """``pl.jit`` itself: ``@pl.jit``, ``@pl.jit.incore``, ``@pl.jit.inline``."""
+
+    def __call__(self, fn: Callable | None = None, **options: Any) -> Any:
+        if options:
+            raise ParseError(f"unknown @pl.jit option(s) {sorted(options)}", hint="write a bare @pl.jit")
+        if fn is None:
+            return lambda f: JITFunction(f, "entry")
+        return JITFunction(fn, "entry")
+
+    def incore(self, fn: Callable) -> JITFunction:
+        return JITFunction(fn, "incore")
+
+    def inline(self, fn: Callable) -> JITFunction:
+        return JITFunction(fn, "inline")
+
+    def _refuse(self, what: str) -> Callable:
+        def deco(fn: Callable) -> Any:
+            from tilefold.errors import NotSupportedError
+
+            raise NotSupportedError(f"@pl.jit.{what} is not supported by tilefold",
+                                    hint="tilefold models one chip: use @pl.jit, @pl.jit.incore or @pl.jit.inline")
+        return deco
+
+    @property
+    def host(self) -> Callable:
+        return self._refuse("host")
+
+    @property
+    def opaque(self) -> Callable:
+        return self._refuse("opaque")
+
+
+jit = _JitDecorator()
+
+
+def _cell_ok(cell: Any) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018
+    except ValueError:
+        return False
+    return True
+
+
+def _dtype_of(arr: Any, where: str) -> DataType:
+    import numpy as np
+
+    dt = np.dtype(arr.dtype)
+    for d in DataType:
+        try:
+            if d.np_dtype == dt and d is not DataType.INDEX:
+                return d
+        except (AttributeError, TypeError):
+            continue
+    raise ParseError(f"{where}: unsupported array dtype {dt}", hint="use float32 / float16 / bfloat16 / int32 arrays")
+
+
+def _type_of(a: Any, i: int, fname: str) -> Type:
+    from tilefold.runtime.arrays import as_numpy, is_array
+
+    if isinstance(a, TensorSpec):
+        return TensorType(make_shape(a.shape), a.dtype)
+    if is_array(a):
+        arr = as_numpy(a)
+        return TensorType(make_shape(tuple(int(s) for s in arr.shape)), _dtype_of(arr, f"{fname} argument #{i}"))
+    if isinstance(a, bool):
+        return ScalarType(DataType.BOOL)
+    if isinstance(a, int):
+        return ScalarType(DataType.INDEX)
+    if isinstance(a, float):
+        return ScalarType(DataType.FP32)
+    raise ParseError(f"{fname}: argument #{i} is a {type(a).__name__}",
+                     hint="pass numpy arrays (or torch tensors), Python numbers, or tilefold.runtime.TensorSpec")
+
+
+def _key_of(t: Type) -> Any:
+    if isinstance(t, TensorType):
+        return ("T", t.static_shape, t.dtype.name)
+    return ("S", t.dtype.name) if isinstance(t, ScalarType) else str(t)
+
+
+def _config_key(config: Any) -> Any:
+    if config is None:
+        return None
+    return getattr(config, "cache_key", lambda: id(config))()
+
+
+class TensorSpec:
+    """Shape and dtype of an argument, without data (``tilefold.runtime.TensorSpec``)."""
+
+    def __init__(self, shape: Any, dtype: DataType = DataType.FP32, name: str | None = None) -> None:
+        self.shape = tuple(int(s) for s in shape)
+        self.dtype = dtype
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"TensorSpec({list(self.shape)}, {self.dtype.name})"
+
+
+def span_of(fn: JITFunction) -> Span:
+    node, args = fn.source()
+    return Span(args["filename"], node.lineno + args["line_offset"], 1, "")
+
+
+__all__ = ["JITFunction", "TensorSpec", "jit"]

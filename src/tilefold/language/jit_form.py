@@ -1,0 +1,520 @@
+"""The ``@pl.jit`` form: plain functions (no class, no ``self``) specialised on the types of a call's arguments.
+
+``JitParser.parse_entry(entry, arg_types)`` parses one ``@pl.jit`` function and every ``@pl.jit.incore`` /
+``@pl.jit.inline`` function it calls (found by name in the entry's module) into a tensor-level ``ir.Program``:
+
+- the entry becomes an Orchestration function; ``with pl.at(level=...)`` blocks become ``ScopeStmt``
+  (OutlineIncoreScopes outlines them); a tensor or tile op outside any scope is an error;
+- ``@pl.jit.incore`` functions become InCore functions, specialised per distinct argument types;
+- ``@pl.jit.inline`` functions are spliced into the caller;
+- ``pl.<op>(...)`` dispatches on its operands (ops__00-dispatch): tensors -> ``tensor.<op>``, tiles ->
+  ``tile.<op>``, a scalar second operand -> the ``*s`` form;
+- ``out[...] = value`` becomes ``out = pl.tensor.assemble(out, value, offsets)`` (a tile value: ``pl.store``);
+  ``a[i:j, :]`` on a tensor is ``pl.tensor.slice``.
+
+Nothing is executed: bodies are read with ``ast``; shapes come from annotations, module constants, closures and
+the call's arguments.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tilefold.errors import NotSupportedError, ParseError
+from tilefold.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Var
+from tilefold.ir.stmt import (
+    AssignStmt,
+    Function,
+    FunctionType,
+    ParamDirection,
+    ReturnStmt,
+    ScopeStmt,
+    SeqStmts,
+    Stmt,
+)
+from tilefold.ir.types import ScalarType, TensorType, TileType, TupleType, Type, UnknownType
+from tilefold.language.parser import Parser
+from tilefold.ops.registry import find_op
+
+#: ``pl.<name>`` operators that dispatch on operand kinds; value: the scalar-operand form's suffix name
+DISPATCHED = {
+    "add": "adds", "sub": "subs", "mul": "muls", "div": "divs", "maximum": "maxs", "minimum": "mins",
+    "exp": None, "neg": None, "abs": None, "sqrt": None, "rsqrt": None, "recip": None, "log": None, "relu": None,
+    "row_sum": None, "row_max": None, "row_min": None, "col_sum": None, "col_max": None, "col_min": None,
+    "row_expand_add": None, "row_expand_sub": None, "row_expand_mul": None, "row_expand_div": None,
+    "col_expand_add": None, "col_expand_sub": None, "col_expand_mul": None, "col_expand_div": None,
+    "matmul": None, "cast": None, "slice": None, "concat": None, "assemble": None,
+    "adds": None, "subs": None, "muls": None, "divs": None, "maxs": None, "mins": None,
+}
+#: scope levels of ``pl.at`` that make sense on one chip
+LEVELS = ("CORE_GROUP", "CORE", "AIC", "AIV")
+_REFUSED = {
+    "read": "element reads (pl.read / pl.tensor.read) need a scalar load from GM, which tilefold's simulator "
+            "does not model",
+    "write": "element writes (pl.write) need a scalar store to GM, which tilefold's simulator does not model",
+    "fillpad": "pl.tile.fillpad needs a padded valid-shape tile, which tilefold's tile IR does not model",
+    "full": "pl.full is not supported at tensor level",
+}
+
+
+@dataclass
+class JitSource:
+    """What the parser needs to know about one decorated function."""
+
+    name: str
+    kind: str  # "entry" | "incore" | "inline"
+    node: ast.FunctionDef
+    parser_args: dict[str, Any]  # Parser(...) keyword arguments (source, filename, offsets, const lookup)
+
+
+class JitParser(Parser):
+    """Parses one jit function. ``resolve(name)`` returns the JitSource of a sub-function or None."""
+
+    def __init__(self, *args: Any, resolve: Callable[[str], JitSource | None], registry: dict, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.resolve = resolve
+        self.registry = registry  # (name, arg types) -> Function, shared by the parsers of one program
+        self.order: list[str] = registry.setdefault("__order__", [])
+        self.kind = "entry"
+        self.in_scope = False
+        self._pre: dict[int, Expr] = {}
+
+    # ------------------------------------------------------------------ functions
+
+    def parse_function(self, src: JitSource, arg_types: list[Type] | None, fname: str) -> Function:
+        fn = src.node
+        self.kind = src.kind
+        a = fn.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
+            raise self.error(fn, "jit functions take plain positional parameters without defaults",
+                             hint="remove *args, **kwargs, keyword-only markers and default values")
+        self._reset_scope()
+        params, dirs = [], []
+        for i, p in enumerate(a.args):
+            if p.annotation is None:
+                raise self.error(p, f"Parameter {p.arg!r} missing type annotation",
+                                 hint="annotate it: a: pl.Tensor[[128, 128], pl.FP32] (or bare pl.Tensor), "
+                                      "out: pl.Out[pl.Tensor[...]], n: pl.Scalar[pl.INDEX]")
+            given = arg_types[i] if arg_types is not None and i < len(arg_types) else None
+            t, d = self._jit_param_type(p.annotation, given, p.arg)
+            v = Var(p.arg, t, self.span(p))
+            params.append(v)
+            dirs.append(d)
+            self._define(p.arg, v, p)
+        self._current_sig = _NoSig()
+        body: list[Stmt] = []
+        for s in fn.body:
+            self._stmt(s, body)
+        rets = [s for s in body if isinstance(s, ReturnStmt)]
+        rtypes = tuple(v.type for v in rets[-1].values) if rets else ()
+        ftype = FunctionType.Orchestration if src.kind == "entry" else FunctionType.InCore
+        return Function(fname, tuple(params), tuple(dirs), rtypes, SeqStmts(tuple(body)), ftype,
+                        span=self.span(fn))
+
+    def _jit_param_type(self, node: ast.expr, given: Type | None, name: str) -> tuple[Type, ParamDirection]:
+        direction = ParamDirection.In
+        inner = node
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and self._is_pl(
+                node.value.value) and node.value.attr in ("Out", "InOut", "In"):
+            direction = ParamDirection[node.value.attr]
+            inner = node.slice
+        if isinstance(inner, ast.Attribute) and self._is_pl(inner.value) and inner.attr == "Tensor":
+            if given is None:
+                raise self.error(inner, f"parameter {name!r} is a bare pl.Tensor: its shape comes from the call",
+                                 hint="call the kernel with arrays (kernel(a, b, out)) or kernel.compile(a, b, out), "
+                                      "or annotate pl.Tensor[[rows, cols], pl.FP32]")
+            return given, direction
+        if isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Attribute) and self._is_pl(
+                inner.value.value) and inner.value.attr == "Tensor" and given is not None and _has_dynamic(self, inner):
+            return given, direction  # pl.dynamic extents: the call's extents
+        t, _ = self._param_type(inner)
+        if given is not None and isinstance(t, TensorType) and isinstance(given, TensorType):
+            if t.static_shape != given.static_shape or t.dtype is not given.dtype:
+                raise self.error(node, f"argument {name!r} is {_tstr(given)} but the annotation says {_tstr(t)}",
+                                 hint="pass an array of the annotated shape and dtype, or annotate a bare pl.Tensor")
+        return t, direction
+
+    # ------------------------------------------------------------------ statements
+
+    def _stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
+        outer = getattr(self, "_pending", None)
+        self._pending: list[Stmt] = []
+        marker = len(out)
+        try:
+            self._jit_stmt(s, out)
+        finally:
+            pending, self._pending = self._pending, outer
+        if pending:
+            out[marker:marker] = pending
+
+    def _jit_stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
+        if isinstance(s, ast.With):
+            self._with(s, out)
+            return
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Subscript):
+            self._subscript_assign(s.targets[0], s.value, out, s)
+            return
+        if isinstance(s, ast.Return) and s.value is not None:
+            values = s.value.elts if isinstance(s.value, ast.Tuple) else [s.value]
+            exprs = []
+            for i, v in enumerate(values):
+                e = self._expr(v)
+                if isinstance(e, Call):  # orchestration launches are statements: bind the result first
+                    var = Var(f"ret{i}" if len(values) > 1 else "ret", e.type, self.span(v))
+                    out.append(AssignStmt(var, e, span=self.span(v)))
+                    e = var
+                exprs.append(e)
+            out.append(ReturnStmt(tuple(exprs), span=self.span(s)))
+            return
+        super()._stmt(s, out)
+
+    def _with(self, s: ast.With, out: list[Stmt]) -> None:
+        if len(s.items) != 1 or s.items[0].optional_vars is not None:
+            raise self.error(s, "a jit kernel's with statement is `with pl.at(level=pl.Level.CORE_GROUP):`",
+                             hint="one pl.at(...) item, without `as`")
+        call = s.items[0].context_expr
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "at"
+                and self._is_pl(call.func.value)):
+            raise self.error(call, "only `with pl.at(level=...)` scopes are supported in a jit kernel",
+                             hint="write `with pl.at(level=pl.Level.CORE_GROUP):`")
+        level = "CORE_GROUP"
+        for kw in call.keywords:
+            if kw.arg == "level":
+                value = kw.value
+                if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Attribute) \
+                        and value.value.attr == "Level":
+                    level = value.attr
+                else:
+                    raise self.error(value, "level= must be a pl.Level member",
+                                     hint="e.g. pl.at(level=pl.Level.CORE_GROUP)")
+            elif kw.arg in ("optimization", "name", "split"):
+                continue  # scheduling hints of PyPTO's runtime: no effect on one simulated chip
+            else:
+                raise self.error(kw.value, f"unknown pl.at option {kw.arg!r}", hint="pl.at takes level=")
+        if call.args:
+            raise self.error(call, "pl.at takes keyword arguments only", hint="pl.at(level=pl.Level.CORE_GROUP)")
+        if level not in LEVELS:
+            raise NotSupportedError(f"pl.at(level=pl.Level.{level}) is not supported on one simulated chip",
+                                    span=self.span(call), hint=f"use one of: {', '.join(LEVELS)}")
+        if self.kind != "entry":
+            raise self.error(s, "pl.at scopes belong in the @pl.jit entry",
+                             hint="an @pl.jit.incore function already runs on the chip: drop the with")
+        if self.in_scope:
+            raise self.error(s, "pl.at scopes do not nest", hint="merge the inner scope into the outer one")
+        body: list[Stmt] = []
+        self.in_scope = True
+        try:
+            for b in s.body:
+                self._stmt(b, body)
+        finally:
+            self.in_scope = False
+        out.append(ScopeStmt(level, SeqStmts(tuple(body)), span=self.span(s)))
+
+    def _subscript_assign(self, target: ast.Subscript, value_node: ast.expr, out: list[Stmt], s: ast.stmt) -> None:
+        if not isinstance(target.value, ast.Name):
+            raise self.error(target, "only `name[...] = value` subscript writes are supported",
+                             hint="write into a tensor parameter: out[:] = value")
+        dst = self._expr(target.value)
+        if not isinstance(dst.type, TensorType):
+            raise self.error(target, f"{target.value.id!r} is not a tensor: only tensors take subscript writes",
+                             hint="tiles are values: bind a new name instead")
+        value = self._expr(value_node)
+        self._pre[id(value_node)] = value
+        vshape = value.type.static_shape if isinstance(value.type, (TensorType, TileType)) else None
+        if vshape is None:
+            raise self.error(value_node, "the value written by a subscript must be a tensor or tile",
+                             hint="e.g. out[:] = pl.add(a, b)")
+        offsets = self._subscript_window(target, dst.type, vshape)
+        offs = ast.List(elts=offsets, ctx=ast.Load())
+        ast.copy_location(offs, target)
+        name = target.value.id
+        pl_name = next(iter(self.pl))
+        ns = "tensor" if isinstance(value.type, TensorType) else "tile"
+        func = ast.Attribute(value=ast.Attribute(value=ast.Name(id=pl_name, ctx=ast.Load()), attr=ns,
+                                                 ctx=ast.Load()), attr="assemble" if ns == "tensor" else "store",
+                             ctx=ast.Load())
+        args = [target.value, value_node, offs] if ns == "tensor" else [value_node, offs, target.value]
+        call = ast.Call(func=func, args=args, keywords=[])
+        for n in (func, func.value, func.value.value, call):
+            ast.copy_location(n, s)
+        self._assign(target.value, name, call, None, out, s)
+
+    def _subscript_window(self, target: ast.Subscript, t: TensorType, vshape: tuple[int, ...]) -> list[ast.expr]:
+        sl = target.slice
+        items = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
+        rank = len(t.shape)
+        if len(items) > rank:
+            raise self.error(target, f"{len(items)} subscripts for a rank-{rank} tensor", hint="one per axis")
+        offsets: list[ast.expr] = []
+        for item in items + [ast.Slice(lower=None, upper=None, step=None)] * (rank - len(items)):
+            if not isinstance(item, ast.Slice) or item.step is not None:
+                raise self.error(item if hasattr(item, "lineno") else target,
+                                 "tensor subscripts are slices `lo:hi` (or `:`) without a step",
+                                 hint="e.g. out[0:16, :] = value")
+            lower = item.lower if item.lower is not None else ast.Constant(value=0)
+            ast.copy_location(lower, target)
+            offsets.append(lower)
+        return offsets
+
+    # ------------------------------------------------------------------ expressions
+
+    def _expr(self, node: ast.expr) -> Expr:
+        pre = self._pre.pop(id(node), None)
+        if pre is not None:
+            return pre
+        if isinstance(node, ast.Subscript):
+            base = self._expr(node.value)
+            if isinstance(base.type, TensorType):
+                return self._tensor_slice(node, base)
+            self._pre[id(node.value)] = base
+        return super()._expr(node)
+
+    def _tensor_slice(self, node: ast.Subscript, base: Expr) -> Expr:
+        t = base.type
+        assert isinstance(t, TensorType)
+        shape = t.static_shape
+        if shape is None:
+            raise self.error(node, "slicing a tensor needs static extents", hint="use constant slice bounds")
+        items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if len(items) > len(shape):
+            raise self.error(node, f"{len(items)} subscripts for a rank-{len(shape)} tensor", hint="one per axis")
+        offs, exts = [], []
+        for axis, extent in enumerate(shape):
+            item = items[axis] if axis < len(items) else ast.Slice(lower=None, upper=None, step=None)
+            if not isinstance(item, ast.Slice) or item.step is not None:
+                raise self.error(node, "tensor subscripts are slices `lo:hi` without a step",
+                                 hint="e.g. a[0:16, :]")
+            lo = self._const_int(item.lower, 0, node)
+            hi = self._const_int(item.upper, extent, node)
+            offs.append(lo)
+            exts.append(hi - lo)
+        self._check_scope(node, "tensor.slice")
+        return self._make(node, "tensor.slice", [base, _tuple(exts, self.span(node)), _tuple(offs, self.span(node))])
+
+    def _const_int(self, node: ast.expr | None, default: int, where: ast.AST) -> int:
+        if node is None:
+            return default
+        v = self._fold_number(node)
+        if not isinstance(v, int):
+            raise self.error(node, "tensor slice bounds must be compile-time integers",
+                             hint="use constants (module-level names are fine); pl.assemble takes dynamic offsets")
+        return v
+
+    def _make(self, node: ast.AST, opname: str, args: list[Expr], attrs: dict[str, Any] | None = None) -> Expr:
+        from tilefold.ops.registry import make_call
+
+        try:
+            return make_call(opname, args, attrs or {}, span=self.span(node))
+        except ParseError:
+            raise
+        except Exception as exc:  # TypeInferenceError: attach the location
+            from tilefold.errors import TypeInferenceError
+
+            if isinstance(exc, TypeInferenceError):
+                raise TypeInferenceError(exc.message, span=self.span(node), hint=exc.hint) from None
+            raise
+
+    def _check_scope(self, node: ast.AST, opname: str) -> None:
+        if self.kind == "entry" and not self.in_scope:
+            raise self.error(node, f"Misplaced tensor op {opname!r} in Orchestration function (should be inside "
+                                   "an InCore scope)",
+                             hint="wrap it in `with pl.at(level=pl.Level.CORE_GROUP):` or move it into a "
+                                  "@pl.jit.incore function")
+
+    def _call(self, node: ast.Call) -> Expr:
+        f = node.func
+        if isinstance(f, ast.Name) and f.id not in ("min", "max", "float"):
+            return self._sub_call(node, f.id)
+        if isinstance(f, ast.Attribute):
+            base = f.value
+            name = f.attr
+            if self._is_pl(base):
+                if name in _REFUSED:
+                    raise NotSupportedError(_REFUSED[name], span=self.span(node), hint="see docs/dsl.md (jit form)")
+                if name == "dim":
+                    return self._dim(node)
+                if name == "create_tile":
+                    return self._checked_op(node, "tile.create")
+                if name in DISPATCHED:
+                    return self._dispatch(node, name, None)
+            if isinstance(base, ast.Attribute) and self._is_pl(base.value) and base.attr in ("tensor", "tile"):
+                if name in _REFUSED:
+                    raise NotSupportedError(_REFUSED[name], span=self.span(node), hint="see docs/dsl.md (jit form)")
+                if base.attr == "tensor" and name == "dim":
+                    return self._dim(node)
+                if name in DISPATCHED:
+                    return self._dispatch(node, name, base.attr)
+        if isinstance(f, ast.Attribute) and (self._is_pl(f.value) or (
+                isinstance(f.value, ast.Attribute) and self._is_pl(f.value.value))):
+            return self._checked_op(node, None)
+        return super()._call(node)
+
+    def _checked_op(self, node: ast.Call, opname: str | None) -> Expr:
+        """A tile-level op call (load, store, create_tile, ...): legal in an InCore scope / function."""
+        f = node.func
+        assert isinstance(f, ast.Attribute)
+        if f.attr not in ("range", "pipeline", "parallel", "unroll", "while_", "yield_", "cond", "min", "max",
+                          "const", "make_tuple") and self.kind == "entry" and not self.in_scope:
+            raise self.error(node, f"Misplaced tile op 'pl.{f.attr}' in Orchestration function (should be inside "
+                                   "an InCore scope)",
+                             hint="wrap it in `with pl.at(level=pl.Level.CORE_GROUP):` or move it into a "
+                                  "@pl.jit.incore function")
+        if opname is not None:
+            return self._op_call(node, opname)
+        return super()._call(node)
+
+    def _dim(self, node: ast.Call) -> Expr:
+        if len(node.args) != 2 or node.keywords:
+            raise self.error(node, "pl.tensor.dim takes (tensor, axis)", hint="e.g. pl.tensor.dim(a, 0)")
+        t = self._expr(node.args[0]).type
+        axis = self._fold_number(node.args[1])
+        if not isinstance(t, TensorType) or not isinstance(axis, int) or not -len(t.shape) <= axis < len(t.shape):
+            raise self.error(node, "pl.tensor.dim needs a tensor and a constant axis inside its rank",
+                             hint="e.g. pl.tensor.dim(a, 0)")
+        return t.shape[axis]
+
+    def _dispatch(self, node: ast.Call, name: str, ns: str | None) -> Expr:
+        value_nodes = [a for a in node.args if not isinstance(a, (ast.List, ast.Tuple))]
+        args = [self._expr(a) for a in value_nodes]
+        for a, e in zip(value_nodes, args, strict=True):
+            self._pre[id(a)] = e
+        if not args:
+            raise self.error(node, f"pl.{name} needs operands", hint="pass the tensors / tiles to combine")
+        first = args[0].type
+        level = ns or ("tensor" if isinstance(first, TensorType) else "tile" if isinstance(first, TileType) else None)
+        if level is None:
+            raise self.error(node.args[0], f"pl.{name}: the first operand must be a tensor or a tile, got "
+                                           f"{type(first).__name__}",
+                             hint="scalar arithmetic uses Python operators")
+        op = name
+        scalar_form = DISPATCHED.get(name)
+        if scalar_form and len(args) > 1 and isinstance(args[1].type, ScalarType):
+            op = scalar_form
+        if level == "tile" and name in ("row_sum", "row_max", "row_min") and len(args) == 2:
+            # PyPTO's tile reductions take a scratch tile; tilefold's reductions need none
+            self._pre.pop(id(node.args[1]), None)
+            node = ast.Call(func=node.func, args=node.args[:1], keywords=node.keywords)
+            ast.copy_location(node, node.func)
+        if level == "tile" and name == "assemble":
+            raise NotSupportedError("pl.assemble on tiles is not supported", span=self.span(node),
+                                    hint="store tiles with pl.store(tile, offsets, tensor)")
+        opname = f"{level}.{op}"
+        if find_op(opname) is None:
+            for a in node.args:
+                self._pre.pop(id(a), None)
+            raise self.error(node.func, f"pl.{name} has no {level}-level form in tilefold",
+                             hint="the tensor-level operators are listed in docs/dsl.md (jit form)")
+        if level == "tensor":
+            self._check_scope(node, opname)
+        elif self.kind == "entry" and not self.in_scope:
+            raise self.error(node, f"Misplaced tile op {opname!r} in Orchestration function (should be inside an "
+                                   "InCore scope)", hint="wrap it in `with pl.at(level=pl.Level.CORE_GROUP):`")
+        return self._op_call(node, opname)
+
+    # ------------------------------------------------------------------ calls of other jit functions
+
+    def _sub_call(self, node: ast.Call, name: str) -> Expr:
+        src = self.resolve(name)
+        if src is None:
+            raise self.error(node.func, f"unknown function {name!r}",
+                             hint="decorate it with @pl.jit.incore or @pl.jit.inline in the entry's module "
+                                  "(a plain @pl.jit entry does not call other @pl.jit entries)")
+        if node.keywords:
+            raise self.error(node, f"{name}(...) takes positional arguments", hint="pass the arguments in order")
+        args = [self._expr(a) for a in node.args]
+        if len(args) != len(src.node.args.args):
+            raise self.error(node, f"{name} takes {len(src.node.args.args)} argument(s) but {len(args)} were given",
+                             hint="pass one value per parameter")
+        if src.kind == "inline":
+            return self._inline(node, src, args)
+        if self.in_scope:
+            raise self.error(node, f"calling @pl.jit.incore {name!r} inside a pl.at scope",
+                             hint="call InCore functions from the entry's body, outside the scope")
+        if self.kind != "entry":
+            raise self.error(node, f"an InCore function cannot launch {name!r}",
+                             hint="launch it from the @pl.jit entry")
+        types = [a.type for a in args]
+        key = (name, tuple(_type_key(t) for t in types))
+        fn = self.registry.get(key)
+        if fn is None:
+            n_same = sum(1 for k in self.registry if isinstance(k, tuple) and k[0] == name)
+            fname = name if n_same == 0 else f"{name}_{n_same}"
+            sub = JitParser(**src.parser_args, resolve=self.resolve, registry=self.registry)
+            fn = sub.parse_function(src, types, fname)
+            self.registry[key] = fn
+            self.order.append(key)
+        rts = fn.return_types
+        rtype: Type = UnknownType() if not rts else rts[0] if len(rts) == 1 else TupleType(rts)
+        return Call(GlobalVar(fn.name, span=self.span(node)), tuple(args), (), rtype, span=self.span(node))
+
+    def _inline(self, node: ast.Call, src: JitSource, args: list[Expr]) -> Expr:
+        fn = src.node
+        if src.parser_args.get("filename") != self.filename:
+            raise NotSupportedError(f"@pl.jit.inline {src.name!r} is defined in another file",
+                                    span=self.span(node), hint="define inline helpers in the entry's module")
+        body = fn.body
+        if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
+            raise self.error(fn, f"@pl.jit.inline {src.name!r} must end with `return value`",
+                             hint="inline helpers return the value they compute")
+        saved = (self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind)
+        self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind = {}, {}, 0, [[]], []
+        try:
+            for p, a in zip(fn.args.args, args, strict=True):
+                if isinstance(a, Var):
+                    self.env[p.arg] = a
+                    self.depth_of[p.arg] = 0
+                else:
+                    raise self.error(node, f"inline helper {src.name!r}: pass a named value for {p.arg!r}",
+                                     hint="bind the argument to a name first")
+            stmts: list[Stmt] = []
+            for s in body[:-1]:
+                self._stmt(s, stmts)
+            result = self._expr(body[-1].value)
+        finally:
+            self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind = saved
+        self._pending.extend(stmts)  # spliced before the statement that called the helper
+        return result
+
+class _NoSig:
+    return_types: tuple = ()
+
+
+def _tuple(values: list[int], span) -> MakeTuple:
+    from tilefold.ir.types import DataType
+
+    return MakeTuple(tuple(ConstInt(v, DataType.INDEX, span=span) for v in values), span=span)
+
+
+def _type_key(t: Type) -> Any:
+    if isinstance(t, TensorType):
+        return ("tensor", t.static_shape, t.dtype.name)
+    if isinstance(t, ScalarType):
+        return ("scalar", t.dtype.name)
+    return (type(t).__name__, str(t))
+
+
+def _tstr(t: TensorType) -> str:
+    shape = t.static_shape
+    return f"Tensor[{list(shape) if shape is not None else '?'}, {t.dtype.name}]"
+
+
+def _has_dynamic(parser: Parser, node: ast.Subscript) -> bool:
+    """Does the shape list of ``pl.Tensor[[...], dtype]`` name a ``pl.dynamic`` extent?"""
+    from tilefold.language.dsl import DynamicDim
+
+    sl = node.slice
+    shape = sl.elts[0] if isinstance(sl, ast.Tuple) and sl.elts else None
+    if not isinstance(shape, (ast.List, ast.Tuple)):
+        return False
+    for e in shape.elts:
+        if isinstance(e, ast.Name) and isinstance(parser._lookup_const(e.id), DynamicDim):
+            return True
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "dynamic":
+            return True
+    return False
+
+
+__all__ = ["DISPATCHED", "LEVELS", "JitParser", "JitSource"]

@@ -1,0 +1,226 @@
+"""The ``@pl.program`` form: a module holding one class of ``@pl.function`` methods, transcribed one to
+one into an ``ir.Program`` (module constants, imports that name ``pl``, function signatures, the functions).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from tilefold.errors import ParseError, Span
+from tilefold.ir.expr import (
+    GlobalVar,
+    Var,
+)
+from tilefold.ir.stmt import (
+    Function,
+    FunctionType,
+    ParamDirection,
+    Program,
+    SeqStmts,
+)
+from tilefold.ir.types import (
+    Type,
+)
+from tilefold.language.constants import _NotConst
+from tilefold.language.parse_base import _FnSig, no_gc
+
+
+def _decorator_named(decorators: list[ast.expr], name: str) -> ast.expr | None:
+    """The first decorator that is ``name`` / ``x.name``, called or not (``@pl.function(type=...)``)."""
+    return next((dec for dec in decorators if _is_decorator(dec, name)), None)
+
+
+def _is_decorator(dec: ast.expr, name: str) -> bool:
+    target = dec.func if isinstance(dec, ast.Call) else dec
+    return (isinstance(target, ast.Attribute) and target.attr == name) or (
+        isinstance(target, ast.Name) and target.id == name)
+
+
+
+
+class ProgramFormMixin:
+    """Parses a module / ``@pl.program`` class into an ``ir.Program``."""
+
+    def parse_module(self, program_name: str | None = None) -> Program:
+        with no_gc():
+            return self._parse_module(program_name)
+
+    def _parse_module(self, program_name: str | None) -> Program:
+        self._release_ast = True  # the tree is private to this call
+        try:
+            tree = ast.parse(self.source, filename=self.filename)
+        except SyntaxError as exc:
+            line = (exc.lineno or 0) + self.line_offset
+            src = self.lines[line - 1] if 0 < line <= len(self.lines) else (exc.text or "")
+            raise ParseError(f"invalid Python syntax: {exc.msg}",
+                             span=Span(self.filename, line, (exc.offset or 1) + self.col_offset, src),
+                             hint="a pl program must be valid Python") from None
+        classes: list[ast.ClassDef] = []
+        free_functions: list[ast.FunctionDef] = []
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                self._note_import(stmt)
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                self._module_const(stmt)
+            elif isinstance(stmt, ast.ClassDef):
+                classes.append(stmt)
+            elif isinstance(stmt, ast.FunctionDef) and self._function_decorator(stmt) is not None:
+                free_functions.append(stmt)
+        programs = [c for c in classes if self._is_program_class(c)]
+        if program_name is not None:
+            programs = [c for c in programs if c.name == program_name]
+        if len(programs) == 1:
+            return self.parse_class(programs[0])
+        if len(programs) > 1:
+            names = ", ".join(c.name for c in programs)
+            raise self.error(programs[1], f"the source defines several programs ({names})",
+                             hint="pass program_name=... to pl.parse to choose one")
+        if free_functions:
+            return self._parse_program("Module", free_functions, (), free_functions[0])
+        raise ParseError("no @pl.program class found", span=Span(self.filename, 1 + self.line_offset, 1, ""),
+                         hint="decorate a class with @pl.program and its methods with @pl.function(...)")
+
+    def _note_import(self, stmt: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.name.endswith(".language") and alias.asname:
+                    self.pl.add(alias.asname)
+        else:
+            for alias in stmt.names:
+                if alias.name == "language":
+                    self.pl.add(alias.asname or alias.name)
+
+    def _module_const(self, stmt: ast.Assign | ast.AnnAssign) -> None:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if stmt.value is None:
+            return
+        try:
+            value = self._const(stmt.value)
+        except _NotConst:
+            return  # not a constant: ignored (a use will report it)
+        except ParseError:
+            return
+        for t in targets:
+            if isinstance(t, ast.Name):
+                self.consts[t.id] = value
+
+    def _is_pl(self, node: ast.expr) -> bool:
+        return isinstance(node, ast.Name) and node.id in self.pl
+
+    def _is_program_class(self, cls: ast.ClassDef) -> bool:
+        return _decorator_named(cls.decorator_list, "program") is not None
+
+    def _function_decorator(self, fn: ast.FunctionDef) -> ast.expr | None:
+        return _decorator_named(fn.decorator_list, "function")
+
+    def parse_class(self, cls: ast.ClassDef) -> Program:
+        attrs: tuple[tuple[str, Any], ...] = ()
+        for dec in cls.decorator_list:
+            if isinstance(dec, ast.Call) and _is_decorator(dec, "program"):
+                for kw in dec.keywords:
+                    if kw.arg == "attrs":
+                        attrs = self._attrs_dict(kw.value)
+                    elif kw.arg == "name":
+                        pass
+                    else:
+                        raise self.error(kw.value, f"unknown @pl.program option {kw.arg!r}",
+                                         hint="@pl.program accepts attrs={...}")
+                if dec.args:
+                    raise self.error(dec, "@pl.program takes keyword options only",
+                                     hint="write @pl.program or @pl.program(attrs={...})")
+        fns: list[ast.FunctionDef] = []
+        for stmt in cls.body:
+            if isinstance(stmt, ast.FunctionDef):
+                if self._function_decorator(stmt) is None:
+                    raise self.error(stmt, f"method {stmt.name!r} of a program must be decorated with @pl.function",
+                                     hint="add @pl.function(type=pl.FunctionType.InCore) (or Orchestration, ...)")
+                fns.append(stmt)
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+                continue  # docstring
+            elif isinstance(stmt, ast.Pass):
+                continue
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                self._module_const(stmt)  # class-level constants behave like module constants
+            else:
+                raise self.error(stmt, f"unsupported statement in a program class: {type(stmt).__name__}",
+                                 hint="a @pl.program class holds @pl.function methods only")
+        return self._parse_program(cls.name, fns, attrs, cls)
+
+    def _parse_program(self, name: str, fns: list[ast.FunctionDef], attrs: tuple, node: ast.AST) -> Program:
+        self._fn_sigs = {}
+        for fn in fns:
+            if fn.name in self._fn_sigs:
+                raise self.error(fn, f"function {fn.name!r} is defined twice", hint="rename one of the two functions")
+            self._fn_sigs[fn.name] = self._signature(fn)
+        functions = tuple(self._function(self._fn_sigs[fn.name]) for fn in fns)
+        return Program(name, functions, attrs, span=self.span(node))
+
+    def _signature(self, fn: ast.FunctionDef) -> _FnSig:
+        dec = self._function_decorator(fn)
+        func_type = FunctionType.Opaque
+        attrs: tuple[tuple[str, Any], ...] = ()
+        if isinstance(dec, ast.Call):
+            if dec.args:
+                raise self.error(dec, "@pl.function takes keyword options only",
+                                 hint="write @pl.function(type=pl.FunctionType.InCore)")
+            for kw in dec.keywords:
+                if kw.arg == "type":
+                    value = self._const(kw.value, allow_error=True)
+                    if not isinstance(value, FunctionType):
+                        raise self.error(kw.value, "type= must be a pl.FunctionType member",
+                                         hint="one of " + ", ".join(f"pl.FunctionType.{t.name}" for t in FunctionType))
+                    func_type = value
+                elif kw.arg == "attrs":
+                    attrs = self._attrs_dict(kw.value)
+                else:
+                    raise self.error(kw.value if kw.value else dec, f"unknown @pl.function option {kw.arg!r}",
+                                     hint="@pl.function accepts type= and attrs=")
+        a = fn.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+            raise self.error(fn, "kernel functions take plain positional parameters only",
+                             hint="remove *args, **kwargs, keyword-only and positional-only markers: "
+                                  "def kernel(self, x: pl.Tensor[...], ...)")
+        params = list(a.args)
+        if not params or params[0].arg != "self":
+            raise self.error(fn, f"function {fn.name!r} must take 'self' as its first parameter",
+                             hint="program functions are methods: def kernel(self, x: pl.Tensor[...], ...)")
+        if a.defaults:
+            raise self.error(a.defaults[0], "parameters cannot have default values",
+                             hint="remove the default; pass the value at every call site")
+        self._reset_scope()
+        out: list[tuple[str, Type, ParamDirection]] = []
+        for p in params[1:]:
+            if p.annotation is None:
+                raise self.error(p, f"parameter {p.arg!r} needs a type annotation",
+                                 hint="e.g. x: pl.Tensor[[16, 128], pl.FP32] or n: pl.Scalar[pl.INDEX]")
+            t, direction = self._param_type(p.annotation)
+            out.append((p.arg, t, direction))
+            self._define(p.arg, Var(p.arg, t, self.span(p)), p)
+        returns: tuple[Type, ...] = ()
+        if fn.returns is not None and not (isinstance(fn.returns, ast.Constant) and fn.returns.value is None):
+            r = fn.returns
+            if isinstance(r, ast.Tuple):
+                returns = tuple(self._plain_type(e) for e in r.elts)
+            elif isinstance(r, ast.Subscript) and isinstance(r.value, ast.Name) and r.value.id in ("tuple", "Tuple"):
+                elts = r.slice.elts if isinstance(r.slice, ast.Tuple) else [r.slice]
+                returns = tuple(self._plain_type(e) for e in elts)
+            else:
+                returns = (self._plain_type(r),)
+        return _FnSig(GlobalVar(fn.name, span=self.span(fn)), out, returns, func_type, attrs, fn)
+
+    def _function(self, sig: _FnSig) -> Function:
+        fn = sig.node
+        self._reset_scope()
+        self._current_sig = sig
+        params = []
+        for (name, _t, _d), p in zip(sig.params, fn.args.args[1:], strict=False):
+            # re-evaluate the type so symbolic extents refer to this function's parameter Vars
+            t2, _ = self._param_type(p.annotation)
+            v = Var(name, t2, self.span(p))
+            params.append(v)
+            self._define(name, v, p)
+        body = self._body(fn.body, None, release=self._release_ast)
+        return Function(fn.name, tuple(params), tuple(d for _n, _t, d in sig.params), sig.return_types,
+                        SeqStmts(tuple(body)), sig.func_type, sig.attrs, span=self.span(fn))
+

@@ -1,0 +1,542 @@
+"""Statements: assignments (SSA rebinding), tuple unpacking, ``for`` over ``pl.range`` / ``pl.pipeline`` /
+``pl.parallel`` / ``pl.unroll`` / ``pl.while_``, ``while``, ``if``, ``pl.yield_`` and ``return``, with the scope
+rules of the module docstring of ``tilefold.language.parser``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from tilefold.ir.expr import (
+    ConstInt,
+    Expr,
+    IterArg,
+    TupleGetItem,
+    Var,
+)
+from tilefold.ir.stmt import (
+    AssignStmt,
+    EvalStmt,
+    ForKind,
+    ForStmt,
+    IfStmt,
+    ReturnStmt,
+    SeqStmts,
+    Stmt,
+    WhileStmt,
+    YieldStmt,
+)
+from tilefold.ir.types import (
+    ScalarType,
+    TupleType,
+    Type,
+)
+from tilefold.language.annotations import _describe, _same_type_shape
+from tilefold.language.parse_base import _INDEX, _INDEX_T
+
+_LOOP_KINDS = {"range": ForKind.Sequential, "pipeline": ForKind.Pipeline, "parallel": ForKind.Parallel,
+               "unroll": ForKind.Unroll}
+
+
+@dataclass
+class _Yield:
+    values: list[Expr]
+    targets: list[str] | None  # None: bare pl.yield_(...)
+    annotation: ast.expr | None
+    node: ast.stmt
+    types: list[ast.expr] | None = None  # pl.yield_(a, b, types=[T1, T2]) for multi-result targets
+
+
+
+
+class StatementsMixin:
+    """Parses statement lists into ``ir`` statements, tracking scopes and loop-carried values."""
+
+    def _reset_scope(self) -> None:
+        self.env = {}
+        self.depth_of = {}
+        self.depth = 0
+        self.scope_stack = []
+        self.loop_kind = []
+
+    def _push(self, kind: str) -> None:
+        self.depth += 1
+        self.scope_stack.append([])
+        self.loop_kind.append(kind)
+
+    def _pop(self) -> None:
+        for name, old, old_depth in reversed(self.scope_stack.pop()):
+            if old is None:
+                self.env.pop(name, None)
+                self.depth_of.pop(name, None)
+            else:
+                self.env[name] = old
+                self.depth_of[name] = old_depth
+        self.depth -= 1
+        self.loop_kind.pop()
+
+    def _define(self, name: str, var: Var, node: ast.AST, *, header: bool = False) -> None:
+        """Bind ``name``. ``header``: a loop var / iter arg, which may shadow an outer binding."""
+        d = self.depth_of.get(name)
+        if d is not None and d < self.depth:
+            if not header:
+                kind = self.loop_kind[-1] if self.loop_kind else "loop"
+                if kind == "if":
+                    raise self.error(node, f"cannot rebind {name!r} inside an if branch: it is defined outside",
+                                     hint=f"give the new value another name and pass it out with "
+                                          f"`{name} = pl.yield_(...)` as the last statement of both branches")
+                raise self.error(node, f"cannot rebind {name!r} inside a loop without init_values",
+                                 hint=f"carry it through the loop: `for i, ({name}_iter,) in pl.range(..., "
+                                      f"init_values=({name},))` and end the body with `{name} = pl.yield_(...)`")
+            self.scope_stack[-1].append((name, self.env[name], d))
+        elif d is None and self.scope_stack:
+            self.scope_stack[-1].append((name, None, 0))
+        self.env[name] = var
+        self.depth_of[name] = self.depth
+
+    def _body(self, stmts: list[ast.stmt], yield_ctx: str | None, release: bool = False) -> list[Stmt]:
+        """Parse a body. ``yield_ctx`` ("loop"/"if"/None) says whether a final pl.yield_ is allowed; the
+        parsed yield is stored in ``self._last_yield``. ``release`` drops each statement's AST once parsed
+        (the function body of a tree nobody else holds)."""
+        out: list[Stmt] = []
+        n = len(stmts)
+        for i, s in enumerate(stmts):
+            y = self._match_yield(s)
+            if y is not None:
+                if yield_ctx is None:
+                    raise self.error(s, "pl.yield_ outside a loop or if body",
+                                     hint="pl.yield_ passes values out of a loop body or an if branch")
+                if i != n - 1:
+                    raise self.error(stmts[i + 1], "pl.yield_ must be the last statement of its body",
+                                     hint="move this statement before the pl.yield_, or delete it")
+                out.append(YieldStmt(tuple(y.values), span=self.span(s)))
+                self._last_yield = y
+                return out
+            self._stmt(s, out)
+            if release:
+                stmts[i] = None  # type: ignore[call-overload]  # free the statement's AST early (smaller working set)
+        self._last_yield = None
+        return out
+
+    def _is_pl_call(self, node: ast.AST, name: str) -> bool:
+        return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name
+                and self._is_pl(node.func.value))
+
+    def _match_yield(self, s: ast.stmt) -> _Yield | None:
+        value = None
+        targets: list[str] | None = None
+        ann = None
+        if isinstance(s, ast.Expr):
+            value = s.value
+        elif isinstance(s, ast.Assign):
+            value = s.value
+            if self._is_pl_call(value, "yield_"):
+                if len(s.targets) != 1:
+                    raise self.error(s, "chained assignment is not supported",
+                                     hint="assign the pl.yield_ results once: `a, b = pl.yield_(x, y)`")
+                t = s.targets[0]
+                if isinstance(t, ast.Name):
+                    targets = [t.id]
+                elif isinstance(t, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in t.elts):
+                    targets = [e.id for e in t.elts]
+                else:
+                    raise self.error(t, "pl.yield_ results must be assigned to plain names",
+                                     hint="write `x = pl.yield_(v)` or `a, b = pl.yield_(x, y)`")
+        elif isinstance(s, ast.AnnAssign):
+            value = s.value
+            if value is not None and self._is_pl_call(value, "yield_"):
+                if not isinstance(s.target, ast.Name):
+                    raise self.error(s.target, "pl.yield_ results must be assigned to plain names",
+                                 hint="write `x: T = pl.yield_(v)` with a plain name on the left")
+                targets = [s.target.id]
+                ann = s.annotation
+        if value is None or not self._is_pl_call(value, "yield_"):
+            return None
+        assert isinstance(value, ast.Call)
+        types = None
+        for kw in value.keywords:
+            if kw.arg != "types" or not isinstance(kw.value, (ast.List, ast.Tuple)):
+                raise self.error(kw.value, "pl.yield_ takes the yielded values (and optionally types=[...])",
+                                 hint="remove this keyword; only types=[T1, T2, ...] is accepted")
+            types = list(kw.value.elts)
+        vals = [self._expr(a) for a in value.args]
+        if targets is not None and len(targets) != len(vals):
+            raise self.error(s, f"pl.yield_ gives {len(vals)} value(s) but {len(targets)} name(s) are assigned",
+                             hint="assign one name per yielded value")
+        if types is not None and len(types) != len(vals):
+            raise self.error(value, f"types=[...] lists {len(types)} type(s) for {len(vals)} value(s)",
+                             hint="give exactly one type per yielded value")
+        return _Yield(vals, targets, ann, s, types)
+
+    def _stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
+        if isinstance(s, ast.Assign):
+            if len(s.targets) != 1:
+                raise self.error(s, "chained assignment (a = b = ...) is not supported",
+                                 hint="assign each name separately")
+            t = s.targets[0]
+            if isinstance(t, ast.Name):
+                self._assign(t, t.id, s.value, None, out, s)
+            elif isinstance(t, (ast.Tuple, ast.List)):
+                self._assign_tuple(t, s.value, out, s)
+            else:
+                raise self.error(t, "only plain names can be assigned",
+                                 hint="tiles are values: write `x = pl.tile.op(...)` instead of mutating")
+        elif isinstance(s, ast.AnnAssign):
+            if not isinstance(s.target, ast.Name):
+                raise self.error(s.target, "only plain names can be assigned",
+                                 hint="assign to a local name, e.g. `y = ...`; attributes, subscripts and "
+                                      "starred targets are not supported")
+            if s.value is None:
+                raise self.error(s, f"declaration of {s.target.id!r} without a value",
+                                 hint="every variable is defined by an assignment")
+            self._assign(s.target, s.target.id, s.value, s.annotation, out, s)
+        elif isinstance(s, ast.AugAssign):
+            if not isinstance(s.target, ast.Name):
+                raise self.error(s.target, "only plain names can be assigned",
+                                 hint="assign to a local name, e.g. `y = ...`; attributes, subscripts and "
+                                      "starred targets are not supported")
+            value = ast.BinOp(left=ast.Name(id=s.target.id, ctx=ast.Load()), op=s.op, right=s.value)
+            ast.copy_location(value, s)
+            ast.copy_location(value.left, s.target)
+            self._assign(s.target, s.target.id, value, None, out, s)
+        elif isinstance(s, ast.Expr):
+            v = s.value
+            if isinstance(v, ast.Constant) and isinstance(v.value, str):
+                return  # docstring / comment string
+            if self._is_pl_call(v, "cond"):
+                raise self.error(s, "pl.cond(...) must be the first statement of a pl.while_ body",
+                                 hint="move pl.cond(...) to the top of the while body")
+            if not isinstance(v, ast.Call):
+                raise self.error(s, "an expression statement must be a call",
+                                 hint="bare expressions have no effect; assign the value to a name")
+            out.append(EvalStmt(self._expr(v), span=self.span(s)))
+        elif isinstance(s, ast.For):
+            self._for(s, out)
+        elif isinstance(s, ast.While):
+            self._while(s, out)
+        elif isinstance(s, ast.If):
+            self._if(s, out)
+        elif isinstance(s, ast.Return):
+            if s.value is None:
+                vals: tuple[Expr, ...] = ()
+            elif isinstance(s.value, ast.Tuple):
+                vals = tuple(self._expr(e) for e in s.value.elts)
+            else:
+                vals = (self._expr(s.value),)
+            sig = self._current_sig
+            if sig.return_types and len(vals) != len(sig.return_types):
+                raise self.error(s, f"return gives {len(vals)} value(s) but the function declares "
+                                    f"{len(sig.return_types)} return type(s)",
+                                 hint="return one value per declared return type, or fix the -> annotation")
+            out.append(ReturnStmt(vals, span=self.span(s)))
+        elif isinstance(s, ast.Pass):
+            return
+        else:
+            raise self.error(s, f"unsupported Python syntax in a kernel: {type(s).__name__}",
+                             hint="kernels use assignments, calls, pl.range/pl.pipeline loops, while, if and return")
+
+    def _assign(self, target: ast.AST, name: str, value_node: ast.expr, ann_node: ast.expr | None,
+                out: list[Stmt], s: ast.stmt) -> None:
+        ann = self._type(ann_node) if ann_node is not None else None
+        value: Expr | None = None
+        if isinstance(ann, ScalarType):
+            num = self._fold_number(value_node)
+            if num is not None:
+                value = self._const_of(num, ann.dtype, value_node)
+        if value is None:
+            value = self._expr(value_node)
+        vtype = value.type
+        if ann is not None:
+            vtype = self._merge_annotation(vtype, ann, ann_node, name)
+        var = Var(name, vtype, self.span(target))
+        out.append(AssignStmt(var, value, span=self.span(s)))
+        self._define(name, var, target)
+
+    def _assign_tuple(self, target: ast.Tuple | ast.List, value_node: ast.expr, out: list[Stmt],
+                      s: ast.stmt) -> None:
+        names = []
+        for e in target.elts:
+            if not isinstance(e, ast.Name):
+                raise self.error(e, "only plain names can be assigned",
+                                 hint="unpack into plain names, e.g. `a, b = ...`")
+            names.append(e.id)
+        value = self._expr(value_node)
+        tt = value.type
+        if not isinstance(tt, TupleType):
+            raise self.error(value_node, f"cannot unpack a value of type {_describe(tt)} into {len(names)} names",
+                             hint="only multi-result custom ops and function calls return several values")
+        if len(tt.types) != len(names):
+            raise self.error(target, f"the value has {len(tt.types)} results but {len(names)} names are assigned",
+                             hint=f"assign exactly {len(tt.types)} names")
+        tup = Var("_".join(names) + "_tuple", tt, self.span(target))
+        out.append(AssignStmt(tup, value, span=self.span(s)))
+        for i, (n, e) in enumerate(zip(names, target.elts, strict=False)):
+            item = TupleGetItem(tup, i, span=self.span(e))
+            v = Var(n, item.type, self.span(e))
+            out.append(AssignStmt(v, item, span=self.span(s)))
+            self._define(n, v, e)
+
+    def _range_args(self, call: ast.Call, kind_name: str) -> tuple[Expr, Expr, Expr]:
+        n = len(call.args)
+        if n == 0 or n > 3:
+            raise self.error(call, f"pl.{kind_name} takes 1 to 3 positional arguments (start, stop, step), got {n}",
+                             hint=f"e.g. pl.{kind_name}(4), pl.{kind_name}(0, 64, 16); loop-carried values go "
+                                  "in init_values=(...)")
+        vals = [self._expr(a) for a in call.args]
+        for v, a in zip(vals, call.args, strict=False):
+            if not isinstance(v.type, ScalarType):
+                raise self.error(a, f"loop bounds must be scalars, got {_describe(v.type)}",
+                                 hint="use integers or pl.Scalar[pl.INDEX] expressions for start, stop and step")
+        if n == 1:
+            return ConstInt(0, _INDEX), vals[0], ConstInt(1, _INDEX)
+        if n == 2:
+            return vals[0], vals[1], ConstInt(1, _INDEX)
+        return vals[0], vals[1], vals[2]
+
+    def _loop_kwargs(self, call: ast.Call, allowed: set[str]) -> dict[str, ast.expr]:
+        kws: dict[str, ast.expr] = {}
+        for kw in call.keywords:
+            if kw.arg is None or kw.arg not in allowed:
+                raise self.error(kw.value, f"unknown keyword {kw.arg!r} for pl.{call.func.attr}",  # type: ignore
+                                 hint="accepted: " + ", ".join(sorted(allowed)))
+            kws[kw.arg] = kw.value
+        return kws
+
+    def _init_values(self, node: ast.expr | None) -> list[Expr]:
+        if node is None:
+            return []
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return [self._expr(e) for e in node.elts]
+        return [self._expr(node)]
+
+    def _for(self, s: ast.For, out: list[Stmt]) -> None:
+        if s.orelse:
+            raise self.error(s.orelse[0], "for ... else is not supported",
+                             hint="move the else block after the loop")
+        it = s.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and self._is_pl(it.func.value)
+                and (it.func.attr in _LOOP_KINDS or it.func.attr == "while_")):
+            raise self.error(it, "a kernel loop must iterate over pl.range / pl.pipeline / pl.parallel / "
+                                 "pl.unroll / pl.while_",
+                             hint="e.g. `for i in pl.range(0, 4):`")
+        if it.func.attr == "while_":
+            self._while_iter(s, it, out)
+            return
+        kind_name = it.func.attr
+        kind = _LOOP_KINDS[kind_name]
+        start, stop, step = self._range_args(it, kind_name)
+        kws = self._loop_kwargs(it, {"init_values", "stage", "attrs", "iter_types"})
+        inits = self._init_values(kws.get("init_values"))
+        attrs: list[tuple[str, Any]] = []
+        if "stage" in kws:
+            attrs.append(("stage", self._const(kws["stage"], allow_error=True)))
+        if "attrs" in kws:
+            attrs.extend(self._attrs_dict(kws["attrs"]))
+        iter_types = self._iter_types(kws.get("iter_types"), inits)
+        # target: `i` or `i, (a, b)`
+        tgt = s.target
+        if inits:
+            if not (isinstance(tgt, ast.Tuple) and len(tgt.elts) == 2 and isinstance(tgt.elts[0], ast.Name)):
+                raise self.error(tgt, "a loop with init_values needs the target `i, (a, b, ...)`",
+                                 hint="e.g. `for k, (acc,) in pl.range(4, init_values=(acc0,)):`")
+            lv_node = tgt.elts[0]
+            ia_names = self._name_list(tgt.elts[1])
+        else:
+            if isinstance(tgt, ast.Tuple):
+                raise self.error(tgt, "loop target unpacks iter args but no init_values=(...) is given",
+                                 hint="add init_values=(...) with one initial value per iter arg")
+            if not isinstance(tgt, ast.Name):
+                raise self.error(tgt, "the loop variable must be a plain name",
+                                 hint="write `for i in pl.range(...)` or `for i, (acc,) in pl.range(..., "
+                                      "init_values=(...))`")
+            lv_node = tgt
+            ia_names = []
+        if len(ia_names) != len(inits):
+            raise self.error(tgt, f"{len(ia_names)} iter arg name(s) for {len(inits)} init value(s)",
+                             hint="name one iter arg per init value: `for i, (a, b) in pl.range(..., "
+                                  "init_values=(a0, b0))`")
+        loop_var = Var(lv_node.id, _INDEX_T, self.span(lv_node))
+        self._push("loop")
+        self._define(lv_node.id, loop_var, lv_node, header=True)
+        iter_args = []
+        for (name, node), init, t in zip(ia_names, inits, iter_types, strict=False):
+            ia = IterArg(name, t, self.span(node), init)
+            iter_args.append(ia)
+            self._define(name, ia, node, header=True)
+        body = self._body(s.body, "loop")
+        y = self._last_yield
+        self._pop()
+        return_vars = self._bind_yield(y, iter_args, s, "loop")
+        out.append(ForStmt(loop_var, start, stop, step, tuple(iter_args), SeqStmts(tuple(body)),
+                           tuple(return_vars), kind, tuple(attrs), span=self.span(s)))
+
+    def _iter_types(self, node: ast.expr | None, inits: list[Expr]) -> list[Type]:
+        if node is None:
+            return [e.type for e in inits]
+        if not isinstance(node, (ast.List, ast.Tuple)) or len(node.elts) != len(inits):
+            raise self.error(node, "iter_types=[...] needs one type per init value",
+                             hint=f"give a list of {len(inits)} type(s), one per init value")
+        return [self._merge_annotation(e.type, self._type(t), t, "iter arg")
+                for e, t in zip(inits, node.elts, strict=True)]
+
+    def _name_list(self, node: ast.expr) -> list[tuple[str, ast.Name]]:
+        if isinstance(node, ast.Name):
+            return [(node.id, node)]
+        if isinstance(node, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in node.elts):
+            return [(e.id, e) for e in node.elts]  # type: ignore[union-attr]
+        raise self.error(node, "iter args must be a tuple of plain names, e.g. (acc,)",
+                         hint="write `for i, (acc,) in pl.range(n, init_values=(acc0,))`")
+
+    def _bind_yield(self, y: _Yield | None, carried: list[Var], s: ast.stmt, what: str) -> list[Var]:
+        """Check the final yield of a loop body against its iter args; bind return vars after the loop."""
+        n = len(carried)
+        got = len(y.values) if y is not None else 0
+        if got != n:
+            node = y.node if y is not None else s
+            raise self.error(node, f"yield count mismatch: the {what} carries {n} value(s) but its body yields {got}",
+                             hint="end the body with `a, b = pl.yield_(a_next, b_next)`, one value per init value"
+                             if n else "a loop without init_values cannot yield; add init_values=(...)")
+        if y is None:
+            return []
+        for i, (v, ia) in enumerate(zip(y.values, carried, strict=False)):
+            if not _same_type_shape(v.type, ia.type):
+                raise self.error(y.node, f"yield value #{i} has type {_describe(v.type)} but iter arg "
+                                         f"{ia.name!r} has type {_describe(ia.type)}",
+                                 hint="a loop-carried value keeps its shape and dtype")
+        return self._return_vars(y, [ia.type for ia in carried], [ia.name for ia in carried])
+
+    def _return_vars(self, y: _Yield, types: list[Type], default_names: list[str]) -> list[Var]:
+        rvs = []
+        ann = self._type(y.annotation) if y.annotation is not None else None
+        names = y.targets if y.targets is not None else [n + "_out" for n in default_names]
+        target_nodes = self._yield_target_nodes(y)
+        for i, (name, t) in enumerate(zip(names, types, strict=False)):
+            if ann is not None:
+                t = self._merge_annotation(t, ann, y.annotation, name)
+            elif y.types is not None:
+                t = self._merge_annotation(t, self._type(y.types[i]), y.types[i], name)
+            node = target_nodes[i] if target_nodes else y.node
+            v = Var(name, t, self.span(node))
+            rvs.append(v)
+        for i, v in enumerate(rvs):
+            if y.targets is not None:
+                node = target_nodes[i] if target_nodes else y.node
+                self._define(v.name, v, node)
+        return rvs
+
+    @staticmethod
+    def _yield_target_nodes(y: _Yield) -> list[ast.AST]:
+        s = y.node
+        if isinstance(s, ast.AnnAssign):
+            return [s.target]
+        if isinstance(s, ast.Assign):
+            t = s.targets[0]
+            return list(t.elts) if isinstance(t, (ast.Tuple, ast.List)) else [t]
+        return []
+
+    def _while_iter(self, s: ast.For, it: ast.Call, out: list[Stmt]) -> None:
+        if it.args:
+            raise self.error(it, "pl.while_ takes init_values=(...) only; the condition is the first body "
+                                 "statement `pl.cond(...)`",
+                             hint="write `for (a,) in pl.while_(init_values=(a0,)):` and start the body with "
+                                  "`pl.cond(a < n)`")
+        kws = self._loop_kwargs(it, {"init_values", "iter_types"})
+        inits = self._init_values(kws.get("init_values"))
+        types = self._iter_types(kws.get("iter_types"), inits)
+        names = self._name_list(s.target)
+        if len(names) != len(inits):
+            raise self.error(s.target, f"{len(names)} iter arg name(s) for {len(inits)} init value(s)",
+                             hint="name one iter arg per init value: `for (a, b) in pl.while_(init_values=(a0, b0))`")
+        if not s.body or not self._is_pl_call(getattr(s.body[0], "value", None), "cond") or not isinstance(
+                s.body[0], ast.Expr):
+            raise self.error(s.body[0] if s.body else s, "the first statement of a pl.while_ body must be "
+                                                         "pl.cond(<condition>)",
+                             hint="e.g. `for (i, acc) in pl.while_(init_values=(0, a)):` then `pl.cond(i < n)`")
+        self._push("loop")
+        iter_args = []
+        for (name, node), init, t in zip(names, inits, types, strict=False):
+            ia = IterArg(name, t, self.span(node), init)
+            iter_args.append(ia)
+            self._define(name, ia, node, header=True)
+        cond_call = s.body[0].value  # type: ignore[attr-defined]
+        if len(cond_call.args) != 1 or cond_call.keywords:
+            raise self.error(cond_call, "pl.cond takes exactly one condition",
+                             hint="write pl.cond(<scalar condition>), e.g. pl.cond(i < n)")
+        cond = self._expr(cond_call.args[0])
+        body = self._body(s.body[1:], "loop")
+        y = self._last_yield
+        self._pop()
+        return_vars = self._bind_yield(y, iter_args, s, "while loop")
+        out.append(WhileStmt(tuple(iter_args), cond, SeqStmts(tuple(body)), tuple(return_vars), span=self.span(s)))
+
+    def _while(self, s: ast.While, out: list[Stmt]) -> None:
+        if s.orelse:
+            raise self.error(s.orelse[0], "while ... else is not supported",
+                             hint="move the else block after the loop")
+        cond = self._expr(s.test)
+        self._push("loop")
+        body = self._body(s.body, "loop")
+        y = self._last_yield
+        self._pop()
+        self._bind_yield(y, [], s, "while loop")
+        out.append(WhileStmt((), cond, SeqStmts(tuple(body)), (), span=self.span(s)))
+
+    def _if_test(self, test: ast.expr) -> tuple[Expr, tuple[tuple[str, Any], ...]]:
+        """The condition of an ``if`` and its IfStmt attrs: ``if pl.cond(c, attrs={...}):`` tags the if."""
+        if not self._is_pl_call(test, "cond"):
+            return self._expr(test), ()
+        assert isinstance(test, ast.Call)
+        if len(test.args) != 1:
+            raise self.error(test, "pl.cond takes exactly one condition",
+                             hint='e.g. `if pl.cond(sb == 0, attrs={"limit_sub_block_id0": True}):`')
+        attrs: tuple[tuple[str, Any], ...] = ()
+        for kw in test.keywords:
+            if kw.arg != "attrs":
+                raise self.error(kw.value, f"unknown keyword {kw.arg!r} for pl.cond in an if",
+                                 hint='pl.cond(cond, attrs={"name": value}) tags the if statement')
+            attrs = self._attrs_dict(kw.value)
+        return self._expr(test.args[0]), attrs
+
+    def _if(self, s: ast.If, out: list[Stmt]) -> None:
+        cond, if_attrs = self._if_test(s.test)
+        self._push("if")
+        then = self._body(s.body, "if")
+        ty = self._last_yield
+        self._pop()
+        else_body: list[Stmt] | None = None
+        ey = None
+        if s.orelse:
+            self._push("if")
+            else_body = self._body(s.orelse, "if")
+            ey = self._last_yield
+            self._pop()
+        n_then = len(ty.values) if ty else 0
+        n_else = len(ey.values) if ey else 0
+        return_vars: list[Var] = []
+        if ty is not None or ey is not None:
+            if else_body is None:
+                raise self.error(ty.node if ty else s, "an if that yields values needs an else branch",
+                                 hint="add `else:` yielding the value to use when the condition is false")
+            if n_then != n_else:
+                raise self.error((ey or ty).node, f"yield count mismatch: the then branch yields {n_then} "  # type: ignore
+                                                  f"value(s), the else branch {n_else}",
+                                 hint="yield the same number of values, in the same order, from both branches")
+            assert ty is not None and ey is not None
+            for i, (a, b) in enumerate(zip(ty.values, ey.values, strict=False)):
+                if not _same_type_shape(a.type, b.type):
+                    raise self.error(ey.node, f"yield value #{i}: the branches yield {_describe(a.type)} and "
+                                              f"{_describe(b.type)}",
+                                     hint="both branches must yield values of the same shape and dtype; cast or "
+                                          "slice one of them")
+            if ty.targets is not None and ey.targets is not None and ty.targets != ey.targets:
+                raise self.error(ey.node, f"the branches bind different names {ty.targets} and {ey.targets}",
+                                 hint="use the same names in `x = pl.yield_(...)` in both branches")
+            y = ty if ty.targets is not None else ey
+            if ty.annotation is None and ty.types is None and (ey.annotation is not None or ey.types is not None):
+                y = ey
+            return_vars = self._return_vars(y, [v.type for v in ty.values], [f"if_result{i}" for i in range(n_then)])
+        out.append(IfStmt(cond, SeqStmts(tuple(then)), SeqStmts(tuple(else_body)) if else_body is not None else None,
+                          tuple(return_vars), span=self.span(s), attrs=if_attrs))
+

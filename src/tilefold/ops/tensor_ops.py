@@ -1,0 +1,285 @@
+"""Tensor-level ops: operators on whole GM tensors, as ``@pl.jit`` kernels write them (``pl.add(a, b)`` on two
+``pl.Tensor`` values). The compiler decides placement: ``ConvertTensorToTileOps`` lowers each op to the tile op
+named by its ``extra["tile_op"]`` (loads, the tile op, stores, tiled when tensors exceed on-chip memory).
+
+Each op is declared once, here, with type inference and golden numpy semantics, so the golden interpreter runs a
+tensor-level program directly. Value operands use ``ParamKind.TILE_OR_TENSOR``: only ``tensor.assemble``'s
+target is a ``TENSOR`` destination (the golden interpreter writes a tensor-typed result through it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tilefold.errors import TypeInferenceError
+from tilefold.ir.expr import ConstInt, Expr, MakeTuple
+from tilefold.ir.types import DataType, ScalarType, TensorType, Type, make_shape
+from tilefold.ops.registry import MemoryRule, MemoryRuleKind, OpDef, OpKind, Param, ParamKind, Unit, register_op
+
+V = ParamKind.TILE_OR_TENSOR
+S = ParamKind.SCALAR
+A = ParamKind.ATTR
+TUP = ParamKind.TUPLE
+NO_MEM = MemoryRule(MemoryRuleKind.NONE)
+
+
+def _fail(op: str, msg: str, hint: str) -> TypeInferenceError:
+    return TypeInferenceError(f"{op}: {msg}", hint=hint)
+
+
+def _tensor(op: str, args: Sequence[Expr], i: int, what: str = "operand") -> TensorType:
+    if i >= len(args):
+        raise _fail(op, f"missing {what} #{i}", f"pass a tensor as argument #{i}")
+    t = args[i].type
+    if not isinstance(t, TensorType):
+        raise _fail(op, f"{what} #{i} must be a tensor, got {type(t).__name__}",
+                    "tensor-level ops take pl.Tensor values; tiles go to the tile form (pl.tile.*)")
+    return t
+
+
+def _static(op: str, t: TensorType) -> tuple[int, ...]:
+    shape = t.static_shape
+    if shape is None:
+        raise _fail(op, "tensor-level ops need static shapes here",
+                    "give the tensor constant extents (a bare pl.Tensor takes them from the call's arguments)")
+    return shape
+
+
+def _same_shape(op: str, a: TensorType, b: TensorType) -> None:
+    if _static(op, a) != _static(op, b):
+        raise _fail(op, f"operand shapes differ: {list(_static(op, a))} vs {list(_static(op, b))}",
+                    "element-wise tensor ops need equal shapes; broadcast a [M, 1] / [1, N] vector with "
+                    "pl.row_expand_* / pl.col_expand_*")
+    if a.dtype is not b.dtype:
+        raise _fail(op, f"operand dtypes differ: {a.dtype.name} vs {b.dtype.name}",
+                    "cast one operand with pl.cast(x, target_type=...)")
+
+
+def _binary_infer(op: str):
+    def infer(args, attrs) -> Type:
+        a, b = _tensor(op, args, 0), _tensor(op, args, 1)
+        _same_shape(op, a, b)
+        return TensorType(a.shape, a.dtype)
+    return infer
+
+
+def _scalar_infer(op: str):
+    def infer(args, attrs) -> Type:
+        a = _tensor(op, args, 0)
+        if len(args) < 2 or not isinstance(args[1].type, ScalarType):
+            raise _fail(op, "operand #1 must be a scalar", "pass a number or a pl.Scalar value")
+        _static(op, a)
+        return TensorType(a.shape, a.dtype)
+    return infer
+
+
+def _unary_infer(op: str):
+    def infer(args, attrs) -> Type:
+        a = _tensor(op, args, 0)
+        _static(op, a)
+        return TensorType(a.shape, a.dtype)
+    return infer
+
+
+def _rank2(op: str, t: TensorType) -> tuple[int, int]:
+    shape = _static(op, t)
+    if len(shape) != 2:
+        raise _fail(op, f"needs a rank-2 tensor, got rank {len(shape)}", "reshape to [rows, cols] first")
+    return shape  # type: ignore[return-value]
+
+
+def _reduce_infer(op: str, axis: int):
+    def infer(args, attrs) -> Type:
+        a = _tensor(op, args, 0)
+        m, n = _rank2(op, a)
+        return TensorType(make_shape((m, 1) if axis == 1 else (1, n)), a.dtype)
+    return infer
+
+
+def _expand_infer(op: str, axis: int):
+    def infer(args, attrs) -> Type:
+        a, v = _tensor(op, args, 0), _tensor(op, args, 1, "vector")
+        m, n = _rank2(op, a)
+        want = (m, 1) if axis == 1 else (1, n)
+        if _static(op, v) != want:
+            raise _fail(op, f"the vector must have shape {list(want)}, got {list(_static(op, v))}",
+                        "row_expand_* takes a [M, 1] vector (a row reduction), col_expand_* a [1, N] one")
+        if a.dtype is not v.dtype:
+            raise _fail(op, f"operand dtypes differ: {a.dtype.name} vs {v.dtype.name}", "cast one operand")
+        return TensorType(a.shape, a.dtype)
+    return infer
+
+
+_NP_BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+              "maximum": np.maximum, "minimum": np.minimum}
+_SCALAR_FORMS = {"adds": "add", "subs": "sub", "muls": "mul", "divs": "div", "maxs": "maximum", "mins": "minimum"}
+_NP_UNARY = {"exp": np.exp, "neg": np.negative, "abs": np.abs, "sqrt": np.sqrt, "log": np.log,
+             "rsqrt": lambda x: 1.0 / np.sqrt(x), "recip": lambda x: 1.0 / x, "relu": lambda x: np.maximum(x, 0)}
+_NP_REDUCE = {"sum": np.sum, "max": np.max, "min": np.min}
+_EXPAND = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
+
+
+def _f32(x: Any) -> np.ndarray:
+    """Compute in FP32 (the vector unit's precision) unless the input is already wider."""
+    arr = np.asarray(x)
+    return arr.astype(np.float32) if arr.dtype.itemsize < 4 or arr.dtype.kind not in "fi" else arr
+
+
+def _declare(name: str, params: tuple[Param, ...], infer, kind: OpKind, golden, tile_op: str,
+             **extra: Any) -> None:
+    register_op(OpDef(f"tensor.{name}", params, infer, kind, Unit.NONE, NO_MEM, golden=golden, cost="none",
+                      extra={"tile_op": tile_op, **extra}))
+
+
+for _n, _fn in _NP_BINARY.items():
+    _declare(_n, (Param("lhs", V), Param("rhs", V)), _binary_infer(f"tensor.{_n}"), OpKind.ELEMENTWISE,
+             (lambda f: lambda a, k: f(_f32(a[0]), _f32(a[1])))(_fn), f"tile.{_n}")
+for _n, _base in _SCALAR_FORMS.items():
+    _declare(_n, (Param("tensor", V), Param("scalar", S)), _scalar_infer(f"tensor.{_n}"), OpKind.SCALAR_ELEMENTWISE,
+             (lambda f: lambda a, k: f(_f32(a[0]), np.float32(a[1])))(_NP_BINARY[_base]), f"tile.{_n}")
+for _n, _fn in _NP_UNARY.items():
+    _declare(_n, (Param("tensor", V),), _unary_infer(f"tensor.{_n}"), OpKind.UNARY,
+             (lambda f: lambda a, k: f(_f32(a[0])))(_fn), f"tile.{_n}")
+for _r, _fn in _NP_REDUCE.items():
+    _declare(f"row_{_r}", (Param("tensor", V),), _reduce_infer(f"tensor.row_{_r}", 1), OpKind.ROW_REDUCTION,
+             (lambda f: lambda a, k: f(_f32(a[0]), axis=1, keepdims=True))(_fn), f"tile.row_{_r}")
+    _declare(f"col_{_r}", (Param("tensor", V),), _reduce_infer(f"tensor.col_{_r}", 0), OpKind.COL_REDUCTION,
+             (lambda f: lambda a, k: f(_f32(a[0]), axis=0, keepdims=True))(_fn), f"tile.col_{_r}")
+for _e, _fn in _EXPAND.items():
+    _declare(f"row_expand_{_e}", (Param("target", V), Param("vector", V)), _expand_infer(f"tensor.row_expand_{_e}", 1),
+             OpKind.ROW_BROADCAST, (lambda f: lambda a, k: f(_f32(a[0]), _f32(a[1])))(_fn), f"tile.row_expand_{_e}")
+    _declare(f"col_expand_{_e}", (Param("target", V), Param("vector", V)), _expand_infer(f"tensor.col_expand_{_e}", 0),
+             OpKind.COL_BROADCAST, (lambda f: lambda a, k: f(_f32(a[0]), _f32(a[1])))(_fn), f"tile.col_expand_{_e}")
+
+
+def _infer_cast(args, attrs) -> Type:
+    a = _tensor("tensor.cast", args, 0)
+    dt = attrs.get("target_type")
+    if not isinstance(dt, DataType):
+        raise _fail("tensor.cast", "target_type must be a data type", "e.g. pl.cast(x, target_type=pl.FP16)")
+    return TensorType(a.shape, dt)
+
+
+_declare("cast", (Param("tensor", V), Param("target_type", A), Param("mode", A, "round")), _infer_cast, OpKind.CAST,
+         lambda a, k: np.asarray(a[0]).astype(np.float32), "tile.cast")
+
+
+def _infer_matmul(args, attrs) -> Type:
+    op = "tensor.matmul"
+    a, b = _tensor(op, args, 0, "lhs"), _tensor(op, args, 1, "rhs")
+    (m, ka), (kb, n) = _rank2(op, a), _rank2(op, b)
+    for flag in ("a_trans", "b_trans"):
+        if attrs.get(flag):
+            raise TypeInferenceError(f"{op}: {flag}=True is not supported by tilefold's tensor-level matmul",
+                                     hint="transpose the operand on the host, or write the tile form with "
+                                          "pl.tile.transpose_view")
+    if ka != kb:
+        raise _fail(op, f"lhs is [{m}, {ka}] but rhs is [{kb}, {n}]: K differs",
+                    "the lhs column count must equal the rhs row count")
+    if a.dtype is not b.dtype:
+        raise _fail(op, f"operand dtypes differ: {a.dtype.name} vs {b.dtype.name}", "cast one operand")
+    out = attrs.get("out_dtype") or DataType.FP32
+    return TensorType(make_shape((m, n)), out)
+
+
+_declare("matmul", (Param("lhs", V), Param("rhs", V), Param("out_dtype", A, DataType.FP32),
+                    Param("a_trans", A, False), Param("b_trans", A, False)),
+         _infer_matmul, OpKind.MATMUL,
+         lambda a, k: np.asarray(a[0], np.float32) @ np.asarray(a[1], np.float32), "tile.matmul")
+
+
+def _ints(op: str, e: Expr | Any, what: str) -> tuple[int, ...]:
+    elems = e.elements if isinstance(e, MakeTuple) else e
+    out = []
+    for x in elems:
+        if isinstance(x, ConstInt):
+            out.append(x.value)
+        elif isinstance(x, int):
+            out.append(x)
+        else:
+            raise _fail(op, f"{what} must be constant here", f"use integer constants for {what}")
+    return tuple(out)
+
+
+def _infer_slice(args, attrs) -> Type:
+    op = "tensor.slice"
+    a = _tensor(op, args, 0)
+    shape = _static(op, a)
+    ext = _ints(op, args[1], "shape")
+    offs = _ints(op, args[2], "offsets")
+    if len(ext) != len(shape) or len(offs) != len(shape):
+        raise _fail(op, "shape and offsets need one entry per axis", f"the tensor has rank {len(shape)}")
+    for axis, (o, e, d) in enumerate(zip(offs, ext, shape, strict=True)):
+        if o < 0 or e <= 0 or o + e > d:
+            raise _fail(op, f"window [{o}:{o + e}) on axis {axis} is outside the extent {d}",
+                        f"use a window inside [0, {d})")
+    return TensorType(make_shape(ext), a.dtype)
+
+
+def _golden_slice(a, k):
+    src, ext, offs = a
+    index = tuple(slice(int(o), int(o) + int(e)) for o, e in zip(offs, ext, strict=True))
+    return np.array(np.asarray(src)[index], copy=True)
+
+
+_declare("slice", (Param("tensor", V), Param("shape", TUP), Param("offsets", TUP)), _infer_slice, OpKind.VIEW,
+         _golden_slice, "tile.load")
+
+
+def _infer_assemble(args, attrs) -> Type:
+    op = "tensor.assemble"
+    dst = _tensor(op, args, 0, "target")
+    src = _tensor(op, args, 1, "value")
+    dshape, sshape = _static(op, dst), _static(op, src)
+    offs = _ints(op, args[2], "offsets")
+    if len(offs) != len(dshape) or len(sshape) != len(dshape):
+        raise _fail(op, f"value rank {len(sshape)} / offsets {len(offs)} do not match the target rank {len(dshape)}",
+                    "give one offset per target axis and a value of the same rank")
+    for axis, (o, e, d) in enumerate(zip(offs, sshape, dshape, strict=True)):
+        if o < 0 or o + e > d:
+            raise _fail(op, f"the value [{o}:{o + e}) on axis {axis} is outside the target extent {d}",
+                        f"write a value that fits inside [0, {d}) at that offset")
+    if src.dtype is not dst.dtype:
+        raise _fail(op, f"value dtype {src.dtype.name} differs from target dtype {dst.dtype.name}",
+                    f"cast the value first: pl.cast(value, target_type=pl.{dst.dtype.name})")
+    return TensorType(dst.shape, dst.dtype)
+
+
+def _golden_assemble(a, k):
+    dst, src, offs = a
+    out = np.array(dst, copy=True)
+    index = tuple(slice(int(o), int(o) + s) for o, s in zip(offs, np.shape(src), strict=True))
+    out[index] = src
+    return out
+
+
+register_op(OpDef("tensor.assemble", (Param("target", ParamKind.TENSOR), Param("value", V), Param("offsets", TUP)),
+                  _infer_assemble, OpKind.STORE, Unit.NONE, NO_MEM, golden=_golden_assemble, cost="none",
+                  extra={"tile_op": "tile.store"}))
+
+
+def _infer_concat(args, attrs) -> Type:
+    op = "tensor.concat"
+    a, b = _tensor(op, args, 0), _tensor(op, args, 1)
+    (m, n1), (m2, n2) = _rank2(op, a), _rank2(op, b)
+    if m != m2 or a.dtype is not b.dtype:
+        raise _fail(op, f"cannot join [{m}, {n1}] {a.dtype.name} and [{m2}, {n2}] {b.dtype.name} along columns",
+                    "pl.concat joins two tensors with the same row count and dtype along axis 1")
+    return TensorType(make_shape((m, n1 + n2)), a.dtype)
+
+
+_declare("concat", (Param("lhs", V), Param("rhs", V)), _infer_concat, OpKind.OTHER,
+         lambda a, k: np.concatenate([np.asarray(a[0]), np.asarray(a[1])], axis=1), "tile.store")
+
+
+def tensor_level_ops() -> list[str]:
+    """Names of the tensor-level ops declared here."""
+    from tilefold.ops.registry import all_ops
+
+    return sorted(n for n, op in all_ops().items() if n.startswith("tensor.") and "tile_op" in op.extra)
+
+
+__all__ = ["tensor_level_ops"]

@@ -1,0 +1,190 @@
+"""OutlineIncoreScopes: turn every ``with pl.at(...)`` scope of an orchestration function into an InCore function
+and a call of it. See docs/passes/outline_incore_scopes.md.
+
+Values crossing the scope edge: every variable the scope reads but does not define becomes a parameter (in order
+of first use); every variable the scope defines and later code reads becomes a result. A result must be a tensor
+written inside the scope (``out[:] = ...`` / ``pl.assemble`` / ``pl.store`` chains rooted at a parameter): the
+InCore function writes through that parameter (direction ``Out`` / ``InOut`` from the entry, ``InOut`` when the
+scope also reads it) and returns it, as tilefold's kernels do. Anything else crossing out (a tile, a fresh tensor)
+is refused: device functions hand results back through GM tensors only.
+"""
+
+from __future__ import annotations
+
+from tilefold.errors import NotSupportedError
+from tilefold.ir.expr import Call, GlobalVar, IterArg, TupleGetItem, Var
+from tilefold.ir.stmt import (
+    AssignStmt,
+    ForStmt,
+    Function,
+    FunctionType,
+    IfStmt,
+    ParamDirection,
+    Program,
+    ReturnStmt,
+    ScopeStmt,
+    SeqStmts,
+    Stmt,
+    WhileStmt,
+    flatten_stmts,
+)
+from tilefold.ir.types import TensorType, TupleType
+from tilefold.ir.visitor import IRVisitor, collect_uses, substitute
+from tilefold.passes.base import Pass
+
+#: ops whose result is their destination tensor with a window written: (op name, index of the destination)
+_WRITES = {"tensor.assemble": 0, "tile.store": 2}
+
+
+class _Defs(IRVisitor):
+    def __init__(self) -> None:
+        self.defs: set[Var] = set()
+
+    def visit_AssignStmt(self, stmt: AssignStmt) -> None:
+        self.defs.add(stmt.var)
+        super().visit_AssignStmt(stmt)
+
+    def visit_ForStmt(self, stmt: ForStmt) -> None:
+        self.defs.update((stmt.loop_var, *stmt.iter_args, *stmt.return_vars))
+        super().visit_ForStmt(stmt)
+
+    def visit_WhileStmt(self, stmt: WhileStmt) -> None:
+        self.defs.update((*stmt.iter_args, *stmt.return_vars))
+        super().visit_WhileStmt(stmt)
+
+    def visit_IfStmt(self, stmt: IfStmt) -> None:
+        self.defs.update(stmt.return_vars)
+        super().visit_IfStmt(stmt)
+
+
+def _roots(body: list[Stmt]) -> dict[Var, Var]:
+    """Written tensor -> the tensor it writes through (transitively), for the top-level write chains."""
+    root: dict[Var, Var] = {}
+    for s in body:
+        if isinstance(s, AssignStmt) and isinstance(s.value, Call) and s.value.op_name in _WRITES:
+            dst = s.value.args[_WRITES[s.value.op_name]]
+            if isinstance(dst, Var):
+                root[s.var] = root.get(dst, dst)
+        elif isinstance(s, ForStmt):
+            for ia, rv in zip(s.iter_args, s.return_vars, strict=False):
+                if isinstance(ia.init, Var) and isinstance(rv.type, TensorType):
+                    root[rv] = root.get(ia.init, ia.init)
+    return root
+
+
+def _outline(fn: Function, scope: ScopeStmt, rest: list[Stmt], index: int,
+             taken: set[str]) -> tuple[Function, list[Stmt]]:
+    body = flatten_stmts(scope.body)
+    d = _Defs()
+    for s in body:
+        d.visit_stmt(s)
+    used = collect_uses(SeqStmts(tuple(body)))
+    free = [v for v in used if v not in d.defs and not isinstance(v, IterArg)]
+    later = collect_uses(SeqStmts(tuple(rest))) if rest else {}
+    outputs = [v for v in later if v in d.defs]
+    roots = _roots(body)
+    directions = dict(zip(fn.params, fn.param_directions, strict=False))
+    written: dict[Var, ParamDirection] = {}
+    for v in outputs:
+        r = roots.get(v)
+        if r is None or r not in free or not isinstance(r.type, TensorType):
+            raise NotSupportedError(
+                f"{v.name!r} is computed inside a pl.at scope and used after it, but is not written to a tensor "
+                "passed into the scope", span=scope.span if scope.span.line else None,
+                hint=f"write it to an output parameter inside the scope (out[:] = {v.name}) and use that tensor")
+        d_in = directions.get(r, ParamDirection.InOut)
+        if d_in is ParamDirection.In:
+            raise NotSupportedError(f"the pl.at scope writes {r.name!r}, an input parameter",
+                                    span=scope.span if scope.span.line else None,
+                                    hint="declare it pl.Out[...] (or pl.InOut[...]) in the signature")
+        written[r] = d_in
+    name = f"{fn.name}_incore_{index}"
+    while name in taken:
+        name += "_"
+    taken.add(name)
+    params = tuple(Var(v.name, v.type, v.span) for v in free)
+    mapping = dict(zip(free, params, strict=True))
+    new_body = flatten_stmts(substitute(SeqStmts(tuple(body)), mapping))
+    dirs = []
+    for v in free:
+        if v in written:
+            reads = sum(1 for s in body if not (isinstance(s, AssignStmt) and isinstance(s.value, Call)
+                                                 and s.value.op_name in _WRITES)
+                        and v in collect_uses(s))
+            dirs.append(ParamDirection.InOut if reads or written[v] is ParamDirection.InOut else ParamDirection.Out)
+        else:
+            dirs.append(ParamDirection.In)
+    # a written parameter no later code reads is still an effect of the scope: return it too
+    for s in body:
+        if isinstance(s, AssignStmt) and isinstance(s.value, Call) and s.value.op_name in _WRITES \
+                and s.var not in outputs:
+            r = roots.get(s.var)
+            last = [w for w in roots if roots[w] is r]
+            if r is not None and s.var is last[-1] and r in free and not any(roots.get(o) is r for o in outputs):
+                if directions.get(r, ParamDirection.InOut) is ParamDirection.In:
+                    raise NotSupportedError(f"the pl.at scope writes {r.name!r}, an input parameter",
+                                            span=scope.span if scope.span.line else None,
+                                            hint="declare it pl.Out[...] (or pl.InOut[...]) in the signature")
+                outputs.append(s.var)
+                i = free.index(r)
+                if dirs[i] is ParamDirection.In:
+                    dirs[i] = ParamDirection.Out
+    new_body.append(ReturnStmt(tuple(mapping.get(v, v) for v in outputs), span=scope.span))
+    rtypes = tuple(v.type for v in outputs)
+    incore = Function(name, params, tuple(dirs), rtypes, SeqStmts(tuple(new_body)), FunctionType.InCore,
+                      span=scope.span)
+    call_type = rtypes[0] if len(rtypes) == 1 else TupleType(rtypes)
+    call = Call(GlobalVar(name, span=scope.span), tuple(free), (), call_type, span=scope.span)
+    if len(outputs) == 1:
+        stmts: list[Stmt] = [AssignStmt(outputs[0], call, span=scope.span)]
+    else:
+        tup = Var(f"{name}_results", call_type, scope.span)
+        stmts = [AssignStmt(tup, call, span=scope.span)]
+        stmts += [AssignStmt(v, TupleGetItem(tup, i, v.type, span=scope.span), span=scope.span)
+                  for i, v in enumerate(outputs)]
+    return incore, stmts
+
+
+def _run(program: Program) -> Program:
+    taken = {f.name for f in program.functions}
+    functions: list[Function] = []
+    changed = False
+    for fn in program.functions:
+        stmts = flatten_stmts(fn.body)
+        if not any(isinstance(s, ScopeStmt) for s in stmts):
+            _reject_nested(fn)
+            functions.append(fn)
+            continue
+        changed = True
+        out: list[Stmt] = []
+        n = 0
+        for i, s in enumerate(stmts):
+            if isinstance(s, ScopeStmt):
+                incore, call = _outline(fn, s, stmts[i + 1:], n, taken)
+                functions.append(incore)
+                out.extend(call)
+                n += 1
+            else:
+                out.append(s)
+        new_fn = fn.with_fields(body=SeqStmts(tuple(out)))
+        _reject_nested(new_fn)
+        functions.append(new_fn)
+    return program.with_fields(functions=tuple(functions)) if changed else program
+
+
+def _reject_nested(fn: Function) -> None:
+    class _Find(IRVisitor):
+        def visit_ScopeStmt(self, stmt: ScopeStmt) -> None:
+            raise NotSupportedError("a pl.at scope inside a loop or if of the orchestration code is not supported",
+                                    span=stmt.span if stmt.span.line else None,
+                                    hint="put the loop inside the scope: with pl.at(...): for i in pl.range(...)")
+
+    _Find().visit_stmt(fn.body)
+
+
+def outline_incore_scopes() -> Pass:
+    """The OutlineIncoreScopes pass (``pl.at`` scopes -> InCore functions + calls)."""
+    return Pass("OutlineIncoreScopes", _run)
+
+
+__all__ = ["outline_incore_scopes"]

@@ -1,0 +1,49 @@
+"""The jit compile path: tensor-level passes, then the default tile pipeline and PTO codegen."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tilefold.compiler import CompiledProgram, run_pipeline
+from tilefold.compiler import compile as compile_tile_program
+from tilefold.ir.stmt import Program
+
+
+def tensor_passes(target: Any) -> list:
+    from tilefold.passes.convert_tensor_to_tile_ops import convert_tensor_to_tile_ops
+    from tilefold.passes.outline_incore_scopes import outline_incore_scopes
+
+    return [outline_incore_scopes(), convert_tensor_to_tile_ops(target)]
+
+
+def to_tile_program(program: Program, config: Any = None) -> Program:
+    """The tile-level program of a tensor-level (jit) program: OutlineIncoreScopes, ConvertTensorToTileOps."""
+    target = getattr(config, "target", None) or "Ascend910B"
+    for p in tensor_passes(target):
+        program = p(program)
+    return program
+
+
+def outlined(program: Program) -> Program:
+    """The program after OutlineIncoreScopes only: tensor ops inside InCore functions (what golden runs)."""
+    from tilefold.passes.outline_incore_scopes import outline_incore_scopes
+
+    return outline_incore_scopes()(program)
+
+
+def lower_program(program: Program, config: Any = None) -> Program:
+    target = getattr(config, "target", None) or "Ascend910B"
+    tile = to_tile_program(program, config)
+    out, _ = run_pipeline(tile, target, tuple(getattr(config, "skip_passes", ()) or ()),
+                          getattr(config, "pass_options", None) or {})
+    return out
+
+
+def compile_program(program: Program, config: Any = None) -> CompiledProgram:
+    target = getattr(config, "target", None) or "Ascend910B"
+    tile = to_tile_program(program, config)
+    compiled = compile_tile_program(tile, target, tuple(getattr(config, "skip_passes", ()) or ()),
+                                    getattr(config, "pass_options", None) or {})
+    compiled.source = program  # the tensor-level program the kernel was specialised into
+    compiled.tile_program = tile
+    return compiled
