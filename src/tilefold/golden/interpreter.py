@@ -20,8 +20,13 @@ Semantics
   the kernel registered with ``tilefold.register_custom_op``.
 - Launch model: calling an InCore / AIC / AIV / Group function from host level (the Orchestration
   function, or the entry itself) runs it once per block index in ``range(block_dim)`` (a ``block_dim``
-  attribute on the kernel overrides the argument); an AIV function additionally runs once per vector
-  sub-block (0, then 1). All instances share the same GM tensors.
+  attribute on the kernel overrides the argument). Blocks are distinct units: each block is one logical
+  execution (a kernel that ignores ``block_idx`` and stores the same bytes from every block races on the
+  device, which the simulator reports). An AIV function is sub-block-bound only when it (or a function it
+  calls) reads ``get_subblock_idx``: then it runs once per vector sub-block (0, then 1), as on the device.
+  An AIV function written without ``get_subblock_idx`` is ONE logical execution per block and runs once
+  (DESIGN.md section 1: the compiler makes the device's two copies add up to one execution). All
+  instances share the same GM tensors.
 - Loops of every kind (sequential, pipeline, parallel, unroll) run sequentially; ``while``, ``if`` with
   yields, tuples and scalar arithmetic (Python floor division / modulo on integers) are supported.
 """
@@ -155,6 +160,7 @@ class GoldenInterpreter:
         self.block_dim = int(block_dim)
         self._functions = {fn.name: fn for fn in program.functions}
         self._bodies: dict[int, tuple[Stmt, ...]] = {}
+        self._sub_block_bound: dict[str, bool] = {}
 
     # ------------------------------------------------------------------------------------------
     # functions and launches
@@ -172,12 +178,21 @@ class GoldenInterpreter:
             for b in range(block_dim):
                 result = self.call_function(fn, args, Instance(b, block_dim, None))
             return result
-        if fn.func_type is FunctionType.AIV and inst.subblock_idx is None:
+        if fn.func_type is FunctionType.AIV and inst.subblock_idx is None and self.sub_block_bound(fn):
             result = ()
             for sb in (0, 1):
                 result = self.run_function(fn, args, Instance(inst.block_idx, inst.block_num, sb))
             return result
         return self.run_function(fn, args, inst)
+
+    def sub_block_bound(self, fn: Function) -> bool:
+        """Does ``fn`` (or a function it calls) read ``get_subblock_idx``? Such a function describes the
+        work of ONE sub-block; any other AIV function describes one execution for the whole core."""
+        known = self._sub_block_bound.get(fn.name)
+        if known is None:
+            self._sub_block_bound[fn.name] = False  # a recursive call does not make it bound by itself
+            known = self._sub_block_bound[fn.name] = _reads_subblock_idx(fn, self._functions, self)
+        return known
 
     def run_function(self, fn: Function, args: list[Any], inst: Instance) -> tuple[Any, ...]:
         """Run ``fn``'s body once, as ``inst``."""
@@ -531,6 +546,25 @@ class GoldenInterpreter:
             else:
                 checked.append(arr)
         return checked[0] if len(checked) == 1 and not isinstance(call.type, TupleType) else tuple(checked)
+
+
+def _reads_subblock_idx(fn: Function, functions: Mapping[str, Function], interp: GoldenInterpreter) -> bool:
+    from tilefold.ir.visitor import IRVisitor
+
+    found = False
+    callees: list[str] = []
+
+    class _Reads(IRVisitor):
+        def visit_Call(self, expr: Call) -> None:
+            nonlocal found
+            if isinstance(expr.op, GlobalVar):
+                callees.append(expr.op.name)
+            elif expr.op_name == "tile.get_subblock_idx":
+                found = True
+            super().visit_Call(expr)
+
+    _Reads().visit_function(fn)
+    return found or any(interp.sub_block_bound(functions[c]) for c in callees if c in functions)
 
 
 def _np_name(dtype: DataType) -> str:
