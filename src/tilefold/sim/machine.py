@@ -51,6 +51,7 @@ from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint
 
 from .faults import DeviceFault, DeviceHang, IllegalUnit, OutOfBounds, UnsupportedDataPath
 from .memory import FR, Handle, assign, copy_rows, nd_view, read, write
+from .races import LaunchAccesses
 
 Mem = MemorySpace
 
@@ -296,6 +297,8 @@ class KernelRun:
         mem = self._mem(dst, ins)
         self._path(Mem.DDR, dst.space, ins, dst.address)
         src = self._gm_window(ins.tensor, ins.offsets, ins.window, dst.rows, dst.cols, ins)
+        if self.m.races is not None:  # GM race detection (sim/races.py)
+            self.m.races.record(self.unit, False, ins.tensor, self.gm[ins.tensor], src, ins.text(), ins.span)
         write(mem, dst, src.reshape(dst.rows, dst.cols), "")
         self.charge(self._dma_cost(Mem.DDR, dst.space, dst.nbytes), dst.nbytes)
 
@@ -305,6 +308,8 @@ class KernelRun:
         self._path(src.space, Mem.DDR, ins, src.address)
         win = self._gm_window(ins.tensor, ins.offsets, ins.window, src.rows, src.cols, ins)
         value = read(mem, src, "")
+        if self.m.races is not None:  # GM race detection (sim/races.py)
+            self.m.races.record(self.unit, True, ins.tensor, self.gm[ins.tensor], win, ins.text(), ins.span)
         assign(win, value.reshape(win.shape) if value.shape != win.shape else value)  # in place: win is a view
         self.charge(self._dma_cost(src.space, Mem.DDR, src.nbytes), src.nbytes)
 
@@ -548,6 +553,7 @@ class Machine:
         self.cores: dict[int, Core] = {}
         self.vector_info: dict[int, tuple] = {}  # id(TVector) -> (instruction, OpDef, attrs)
         self._mads: dict[tuple, Handle] = {}
+        self.races: LaunchAccesses | None = None  # the GM accesses of the running launch, when it has >1 unit
 
     def mad_handle(self, dst: Handle, m: int, n: int) -> Handle:
         """The dense NZ handle a MAD of m x n writes from ``dst``'s base (built once per shape)."""
@@ -588,6 +594,7 @@ class Machine:
                                 hint="block_dim must be a positive number of cores")
         units: dict[str, UnitStats] = {}
         ft = kernel.func_type
+        self.races = LaunchAccesses(kernel.name) if block_dim > 1 or ft == "AIV" else None
         for b in range(block_dim):
             core_idx = b % self.target.num_aic
             core = self.core(core_idx)
@@ -600,10 +607,14 @@ class Machine:
             for sb, unit in sbs:
                 stats = units.setdefault(unit, UnitStats())
                 run = KernelRun(self, kernel, core, sb, b, block_dim, gm, scalars, stats)
+                run.unit = f"{unit} (block {b})"
                 try:
                     run.run(kernel.body)
                 except DeviceFault as f:
                     raise f.with_unit(f"{unit} (block {b}, kernel @{kernel.name})") from None
+        if self.races is not None:
+            self.races, races = None, self.races
+            races.check()  # units of one launch are unordered: conflicting GM accesses are a race
         unit_cycles = {u: s.cycles for u, s in units.items()}
         time = max(unit_cycles.values()) if unit_cycles else 0.0
         return (time, unit_cycles, sum(s.instructions for s in units.values()),

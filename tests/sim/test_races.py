@@ -1,0 +1,242 @@
+"""The GM race detector (tilefold.sim.races): units of one launch that touch the same GM bytes without an
+order raise RaceDetected naming both instructions, both units and the elements; launches of an
+orchestration are ordered; dead reads (no GM write after them in the reading unit) are not races."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tilefold.language as pl
+from tilefold.compiler import compile
+from tilefold.sim import RaceDetected, simulate
+from tilefold.sim.races import window_runs
+from tilefold.testing import run_and_compare
+
+HEADER = "import tilefold.language as pl\n\n"
+OFF = {"enable_auto_bind_sub_block": False}
+RNG = np.random.default_rng(5)
+
+
+def _sim(src: str, inputs: dict, *, block_dim: int = 1, options=None):
+    compiled = compile(pl.parse(HEADER + src), target="Ascend910B", options=dict(options or OFF))
+    return simulate(compiled.pto, inputs, compiled.target, block_dim=block_dim)
+
+
+def test_window_runs_fold_full_trailing_axes_and_cut_strided_ones():
+    base = np.zeros((4, 6, 8), np.float32)
+    starts, length = window_runs(base, base[1:3])  # two whole planes: one run
+    assert (starts.tolist(), length) == ([48], 96)
+    starts, length = window_runs(base, base[1:3, 2:4, 0:8])  # rows of full width fold into 16-element runs
+    assert (starts.tolist(), length) == ([64, 112], 16)
+    starts, length = window_runs(base, base[0, :, 4:6])  # a column pair: one run per row
+    assert (starts.tolist(), length) == ([4 + 8 * r for r in range(6)], 2)
+    assert window_runs(base, base[:0])[1] == 0
+
+
+UNSPLIT_AIV_STORE = '''
+@pl.program
+class Both:
+    @pl.function(type=pl.FunctionType.AIV)
+    def kernel(self, x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        sb = pl.tile.get_subblock_idx()
+        t = pl.tile.load(x, [0, 0], [16, 64], target_memory=pl.Mem.Vec)
+        out = pl.store(t, [sb * 0, 0], out)
+        return out
+'''
+
+
+def test_both_sub_blocks_storing_the_same_bytes_race_even_with_equal_values():
+    with pytest.raises(RaceDetected) as info:
+        _sim(UNSPLIT_AIV_STORE, {"x": RNG.uniform(size=(16, 64)).astype(np.float32)})
+    fault = info.value
+    assert fault.tensor == "out" and fault.elements == (0, 16 * 64)
+    assert {fault.first.unit, fault.second.unit} == {"core0.aiv0 (block 0)", "core0.aiv1 (block 0)"}
+    assert fault.first.write and fault.second.write
+    assert fault.first.instruction.startswith("tstore @out") and fault.second.instruction.startswith("tstore @out")
+    text = str(fault)
+    assert "write / write race on @out" in text and "bytes [0, 4096)" in text and "[15, 63]" in text
+
+
+CROSS_READ = '''
+@pl.program
+class CrossRead:
+    @pl.function(type=pl.FunctionType.AIV)
+    def kernel(self, x: pl.Tensor[[16, 64], pl.FP32], o: pl.InOut[pl.Tensor[[16, 64], pl.FP32]],
+               y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        sb = pl.tile.get_subblock_idx()
+        t = pl.tile.load(x, [sb * 8, 0], [8, 64], target_memory=pl.Mem.Vec)
+        o = pl.store(t, [sb * 8, 0], o)
+        u = pl.tile.load(o, [{row}, 0], [8, 64], target_memory=pl.Mem.Vec)
+        y = pl.store(u, [sb * 8, 0], y)
+        return y
+'''
+
+
+def test_reading_rows_the_other_sub_block_writes_is_a_race():
+    # sub-block sb writes rows [8 sb, 8 sb + 8) of o, then reads rows [8 (1 - sb) + 4, ...) of it
+    src = CROSS_READ.replace("{row}", "(1 - sb) * 4 + 4")
+    inputs = {"x": RNG.uniform(size=(16, 64)).astype(np.float32), "o": np.zeros((16, 64), np.float32)}
+    with pytest.raises(RaceDetected) as info:
+        _sim(src, inputs)
+    fault = info.value
+    assert fault.tensor == "o"
+    assert fault.first.write and not fault.second.write
+    assert fault.first.unit != fault.second.unit
+    assert fault.first.instruction.startswith("tstore @o") and fault.second.instruction.startswith("tload")
+    assert "write / read race" in str(fault)
+
+
+def test_reads_of_own_rows_do_not_race():
+    src = CROSS_READ.replace("{row}", "sb * 8")
+    x = RNG.uniform(size=(16, 64)).astype(np.float32)
+    res = _sim(src, {"x": x, "o": np.zeros((16, 64), np.float32)})
+    np.testing.assert_array_equal(res.outputs["y"], x)
+
+
+READ_WRITE_RACE = '''
+@pl.program
+class ReadWrite:
+    @pl.function(type=pl.FunctionType.AIV)
+    def kernel(self, o: pl.InOut[pl.Tensor[[16, 64], pl.FP32]], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        sb = pl.tile.get_subblock_idx()
+        u = pl.tile.load(o, [{row}, 0], [8, 64], target_memory=pl.Mem.Vec)
+        y = pl.store(u, [sb * 8, 0], y)
+        if sb == 0:
+            t = pl.tile.adds(u, 1.0)
+            o1 = pl.store(t, [0, 0], o)
+            o2 = pl.yield_(o1)
+        else:
+            o2 = pl.yield_(o)
+        return y
+'''
+
+
+def test_read_racing_a_write_of_the_other_sub_block():
+    # sub-block 1 reads rows [0, 8) of o (then stores y), sub-block 0 rewrites rows [0, 8) of o
+    o = RNG.uniform(size=(16, 64)).astype(np.float32)
+    with pytest.raises(RaceDetected) as info:
+        _sim(READ_WRITE_RACE.replace("{row}", "0"), {"o": o})
+    fault = info.value
+    assert fault.tensor == "o" and fault.elements == (0, 8 * 64)
+    assert (fault.first.unit, fault.first.write) == ("core0.aiv0 (block 0)", True)
+    assert (fault.second.unit, fault.second.write) == ("core0.aiv1 (block 0)", False)
+
+
+def test_disjoint_rows_do_not_race():
+    o = RNG.uniform(size=(16, 64)).astype(np.float32)
+    # sub-block 1 reads rows [8, 16), sub-block 0 reads and rewrites rows [0, 8): disjoint
+    res = _sim(READ_WRITE_RACE.replace("{row}", "sb * 8"), {"o": o})
+    np.testing.assert_array_equal(res.outputs["o"][:8], o[:8] + np.float32(1))
+
+
+DEAD_READ = '''
+@pl.program
+class DeadRead:
+    @pl.function(type=pl.FunctionType.AIV)
+    def kernel(self, acc: pl.InOut[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        sb = pl.tile.get_subblock_idx()
+        t = pl.tile.load(acc, [0, 0], [16, 64], target_memory=pl.Mem.Vec)
+        u = pl.tile.adds(t, 1.0)
+        if sb == 0:
+            o1 = pl.store(u, [0, 0], acc)
+            o2 = pl.yield_(o1)
+        else:
+            o2 = pl.yield_(acc)
+        return o2
+'''
+
+
+def test_a_read_followed_by_no_write_of_its_unit_is_not_a_race():
+    # sub-block 1 loads acc while sub-block 0 rewrites it, but sub-block 1 writes nothing: what it read
+    # cannot reach any result (this is the shape of a store limited to sub-block 0).
+    acc = RNG.uniform(size=(16, 64)).astype(np.float32)
+    res = _sim(DEAD_READ, {"acc": acc})
+    np.testing.assert_array_equal(res.outputs["acc"], acc + np.float32(1))
+
+
+BLOCKS = '''
+@pl.program
+class Blocks:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        b = pl.tile.get_block_idx()
+        t = pl.tile.load(x, [{row}, 0], [8, 64], target_memory=pl.Mem.Vec)
+        out = pl.store(t, [{row}, 0], out)
+        return out
+'''
+
+
+def test_blocks_that_do_not_index_by_block_race():
+    x = RNG.uniform(size=(32, 64)).astype(np.float32)
+    with pytest.raises(RaceDetected) as info:
+        _sim(BLOCKS.replace("{row}", "b * 0"), {"x": x}, block_dim=3)
+    fault = info.value
+    assert {fault.first.unit, fault.second.unit} == {"core0 (block 0)", "core1 (block 1)"}
+    assert fault.elements == (0, 8 * 64)
+
+
+def test_blocks_indexed_by_block_do_not_race():
+    x = RNG.uniform(size=(32, 64)).astype(np.float32)
+    res = _sim(BLOCKS.replace("{row}", "b * 8"), {"x": x}, block_dim=4)
+    np.testing.assert_array_equal(res.outputs["out"], x)
+
+
+def test_overlap_of_one_row_between_blocks_is_reported_exactly():
+    # block b writes rows [7 b, 7 b + 8): blocks 0 and 1 share row 7 only
+    x = RNG.uniform(size=(32, 64)).astype(np.float32)
+    with pytest.raises(RaceDetected) as info:
+        _sim(BLOCKS.replace("{row}", "b * 7"), {"x": x}, block_dim=2)
+    assert info.value.elements == (7 * 64, 8 * 64)
+
+
+COLUMNS = '''
+@pl.program
+class Columns:
+    @pl.function(type=pl.FunctionType.AIV)
+    def kernel(self, x: pl.Tensor[[16, 128], pl.FP32], out: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:
+        sb = pl.tile.get_subblock_idx()
+        t = pl.tile.load(x, [0, sb * {step}], [16, 64], target_memory=pl.Mem.Vec)
+        out = pl.store(t, [0, sb * {step}], out)
+        return out
+'''
+
+
+def test_interleaved_column_halves_do_not_race_and_overlapping_ones_do():
+    x = RNG.uniform(size=(16, 128)).astype(np.float32)
+    res = _sim(COLUMNS.replace("{step}", "64"), {"x": x})
+    np.testing.assert_array_equal(res.outputs["out"], x)
+    with pytest.raises(RaceDetected) as info:
+        _sim(COLUMNS.replace("{step}", "56"), {"x": x})
+    lo, hi = info.value.elements
+    assert lo // 128 == 0 and lo % 128 == 56 and hi == lo + 8  # row 0, columns [56, 64)
+
+
+ORCH = '''
+@pl.program
+class TwoLaunches:
+    @pl.function(type=pl.FunctionType.InCore)
+    def bump(self, acc: pl.InOut[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.tile.load(acc, [0, 0], [16, 64], target_memory=pl.Mem.Vec)
+        u = pl.tile.adds(t, 1.0)
+        acc = pl.store(u, [0, 0], acc)
+        return acc
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, acc: pl.InOut[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        acc = self.bump(acc)
+        acc = self.bump(acc)
+        return acc
+'''
+
+
+def test_launches_of_an_orchestration_are_ordered():
+    acc = RNG.uniform(size=(16, 64)).astype(np.float32)
+    rep = run_and_compare(pl.parse(HEADER + ORCH), {"acc": acc}, options=OFF)
+    assert rep.result == "correct", rep.summary()
+    np.testing.assert_array_equal(rep.outputs["acc"], (acc + np.float32(1)) + np.float32(1))
+
+
+def test_harness_reports_a_race_as_a_trap():
+    rep = run_and_compare(pl.parse(HEADER + BLOCKS.replace("{row}", "b * 0")), "random", block_dim=2)
+    assert rep.result == "trap" and isinstance(rep.fault, RaceDetected)
