@@ -27,6 +27,8 @@ Semantics
   An AIV function written without ``get_subblock_idx`` is ONE logical execution per block and runs once
   (DESIGN.md section 1: the compiler makes the device's two copies add up to one execution). All
   instances share the same GM tensors.
+- A store writes the valid region of its tile only (``TileView.valid_shape``, evaluated at run time): the
+  rest of the GM window keeps its bytes, as on the device.
 - Loops of every kind (sequential, pipeline, parallel, unroll) run sequentially; ``while``, ``if`` with
   yields, tuples and scalar arithmetic (Python floor division / modulo on integers) are supported.
 """
@@ -90,6 +92,7 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, TupleType, Type
 from tilefold.ops import OpDef, OpKind, ParamKind, custom_segments, op_of
+from tilefold.ops import get_op as op_of_name
 
 #: Upper bound on the iterations of one ``while`` loop before the interpreter gives up.
 MAX_WHILE_ITERATIONS = 1_000_000
@@ -406,6 +409,8 @@ class GoldenInterpreter:
                                     hint="declare golden= for it in the op registry")
         args = [self.eval(a, env, inst) for a in call.args]
         attrs = {k: self._eval_attr(v, env, inst) for k, v in call.kwargs}
+        if op.kind is OpKind.STORE:
+            self._keep_invalid_region(call, args, attrs, env, inst)
         try:
             with np.errstate(all="ignore"):  # the device computes inf / NaN silently; so does the reference
                 raw = op.golden(args, attrs)
@@ -416,6 +421,28 @@ class GoldenInterpreter:
                                 hint="check window offsets / shapes against the operand extents") from None
         value = self._typed(raw, call.type, name, call, env, inst)
         return self._apply_storage_facts(op, args, attrs, value, call.type)
+
+    def _keep_invalid_region(self, call: Call, args: list[Any], attrs: dict[str, Any], env: dict[Var, Any],
+                             inst: Instance) -> None:
+        """A store writes the stored tile's valid region only (``TileView.valid_shape``): outside it the GM
+        window keeps its bytes. Replaces the tile operand by the window's current contents overlaid with
+        the tile's valid region."""
+        t = getattr(call.args[0], "type", None)
+        view = getattr(t, "tile_view", None)
+        tile = args[0] if args else None
+        if view is None or view.valid_shape is None or not isinstance(tile, np.ndarray) or len(args) < 3:
+            return
+        valid = [min(max(self._int(e, env, inst, "valid extent"), 0), n)
+                 for e, n in zip(view.valid_shape, tile.shape, strict=False)]
+        window = tuple(attrs.get("shapes") or tile.shape)
+        try:
+            current = np.reshape(op_of_name("tile.load").golden([args[2], args[1], window], {}), tile.shape)
+        except (ValueError, IndexError, TypeError):
+            return  # the store's own golden reports the bad window
+        merged = np.array(current, dtype=tile.dtype, copy=True)
+        region = tuple(slice(0, v) for v in valid)
+        merged[region] = tile[region]
+        args[0] = merged
 
     def _eval_attr(self, value: Any, env: dict[Var, Any], inst: Instance) -> Any:
         if isinstance(value, Expr):

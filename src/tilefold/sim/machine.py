@@ -44,7 +44,7 @@ from tilefold.backend.pto import (
     While,
     sexpr_nodes,
 )
-from tilefold.errors import CustomOpError, TilefoldError
+from tilefold.errors import CustomOpError, NotSupportedError, TilefoldError
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.ops import get_op
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
@@ -308,6 +308,8 @@ class KernelRun:
         self._path(src.space, Mem.DDR, ins, src.address)
         win = self._gm_window(ins.tensor, ins.offsets, ins.window, src.rows, src.cols, ins)
         value = read(mem, src, "")
+        if ins.valid:  # the instruction writes the tile's valid region only
+            win, value = valid_region(win, value, [self.ev_int(v) for v in ins.valid], ins)
         if self.m.races is not None:  # GM race detection (sim/races.py)
             self.m.races.record(self.unit, True, ins.tensor, self.gm[ins.tensor], win, ins.text(), ins.span)
         assign(win, value.reshape(win.shape) if value.shape != win.shape else value)  # in place: win is a view
@@ -508,6 +510,16 @@ def cube_cycles(costs, m: int, k: int, n: int, in_itemsize: int) -> int:
     k0 = max(1, fk * 2 // in_itemsize)
     fractals = math.ceil(m / fm) * math.ceil(k / k0) * math.ceil(n / fn)
     return costs.cube_startup + math.ceil(fractals / costs.cube_fractals_per_cycle)
+
+
+def valid_region(win: np.ndarray, value: np.ndarray, valid: list[int], ins: Instr) -> tuple[np.ndarray, np.ndarray]:
+    """The parts of a store's GM window and of its tile value inside the tile's valid [rows, cols]."""
+    rows, cols = value.shape
+    if win.shape != value.shape:
+        raise NotSupportedError(f"simulator: `{ins.text()}`: a valid shape on a tile stored into a flattened N-D "
+                                "window is not supported", hint="store the tile into a 2-D window")
+    vr, vc = (min(max(int(v), 0), n) for v, n in zip(valid, (rows, cols), strict=True))
+    return win[:vr, :vc], value[:vr, :vc]
 
 
 def first_faulting_element(offs: list[int], win, shape) -> list[int]:
