@@ -23,7 +23,9 @@ Either way the results are unchanged. Every decision is reported as a remark (pa
 ``TileAndBindSubBlock``): the chosen axis and why, each op split, each refusal with the failed check
 and the operand, each rollback with its reason.
 
-With ``enable_auto_bind_sub_block=False`` the pass returns the program unchanged.
+With ``enable_auto_bind_sub_block=False`` nothing is split, but the device still runs every AIV function on
+both sub-blocks, so LimitUniqueSubBlockIdToStoreCopy still guards every store and custom op of each
+candidate function that does not read ``get_subblock_idx`` (upstream's ``enable-tile=false``).
 
 Required: SSAForm, TypeChecked, NormalizedStmtStructure, TileMemoryInferred. Produces the same
 properties (new IR is built with the registry's type inference and keeps SSA form).
@@ -1671,9 +1673,26 @@ def _context_enabled() -> bool:
     return bool(PassContext.current().options.get("enable_auto_bind_sub_block", True))
 
 
+def _limit_only(program: Program) -> Program:
+    """The pass with splitting disabled: every candidate function not yet bound to sub-blocks keeps its work
+    whole, and its stores and custom ops run on sub-block 0 only (both sub-blocks execute the function)."""
+    fns = []
+    changed = False
+    for fn in program.functions:
+        new = fn
+        if is_candidate(fn) and not _scan(fn).found and fn.attr(REVERTED) is None and fn.attr(AXIS_ATTR) is None:
+            new = limit_function_to_sub_block0(fn)
+            if new is not fn:
+                _remark(PASS_NAME, fn.name, "disabled", "enable_auto_bind_sub_block is off: nothing split; stores "
+                        "and custom ops limited to sub-block 0")
+        changed = changed or new is not fn
+        fns.append(new)
+    return program.with_fields(functions=tuple(fns)) if changed else program
+
+
 def _transform(program: Program) -> Program:
     if not _context_enabled():
-        return program
+        return _limit_only(program)
     fns = []
     reverted = False
     changed = False
@@ -1717,9 +1736,10 @@ _PROPS = dict(
 
 
 def tile_and_bind_sub_block(enable_auto_bind_sub_block: bool = True) -> Pass:
-    """Factory of the TileAndBindSubBlock pass (identity when ``enable_auto_bind_sub_block`` is False)."""
+    """Factory of the TileAndBindSubBlock pass. With ``enable_auto_bind_sub_block=False`` nothing is split and
+    the stores / custom ops of every candidate function are limited to sub-block 0."""
     if not enable_auto_bind_sub_block:
-        return Pass(PASS_NAME, lambda program: program, cli_name="tile-and-bind-sub-block", **_PROPS)
+        return Pass(PASS_NAME, _limit_only, cli_name="tile-and-bind-sub-block", **_PROPS)
     return Pass(PASS_NAME, _transform, cli_name="tile-and-bind-sub-block", **_PROPS)
 
 
