@@ -69,8 +69,8 @@ E2E_KERNELS = {
     "e2e.scale": (lambda x, s: _like(x, np.asarray(x, np.float32) * np.float32(s)), None),
     "e2e.pos_neg": (_split, None),  # (max(x, 0), min(x, 0))
     "e2e.double_exp": (lambda x: _like(x, np.float32(2) * np.exp(np.asarray(x, np.float32))), None),
-    "e2e.softmax_last": (lambda x: softmax(x, axis=1), _softmax_cost),
-    "e2e.softmax_first": (lambda x: softmax(x, axis=0), _softmax_cost),
+    "e2e.softmax_last": (lambda x: _like(x, softmax(x, axis=1)), _softmax_cost),  # in the dtype of x
+    "e2e.softmax_first": (lambda x: _like(x, softmax(x, axis=0)), _softmax_cost),
     "e2e.flash_softmax": (_flash_softmax, _softmax_cost),
 }
 
