@@ -240,3 +240,47 @@ def test_launches_of_an_orchestration_are_ordered():
 def test_harness_reports_a_race_as_a_trap():
     rep = run_and_compare(pl.parse(HEADER + BLOCKS.replace("{row}", "b * 0")), "random", block_dim=2)
     assert rep.result == "trap" and isinstance(rep.fault, RaceDetected)
+
+
+COUNTER = '''
+@pl.program
+class Counter:
+    @pl.function(type=pl.FunctionType.AIV)
+    def kernel(self, x: pl.Tensor[[16, 64], pl.FP32], count: pl.InOut[pl.Tensor[[1, 8], pl.FP32]],
+               out: pl.Out[pl.Tensor[[16, 64], pl.FP32]], seen: pl.Out[pl.Tensor[[2, 8], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        sb = pl.tile.get_subblock_idx()
+        c = pl.tile.load(count, [0, 0], [1, 8], target_memory=pl.Mem.Vec)
+        c1 = pl.tile.adds(c, 1.0)
+        if sb == 0:
+            k1 = pl.store(c1, [0, 0], count)
+            k2 = pl.yield_(k1)
+        else:
+            k2 = pl.yield_(count)
+        t = pl.tile.load(x, [sb * 8, 0], [8, 64], target_memory=pl.Mem.Vec)
+        u = pl.tile.muls(t, 2.0)
+        out = pl.store(u, [sb * 8, 0], out)
+        {extra}
+        return out
+'''
+
+
+def test_a_load_feeding_only_a_store_its_unit_skips_is_dead():
+    # Both sub-blocks load the counter; only sub-block 0 stores it (+1). Sub-block 1 then writes its half
+    # of out, but nothing it wrote depends on the counter it read: no race.
+    inputs = {"x": RNG.uniform(size=(16, 64)).astype(np.float32), "count": np.zeros((1, 8), np.float32)}
+    res = _sim(COUNTER.replace("{extra}", ""), inputs)
+    np.testing.assert_array_equal(res.outputs["count"], np.ones((1, 8), np.float32))
+    np.testing.assert_array_equal(res.outputs["out"], inputs["x"] * np.float32(2))
+
+
+def test_a_load_whose_value_reaches_a_store_of_its_unit_races():
+    # Now each sub-block also stores the counter value it read: sub-block 1's read is live and races with
+    # sub-block 0's update of the counter.
+    extra = "seen = pl.store(c, [sb, 0], seen)"
+    inputs = {"x": RNG.uniform(size=(16, 64)).astype(np.float32), "count": np.zeros((1, 8), np.float32)}
+    with pytest.raises(RaceDetected) as info:
+        _sim(COUNTER.replace("{extra}", extra), inputs)
+    fault = info.value
+    assert fault.tensor == "count" and fault.elements == (0, 8)
+    assert fault.first.unit.startswith("core0.aiv0") and fault.first.write
+    assert fault.second.unit.startswith("core0.aiv1") and not fault.second.write

@@ -193,6 +193,8 @@ class KernelRun:
             fn = dispatch[type(ins)]
             try:
                 fn(self, ins)
+                if self.m.races is not None:  # data flow of GM reads, for race detection (sim/races.py)
+                    self.m.races.step(self, ins)
             except DeviceFault as f:
                 if not f.instruction:
                     f.instruction = ins.text()
@@ -298,7 +300,7 @@ class KernelRun:
         self._path(Mem.DDR, dst.space, ins, dst.address)
         src = self._gm_window(ins.tensor, ins.offsets, ins.window, dst.rows, dst.cols, ins)
         if self.m.races is not None:  # GM race detection (sim/races.py)
-            self.m.races.record(self.unit, False, ins.tensor, self.gm[ins.tensor], src, ins.text(), ins.span)
+            self.m.races.record(self.unit, False, ins.tensor, self.gm[ins.tensor], src, ins.text(), ins.span, ins)
         write(mem, dst, src.reshape(dst.rows, dst.cols), "")
         self.charge(self._dma_cost(Mem.DDR, dst.space, dst.nbytes), dst.nbytes)
 

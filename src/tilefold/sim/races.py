@@ -10,10 +10,14 @@ module records every GM access of a launch and, when the launch ends, reports th
 - two different units write overlapping bytes (even the same values: DESIGN.md section 1), or
 - a unit reads bytes another unit writes, and the reading unit writes GM after that read.
 
-The second rule leaves out *dead* reads: a unit that writes nothing to GM after a read cannot make the
-value it read observable (sub-block 1 of a kernel whose stores are limited to sub-block 0 loads the tensor
-sub-block 0 rewrites, but stores nothing). Every other read of bytes another unit writes is reported, even
-when the value turns out not to matter: a race is detected, never reproduced.
+The second rule leaves out *dead* reads, whose value cannot reach any result: sub-block 1 of a kernel whose
+stores are limited to sub-block 0 loads the tensor sub-block 0 rewrites, but what it loaded flows into no
+GM write sub-block 1 performs. Which reads reach which writes is tracked dynamically per unit (``DataFlow``:
+a shadow of every on-chip byte holding a bit per load instruction, OR-ed from sources to destinations by
+every data instruction; scalars never depend on GM data, so there is no control dependence to track).
+The tracking over-approximates (a 64-bit set, whole byte spans, no clearing on overwrite): a read may be
+taken as live when it is not, never the reverse. Every live read of bytes another unit writes is
+reported, even when the value happens not to matter: a race is detected, never reproduced.
 
 Accesses are recorded as element intervals: a GM window (a numpy view of a C-contiguous tensor) is cut
 into its contiguous runs (one per outer index; trailing full axes fold into the run), computed with numpy,
@@ -23,10 +27,14 @@ and the check sorts and merges intervals per tensor (n log n in the number of ru
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from tilefold.backend.pto import TCustom, TExtract, TLoad, TMatmul, TStore, TVector
+
 from .faults import RaceDetected
+from .memory import FR
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,7 @@ class Access:
     where: str  # source location of the instruction ("" when unknown)
     starts: np.ndarray  # element offsets of the runs from the tensor's base
     length: int  # elements per run
+    bit: int = 0  # a read: the data-flow bit of its load instruction
 
 
 def window_runs(base: np.ndarray, view: np.ndarray) -> tuple[np.ndarray, int]:
@@ -81,9 +90,24 @@ class LaunchAccesses:
         self.shapes: dict[int, tuple[int, ...]] = {}
         self.itemsizes: dict[int, int] = {}
         self._seq = 0
+        self.flows: dict[str, DataFlow] = {}  # unit -> its data flow
+        self._load_bits: dict[int, int] = {}  # id(TLoad) -> its data-flow bit
+
+    def load_bit(self, ins: Any) -> int:
+        bit = self._load_bits.get(id(ins))
+        if bit is None:
+            bit = self._load_bits[id(ins)] = 1 << (len(self._load_bits) % 64)
+        return bit
+
+    def step(self, run: Any, ins: Any) -> None:
+        """Follow the data of one executed instruction of ``run`` (a ``KernelRun``)."""
+        flow = self.flows.get(run.unit)
+        if flow is None:
+            flow = self.flows[run.unit] = DataFlow(self)
+        flow.step(run, ins)
 
     def record(self, unit: str, write: bool, tensor: str, base: np.ndarray, view: np.ndarray,
-               instruction: str, span) -> None:
+               instruction: str, span, ins: Any = None) -> None:
         starts, length = window_runs(base, view)
         if length == 0:
             return
@@ -93,22 +117,28 @@ class LaunchAccesses:
         self.itemsizes[key] = base.itemsize
         where = f"{span.filename}:{span.line}" if span is not None and getattr(span, "line", 0) else ""
         self._seq += 1
+        bit = 0 if write or ins is None else self.load_bit(ins)
         self.accesses.setdefault(key, []).append(
-            Access(unit, self._seq, write, tensor, instruction, where, starts, length))
+            Access(unit, self._seq, write, tensor, instruction, where, starts, length, bit))
+        if write:
+            flow = self.flows.get(unit)
+            if flow is None:
+                flow = self.flows[unit] = DataFlow(self)
+            flow.pending_write = self._seq
 
     # ------------------------------------------------------------------------------------------
 
+    def live(self, a: Access) -> bool:
+        """Can the data read by ``a`` reach a GM write its unit performs after it?"""
+        flow = self.flows.get(a.unit)
+        return flow is not None and flow.reaches_later_write(a.seq, a.bit)
+
     def check(self) -> None:
-        last_write: dict[str, int] = {}  # unit -> its last GM write, on any tensor
-        for accesses in self.accesses.values():
-            for a in accesses:
-                if a.write:
-                    last_write[a.unit] = max(a.seq, last_write.get(a.unit, -1))
         for key, accesses in self.accesses.items():
             if len({a.unit for a in accesses}) > 1 and any(a.write for a in accesses):
-                self._check_tensor(key, accesses, last_write)
+                self._check_tensor(key, accesses)
 
-    def _check_tensor(self, key: int, accesses: list[Access], last_write: dict[str, int]) -> None:
+    def _check_tensor(self, key: int, accesses: list[Access]) -> None:
         units = sorted({a.unit for a in accesses})
         unit_no = {u: i for i, u in enumerate(units)}
         ws, we, wu = [], [], []
@@ -135,7 +165,7 @@ class LaunchAccesses:
         # read / write: the writes are now disjoint with one owner each
         changes = np.concatenate(([0], np.cumsum(owner[1:] != owner[:-1])))
         for u in units:
-            live = [a for a in accesses if a.unit == u and not a.write and a.seq < last_write.get(u, -1)]
+            live = [a for a in accesses if a.unit == u and not a.write and self.live(a)]
             if not live:
                 continue
             rs, re_ = _merge(*_intervals(live))
@@ -150,12 +180,12 @@ class LaunchAccesses:
                 r = int(np.flatnonzero(foreign)[0])
                 k = next(k for k in range(int(lo[r]), int(hi[r])) if owner[k] != unit_no[u])
                 a, b = max(int(rs[r]), int(s[k])), min(int(re_[r]), int(e[k]))
-                self._raise(key, accesses, units[owner[k]], True, u, a, b, reader_before=last_write.get(u, -1))
+                self._raise(key, accesses, units[owner[k]], True, u, a, b, reader=self.live)
 
     def _raise(self, key: int, accesses: list[Access], unit_a: str, write_a: bool, unit_b: str, lo: int,
-               hi: int, reader_before: int | None = None) -> None:
+               hi: int, reader=None) -> None:
         first = _culprit(accesses, unit_a, write_a, lo, hi)
-        second = _culprit(accesses, unit_b, reader_before is None, first[1], first[2], reader_before)
+        second = _culprit(accesses, unit_b, reader is None, first[1], first[2], reader)
         lo, hi = second[1], second[2]
         a, b = first[0], second[0]
         name, shape, isz = self.names[key], self.shapes[key], self.itemsizes[key]
@@ -182,11 +212,11 @@ def _intervals(accesses: list[Access]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _culprit(accesses: list[Access], unit: str, write: bool, lo: int, hi: int,
-             before: int | None = None) -> tuple[Access, int, int]:
-    """The first access of ``unit`` (writes, or reads before seq ``before``) touching [lo, hi), and the part
+             keep=None) -> tuple[Access, int, int]:
+    """The first access of ``unit`` (writes, or the reads ``keep`` accepts) touching [lo, hi), and the part
     of [lo, hi) it covers. Only called to report a race."""
     for a in accesses:
-        if a.unit != unit or a.write != write or (before is not None and a.seq >= before):
+        if a.unit != unit or a.write != write or (keep is not None and not keep(a)):
             continue
         s = np.maximum(a.starts, lo)
         e = np.minimum(a.starts + a.length, hi)
@@ -196,4 +226,88 @@ def _culprit(accesses: list[Access], unit: str, write: bool, lo: int, hi: int,
     raise AssertionError("race culprit not found")  # pragma: no cover  (the check found an overlap)
 
 
-__all__ = ["Access", "LaunchAccesses", "window_runs"]
+class DataFlow:
+    """Which loads of one unit reach which of its GM writes: a uint64 shadow per on-chip memory space,
+    one bit per load instruction, carried from every data instruction's source bytes to its destination
+    bytes. A row-major (ND) tile is followed byte-exactly (its rows, not the gaps between them), and a
+    destination it fully rewrites gets exactly its sources' bits (so a reused buffer forgets what it held);
+    other layouts use their whole byte span and only ever gain bits."""
+
+    def __init__(self, log: LaunchAccesses) -> None:
+        self.log = log
+        self.shadows: dict[Any, np.ndarray] = {}
+        self.write_seqs: list[int] = []
+        self.write_bits: list[int] = []
+        self.pending_write: int | None = None
+        self._suffix: np.ndarray | None = None
+
+    def _shadow(self, run: Any, space: Any) -> np.ndarray:
+        sh = self.shadows.get(space)
+        if sh is None:
+            sh = self.shadows[space] = np.zeros(len(run.mem[space]), np.uint64)
+        return sh
+
+    def _bytes(self, run: Any, h: Any) -> tuple[np.ndarray, bool]:
+        """The shadow of ``h``'s bytes, and whether it is exact (an ND tile's rows) or a whole span."""
+        sh = self._shadow(run, h.space)
+        if h.layout == "ND" and h.rows > 0 and h.cols > 0 and h.pitch >= h.cols and 0 <= h.lo and h.hi <= len(sh):
+            view = np.lib.stride_tricks.as_strided(sh[h.lo:], shape=(h.rows, h.cols * h.isz),
+                                                   strides=(h.pitch * h.isz * sh.itemsize, sh.itemsize))
+            return view, True
+        return sh[max(h.lo, 0):h.hi], False
+
+    def _bits(self, run: Any, names) -> int:
+        bits = 0
+        for name in names:
+            view, _ = self._bytes(run, run.h(name))
+            if view.size:
+                bits |= int(np.bitwise_or.reduce(view, axis=None))
+        return bits
+
+    def _taint(self, run: Any, name: str, bits: int, hi: int | None = None) -> None:
+        h = run.h(name)
+        if hi is not None:  # an accumulating write past the handle (the MAD's dense block): only gains bits
+            if bits:
+                self._shadow(run, h.space)[h.lo:max(h.hi, hi)] |= np.uint64(bits)
+            return
+        view, exact = self._bytes(run, h)
+        if exact:
+            view[...] = np.uint64(bits)  # the instruction rewrote these bytes: they hold its sources' data
+        elif bits:
+            view |= np.uint64(bits)
+
+    def step(self, run: Any, ins: Any) -> None:
+        t = type(ins)
+        if t is TVector:
+            self._taint(run, ins.dst, self._bits(run, [a for a in ins.args if type(a) is str]))
+        elif t is TLoad:
+            self._taint(run, ins.dst, self.log.load_bit(ins))
+        elif t is TStore:
+            if self.pending_write is not None:
+                self.write_seqs.append(self.pending_write)
+                self.write_bits.append(self._bits(run, [ins.src]))
+                self.pending_write, self._suffix = None, None
+        elif t is TExtract:
+            self._taint(run, ins.dst, self._bits(run, [ins.src]))
+        elif t is TCustom:
+            bits = self._bits(run, [a for a in ins.ins if isinstance(a, str)] + list(ins.tmps))
+            for name in (*ins.outs, *ins.tmps):
+                self._taint(run, name, bits)
+        elif t is TMatmul:
+            hs = [run.h(s) for s in ins.srcs]
+            dst = run.h(ins.dst)
+            m = max(h.rows for h in hs)
+            n = max(h.cols for h in hs)
+            dense = dst.address + -(-m // FR) * FR * -(-n // FR) * FR * dst.isz  # the MAD's dense NZ block
+            self._taint(run, ins.dst, self._bits(run, ins.srcs), dense)
+
+    def reaches_later_write(self, seq: int, bit: int) -> bool:
+        if not self.write_seqs or not bit:
+            return False
+        if self._suffix is None:  # OR of the write bits from each write to the last
+            self._suffix = np.bitwise_or.accumulate(np.array(self.write_bits[::-1], np.uint64))[::-1]
+        i = int(np.searchsorted(np.array(self.write_seqs), seq, side="right"))
+        return i < len(self.write_seqs) and bool(int(self._suffix[i]) & bit)
+
+
+__all__ = ["Access", "DataFlow", "LaunchAccesses", "window_runs"]
