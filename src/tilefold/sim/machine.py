@@ -300,7 +300,7 @@ class KernelRun:
         self._path(Mem.DDR, dst.space, ins, dst.address)
         src = self._gm_window(ins.tensor, ins.offsets, ins.window, dst.rows, dst.cols, ins)
         if self.m.races is not None:  # GM race detection (sim/races.py)
-            self.m.races.record(self.unit, False, ins.tensor, self.gm[ins.tensor], src, ins.text(), ins.span, ins)
+            self.m.races.record(self.unit, False, ins.tensor, self.gm[ins.tensor], src, ins)
         write(mem, dst, src.reshape(dst.rows, dst.cols), "")
         self.charge(self._dma_cost(Mem.DDR, dst.space, dst.nbytes), dst.nbytes)
 
@@ -313,7 +313,7 @@ class KernelRun:
         if ins.valid:  # the instruction writes the tile's valid region only
             win, value = valid_region(win, value, [self.ev_int(v) for v in ins.valid], ins)
         if self.m.races is not None:  # GM race detection (sim/races.py)
-            self.m.races.record(self.unit, True, ins.tensor, self.gm[ins.tensor], win, ins.text(), ins.span)
+            self.m.races.record(self.unit, True, ins.tensor, self.gm[ins.tensor], win, ins)
         assign(win, value.reshape(win.shape) if value.shape != win.shape else value)  # in place: win is a view
         self.charge(self._dma_cost(src.space, Mem.DDR, src.nbytes), src.nbytes)
 
@@ -608,7 +608,7 @@ class Machine:
                                 hint="block_dim must be a positive number of cores")
         units: dict[str, UnitStats] = {}
         ft = kernel.func_type
-        self.races = LaunchAccesses(kernel.name) if block_dim > 1 or ft == "AIV" else None
+        self.races = LaunchAccesses(kernel, gm) if block_dim > 1 or ft == "AIV" else None
         for b in range(block_dim):
             core_idx = b % self.target.num_aic
             core = self.core(core_idx)

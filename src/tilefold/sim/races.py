@@ -37,7 +37,7 @@ from .faults import RaceDetected
 from .memory import FR
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Access:
     """One recorded GM access: which unit, which instruction, read or write, and its contiguous runs."""
 
@@ -45,20 +45,34 @@ class Access:
     seq: int  # position in the unit's access order
     write: bool
     tensor: str
-    instruction: str
-    where: str  # source location of the instruction ("" when unknown)
+    ins: Any  # the PTO instruction (``instruction`` gives its text)
     starts: np.ndarray  # element offsets of the runs from the tensor's base
     length: int  # elements per run
     bit: int = 0  # a read: the data-flow bit of its load instruction
 
+    @property
+    def instruction(self) -> str:
+        return self.ins.text()
 
-def window_runs(base: np.ndarray, view: np.ndarray) -> tuple[np.ndarray, int]:
+    @property
+    def span(self) -> Any:
+        return getattr(self.ins, "span", None)
+
+
+def window_runs(base: np.ndarray, view: np.ndarray, base_address: int | None = None) -> tuple[np.ndarray, int]:
     """The contiguous element runs of ``view`` (a view of the C-contiguous ``base``): their start offsets
     from ``base``'s first element, and the (common) run length."""
     isz = base.itemsize
     if view.size == 0:
         return np.zeros(0, np.int64), 0
-    offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // isz
+    if base_address is None:
+        base_address = base.__array_interface__["data"][0]
+    offset = (view.__array_interface__["data"][0] - base_address) // isz
+    if view.ndim == 2 and view.strides[1] == isz:  # the common case: rows of a 2-D tensor
+        n, stride = view.shape[0], view.strides[0] // isz
+        if n == 1 or stride == view.shape[1]:
+            return np.array([offset], np.int64), view.size
+        return offset + np.arange(n, dtype=np.int64) * stride, view.shape[1]
     dims = [(int(n), int(s) // isz) for n, s in zip(view.shape, view.strides, strict=True) if n != 1]
     run = 1
     while dims and dims[-1][1] == run:  # trailing axes that continue the run
@@ -80,11 +94,33 @@ def _merge(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return s[idx], np.maximum.reduceat(e, idx)
 
 
-class LaunchAccesses:
-    """The GM accesses of one launch, by unit. ``check()`` raises ``RaceDetected`` on a conflict."""
+def _gm_tensors(body, loaded: set[str], stored: set[str]) -> None:
+    for ins in body:
+        t = type(ins)
+        if t is TLoad:
+            loaded.add(ins.tensor)
+        elif t is TStore:
+            stored.add(ins.tensor)
+        for sub in (getattr(ins, "body", None), getattr(ins, "then_body", None), getattr(ins, "else_body", None)):
+            if sub:
+                _gm_tensors(sub, loaded, stored)
 
-    def __init__(self, kernel: str) -> None:
-        self.kernel = kernel
+
+class LaunchAccesses:
+    """The GM accesses of one launch of ``kernel`` (a ``PTOKernel``) on the GM tensors ``gm`` (parameter
+    name -> array), by unit. ``check()`` raises ``RaceDetected`` on a conflict. Reads are recorded (and
+    their data followed) only for tensors the kernel also stores to: other reads cannot race."""
+
+    def __init__(self, kernel: Any, gm: dict[str, np.ndarray]) -> None:
+        cached = kernel.__dict__.get("_race_tensors")
+        if cached is None:
+            loaded: set[str] = set()
+            stored: set[str] = set()
+            _gm_tensors(kernel.body, loaded, stored)
+            cached = kernel.__dict__["_race_tensors"] = (frozenset(loaded), frozenset(stored))
+        written = {id(gm[n]) for n in cached[1] if n in gm}
+        self.read_keys = {id(gm[n]) for n in cached[0] if n in gm} & written  # reads that may race
+        self.kernel = kernel.name
         self.accesses: dict[int, list[Access]] = {}  # id(tensor array) -> accesses
         self.names: dict[int, str] = {}
         self.shapes: dict[int, tuple[int, ...]] = {}
@@ -92,6 +128,7 @@ class LaunchAccesses:
         self._seq = 0
         self.flows: dict[str, DataFlow] = {}  # unit -> its data flow
         self._load_bits: dict[int, int] = {}  # id(TLoad) -> its data-flow bit
+        self._bases: dict[int, int] = {}  # id(tensor array) -> address of its first byte
 
     def load_bit(self, ins: Any) -> int:
         bit = self._load_bits.get(id(ins))
@@ -101,25 +138,29 @@ class LaunchAccesses:
 
     def step(self, run: Any, ins: Any) -> None:
         """Follow the data of one executed instruction of ``run`` (a ``KernelRun``)."""
+        if not self.read_keys:
+            return
         flow = self.flows.get(run.unit)
         if flow is None:
             flow = self.flows[run.unit] = DataFlow(self)
         flow.step(run, ins)
 
-    def record(self, unit: str, write: bool, tensor: str, base: np.ndarray, view: np.ndarray,
-               instruction: str, span, ins: Any = None) -> None:
-        starts, length = window_runs(base, view)
+    def record(self, unit: str, write: bool, tensor: str, base: np.ndarray, view: np.ndarray, ins: Any) -> None:
+        """Record that ``unit`` reads (or writes) the window ``view`` of GM tensor ``base`` at ``ins``."""
+        key = id(base)
+        if not write and key not in self.read_keys:
+            return
+        accesses = self.accesses.get(key)
+        if accesses is None:
+            accesses = self.accesses[key] = []
+            self.names[key], self.shapes[key], self.itemsizes[key] = tensor, base.shape, base.itemsize
+            self._bases[key] = base.__array_interface__["data"][0]
+        starts, length = window_runs(base, view, self._bases[key])
         if length == 0:
             return
-        key = id(base)
-        self.names.setdefault(key, tensor)
-        self.shapes[key] = base.shape
-        self.itemsizes[key] = base.itemsize
-        where = f"{span.filename}:{span.line}" if span is not None and getattr(span, "line", 0) else ""
         self._seq += 1
-        bit = 0 if write or ins is None else self.load_bit(ins)
-        self.accesses.setdefault(key, []).append(
-            Access(unit, self._seq, write, tensor, instruction, where, starts, length, bit))
+        bit = 0 if write else self.load_bit(ins)
+        accesses.append(Access(unit, self._seq, write, tensor, ins, starts, length, bit))
         if write:
             flow = self.flows.get(unit)
             if flow is None:
@@ -139,11 +180,14 @@ class LaunchAccesses:
                 self._check_tensor(key, accesses)
 
     def _check_tensor(self, key: int, accesses: list[Access]) -> None:
-        units = sorted({a.unit for a in accesses})
+        by_unit: dict[str, tuple[list[Access], list[Access]]] = {}  # unit -> (writes, reads)
+        for a in accesses:
+            by_unit.setdefault(a.unit, ([], []))[0 if a.write else 1].append(a)
+        units = sorted(by_unit)
         unit_no = {u: i for i, u in enumerate(units)}
         ws, we, wu = [], [], []
         for u in units:
-            mine = [a for a in accesses if a.unit == u and a.write]
+            mine = by_unit[u][0]
             if mine:
                 s, e = _merge(*_intervals(mine))
                 ws.append(s)
@@ -165,7 +209,7 @@ class LaunchAccesses:
         # read / write: the writes are now disjoint with one owner each
         changes = np.concatenate(([0], np.cumsum(owner[1:] != owner[:-1])))
         for u in units:
-            live = [a for a in accesses if a.unit == u and not a.write and self.live(a)]
+            live = [a for a in by_unit[u][1] if self.live(a)]
             if not live:
                 continue
             rs, re_ = _merge(*_intervals(live))
@@ -194,15 +238,17 @@ class LaunchAccesses:
         kind = "write / write" if b.write else "write / read"
         message = (f"{kind} race on @{name} in kernel @{self.kernel}: elements [{lo}, {hi}) of the flattened "
                    f"tensor (from {[int(x) for x in first_idx]} to {[int(x) for x in last_idx]}, bytes "
-                   f"[{lo * isz}, {hi * isz})) are written by {a.unit} at `{a.instruction}`"
-                   + (f" ({a.where})" if a.where else "")
-                   + f" and {'written' if b.write else 'read'} by {b.unit} at `{b.instruction}`"
-                   + (f" ({b.where})" if b.where else "")
+                   f"[{lo * isz}, {hi * isz})) are written by {a.unit} at `{a.instruction}`{_where(a.span)}"
+                   + f" and {'written' if b.write else 'read'} by {b.unit} at `{b.instruction}`{_where(b.span)}"
                    + ", with no order between the two units")
         raise RaceDetected(message, first=a, second=b, tensor=name, elements=(lo, hi),
                            hint="units of one launch (the two vector sub-blocks, the blocks of a block_dim launch) "
                                 "run unordered: give each unit its own GM window (split by get_subblock_idx / "
                                 "get_block_idx), or limit the store to one unit")
+
+
+def _where(span: Any) -> str:
+    return f" ({span.filename}:{span.line})" if span is not None and getattr(span, "line", 0) else ""
 
 
 def _intervals(accesses: list[Access]) -> tuple[np.ndarray, np.ndarray]:
@@ -226,6 +272,9 @@ def _culprit(accesses: list[Access], unit: str, write: bool, lo: int, hi: int,
     raise AssertionError("race culprit not found")  # pragma: no cover  (the check found an overlap)
 
 
+_GRAIN = 32  # bytes per shadow entry: the vector base alignment, so Vec tiles map onto whole grains
+
+
 class DataFlow:
     """Which loads of one unit reach which of its GM writes: a uint64 shadow per on-chip memory space,
     one bit per load instruction, carried from every data instruction's source bytes to its destination
@@ -240,21 +289,36 @@ class DataFlow:
         self.write_bits: list[int] = []
         self.pending_write: int | None = None
         self._suffix: np.ndarray | None = None
+        self._seqs: np.ndarray | None = None
+        self._views: dict[tuple, np.ndarray] = {}
 
     def _shadow(self, run: Any, space: Any) -> np.ndarray:
         sh = self.shadows.get(space)
         if sh is None:
-            sh = self.shadows[space] = np.zeros(len(run.mem[space]), np.uint64)
+            sh = self.shadows[space] = np.zeros(len(run.mem[space]) // _GRAIN + 1, np.uint64)
         return sh
 
     def _bytes(self, run: Any, h: Any) -> tuple[np.ndarray, bool]:
-        """The shadow of ``h``'s bytes, and whether it is exact (an ND tile's rows) or a whole span."""
+        """The shadow of ``h``'s bytes (in 32-byte grains), and whether it is exact: an ND tile whose rows
+        are whole grains. Otherwise the grains of its whole byte span (an over-approximation)."""
+        key = (h.space, h.lo, h.hi, h.rows, h.cols, h.pitch, h.isz, h.layout)
+        got = self._views.get(key)
+        if got is not None:
+            return got
         sh = self._shadow(run, h.space)
-        if h.layout == "ND" and h.rows > 0 and h.cols > 0 and h.pitch >= h.cols and 0 <= h.lo and h.hi <= len(sh):
-            view = np.lib.stride_tricks.as_strided(sh[h.lo:], shape=(h.rows, h.cols * h.isz),
-                                                   strides=(h.pitch * h.isz * sh.itemsize, sh.itemsize))
-            return view, True
-        return sh[max(h.lo, 0):h.hi], False
+        g = _GRAIN
+        row, pitch = h.cols * h.isz, h.pitch * h.isz
+        if (h.layout == "ND" and h.rows > 0 and row > 0 and h.pitch >= h.cols and h.lo >= 0 and h.lo % g == 0
+                and row % g == 0 and pitch % g == 0 and h.hi <= len(sh) * g):
+            if h.rows == 1 or pitch == row:
+                got = (sh[h.lo // g:h.hi // g], True)
+            else:
+                got = (np.lib.stride_tricks.as_strided(sh[h.lo // g:], shape=(h.rows, row // g),
+                                                       strides=(pitch // g * sh.itemsize, sh.itemsize)), True)
+        else:
+            got = (sh[max(h.lo, 0) // g:-(-h.hi // g)], False)
+        self._views[key] = got
+        return got
 
     def _bits(self, run: Any, names) -> int:
         bits = 0
@@ -268,7 +332,7 @@ class DataFlow:
         h = run.h(name)
         if hi is not None:  # an accumulating write past the handle (the MAD's dense block): only gains bits
             if bits:
-                self._shadow(run, h.space)[h.lo:max(h.hi, hi)] |= np.uint64(bits)
+                self._shadow(run, h.space)[max(h.lo, 0) // _GRAIN:-(-max(h.hi, hi) // _GRAIN)] |= np.uint64(bits)
             return
         view, exact = self._bytes(run, h)
         if exact:
@@ -286,7 +350,7 @@ class DataFlow:
             if self.pending_write is not None:
                 self.write_seqs.append(self.pending_write)
                 self.write_bits.append(self._bits(run, [ins.src]))
-                self.pending_write, self._suffix = None, None
+                self.pending_write, self._suffix, self._seqs = None, None, None
         elif t is TExtract:
             self._taint(run, ins.dst, self._bits(run, [ins.src]))
         elif t is TCustom:
@@ -304,9 +368,10 @@ class DataFlow:
     def reaches_later_write(self, seq: int, bit: int) -> bool:
         if not self.write_seqs or not bit:
             return False
-        if self._suffix is None:  # OR of the write bits from each write to the last
+        if self._suffix is None or self._seqs is None:  # OR of the write bits from each write to the last
             self._suffix = np.bitwise_or.accumulate(np.array(self.write_bits[::-1], np.uint64))[::-1]
-        i = int(np.searchsorted(np.array(self.write_seqs), seq, side="right"))
+            self._seqs = np.array(self.write_seqs)
+        i = int(np.searchsorted(self._seqs, seq, side="right"))
         return i < len(self.write_seqs) and bool(int(self._suffix[i]) & bit)
 
 
