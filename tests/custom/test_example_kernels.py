@@ -18,9 +18,6 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(REPO.glob("examples/seeds/customop_*.py")) + sorted(REPO.glob("examples/subblock/*.py"))
 # example programs of the sub-block suite that have no custom op (execution-model kernels)
 CUSTOM_EXAMPLES = [p for p in EXAMPLES if "pl.tile.custom" in p.read_text()]
-# waits for TileAndBindSubBlock's GM read-after-write check (issue 9 section 2): split today, and the
-# simulator reports the race between the halves
-PENDING = {"e2e_raw_across_halves": "TileAndBindSubBlock splits a GM read-after-write across the halves"}
 
 
 @pytest.fixture(autouse=True)
@@ -65,9 +62,7 @@ def test_every_example_symbol_has_a_reference_kernel(path):
         assert get_custom_op(symbol).kernel is EXAMPLE_KERNELS[symbol][0]
 
 
-@pytest.mark.parametrize("path", [
-    pytest.param(p, marks=pytest.mark.xfail(reason=PENDING[p.stem], strict=False)) if p.stem in PENDING else p
-    for p in EXAMPLES], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_example_program_matches_golden(path):
     program = pl.parse_file(str(path))
     for entry in _entries(program):
