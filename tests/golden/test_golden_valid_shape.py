@@ -39,3 +39,30 @@ def test_store_writes_the_valid_region_only(rows, cols, n, want):
     expected = old.copy()
     expected[:want[0], :want[1]] = x[:want[0], :want[1]] + np.float32(1)
     np.testing.assert_array_equal(got, expected)
+
+
+MIXING = '''import tilefold.language as pl
+
+@pl.program
+class Mixing:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],
+               out: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 1], pl.FP32]:
+        t = pl.tile.load(x, [0, 0], [16, 64], target_memory=pl.Mem.Vec)
+        v = pl.tile.set_validshape(t, [16, n])
+        s = pl.tile.row_sum(v)
+        out = pl.store(s, [0, 0], out)
+        return out
+'''
+
+
+def test_reduction_of_a_partially_valid_tile_is_refused_not_guessed():
+    from tilefold.errors import NotSupportedError
+
+    x = np.ones((16, 64), np.float32)
+    with pytest.raises(NotSupportedError, match="valid region only") as info:
+        run_program(pl.parse(MIXING), {"x": x, "n": 40})
+    assert "tile.row_sum" in str(info.value) and info.value.hint
+    # a valid shape covering the whole tile is the whole tile: nothing to refuse
+    got = run_program(pl.parse(MIXING), {"x": x, "n": 64})["out"]
+    np.testing.assert_array_equal(got, np.full((16, 1), 64.0, np.float32))

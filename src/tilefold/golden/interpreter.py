@@ -28,7 +28,10 @@ Semantics
   (DESIGN.md section 1: the compiler makes the device's two copies add up to one execution). All
   instances share the same GM tensors.
 - A store writes the valid region of its tile only (``TileView.valid_shape``, evaluated at run time): the
-  rest of the GM window keeps its bytes, as on the device.
+  rest of the GM window keeps its bytes, as on the device. Element-wise ops compute whole tiles (the
+  elements outside the valid region are never stored); an op that mixes positions (reduction, broadcast
+  vector, matmul, transpose, custom kernel) on a partially valid operand is refused (NotSupportedError):
+  the device would compute on the valid region only.
 - Loops of every kind (sequential, pipeline, parallel, unroll) run sequentially; ``while``, ``if`` with
   yields, tuples and scalar arithmetic (Python floor division / modulo on integers) are supported.
 """
@@ -96,6 +99,10 @@ from tilefold.ops import get_op as op_of_name
 
 #: Upper bound on the iterations of one ``while`` loop before the interpreter gives up.
 MAX_WHILE_ITERATIONS = 1_000_000
+
+# ops whose result mixes elements of different positions of an operand (see _refuse_partial_tiles)
+_MIXING_KINDS = (OpKind.ROW_REDUCTION, OpKind.COL_REDUCTION, OpKind.ROW_BROADCAST, OpKind.COL_BROADCAST,
+                 OpKind.MATMUL, OpKind.TRANSPOSE)
 
 _KERNEL_TYPES = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV, FunctionType.Group)
 
@@ -411,6 +418,8 @@ class GoldenInterpreter:
         attrs = {k: self._eval_attr(v, env, inst) for k, v in call.kwargs}
         if op.kind is OpKind.STORE:
             self._keep_invalid_region(call, args, attrs, env, inst)
+        elif op.kind in _MIXING_KINDS:
+            self._refuse_partial_tiles(op, call, args, env, inst)
         try:
             with np.errstate(all="ignore"):  # the device computes inf / NaN silently; so does the reference
                 raw = op.golden(args, attrs)
@@ -443,6 +452,30 @@ class GoldenInterpreter:
         region = tuple(slice(0, v) for v in valid)
         merged[region] = tile[region]
         args[0] = merged
+
+    def _refuse_partial_tiles(self, op: OpDef, call: Call, args: list[Any], env: dict[Var, Any],
+                              inst: Instance) -> None:
+        """An op that combines elements across positions (a reduction, a matmul, a transpose, a custom
+        kernel, the vector of a broadcast) computes, on the device, on its operand's valid region only;
+        tilefold computes whole tiles. A partially valid operand is therefore refused, not guessed."""
+        operands = range(1, 2) if op.kind in (OpKind.ROW_BROADCAST, OpKind.COL_BROADCAST) else range(len(args))
+        for i in operands:
+            if i < len(call.args):
+                self._refuse_partial(op.name, call, call.args[i], args[i], env, inst)
+
+    def _refuse_partial(self, what: str, call: Call, expr: Expr, value: Any, env: dict[Var, Any],
+                        inst: Instance) -> None:
+        view = getattr(getattr(expr, "type", None), "tile_view", None)
+        if view is None or view.valid_shape is None or not isinstance(value, np.ndarray):
+            return
+        valid = [self._int(e, env, inst, "valid extent") for e in view.valid_shape]
+        if any(v < n for v, n in zip(valid, value.shape, strict=False)):
+            raise NotSupportedError(
+                f"{what} on a tile whose valid shape {valid} is smaller than its shape {list(value.shape)} is not "
+                "supported: the device computes on the valid region only, tilefold on the whole tile",
+                span=_span(call),
+                hint="apply pl.tile.set_validshape after the computation, right before the store (a store writes "
+                     "the valid region only), or compute on a tile of the valid size")
 
     def _eval_attr(self, value: Any, env: dict[Var, Any], inst: Instance) -> Any:
         if isinstance(value, Expr):
@@ -537,6 +570,7 @@ class GoldenInterpreter:
         ins = []
         for e in segments["ins"]:
             v = self.eval(e, env, inst)
+            self._refuse_partial(f"custom op {symbol!r}", call, e, v, env, inst)
             ins.append(np.array(v, copy=True) if isinstance(v, np.ndarray) else v)
         out = call_kernel(entry, ins, _span(call))
         kernel = f"\n  {describe_kernel(entry)}"
