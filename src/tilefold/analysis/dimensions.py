@@ -75,6 +75,7 @@ class DimensionConflict:
     axes: tuple[int, int]
     reason: str
     broadcast: bool = False  # "broadcast on two different axes": the failed join touches a broadcast operand
+    keys: tuple = field(default=(), compare=False)  # the (value, axis) keys the failed op tried to join
 
     def __str__(self) -> str:
         kind = "broadcast on two different axes: " if self.broadcast else ""
@@ -208,9 +209,10 @@ class DimensionAnalyzer:
             for a, b, reason in joins:
                 conflict = self._union(a, b, op, reason)
                 if conflict is not None:
-                    if broadcast_op or a[0] in bcast_values or b[0] in bcast_values:
-                        conflict = DimensionConflict(conflict.op, conflict.value, conflict.axes, conflict.reason,
-                                                     broadcast=True)
+                    bcast = broadcast_op or a[0] in bcast_values or b[0] in bcast_values
+                    every = tuple(k for j in joins for k in j[:2])  # the op's axes: its result's among them
+                    conflict = DimensionConflict(conflict.op, conflict.value, conflict.axes, conflict.reason,
+                                                 broadcast=bcast, keys=every)
                     break
             if conflict is None:
                 for key, red, brc, reason in marks:
@@ -224,6 +226,12 @@ class DimensionAnalyzer:
         return conflict
 
     # ------------------------------------------------------------------ queries
+
+    def broadcast_conflicts_of(self, key: AxisKey) -> list[DimensionConflict]:
+        """Broadcast-on-two-axes conflicts that involve the class of ``key``: the axis may have been broadcast
+        along two different axes (a conflict without recorded keys involves every class)."""
+        root = self.find(key)
+        return [c for c in self.conflicts if c.broadcast and (not c.keys or any(self.find(k) == root for k in c.keys))]
 
     def same_class(self, a: AxisKey, b: AxisKey) -> bool:
         return self.find(a) == self.find(b)
