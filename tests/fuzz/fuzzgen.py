@@ -5,6 +5,11 @@ program only uses in-bounds windows (for every ``block_dim`` in {1, 2} and the c
 values), never reads uninitialised tiles and computes only finite values, so the golden interpreter
 defines its result and any compiled program that is accepted must reproduce it.
 
+Blocks are distinct units (DESIGN.md section 1): a program that reads ``get_block_idx``
+(``FuzzCase.block_indexed``) gives every store a block offset into a tensor with one window per block, so
+its blocks never write the same bytes; a program that does not is one execution per block whose stores
+race under ``block_dim = 2`` (the oracle expects the simulator to report that race).
+
 Custom-op kernels used by the programs are registered by ``register_fuzz_kernels()``.
 """
 
@@ -83,6 +88,7 @@ class FuzzCase:
     inputs: dict[str, Any]
     func_type: str
     features: set[str] = field(default_factory=set)
+    block_indexed: bool = False  # reads get_block_idx, and every store window is disjoint across blocks
 
 
 class _Scope:
@@ -496,7 +502,7 @@ class Gen:
         # sometimes store inside the loop: the out tensor is carried as an iter arg
         store_in_loop = self.rng.random() < 0.3
         if store_in_loop:
-            oname, oty = self._new_out(a.r * trip, a.c, a.dt)
+            oname, oty = self._new_out(a.r * trip * self.blocks, a.c, a.dt)
             ocar = self.fresh("oc")
             self.emit(f"for {ivar}, ({acc}, {ocar}) in pl.range(0, {trip}, init_values=({a.name}, {oname})):")
         else:
@@ -523,7 +529,8 @@ class Gen:
         if store_in_loop:
             self.features.add("store-in-loop")
             o2 = self.fresh("o")
-            self.emit(f"{o2} = pl.store({nxt.name}, [{ivar} * {a.r}, 0], {ocar})")
+            row = f"{self.block_row(a.r * trip)}{ivar} * {a.r}"
+            self.emit(f"{o2} = pl.store({nxt.name}, [{row}, 0], {ocar})")
             self.emit(f"{res}, {oname}_r = pl.yield_({nxt.name}, {o2})")
             self.ret_alias[oname] = f"{oname}_r"
         else:
@@ -574,6 +581,15 @@ class Gen:
         fns, weights = zip(*ops, strict=True)
         self.rng.choices(fns, weights)[0]()
 
+    @property
+    def blocks(self) -> int:
+        """Windows per out tensor: one per block when the program indexes by block."""
+        return MAX_BLOCK_DIM if self.block else 1
+
+    def block_row(self, rows: int) -> str:
+        """The block's row offset (``b * rows + ``) of a store in a block-indexed program."""
+        return f"b * {rows} + " if self.block else ""
+
     def _new_out(self, r: int, c: int, dt: str) -> tuple[str, str]:
         name = self.fresh("out")
         ty = f"pl.Tensor[[{r}, {c}], pl.{dt}]"
@@ -586,12 +602,12 @@ class Gen:
     def store(self, t: Tile) -> None:
         if self.rng.random() < 0.2 and t.r % 2 == 0 and t.r >= 2:
             # two stores of the halves of a tile into one tensor
-            name, _ = self._new_out(t.r, t.c, t.dt)
+            name, _ = self._new_out(t.r * self.blocks, t.c, t.dt)
             h = t.r // 2
             self.features.add("store-halves")
             for i in range(2):
                 s = self.assign("hs", h, t.c, t.dt, f"pl.tile.slice({t.name}, [{h}, {t.c}], [{i * h}, 0])")
-                self.emit(f"{name} = pl.store({s.name}, [{i * h}, 0], {name})")
+                self.emit(f"{name} = pl.store({s.name}, [{self.block_row(t.r)}{i * h}, 0], {name})")
             return
         name = self.fresh("out")
         mode = self.rng.random()
@@ -601,11 +617,12 @@ class Gen:
             self.features.add("store-block-offset")
         elif mode < 0.6:
             er, ec = self.rng.choice((0, 1, 4)), self.rng.choice((0, 8, 16))
-            shape = (t.r + er, t.c + ec)
-            off = f"[{self.rng.randint(0, er)}, {self.rng.choice([o for o in (0, 8, 16) if o <= ec])}]"
+            shape = ((t.r + er) * self.blocks, t.c + ec)
+            off = (f"[{self.block_row(t.r + er)}{self.rng.randint(0, er)}, "
+                   f"{self.rng.choice([o for o in (0, 8, 16) if o <= ec])}]")
         else:
-            shape = (t.r, t.c)
-            off = "[0, 0]"
+            shape = (t.r * self.blocks, t.c)
+            off = f"[{self.block_row(t.r)}0, 0]"
         ty = f"pl.Tensor[[{shape[0]}, {shape[1]}], pl.{t.dt}]"
         self.out_params.append(f"{name}: pl.Out[{ty}]")
         self.out_types.append(ty)
@@ -649,7 +666,7 @@ class Gen:
             f"    @pl.function(type=pl.FunctionType.{func_type})",
             f"    def kernel(self, {', '.join(self.params + self.out_params)}) -> {ret_ann}:",
         ]
-        return FuzzCase("\n".join(head + self.lines) + "\n", self.inputs, func_type, self.features)
+        return FuzzCase("\n".join(head + self.lines) + "\n", self.inputs, func_type, self.features, self.block)
 
 
 def generate(seed: int, max_ops: int = 10) -> FuzzCase:

@@ -35,7 +35,7 @@ def _kernels():
 @given(seed=st.integers(min_value=0, max_value=2 ** 31 - 1), max_ops=st.integers(min_value=3, max_value=16))
 def test_vector_pipeline_matches_golden(seed: int, max_ops: int) -> None:
     case = generate(seed, max_ops)
-    problems = check_program(case.text, case.inputs)
+    problems = check_program(case.text, case.inputs, block_indexed=case.block_indexed)
     assert not problems, f"seed {seed}:\n{case.text}\n" + "\n".join(problems)
 
 
@@ -46,7 +46,7 @@ def test_vector_pipeline_matches_golden(seed: int, max_ops: int) -> None:
                                            (1479, 16), (1587, 16), (1731, 16), (1573, 16)])
 def test_fixed_seeds(seed: int, max_ops: int) -> None:
     case = generate(seed, max_ops)
-    problems = check_program(case.text, case.inputs)
+    problems = check_program(case.text, case.inputs, block_indexed=case.block_indexed)
     assert not problems, f"seed {seed}:\n{case.text}\n" + "\n".join(problems)
 
 
@@ -55,7 +55,7 @@ def test_fuzz_refusals_are_rare() -> None:
     cases = 0
     for seed in range(1000, 1012):
         case = generate(seed)
-        problems = check_program(case.text, case.inputs, refusals=refusals)
+        problems = check_program(case.text, case.inputs, refusals=refusals, block_indexed=case.block_indexed)
         assert not problems, f"seed {seed}:\n{case.text}\n" + "\n".join(problems)
         cases += 4
     assert len(refusals) <= cases // 10, "\n".join(refusals)

@@ -102,19 +102,22 @@ def test_kernel_time_is_max_over_parallel_units_and_aiv_runs_both_sub_blocks():
     # sub-block 1 does twice the vector work of sub-block 0 (a loop of subblock_idx + 1 iterations)
     from tilefold.backend.pto import For, SBin
 
-    body = [TLoad("t", "x", (SBin("*", SSpecial("subblock_idx"), SConst(8)), Z), (8, 64)),
+    # each (block, sub-block) unit owns rows [16 * block + 8 * subblock, +8): units never share GM bytes
+    row = SBin("+", SBin("*", SSpecial("block_idx"), SConst(16)), SBin("*", SSpecial("subblock_idx"), SConst(8)))
+    body = [TLoad("t", "x", (row, Z), (8, 64)),
             For("i", Z, SBin("+", SSpecial("subblock_idx"), SConst(1)), SConst(1),
                 (TVector("tmuls", "tile.muls", "t", ("t", SConst(2.0))),)),
-            TStore("out", (SBin("*", SSpecial("subblock_idx"), SConst(8)), Z), "t", (8, 64))]
-    p = program(body, [buf("t", Vec, 0, 8, 64)], [tensor("x", (16, 64)), tensor("out", (16, 64), "Out")],
+            TStore("out", (row, Z), "t", (8, 64))]
+    p = program(body, [buf("t", Vec, 0, 8, 64)], [tensor("x", (32, 64)), tensor("out", (32, 64), "Out")],
                 func_type="AIV")
-    res = simulate(p, {"x": np.ones((16, 64), np.float32)}, block_dim=2)
+    res = simulate(p, {"x": np.ones((32, 64), np.float32)}, block_dim=2)
     assert set(res.unit_cycles) == {"core0.aiv0", "core0.aiv1", "core1.aiv0", "core1.aiv1"}
     assert res.unit_cycles["core0.aiv1"] > res.unit_cycles["core0.aiv0"]
     assert res.cycles == max(res.unit_cycles.values())
     out = res.outputs["out"]
-    np.testing.assert_array_equal(out[:8], 2.0)
-    np.testing.assert_array_equal(out[8:], 4.0)
+    for block in (0, 1):
+        np.testing.assert_array_equal(out[16 * block:16 * block + 8], 2.0)
+        np.testing.assert_array_equal(out[16 * block + 8:16 * block + 16], 4.0)
 
 
 def test_mad_writes_destination_densely_without_stride():

@@ -458,7 +458,9 @@ class FunctionCodegen:
             tensor = self.tensor(call.args[2])
             offsets = tuple(self.sexpr(e) for e in call.args[1].elements)
             window = call.kwarg("shapes") or static_dims(call.args[0].type, "stored tile")
-            out.append(TStore(tensor, offsets, self.handle(call.args[0]), tuple(window)))
+            view = getattr(call.args[0].type, "tile_view", None)  # a store writes the tile's valid region only
+            valid = tuple(self.sexpr(e) for e in view.valid_shape) if view and view.valid_shape else ()
+            out.append(TStore(tensor, offsets, self.handle(call.args[0]), tuple(window), valid))
             if var is not None:
                 self.tensor_name[var] = tensor
             return ()

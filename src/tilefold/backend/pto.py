@@ -158,9 +158,11 @@ class TStore(Instr):
     offsets: tuple[SExpr, ...]
     src: str
     window: tuple[int, ...] = ()
+    valid: tuple[SExpr, ...] = ()  # the stored tile's valid [rows, cols] when not the whole tile: written alone
 
     def text(self) -> str:
-        return f"tstore @{self.tensor}{_offs(self.offsets)}, %{self.src}"
+        valid = f" valid{_offs(self.valid)}" if self.valid else ""
+        return f"tstore @{self.tensor}{_offs(self.offsets)}, %{self.src}{valid}"
 
 
 @dataclass(frozen=True)

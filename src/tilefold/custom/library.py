@@ -1,7 +1,7 @@
-"""Reference kernels for the custom ops used by the example programs (``examples/subblock``,
-``examples/seeds/customop_*.py``) and the demo. Call ``register_example_kernels()`` before running those
-programs (``tilefold run FILE --kernels examples`` does); registering twice is harmless here (the library
-replaces its own entries), and ``unregister_example_kernels()`` removes them again.
+"""Reference kernels for the custom ops used by the example programs (``examples/subblock``, with its
+``e2e_*.py`` suite, ``examples/seeds/customop_*.py``) and the demo. Call ``register_example_kernels()``
+before running those programs (``tilefold run FILE --kernels examples`` does); registering twice is
+harmless here (the library replaces its own entries), and ``unregister_example_kernels()`` removes them again.
 
 Every kernel is tile-local: it sees only the window its sub-block computes, as a compiled kernel would, so
 a split program matches the whole one exactly when TileAndBindSubBlock projected the windows correctly.
@@ -55,6 +55,25 @@ def _row_reduce(x: np.ndarray) -> np.ndarray:
     return _like(x, np.asarray(x, np.float32).sum(axis=1))
 
 
+def _flash_softmax(x: np.ndarray) -> np.ndarray:
+    # e2e_flash_attention.py: row softmax of the FP32 score tile, returned in FP16 for the P @ V matmul
+    return softmax(x, axis=1).astype(np.float16)
+
+
+E2E_KERNELS = {
+    # examples/subblock/e2e_*.py (tests/e2e_subblock): the seed's E2E cases
+    "e2e.identity": (_identity, None),  # y = x
+    "e2e.add_row": (lambda x, r: _like(x, np.asarray(x, np.float32) + np.asarray(r, np.float32)), None),
+    "e2e.col_sum": (lambda x: _like(x, np.asarray(x, np.float32).sum(axis=0, keepdims=True)), None),
+    "e2e.row_sum": (lambda x: _like(x, np.asarray(x, np.float32).sum(axis=1, keepdims=True)), None),
+    "e2e.scale": (lambda x, s: _like(x, np.asarray(x, np.float32) * np.float32(s)), None),
+    "e2e.pos_neg": (_split, None),  # (max(x, 0), min(x, 0))
+    "e2e.double_exp": (lambda x: _like(x, np.float32(2) * np.exp(np.asarray(x, np.float32))), None),
+    "e2e.softmax_last": (lambda x: _like(x, softmax(x, axis=1)), _softmax_cost),  # in the dtype of x
+    "e2e.softmax_first": (lambda x: _like(x, softmax(x, axis=0)), _softmax_cost),
+    "e2e.flash_softmax": (_flash_softmax, _softmax_cost),
+}
+
 EXAMPLE_KERNELS = {
     # examples/subblock
     "example.softmax_last": (lambda x: softmax(x, axis=1), _softmax_cost),
@@ -68,6 +87,7 @@ EXAMPLE_KERNELS = {
     "macro_kernel": (_identity, None),  # customop_macro.py: a copy (its tmp / sync args are not data)
     "softmax_reduce_last": (lambda x: softmax(x, axis=1), _softmax_cost),  # customop_softmax.py, attrs axis=1
     "softmax_reduce_first": (lambda x: softmax(x, axis=0), _softmax_cost),  # customop_softmax.py, attrs axis=0
+    **E2E_KERNELS,
 }
 
 

@@ -20,8 +20,18 @@ Semantics
   the kernel registered with ``tilefold.register_custom_op``.
 - Launch model: calling an InCore / AIC / AIV / Group function from host level (the Orchestration
   function, or the entry itself) runs it once per block index in ``range(block_dim)`` (a ``block_dim``
-  attribute on the kernel overrides the argument); an AIV function additionally runs once per vector
-  sub-block (0, then 1). All instances share the same GM tensors.
+  attribute on the kernel overrides the argument). Blocks are distinct units: each block is one logical
+  execution (a kernel that ignores ``block_idx`` and stores the same bytes from every block races on the
+  device, which the simulator reports). An AIV function is sub-block-bound only when it (or a function it
+  calls) reads ``get_subblock_idx``: then it runs once per vector sub-block (0, then 1), as on the device.
+  An AIV function written without ``get_subblock_idx`` is ONE logical execution per block and runs once
+  (DESIGN.md section 1: the compiler makes the device's two copies add up to one execution). All
+  instances share the same GM tensors.
+- A store writes the valid region of its tile only (``TileView.valid_shape``, evaluated at run time): the
+  rest of the GM window keeps its bytes, as on the device. Element-wise ops compute whole tiles (the
+  elements outside the valid region are never stored); an op that mixes positions (reduction, broadcast
+  vector, matmul, transpose, custom kernel) on a partially valid operand is refused (NotSupportedError):
+  the device would compute on the valid region only.
 - Loops of every kind (sequential, pipeline, parallel, unroll) run sequentially; ``while``, ``if`` with
   yields, tuples and scalar arithmetic (Python floor division / modulo on integers) are supported.
 """
@@ -86,9 +96,14 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, TupleType, Type
 from tilefold.ops import OpDef, OpKind, ParamKind, custom_segments, op_of
+from tilefold.ops import get_op as op_of_name
 
 #: Upper bound on the iterations of one ``while`` loop before the interpreter gives up.
 MAX_WHILE_ITERATIONS = 1_000_000
+
+# ops whose result mixes elements of different positions of an operand (see _refuse_partial_tiles)
+_MIXING_KINDS = (OpKind.ROW_REDUCTION, OpKind.COL_REDUCTION, OpKind.ROW_BROADCAST, OpKind.COL_BROADCAST,
+                 OpKind.MATMUL, OpKind.TRANSPOSE)
 
 _KERNEL_TYPES = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV, FunctionType.Group)
 
@@ -158,6 +173,7 @@ class GoldenInterpreter:
         self.block_dim = int(block_dim)
         self._functions = {fn.name: fn for fn in program.functions}
         self._bodies: dict[int, tuple[Stmt, ...]] = {}
+        self._sub_block_bound: dict[str, bool] = {}
 
     # ------------------------------------------------------------------------------------------
     # functions and launches
@@ -175,12 +191,21 @@ class GoldenInterpreter:
             for b in range(block_dim):
                 result = self.call_function(fn, args, Instance(b, block_dim, None))
             return result
-        if fn.func_type is FunctionType.AIV and inst.subblock_idx is None:
+        if fn.func_type is FunctionType.AIV and inst.subblock_idx is None and self.sub_block_bound(fn):
             result = ()
             for sb in (0, 1):
                 result = self.run_function(fn, args, Instance(inst.block_idx, inst.block_num, sb))
             return result
         return self.run_function(fn, args, inst)
+
+    def sub_block_bound(self, fn: Function) -> bool:
+        """Does ``fn`` (or a function it calls) read ``get_subblock_idx``? Such a function describes the
+        work of ONE sub-block; any other AIV function describes one execution for the whole core."""
+        known = self._sub_block_bound.get(fn.name)
+        if known is None:
+            self._sub_block_bound[fn.name] = False  # a recursive call does not make it bound by itself
+            known = self._sub_block_bound[fn.name] = _reads_subblock_idx(fn, self._functions, self)
+        return known
 
     def run_function(self, fn: Function, args: list[Any], inst: Instance) -> tuple[Any, ...]:
         """Run ``fn``'s body once, as ``inst``."""
@@ -400,6 +425,10 @@ class GoldenInterpreter:
                                     hint="declare golden= for it in the op registry")
         args = [self.eval(a, env, inst) for a in call.args]
         attrs = {k: self._eval_attr(v, env, inst) for k, v in call.kwargs}
+        if op.kind is OpKind.STORE:
+            self._keep_invalid_region(call, args, attrs, env, inst)
+        elif op.kind in _MIXING_KINDS:
+            self._refuse_partial_tiles(op, call, args, env, inst)
         try:
             with np.errstate(all="ignore"):  # the device computes inf / NaN silently; so does the reference
                 raw = op.golden(args, attrs)
@@ -410,6 +439,52 @@ class GoldenInterpreter:
                                 hint="check window offsets / shapes against the operand extents") from None
         value = self._typed(raw, call.type, name, call, env, inst)
         return self._apply_storage_facts(op, args, attrs, value, call.type)
+
+    def _keep_invalid_region(self, call: Call, args: list[Any], attrs: dict[str, Any], env: dict[Var, Any],
+                             inst: Instance) -> None:
+        """A store writes the stored tile's valid region only (``TileView.valid_shape``): outside it the GM
+        window keeps its bytes. Replaces the tile operand by the window's current contents overlaid with
+        the tile's valid region."""
+        t = getattr(call.args[0], "type", None)
+        view = getattr(t, "tile_view", None)
+        tile = args[0] if args else None
+        if view is None or view.valid_shape is None or not isinstance(tile, np.ndarray) or len(args) < 3:
+            return
+        valid = [min(max(self._int(e, env, inst, "valid extent"), 0), n)
+                 for e, n in zip(view.valid_shape, tile.shape, strict=False)]
+        window = tuple(attrs.get("shapes") or tile.shape)
+        try:
+            current = np.reshape(op_of_name("tile.load").golden([args[2], args[1], window], {}), tile.shape)
+        except (ValueError, IndexError, TypeError):
+            return  # the store's own golden reports the bad window
+        merged = np.array(current, dtype=tile.dtype, copy=True)
+        region = tuple(slice(0, v) for v in valid)
+        merged[region] = tile[region]
+        args[0] = merged
+
+    def _refuse_partial_tiles(self, op: OpDef, call: Call, args: list[Any], env: dict[Var, Any],
+                              inst: Instance) -> None:
+        """An op that combines elements across positions (a reduction, a matmul, a transpose, a custom
+        kernel, the vector of a broadcast) computes, on the device, on its operand's valid region only;
+        tilefold computes whole tiles. A partially valid operand is therefore refused, not guessed."""
+        operands = range(1, 2) if op.kind in (OpKind.ROW_BROADCAST, OpKind.COL_BROADCAST) else range(len(args))
+        for i in operands:
+            if i < len(call.args):
+                self._refuse_partial(op.name, call, call.args[i], args[i], env, inst)
+
+    def _refuse_partial(self, what: str, call: Call, expr: Expr, value: Any, env: dict[Var, Any],
+                        inst: Instance) -> None:
+        view = getattr(getattr(expr, "type", None), "tile_view", None)
+        if view is None or view.valid_shape is None or not isinstance(value, np.ndarray):
+            return
+        valid = [self._int(e, env, inst, "valid extent") for e in view.valid_shape]
+        if any(v < n for v, n in zip(valid, value.shape, strict=False)):
+            raise NotSupportedError(
+                f"{what} on a tile whose valid shape {valid} is smaller than its shape {list(value.shape)} is not "
+                "supported: the device computes on the valid region only, tilefold on the whole tile",
+                span=_span(call),
+                hint="apply pl.tile.set_validshape after the computation, right before the store (a store writes "
+                     "the valid region only), or compute on a tile of the valid size")
 
     def _eval_attr(self, value: Any, env: dict[Var, Any], inst: Instance) -> Any:
         if isinstance(value, Expr):
@@ -504,6 +579,7 @@ class GoldenInterpreter:
         ins = []
         for e in segments["ins"]:
             v = self.eval(e, env, inst)
+            self._refuse_partial(f"custom op {symbol!r}", call, e, v, env, inst)
             ins.append(np.array(v, copy=True) if isinstance(v, np.ndarray) else v)
         out = call_kernel(entry, ins, _span(call))
         kernel = f"\n  {describe_kernel(entry)}"
@@ -540,6 +616,25 @@ class GoldenInterpreter:
             else:
                 checked.append(arr)
         return checked[0] if len(checked) == 1 and not isinstance(call.type, TupleType) else tuple(checked)
+
+
+def _reads_subblock_idx(fn: Function, functions: Mapping[str, Function], interp: GoldenInterpreter) -> bool:
+    from tilefold.ir.visitor import IRVisitor
+
+    found = False
+    callees: list[str] = []
+
+    class _Reads(IRVisitor):
+        def visit_Call(self, expr: Call) -> None:
+            nonlocal found
+            if isinstance(expr.op, GlobalVar):
+                callees.append(expr.op.name)
+            elif expr.op_name == "tile.get_subblock_idx":
+                found = True
+            super().visit_Call(expr)
+
+    _Reads().visit_function(fn)
+    return found or any(interp.sub_block_bound(functions[c]) for c in callees if c in functions)
 
 
 def _np_name(dtype: DataType) -> str:

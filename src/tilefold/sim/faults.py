@@ -69,4 +69,21 @@ class OutOfBounds(DeviceFault):
     kind = "out-of-bounds access"
 
 
-__all__ = ["DeviceFault", "DeviceHang", "IllegalUnit", "OutOfBounds", "UnsupportedDataPath"]
+class RaceDetected(DeviceFault):
+    """Two units of one launch (vector sub-blocks, blocks) touch the same GM bytes without an order between
+    them: both write, or one reads what the other writes (``tilefold.sim.races``). ``first`` / ``second``
+    are the two accesses (unit, instruction), ``tensor`` the GM tensor, ``elements`` the flat element
+    range [lo, hi) both touch."""
+
+    kind = "race"
+
+    def __init__(self, message: str, *, first=None, second=None, tensor: str = "",
+                 elements: tuple[int, int] = (0, 0), hint: str = "") -> None:
+        self.first = first
+        self.second = second
+        self.tensor = tensor
+        self.elements = elements
+        super().__init__(message, hint=hint, space="GM")
+
+
+__all__ = ["DeviceFault", "DeviceHang", "IllegalUnit", "OutOfBounds", "RaceDetected", "UnsupportedDataPath"]

@@ -44,13 +44,14 @@ from tilefold.backend.pto import (
     While,
     sexpr_nodes,
 )
-from tilefold.errors import CustomOpError, TilefoldError
+from tilefold.errors import CustomOpError, NotSupportedError, TilefoldError
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.ops import get_op
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
 from .faults import DeviceFault, DeviceHang, IllegalUnit, OutOfBounds, UnsupportedDataPath
 from .memory import FR, Handle, assign, copy_rows, nd_view, read, write
+from .races import LaunchAccesses
 
 Mem = MemorySpace
 
@@ -192,6 +193,8 @@ class KernelRun:
             fn = dispatch[type(ins)]
             try:
                 fn(self, ins)
+                if self.m.races is not None:  # data flow of GM reads, for race detection (sim/races.py)
+                    self.m.races.step(self, ins)
             except DeviceFault as f:
                 if not f.instruction:
                     f.instruction = ins.text()
@@ -296,6 +299,8 @@ class KernelRun:
         mem = self._mem(dst, ins)
         self._path(Mem.DDR, dst.space, ins, dst.address)
         src = self._gm_window(ins.tensor, ins.offsets, ins.window, dst.rows, dst.cols, ins)
+        if self.m.races is not None:  # GM race detection (sim/races.py)
+            self.m.races.record(self.unit, False, ins.tensor, self.gm[ins.tensor], src, ins)
         write(mem, dst, src.reshape(dst.rows, dst.cols), "")
         self.charge(self._dma_cost(Mem.DDR, dst.space, dst.nbytes), dst.nbytes)
 
@@ -305,6 +310,10 @@ class KernelRun:
         self._path(src.space, Mem.DDR, ins, src.address)
         win = self._gm_window(ins.tensor, ins.offsets, ins.window, src.rows, src.cols, ins)
         value = read(mem, src, "")
+        if ins.valid:  # the instruction writes the tile's valid region only
+            win, value = valid_region(win, value, [self.ev_int(v) for v in ins.valid], ins)
+        if self.m.races is not None:  # GM race detection (sim/races.py)
+            self.m.races.record(self.unit, True, ins.tensor, self.gm[ins.tensor], win, ins)
         assign(win, value.reshape(win.shape) if value.shape != win.shape else value)  # in place: win is a view
         self.charge(self._dma_cost(src.space, Mem.DDR, src.nbytes), src.nbytes)
 
@@ -505,6 +514,16 @@ def cube_cycles(costs, m: int, k: int, n: int, in_itemsize: int) -> int:
     return costs.cube_startup + math.ceil(fractals / costs.cube_fractals_per_cycle)
 
 
+def valid_region(win: np.ndarray, value: np.ndarray, valid: list[int], ins: Instr) -> tuple[np.ndarray, np.ndarray]:
+    """The parts of a store's GM window and of its tile value inside the tile's valid [rows, cols]."""
+    rows, cols = value.shape
+    if win.shape != value.shape:
+        raise NotSupportedError(f"simulator: `{ins.text()}`: a valid shape on a tile stored into a flattened N-D "
+                                "window is not supported", hint="store the tile into a 2-D window")
+    vr, vc = (min(max(int(v), 0), n) for v, n in zip(valid, (rows, cols), strict=True))
+    return win[:vr, :vc], value[:vr, :vc]
+
+
 def first_faulting_element(offs: list[int], win, shape) -> list[int]:
     """The first element (in row-major order over the window) of the window at ``offs`` with extents
     ``win`` that lies outside a tensor of ``shape``; coordinates may be negative or past the end."""
@@ -548,6 +567,7 @@ class Machine:
         self.cores: dict[int, Core] = {}
         self.vector_info: dict[int, tuple] = {}  # id(TVector) -> (instruction, OpDef, attrs)
         self._mads: dict[tuple, Handle] = {}
+        self.races: LaunchAccesses | None = None  # the GM accesses of the running launch, when it has >1 unit
 
     def mad_handle(self, dst: Handle, m: int, n: int) -> Handle:
         """The dense NZ handle a MAD of m x n writes from ``dst``'s base (built once per shape)."""
@@ -588,6 +608,7 @@ class Machine:
                                 hint="block_dim must be a positive number of cores")
         units: dict[str, UnitStats] = {}
         ft = kernel.func_type
+        self.races = LaunchAccesses(kernel, gm) if block_dim > 1 or ft == "AIV" else None
         for b in range(block_dim):
             core_idx = b % self.target.num_aic
             core = self.core(core_idx)
@@ -600,10 +621,14 @@ class Machine:
             for sb, unit in sbs:
                 stats = units.setdefault(unit, UnitStats())
                 run = KernelRun(self, kernel, core, sb, b, block_dim, gm, scalars, stats)
+                run.unit = f"{unit} (block {b})"
                 try:
                     run.run(kernel.body)
                 except DeviceFault as f:
                     raise f.with_unit(f"{unit} (block {b}, kernel @{kernel.name})") from None
+        if self.races is not None:
+            self.races, races = None, self.races
+            races.check()  # units of one launch are unordered: conflicting GM accesses are a race
         unit_cycles = {u: s.cycles for u, s in units.items()}
         time = max(unit_cycles.values()) if unit_cycles else 0.0
         return (time, unit_cycles, sum(s.instructions for s in units.values()),

@@ -115,9 +115,51 @@ def _limit_only(program: Program) -> Program:
     return program.with_fields(functions=tuple(fns)) if changed else program
 
 
-def _transform(program: Program) -> Program:
+CUSTOM_OP_POLICIES = ("split", "limit-module")
+
+
+def _context_policy() -> str:
+    """The ``custom_op_policy`` option of the active PassContext (default ``"split"``)."""
+    from tilefold.passes.pass_manager import PassContext
+
+    return PassContext.current().options.get("custom_op_policy", "split")
+
+
+def _check_policy(policy: str) -> str:
+    if policy not in CUSTOM_OP_POLICIES:
+        from tilefold.errors import TilefoldError
+
+        raise TilefoldError(f"unknown custom_op_policy {policy!r}",
+                            hint="use 'split' (split custom ops that pass the checks, the default) or "
+                                 "'limit-module' (upstream master: limit every AIV function of a module that "
+                                 "contains a custom op)")
+    return policy
+
+
+def _has_custom_op(program: Program) -> bool:
+    return any(_scan(fn).customs for fn in program.functions)
+
+
+def _limit_module(program: Program) -> Program:
+    """``custom_op_policy="limit-module"`` on a module with a custom op: every candidate function not yet bound
+    to sub-blocks is rolled back (its stores and custom ops guarded to sub-block 0), as upstream master does."""
+    fns = []
+    changed = False
+    for fn in program.functions:
+        new = fn
+        if is_candidate(fn) and not _scan(fn).found and fn.attr(REVERTED) is None and fn.attr(AXIS_ATTR) is None:
+            new = _revert(fn, "custom_op_policy=limit-module: the module contains a custom op, so no AIV "
+                          "function of it is split")
+            changed = True
+        fns.append(new)
+    return program.with_fields(functions=tuple(fns)).with_attr(REVERTED, True) if changed else program
+
+
+def _transform(program: Program, policy: str | None = None) -> Program:
     if not _context_enabled():
         return _limit_only(program)
+    if _check_policy(policy or _context_policy()) == "limit-module" and _has_custom_op(program):
+        return _limit_module(program)
     fns = []
     reverted = False
     changed = False
@@ -160,12 +202,18 @@ _PROPS = dict(
 )
 
 
-def tile_and_bind_sub_block(enable_auto_bind_sub_block: bool = True) -> Pass:
+def tile_and_bind_sub_block(enable_auto_bind_sub_block: bool = True, custom_op_policy: str | None = None) -> Pass:
     """Factory of the TileAndBindSubBlock pass. With ``enable_auto_bind_sub_block=False`` nothing is split and
-    the stores / custom ops of every candidate function are limited to sub-block 0."""
+    the stores / custom ops of every candidate function are limited to sub-block 0. ``custom_op_policy``:
+    ``"split"`` (default: custom ops that pass the seed's checks are split) or ``"limit-module"`` (upstream
+    master: a module containing any custom op has none of its AIV functions split); ``None`` reads the
+    PassContext option of the same name."""
+    if custom_op_policy is not None:
+        _check_policy(custom_op_policy)
     if not enable_auto_bind_sub_block:
         return Pass(PASS_NAME, _limit_only, cli_name="tile-and-bind-sub-block", **_PROPS)
-    return Pass(PASS_NAME, _transform, cli_name="tile-and-bind-sub-block", **_PROPS)
+    return Pass(PASS_NAME, lambda program: _transform(program, custom_op_policy), cli_name="tile-and-bind-sub-block",
+                **_PROPS)
 
 
 def _limit_transform(program: Program) -> Program:
@@ -185,7 +233,8 @@ def limit_unique_sub_block_id_to_store_copy() -> Pass:
 
 
 __all__ = [
-    "AXIS_ATTR", "LIMIT_PASS_NAME", "LIMIT_TAG", "PASS_NAME", "REPLICATED", "REVERTED", "TILED_OP",
+    "AXIS_ATTR", "CUSTOM_OP_POLICIES", "LIMIT_PASS_NAME", "LIMIT_TAG", "PASS_NAME", "REPLICATED", "REVERTED",
+    "TILED_OP",
     "recover_result_windows", "CustomPlan", "Refusal", "check_aligned_output_inits", "check_custom_op",
     "check_safe_to_duplicate",
     "check_slices_only_parallel_dimensions", "check_sliceable_inputs", "check_supported_explicit_maps",

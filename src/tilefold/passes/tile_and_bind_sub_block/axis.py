@@ -10,10 +10,10 @@ from tilefold.ir.types import TileType
 from tilefold.ir.visitor import IRVisitor
 from tilefold.ops.registry import OpKind, op_of
 from tilefold.passes.tile_and_bind_sub_block.common import (
-    VECTOR_ALIGN,
     _Abort,
     _halvable,
     _name,
+    _split_reason,
     store_window,
 )
 
@@ -44,10 +44,8 @@ def _axis_candidates(an: DimensionAnalyzer, store: Call) -> tuple[list[int], lis
         if reason is None and not an.is_parallel((tile, axis)):
             info = an.info((tile, axis))
             reason = f"axis {axis} is a reduction axis" + (f" ({info.reasons[0]})" if info.reasons else "")
-        if reason is None and axis == t.rank - 1:
-            half_bytes = t.shape[axis].value // 2 * t.dtype.itemsize
-            if half_bytes % VECTOR_ALIGN:
-                reason = (f"column split: half row of {half_bytes} B is not a multiple of {VECTOR_ALIGN} B")
+        if reason is None:
+            reason = _split_reason(t, axis, allow_valid=True)  # column / middle-axis alignment
         if reason is None and window is not None:
             mapped = flattened_split_axis(window, axis)
             if isinstance(mapped, str):

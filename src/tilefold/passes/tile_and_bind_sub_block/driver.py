@@ -142,13 +142,6 @@ def _split_or_revert(fn: Function) -> tuple[Function, bool]:
     original = fn
     fn = hoist_nested_calls(fn)  # ``f(r, g(r))`` -> ``tmp = g(r); f(r, tmp)``: every operand is a variable
     an = DimensionAnalyzer(fn).run()
-    strict = True
-    broadcast = [c for c in an.conflicts if c.broadcast]
-    if broadcast:
-        strict = False
-        _remark(PASS_NAME, fn.name, "strict-off",
-                f"strict mode off for this function: broadcast on two different axes ({broadcast[0]})",
-                conflicts=[str(c) for c in broadcast])
     for c in an.conflicts:
         if not c.broadcast:
             _remark(PASS_NAME, fn.name, "dimension-conflict",
@@ -174,6 +167,16 @@ def _split_or_revert(fn: Function) -> tuple[Function, bool]:
     failures: list[tuple[int, str]] = []
     for plan, why in plans:
         axis = next(iter(plan.values()))
+        # strict mode is off for this function only when the SELECTED axis may have been broadcast along two
+        # different axes (a value broadcast into rows in one place and into columns in another, a diamond of
+        # broadcasts, a custom op reading one operand through two dims)
+        split_store = next(s for s in stores.calls if id(s) in plan)
+        broadcast = an.broadcast_conflicts_of((split_store.args[0], plan[id(split_store)]))
+        strict = not broadcast
+        if broadcast:
+            _remark(PASS_NAME, fn.name, "strict-off", "selected split axis may be broadcast along two different "
+                    f"axes; strict mode disabled for this function ({broadcast[0]})", axis=axis,
+                    conflicts=[str(c) for c in broadcast])
         sp = Splitter(fn, strict, an)
         _remark(PASS_NAME, fn.name, "axis", f"split axis {axis}: {why}", axis=axis)
         try:

@@ -59,6 +59,8 @@ def op_strategy(op: OpDef, call: Call) -> Any:
         elementwise,
         load,
         reduction,
+        reshape,
+        transpose,
     )
 
     kind = op.kind
@@ -74,6 +76,10 @@ def op_strategy(op: OpDef, call: Call) -> Any:
         return copies
     if kind is OpKind.VIEW and call.op_name == "tile.set_validshape":
         return clipping
+    if kind is OpKind.VIEW and call.op_name == "tile.reshape":
+        return reshape
+    if kind is OpKind.TRANSPOSE or call.op_name == "tile.transpose_view":
+        return transpose
     return None
 
 
