@@ -95,6 +95,7 @@ from .pto import (
     TVector,
     While,
 )
+from .sync import insert_syncs
 
 MODES = ("strict", "faithful")
 
@@ -180,7 +181,7 @@ class FunctionCodegen:
                 raise NotSupportedError(f"kernel {self.fn.name!r} takes tile parameter {p.name!r}",
                                         span=p.span if p.span.line else None,
                                         hint="pass tensors to kernels and load them into tiles")
-        body = self.body(self.fn.body)
+        body = insert_syncs(tuple(self.body(self.fn.body)), self.buffers, self.target)
         return PTOKernel(self.fn.name, self.fn.func_type.value, tuple(tensors), tuple(scalars), tuple(params),
                          dict(self.buffers), tuple(body), self.returns)
 
