@@ -561,7 +561,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         ("cycles", _fmt_cycles(getattr(report, "cycles", None))),
         ("unit cycles", _fmt_cycles(getattr(report, "unit_cycles", None))),
         ("time", "-" if sim is None else f"{sim.microseconds:.3f} us at {sim.target.clock_ghz:g} GHz"),
-        ("pipe utilisation", "-" if sim is None else ", ".join(
+        ("utilisation", "-" if sim is None else ", ".join(
             f"{p}={u:.0%}" for p, u in sim.pipe_utilisation().items() if u > 0) or "-"),
         ("critical pipe", "-" if sim is None else sim.critical_pipe()),
         ("scalars", ", ".join(f"{k}={v!r}" + ("" if k in explicit or args.inputs != "random" else " (random)")
@@ -620,7 +620,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if bench is not None:
         runner = getattr(bench, "main", None) or getattr(bench, "run", None)
     if runner is not None:
-        result = runner(list(args.names), ["--plot"] if getattr(args, "plot", False) else None)
+        result = runner(list(args.names), ["--plot"]) if getattr(args, "plot", False) else runner(list(args.names))
         return int(result) if isinstance(result, int) else EXIT_OK
     root = _benchmarks_dir()
     if root is None:
