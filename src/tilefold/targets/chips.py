@@ -179,7 +179,7 @@ ASCEND_950 = replace(
     costs=CostModel(paths=_default_paths()),
     clock_ghz=1.8,
     gm_bytes_per_cycle=1.6e12 / 1.8e9,
-    launch_overhead_cycles=4_000,
+    launch_overhead_cycles=3_200,  # fitted on the seed's 950PR table (benchmarks/sub_block.py --calibrate)
 )
 
 # Which on-chip memories a kernel of each function type can reach (GM is always reachable). An AIV kernel
