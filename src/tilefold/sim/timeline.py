@@ -9,11 +9,13 @@ every record a start and an end:
   ended: the scalar record that issued it (instructions are issued in program order by the scalar pipe)
   and, for a ``wait_flag``, the ``set_flag`` it consumes. A ``set_flag`` is a zero-cost record on its
   source pipe, so it ends when everything issued to that pipe before it has ended;
-- a record costs ``latency + work`` cycles. A GM transfer instead costs ``latency`` and then moves its
-  bytes at a rate shared with every other GM transfer in flight on the chip at the same moment: each
-  gets an equal share of ``Target.gm_bytes_per_cycle`` capped by its own path's bytes per cycle (water
-  filling), recomputed whenever a transfer starts or ends (a fluid model, exact for piecewise-constant
-  rates);
+- a record costs ``latency + work`` cycles. A GM transfer is issued, waits its ``latency`` (the request
+  in flight), then moves its bytes at a rate shared with every other GM transfer in flight on the chip at
+  the same moment: each gets an equal share of ``Target.gm_bytes_per_cycle`` capped by its own engine's
+  bytes per cycle (water filling), recomputed whenever a transfer starts or ends (a fluid model, exact
+  for piecewise-constant rates). A pipe's DMA engine moves one transfer's data at a time, in order, but
+  the next transfer is issued as soon as the previous one moves data, so its latency hides under the
+  previous transfer's data (outstanding requests); its slice in a trace is its data phase;
 - blocks that share a unit run one after another: a block's first record waits for every record of the
   previous block on that unit.
 
@@ -132,6 +134,8 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
         u.start = [0.0] * len(u.pipe)
         u.end = [0.0] * len(u.pipe)
     active: dict[tuple[int, int], float] = {}  # (unit, record) -> bytes left
+    engine_busy: set[tuple[int, int]] = set()  # (unit, pipe) whose engine moves data now
+    engine_wait: dict[tuple[int, int], tuple[int, int]] = {}  # (unit, pipe) -> transfer past its latency
     caps: dict[tuple[int, int], float] = {}
     rates: dict[tuple[int, int], float] = {}
     now = t0
@@ -149,6 +153,8 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
                 r = q[p][pos[p]]
                 if not all(d[x] for x in u.deps[r]):
                     continue
+                if u.gm_bytes[r] <= 0 and ((ui, p) in engine_busy or (ui, p) in engine_wait):
+                    continue  # only a next transfer overlaps a transfer in flight; anything else waits for it
                 pos[p] += 1
                 b[p] = True
                 u.start[r] = now
@@ -168,6 +174,26 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
         u.end[r] = now
         done[ui][r] = True
         busy[ui][u.pipe[r]] = False
+
+    def begin_data(ui: int, r: int) -> None:
+        """Transfer ``r`` starts moving data: the engine is taken; the pipe may issue its next record."""
+        k = (ui, r)
+        u = units[ui]
+        u.start[r] = now
+        active[k] = u.gm_bytes[r]
+        caps[k] = u.gm_cap[r]
+        engine_busy.add((ui, u.pipe[r]))
+        busy[ui][u.pipe[r]] = False
+
+    def end_data(ui: int, r: int) -> None:
+        u = units[ui]
+        u.end[r] = now
+        done[ui][r] = True
+        engine = (ui, u.pipe[r])
+        engine_busy.discard(engine)
+        waiting = engine_wait.pop(engine, None)
+        if waiting is not None:
+            begin_data(*waiting)
 
     for ui in range(len(units)):
         try_start(ui)
@@ -190,15 +216,18 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
                 finished.append(first)
             for k in finished:
                 del active[k]
-                finish(*k)
+                end_data(*k)
                 touched.add(k[0])
             rates = _rates(active, caps, gm_bytes_per_cycle)
         else:
             _, _, kind, ui, r = heapq.heappop(heap)
-            if kind == 1:
-                k = (ui, r)
-                active[k] = units[ui].gm_bytes[r]
-                caps[k] = units[ui].gm_cap[r]
+            if kind == 1:  # latency over: move data now if the engine is free, else right after it
+                engine = (ui, units[ui].pipe[r])
+                if engine in engine_busy:
+                    engine_wait[engine] = (ui, r)
+                else:
+                    begin_data(ui, r)
+                    touched.add(ui)
                 rates = _rates(active, caps, gm_bytes_per_cycle)
             else:
                 finish(ui, r)
