@@ -8,8 +8,9 @@ high-water mark). Copies then touch disjoint bytes, so the sync pass (``sync.py`
 copy ``k``'s load and copy ``k - 1``'s compute: the load of iteration ``i + 1`` overlaps the compute of
 iteration ``i``.
 
-A root shared with anything outside the body (a loop-carried accumulator, a tile read after the loop)
-keeps its one buffer. When ``N`` regions do not fit in the space's capacity, the depth drops to what fits
+A root shared with a tile that is live in or after the loop (a loop-carried accumulator, a tile read
+after the loop or by a later iteration of an enclosing loop) keeps its one buffer; a root memory reuse
+shared with a tile dead before the loop is the body's own. When ``N`` regions do not fit in the space's capacity, the depth drops to what fits
 (down to 1: no pipelining) -- PyPTO's "you asked for 4, you got 2".
 """
 
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from tilefold.ir.expr import Var
 from tilefold.ir.stmt import AssignStmt, ForStmt, Function, IfStmt, SeqStmts, Stmt, WhileStmt
 from tilefold.ir.types import MemorySpace, TileType
+from tilefold.ir.visitor import collect_uses
 from tilefold.targets import Target
 
 
@@ -62,6 +64,44 @@ def _roots(vars_: list[Var]) -> dict[str, tuple[MemorySpace, int, int]]:
     return out
 
 
+def _live_in_or_after(body: Stmt | None, loop: ForStmt) -> set[Var] | None:
+    """Variables used by ``loop`` or by anything that can run after it starts: the statements after it
+    in every enclosing sequence and the whole body of every enclosing loop. None if it is not found."""
+    chain: list[tuple[Stmt, int]] = []  # (enclosing statement, index of the child on the path)
+
+    def search(stmt: Stmt | None) -> bool:
+        if stmt is None:
+            return False
+        if stmt is loop:
+            return True
+        if isinstance(stmt, SeqStmts):
+            for i, s in enumerate(stmt.stmts):
+                chain.append((stmt, i))
+                if search(s):
+                    return True
+                chain.pop()
+            return False
+        children = [stmt.body] if isinstance(stmt, (ForStmt, WhileStmt)) else (
+            [stmt.then_body, stmt.else_body] if isinstance(stmt, IfStmt) else [])
+        for child in children:
+            chain.append((stmt, 0))
+            if search(child):
+                return True
+            chain.pop()
+        return False
+
+    if not search(body):
+        return None
+    used: set[Var] = set(collect_uses(loop))
+    for stmt, i in chain:
+        if isinstance(stmt, SeqStmts):
+            for later in stmt.stmts[i + 1:]:
+                used |= set(collect_uses(later))
+        elif isinstance(stmt, (ForStmt, WhileStmt)):
+            used |= set(collect_uses(stmt))
+    return used
+
+
 def plan_stages(fn: Function, loop: ForStmt, stages: int, target: Target) -> StagePlan:
     """How many stage buffer sets of ``loop``'s body fit, and the address shift of each copy."""
     inside: list[Var] = []
@@ -69,7 +109,8 @@ def plan_stages(fn: Function, loop: ForStmt, stages: int, target: Target) -> Sta
     inside_ids = {id(v) for v in inside}
     everything: list[Var] = list(fn.params)
     _defined(fn.body, everything)
-    outside = [v for v in everything if id(v) not in inside_ids]
+    live = _live_in_or_after(fn.body, loop)
+    outside = [v for v in everything if id(v) not in inside_ids and (live is None or v in live)]
     in_roots = _roots(inside)
     out_roots = _roots(outside)
     all_roots = _roots(everything)

@@ -287,7 +287,7 @@ class KernelRun:
     def x_SetFlag(self, ins: SetFlag) -> None:
         src, dst = PIPE_INDEX[PIPES_BY_VALUE[ins.src]], PIPE_INDEX[PIPES_BY_VALUE[ins.dst]]
         self.hazards.tick(src)
-        rec = self.trace.add(src, ins)
+        rec = self.trace.add_marker(src, ins)
         self.hazards.set_flag(src, dst, ins.event, rec)
 
     def x_WaitFlag(self, ins: WaitFlag) -> None:

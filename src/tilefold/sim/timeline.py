@@ -7,8 +7,9 @@ every record a start and an end:
 - each unit (a core, or one AIV sub-block of it) has one in-order queue per pipe (``targets.Pipe``);
 - a record starts when the previous record of its queue has ended and every record it depends on has
   ended: the scalar record that issued it (instructions are issued in program order by the scalar pipe)
-  and, for a ``wait_flag``, the ``set_flag`` it consumes. A ``set_flag`` is a zero-cost record on its
-  source pipe, so it ends when everything issued to that pipe before it has ended;
+  and, for a ``wait_flag``, the ``set_flag`` it consumes. A ``set_flag`` is a zero-cost marker on its
+  source pipe's lane that ends when everything issued to that pipe before it has ended; it does not hold
+  the pipe (the next transfer may already be in flight);
 - a record costs ``latency + work`` cycles. A GM transfer is issued, waits its ``latency`` (the request
   in flight), then moves its bytes at a rate shared with every other GM transfer in flight on the chip at
   the same moment: each gets an equal share of ``Target.gm_bytes_per_cycle`` capped by its own engine's
@@ -42,7 +43,7 @@ class UnitTrace:
     """The records of one unit, in issue order (plain lists: the hot path appends to them)."""
 
     __slots__ = ("name", "pipe", "deps", "latency", "work", "gm_bytes", "gm_cap", "instr", "last", "start",
-                 "end", "flows", "block_starts")
+                 "end", "flows", "block_starts", "floating", "last_work")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -58,6 +59,21 @@ class UnitTrace:
         self.end: list[float] = []
         self.flows: list[tuple[int, int]] = []  # (set_flag record, wait_flag record)
         self.block_starts: list[int] = []
+        self.floating: set[int] = set()  # set_flag records: on a pipe's lane, outside its queue
+        self.last_work = [-1] * NPIPES  # last record of each pipe that costs something
+
+    def add_marker(self, pipe: int, instr: Any) -> int:
+        """A ``set_flag`` on ``pipe``: a zero-cost record that ends once everything issued to the pipe before
+        it has ended, without holding the pipe (later records of the pipe do not wait for it)."""
+        idx = len(self.pipe)
+        deps = tuple(d for d in (self.last[S], self.last[pipe], self.last_work[pipe]) if d >= 0)
+        self.pipe.append(pipe)
+        self.deps.append(deps)
+        for lst in (self.latency, self.work, self.gm_bytes, self.gm_cap):
+            lst.append(0.0)
+        self.instr.append(instr)
+        self.floating.add(idx)
+        return idx
 
     def __len__(self) -> int:
         return len(self.pipe)
@@ -78,12 +94,14 @@ class UnitTrace:
         self.gm_cap.append(gm_cap)
         self.instr.append(instr)
         self.last[pipe] = idx
+        if latency > 0 or work > 0 or gm_bytes > 0:
+            self.last_work[pipe] = idx
         return idx
 
     def begin_block(self, label: Any) -> None:
         """A new block on this unit: it starts after every record of the previous one."""
         if self.pipe:
-            prev = tuple(r for r in self.last if r >= 0)
+            prev = tuple(sorted({r for r in (*self.last, *self.last_work, *self.floating) if r >= 0}))
             idx = len(self.pipe)
             self.pipe.append(S)
             self.deps.append(prev)
@@ -128,12 +146,14 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
     for u in units:
         q: list[list[int]] = [[] for _ in range(NPIPES)]
         for i, p in enumerate(u.pipe):
-            q[p].append(i)
+            if i not in u.floating:
+                q[p].append(i)
         queues.append(q)
         done.append([False] * len(u.pipe))
         u.start = [0.0] * len(u.pipe)
         u.end = [0.0] * len(u.pipe)
     active: dict[tuple[int, int], float] = {}  # (unit, record) -> bytes left
+    pending_markers = [set(u.floating) for u in units]
     engine_busy: set[tuple[int, int]] = set()  # (unit, pipe) whose engine moves data now
     engine_wait: dict[tuple[int, int], tuple[int, int]] = {}  # (unit, pipe) -> transfer past its latency
     caps: dict[tuple[int, int], float] = {}
@@ -144,16 +164,23 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
         nonlocal tie
         u = units[ui]
         q, pos, b, d = queues[ui], nxt[ui], busy[ui], done[ui]
+        markers = pending_markers[ui]
         progress = True
         while progress:
             progress = False
+            for r in [r for r in markers if all(d[x] for x in u.deps[r])]:
+                markers.discard(r)
+                u.start[r] = u.end[r] = now
+                d[r] = True
+                progress = True
             for p in range(NPIPES):
                 if b[p] or pos[p] >= len(q[p]):
                     continue
                 r = q[p][pos[p]]
                 if not all(d[x] for x in u.deps[r]):
                     continue
-                if u.gm_bytes[r] <= 0 and ((ui, p) in engine_busy or (ui, p) in engine_wait):
+                if (u.gm_bytes[r] <= 0 and (u.latency[r] > 0 or u.work[r] > 0)
+                        and ((ui, p) in engine_busy or (ui, p) in engine_wait)):
                     continue  # only a next transfer overlaps a transfer in flight; anything else waits for it
                 pos[p] += 1
                 b[p] = True
