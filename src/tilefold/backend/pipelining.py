@@ -10,8 +10,8 @@ iteration ``i``.
 
 A root shared with a tile that is live in or after the loop (a loop-carried accumulator, a tile read
 after the loop or by a later iteration of an enclosing loop) keeps its one buffer; a root memory reuse
-shared with a tile dead before the loop is the body's own. When ``N`` regions do not fit in the space's capacity, the depth drops to what fits
-(down to 1: no pipelining) -- PyPTO's "you asked for 4, you got 2".
+shared with a tile dead before the loop is the body's own. When ``N`` regions do not fit in the space's
+capacity, the depth drops to what fits (down to 1: no pipelining) -- PyPTO's "you asked for 4, you got 2".
 """
 
 from __future__ import annotations
