@@ -205,3 +205,58 @@ def test_pipeline_stage_two_overlaps_load_and_compute(target):
         if stage == 2:
             assert "%t.s1" in comp.pto.text(), "stage 2 has a second buffer set"
     assert times[2] < times[1]
+
+
+# --- what a user sees: the trace ---------------------------------------------------------------------
+
+_PHASES = {"X", "M", "s", "f", "i", "B", "E"}
+
+
+def _validate_trace_events(doc):
+    """The Chrome trace-event format (JSON object form) as Perfetto reads it."""
+    assert isinstance(doc, dict) and isinstance(doc["traceEvents"], list)
+    flows: dict[int, list[str]] = {}
+    for ev in doc["traceEvents"]:
+        assert ev["ph"] in _PHASES, ev
+        assert isinstance(ev["name"], str) and isinstance(ev["pid"], int) and isinstance(ev["tid"], int)
+        if ev["ph"] == "M":
+            assert ev["name"] in {"process_name", "thread_name", "process_sort_index", "thread_sort_index"}
+            assert isinstance(ev["args"], dict)
+            continue
+        assert isinstance(ev["ts"], (int, float)) and ev["ts"] >= 0
+        if ev["ph"] == "X":
+            assert isinstance(ev["dur"], (int, float)) and ev["dur"] >= 0
+        if ev["ph"] in ("s", "f"):
+            flows.setdefault(ev["id"], []).append(ev["ph"])
+            if ev["ph"] == "f":
+                assert ev["bp"] == "e"
+    assert all(sorted(v) == ["f", "s"] for v in flows.values()), "every flow has one start and one end"
+    return flows
+
+
+def test_trace_is_valid_trace_event_json_with_lanes_slices_and_flows(target, tmp_path):
+    import json
+
+    from tilefold.sim.trace import write_trace
+
+    res = simulate(_load_and_vector(dependent=True), {"x": _x()}, target=target)
+    path = write_trace(res, tmp_path / "t.json")
+    doc = json.loads(path.read_text())
+    flows = _validate_trace_events(doc)
+    assert flows, "the set_flag -> wait_flag pair is a flow arrow"
+    lanes = [ev["args"]["name"] for ev in doc["traceEvents"] if ev["ph"] == "M" and ev["name"] == "thread_name"]
+    assert lanes[:6] == ["MTE2", "MTE1", "CUBE", "VECTOR", "FIXPIPE", "MTE3"]
+    slices = {ev["name"]: ev for ev in doc["traceEvents"] if ev["ph"] == "X"}
+    assert lanes[slices["tload %t, @x[0, 0]"]["tid"]] == "MTE2"
+    vec = next(ev for name, ev in slices.items() if name.startswith("tmuls"))
+    assert lanes[vec["tid"]] == "VECTOR"
+    load = slices["tload %t, @x[0, 0]"]
+    assert vec["ts"] >= load["ts"] + load["dur"] - 1e-9  # the dependent op starts after the load
+
+
+def test_utilisation_and_critical_pipe(target):
+    res = simulate(_load_and_vector(dependent=False), {"x": _x()}, target=target)
+    util = res.pipe_utilisation()
+    assert list(util)[:6] == ["MTE2", "MTE1", "CUBE", "VECTOR", "FIXPIPE", "MTE3"]
+    assert 0 < util["VECTOR"] < util["MTE2"] <= 1.0
+    assert res.critical_pipe() == "MTE2"

@@ -37,7 +37,9 @@ class HazardTracker:
         self.seq[pipe] += 1
         return self.seq[pipe]
 
-    def access(self, pipe: int, key: Any, lo: int, hi: int, write: bool, text: str, where: str) -> None:
+    def access(self, pipe: int, key: Any, lo: int, hi: int, write: bool, ins: Any, where: str) -> None:
+        """Record an access by the current instruction ``ins`` of ``pipe``; raise ``MissingSync`` if an
+        unordered access of another pipe conflicts with it."""
         entries = self.table.get(key)
         if entries is None:
             entries = self.table[key] = {}
@@ -46,20 +48,20 @@ class HazardTracker:
             if p2 == pipe or lo >= hi2 or lo2 >= hi:
                 continue
             if e[0] > kb[p2]:
-                self._fault(p2, e[1], pipe, text, "write" if write else "read", "write", key, max(lo, lo2),
+                self._fault(p2, e[1], pipe, ins, "write" if write else "read", "write", key, max(lo, lo2),
                             min(hi, hi2), where)
             if write and e[2] > kb[p2]:
-                self._fault(p2, e[3], pipe, text, "write", "read", key, max(lo, lo2), min(hi, hi2), where)
+                self._fault(p2, e[3], pipe, ins, "write", "read", key, max(lo, lo2), min(hi, hi2), where)
         k = (lo, hi, pipe)
         e = entries.get(k)
         if e is None:
             if len(entries) >= _PRUNE_AT:
                 self._prune(entries)
-            e = entries[k] = [-1, "", -1, ""]
+            e = entries[k] = [-1, None, -1, None]
         if write:
-            e[0], e[1] = self.seq[pipe], text
+            e[0], e[1] = self.seq[pipe], ins
         else:
-            e[2], e[3] = self.seq[pipe], text
+            e[2], e[3] = self.seq[pipe], ins
 
     def _prune(self, entries: dict) -> None:
         known = self.known
@@ -67,17 +69,18 @@ class HazardTracker:
                   if all(max(e[0], e[2]) <= known[q][k[2]] for q in range(NPIPES) if q != k[2])]:
             del entries[k]
 
-    def _fault(self, first_pipe: int, first: str, second_pipe: int, second: str, second_kind: str,
+    def _fault(self, first_pipe: int, first_ins: Any, second_pipe: int, second_ins: Any, second_kind: str,
                first_kind: str, key: Any, lo: int, hi: int, where: str) -> None:
         a, b = PIPES[first_pipe].value, PIPES[second_pipe].value
-        space = key[1] if isinstance(key, tuple) else key.name
+        first, second = first_ins.text(), second_ins.text()
+        space = key[1] if isinstance(key, tuple) else key
         kind = {("read", "write"): "read-after-write", ("write", "read"): "write-after-read",
                 ("write", "write"): "write-after-write"}[(second_kind, first_kind)]
         raise MissingSync(
             f"{kind} hazard on {where}bytes [0x{lo:x}, 0x{hi:x}) of {space}: `{first}` ({a}) then `{second}` "
             f"({b}) with no set_flag {a} -> {b} / wait_flag between them",
             first=first, second=second, instruction=second, address=lo,
-            space=space if isinstance(space, str) else str(space),
+            space=space,
             hint=f"the pipes {a} and {b} run independently; order the pair with `set_flag {a} -> {b}, eN` after "
                  f"the first and `wait_flag {a} -> {b}, eN` before the second (codegen inserts these)")
 

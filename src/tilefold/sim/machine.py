@@ -271,18 +271,14 @@ class KernelRun:
         reads, writes, gm_reads, gm_writes = tile_accesses(ins)
         hz = self.hazards
         hz.tick(pipe)
-        text = None
+        handles = self.handles
         for names, w in ((reads, False), (writes, True)):
             for n in names:
-                h = self.h(n)
-                if text is None:
-                    text = ins.text()
-                hz.access(pipe, h.space, h.lo, h.hi, w, text, "")
+                h = handles.get(n) or self.h(n)
+                hz.access(pipe, h.space.name, h.lo, h.hi, w, ins, "")
         for names, w in ((gm_reads, False), (gm_writes, True)):
             for t in names:
-                if text is None:
-                    text = ins.text()
-                hz.access(pipe, ("GM", "@" + t), 0, 1 << 62, w, text, "tensor ")
+                hz.access(pipe, ("GM", "@" + t), 0, 1 << 62, w, ins, "tensor ")
 
     def x_SetFlag(self, ins: SetFlag) -> None:
         src, dst = PIPE_INDEX[PIPES_BY_VALUE[ins.src]], PIPE_INDEX[PIPES_BY_VALUE[ins.dst]]

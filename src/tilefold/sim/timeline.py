@@ -165,19 +165,27 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
         u = units[ui]
         q, pos, b, d = queues[ui], nxt[ui], busy[ui], done[ui]
         markers = pending_markers[ui]
+        deps = u.deps
         progress = True
         while progress:
             progress = False
-            for r in [r for r in markers if all(d[x] for x in u.deps[r])]:
-                markers.discard(r)
-                u.start[r] = u.end[r] = now
-                d[r] = True
-                progress = True
+            if markers:
+                for r in [r for r in markers if all(d[x] for x in u.deps[r])]:
+                    markers.discard(r)
+                    u.start[r] = u.end[r] = now
+                    d[r] = True
+                    progress = True
             for p in range(NPIPES):
-                if b[p] or pos[p] >= len(q[p]):
+                qp = q[p]
+                if b[p] or pos[p] >= len(qp):
                     continue
-                r = q[p][pos[p]]
-                if not all(d[x] for x in u.deps[r]):
+                r = qp[pos[p]]
+                ready = True
+                for x in deps[r]:
+                    if not d[x]:
+                        ready = False
+                        break
+                if not ready:
                     continue
                 if (u.gm_bytes[r] <= 0 and (u.latency[r] > 0 or u.work[r] > 0)
                         and ((ui, p) in engine_busy or (ui, p) in engine_wait)):
