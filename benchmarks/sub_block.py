@@ -16,11 +16,21 @@ that run in parallel, i.e. over the two sub-blocks for a split kernel). It is de
 Shapes (the seed's Softmax performance cases): reduce-last ([parallel, reduction], split on dim 0)
 128x64, 256x64, 128x128; reduce-first ([reduction, parallel], split on dim 1) 64x128, 64x256, 128x128.
 
-The softmax custom kernel is registered with a cost model of a numerically stable vector softmax
-(reduce max, subtract, exp, reduce sum, divide: five vector passes over the FP32 tile, each priced like
-a vector instruction: 8 cycles start-up + bytes / 256 B per cycle) plus the target's custom-call start-up.
+The softmax custom kernel is registered with a cost per target: by default a numerically stable vector
+softmax (reduce max, subtract, exp, reduce sum, divide: five vector passes over the FP32 tile, each priced
+like a vector instruction of *that* target: start-up + bytes / its vector bytes per cycle) plus its
+custom-call start-up.
 
-Run: ``python benchmarks/sub_block.py [--warmup N] [--repeats N] [--target NAME]``.
+``--calibrate`` reproduces the seed's measured tables (section 4.4: Ascend 910B2 and Ascend 950PR, CANN
+9.1.0). For each target and each kernel it fits two constants on one shape only (128x64 for reduce-last,
+64x128 for reduce-first; baseline and tiled): the kernel's cycles per element (its cost becomes
+``c * elements`` per call) and the target's launch overhead. Simulated time is affine in both (the custom
+call is on the critical path), so two simulations per variant give the line and the fit is exact on the
+fit shape. Every other shape is then *predicted* and printed in ms beside the seed's number, with the
+errors; the last line is the summary ``calibration: max time error ..., max speedup error ..., geomean
+speedup error ...`` over the predicted shapes of both chips.
+
+Run: ``python benchmarks/sub_block.py [--warmup N] [--repeats N] [--target NAME] [--calibrate] [--plot]``.
 """
 
 from __future__ import annotations
@@ -60,17 +70,30 @@ def _softmax(axis: int):
     return kernel
 
 
-def _softmax_cost(shape) -> float:
-    target = get_target(None)
-    c = target.costs
-    nbytes = int(np.prod(shape)) * 4
-    one_pass = c.vector_startup + math.ceil(nbytes / c.vector_bytes_per_cycle)
-    return float(c.custom_startup + 5 * one_pass)
+def _vector_softmax_cost(target_name: str):
+    """Five vector passes over the FP32 tile at ``target_name``'s vector rate, plus its call start-up."""
+    c = get_target(target_name).costs
+
+    def cost(shape) -> float:
+        nbytes = int(np.prod(shape)) * 4
+        one_pass = c.vector_startup + math.ceil(nbytes / c.vector_rate("FP32"))
+        return float(c.custom_startup + 5 * one_pass)
+    return cost
 
 
-def register_kernels() -> None:
+def register_kernels(per_element: dict[str, float] | None = None, axis_only: int | None = None) -> None:
+    """Register both softmax kernels priced per target: the vector-softmax model, or (``per_element``:
+    target name -> cycles per element) a calibrated linear cost."""
+    from tilefold.targets import list_targets
+
     for axis, symbol in SYMBOLS.items():
-        register_custom_op(symbol, _softmax(axis), cost=_softmax_cost, replace=True)
+        if axis_only is not None and axis != axis_only:
+            continue
+        if per_element is None:
+            cost = {name: _vector_softmax_cost(name) for name in list_targets()}
+        else:
+            cost = {name: (lambda c: (lambda shape: c * float(np.prod(shape))))(c) for name, c in per_element.items()}
+        register_custom_op(symbol, _softmax(axis), cost=cost, replace=True)
 
 
 def softmax_program(rows: int, cols: int, axis: int):
@@ -124,12 +147,108 @@ def bench_shape(rows: int, cols: int, axis: int, *, target: str, warmup: int, re
             "split": evidence.split, "split_axis": next(iter(evidence.axis.values()), None)}
 
 
+# the seed's measured tables: (rows, cols, reduce axis) -> (baseline ms, tiled ms, printed speedup), and
+# the printed geomean speedup
+SEED = {
+    "Ascend910B": {"device": "Ascend 910B2", "geomean": 1.996, "table": {
+        (128, 64, 1): (3.024, 1.516, 1.995), (256, 64, 1): (6.043, 3.026, 1.997),
+        (128, 128, 1): (6.035, 3.021, 1.997), (64, 128, 0): (2.728, 1.368, 1.994),
+        (64, 256, 0): (5.451, 2.730, 1.997), (128, 128, 0): (5.442, 2.726, 1.997)}},
+    "Ascend950": {"device": "Ascend 950PR", "geomean": 1.998, "table": {
+        (128, 64, 1): (0.806, 0.404, 1.997), (256, 64, 1): (1.611, 0.806, 1.998),
+        (128, 128, 1): (1.609, 0.805, 1.998), (64, 128, 0): (0.750, 0.376, 1.997),
+        (64, 256, 0): (1.499, 0.750, 1.998), (128, 128, 0): (1.498, 0.750, 1.998)}},
+}
+FIT_SHAPE = {1: (128, 64, 1), 0: (64, 128, 0)}
+
+
+def _compiled(rows: int, cols: int, axis: int, target: str):
+    program = softmax_program(rows, cols, axis)
+    rng = np.random.default_rng(rows * 1000 + cols + axis)
+    x = rng.uniform(-4.0, 4.0, (rows, cols)).astype(np.float32)
+    base = compile_program(program, target=target, options={"enable_auto_bind_sub_block": False})
+    tiled = compile_program(program, target=target)
+    return x, base, tiled
+
+
+def _cycles(comp, x, target) -> float:
+    return simulate(comp.pto, {"x": x}, target).cycles
+
+
+def calibrate(plot: bool = False) -> int:
+    all_time_err: list[float] = []
+    all_speed_err: list[float] = []
+    geo_err: list[float] = []
+    plot_rows = []
+    for tname, seed in SEED.items():
+        target = get_target(tname)
+        per_ms = target.clock_ghz * 1e6  # cycles per ms
+        rows_out = []
+        pred_speed: list[float] = []
+        for axis in (1, 0):
+            fr, fc, _ = FIT_SHAPE[axis]
+            x, base, tiled = _compiled(fr, fc, axis, tname)
+            zero = target.with_changes(launch_overhead_cycles=0)
+            lines = {}
+            for c in (1.0, 2.0):
+                register_kernels({tname: c}, axis)
+                lines[c] = (_cycles(base, x, zero), _cycles(tiled, x, zero))
+            b1, t1 = lines[2.0][0] - lines[1.0][0], lines[2.0][1] - lines[1.0][1]
+            b0, t0 = lines[1.0][0] - b1, lines[1.0][1] - t1
+            sb, st = (v * per_ms for v in seed["table"][FIT_SHAPE[axis]][:2])
+            c = ((sb - st) - (b0 - t0)) / (b1 - t1)
+            launch = sb - b0 - b1 * c
+            register_kernels({tname: c}, axis)
+            fitted = target.with_changes(launch_overhead_cycles=int(round(launch)))
+            rows_out.append([f"fit {'reduce-last' if axis else 'reduce-first'}", "", f"c={c:.1f} cyc/elem",
+                             f"launch={launch:.0f} cyc", "", "", "", "", ""])
+            for (r, cc, ax), (seed_b, seed_t, ss) in seed["table"].items():
+                if ax != axis:
+                    continue
+                x2, base2, tiled2 = _compiled(r, cc, ax, tname)
+                pb, pt = _cycles(base2, x2, fitted) / per_ms, _cycles(tiled2, x2, fitted) / per_ms
+                is_fit = (r, cc, ax) == FIT_SHAPE[axis]
+                eb, et = abs(pb - seed_b) / seed_b, abs(pt - seed_t) / seed_t
+                sp = pb / pt
+                if not is_fit:
+                    all_time_err += [eb, et]
+                    all_speed_err.append(abs(sp - ss))
+                pred_speed.append(sp)
+                rows_out.append([f"{r}x{cc}" + (" (fit)" if is_fit else ""), ax, f"{seed_b:.3f}", f"{pb:.3f}",
+                                 f"{seed_t:.3f}", f"{pt:.3f}", f"{100 * max(eb, et):.2f} %", f"{ss:.3f}x",
+                                 f"{sp:.3f}x"])
+                plot_rows.append([f"{tname[6:]} {r}x{cc} r{ax}", seed_b, pb, seed_t, pt])
+        print_table(["shape", "reduce axis", "seed base ms", "pred base ms", "seed tiled ms", "pred tiled ms",
+                     "max time err", "seed speedup", "pred speedup"], rows_out,
+                    title=f"calibration against the seed's {seed['device']} table (target {tname}, "
+                          f"{target.clock_ghz:g} GHz)")
+        g_pred, g_seed = geomean(pred_speed), seed["geomean"]
+        geo_err.append(abs(g_pred - g_seed))
+        print(f"geomean speedup: seed {g_seed:.3f}x, predicted {g_pred:.4f}x\n")
+    register_kernels()
+    if plot:
+        from tilefold.sim.trace import plot_table
+
+        heads = ["shape", "seed baseline ms", "predicted baseline ms", "seed tiled ms", "predicted tiled ms"]
+        out = plot_table(heads, plot_rows, "sub_block.png", title="seed vs predicted (ms)", value_columns=(1, 2, 3, 4))
+        print(f"plot written to {out}")
+    print(f"calibration: max time error {100 * max(all_time_err):.2f} %, max speedup error {max(all_speed_err):.4f}, "
+          f"geomean speedup error {max(geo_err):.4f}")
+    ok = max(all_time_err) <= 0.02 and max(all_speed_err) <= 0.005 and max(geo_err) <= 0.003
+    return 0 if ok else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--repeats", type=int, default=30)
     ap.add_argument("--target", default="Ascend910B")
+    ap.add_argument("--calibrate", action="store_true",
+                    help="fit two constants per kernel per target on one shape and predict the seed's tables")
+    ap.add_argument("--plot", action="store_true", help="also write sub_block.png (baseline vs tiled per shape)")
     args = ap.parse_args(argv)
+    if args.calibrate:
+        return calibrate(args.plot)
     register_kernels()
     rows = []
     results = []

@@ -689,8 +689,18 @@ def cmd_run(args: argparse.Namespace) -> int:
         kwargs["max_steps"] = args.max_steps
     if args.target:
         kwargs["target"] = args.target
+    if getattr(args, "max_steps", None) is not None:
+        kwargs["max_steps"] = args.max_steps
     with collect_remarks() as remarks:
         report = run_and_compare(program, inputs, **kwargs)
+    sim = getattr(report, "sim", None)
+    if sim is not None and (args.trace or args.timeline):  # the pipe timelines, for Perfetto or as a picture
+        from tilefold.sim.trace import plot_timeline, write_trace
+
+        if args.trace:
+            print(f"trace written to {write_trace(sim, args.trace)} (open it in https://ui.perfetto.dev)")
+        if args.timeline:
+            print(f"timeline written to {plot_timeline(sim, args.timeline)}")
     fault = getattr(report, "fault", None)
     matches = bool(getattr(report, "matches", False))
     rows = [
@@ -705,6 +715,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         ("first mismatch", _fmt_mismatch(report)),
         ("cycles", _fmt_cycles(getattr(report, "cycles", None))),
         ("unit cycles", _fmt_cycles(getattr(report, "unit_cycles", None))),
+        ("time", "-" if sim is None else f"{sim.microseconds:.3f} us at {sim.target.clock_ghz:g} GHz"),
+        ("utilisation", "-" if sim is None else ", ".join(
+            f"{p}={u:.0%}" for p, u in sim.pipe_utilisation().items() if u > 0) or "-"),
+        ("critical pipe", "-" if sim is None else sim.critical_pipe()),
         ("scalars", ", ".join(f"{k}={v!r}" + ("" if k in explicit or args.inputs != "random" else " (random)")
                               for k, v in scalars.items()) or "-"),
         ("sub-block split", _split_evidence(report)),
@@ -761,7 +775,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if bench is not None:
         runner = getattr(bench, "main", None) or getattr(bench, "run", None)
     if runner is not None:
-        result = runner(list(args.names))
+        result = runner(list(args.names), ["--plot"]) if getattr(args, "plot", False) else runner(list(args.names))
         return int(result) if isinstance(result, int) else EXIT_OK
     root = _benchmarks_dir()
     if root is None:
@@ -986,12 +1000,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kernels", action="append", metavar="FILE.py|examples",
                    help="register custom-op kernels first: a Python file calling tilefold.register_custom_op, "
                         "or 'examples' for the example programs' reference kernels")
+    p.add_argument("--trace", metavar="OUT.json", help="write the pipe timelines as Chrome trace-event / Perfetto JSON")
+    p.add_argument("--timeline", metavar="OUT.png", help="draw the pipe timelines (needs tilefold[plot])")
+    p.add_argument("--max-steps", type=int, default=None, metavar="N",
+                   help="stop a run after N simulated instructions and loop iterations (default 5,000,000)")
     _add_pipeline_flags(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("bench", help="run the benchmarks in benchmarks/ (all take several minutes; "
                                      "`tilefold bench NAME` runs one) with single-threaded BLAS")
     p.add_argument("names", nargs="*", metavar="NAME")
+    p.add_argument("--plot", action="store_true", help="benchmarks that support it also write NAME.png of their table")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("demo", help="run the main job: compile, simulate and verify the example kernels")

@@ -1,5 +1,7 @@
 from tilefold.backend.pto import Buffer, PTOKernel, PTOProgram, TensorParam
+from tilefold.backend.sync import insert_syncs
 from tilefold.ir.types import DataType, MemorySpace
+from tilefold.targets import get_target
 
 FP32 = DataType.FP32
 Vec, Mat, Left, Right, Acc = (MemorySpace.Vec, MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right,
@@ -14,9 +16,12 @@ def buf(name, space, address, rows, cols, dtype=FP32, pitch=None, layout=None):
     return Buffer(name, space, address, (rows, cols), pitch, dtype, layout)
 
 
-def program(body, buffers, tensors, func_type="InCore", target="Ascend910B", scalars=()):
+def program(body, buffers, tensors, func_type="InCore", target="Ascend910B", scalars=(), syncs=True):
+    """A one-kernel program; ``syncs`` adds codegen's set_flag / wait_flag pairs to the hand-written body."""
+    bufs = {b.name: b for b in buffers}
+    body = insert_syncs(tuple(body), bufs, get_target(target)) if syncs else tuple(body)
     k = PTOKernel("k", func_type, tuple(tensors), tuple(scalars), tuple(t.name for t in tensors) + tuple(scalars),
-                  {b.name: b for b in buffers}, tuple(body))
+                  bufs, body)
     return PTOProgram("p", target, {"k": k}, "k")
 
 

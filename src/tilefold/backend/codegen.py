@@ -52,6 +52,7 @@ from tilefold.ir.expr import (
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
+    ForKind,
     ForStmt,
     Function,
     FunctionType,
@@ -69,6 +70,7 @@ from tilefold.ir.types import MemorySpace, ScalarType, TensorType, TileType, Tup
 from tilefold.ops import OpKind, Unit, custom_segments, op_of
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
+from .pipelining import plan_stages
 from .pto import (
     Buffer,
     For,
@@ -95,6 +97,7 @@ from .pto import (
     TVector,
     While,
 )
+from .sync import insert_syncs
 
 MODES = ("strict", "faithful")
 
@@ -160,6 +163,8 @@ class FunctionCodegen:
         self.custom_outs: dict[Var, tuple[str, ...]] = {}
         self.folder = ConstFolder(fn)
         self.returns: tuple[str, ...] = ()
+        self.stage_shift: dict[str, int] = {}  # storage root -> byte shift of the stage copy being lowered
+        self.stage_copy = 0
 
     # ------------------------------------------------------------------------------------------
     # entry
@@ -180,7 +185,7 @@ class FunctionCodegen:
                 raise NotSupportedError(f"kernel {self.fn.name!r} takes tile parameter {p.name!r}",
                                         span=p.span if p.span.line else None,
                                         hint="pass tensors to kernels and load them into tiles")
-        body = self.body(self.fn.body)
+        body = insert_syncs(tuple(self.body(self.fn.body)), self.buffers, self.target)
         return PTOKernel(self.fn.name, self.fn.func_type.value, tuple(tensors), tuple(scalars), tuple(params),
                          dict(self.buffers), tuple(body), self.returns)
 
@@ -236,15 +241,19 @@ class FunctionCodegen:
                 f"internal error: tile {var.name!r} in {self.fn.name!r} has no planned address",
                 hint="run InitMemRef, MemoryReuse and AllocateMemoryAddr before codegen")
         name = self.names.fresh(self.reg(var) + suffix) if suffix else self.reg(var)
+        shift = self.stage_shift.get(mr.base)
+        if shift is not None:  # a stage copy of a pipelined loop body: its own buffer set
+            name = f"{name}.s{self.stage_copy}"
         if name in self.buffers:
             return name
         space = mr.memory_space
         shape = tile_2d(static_dims(t, f"tile {var.name!r}"))
         pitch = dense_pitch(t, space, self.target)
         layout = "NZ" if is_nz(space) else "ND"
-        buf = Buffer(name, space, mr.address, shape, pitch, t.dtype, layout)
+        address = mr.address + (shift or 0)
+        buf = Buffer(name, space, address, shape, pitch, t.dtype, layout)
         self.buffers[name] = buf
-        self.handles[name] = _Handle(space, shape, pitch, t.dtype, layout, mr.address, var_name=var.name)
+        self.handles[name] = _Handle(space, shape, pitch, t.dtype, layout, address, var_name=var.name)
         return name
 
     def handle(self, e: Expr) -> str:
@@ -370,9 +379,56 @@ class FunctionCodegen:
         out.append(TExtract(dst, src, SConst(0), SConst(0), opcode="tmov"))
 
     def for_stmt(self, s: ForStmt, out: list[Instr]) -> None:
+        stages = dict(s.attrs).get("stage") if s.kind is ForKind.Pipeline else None
+        if (isinstance(stages, int) and stages >= 2 and isinstance(s.step, ConstInt) and s.step.value > 0
+                and not self.stage_shift):
+            plan = plan_stages(self.fn, s, stages, self.target)
+            if plan.stages >= 2:
+                self.pipelined_for(s, plan, out)
+                return
         body = self._loop_body(s, out)
         out.append(For(self.reg(s.loop_var), self.sexpr(s.start), self.sexpr(s.stop), self.sexpr(s.step), body))
         self._bind_results(s.return_vars, s.iter_args, out)
+
+    def pipelined_for(self, s: ForStmt, plan, out: list[Instr]) -> None:
+        """``plan.stages`` copies of the body per iteration, copy k on its own stage buffers, stepping
+        ``stages * step``; a tail loop runs the last ``trip % stages`` iterations on copy 0's buffers."""
+        n, step = plan.stages, int(s.step.value)
+        var = self.reg(s.loop_var)
+        start, stop = self.sexpr(s.start), self.sexpr(s.stop)
+        trip, main_stop = self.names.fresh(var + ".trip"), self.names.fresh(var + ".main_stop")
+        out.append(SAssign(trip, SBin("max", SBin("//", SBin("+", SBin("-", stop, start), SConst(step - 1)),
+                                                  SConst(step)), SConst(0))))
+        out.append(SAssign(main_stop, SBin("+", start, SBin("*", SBin("//", SReg(trip), SConst(n)),
+                                                             SConst(n * step)))))
+        self._carry_in(s.iter_args, out)
+        body: list[Instr] = []
+        key = id(s.loop_var)
+        for k in range(n):
+            self.stage_shift, self.stage_copy = plan.deltas[k], k
+            if k:
+                reg_k = self.names.fresh(f"{var}.{k}")
+                body.append(SAssign(reg_k, SBin("+", SReg(var), SConst(k * step))))
+                self.names.by_var[key] = reg_k
+            try:
+                body.extend(self._body_copy(s))
+            finally:
+                self.names.by_var[key] = var
+                self.stage_shift, self.stage_copy = {}, 0
+        out.append(For(var, start, SReg(main_stop), SConst(n * step), tuple(body)))
+        out.append(For(var, SReg(main_stop), stop, SConst(step), tuple(self._body_copy(s))))
+        self._bind_results(s.return_vars, s.iter_args, out)
+
+    def _body_copy(self, s: ForStmt) -> list[Instr]:
+        body: list[Instr] = []
+        stmts = s.body.stmts if isinstance(s.body, SeqStmts) else (s.body,)
+        for x in stmts:
+            self.stmt(x, body)
+        y = final_yield(s.body)
+        if y is not None and s.iter_args:
+            self._carry_back(list(s.iter_args), y.values, {ia: self.tile_handle.get(ia, "") for ia in s.iter_args
+                                                           if isinstance(ia.type, TileType)}, body)
+        return body
 
     def while_stmt(self, s: WhileStmt, out: list[Instr]) -> None:
         body = self._loop_body(s, out)

@@ -325,6 +325,32 @@ class If(Instr):
 
 
 @dataclass(frozen=True)
+class SetFlag(Instr):
+    """``set_flag``: queued on pipe ``src``; event ``event`` of the pipe pair fires once every instruction
+    issued to ``src`` before it has finished (the hardware's set_flag(PIPE_src, PIPE_dst, EVENT_ID))."""
+
+    src: str  # Pipe value ("MTE2", "VECTOR", ...)
+    dst: str
+    event: int
+
+    def text(self) -> str:
+        return f"set_flag {self.src} -> {self.dst}, e{self.event}"
+
+
+@dataclass(frozen=True)
+class WaitFlag(Instr):
+    """``wait_flag``: queued on pipe ``dst``; later ``dst`` instructions start only once the oldest pending
+    ``set_flag`` of the same (src, dst, event) has fired. A wait with no pending set deadlocks the chip."""
+
+    src: str
+    dst: str
+    event: int
+
+    def text(self) -> str:
+        return f"wait_flag {self.src} -> {self.dst}, e{self.event}"
+
+
+@dataclass(frozen=True)
 class Alias(Instr):
     """Bind handle ``dst`` to whatever handle ``src`` currently is (no data moves, no cycles)."""
 
@@ -333,6 +359,25 @@ class Alias(Instr):
 
     def text(self) -> str:
         return f"alias %{self.dst} = %{self.src}"
+
+
+def tile_accesses(ins: Instr) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(tile handles read, tile handles written, GM tensors read, GM tensors written) of a leaf
+    instruction, by instruction kind. Views, scalars and control flow access no buffer."""
+    t = type(ins)
+    if t is TLoad:
+        return (), (ins.dst,), (ins.tensor,), ()
+    if t is TStore:
+        return (ins.src,), (), (), (ins.tensor,)
+    if t is TExtract:
+        return (ins.src,), (ins.dst,), (), ()
+    if t is TVector:
+        return tuple(a for a in ins.args if type(a) is str), (ins.dst,), (), ()
+    if t is TMatmul:
+        return ins.srcs, (ins.dst,), (), ()
+    if t is TCustom:
+        return tuple(a for a in ins.ins if type(a) is str) + ins.tmps, ins.outs + ins.tmps, (), ()
+    return (), (), (), ()
 
 
 # ------------------------------------------------------------------------------------------------

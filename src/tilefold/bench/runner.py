@@ -119,8 +119,12 @@ def run_benchmarks(names: list[str] | None = None, root: str | Path = "benchmark
     for name in selected:
         print(f"=== benchmark {name} ({found[name]}) ===", flush=True)
         start = time.perf_counter()
+        args = list(argv or ())
+        if "--plot" in args and "--plot" not in found[name].read_text():
+            print(f"(benchmark {name} draws no plot; running it without --plot)")
+            args.remove("--plot")
         try:
-            rc = _run_one(name, found[name], argv)
+            rc = _run_one(name, found[name], args)
         except Exception:  # noqa: BLE001  (a failing benchmark must not stop the others)
             traceback.print_exc()
             rc = 1
@@ -134,6 +138,6 @@ def run_benchmarks(names: list[str] | None = None, root: str | Path = "benchmark
     return worst
 
 
-def main(names: Sequence[str] | None = None) -> int:
-    """Entry point used by ``tilefold bench [NAMES...]``."""
-    return run_benchmarks(list(names) if names else None)
+def main(names: Sequence[str] | None = None, argv: Sequence[str] | None = None) -> int:
+    """Entry point used by ``tilefold bench [NAMES...] [--plot]`` (``argv`` goes to every benchmark)."""
+    return run_benchmarks(list(names) if names else None, argv=argv)

@@ -3,8 +3,10 @@
 ``register_custom_op(symbol, kernel, cost=None)`` binds a symbol used by ``pl.tile.custom(symbol, ...)``
 to a numpy function. ``kernel(*ins)`` receives the tile-local arrays (and Python scalars) in ``ins``
 order and returns the output array, or a tuple of arrays in ``outs`` order. The golden interpreter and
-the simulator both call it. ``cost(*in_shapes) -> cycles`` prices one call; by default a call costs
-like a vector instruction over the bytes it touches.
+the simulator both call it. ``cost(*in_shapes) -> cycles`` prices one call; ``cost`` may also be a
+mapping from target name to such a function (chips differ: ``{"Ascend910B": f, "Ascend950": g}``, with an
+optional ``"default"`` entry). Without a cost for the target, a call is priced like one vector pass over
+the bytes it touches plus a start-up -- a guess, not a measurement (docs/backend.md).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import math
 import os
 import sysconfig
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,13 +27,24 @@ from tilefold.errors import CustomOpError, Span, TilefoldError
 class CustomKernel:
     symbol: str
     kernel: Callable[..., Any]
-    cost: Callable[..., float] | None = None
+    cost: Callable[..., float] | Mapping[str, Callable[..., float]] | None = None
+
+    def cost_for(self, target_name: str | None) -> Callable[..., float] | None:
+        """The cost function for ``target_name`` (None: the default bytes-proportional guess applies)."""
+        cost = self.cost
+        if cost is None or callable(cost):
+            return cost
+        by_name = {str(k).lower(): v for k, v in cost.items()}
+        if target_name is not None and target_name.lower() in by_name:
+            return by_name[target_name.lower()]
+        return by_name.get("default")
 
 
 _KERNELS: dict[str, CustomKernel] = {}
 
 
-def register_custom_op(symbol: str, kernel: Callable[..., Any], cost: Callable[..., float] | None = None,
+def register_custom_op(symbol: str, kernel: Callable[..., Any],
+                       cost: Callable[..., float] | Mapping[str, Callable[..., float]] | None = None,
                        *, replace: bool = False) -> CustomKernel:
     """Register ``kernel`` under ``symbol``. Registering a symbol twice is an error unless
     ``replace=True`` (meant for interactive sessions and tests)."""
@@ -39,7 +52,12 @@ def register_custom_op(symbol: str, kernel: Callable[..., Any], cost: Callable[.
         raise CustomOpError("a custom op symbol must be a non-empty string")
     if not callable(kernel):
         raise CustomOpError(f"kernel for custom op {symbol!r} is not callable")
-    if cost is not None and not callable(cost):
+    if isinstance(cost, Mapping):
+        bad = [k for k, v in cost.items() if not callable(v)]
+        if bad:
+            raise CustomOpError(f"cost of custom op {symbol!r} for target(s) {bad} is not a function",
+                                hint="pass cost={'Ascend910B': lambda *in_shapes: cycles, ...}")
+    elif cost is not None and not callable(cost):
         raise CustomOpError(f"cost of custom op {symbol!r} is a {type(cost).__name__}, not a function",
                             hint="pass cost=lambda *in_shapes: cycles, a function of the input tile shapes")
     if symbol in _KERNELS and not replace:
@@ -130,11 +148,14 @@ def call_kernel(entry: CustomKernel, args: Sequence[Any], span: Span | None = No
         ) from exc
 
 
-def call_cost(entry: CustomKernel, shapes: Sequence[tuple[int, ...]], span: Span | None = None) -> float:
-    """Cycles of one call of ``entry`` by its user cost function ``cost(*in_shapes)``; a wrong signature,
-    an exception or a non-number result becomes a ``CustomOpError``."""
-    cost = entry.cost
-    assert cost is not None
+def call_cost(entry: CustomKernel, shapes: Sequence[tuple[int, ...]], span: Span | None = None,
+              target: Any = None) -> float | None:
+    """Cycles of one call of ``entry`` on ``target`` (a ``Target`` or its name) by its user cost function
+    ``cost(*in_shapes)``; None when it registered no cost for that target. A wrong signature, an exception
+    or a non-number result becomes a ``CustomOpError``."""
+    cost = entry.cost_for(getattr(target, "name", target))
+    if cost is None:
+        return None
     desc = _describe(cost, "cost function")
     hint = ("a cost function takes one shape tuple per ins operand and returns the cycles of one call, e.g. "
             "cost=lambda *in_shapes: 10 + sum(math.prod(s) for s in in_shapes) / 64")

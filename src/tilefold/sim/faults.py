@@ -86,4 +86,23 @@ class RaceDetected(DeviceFault):
         super().__init__(message, hint=hint, space="GM")
 
 
-__all__ = ["DeviceFault", "DeviceHang", "IllegalUnit", "OutOfBounds", "RaceDetected", "UnsupportedDataPath"]
+__all__ = ["Deadlock", "DeviceFault", "DeviceHang", "IllegalUnit", "MissingSync", "OutOfBounds", "RaceDetected",
+           "UnsupportedDataPath"]
+
+
+class MissingSync(DeviceFault):
+    """Two instructions on different pipes touch overlapping bytes (at least one writes) and no
+    set_flag / wait_flag orders them: on the chip their order is undefined."""
+
+    kind = "missing sync"
+
+    def __init__(self, message: str, *, first: str = "", second: str = "", **kw) -> None:
+        self.first = first
+        self.second = second
+        super().__init__(message, **kw)
+
+
+class Deadlock(DeviceFault):
+    """A wait_flag with no pending set_flag of its event: the pipe would wait forever."""
+
+    kind = "deadlock"

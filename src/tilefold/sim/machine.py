@@ -6,9 +6,12 @@ AIC kernel runs on the cube. Blocks are placed on cores round-robin (block ``b``
 ``b % num_aic``); blocks that share a core run one after another on the same memories. Memories are
 allocated once per core and simulation (never per instruction) and start zero-filled.
 
-Every instruction costs cycles from the target (see ``Machine._cost_*``). A unit's time is the sum of
-its instructions' costs; a kernel's time is the max over the units that ran in parallel; an
-orchestration's time is the sum of its launches' times.
+Time (``timeline.py``): every instruction runs on its pipe (``targets.Pipe``) for a cost from the target;
+pipes of a unit overlap, ordered only by the program's ``set_flag`` / ``wait_flag`` events, and an
+unordered conflicting pair of accesses is a ``MissingSync`` fault (``hazards.py``). Blocks of a launch
+run on the target's cores in parallel (more blocks than cores queue), AIV sub-blocks in parallel, GM
+bandwidth shared by the transfers in flight. A kernel's time is the launch overhead plus the end of its
+last unit; an orchestration's launches run one after another.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from tilefold.backend.pto import (
     SAssignMany,
     SBin,
     SConst,
+    SetFlag,
     SReg,
     SSpecial,
     SUn,
@@ -41,17 +45,23 @@ from tilefold.backend.pto import (
     TStore,
     TSubview,
     TVector,
+    WaitFlag,
     While,
     sexpr_nodes,
+    tile_accesses,
 )
+from tilefold.backend.sync import instruction_pipe
+from tilefold.budget import DEFAULT_MAX_STEPS, StepBudget
 from tilefold.errors import CustomOpError, NotSupportedError, TilefoldError
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.ops import get_op
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
 from .faults import DeviceFault, DeviceHang, IllegalUnit, OutOfBounds, UnsupportedDataPath
+from .hazards import HazardTracker
 from .memory import FR, Handle, assign, copy_rows, nd_view, read, write
 from .races import LaunchAccesses
+from .timeline import PIPE_INDEX, PIPES, S, UnitTrace, schedule
 
 Mem = MemorySpace
 
@@ -75,10 +85,29 @@ class UnitStats:
 class SimResult:
     outputs: dict[str, np.ndarray]
     cycles: float  # the kernel's (or orchestration's) simulated time
-    unit_cycles: dict[str, float]
+    unit_cycles: dict[str, float]  # per unit: the time its last instruction ends
     instructions: int
     bytes_moved: int
     launches: list[dict[str, Any]] = field(default_factory=list)
+    target: Target | None = None
+    traces: list[UnitTrace] = field(default_factory=list)  # every unit's records with start / end times
+    busy: dict[str, dict[Any, float]] = field(default_factory=dict)  # unit -> pipe -> busy cycles
+
+    @property
+    def microseconds(self) -> float:
+        return self.target.cycles_to_us(self.cycles) if self.target is not None else math.nan
+
+    def pipe_utilisation(self) -> dict[str, float]:
+        """Busy cycles / kernel cycles per pipe, over the busiest unit of each pipe."""
+        out: dict[str, float] = {}
+        for per in self.busy.values():
+            for pipe, cyc in per.items():
+                out[pipe.value] = max(out.get(pipe.value, 0.0), cyc / self.cycles if self.cycles else 0.0)
+        return {p.value: out.get(p.value, 0.0) for p in PIPES}
+
+    def critical_pipe(self) -> str:
+        util = self.pipe_utilisation()
+        return max(util, key=lambda p: util[p]) if util else "-"
 
 
 class Core:
@@ -135,7 +164,8 @@ class KernelRun:
     """One execution of a kernel body on one unit (a core, or one AIV sub-block of it)."""
 
     def __init__(self, machine: Machine, kernel: PTOKernel, core: Core, subblock: int, block_idx: int,
-                 block_num: int, gm: dict[str, np.ndarray], scalars: dict[str, Any], stats: UnitStats) -> None:
+                 block_num: int, gm: dict[str, np.ndarray], scalars: dict[str, Any], stats: UnitStats,
+                 trace: UnitTrace | None = None) -> None:
         self.m = machine
         self.target = machine.target
         self.kernel = kernel
@@ -148,6 +178,10 @@ class KernelRun:
         self.stats = stats
         self.handles: dict[str, Handle] = machine.static_handles(kernel)
         self.costs = machine.target.costs
+        self.trace = trace if trace is not None else UnitTrace("unit")
+        self.hazards = HazardTracker()
+        self.budget = machine.budget
+        self.pipes = machine.pipes
 
     # ------------------------------------------------------------------------------------------
     # scalars
@@ -189,9 +223,13 @@ class KernelRun:
 
     def run(self, body: tuple[Instr, ...]) -> None:
         dispatch = self.m.dispatch
+        budget = self.budget
         for ins in body:
             fn = dispatch[type(ins)]
             try:
+                budget.steps += 1
+                if budget.max_steps is not None and budget.steps > budget.max_steps:
+                    budget.spend(0, ins.span, f"`{ins.text()}`")
                 fn(self, ins)
                 if self.m.races is not None:  # data flow of GM reads, for race detection (sim/races.py)
                     self.m.races.step(self, ins)
@@ -203,11 +241,60 @@ class KernelRun:
                 f.args = (f.render(),)
                 raise
 
-    def charge(self, cycles: float, nbytes: int = 0) -> None:
+    def pipe(self, ins: Instr) -> int:
+        """Pipe index of ``ins`` (cached per instruction: it depends only on its handles' spaces)."""
+        p = self.pipes.get(id(ins))
+        if p is None:
+            p = PIPE_INDEX[instruction_pipe(ins, lambda n: self.h(n).space, self.target)]
+            self.pipes[id(ins)] = (p, ins)
+            return p
+        return p[0]
+
+    def charge(self, ins: Instr, latency: float = 0.0, work: float = 0.0, nbytes: int = 0,
+               gm_cap: float = 0.0) -> None:
+        """Record ``ins`` on its pipe (after checking its accesses against the other pipes): ``latency`` +
+        ``work`` cycles, or, with ``gm_cap`` > 0, ``latency`` then ``nbytes`` over the shared GM at most
+        ``gm_cap`` bytes per cycle."""
         s = self.stats
-        s.cycles += cycles
         s.instructions += 1
         s.bytes_moved += nbytes
+        pipe = self.pipe(ins)
+        if pipe != S:
+            self._check_accesses(ins, pipe)
+        if gm_cap > 0:
+            self.trace.add(pipe, ins, latency, 0.0, float(nbytes), gm_cap)
+        else:
+            self.trace.add(pipe, ins, latency, work)
+
+    def scalar(self, ins: Instr, cycles: float) -> None:
+        self.stats.instructions += 1
+        self.trace.add(S, ins, cycles)
+
+    def _check_accesses(self, ins: Instr, pipe: int) -> None:
+        reads, writes, gm_reads, gm_writes = tile_accesses(ins)
+        hz = self.hazards
+        hz.tick(pipe)
+        handles = self.handles
+        for names, w in ((reads, False), (writes, True)):
+            for n in names:
+                h = handles.get(n) or self.h(n)
+                hz.access(pipe, h.space.name, h.lo, h.hi, w, ins, "")
+        for names, w in ((gm_reads, False), (gm_writes, True)):
+            for t in names:
+                hz.access(pipe, ("GM", "@" + t), 0, 1 << 62, w, ins, "tensor ")
+
+    def x_SetFlag(self, ins: SetFlag) -> None:
+        src, dst = PIPE_INDEX[PIPES_BY_VALUE[ins.src]], PIPE_INDEX[PIPES_BY_VALUE[ins.dst]]
+        self.hazards.tick(src)
+        rec = self.trace.add_marker(src, ins)
+        self.hazards.set_flag(src, dst, ins.event, rec)
+
+    def x_WaitFlag(self, ins: WaitFlag) -> None:
+        src, dst = PIPE_INDEX[PIPES_BY_VALUE[ins.src]], PIPE_INDEX[PIPES_BY_VALUE[ins.dst]]
+        self.hazards.tick(dst)
+        rec = self.hazards.wait_flag(src, dst, ins.event, ins.text())
+        me = self.trace.add(dst, ins, extra_dep=rec)
+        self.trace.flows.append((rec, me))
 
     def h(self, name: str) -> Handle:
         try:
@@ -217,13 +304,13 @@ class KernelRun:
 
     def x_SAssign(self, ins: SAssign) -> None:
         self.regs[ins.reg] = self.ev(ins.value)
-        self.charge(self.costs.scalar_op * max(1, sexpr_nodes(ins.value)))
+        self.scalar(ins, self.costs.scalar_op * max(1, sexpr_nodes(ins.value)))
 
     def x_SAssignMany(self, ins: SAssignMany) -> None:
         vals = [self.ev(v) for v in ins.values]
         for r, v in zip(ins.regs, vals, strict=False):
             self.regs[r] = v
-        self.charge(self.costs.scalar_op * max(1, sum(sexpr_nodes(v) for v in ins.values)))
+        self.scalar(ins, self.costs.scalar_op * max(1, sum(sexpr_nodes(v) for v in ins.values)))
 
     def x_Alias(self, ins: Alias) -> None:
         self.handles[ins.dst] = self.h(ins.src)
@@ -232,22 +319,22 @@ class KernelRun:
         start, stop, step = self.ev_int(ins.start), self.ev_int(ins.stop), self.ev_int(ins.step)
         if step == 0:
             raise TilefoldError("simulator: loop with step 0")
+        cost = self.costs.scalar_op
+        add = self.trace.add
         for i in range(start, stop, step):
             self.regs[ins.var] = i
-            self.stats.cycles += self.costs.scalar_op
+            add(S, ins, cost)
             self.run(ins.body)
 
     def x_While(self, ins: While) -> None:
-        guard = 0
+        cost = self.costs.scalar_op
         while self.ev(ins.cond):
-            self.stats.cycles += self.costs.scalar_op
+            self.trace.add(S, ins, cost)
+            self.budget.spend(1, ins.span, f"`{ins.text()}`")
             self.run(ins.body)
-            guard += 1
-            if guard > 10_000_000:
-                raise TilefoldError("simulator: while loop did not terminate after 10^7 iterations")
 
     def x_If(self, ins: If) -> None:
-        self.stats.cycles += self.costs.scalar_op
+        self.trace.add(S, ins, self.costs.scalar_op)
         self.run(ins.then_body if self.ev(ins.cond) else ins.else_body)
 
     # data movement -------------------------------------------------------------------------------
@@ -258,9 +345,12 @@ class KernelRun:
                 f"{self.target.name} has no {src.name} -> {dst.name} data path",
                 instruction=ins.text(), address=addr, space=dst.name, hint=path_hint(self.target, src, dst))
 
-    def _dma_cost(self, src: MemorySpace, dst: MemorySpace, nbytes: int) -> float:
+    def _dma(self, ins: Instr, src: MemorySpace, dst: MemorySpace, nbytes: int) -> None:
         pc = self.target.path_cost(src, dst)
-        return pc.latency + math.ceil(nbytes / pc.bytes_per_cycle)
+        if src is Mem.DDR or dst is Mem.DDR:
+            self.charge(ins, pc.latency, 0.0, nbytes, pc.bytes_per_cycle)
+        else:
+            self.charge(ins, pc.latency, math.ceil(nbytes / pc.bytes_per_cycle), nbytes)
 
     def _gm_window(self, tensor: str, offsets, window: tuple[int, ...], rows: int, cols: int,
                    ins: Instr) -> np.ndarray:
@@ -302,7 +392,7 @@ class KernelRun:
         if self.m.races is not None:  # GM race detection (sim/races.py)
             self.m.races.record(self.unit, False, ins.tensor, self.gm[ins.tensor], src, ins)
         write(mem, dst, src.reshape(dst.rows, dst.cols), "")
-        self.charge(self._dma_cost(Mem.DDR, dst.space, dst.nbytes), dst.nbytes)
+        self._dma(ins, Mem.DDR, dst.space, dst.nbytes)
 
     def x_TStore(self, ins: TStore) -> None:
         src = self.h(ins.src)
@@ -315,7 +405,7 @@ class KernelRun:
         if self.m.races is not None:  # GM race detection (sim/races.py)
             self.m.races.record(self.unit, True, ins.tensor, self.gm[ins.tensor], win, ins)
         assign(win, value.reshape(win.shape) if value.shape != win.shape else value)  # in place: win is a view
-        self.charge(self._dma_cost(src.space, Mem.DDR, src.nbytes), src.nbytes)
+        self._dma(ins, src.space, Mem.DDR, src.nbytes)
 
     def _mem(self, h: Handle, ins: Instr) -> np.ndarray:
         """The byte array of ``h``'s memory space on this unit (``IllegalUnit`` if the kernel's unit cannot
@@ -339,7 +429,7 @@ class KernelRun:
         self.handles[ins.dst] = Handle(src.space, src.address + element_offset(src, row, col), ins.shape[0],
                                        ins.shape[1], ins.pitch if ins.pitch is not None else src.pitch, dtype,
                                        ins.layout or src.layout)
-        self.charge(self.costs.scalar_op)
+        self.scalar(ins, self.costs.scalar_op)
 
     def x_TExtract(self, ins: TExtract) -> None:
         src = self.h(ins.src)
@@ -354,7 +444,7 @@ class KernelRun:
                               f"{src.rows}x{src.cols} source", instruction=ins.text(), address=window.address,
                               space=src.space.name, hint="check the extract indices against the source shape")
         copy_rows(mem_src, window, mem_dst, dst, "")
-        self.charge(self._dma_cost(src.space, dst.space, dst.nbytes), dst.nbytes)
+        self._dma(ins, src.space, dst.space, dst.nbytes)
 
     # compute ---------------------------------------------------------------------------------------
 
@@ -399,7 +489,7 @@ class KernelRun:
             raise TilefoldError(f"simulator: {op.name} has no golden semantics")
         write(vec, dst, op.golden(args, attrs), "")
         c = self.costs
-        self.charge(c.vector_startup + math.ceil(nbytes / c.vector_bytes_per_cycle))
+        self.charge(ins, c.vector_startup, math.ceil(nbytes / c.vector_rate(dst.dtype.name)))
 
     def x_TMatmul(self, ins: TMatmul) -> None:
         op = self.m.op(ins.op)
@@ -436,7 +526,8 @@ class KernelRun:
         if bias is not None:
             args.append(read(self._mem(bias, ins), bias, ""))
         write(acc_mem, mad, op.golden(args, {}), "")
-        self.charge(cube_cycles(self.costs, m, k, n, lhs.dtype.itemsize))
+        self.charge(ins, self.costs.cube_startup, cube_cycles(self.costs, m, k, n, lhs.dtype.itemsize,
+                                                             lhs.dtype.name) - self.costs.cube_startup)
 
     def x_TCustom(self, ins: TCustom) -> None:
         from tilefold.custom import call_cost, call_kernel, describe_kernel, get_custom_op
@@ -486,11 +577,10 @@ class KernelRun:
             write(self._mem(h, ins), h, arr, "")
             nbytes += h.nbytes
         c = self.costs
-        if entry.cost is not None:
-            cycles = call_cost(entry, shapes, ins.span)
-        else:
+        cycles = call_cost(entry, shapes, ins.span, self.target)
+        if cycles is None:  # the default guess: a vector pass over the bytes the call touches
             cycles = c.custom_startup + math.ceil(nbytes / c.vector_bytes_per_cycle)
-        self.charge(cycles)
+        self.charge(ins, 0.0, cycles)
 
 
 def element_offset(h: Handle, row: int, col: int) -> int:
@@ -504,14 +594,16 @@ def element_offset(h: Handle, row: int, col: int) -> int:
     return (row * h.pitch + col) * isz
 
 
-def cube_cycles(costs, m: int, k: int, n: int, in_itemsize: int) -> int:
+def cube_cycles(costs, m: int, k: int, n: int, in_itemsize: int, dtype_name: str = "") -> int:
     """Cycles of one cube instruction: start-up plus its fractal MACs at the target's rate. A fractal is
     ``cube_fractal`` (m, k, n) for 16-bit inputs; its k depth doubles for 8-bit inputs and halves for
-    32-bit ones (the fractal holds the same 512 bytes of lhs row)."""
+    32-bit ones (the fractal holds the same 512 bytes of lhs row); ``cube_rate_by_dtype`` scales the
+    rate further per input dtype."""
     fm, fk, fn = costs.cube_fractal
     k0 = max(1, fk * 2 // in_itemsize)
     fractals = math.ceil(m / fm) * math.ceil(k / k0) * math.ceil(n / fn)
-    return costs.cube_startup + math.ceil(fractals / costs.cube_fractals_per_cycle)
+    rate = costs.cube_fractals_per_cycle * costs.cube_rate_by_dtype.get(dtype_name, 1.0)
+    return costs.cube_startup + math.ceil(fractals / rate)
 
 
 def valid_region(win: np.ndarray, value: np.ndarray, valid: list[int], ins: Instr) -> tuple[np.ndarray, np.ndarray]:
@@ -552,6 +644,7 @@ def gm_byte_offset(index, shape, itemsize: int) -> int:
 
 
 _OPS: dict[str, Any] = {}
+PIPES_BY_VALUE = {p.value: p for p in PIPES}
 
 
 class Machine:
@@ -562,8 +655,12 @@ class Machine:
             For: KernelRun.x_For, While: KernelRun.x_While, If: KernelRun.x_If,
             TLoad: KernelRun.x_TLoad, TStore: KernelRun.x_TStore, TSubview: KernelRun.x_TSubview,
             TExtract: KernelRun.x_TExtract, TVector: KernelRun.x_TVector, TMatmul: KernelRun.x_TMatmul,
-            TCustom: KernelRun.x_TCustom,
+            TCustom: KernelRun.x_TCustom, SetFlag: KernelRun.x_SetFlag, WaitFlag: KernelRun.x_WaitFlag,
         }
+        self.budget = StepBudget(None, "simulator")
+        self.traces: list[UnitTrace] = []
+        self.busy: dict[str, dict[Any, float]] = {}
+        self.pipes: dict[int, tuple[int, Instr]] = {}  # id(instruction) -> (pipe index, instruction)
         self.cores: dict[int, Core] = {}
         self.vector_info: dict[int, tuple] = {}  # id(TVector) -> (instruction, OpDef, attrs)
         self._mads: dict[tuple, Handle] = {}
@@ -600,13 +697,16 @@ class Machine:
         return dict(cached[1])
 
     def launch(self, kernel: PTOKernel, gm: dict[str, np.ndarray], scalars: dict[str, Any],
-               block_dim: int) -> tuple[float, dict[str, float], int, int]:
+               block_dim: int, t0: float = 0.0) -> tuple[float, dict[str, float], int, int]:
+        """Run every block of a launch of ``kernel`` and schedule their timelines from ``t0``. Block ``b``
+        runs on core ``b % num_aic``; blocks sharing a core (and sub-block) run one after another."""
         if kernel.block_dim is not None:
             block_dim = kernel.block_dim
         if block_dim < 1:
             raise TilefoldError(f"kernel {kernel.name!r} launched with block_dim={block_dim}",
                                 hint="block_dim must be a positive number of cores")
         units: dict[str, UnitStats] = {}
+        traces: dict[str, UnitTrace] = {}
         ft = kernel.func_type
         self.races = LaunchAccesses(kernel, gm) if block_dim > 1 or ft == "AIV" else None
         for b in range(block_dim):
@@ -620,7 +720,11 @@ class Machine:
                 sbs = [(0, f"core{core_idx}")]
             for sb, unit in sbs:
                 stats = units.setdefault(unit, UnitStats())
-                run = KernelRun(self, kernel, core, sb, b, block_dim, gm, scalars, stats)
+                trace = traces.get(unit)
+                if trace is None:
+                    trace = traces[unit] = UnitTrace(unit)
+                trace.begin_block(f"block {b} of @{kernel.name}")
+                run = KernelRun(self, kernel, core, sb, b, block_dim, gm, scalars, stats, trace)
                 run.unit = f"{unit} (block {b})"
                 try:
                     run.run(kernel.body)
@@ -629,8 +733,15 @@ class Machine:
         if self.races is not None:
             self.races, races = None, self.races
             races.check()  # units of one launch are unordered: conflicting GM accesses are a race
-        unit_cycles = {u: s.cycles for u, s in units.items()}
-        time = max(unit_cycles.values()) if unit_cycles else 0.0
+        start = t0 + self.target.launch_overhead_cycles
+        sched = schedule(list(traces.values()), self.target.gm_bytes_per_cycle, start)
+        self.traces.extend(traces.values())
+        for name, per in sched.busy.items():
+            acc = self.busy.setdefault(name, dict.fromkeys(PIPES, 0.0))
+            for pipe, cyc in per.items():
+                acc[pipe] += cyc
+        unit_cycles = {u: sched.unit_end[u] - t0 for u in units}
+        time = (max(sched.makespan, start) - t0) if units else 0.0
         return (time, unit_cycles, sum(s.instructions for s in units.values()),
                 sum(s.bytes_moved for s in units.values()))
 
@@ -653,16 +764,22 @@ def _prepare_gm(params, inputs: Mapping[str, Any], where: str) -> tuple[dict[str
 
 
 def simulate(pto: PTOProgram, inputs: Mapping[str, Any], target: str | Target | None = None,
-             block_dim: int = 1) -> SimResult:
+             block_dim: int = 1, *, max_steps: int | None = None, budget: StepBudget | None = None) -> SimResult:
     """Run ``pto`` on ``inputs`` (arrays / scalars by entry parameter name). Raises ``DeviceFault`` on a
-    trap. Returns the Out / InOut tensors, cycles per unit, the kernel time and instruction / byte counts."""
+    trap, ``StepBudgetExceeded`` after ``max_steps`` executed instructions and loop iterations (default
+    ``tilefold.budget.DEFAULT_MAX_STEPS``; or pass a shared ``budget``). Returns the Out / InOut tensors,
+    the kernel time, each unit's end time, the per-unit timelines and instruction / byte counts."""
     tgt = get_target(target if target is not None else pto.target)
+    if budget is None:
+        budget = StepBudget(max_steps if max_steps is not None else DEFAULT_MAX_STEPS, "simulator")
     with np.errstate(all="ignore"):
-        return _simulate(pto, inputs, tgt, block_dim)
+        return _simulate(pto, inputs, tgt, block_dim, budget)
 
 
-def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim: int) -> SimResult:
+def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim: int,
+              budget: StepBudget) -> SimResult:
     machine = Machine(tgt)
+    machine.budget = budget
     if pto.orchestration is None:
         kernel = pto.kernels[pto.entry]
         gm, _ = _prepare_gm(kernel.tensors, inputs, f"kernel {kernel.name!r}")
@@ -672,7 +789,7 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
             raise TilefoldError(f"missing scalar input(s) {missing} for kernel {kernel.name!r}")
         time, unit_cycles, n_instr, n_bytes = machine.launch(kernel, gm, scalars, block_dim)
         outputs = {t.name: gm[t.name] for t in kernel.tensors if t.direction in ("Out", "InOut")}
-        return SimResult(outputs, time, unit_cycles, n_instr, n_bytes)
+        return SimResult(outputs, time, unit_cycles, n_instr, n_bytes, [], tgt, machine.traces, machine.busy)
 
     gm, _ = _prepare_gm(pto.entry_tensors, inputs, f"orchestration {pto.entry!r}")
     for t in pto.entry_locals:  # tensors the orchestration creates (pl.create_tensor): fresh zero-filled GM
@@ -692,7 +809,7 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
                 run = KernelRun.__new__(KernelRun)
                 run.regs = host_scalars
                 scalars[pname] = KernelRun.ev(run, value)
-        time, ucyc, ni, nb = machine.launch(kernel, bound, scalars, block_dim)
+        time, ucyc, ni, nb = machine.launch(kernel, bound, scalars, block_dim, total)
         total += time
         n_instr += ni
         n_bytes += nb
@@ -702,7 +819,7 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
     outputs = {t.name: gm[t.name] for t in pto.entry_tensors if t.direction in ("Out", "InOut")}
     for out_name, tensor in pto.entry_returns:  # returned tensors that are not Out parameters
         outputs[out_name] = gm[tensor]
-    return SimResult(outputs, total, unit_cycles, n_instr, n_bytes, launches)
+    return SimResult(outputs, total, unit_cycles, n_instr, n_bytes, launches, tgt, machine.traces, machine.busy)
 
 
 __all__ = ["Core", "Machine", "SimResult", "simulate", "nd_view", "DataType"]

@@ -4,11 +4,17 @@ A ``Target`` carries everything memory planning, codegen and the simulator need 
 core counts, the capacity and allocation alignment of every on-chip memory space, the Acc (L0C) fractal
 layout, the data paths the DMA / copy engines support, and the cost parameters the simulator prices
 instructions with. Variants differ only in data (``Ascend910C`` lacks the Mat->Mat path, ``Ascend950``
-has a larger L0C and UB); no code path tests a target name.
+has a larger L0C and UB, another clock, GM bandwidth and cube rates); no code path tests a target name.
+
+Time model facts (docs/backend.md has the table with each number's source): every core has the pipes of
+``Pipe``; each data path runs on one pipe (``PATH_PIPES``); the clock converts cycles to time; the GM
+bandwidth (``gm_bytes_per_cycle``) is shared by every core transferring at the same moment, each core's
+own DMA engine capped at its path's ``bytes_per_cycle``.
 """
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field, replace
 
 from tilefold.errors import NotSupportedError
@@ -17,6 +23,32 @@ from tilefold.ir.types import MemorySpace
 KIB = 1024
 
 Mem = MemorySpace
+
+
+class Pipe(enum.Enum):
+    """The instruction pipes of one core (one queue each; instructions on one pipe run in order)."""
+
+    S = "S"  # scalar unit: address arithmetic, loop control, instruction issue
+    MTE2 = "MTE2"  # GM -> L1 / UB
+    MTE1 = "MTE1"  # L1 -> L0A / L0B / bias table
+    CUBE = "CUBE"  # matrix unit (M)
+    VECTOR = "VECTOR"  # vector unit (V)
+    FIXPIPE = "FIXPIPE"  # L0C -> GM / UB
+    MTE3 = "MTE3"  # UB -> GM
+
+
+#: lane order of traces and reports (PyPTO's L0 trace order, then the scalar pipe)
+PIPE_ORDER: tuple[Pipe, ...] = (Pipe.MTE2, Pipe.MTE1, Pipe.CUBE, Pipe.VECTOR, Pipe.FIXPIPE, Pipe.MTE3, Pipe.S)
+
+#: which pipe moves the data of each path (the hardware engines of the Ascend AI core)
+PATH_PIPES: dict[tuple[MemorySpace, MemorySpace], Pipe] = {
+    (Mem.DDR, Mem.Mat): Pipe.MTE2, (Mem.DDR, Mem.Vec): Pipe.MTE2,
+    (Mem.Mat, Mem.Left): Pipe.MTE1, (Mem.Mat, Mem.Right): Pipe.MTE1, (Mem.Mat, Mem.Bias): Pipe.MTE1,
+    (Mem.Mat, Mem.Mat): Pipe.MTE1,
+    (Mem.Vec, Mem.Vec): Pipe.VECTOR,  # UB -> UB copies are vector-pipe instructions
+    (Mem.Acc, Mem.DDR): Pipe.FIXPIPE, (Mem.Acc, Mem.Vec): Pipe.FIXPIPE,
+    (Mem.Vec, Mem.DDR): Pipe.MTE3,
+}
 
 
 @dataclass(frozen=True)
@@ -39,6 +71,13 @@ class CostModel:
     scalar_op: int = 1  # one scalar ALU operation
     custom_startup: int = 32  # custom kernels priced by bytes when they register no cost
     paths: dict[tuple[MemorySpace, MemorySpace], PathCost] = field(default_factory=dict)
+    # vector bytes per cycle by dtype name (missing: ``vector_bytes_per_cycle``)
+    vector_bytes_per_cycle_by_dtype: dict[str, int] = field(default_factory=dict)
+    # cube rate multiplier by input dtype name on top of the itemsize-scaled fractal (missing: 1.0)
+    cube_rate_by_dtype: dict[str, float] = field(default_factory=dict)
+
+    def vector_rate(self, dtype_name: str) -> int:
+        return self.vector_bytes_per_cycle_by_dtype.get(dtype_name, self.vector_bytes_per_cycle)
 
 
 def _default_paths() -> dict[tuple[MemorySpace, MemorySpace], PathCost]:
@@ -67,6 +106,15 @@ class Target:
     costs: CostModel
     acc_fractal: tuple[int, int] = (16, 16)  # rows, cols of one NZ fractal in Acc
     vector_base_alignment: int = 32  # every vector operand base must be aligned to this (bytes)
+    clock_ghz: float = 1.8  # AI core clock: cycles per nanosecond
+    gm_bytes_per_cycle: float = 889.0  # chip GM (HBM) bandwidth shared by all cores, bytes per core cycle
+    launch_overhead_cycles: int = 0  # fixed cost of one kernel launch before the first block starts
+
+    def cycles_to_us(self, cycles: float) -> float:
+        return cycles / (self.clock_ghz * 1000.0)
+
+    def path_pipe(self, src: MemorySpace, dst: MemorySpace) -> Pipe:
+        return PATH_PIPES.get((src, dst), Pipe.MTE2 if src is Mem.DDR else Pipe.MTE3)
 
     @property
     def num_aiv(self) -> int:
@@ -112,17 +160,26 @@ ASCEND_910B = Target(
     alignment=dict(_ALIGN),
     data_paths=_BASE_PATHS,
     costs=CostModel(paths=_default_paths()),
+    clock_ghz=1.8,
+    gm_bytes_per_cycle=1.6e12 / 1.8e9,  # 1.6 TB/s HBM at 1.8 GHz
+    launch_overhead_cycles=14_000,  # fitted on the seed's 910B2 table (benchmarks/sub_block.py --calibrate)
 )
 
-# 910C: same cores and memories, but no L1 -> L1 copy path (the #2010-class Mat hazard traps here).
+# 910C: one die of the dual-die package, priced like a 910B die, but no L1 -> L1 copy path (the #2010-class
+# Mat hazard traps here); its HBM is 3.2 TB/s for two dies, 1.6 TB/s per die.
 ASCEND_910C = replace(ASCEND_910B, name="Ascend910C", data_paths=_BASE_PATHS - {(Mem.Mat, Mem.Mat)})
 
-# 950: 256 KiB L0C, 248 KiB usable UB, and a real L0C -> UB path.
+# 950: 256 KiB L0C, 248 KiB usable UB, a real L0C -> UB path, FP8 on the cube at twice the FP16 rate
+# (the itemsize rule gives the 2x), 1.6 TB/s HBM (950PR), a faster launch (fitted on the seed's 950PR table).
 ASCEND_950 = replace(
     ASCEND_910B,
     name="Ascend950",
     memory_sizes={**ASCEND_910B.memory_sizes, Mem.Acc: 256 * KIB, Mem.Vec: 248 * KIB},
     data_paths=_BASE_PATHS | {(Mem.Acc, Mem.Vec)},
+    costs=CostModel(paths=_default_paths()),
+    clock_ghz=1.8,
+    gm_bytes_per_cycle=1.6e12 / 1.8e9,
+    launch_overhead_cycles=3_200,  # fitted on the seed's 950PR table (benchmarks/sub_block.py --calibrate)
 )
 
 # Which on-chip memories a kernel of each function type can reach (GM is always reachable). An AIV kernel
@@ -189,6 +246,7 @@ def list_targets() -> list[str]:
     return sorted(TARGETS)
 
 
-__all__ = ["ASCEND_910B", "ASCEND_910C", "ASCEND_950", "CUBE_SPACES", "DEFAULT_TARGET", "KERNEL_MEMORY_SPACES",
+__all__ = ["PATH_PIPES", "PIPE_ORDER", "Pipe",
+           "ASCEND_910B", "ASCEND_910C", "ASCEND_950", "CUBE_SPACES", "DEFAULT_TARGET", "KERNEL_MEMORY_SPACES",
            "KIB", "CostModel", "Mem", "PathCost", "TARGETS", "Target", "get_target", "kernel_memory_spaces",
            "list_targets", "path_hint", "unit_isolation_hint"]

@@ -38,6 +38,7 @@ class RunReport:
     compiled: CompiledProgram | None = field(default=None, repr=False)
     details: dict[str, str] = field(default_factory=dict)  # per output: the comparison; "golden": its error
     mismatch_output: str | None = None  # name of the output holding first_mismatch (or missing from the device)
+    sim: Any = field(default=None, repr=False)  # the SimResult (timelines, pipe utilisation) when the run completed
 
     @property
     def result(self) -> str:
@@ -88,7 +89,7 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
     compiled = compile(program, target=target, skip_passes=tuple(skip_passes), options=dict(options or {}),
                        codegen=codegen, entry=entry)
     try:
-        sim = simulate(compiled.pto, _copy_inputs(inputs), compiled.target, block_dim=block_dim)
+        sim = simulate(compiled.pto, _copy_inputs(inputs), compiled.target, block_dim=block_dim, max_steps=max_steps)
     except DeviceFault as fault:
         details = {"golden": f"golden run failed: {golden_error}"} if golden_error is not None else {}
         return RunReport(False, fault, float("inf"), None, {}, golden, 0.0, {}, compiled=compiled,
@@ -117,7 +118,7 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
                 first, first_name = cmp.first_mismatch or (), name
             matches = False
     return RunReport(matches, None, max_err, first, dict(sim.outputs), golden, sim.cycles, dict(sim.unit_cycles),
-                     sim.instructions, sim.bytes_moved, compiled, details, first_name)
+                     sim.instructions, sim.bytes_moved, compiled, details, first_name, sim)
 
 
 

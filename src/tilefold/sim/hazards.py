@@ -1,0 +1,112 @@
+"""Cross-pipe hazards inside one unit: the simulator's check that every conflicting pair is synced.
+
+Pipes run independently, so two accesses of overlapping bytes from different pipes (at least one a
+write) have a defined order only if a ``set_flag`` / ``wait_flag`` chain orders them. The tracker keeps
+a vector clock per pipe: ``known[B][A]`` is the last A instruction (A's own sequence number) that is
+certain to have finished before B's next instruction starts. A ``set_flag A -> B`` snapshots A's clock
+(with A's own position); the matching ``wait_flag`` on B merges the snapshot into B's clock, so orderings
+compose transitively. An access by pipe B conflicting with an earlier access by A whose sequence number
+is above ``known[B][A]`` raises ``MissingSync`` naming both instructions.
+
+Bookkeeping is per buffer interval, not per byte: each memory keeps, per (lo, hi, pipe), the last write
+and the last read; a new access compares against the intervals of that memory only. Intervals every
+other pipe is already ordered after are dropped once a memory holds many, so the table stays small.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from .faults import Deadlock, MissingSync
+from .timeline import NPIPES, PIPES
+
+_PRUNE_AT = 64
+
+
+class HazardTracker:
+    __slots__ = ("known", "seq", "table", "flags")
+
+    def __init__(self) -> None:
+        self.known = [[-1] * NPIPES for _ in range(NPIPES)]
+        self.seq = [-1] * NPIPES
+        self.table: dict[Any, dict[tuple[int, int, int], list]] = {}
+        self.flags: dict[tuple[int, int, int], deque] = {}
+
+    def tick(self, pipe: int) -> int:
+        self.seq[pipe] += 1
+        return self.seq[pipe]
+
+    def access(self, pipe: int, key: Any, lo: int, hi: int, write: bool, ins: Any, where: str) -> None:
+        """Record an access by the current instruction ``ins`` of ``pipe``; raise ``MissingSync`` if an
+        unordered access of another pipe conflicts with it."""
+        entries = self.table.get(key)
+        if entries is None:
+            entries = self.table[key] = {}
+        kb = self.known[pipe]
+        for (lo2, hi2, p2), e in entries.items():
+            if p2 == pipe or lo >= hi2 or lo2 >= hi:
+                continue
+            if e[0] > kb[p2]:
+                self._fault(p2, e[1], pipe, ins, "write" if write else "read", "write", key, max(lo, lo2),
+                            min(hi, hi2), where)
+            if write and e[2] > kb[p2]:
+                self._fault(p2, e[3], pipe, ins, "write", "read", key, max(lo, lo2), min(hi, hi2), where)
+        k = (lo, hi, pipe)
+        e = entries.get(k)
+        if e is None:
+            if len(entries) >= _PRUNE_AT:
+                self._prune(entries)
+            e = entries[k] = [-1, None, -1, None]
+        if write:
+            e[0], e[1] = self.seq[pipe], ins
+        else:
+            e[2], e[3] = self.seq[pipe], ins
+
+    def _prune(self, entries: dict) -> None:
+        known = self.known
+        for k in [k for k, e in entries.items()
+                  if all(max(e[0], e[2]) <= known[q][k[2]] for q in range(NPIPES) if q != k[2])]:
+            del entries[k]
+
+    def _fault(self, first_pipe: int, first_ins: Any, second_pipe: int, second_ins: Any, second_kind: str,
+               first_kind: str, key: Any, lo: int, hi: int, where: str) -> None:
+        a, b = PIPES[first_pipe].value, PIPES[second_pipe].value
+        first, second = first_ins.text(), second_ins.text()
+        space = key[1] if isinstance(key, tuple) else key
+        kind = {("read", "write"): "read-after-write", ("write", "read"): "write-after-read",
+                ("write", "write"): "write-after-write"}[(second_kind, first_kind)]
+        raise MissingSync(
+            f"{kind} hazard on {where}bytes [0x{lo:x}, 0x{hi:x}) of {space}: `{first}` ({a}) then `{second}` "
+            f"({b}) with no set_flag {a} -> {b} / wait_flag between them",
+            first=first, second=second, instruction=second, address=lo,
+            space=space,
+            hint=f"the pipes {a} and {b} run independently; order the pair with `set_flag {a} -> {b}, eN` after "
+                 f"the first and `wait_flag {a} -> {b}, eN` before the second (codegen inserts these)")
+
+    # events ---------------------------------------------------------------------------------------
+
+    def set_flag(self, src: int, dst: int, event: int, record: int) -> None:
+        snap = list(self.known[src])
+        snap[src] = self.seq[src]
+        q = self.flags.get((src, dst, event))
+        if q is None:
+            q = self.flags[(src, dst, event)] = deque()
+        q.append((record, snap))
+
+    def wait_flag(self, src: int, dst: int, event: int, text: str) -> int:
+        q = self.flags.get((src, dst, event))
+        if not q:
+            raise Deadlock(f"`{text}` waits for an event no set_flag raised: pipe {PIPES[dst].value} would wait "
+                           "forever", instruction=text,
+                           hint="every wait_flag needs an earlier set_flag of the same pipes and event on every "
+                                "path (a loop-carried pair needs one set before the loop)")
+        record, snap = q.popleft()
+        kb = self.known[dst]
+        for i in range(NPIPES):
+            if snap[i] > kb[i]:
+                kb[i] = snap[i]
+        return record
+
+
+__all__ = ["HazardTracker"]
