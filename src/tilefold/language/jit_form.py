@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilefold.errors import NotSupportedError, ParseError
-from tilefold.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Var
+from tilefold.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, GlobalVar, MakeTuple, Var
 from tilefold.ir.stmt import (
     AssignStmt,
     Function,
@@ -298,6 +298,9 @@ class JitParser(Parser):
         if node is None:
             return default
         v = self._fold_number(node)
+        if v is None:
+            e = self._expr(node)  # e.g. pl.tensor.dim(a, 0) of a static shape
+            v = e.value if isinstance(e, ConstInt) else None
         if not isinstance(v, int):
             raise self.error(node, "tensor slice bounds must be compile-time integers",
                              hint="use constants (module-level names are fine); pl.assemble takes dynamic offsets")
@@ -459,13 +462,16 @@ class JitParser(Parser):
         if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
             raise self.error(fn, f"@pl.jit.inline {src.name!r} must end with `return value`",
                              hint="inline helpers return the value they compute")
-        saved = (self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind)
+        saved = (self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind, self.consts)
         self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind = {}, {}, 0, [[]], []
+        self.consts = dict(self.consts)
         try:
             for p, a in zip(fn.args.args, args, strict=True):
                 if isinstance(a, Var):
                     self.env[p.arg] = a
                     self.depth_of[p.arg] = 0
+                elif isinstance(a, (ConstInt, ConstFloat, ConstBool)):
+                    self.consts[p.arg] = a.value  # a literal argument: a constant of the helper
                 else:
                     raise self.error(node, f"inline helper {src.name!r}: pass a named value for {p.arg!r}",
                                      hint="bind the argument to a name first")
@@ -474,7 +480,7 @@ class JitParser(Parser):
                 self._stmt(s, stmts)
             result = self._expr(body[-1].value)
         finally:
-            self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind = saved
+            self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind, self.consts = saved
         self._pending.extend(stmts)  # spliced before the statement that called the helper
         return result
 
@@ -510,7 +516,8 @@ def _has_dynamic(parser: Parser, node: ast.Subscript) -> bool:
     if not isinstance(shape, (ast.List, ast.Tuple)):
         return False
     for e in shape.elts:
-        if isinstance(e, ast.Name) and isinstance(parser._lookup_const(e.id), DynamicDim):
+        if isinstance(e, ast.Name) and parser.const_lookup is not None \
+                and isinstance(parser.const_lookup(e.id), DynamicDim):
             return True
         if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "dynamic":
             return True

@@ -46,4 +46,5 @@ def compile_program(program: Program, config: Any = None) -> CompiledProgram:
                                     getattr(config, "pass_options", None) or {})
     compiled.source = program  # the tensor-level program the kernel was specialised into
     compiled.tile_program = tile
+    compiled.program = compiled.ir  # PyPTO's name for the post-pass program
     return compiled
