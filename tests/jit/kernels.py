@@ -172,3 +172,25 @@ def make_closure_kernel(n):
         return out
 
     return closure_kernel
+
+
+@pl.jit
+def tile_dispatch(a: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(a, [0, 0], [32, 64])
+        u = pl.add(t, t)
+        v = pl.mul(u, 0.5)
+        w = pl.maximum(pl.exp(v), pl.sub(v, 1.0))
+        s = pl.row_sum(w)
+        pl.store(pl.row_expand_div(w, s), [0, 0], out)
+    return out
+
+
+@pl.jit
+def tile_matmul(a: pl.Tensor[[32, 64], pl.FP16], b: pl.Tensor[[64, 32], pl.FP16],
+                out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        ta = pl.load(a, [0, 0], [32, 64], target_memory=pl.MemorySpace.Mat)
+        tb = pl.load(b, [0, 0], [64, 32], target_memory=pl.MemorySpace.Mat)
+        pl.store(pl.matmul(ta, tb), [0, 0], out)
+    return out

@@ -240,7 +240,9 @@ def _key_of(t: Type) -> Any:
 
 def _config_key(config: Any) -> Any:
     if config is None:
-        return None
+        from tilefold.runtime import RunConfig
+
+        config = RunConfig()  # no config is the default config
     return getattr(config, "cache_key", lambda: id(config))()
 
 

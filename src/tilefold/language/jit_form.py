@@ -149,6 +149,8 @@ class JitParser(Parser):
             pending, self._pending = self._pending, outer
         if pending:
             out[marker:marker] = pending
+        # one op per statement: later passes (memory inference, tiling) place each call's result
+        out[marker:] = [x for s2 in out[marker:] for x in _one_op_per_statement(s2)]
 
     def _jit_stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
         if isinstance(s, ast.With):
@@ -483,6 +485,38 @@ class JitParser(Parser):
             self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind, self.consts = saved
         self._pending.extend(stmts)  # spliced before the statement that called the helper
         return result
+
+def _one_op_per_statement(s: Stmt) -> list[Stmt]:
+    """``s`` with op calls nested in its call's operands bound to variables first (in evaluation order)."""
+    from tilefold.ir.stmt import EvalStmt
+
+    if not isinstance(s, (AssignStmt, EvalStmt, ReturnStmt)):
+        return [s]
+    before: list[Stmt] = []
+
+    def flat(e: Expr, top: bool) -> Expr:
+        if not isinstance(e, Call) or isinstance(e.op, GlobalVar):
+            return e
+        args = tuple(flat(a, False) for a in e.args)
+        if any(x is not y for x, y in zip(args, e.args, strict=True)):
+            e = e.with_fields(args=args)
+        if top:
+            return e
+        v = Var(f"{e.op_name.split('.')[-1]}_t", e.type, e.span)
+        before.append(AssignStmt(v, e, span=e.span))
+        return v
+
+    if isinstance(s, AssignStmt):
+        value = flat(s.value, True)
+        s = s if value is s.value else s.with_fields(value=value)
+    elif isinstance(s, EvalStmt):
+        value = flat(s.expr, True)
+        s = s if value is s.expr else s.with_fields(expr=value)
+    else:
+        values = tuple(flat(v, True) for v in s.values)
+        s = s.with_fields(values=values)
+    return [*before, s]
+
 
 class _NoSig:
     return_types: tuple = ()

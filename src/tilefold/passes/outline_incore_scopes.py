@@ -100,6 +100,8 @@ def _outline(fn: Function, scope: ScopeStmt, rest: list[Stmt], index: int,
         d.visit_stmt(s)
     used = collect_uses(SeqStmts(tuple(body)))
     free = [v for v in used if v not in d.defs and not isinstance(v, IterArg)]
+    order = {p: i for i, p in enumerate(fn.params)}
+    free.sort(key=lambda v: order.get(v, len(order)))  # the entry's parameter order, then first use
     later = collect_uses(SeqStmts(tuple(rest))) if rest else {}
     outputs = [v for v in later if v in d.defs]
     roots = _roots(body)
