@@ -1,12 +1,11 @@
 """PyPTO's compat surface reached through changed imports (pypto -> tilefold)."""
 
+import kernels as k
 import numpy as np
 import pytest
 
-import kernels as k
 import tilefold.language as pl
-from tilefold import PartialCodegenError
-from tilefold import ir
+from tilefold import PartialCodegenError, ir
 from tilefold.backend import BackendType, reset_for_testing, set_backend_type
 from tilefold.errors import NotSupportedError, TilefoldError
 from tilefold.ir.pass_manager import OptimizationStrategy, PassManager

@@ -64,6 +64,11 @@ def _ints(e: Expr) -> list[int]:
     return out
 
 
+def _row_bytes(cols: int, dtype: DataType) -> int:
+    """Bytes of one tile row, padded to the 32-byte vector alignment (a [R, 1] vector still takes 32 B a row)."""
+    return -(-cols * dtype.bits // 8 // 32) * 32 if cols * dtype.bits // 8 >= 1 else 32
+
+
 def _shape(t: Any) -> tuple[int, ...]:
     s = t.static_shape
     assert s is not None
@@ -140,7 +145,7 @@ class _Lowering:
                     continue
                 seen.add((a, row))
                 shape = _shape(a.type)
-                nbytes = (shape[1] if row else shape[0] * shape[1]) * a.type.dtype.bits // 8
+                nbytes = _row_bytes(shape[1], a.type.dtype) * (1 if row else shape[0])
                 if mat_op:
                     if row:
                         per_row_mat += nbytes
@@ -152,7 +157,7 @@ class _Lowering:
                     fixed_vec += nbytes
             if call.op_name != "tensor.assemble" and not mat_op:
                 shape = _shape(s.var.type)
-                per_row_vec += shape[1] * s.var.type.dtype.bits // 8
+                per_row_vec += _row_bytes(shape[1], s.var.type.dtype)
             self.tiles_planned.add(s.var)
         best = None
         for r in range(m, 0, -1):
