@@ -194,3 +194,11 @@ def tile_matmul(a: pl.Tensor[[32, 64], pl.FP16], b: pl.Tensor[[64, 32], pl.FP16]
         tb = pl.load(b, [0, 0], [64, 32], target_memory=pl.MemorySpace.Mat)
         pl.store(pl.matmul(ta, tb), [0, 0], out)
     return out
+
+
+@pl.jit
+def write_then_read(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.muls(a, 2.0)
+        out[:] = pl.add(out, a)
+    return out

@@ -131,3 +131,10 @@ def test_matmul_operands_are_placed_in_mat():
     loads = [s.value for s in flatten_stmts(incore.body) if isinstance(s, AssignStmt) and isinstance(s.value, Call)
              and s.value.op_name == "tile.load"]
     assert [dict(c.kwargs)["target_memory"] for c in loads] == [MemorySpace.Mat, MemorySpace.Mat]
+
+
+def test_reading_a_tensor_after_writing_it_sees_the_new_value():
+    for rows in (64, 2048):  # untiled and row-tiled
+        a, out = r(rows, 256), np.zeros((rows, 256), np.float32)
+        k.write_then_read(a, out)
+        np.testing.assert_allclose(out, a * 3.0, rtol=1e-6)

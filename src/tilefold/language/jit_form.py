@@ -362,7 +362,8 @@ class JitParser(Parser):
         f = node.func
         assert isinstance(f, ast.Attribute)
         if f.attr not in ("range", "pipeline", "parallel", "unroll", "while_", "yield_", "cond", "min", "max",
-                          "const", "make_tuple") and self.kind == "entry" and not self.in_scope:
+                          "const", "make_tuple", "create_tensor", "create") and self.kind == "entry" \
+                and not self.in_scope:
             raise self.error(node, f"Misplaced tile op 'pl.{f.attr}' in Orchestration function (should be inside "
                                    "an InCore scope)",
                              hint="wrap it in `with pl.at(level=pl.Level.CORE_GROUP):` or move it into a "

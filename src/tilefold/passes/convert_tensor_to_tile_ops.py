@@ -198,12 +198,17 @@ class _Lowering:
         a = call.args[i]
         if isinstance(a, Var) and a in self.tiles:
             return self.tiles[a]
+        if isinstance(a, Var) and a in self.final:  # a tensor written earlier in the region: read it back
+            src = self.current[self.final[a]]
+            row = m is not None and self.row_operand(call, i, m)
+            return self.load(src, row, mem, r, row_off)
         if isinstance(a, Var) and isinstance(a.type, TensorType):
             row = m is not None and self.row_operand(call, i, m)
             return self.load(a, row, mem, r, row_off)
         return a
 
     def lower(self, m: int | None, r: int, row_off: Expr, current: dict[Var, Var]) -> None:
+        self.current = current
         for s in self.region:
             call = s.value
             op = op_of(call)
@@ -251,7 +256,7 @@ class _Lowering:
                                             hint="slice a tensor parameter: a[0:16, :]")
                 ext, offs = _ints(call.args[1]), _ints(call.args[2])
                 ld = make_call("tile.load", [src, _tup([_idx(x) for x in offs]), _tup([_idx(x) for x in ext])],
-                               {"target_memory": MemorySpace.Vec}, span=span)
+                               {"target_memory": self.cube_operands.get(s.var, MemorySpace.Vec)}, span=span)
                 t = Var(self.fresh(s.var.name), ld.type, span)
                 self.out.append(AssignStmt(t, ld, span=span))
                 self.tiles[s.var] = t
@@ -272,6 +277,10 @@ class _Lowering:
     def run(self) -> tuple[list[Stmt], dict[Var, Var]]:
         """Statements replacing the region and the map written-tensor result -> final tensor."""
         self.tiles_planned: set[Var] = set()
+        # a slice read by the cube is loaded straight into Mat (there is no Vec -> Mat path)
+        self.cube_operands: dict[Var, MemorySpace] = {
+            a: MemorySpace.Mat for s in self.region if (o := op_of(s.value)) is not None and o.kind is OpKind.MATMUL
+            for a in s.value.args if isinstance(a, Var)}
         self.root: dict[Var, Var] = {}
         self.final: dict[Var, Var] = {}
         for s in self.region:
