@@ -202,3 +202,23 @@ def write_then_read(a: pl.Tensor, out: pl.Out[pl.Tensor]):
         out[:] = pl.muls(a, 2.0)
         out[:] = pl.add(out, a)
     return out
+
+
+@pl.jit
+def accumulate_tiles(a: pl.Tensor[[128, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = pl.load(a, [0, 0], [32, 64])
+        for i in pl.range(1, 4):
+            t = pl.load(a, [i * 32, 0], [32, 64])
+            acc = pl.add(acc, t)  # carried across iterations by plain reassignment (PyPTO's loop form)
+        pl.store(acc, [0, 0], out)
+    return out
+
+
+@pl.jit
+def store_in_loop_rebinding(a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for i in pl.range(2):
+            t = pl.load(a, [i * 32, 0], [32, 64])
+            out = pl.store(pl.exp(t), [i * 32, 0], out)
+    return out

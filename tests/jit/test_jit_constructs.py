@@ -175,3 +175,12 @@ def test_pl_parse_of_a_bare_jit_function():
     prog = pl.parse(src)
     assert {f.func_type for f in prog.functions} == {FunctionType.Orchestration, FunctionType.InCore}
     assert pl.loads(src).as_python() == prog.as_python()
+
+
+def test_loops_carry_values_by_plain_reassignment():
+    a, out = r(128, 64), zeros(32, 64)
+    k.accumulate_tiles(a, out)
+    np.testing.assert_allclose(out, a.reshape(4, 32, 64).sum(axis=0), rtol=1e-5, atol=1e-6)
+    a, out = r(64, 64), zeros(64, 64)
+    k.store_in_loop_rebinding(a, out)
+    np.testing.assert_allclose(out, np.exp(a), rtol=1e-5)

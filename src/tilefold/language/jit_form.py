@@ -153,6 +153,8 @@ class JitParser(Parser):
         out[marker:] = [x for s2 in out[marker:] for x in _one_op_per_statement(s2)]
 
     def _jit_stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
+        if isinstance(s, ast.For):
+            s = self._carry_rebound_names(s)
         if isinstance(s, ast.With):
             self._with(s, out)
             return
@@ -172,6 +174,53 @@ class JitParser(Parser):
             out.append(ReturnStmt(tuple(exprs), span=self.span(s)))
             return
         super()._stmt(s, out)
+
+    def _carry_rebound_names(self, s: ast.For) -> ast.For:
+        """PyPTO's loops carry a value by plain reassignment (``t = pl.add(t, a)`` in the body). Rewrite such a
+        loop to the explicit form: ``for i, (t,) in pl.range(..., init_values=(t,)):`` ending with
+        ``t = pl.yield_(t)``, for every name bound before the loop that the body rebinds."""
+        it = s.iter
+        if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
+                and self._is_pl(it.func.value) and it.func.attr in ("range", "pipeline", "unroll", "parallel")
+                and not any(kw.arg == "init_values" for kw in it.keywords)):
+            return s
+        carried: list[str] = []
+        for node in s.body:
+            for sub in ast.walk(node):
+                name = None
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    name = sub.id
+                elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 \
+                        and isinstance(sub.targets[0], ast.Subscript) and isinstance(sub.targets[0].value, ast.Name):
+                    name = sub.targets[0].value.id  # out[...] = v rebinds out
+                if name is not None and name in self.env and name != s.target.id and name not in carried:
+                    carried.append(name)
+        if not carried:
+            return s
+
+        def names(ctx: ast.expr_context) -> ast.Tuple:
+            return ast.Tuple(elts=[ast.Name(id=n, ctx=ctx) for n in carried], ctx=ctx)
+
+        init = ast.keyword(arg="init_values", value=names(ast.Load()))
+        new_iter = ast.Call(func=it.func, args=it.args, keywords=[*it.keywords, init])
+        target = ast.Tuple(elts=[s.target, names(ast.Store())], ctx=ast.Store())
+        pl_name = it.func.value.id if isinstance(it.func.value, ast.Name) else next(iter(self.pl))
+        yield_call = ast.Call(func=ast.Attribute(value=ast.Name(id=pl_name, ctx=ast.Load()), attr="yield_",
+                                                 ctx=ast.Load()),
+                              args=[ast.Name(id=n, ctx=ast.Load()) for n in carried], keywords=[])
+        yield_target: ast.expr = ast.Name(id=carried[0], ctx=ast.Store()) if len(carried) == 1 \
+            else names(ast.Store())
+        last = s.body[-1]
+        yield_stmt = ast.Assign(targets=[yield_target], value=yield_call)
+        for n in ast.walk(yield_stmt):
+            ast.copy_location(n, last)
+            if hasattr(n, "end_lineno"):
+                n.end_lineno, n.end_col_offset = last.end_lineno, last.end_col_offset
+        for n in (init, new_iter, target, *ast.walk(init.value), *ast.walk(target)):
+            ast.copy_location(n, it)
+        return ast.For(target=target, iter=new_iter, body=[*s.body, yield_stmt], orelse=s.orelse,
+                       lineno=s.lineno, col_offset=s.col_offset, end_lineno=s.end_lineno,
+                       end_col_offset=s.end_col_offset)
 
     def _with(self, s: ast.With, out: list[Stmt]) -> None:
         if len(s.items) != 1 or s.items[0].optional_vars is not None:
