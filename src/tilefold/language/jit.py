@@ -290,7 +290,8 @@ def jit_functions(tree: ast.Module) -> dict[str, tuple[str, ast.FunctionDef]]:
     return out
 
 
-def parse_jit_text(text: str, filename: str = "<string>", entry: str | None = None) -> Program:
+def parse_jit_text(text: str, filename: str = "<string>", entry: str | None = None,
+                   arg_types: dict[str, Type] | None = None) -> Program:
     """The tensor-level program (scopes outlined) of a ``@pl.jit`` entry in source text. Parameters need full
     annotations (no call arguments to specialise on); module constants are folded statically."""
     from tilefold.passes.outline_incore_scopes import outline_incore_scopes
@@ -303,7 +304,8 @@ def parse_jit_text(text: str, filename: str = "<string>", entry: str | None = No
     if len(entries) != 1:
         raise ParseError(f"expected one @pl.jit entry{f' named {entry!r}' if entry else ''}, found "
                          f"{len(entries)}{': ' + ', '.join(entries) if entries else ''}",
-                         span=Span(filename, 1, 1, ""), hint="pass the entry's name")
+                         span=Span(filename, 1, 1, ""),
+                         hint="choose one: tilefold run FILE --kernel NAME, or pl.parse(text, program_name=NAME)")
     base = JitParser(text, filename, resolve=lambda name: None, registry={})
     for stmt in tree.body:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -321,6 +323,12 @@ def parse_jit_text(text: str, filename: str = "<string>", entry: str | None = No
     registry: dict[Any, Any] = {}
     parser = JitParser(**args, resolve=resolve, registry=registry)
     name = entries[0]
-    fn = parser.parse_function(JitSource(name, "entry", fns[name][1], args), None, name)
+    node = fns[name][1]
+    types = [(arg_types or {}).get(a.arg) for a in node.args.args] if arg_types else None
+    unknown = sorted(set(arg_types or {}) - {a.arg for a in node.args.args})
+    if unknown:
+        raise ParseError(f"{name} has no parameter(s) {unknown}", span=Span(filename, node.lineno, 1, ""),
+                         hint="parameters: " + ", ".join(a.arg for a in node.args.args))
+    fn = parser.parse_function(JitSource(name, "entry", node, args), types, name)
     subs = [registry[k] for k in registry.get("__order__", [])]
     return outline_incore_scopes()(Program(name, (*subs, fn), span=fn.span))

@@ -98,7 +98,7 @@ class JitParser(Parser):
                 raise self.error(p, f"Parameter {p.arg!r} missing type annotation",
                                  hint="annotate it: a: pl.Tensor[[128, 128], pl.FP32] (or bare pl.Tensor), "
                                       "out: pl.Out[pl.Tensor[...]], n: pl.Scalar[pl.INDEX]")
-            given = arg_types[i] if arg_types is not None and i < len(arg_types) else None
+            given = arg_types[i] if arg_types is not None and i < len(arg_types) else None  # None: not given
             t, d = self._jit_param_type(p.annotation, given, p.arg)
             v = Var(p.arg, t, self.span(p))
             params.append(v)

@@ -413,4 +413,34 @@ def convert_tensor_to_tile_ops(target: Any = None) -> Pass:
     return Pass("ConvertTensorToTileOps", run)
 
 
-__all__ = ["convert_tensor_to_tile_ops"]
+def is_tensor_level(program: Program) -> bool:
+    """Does ``program`` hold ``pl.at`` scopes or tensor-level ops (a ``@pl.jit`` program not lowered yet)?"""
+    from tilefold.ir.stmt import ScopeStmt
+
+    class _Find(IRVisitor):
+        found = False
+
+        def visit_ScopeStmt(self, stmt: ScopeStmt) -> None:
+            self.found = True
+
+        def visit_Call(self, expr: Call) -> None:
+            if _is_tensor_op(expr):
+                self.found = True
+            super().visit_Call(expr)
+
+    f = _Find()
+    for fn in program.functions:
+        f.visit_stmt(fn.body)
+        if f.found:
+            return True
+    return False
+
+
+def tensor_level_passes(target: Any = None) -> list[Pass]:
+    """OutlineIncoreScopes, ConvertTensorToTileOps: what runs before the tile pipeline on tensor-level programs."""
+    from tilefold.passes.outline_incore_scopes import outline_incore_scopes
+
+    return [outline_incore_scopes(), convert_tensor_to_tile_ops(target)]
+
+
+__all__ = ["convert_tensor_to_tile_ops", "is_tensor_level", "tensor_level_passes"]

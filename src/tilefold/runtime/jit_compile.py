@@ -10,10 +10,9 @@ from tilefold.ir.stmt import Program
 
 
 def tensor_passes(target: Any) -> list:
-    from tilefold.passes.convert_tensor_to_tile_ops import convert_tensor_to_tile_ops
-    from tilefold.passes.outline_incore_scopes import outline_incore_scopes
+    from tilefold.passes.convert_tensor_to_tile_ops import tensor_level_passes
 
-    return [outline_incore_scopes(), convert_tensor_to_tile_ops(target)]
+    return tensor_level_passes(target)
 
 
 def to_tile_program(program: Program, config: Any = None) -> Program:
