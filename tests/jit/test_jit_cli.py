@@ -31,3 +31,9 @@ def test_several_entries_need_kernel_and_bad_shapes_are_errors(capsys):
     assert code != 0 and "--shape expects NAME=D0xD1[:dtype]" in err
     code, _, err = run(["run", EXAMPLES / "softmax.py", "--kernel", "softmax", "--shape", "b=4x4"], capsys)
     assert code != 0 and "no parameter(s) ['b']" in err
+
+
+def test_tuple_module_constants_in_text_mode(capsys):
+    # elementwise.py writes `ROWS, COLS, TILE_ROWS = 512, 128, 128`; text mode folds it like decorator mode
+    code, out, _ = run(["run", EXAMPLES / "elementwise.py", "--kernel", "add_chunked"], capsys)
+    assert code == 0 and "MATCH" in out

@@ -126,39 +126,52 @@ class _Lowering:
         return isinstance(t, TensorType) and _shape(t)[0] == m
 
     def block_rows(self, m: int) -> int:
+        """Peak bytes of the tiles live at once (a load lives from its first to its last use, a result from its
+        op to its last use), per block row and fixed, for Vec and Mat; the largest R dividing M that fits."""
         vec = self.target.capacity(MemorySpace.Vec) // 2
         mat = self.target.capacity(MemorySpace.Mat)
-        per_row_vec = fixed_vec = per_row_mat = fixed_mat = 0
-        seen: set[tuple[Var, bool]] = set()
-        for s in self.region:
+        first: dict[Any, int] = {}
+        last: dict[Any, int] = {}
+        size: dict[Any, tuple[int, int, bool]] = {}  # key -> (bytes per block row, fixed bytes, in Mat)
+        results = {s.var for s in self.region}
+        for idx, s in enumerate(self.region):
             call = s.value
             op = op_of(call)
             assert op is not None
             mat_op = op.kind is OpKind.MATMUL
             for i, a in enumerate(call.args):
-                if not isinstance(a, Var) or not isinstance(a.type, TensorType) or a in self.tiles_planned:
+                if not isinstance(a, Var) or not isinstance(a.type, TensorType):
                     continue
                 if call.op_name == "tensor.assemble" and i == 0:
                     continue
-                row = self.row_operand(call, i, m)
-                if (a, row) in seen:
-                    continue
-                seen.add((a, row))
-                shape = _shape(a.type)
-                nbytes = _row_bytes(shape[1], a.type.dtype) * (1 if row else shape[0])
-                if mat_op:
-                    if row:
-                        per_row_mat += nbytes
-                    else:
-                        fixed_mat += nbytes
-                elif row:
-                    per_row_vec += nbytes
+                if a in results:
+                    key: Any = ("result", a)
                 else:
-                    fixed_vec += nbytes
-            if call.op_name != "tensor.assemble" and not mat_op:
-                shape = _shape(s.var.type)
-                per_row_vec += _row_bytes(shape[1], s.var.type.dtype)
-            self.tiles_planned.add(s.var)
+                    row = self.row_operand(call, i, m)
+                    key = ("load", a, row, mat_op)
+                    shape = _shape(a.type)
+                    nbytes = _row_bytes(shape[1], a.type.dtype) * (1 if row else shape[0])
+                    size[key] = (nbytes, 0, mat_op) if row else (0, nbytes, mat_op)
+                first.setdefault(key, idx)
+                last[key] = idx
+            if call.op_name != "tensor.assemble" and not mat_op:  # matmul results live in Acc (AutoTileMatmulL0)
+                key = ("result", s.var)
+                size[key] = (_row_bytes(_shape(s.var.type)[1], s.var.type.dtype), 0, False)
+                first.setdefault(key, idx)
+                last.setdefault(key, idx)
+        delta: dict[int, list[tuple[int, int, int, int]]] = {}
+        for key, (row_b, fixed_b, in_mat) in size.items():
+            v = (0, 0, row_b, fixed_b) if in_mat else (row_b, fixed_b, 0, 0)
+            delta.setdefault(first[key], []).append(v)
+            delta.setdefault(last[key] + 1, []).append(tuple(-x for x in v))  # type: ignore[arg-type]
+        cur = [0, 0, 0, 0]
+        peak = [0, 0, 0, 0]
+        for idx in sorted(delta):
+            for d in delta[idx]:
+                cur = [c + x for c, x in zip(cur, d, strict=True)]
+            # the peak of each quantity (an over-estimate of the joint peak, so still safe)
+            peak = [max(pk, c) for pk, c in zip(peak, cur, strict=True)]
+        per_row_vec, fixed_vec, per_row_mat, fixed_mat = peak
         best = None
         for r in range(m, 0, -1):
             if m % r == 0 and r * per_row_vec + fixed_vec <= vec and r * per_row_mat + fixed_mat <= mat:
