@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilefold.errors import NotSupportedError, ParseError
-from tilefold.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Var
+from tilefold.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, GlobalVar, MakeTuple, Var
 from tilefold.ir.stmt import (
     AssignStmt,
     Function,
@@ -98,7 +98,7 @@ class JitParser(Parser):
                 raise self.error(p, f"Parameter {p.arg!r} missing type annotation",
                                  hint="annotate it: a: pl.Tensor[[128, 128], pl.FP32] (or bare pl.Tensor), "
                                       "out: pl.Out[pl.Tensor[...]], n: pl.Scalar[pl.INDEX]")
-            given = arg_types[i] if arg_types is not None and i < len(arg_types) else None
+            given = arg_types[i] if arg_types is not None and i < len(arg_types) else None  # None: not given
             t, d = self._jit_param_type(p.annotation, given, p.arg)
             v = Var(p.arg, t, self.span(p))
             params.append(v)
@@ -149,8 +149,12 @@ class JitParser(Parser):
             pending, self._pending = self._pending, outer
         if pending:
             out[marker:marker] = pending
+        # one op per statement: later passes (memory inference, tiling) place each call's result
+        out[marker:] = [x for s2 in out[marker:] for x in _one_op_per_statement(s2)]
 
     def _jit_stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
+        if isinstance(s, ast.For):
+            s = self._carry_rebound_names(s)
         if isinstance(s, ast.With):
             self._with(s, out)
             return
@@ -170,6 +174,53 @@ class JitParser(Parser):
             out.append(ReturnStmt(tuple(exprs), span=self.span(s)))
             return
         super()._stmt(s, out)
+
+    def _carry_rebound_names(self, s: ast.For) -> ast.For:
+        """PyPTO's loops carry a value by plain reassignment (``t = pl.add(t, a)`` in the body). Rewrite such a
+        loop to the explicit form: ``for i, (t,) in pl.range(..., init_values=(t,)):`` ending with
+        ``t = pl.yield_(t)``, for every name bound before the loop that the body rebinds."""
+        it = s.iter
+        if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
+                and self._is_pl(it.func.value) and it.func.attr in ("range", "pipeline", "unroll", "parallel")
+                and not any(kw.arg == "init_values" for kw in it.keywords)):
+            return s
+        carried: list[str] = []
+        for node in s.body:
+            for sub in ast.walk(node):
+                name = None
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    name = sub.id
+                elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 \
+                        and isinstance(sub.targets[0], ast.Subscript) and isinstance(sub.targets[0].value, ast.Name):
+                    name = sub.targets[0].value.id  # out[...] = v rebinds out
+                if name is not None and name in self.env and name != s.target.id and name not in carried:
+                    carried.append(name)
+        if not carried:
+            return s
+
+        def names(ctx: ast.expr_context) -> ast.Tuple:
+            return ast.Tuple(elts=[ast.Name(id=n, ctx=ctx) for n in carried], ctx=ctx)
+
+        init = ast.keyword(arg="init_values", value=names(ast.Load()))
+        new_iter = ast.Call(func=it.func, args=it.args, keywords=[*it.keywords, init])
+        target = ast.Tuple(elts=[s.target, names(ast.Store())], ctx=ast.Store())
+        pl_name = it.func.value.id if isinstance(it.func.value, ast.Name) else next(iter(self.pl))
+        yield_call = ast.Call(func=ast.Attribute(value=ast.Name(id=pl_name, ctx=ast.Load()), attr="yield_",
+                                                 ctx=ast.Load()),
+                              args=[ast.Name(id=n, ctx=ast.Load()) for n in carried], keywords=[])
+        yield_target: ast.expr = ast.Name(id=carried[0], ctx=ast.Store()) if len(carried) == 1 \
+            else names(ast.Store())
+        last = s.body[-1]
+        yield_stmt = ast.Assign(targets=[yield_target], value=yield_call)
+        for n in ast.walk(yield_stmt):
+            ast.copy_location(n, last)
+            if hasattr(n, "end_lineno"):
+                n.end_lineno, n.end_col_offset = last.end_lineno, last.end_col_offset
+        for n in (init, new_iter, target, *ast.walk(init.value), *ast.walk(target)):
+            ast.copy_location(n, it)
+        return ast.For(target=target, iter=new_iter, body=[*s.body, yield_stmt], orelse=s.orelse,
+                       lineno=s.lineno, col_offset=s.col_offset, end_lineno=s.end_lineno,
+                       end_col_offset=s.end_col_offset)
 
     def _with(self, s: ast.With, out: list[Stmt]) -> None:
         if len(s.items) != 1 or s.items[0].optional_vars is not None:
@@ -298,6 +349,9 @@ class JitParser(Parser):
         if node is None:
             return default
         v = self._fold_number(node)
+        if v is None:
+            e = self._expr(node)  # e.g. pl.tensor.dim(a, 0) of a static shape
+            v = e.value if isinstance(e, ConstInt) else None
         if not isinstance(v, int):
             raise self.error(node, "tensor slice bounds must be compile-time integers",
                              hint="use constants (module-level names are fine); pl.assemble takes dynamic offsets")
@@ -357,7 +411,8 @@ class JitParser(Parser):
         f = node.func
         assert isinstance(f, ast.Attribute)
         if f.attr not in ("range", "pipeline", "parallel", "unroll", "while_", "yield_", "cond", "min", "max",
-                          "const", "make_tuple") and self.kind == "entry" and not self.in_scope:
+                          "const", "make_tuple", "create_tensor", "create") and self.kind == "entry" \
+                and not self.in_scope:
             raise self.error(node, f"Misplaced tile op 'pl.{f.attr}' in Orchestration function (should be inside "
                                    "an InCore scope)",
                              hint="wrap it in `with pl.at(level=pl.Level.CORE_GROUP):` or move it into a "
@@ -459,13 +514,16 @@ class JitParser(Parser):
         if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
             raise self.error(fn, f"@pl.jit.inline {src.name!r} must end with `return value`",
                              hint="inline helpers return the value they compute")
-        saved = (self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind)
+        saved = (self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind, self.consts)
         self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind = {}, {}, 0, [[]], []
+        self.consts = dict(self.consts)
         try:
             for p, a in zip(fn.args.args, args, strict=True):
                 if isinstance(a, Var):
                     self.env[p.arg] = a
                     self.depth_of[p.arg] = 0
+                elif isinstance(a, (ConstInt, ConstFloat, ConstBool)):
+                    self.consts[p.arg] = a.value  # a literal argument: a constant of the helper
                 else:
                     raise self.error(node, f"inline helper {src.name!r}: pass a named value for {p.arg!r}",
                                      hint="bind the argument to a name first")
@@ -474,9 +532,41 @@ class JitParser(Parser):
                 self._stmt(s, stmts)
             result = self._expr(body[-1].value)
         finally:
-            self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind = saved
+            self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind, self.consts = saved
         self._pending.extend(stmts)  # spliced before the statement that called the helper
         return result
+
+def _one_op_per_statement(s: Stmt) -> list[Stmt]:
+    """``s`` with op calls nested in its call's operands bound to variables first (in evaluation order)."""
+    from tilefold.ir.stmt import EvalStmt
+
+    if not isinstance(s, (AssignStmt, EvalStmt, ReturnStmt)):
+        return [s]
+    before: list[Stmt] = []
+
+    def flat(e: Expr, top: bool) -> Expr:
+        if not isinstance(e, Call) or isinstance(e.op, GlobalVar):
+            return e
+        args = tuple(flat(a, False) for a in e.args)
+        if any(x is not y for x, y in zip(args, e.args, strict=True)):
+            e = e.with_fields(args=args)
+        if top:
+            return e
+        v = Var(f"{e.op_name.split('.')[-1]}_t", e.type, e.span)
+        before.append(AssignStmt(v, e, span=e.span))
+        return v
+
+    if isinstance(s, AssignStmt):
+        value = flat(s.value, True)
+        s = s if value is s.value else s.with_fields(value=value)
+    elif isinstance(s, EvalStmt):
+        value = flat(s.expr, True)
+        s = s if value is s.expr else s.with_fields(expr=value)
+    else:
+        values = tuple(flat(v, True) for v in s.values)
+        s = s.with_fields(values=values)
+    return [*before, s]
+
 
 class _NoSig:
     return_types: tuple = ()
@@ -510,7 +600,8 @@ def _has_dynamic(parser: Parser, node: ast.Subscript) -> bool:
     if not isinstance(shape, (ast.List, ast.Tuple)):
         return False
     for e in shape.elts:
-        if isinstance(e, ast.Name) and isinstance(parser._lookup_const(e.id), DynamicDim):
+        if isinstance(e, ast.Name) and parser.const_lookup is not None \
+                and isinstance(parser.const_lookup(e.id), DynamicDim):
             return True
         if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "dynamic":
             return True

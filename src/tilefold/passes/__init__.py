@@ -29,6 +29,8 @@ _LAZY = {
     "init_mem_ref": "tilefold.passes.init_mem_ref",
     "memory_reuse": "tilefold.passes.memory_reuse",
     "allocate_memory_addr": "tilefold.passes.allocate_memory_addr",
+    "outline_incore_scopes": "tilefold.passes.outline_incore_scopes",  # tensor level (@pl.jit programs)
+    "convert_tensor_to_tile_ops": "tilefold.passes.convert_tensor_to_tile_ops",
     "default_tile_pipeline": "tilefold.passes.pipeline",
     "get_pass": "tilefold.passes.pipeline",
     "list_passes": "tilefold.passes.pipeline",

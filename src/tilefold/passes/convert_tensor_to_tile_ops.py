@@ -64,6 +64,11 @@ def _ints(e: Expr) -> list[int]:
     return out
 
 
+def _row_bytes(cols: int, dtype: DataType) -> int:
+    """Bytes of one tile row, padded to the 32-byte vector alignment (a [R, 1] vector still takes 32 B a row)."""
+    return -(-cols * dtype.bits // 8 // 32) * 32 if cols * dtype.bits // 8 >= 1 else 32
+
+
 def _shape(t: Any) -> tuple[int, ...]:
     s = t.static_shape
     assert s is not None
@@ -121,39 +126,52 @@ class _Lowering:
         return isinstance(t, TensorType) and _shape(t)[0] == m
 
     def block_rows(self, m: int) -> int:
+        """Peak bytes of the tiles live at once (a load lives from its first to its last use, a result from its
+        op to its last use), per block row and fixed, for Vec and Mat; the largest R dividing M that fits."""
         vec = self.target.capacity(MemorySpace.Vec) // 2
         mat = self.target.capacity(MemorySpace.Mat)
-        per_row_vec = fixed_vec = per_row_mat = fixed_mat = 0
-        seen: set[tuple[Var, bool]] = set()
-        for s in self.region:
+        first: dict[Any, int] = {}
+        last: dict[Any, int] = {}
+        size: dict[Any, tuple[int, int, bool]] = {}  # key -> (bytes per block row, fixed bytes, in Mat)
+        results = {s.var for s in self.region}
+        for idx, s in enumerate(self.region):
             call = s.value
             op = op_of(call)
             assert op is not None
             mat_op = op.kind is OpKind.MATMUL
             for i, a in enumerate(call.args):
-                if not isinstance(a, Var) or not isinstance(a.type, TensorType) or a in self.tiles_planned:
+                if not isinstance(a, Var) or not isinstance(a.type, TensorType):
                     continue
                 if call.op_name == "tensor.assemble" and i == 0:
                     continue
-                row = self.row_operand(call, i, m)
-                if (a, row) in seen:
-                    continue
-                seen.add((a, row))
-                shape = _shape(a.type)
-                nbytes = (shape[1] if row else shape[0] * shape[1]) * a.type.dtype.bits // 8
-                if mat_op:
-                    if row:
-                        per_row_mat += nbytes
-                    else:
-                        fixed_mat += nbytes
-                elif row:
-                    per_row_vec += nbytes
+                if a in results:
+                    key: Any = ("result", a)
                 else:
-                    fixed_vec += nbytes
-            if call.op_name != "tensor.assemble" and not mat_op:
-                shape = _shape(s.var.type)
-                per_row_vec += shape[1] * s.var.type.dtype.bits // 8
-            self.tiles_planned.add(s.var)
+                    row = self.row_operand(call, i, m)
+                    key = ("load", a, row, mat_op)
+                    shape = _shape(a.type)
+                    nbytes = _row_bytes(shape[1], a.type.dtype) * (1 if row else shape[0])
+                    size[key] = (nbytes, 0, mat_op) if row else (0, nbytes, mat_op)
+                first.setdefault(key, idx)
+                last[key] = idx
+            if call.op_name != "tensor.assemble" and not mat_op:  # matmul results live in Acc (AutoTileMatmulL0)
+                key = ("result", s.var)
+                size[key] = (_row_bytes(_shape(s.var.type)[1], s.var.type.dtype), 0, False)
+                first.setdefault(key, idx)
+                last.setdefault(key, idx)
+        delta: dict[int, list[tuple[int, int, int, int]]] = {}
+        for key, (row_b, fixed_b, in_mat) in size.items():
+            v = (0, 0, row_b, fixed_b) if in_mat else (row_b, fixed_b, 0, 0)
+            delta.setdefault(first[key], []).append(v)
+            delta.setdefault(last[key] + 1, []).append(tuple(-x for x in v))  # type: ignore[arg-type]
+        cur = [0, 0, 0, 0]
+        peak = [0, 0, 0, 0]
+        for idx in sorted(delta):
+            for d in delta[idx]:
+                cur = [c + x for c, x in zip(cur, d, strict=True)]
+            # the peak of each quantity (an over-estimate of the joint peak, so still safe)
+            peak = [max(pk, c) for pk, c in zip(peak, cur, strict=True)]
+        per_row_vec, fixed_vec, per_row_mat, fixed_mat = peak
         best = None
         for r in range(m, 0, -1):
             if m % r == 0 and r * per_row_vec + fixed_vec <= vec and r * per_row_mat + fixed_mat <= mat:
@@ -193,12 +211,17 @@ class _Lowering:
         a = call.args[i]
         if isinstance(a, Var) and a in self.tiles:
             return self.tiles[a]
+        if isinstance(a, Var) and a in self.final:  # a tensor written earlier in the region: read it back
+            src = self.current[self.final[a]]
+            row = m is not None and self.row_operand(call, i, m)
+            return self.load(src, row, mem, r, row_off)
         if isinstance(a, Var) and isinstance(a.type, TensorType):
             row = m is not None and self.row_operand(call, i, m)
             return self.load(a, row, mem, r, row_off)
         return a
 
     def lower(self, m: int | None, r: int, row_off: Expr, current: dict[Var, Var]) -> None:
+        self.current = current
         for s in self.region:
             call = s.value
             op = op_of(call)
@@ -246,7 +269,7 @@ class _Lowering:
                                             hint="slice a tensor parameter: a[0:16, :]")
                 ext, offs = _ints(call.args[1]), _ints(call.args[2])
                 ld = make_call("tile.load", [src, _tup([_idx(x) for x in offs]), _tup([_idx(x) for x in ext])],
-                               {"target_memory": MemorySpace.Vec}, span=span)
+                               {"target_memory": self.cube_operands.get(s.var, MemorySpace.Vec)}, span=span)
                 t = Var(self.fresh(s.var.name), ld.type, span)
                 self.out.append(AssignStmt(t, ld, span=span))
                 self.tiles[s.var] = t
@@ -267,6 +290,10 @@ class _Lowering:
     def run(self) -> tuple[list[Stmt], dict[Var, Var]]:
         """Statements replacing the region and the map written-tensor result -> final tensor."""
         self.tiles_planned: set[Var] = set()
+        # a slice read by the cube is loaded straight into Mat (there is no Vec -> Mat path)
+        self.cube_operands: dict[Var, MemorySpace] = {
+            a: MemorySpace.Mat for s in self.region if (o := op_of(s.value)) is not None and o.kind is OpKind.MATMUL
+            for a in s.value.args if isinstance(a, Var)}
         self.root: dict[Var, Var] = {}
         self.final: dict[Var, Var] = {}
         for s in self.region:
@@ -399,4 +426,34 @@ def convert_tensor_to_tile_ops(target: Any = None) -> Pass:
     return Pass("ConvertTensorToTileOps", run)
 
 
-__all__ = ["convert_tensor_to_tile_ops"]
+def is_tensor_level(program: Program) -> bool:
+    """Does ``program`` hold ``pl.at`` scopes or tensor-level ops (a ``@pl.jit`` program not lowered yet)?"""
+    from tilefold.ir.stmt import ScopeStmt
+
+    class _Find(IRVisitor):
+        found = False
+
+        def visit_ScopeStmt(self, stmt: ScopeStmt) -> None:
+            self.found = True
+
+        def visit_Call(self, expr: Call) -> None:
+            if _is_tensor_op(expr):
+                self.found = True
+            super().visit_Call(expr)
+
+    f = _Find()
+    for fn in program.functions:
+        f.visit_stmt(fn.body)
+        if f.found:
+            return True
+    return False
+
+
+def tensor_level_passes(target: Any = None) -> list[Pass]:
+    """OutlineIncoreScopes, ConvertTensorToTileOps: what runs before the tile pipeline on tensor-level programs."""
+    from tilefold.passes.outline_incore_scopes import outline_incore_scopes
+
+    return [outline_incore_scopes(), convert_tensor_to_tile_ops(target)]
+
+
+__all__ = ["convert_tensor_to_tile_ops", "is_tensor_level", "tensor_level_passes"]
