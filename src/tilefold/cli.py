@@ -702,8 +702,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         kwargs["max_steps"] = args.max_steps
     if args.target:
         kwargs["target"] = args.target
-    if getattr(args, "max_steps", None) is not None:
-        kwargs["max_steps"] = args.max_steps
     with collect_remarks() as remarks:
         report = run_and_compare(program, inputs, **kwargs)
     sim = getattr(report, "sim", None)
@@ -1005,8 +1003,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--entry", metavar="NAME", help=ENTRY_HELP)
     p.add_argument("--block-dim", type=int, default=1, metavar="N", help="number of blocks (cores) to launch")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
-    p.add_argument("--max-steps", type=int, default=None, metavar="N",
-                   help="stop a run after N executed statements / loop iterations (default 1,000,000)")
     p.add_argument("--set", action="append", metavar="NAME=VALUE",
                    help="value of a scalar parameter of the entry function (unset scalars are random in [0, 4))")
     p.add_argument("--remarks", action="store_true", help="print the passes' remarks after the result table")
@@ -1016,7 +1012,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace", metavar="OUT.json", help="write the pipe timelines as Chrome trace-event / Perfetto JSON")
     p.add_argument("--timeline", metavar="OUT.png", help="draw the pipe timelines (needs tilefold[plot])")
     p.add_argument("--max-steps", type=int, default=None, metavar="N",
-                   help="stop a run after N simulated instructions and loop iterations (default 5,000,000)")
+                   help="stop a run after N steps: golden statements and loop iterations, simulated instructions "
+                        "(default 5,000,000 each)")
     p.add_argument("--kernel", metavar="NAME", help="the @pl.jit entry to run (files of jit kernels)")
     p.add_argument("--shape", action="append", metavar="NAME=16x128[:fp16]",
                    help="shape (and dtype) of a bare pl.Tensor parameter of a jit kernel")
