@@ -1013,7 +1013,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeline", metavar="OUT.png", help="draw the pipe timelines (needs tilefold[plot])")
     p.add_argument("--max-steps", type=int, default=None, metavar="N",
                    help="stop a run after N steps: golden statements and loop iterations, simulated instructions "
-                        "(default 5,000,000 each)")
+                        "(default 1,000,000 each)")
     p.add_argument("--kernel", metavar="NAME", help="the @pl.jit entry to run (files of jit kernels)")
     p.add_argument("--shape", action="append", metavar="NAME=16x128[:fp16]",
                    help="shape (and dtype) of a bare pl.Tensor parameter of a jit kernel")

@@ -16,7 +16,7 @@ import pytest
 from sim_helpers import Vec, buf, program, tensor
 
 import tilefold.language as pl
-from tilefold.backend.pto import For, SConst, SetFlag, TLoad, TStore, TVector, WaitFlag
+from tilefold.backend.pto import For, SBin, SConst, SetFlag, SSpecial, TLoad, TStore, TVector, WaitFlag
 from tilefold.budget import StepBudgetExceeded
 from tilefold.compiler import compile as compile_program
 from tilefold.custom import register_custom_op, unregister_custom_op
@@ -109,9 +109,12 @@ def test_ordering_is_transitive(target):
 
 
 def _copy_kernel(func_type="InCore"):
-    return program([TLoad("t", "x", (Z, Z), (128, 128)), TStore("out", (Z, Z), "t", (128, 128))],
+    # each unit (block, sub-block) stores its own 128 rows of ``out``: units of one launch must not race
+    unit = SBin("+", SBin("*", SSpecial("block_idx"), SConst(2)), SSpecial("subblock_idx"))
+    row = SBin("*", unit, SConst(128))
+    return program([TLoad("t", "x", (Z, Z), (128, 128)), TStore("out", (row, Z), "t", (128, 128))],
                    [buf("t", Vec, 0, 128, 128)],
-                   [tensor("x", (128, 128)), tensor("out", (128, 128), "Out")], func_type=func_type)
+                   [tensor("x", (128, 128)), tensor("out", (4 * 128, 128), "Out")], func_type=func_type)
 
 
 def test_shared_gm_transfer_slows_when_two_cores_transfer_at_once(target):
