@@ -56,19 +56,6 @@ class UnsupportedDataPath(DeviceFault):
     kind = "unsupported data path"
 
 
-class IllegalUnit(UnsupportedDataPath):
-    """A kernel touched a memory its unit cannot reach: an AIV kernel (one vector sub-block) sees only its
-    own Vec and GM; an AIC kernel (the cube) sees only Mat, Left, Right, Acc, Bias and GM."""
-
-    kind = "illegal unit access"
-
-
-class OutOfBounds(DeviceFault):
-    """An access outside a memory space or outside a GM tensor."""
-
-    kind = "out-of-bounds access"
-
-
 class RaceDetected(DeviceFault):
     """Two units of one launch (vector sub-blocks, blocks) touch the same GM bytes without an order between
     them: both write, or one reads what the other writes (``tilefold.sim.races``). ``first`` / ``second``
@@ -84,6 +71,20 @@ class RaceDetected(DeviceFault):
         self.tensor = tensor
         self.elements = elements
         super().__init__(message, hint=hint, space="GM")
+
+
+class IllegalUnit(UnsupportedDataPath):
+    """A kernel touched a memory its unit cannot reach: an AIV kernel (one vector sub-block) sees only its
+    own Vec and GM; an AIC kernel (the cube) sees only Mat, Left, Right, Acc, Bias and GM."""
+
+    kind = "illegal unit access"
+
+
+class OutOfBounds(DeviceFault):
+    """An access outside a memory space or outside a GM tensor."""
+
+    kind = "out-of-bounds access"
+
 
 
 __all__ = ["Deadlock", "DeviceFault", "DeviceHang", "IllegalUnit", "MissingSync", "OutOfBounds", "RaceDetected",

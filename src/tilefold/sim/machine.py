@@ -60,7 +60,6 @@ from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint
 from .faults import DeviceFault, DeviceHang, IllegalUnit, OutOfBounds, UnsupportedDataPath
 from .hazards import HazardTracker
 from .memory import FR, Handle, assign, copy_rows, nd_view, read, write
-from .races import LaunchAccesses
 from .timeline import PIPE_INDEX, PIPES, S, UnitTrace, schedule
 
 Mem = MemorySpace
@@ -390,7 +389,7 @@ class KernelRun:
         self._path(Mem.DDR, dst.space, ins, dst.address)
         src = self._gm_window(ins.tensor, ins.offsets, ins.window, dst.rows, dst.cols, ins)
         if self.m.races is not None:  # GM race detection (sim/races.py)
-            self.m.races.record(self.unit, False, ins.tensor, self.gm[ins.tensor], src, ins)
+            self.m.races.record(self, False, ins.tensor, self.gm[ins.tensor], src, ins)
         write(mem, dst, src.reshape(dst.rows, dst.cols), "")
         self._dma(ins, Mem.DDR, dst.space, dst.nbytes)
 
@@ -403,7 +402,7 @@ class KernelRun:
         if ins.valid:  # the instruction writes the tile's valid region only
             win, value = valid_region(win, value, [self.ev_int(v) for v in ins.valid], ins)
         if self.m.races is not None:  # GM race detection (sim/races.py)
-            self.m.races.record(self.unit, True, ins.tensor, self.gm[ins.tensor], win, ins)
+            self.m.races.record(self, True, ins.tensor, self.gm[ins.tensor], win, ins)
         assign(win, value.reshape(win.shape) if value.shape != win.shape else value)  # in place: win is a view
         self._dma(ins, src.space, Mem.DDR, src.nbytes)
 
@@ -610,6 +609,8 @@ def valid_region(win: np.ndarray, value: np.ndarray, valid: list[int], ins: Inst
     """The parts of a store's GM window and of its tile value inside the tile's valid [rows, cols]."""
     rows, cols = value.shape
     if win.shape != value.shape:
+        from tilefold.errors import NotSupportedError
+
         raise NotSupportedError(f"simulator: `{ins.text()}`: a valid shape on a tile stored into a flattened N-D "
                                 "window is not supported", hint="store the tile into a 2-D window")
     vr, vc = (min(max(int(v), 0), n) for v, n in zip(valid, (rows, cols), strict=True))
@@ -664,7 +665,7 @@ class Machine:
         self.cores: dict[int, Core] = {}
         self.vector_info: dict[int, tuple] = {}  # id(TVector) -> (instruction, OpDef, attrs)
         self._mads: dict[tuple, Handle] = {}
-        self.races: LaunchAccesses | None = None  # the GM accesses of the running launch, when it has >1 unit
+        self.races: Any = None  # sim/races.py LaunchAccesses of the running launch, when it has >1 unit
 
     def mad_handle(self, dst: Handle, m: int, n: int) -> Handle:
         """The dense NZ handle a MAD of m x n writes from ``dst``'s base (built once per shape)."""
@@ -708,6 +709,7 @@ class Machine:
         units: dict[str, UnitStats] = {}
         traces: dict[str, UnitTrace] = {}
         ft = kernel.func_type
+        from .races import LaunchAccesses  # GM race detection (sim/races.py)
         self.races = LaunchAccesses(kernel, gm) if block_dim > 1 or ft == "AIV" else None
         for b in range(block_dim):
             core_idx = b % self.target.num_aic
@@ -725,7 +727,6 @@ class Machine:
                     trace = traces[unit] = UnitTrace(unit)
                 trace.begin_block(f"block {b} of @{kernel.name}")
                 run = KernelRun(self, kernel, core, sb, b, block_dim, gm, scalars, stats, trace)
-                run.unit = f"{unit} (block {b})"
                 try:
                     run.run(kernel.body)
                 except DeviceFault as f:

@@ -136,17 +136,30 @@ class LaunchAccesses:
             bit = self._load_bits[id(ins)] = 1 << (len(self._load_bits) % 64)
         return bit
 
+    @staticmethod
+    def unit(run: Any) -> str:
+        """The name of the unit ``run`` (a ``KernelRun``) executes on: ``core3.aiv1 (block 7)``."""
+        name = run.__dict__.get("_race_unit")
+        if name is None:
+            core = run.block_idx % run.target.num_aic
+            ft = run.kernel.func_type
+            where = f"aiv{run.subblock}" if ft == "AIV" else "aic" if ft == "AIC" else ""
+            name = run.__dict__["_race_unit"] = f"core{core}{'.' + where if where else ''} (block {run.block_idx})"
+        return name
+
     def step(self, run: Any, ins: Any) -> None:
         """Follow the data of one executed instruction of ``run`` (a ``KernelRun``)."""
         if not self.read_keys:
             return
-        flow = self.flows.get(run.unit)
+        unit = self.unit(run)
+        flow = self.flows.get(unit)
         if flow is None:
-            flow = self.flows[run.unit] = DataFlow(self)
+            flow = self.flows[unit] = DataFlow(self)
         flow.step(run, ins)
 
-    def record(self, unit: str, write: bool, tensor: str, base: np.ndarray, view: np.ndarray, ins: Any) -> None:
-        """Record that ``unit`` reads (or writes) the window ``view`` of GM tensor ``base`` at ``ins``."""
+    def record(self, run: Any, write: bool, tensor: str, base: np.ndarray, view: np.ndarray, ins: Any) -> None:
+        """Record that ``run`` (a ``KernelRun``) reads (or writes) the window ``view`` of GM tensor ``base``
+        at ``ins``."""
         key = id(base)
         if not write and key not in self.read_keys:
             return
@@ -158,6 +171,7 @@ class LaunchAccesses:
         starts, length = window_runs(base, view, self._bases[key])
         if length == 0:
             return
+        unit = self.unit(run)
         self._seq += 1
         bit = 0 if write else self.load_bit(ins)
         accesses.append(Access(unit, self._seq, write, tensor, ins, starts, length, bit))
