@@ -153,6 +153,7 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
         u.start = [0.0] * len(u.pipe)
         u.end = [0.0] * len(u.pipe)
     active: dict[tuple[int, int], float] = {}  # (unit, record) -> bytes left
+    used_pipes = [tuple(p for p in range(NPIPES) if q[p]) for q in queues]
     pending_markers = [set(u.floating) for u in units]
     engine_busy: set[tuple[int, int]] = set()  # (unit, pipe) whose engine moves data now
     engine_wait: dict[tuple[int, int], tuple[int, int]] = {}  # (unit, pipe) -> transfer past its latency
@@ -175,7 +176,7 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
                     u.start[r] = u.end[r] = now
                     d[r] = True
                     progress = True
-            for p in range(NPIPES):
+            for p in used_pipes[ui]:
                 qp = q[p]
                 if b[p] or pos[p] >= len(qp):
                     continue
