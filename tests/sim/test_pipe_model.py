@@ -293,3 +293,9 @@ def test_timeline_without_matplotlib_is_a_clear_error(target, monkeypatch, tmp_p
     res = simulate(_load_and_vector(dependent=False), {"x": _x()}, target=target)
     with pytest.raises(TilefoldError, match=r"tilefold\[plot\]"):
         plot_timeline(res, tmp_path / "t.png")
+
+
+def test_step_budget_stops_an_empty_loop(target):
+    p = program([For("i", Z, SConst(10**12), SConst(1), ())], [], [])
+    with pytest.raises(StepBudgetExceeded, match="for \\$i in range"):
+        simulate(p, {}, target=target, max_steps=50)

@@ -323,8 +323,12 @@ class KernelRun:
             raise TilefoldError("simulator: loop with step 0")
         cost = self.costs.scalar_op
         add = self.trace.add
+        budget = self.budget
         for i in range(start, stop, step):
             self.regs[ins.var] = i
+            budget.steps += 1  # an iteration is a step too, so an empty body cannot spin forever
+            if budget.max_steps is not None and budget.steps > budget.max_steps:
+                budget.spend(0, ins.span, f"`{ins.text()}`")
             add(S, ins, cost)
             self.run(ins.body)
 
