@@ -202,8 +202,10 @@ def test_pipeline_stage_two_overlaps_load_and_compute(target):
         res = simulate(comp.pto, {"a": a}, target=target)
         np.testing.assert_allclose(res.outputs["out"], run_program(prog, {"a": a})["out"], rtol=1e-6)
         times[stage] = res.cycles
+        text = comp.pto.text()
+        assert "set_flag MTE2 -> VECTOR" in text and "wait_flag MTE2 -> VECTOR" in text  # visible in --emit pto
         if stage == 2:
-            assert "%t.s1" in comp.pto.text(), "stage 2 has a second buffer set"
+            assert "%t.s1" in text, "stage 2 has a second buffer set"
     assert times[2] < times[1]
 
 
