@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,16 +48,17 @@ class UnitTrace:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.pipe: list[int] = []
+        # compact typed arrays: a long run records millions of instructions
+        self.pipe = array("b")
         self.deps: list[tuple[int, ...]] = []
-        self.latency: list[float] = []
-        self.work: list[float] = []
-        self.gm_bytes: list[float] = []
-        self.gm_cap: list[float] = []
+        self.latency = array("d")
+        self.work = array("d")
+        self.gm_bytes = array("d")
+        self.gm_cap = array("d")
         self.instr: list[Any] = []
         self.last = [-1] * NPIPES  # last record of each pipe
-        self.start: list[float] = []
-        self.end: list[float] = []
+        self.start = array("d")
+        self.end = array("d")
         self.flows: list[tuple[int, int]] = []  # (set_flag record, wait_flag record)
         self.block_starts: list[int] = []
         self.floating: set[int] = set()  # set_flag records: on a pipe's lane, outside its queue
@@ -150,8 +152,8 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
                 q[p].append(i)
         queues.append(q)
         done.append([False] * len(u.pipe))
-        u.start = [0.0] * len(u.pipe)
-        u.end = [0.0] * len(u.pipe)
+        u.start = array("d", bytes(8 * len(u.pipe)))
+        u.end = array("d", bytes(8 * len(u.pipe)))
     active: dict[tuple[int, int], float] = {}  # (unit, record) -> bytes left
     used_pipes = [tuple(p for p in range(NPIPES) if q[p]) for q in queues]
     pending_markers = [set(u.floating) for u in units]
