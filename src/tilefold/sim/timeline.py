@@ -29,6 +29,7 @@ from __future__ import annotations
 import heapq
 import math
 from array import array
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,7 +157,12 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
         u.end = array("d", bytes(8 * len(u.pipe)))
     active: dict[tuple[int, int], float] = {}  # (unit, record) -> bytes left
     used_pipes = [tuple(p for p in range(NPIPES) if q[p]) for q in queues]
-    pending_markers = [set(u.floating) for u in units]
+    pending_markers = []
+    for u in units:
+        per_pipe: list[deque] = [deque() for _ in range(NPIPES)]
+        for r in sorted(u.floating):
+            per_pipe[u.pipe[r]].append(r)
+        pending_markers.append([mq for mq in per_pipe if mq])
     engine_busy: set[tuple[int, int]] = set()  # (unit, pipe) whose engine moves data now
     engine_wait: dict[tuple[int, int], tuple[int, int]] = {}  # (unit, pipe) -> transfer past its latency
     caps: dict[tuple[int, int], float] = {}
@@ -172,9 +178,9 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
         progress = True
         while progress:
             progress = False
-            if markers:
-                for r in [r for r in markers if all(d[x] for x in u.deps[r])]:
-                    markers.discard(r)
+            for mq in markers:  # per pipe, markers become ready in issue order: look at the oldest only
+                while mq and all(d[x] for x in deps[mq[0]]):
+                    r = mq.popleft()
                     u.start[r] = u.end[r] = now
                     d[r] = True
                     progress = True
