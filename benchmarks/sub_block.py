@@ -262,6 +262,13 @@ def main(argv: list[str] | None = None) -> int:
                  "speedup", "tiled/base"], rows,
                 title=f"TileAndBindSubBlock softmax custom ops on {args.target} "
                       f"({args.warmup} warm-up, {args.repeats} alternating runs, trimmed median)")
+    if args.plot:
+        from tilefold.sim.trace import plot_table
+
+        out = plot_table(["shape", "baseline cycles", "tiled cycles"],
+                         [[f"{r[0]} r{r[1]}", r[3], r[4]] for r in rows], "sub_block.png",
+                         title=f"baseline vs tiled on {args.target}", value_columns=(1, 2))
+        print(f"plot written to {out}")
     speedups = [res["speedup"] for res in results]
     g = geomean(speedups)
     print(f"\nspeedup range {min(speedups):.3f}x - {max(speedups):.3f}x, geomean {g:.3f}x")

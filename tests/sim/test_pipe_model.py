@@ -205,8 +205,10 @@ def test_pipeline_stage_two_overlaps_load_and_compute(target):
         res = simulate(comp.pto, {"a": a}, target=target)
         np.testing.assert_allclose(res.outputs["out"], run_program(prog, {"a": a})["out"], rtol=1e-6)
         times[stage] = res.cycles
+        text = comp.pto.text()
+        assert "set_flag MTE2 -> VECTOR" in text and "wait_flag MTE2 -> VECTOR" in text  # visible in --emit pto
         if stage == 2:
-            assert "%t.s1" in comp.pto.text(), "stage 2 has a second buffer set"
+            assert "%t.s1" in text, "stage 2 has a second buffer set"
     assert times[2] < times[1]
 
 
@@ -263,3 +265,42 @@ def test_utilisation_and_critical_pipe(target):
     assert list(util)[:6] == ["MTE2", "MTE1", "CUBE", "VECTOR", "FIXPIPE", "MTE3"]
     assert 0 < util["VECTOR"] < util["MTE2"] <= 1.0
     assert res.critical_pipe() == "MTE2"
+
+
+def test_cli_run_writes_a_trace_and_prints_the_critical_pipe(tmp_path, capsys):
+    import json
+    from pathlib import Path
+
+    from tilefold.cli import main
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "timing" / "double_buffer.py"
+    out = tmp_path / "trace.json"
+    assert main(["run", str(example), "--trace", str(out), "--max-steps", "100000"]) == 0
+    text = capsys.readouterr().out
+    assert "critical pipe" in text and "utilisation" in text and " us at " in text
+    _validate_trace_events(json.loads(out.read_text()))
+
+
+def test_timeline_without_matplotlib_is_a_clear_error(target, monkeypatch, tmp_path):
+    import builtins
+
+    from tilefold.errors import TilefoldError
+    from tilefold.sim.trace import plot_timeline
+
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name.startswith("matplotlib"):
+            raise ImportError("no matplotlib")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    res = simulate(_load_and_vector(dependent=False), {"x": _x()}, target=target)
+    with pytest.raises(TilefoldError, match=r"tilefold\[plot\]"):
+        plot_timeline(res, tmp_path / "t.png")
+
+
+def test_step_budget_stops_an_empty_loop(target):
+    p = program([For("i", Z, SConst(10**12), SConst(1), ())], [], [])
+    with pytest.raises(StepBudgetExceeded, match="for \\$i in range"):
+        simulate(p, {}, target=target, max_steps=50)

@@ -240,14 +240,21 @@ class KernelRun:
                 f.args = (f.render(),)
                 raise
 
-    def pipe(self, ins: Instr) -> int:
-        """Pipe index of ``ins`` (cached per instruction: it depends only on its handles' spaces)."""
-        p = self.pipes.get(id(ins))
-        if p is None:
+    def _facts(self, ins: Instr) -> tuple:
+        """(pipe index, tile handles read, written, GM tensors read, written) of ``ins``, cached per
+        instruction object (the pipe depends only on its handles' spaces, which do not change)."""
+        f = self.pipes.get(id(ins))
+        if f is None or f[-1] is not ins:
             p = PIPE_INDEX[instruction_pipe(ins, lambda n: self.h(n).space, self.target)]
-            self.pipes[id(ins)] = (p, ins)
-            return p
-        return p[0]
+            reads, writes, gm_reads, gm_writes = tile_accesses(ins)
+            tiles = tuple((n, False) for n in reads) + tuple((n, True) for n in writes)
+            gms = tuple(("@" + t, False) for t in gm_reads) + tuple(("@" + t, True) for t in gm_writes)
+            f = self.pipes[id(ins)] = (p, tiles, gms, ins)
+        return f
+
+    def pipe(self, ins: Instr) -> int:
+        """Pipe index of ``ins``."""
+        return self._facts(ins)[0]
 
     def charge(self, ins: Instr, latency: float = 0.0, work: float = 0.0, nbytes: int = 0,
                gm_cap: float = 0.0) -> None:
@@ -257,9 +264,10 @@ class KernelRun:
         s = self.stats
         s.instructions += 1
         s.bytes_moved += nbytes
-        pipe = self.pipe(ins)
+        facts = self._facts(ins)
+        pipe = facts[0]
         if pipe != S:
-            self._check_accesses(ins, pipe)
+            self._check_accesses(ins, pipe, facts)
         if gm_cap > 0:
             self.trace.add(pipe, ins, latency, 0.0, float(nbytes), gm_cap)
         else:
@@ -269,18 +277,15 @@ class KernelRun:
         self.stats.instructions += 1
         self.trace.add(S, ins, cycles)
 
-    def _check_accesses(self, ins: Instr, pipe: int) -> None:
-        reads, writes, gm_reads, gm_writes = tile_accesses(ins)
+    def _check_accesses(self, ins: Instr, pipe: int, facts: tuple) -> None:
         hz = self.hazards
         hz.tick(pipe)
         handles = self.handles
-        for names, w in ((reads, False), (writes, True)):
-            for n in names:
-                h = handles.get(n) or self.h(n)
-                hz.access(pipe, h.space.name, h.lo, h.hi, w, ins, "")
-        for names, w in ((gm_reads, False), (gm_writes, True)):
-            for t in names:
-                hz.access(pipe, ("GM", "@" + t), 0, 1 << 62, w, ins, "tensor ")
+        for n, w in facts[1]:
+            h = handles.get(n) or self.h(n)
+            hz.access(pipe, h.space_name, h.lo, h.hi, w, ins, "")
+        for t, w in facts[2]:
+            hz.access(pipe, ("GM", t), 0, 1 << 62, w, ins, "tensor ")
 
     def x_SetFlag(self, ins: SetFlag) -> None:
         src, dst = PIPE_INDEX[PIPES_BY_VALUE[ins.src]], PIPE_INDEX[PIPES_BY_VALUE[ins.dst]]
@@ -320,8 +325,12 @@ class KernelRun:
             raise TilefoldError("simulator: loop with step 0")
         cost = self.costs.scalar_op
         add = self.trace.add
+        budget = self.budget
         for i in range(start, stop, step):
             self.regs[ins.var] = i
+            budget.steps += 1  # an iteration is a step too, so an empty body cannot spin forever
+            if budget.max_steps is not None and budget.steps > budget.max_steps:
+                budget.spend(0, ins.span, f"`{ins.text()}`")
             add(S, ins, cost)
             self.run(ins.body)
 
@@ -488,7 +497,10 @@ class KernelRun:
             raise TilefoldError(f"simulator: {op.name} has no golden semantics")
         write(vec, dst, op.golden(args, attrs), "")
         c = self.costs
-        self.charge(ins, c.vector_startup, math.ceil(nbytes / c.vector_rate(dst.dtype.name)))
+        rate = self.m.vector_rates.get(dst.dtype)
+        if rate is None:
+            rate = self.m.vector_rates[dst.dtype] = c.vector_rate(dst.dtype.name)
+        self.charge(ins, c.vector_startup, math.ceil(nbytes / rate))
 
     def x_TMatmul(self, ins: TMatmul) -> None:
         op = self.m.op(ins.op)
@@ -661,7 +673,8 @@ class Machine:
         self.budget = StepBudget(None, "simulator")
         self.traces: list[UnitTrace] = []
         self.busy: dict[str, dict[Any, float]] = {}
-        self.pipes: dict[int, tuple[int, Instr]] = {}  # id(instruction) -> (pipe index, instruction)
+        self.vector_rates: dict[DataType, int] = {}
+        self.pipes: dict[int, tuple] = {}  # id(instruction) -> (pipe, tile accesses, GM accesses, instruction)
         self.cores: dict[int, Core] = {}
         self.vector_info: dict[int, tuple] = {}  # id(TVector) -> (instruction, OpDef, attrs)
         self._mads: dict[tuple, Handle] = {}

@@ -25,12 +25,13 @@ FR = 16  # fractal rows / cols of the NZ layout
 class Handle:
     """A tile in a memory space: address, shape, pitch, dtype and layout (immutable; derived sizes cached)."""
 
-    __slots__ = ("space", "address", "rows", "cols", "pitch", "dtype", "layout", "isz", "np_dtype", "nbytes",
-                 "lo", "hi", "_views")
+    __slots__ = ("space", "space_name", "address", "rows", "cols", "pitch", "dtype", "layout", "isz", "np_dtype",
+                 "nbytes", "lo", "hi", "_views")
 
     def __init__(self, space: MemorySpace, address: int, rows: int, cols: int, pitch: int, dtype: DataType,
                  layout: str = "ND") -> None:
         self.space = space
+        self.space_name = space.name
         self.address = address
         self.rows = rows
         self.cols = cols

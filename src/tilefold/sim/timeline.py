@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import heapq
 import math
+from array import array
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,16 +49,17 @@ class UnitTrace:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.pipe: list[int] = []
+        # compact typed arrays: a long run records millions of instructions
+        self.pipe = array("b")
         self.deps: list[tuple[int, ...]] = []
-        self.latency: list[float] = []
-        self.work: list[float] = []
-        self.gm_bytes: list[float] = []
-        self.gm_cap: list[float] = []
+        self.latency = array("d")
+        self.work = array("d")
+        self.gm_bytes = array("d")
+        self.gm_cap = array("d")
         self.instr: list[Any] = []
         self.last = [-1] * NPIPES  # last record of each pipe
-        self.start: list[float] = []
-        self.end: list[float] = []
+        self.start = array("d")
+        self.end = array("d")
         self.flows: list[tuple[int, int]] = []  # (set_flag record, wait_flag record)
         self.block_starts: list[int] = []
         self.floating: set[int] = set()  # set_flag records: on a pipe's lane, outside its queue
@@ -150,10 +153,16 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
                 q[p].append(i)
         queues.append(q)
         done.append([False] * len(u.pipe))
-        u.start = [0.0] * len(u.pipe)
-        u.end = [0.0] * len(u.pipe)
+        u.start = array("d", bytes(8 * len(u.pipe)))
+        u.end = array("d", bytes(8 * len(u.pipe)))
     active: dict[tuple[int, int], float] = {}  # (unit, record) -> bytes left
-    pending_markers = [set(u.floating) for u in units]
+    used_pipes = [tuple(p for p in range(NPIPES) if q[p]) for q in queues]
+    pending_markers = []
+    for u in units:
+        per_pipe: list[deque] = [deque() for _ in range(NPIPES)]
+        for r in sorted(u.floating):
+            per_pipe[u.pipe[r]].append(r)
+        pending_markers.append([mq for mq in per_pipe if mq])
     engine_busy: set[tuple[int, int]] = set()  # (unit, pipe) whose engine moves data now
     engine_wait: dict[tuple[int, int], tuple[int, int]] = {}  # (unit, pipe) -> transfer past its latency
     caps: dict[tuple[int, int], float] = {}
@@ -169,13 +178,13 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
         progress = True
         while progress:
             progress = False
-            if markers:
-                for r in [r for r in markers if all(d[x] for x in u.deps[r])]:
-                    markers.discard(r)
+            for mq in markers:  # per pipe, markers become ready in issue order: look at the oldest only
+                while mq and all(d[x] for x in deps[mq[0]]):
+                    r = mq.popleft()
                     u.start[r] = u.end[r] = now
                     d[r] = True
                     progress = True
-            for p in range(NPIPES):
+            for p in used_pipes[ui]:
                 qp = q[p]
                 if b[p] or pos[p] >= len(qp):
                     continue
