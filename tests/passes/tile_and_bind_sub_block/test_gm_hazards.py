@@ -151,3 +151,41 @@ def test_e2e_read_after_write_kernels_on_and_off():
     e2e_on_off(RawNarrowBefore, split=False, name="gm_raw_rollback")
     e2e_on_off(OverlappingStoresBefore, split=False, name="gm_overlapping_stores")
     e2e_on_off(InPlaceBefore, split=True, name="gm_in_place")
+
+
+# loops over row blocks: offsets ``k * 16`` on the split axis. Iterations are 16 rows apart, so a sub-block's
+# half of iteration k never meets the other sub-block's half of another iteration
+
+
+LOOP = '''
+import tilefold.language as pl
+
+@pl.program
+class L:
+    @pl.function(type=pl.FunctionType.AIV)
+    def kernel(self, o: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        for k, (acc,) in pl.range(0, 4, init_values=(o,)):
+            t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(acc, [k * 16 + {shift}, 0], [16, 64],
+                                                                     target_memory=pl.Mem.Vec)
+            y: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.abs(t)
+            acc2 = pl.store(y, [k * 16, 0], acc)
+            acc_out = pl.yield_(acc2)
+        return acc_out
+'''
+
+
+def test_row_block_loop_updating_its_own_rows_splits_on_rows():
+    after, _ = run_pass(pl.parse(LOOP.replace("{shift}", "0")))
+    assert after.function("kernel").attr("sub_block_axis") == 0
+
+
+def test_row_block_loop_reading_the_next_half_block_refuses_rows():
+    # sub-block 0 reads rows [16k + 8, 16k + 16) of o, which sub-block 1 writes
+    after, remarks = run_pass(pl.parse(LOOP.replace("{shift}", "8").replace("[64, 64]", "[72, 64]")))
+    fn = after.function("kernel")
+    assert fn.attr("sub_block_axis") != 0
+    assert any(r.kind == "axis-refused" and "gm_read_after_write" in r.details["reason"] for r in remarks)
+
+
+def test_e2e_row_block_loops_on_and_off():
+    e2e_on_off(pl.parse(LOOP.replace("{shift}", "0")), split=True, name="gm_loop_in_place")

@@ -34,9 +34,9 @@ Algorithm (all analysis happens before any IR is created, so a refusal never lea
 
 0. tile-valued nested calls are hoisted into fresh variables (a rollback keeps the original function);
    a function without any store is rolled back when it has custom ops (they are fenced to sub-block 0);
-1. dimension analysis; a "broadcast on two different axes" conflict turns strict mode off for this
-   function only (other conflicts are recorded, strict mode kept); an unranked custom operand gives up on
-   the function;
+1. dimension analysis; a "broadcast on two different axes" conflict involving the selected axis turns strict
+   mode off for this function only (other conflicts are recorded, strict mode kept); an unranked custom
+   operand gives up on the function;
 2. axis choice per store: parallel, static, even, a column split's half row a multiple of 32 bytes;
    one axis class must cover every store; the outer axis is preferred, and each candidate is tried in turn
    when the demand pass refuses the previous one (e.g. a loaded / intermediate tile halved on its columns
@@ -44,6 +44,11 @@ Algorithm (all analysis happens before any IR is created, so a refusal never lea
 3. demand propagation (the bubbling of the marked half-windows), in reverse program order, one
    strategy per ``OpKind``; custom ops follow the seed's checks in order (see ``check_custom_op``); loop
    demands are iterated to a fixpoint before anything is decided;
+   stores outside the chosen axis class stay whole and guarded (partial split); while loops carry halves like
+   for loops; transposes swap the axis; reshapes map it when it survives as a contiguous block; a
+   ``set_validshape`` store is clipped per half;
+3b. GM data flow across the halves (``gm_hazards``): an axis on which a sub-block may read or write GM bytes
+   the other one writes is refused;
 4. rewrite: loads get narrowed GM windows, elementwise / broadcast / reduction / custom ops are
    re-emitted on half tiles, loops and ifs carry halves, stores write ``[off + sb * half]``. A flattened
    2-D tile of an N-D tensor (FlattenTileNdTo2D's ``tile.load(..., flatten=True)`` /

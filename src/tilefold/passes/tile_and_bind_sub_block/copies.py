@@ -17,6 +17,7 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import MemorySpace, TileType
 from tilefold.ops.registry import OpDef, OpKind, op_of
+from tilefold.passes.tile_and_bind_sub_block.clipping import clipped_extent
 from tilefold.passes.tile_and_bind_sub_block.common import (
     FULL,
     INDEX,
@@ -39,8 +40,8 @@ def demand(sp: Splitter, var: Var, call: Call, axis: int) -> list[tuple[Expr, in
     if op.kind is OpKind.COPY:
         return _copy_demand(sp, op, var, call, axis)
     name = call.op_name
-    if len(call.args) != 3:
-        raise Refusal("supported_producer", f"no sub-block strategy for {name} with a valid shape", op=name)
+    if len(call.args) not in (3, 4) or (len(call.args) == 4 and not isinstance(call.args[3], MakeTuple)):
+        raise Refusal("supported_producer", f"no sub-block strategy for {name} with drop_dims", op=name)
     src = call.args[0]
     st = src.type
     shape, offs = call.args[1].elements, call.args[2].elements
@@ -49,6 +50,10 @@ def demand(sp: Splitter, var: Var, call: Call, axis: int) -> list[tuple[Expr, in
             and shape[axis].value == st.shape[axis].value):
         raise Refusal("slice_window", f"the slice does not cover its source on axis {axis}",
                       operand=_name(src), op=name)
+    if len(call.args) == 4:  # a covering slice with a valid shape: a clipped window, see ``clipping``
+        if st.tile_view is not None and st.tile_view.valid_shape is not None:
+            raise Refusal("clipped_store", "the source already has a valid shape", operand=_name(src), op=name)
+        sp.clipped.add(var)
     return [(src, axis)]
 
 
@@ -59,9 +64,15 @@ def rewrite(sp: Splitter, var: Var, call: Call, axis: int, out: list[Stmt]) -> C
             return _rewrite_copy_window(sp, op, var, call, axis)
         return sp.reemit(var, call, axis, out)
     shape = list(call.args[1].elements)
-    shape[axis] = ConstInt(shape[axis].value // 2, INDEX)
+    half = shape[axis].value // 2
+    shape[axis] = ConstInt(half, INDEX)
     src = sp.get_half(call.args[0], axis, out)
-    return _rebuild("tile.slice", [src, MakeTuple(tuple(shape)), call.args[2]], dict(call.kwargs), call.span)
+    args = [src, MakeTuple(tuple(shape)), call.args[2]]
+    if len(call.args) == 4:  # each half keeps the part of the valid region inside it
+        valid = list(call.args[3].elements)
+        valid[axis] = clipped_extent(valid[axis], sp.sb, half)
+        args.append(MakeTuple(tuple(valid)))
+    return _rebuild("tile.slice", args, dict(call.kwargs), call.span)
 
 
 def _copy_demand(sp: Splitter, op: OpDef, var: Var, call: Call, axis: int) -> list[tuple[Expr, int]]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tilefold.ir.expr import Add, Call, ConstInt, MakeTuple, Var
+from tilefold.ir.expr import Add, Call, ConstInt, MakeTuple, Mul, Var
 from tilefold.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, Stmt, WhileStmt, final_yield, flatten_stmts
 from tilefold.ir.types import TensorType, TileType
 from tilefold.ir.visitor import IRVisitor
@@ -31,11 +31,10 @@ if TYPE_CHECKING:
     from tilefold.passes.tile_and_bind_sub_block.splitter import Splitter
 
 UNKNOWN = "unknown"  # an access whose box cannot be computed at all: overlaps every access
-# per tensor axis (base, lo, hi): the interval [base + lo, base + hi) where ``base`` is "" (a constant offset) or
-# the text of a loop-invariant offset expression (only function parameters: the same value on both sub-blocks
-# and in every iteration); None on an axis whose offset or extent is not known (overlaps on that axis).
+# per tensor axis (base, lo, hi, stride): see ``_interval``; None on an axis whose offset or extent is not known
+# (overlaps on that axis).
 # UNKNOWN; None = no access by that sub-block
-Box = list[tuple[str, int, int] | None] | str | None
+Box = list[tuple[str, int, int, int] | None] | str | None
 
 
 @dataclass
@@ -68,7 +67,10 @@ class _Roots:
                 self.parent[ra] = rb
 
 
-def _interval(offset, extent, params: set) -> tuple[str, int, int] | None:
+def _interval(offset, extent, params: set, loop_vars: set) -> tuple[str, int, int, int] | None:
+    """``(base, lo, hi, stride)``: the interval ``[base + lo, base + hi)``; ``base`` is "" (constant), the text
+    of a loop-invariant expression of scalar parameters (stride 0), or a loop variable ``k`` with the offset
+    ``stride * k + lo`` (every iteration's interval, ``stride`` apart). None: unknown."""
     ext = extent.value if isinstance(extent, ConstInt) else extent
     if not isinstance(ext, int):
         return None
@@ -76,9 +78,16 @@ def _interval(offset, extent, params: set) -> tuple[str, int, int] | None:
     if isinstance(offset, Add) and isinstance(offset.rhs, ConstInt):
         offset, const = offset.lhs, offset.rhs.value
     if isinstance(offset, ConstInt):
-        return ("", offset.value + const, offset.value + const + ext)
+        return ("", offset.value + const, offset.value + const + ext, 0)
+    stride, var = 1, offset
+    if isinstance(offset, Mul) and isinstance(offset.rhs, ConstInt):
+        stride, var = offset.rhs.value, offset.lhs
+    elif isinstance(offset, Mul) and isinstance(offset.lhs, ConstInt):
+        stride, var = offset.lhs.value, offset.rhs
+    if isinstance(var, Var) and var in loop_vars and stride != 0:
+        return (f"@{var.name}", const, const + ext, stride)
     if _vars(offset) <= params:
-        return (repr(offset), const, const + ext)
+        return (repr(offset), const, const + ext, 0)
     return None
 
 
@@ -93,8 +102,8 @@ def _vars(e) -> set:
     return found
 
 
-def _static_box(offs, extents, params: set) -> Box:
-    return [_interval(o, e, params) for o, e in zip(offs, extents, strict=False)]
+def _static_box(offs, extents, params: set, loop_vars: set) -> Box:
+    return [_interval(o, e, params, loop_vars) for o, e in zip(offs, extents, strict=False)]
 
 
 def _halved(box: Box, axis: int, half: int, sb: int) -> Box:
@@ -102,8 +111,8 @@ def _halved(box: Box, axis: int, half: int, sb: int) -> Box:
         return box
     out = list(box)
     if box[axis] is not None:
-        base, lo, _ = box[axis]
-        out[axis] = (base, lo + sb * half, lo + sb * half + half)
+        base, lo, _, stride = box[axis]
+        out[axis] = (base, lo + sb * half, lo + sb * half + half, stride)
     return out
 
 
@@ -113,8 +122,15 @@ def _overlap(a: Box, b: Box) -> bool:
         return False
     if a == UNKNOWN or b == UNKNOWN or len(a) != len(b):
         return True
-    return all(x is None or y is None or x[0] != y[0] or (x[1] < y[2] and y[1] < x[2])
-               for x, y in zip(a, b, strict=True))
+    return all(_axis_overlap(x, y) for x, y in zip(a, b, strict=True))
+
+
+def _axis_overlap(x, y) -> bool:
+    if x is None or y is None or x[0] != y[0] or x[3] != y[3]:
+        return True
+    if x[3] != 0 and abs(x[3]) < max(x[2], y[2]) - min(x[1], y[1]):
+        return True  # iterations ``stride`` apart may overlap each other (the sub-blocks are not in step)
+    return x[1] < y[2] and y[1] < x[2]
 
 
 class _Collector:
@@ -123,6 +139,7 @@ class _Collector:
         self.roots = _Roots()
         self.accesses: list[Access] = []
         self.params = {p for p in sp.fn.params if not isinstance(p.type, (TensorType, TileType))}
+        self.loop_vars: set = set()
 
     def body(self, body: Stmt | None) -> None:
         for s in flatten_stmts(body):
@@ -136,6 +153,8 @@ class _Collector:
         elif isinstance(s, EvalStmt) and isinstance(s.expr, Call):
             self.call(None, s.expr)
         elif isinstance(s, (ForStmt, WhileStmt)):
+            if isinstance(s, ForStmt):
+                self.loop_vars.add(s.loop_var)
             y = final_yield(s.body)
             for k, ia in enumerate(s.iter_args):
                 self.roots.join(ia, ia.init)
@@ -163,7 +182,7 @@ class _Collector:
         extents = list(window) if window is not None else list(t.shape)
         if len(extents) < len(offs):  # a lower-rank tile stored into a higher-rank tensor: leading unit axes
             extents = [1] * (len(offs) - len(extents)) + extents
-        box = _static_box(offs, extents, self.params)
+        box = _static_box(offs, extents, self.params, self.loop_vars)
         axis = self.sp.store_plan.get(id(call))
         if axis is None:  # a store left whole runs on sub-block 0 only (guarded)
             return box if sb == 0 else None
@@ -176,7 +195,7 @@ class _Collector:
         offs_t, shape_t = call.args[1], call.args[2]
         if not (isinstance(offs_t, MakeTuple) and isinstance(shape_t, MakeTuple)):
             return UNKNOWN
-        box = _static_box(offs_t.elements, shape_t.elements, self.params)
+        box = _static_box(offs_t.elements, shape_t.elements, self.params, self.loop_vars)
         axis = self.sp.mode.get(var, FULL) if var is not None else FULL
         if axis is None or axis < 0:
             return box

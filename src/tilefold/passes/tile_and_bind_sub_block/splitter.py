@@ -282,7 +282,8 @@ class Splitter:
         name = call.op_name
         if op is None:
             raise Refusal("supported_producer", f"{name} is not a registered op", op=name)
-        reason = _halvable(var.type, axis, allow_valid=name == "tile.set_validshape")
+        clipped = name == "tile.set_validshape" or (name == "tile.slice" and len(call.args) == 4)
+        reason = _halvable(var.type, axis, allow_valid=clipped)
         if reason is not None:
             raise Refusal("halvable", reason, operand=var.name, op=name)
         module = op_strategy(op, call)
