@@ -35,7 +35,7 @@ from tilefold.ir.stmt import (
     SeqStmts,
     Stmt,
 )
-from tilefold.ir.types import ScalarType, TensorType, TileType, TupleType, Type, UnknownType
+from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, TupleType, Type, UnknownType
 from tilefold.language.parser import Parser
 from tilefold.ops.registry import find_op
 
@@ -93,6 +93,11 @@ class JitParser(Parser):
                              hint="remove *args, **kwargs, keyword-only markers and default values")
         self._reset_scope()
         params, dirs = [], []
+        if src.kind == "entry":
+            # pl.dynamic extents: hidden scalar parameters the runtime fills from the arrays' shapes
+            for dim_var in self._dynamic_dims(fn).values():
+                params.append(dim_var)
+                dirs.append(ParamDirection.In)
         for i, p in enumerate(a.args):
             if p.annotation is None:
                 raise self.error(p, f"Parameter {p.arg!r} missing type annotation",
@@ -114,6 +119,33 @@ class JitParser(Parser):
         return Function(fname, tuple(params), tuple(dirs), rtypes, SeqStmts(tuple(body)), ftype,
                         span=self.span(fn))
 
+    def _dynamic_dims(self, fn: ast.FunctionDef) -> dict[str, Var]:
+        """``pl.dynamic`` extents named in the parameter annotations (by module / closure name, or inline
+        ``pl.dynamic("M")``): one INDEX variable per distinct dimension name, bound under the Python name."""
+        from tilefold.language.dsl import DynamicDim
+
+        self._dyn_vars: dict[str, Var] = {}
+        for p in fn.args.args:
+            if p.annotation is None:
+                continue
+            for node in ast.walk(p.annotation):
+                dim = None
+                if isinstance(node, ast.Name) and self.const_lookup is not None:
+                    value = self.const_lookup(node.id)
+                    dim = value if isinstance(value, DynamicDim) else None
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and node.func.attr == "dynamic" and node.args and isinstance(node.args[0], ast.Constant) \
+                        and isinstance(node.args[0].value, str):
+                    dim = DynamicDim(node.args[0].value)
+                if dim is None:
+                    continue
+                var = self._dyn_vars.get(dim.name)
+                if var is None:
+                    var = self._dyn_vars[dim.name] = Var(dim.name, ScalarType(DataType.INDEX), self.span(node))
+                if isinstance(node, ast.Name) and node.id not in self.env:
+                    self._define(node.id, var, node)
+        return self._dyn_vars
+
     def _jit_param_type(self, node: ast.expr, given: Type | None, name: str) -> tuple[Type, ParamDirection]:
         direction = ParamDirection.In
         inner = node
@@ -128,8 +160,19 @@ class JitParser(Parser):
                                       "or annotate pl.Tensor[[rows, cols], pl.FP32]")
             return given, direction
         if isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Attribute) and self._is_pl(
-                inner.value.value) and inner.value.attr == "Tensor" and given is not None and _has_dynamic(self, inner):
-            return given, direction  # pl.dynamic extents: the call's extents
+                inner.value.value) and inner.value.attr == "Tensor" and _has_dynamic(self, inner):
+            if self.kind != "entry" and given is not None:
+                return given, direction  # a helper takes the (possibly symbolic) types of its call
+            t, _ = self._param_type(inner)  # symbolic in the pl.dynamic extents: one program for all of them
+            if given is not None and isinstance(t, TensorType) and isinstance(given, TensorType):
+                ok = len(t.shape) == len(given.shape) and t.dtype is given.dtype and all(
+                    not isinstance(a, ConstInt) or (isinstance(b, ConstInt) and a.value == b.value)
+                    for a, b in zip(t.shape, given.shape, strict=False))
+                if not ok:
+                    raise self.error(node, f"argument {name!r} is {_tstr(given)} but the annotation says "
+                                           f"{_tstr(t)}",
+                                     hint="pass an array of the annotated rank, dtype and constant extents")
+            return t, direction
         t, _ = self._param_type(inner)
         if given is not None and isinstance(t, TensorType) and isinstance(given, TensorType):
             if t.static_shape != given.static_shape or t.dtype is not given.dtype:
@@ -274,7 +317,7 @@ class JitParser(Parser):
                              hint="tiles are values: bind a new name instead")
         value = self._expr(value_node)
         self._pre[id(value_node)] = value
-        vshape = value.type.static_shape if isinstance(value.type, (TensorType, TileType)) else None
+        vshape = value.type.shape if isinstance(value.type, (TensorType, TileType)) else None
         if vshape is None:
             raise self.error(value_node, "the value written by a subscript must be a tensor or tile",
                              hint="e.g. out[:] = pl.add(a, b)")
@@ -293,7 +336,7 @@ class JitParser(Parser):
             ast.copy_location(n, s)
         self._assign(target.value, name, call, None, out, s)
 
-    def _subscript_window(self, target: ast.Subscript, t: TensorType, vshape: tuple[int, ...]) -> list[ast.expr]:
+    def _subscript_window(self, target: ast.Subscript, t: TensorType, vshape: tuple[Any, ...]) -> list[ast.expr]:
         sl = target.slice
         items = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
         rank = len(t.shape)
@@ -390,6 +433,9 @@ class JitParser(Parser):
                     raise NotSupportedError(_REFUSED[name], span=self.span(node), hint="see docs/dsl.md (jit form)")
                 if name == "dim":
                     return self._dim(node)
+                if name == "dynamic" and node.args and isinstance(node.args[0], ast.Constant) \
+                        and node.args[0].value in getattr(self, "_dyn_vars", {}):
+                    return self._dyn_vars[node.args[0].value]
                 if name == "create_tile":
                     return self._checked_op(node, "tile.create")
                 if name in DISPATCHED:
@@ -587,8 +633,8 @@ def _type_key(t: Type) -> Any:
 
 
 def _tstr(t: TensorType) -> str:
-    shape = t.static_shape
-    return f"Tensor[{list(shape) if shape is not None else '?'}, {t.dtype.name}]"
+    dims = ", ".join(str(e.value) if isinstance(e, ConstInt) else getattr(e, "name", "?") for e in t.shape)
+    return f"Tensor[[{dims}], {t.dtype.name}]"
 
 
 def _has_dynamic(parser: Parser, node: ast.Subscript) -> bool:

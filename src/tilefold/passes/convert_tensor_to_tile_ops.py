@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from tilefold.errors import NotSupportedError, Span
-from tilefold.ir.expr import Call, ConstInt, Expr, IterArg, MakeTuple, Mul, Var
+from tilefold.ir.expr import Call, ConstInt, Expr, FloorDiv, IterArg, MakeTuple, Mul, Var
 from tilefold.ir.stmt import (
     AssignStmt,
     ForStmt,
@@ -38,6 +38,7 @@ from tilefold.targets import get_target
 _ROW_LOCAL = {OpKind.ELEMENTWISE, OpKind.SCALAR_ELEMENTWISE, OpKind.UNARY, OpKind.CAST, OpKind.ROW_REDUCTION,
               OpKind.ROW_BROADCAST, OpKind.COL_BROADCAST, OpKind.MATMUL}
 _IDX = ScalarType(DataType.INDEX)
+_MAX_DYNAMIC_BLOCK = 256  # rows per block when the row count is only known at run time
 
 
 def _is_tensor_op(e: Expr) -> bool:
@@ -69,10 +70,21 @@ def _row_bytes(cols: int, dtype: DataType) -> int:
     return -(-cols * dtype.bits // 8 // 32) * 32 if cols * dtype.bits // 8 >= 1 else 32
 
 
-def _shape(t: Any) -> tuple[int, ...]:
-    s = t.static_shape
-    assert s is not None
-    return s
+def _shape(t: Any) -> tuple[Any, ...]:
+    """Extents: ints where constant, the extent expression where symbolic (a ``pl.dynamic`` row count)."""
+    return tuple(e.value if isinstance(e, ConstInt) else e for e in t.shape)
+
+
+def _same_dim(a: Any, b: Any) -> bool:
+    return a == b if isinstance(a, int) and isinstance(b, int) else a is b
+
+
+def _static_cols(t: Any, span: Span | None) -> int:
+    cols = _shape(t)[-1]
+    if not isinstance(cols, int):
+        raise NotSupportedError("a dynamic column extent is not supported (only a dynamic row count)", span=span,
+                                hint="make the last dimension a constant")
+    return cols
 
 
 class _Lowering:
@@ -107,11 +119,12 @@ class _Lowering:
             assert op is not None
             if s.value.op_name == "tensor.assemble":
                 dst, val = s.value.args[0].type, s.value.args[1].type
-                if _shape(dst)[0] != m or _shape(val)[0] != m or _ints(s.value.args[2])[0] != 0:
+                if not _same_dim(_shape(dst)[0], m) or not _same_dim(_shape(val)[0], m) \
+                        or _ints(s.value.args[2])[0] != 0:
                     return None
             elif op.kind not in _ROW_LOCAL:
                 return None
-            elif len(_shape(s.var.type)) != 2 or _shape(s.var.type)[0] != m:
+            elif len(_shape(s.var.type)) != 2 or not _same_dim(_shape(s.var.type)[0], m):
                 return None
         return m
 
@@ -123,7 +136,7 @@ class _Lowering:
             return False
         if op.kind is OpKind.COL_BROADCAST and i == 1:
             return False
-        return isinstance(t, TensorType) and _shape(t)[0] == m
+        return isinstance(t, TensorType) and _same_dim(_shape(t)[0], m)
 
     def block_rows(self, m: int) -> int:
         """Peak bytes of the tiles live at once (a load lives from its first to its last use, a result from its
@@ -150,13 +163,18 @@ class _Lowering:
                     row = self.row_operand(call, i, m)
                     key = ("load", a, row, mat_op)
                     shape = _shape(a.type)
-                    nbytes = _row_bytes(shape[1], a.type.dtype) * (1 if row else shape[0])
+                    cols = _static_cols(a.type, call.span if call.span.line else None)
+                    if not row and not isinstance(shape[0], int):
+                        raise NotSupportedError(f"{call.op_name}: a whole operand with a dynamic extent",
+                                                span=call.span if call.span.line else None,
+                                                hint="only row-indexed operands may have a dynamic row count")
+                    nbytes = _row_bytes(cols, a.type.dtype) * (1 if row else shape[0])
                     size[key] = (nbytes, 0, mat_op) if row else (0, nbytes, mat_op)
                 first.setdefault(key, idx)
                 last[key] = idx
             if call.op_name != "tensor.assemble" and not mat_op:  # matmul results live in Acc (AutoTileMatmulL0)
                 key = ("result", s.var)
-                size[key] = (_row_bytes(_shape(s.var.type)[1], s.var.type.dtype), 0, False)
+                size[key] = (_row_bytes(_static_cols(s.var.type, None), s.var.type.dtype), 0, False)
                 first.setdefault(key, idx)
                 last.setdefault(key, idx)
         delta: dict[int, list[tuple[int, int, int, int]]] = {}
@@ -173,7 +191,14 @@ class _Lowering:
             peak = [max(pk, c) for pk, c in zip(peak, cur, strict=True)]
         per_row_vec, fixed_vec, per_row_mat, fixed_mat = peak
         best = None
-        for r in range(m, 0, -1):
+        if not isinstance(m, int):  # a dynamic row count: blocks of a power of two rows, then a 1-row tail loop
+            r = 1
+            while r * 2 <= _MAX_DYNAMIC_BLOCK and r * 2 * per_row_vec + fixed_vec <= vec \
+                    and r * 2 * per_row_mat + fixed_mat <= mat:
+                r *= 2
+            if per_row_vec + fixed_vec <= vec and per_row_mat + fixed_mat <= mat:
+                best = r
+        for r in range(m, 0, -1) if isinstance(m, int) else ():
             if m % r == 0 and r * per_row_vec + fixed_vec <= vec and r * per_row_mat + fixed_mat <= mat:
                 best = r
                 break
@@ -310,17 +335,28 @@ class _Lowering:
             self.lower(None if m is None else m, m or 0, _idx(0), current)
             return self.out, {v: current[root] for v, root in self.final.items()}
         # a loop over row blocks carrying every written tensor
-        i = Var(self.fresh("row_block"), _IDX)
-        iter_args = tuple(IterArg(self.fresh(f"{x.name}_iter"), x.type, x.span, init=x) for x in roots)
+        if isinstance(m, int):
+            loop, finals = self.block_loop(m, r, roots, {x: x for x in roots}, _idx(0), _idx(m // r))
+            return [loop], {v: finals[root] for v, root in self.final.items()}
+        # dynamic row count M: blocks of r rows over [0, M // r * r), then single rows up to M
+        full = FloorDiv(m, _idx(r), DataType.INDEX)
+        main, after_main = self.block_loop(m, r, roots, {x: x for x in roots}, _idx(0), full)
+        tail, finals = self.block_loop(m, 1, roots, after_main, Mul(full, _idx(r), DataType.INDEX), m, unit=True)
+        return [main, tail], {v: finals[root] for v, root in self.final.items()}
+
+    def block_loop(self, m: Any, r: int, roots: list[Var], inits: dict[Var, Var], start: Expr, stop: Expr,
+                   unit: bool = False) -> tuple[ForStmt, dict[Var, Var]]:
+        """``for i in range(start, stop)`` over blocks of ``r`` rows (row ``i`` itself when ``unit``)."""
+        self.tiles, self.loads, self.out, self.concat = {}, {}, [], {}
+        i = Var(self.fresh("row" if unit else "row_block"), _IDX)
+        iter_args = tuple(IterArg(self.fresh(f"{x.name}_iter"), x.type, x.span, init=inits[x]) for x in roots)
         current = dict(zip(roots, iter_args, strict=True))
-        row_off = Mul(i, _idx(r), DataType.INDEX)
+        row_off = i if unit else Mul(i, _idx(r), DataType.INDEX)
         self.lower(m, r, row_off, current)
         body = [*self.out, YieldStmt(tuple(current[x] for x in roots))]
         rvs = tuple(Var(self.fresh(x.name), x.type, x.span) for x in roots)
-        loop = ForStmt(i, _idx(0), _idx(m // r), _idx(1), iter_args, SeqStmts(tuple(body)), rvs,
-                       span=self.fn.span)
-        final_of = dict(zip(roots, rvs, strict=True))
-        return [loop], {v: final_of[root] for v, root in self.final.items()}
+        loop = ForStmt(i, start, stop, _idx(1), iter_args, SeqStmts(tuple(body)), rvs, span=self.fn.span)
+        return loop, dict(zip(roots, rvs, strict=True))
 
 
 class _HasTensorOps(IRVisitor):
