@@ -6,9 +6,8 @@ import sys
 import types
 from pathlib import Path
 
-import numpy as np
-
 import kernels as k
+import numpy as np
 
 
 def fake_torch():
