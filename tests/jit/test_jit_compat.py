@@ -1,6 +1,6 @@
 """PyPTO's compat surface reached through changed imports (pypto -> tilefold)."""
 
-import kernels as k
+import jit_kernels as k
 import numpy as np
 import pytest
 

@@ -1,7 +1,7 @@
 """One jit kernel per construct, run on the simulator; references are computed here with numpy, independently of
 the registry's golden semantics."""
 
-import kernels as k
+import jit_kernels as k
 import numpy as np
 import pytest
 
@@ -154,6 +154,7 @@ def test_lower_and_compile_print_with_as_python():
     assert "pl.tile.add(" in lowered.as_python()
     compiled = k.add_tensor.compile()  # fully annotated: no arguments needed
     assert "pl.tile.add(" in compiled.program.as_python()
+    assert compiled.as_python() == compiled.program.as_python()
     assert compiled.pto.text()
 
 

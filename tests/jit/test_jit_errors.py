@@ -144,7 +144,7 @@ def test_runconfig_unknown_field_and_platform():
 
 
 def test_argument_shape_against_annotation():
-    import kernels as k
+    import jit_kernels as k
 
     with pytest.raises(ParseError, match="argument 'a' is Tensor\\[\\[32, 128\\], FP32\\]"):
         k.add_tensor(np.zeros((32, 128), np.float32), np.zeros((64, 128), np.float32),
@@ -152,7 +152,7 @@ def test_argument_shape_against_annotation():
 
 
 def test_jit_helpers_are_not_callable_directly_and_host_is_refused():
-    import kernels as k
+    import jit_kernels as k
 
     with pytest.raises(ParseError, match="never executed"):
         k.add_kernel(np.zeros((4, 4)), np.zeros((4, 4)), np.zeros((4, 4)))

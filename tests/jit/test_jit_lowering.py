@@ -1,7 +1,7 @@
 """Lowering of the jit form: scope outlining, tiling of tensors larger than on-chip memory, the specialisation
 cache, operator dispatch on tensor / tile / scalar operands, golden of the tensor-level program."""
 
-import kernels as k
+import jit_kernels as k
 import numpy as np
 
 from tilefold.golden import run_program

@@ -6,7 +6,7 @@ import sys
 import types
 from pathlib import Path
 
-import kernels as k
+import jit_kernels as k
 import numpy as np
 
 
@@ -57,7 +57,7 @@ def test_running_a_kernel_does_not_import_torch():
     import subprocess
 
     code = ("import sys, numpy as np, tilefold.runtime, tilefold.language as pl\n"
-            "sys.path.insert(0, 'tests/jit')\nimport kernels as k\n"
+            "sys.path.insert(0, 'tests/jit')\nimport jit_kernels as k\n"
             "a = np.ones((64, 128), np.float32); o = np.zeros_like(a)\nk.add_tensor(a, a, o)\n"
             "assert 'torch' not in sys.modules, 'tilefold imported torch'\nassert (o == 2).all()\n")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[2])
