@@ -185,3 +185,18 @@ def test_loops_carry_values_by_plain_reassignment():
     a, out = r(64, 64), zeros(64, 64)
     k.store_in_loop_rebinding(a, out)
     np.testing.assert_allclose(out, np.exp(a), rtol=1e-5)
+
+
+def test_explicit_pl_slice_call():
+    a, out = r(64, 128), zeros(32, 64)
+    k.explicit_slice(a, out)
+    np.testing.assert_allclose(out, a[16:48, 32:96] * 2.0, rtol=1e-6)
+
+
+def test_tensor_level_loops_carry_tensors_as_tiles():
+    a, out = r(128, 128), zeros(128, 128)
+    k.accumulate(a, out)
+    np.testing.assert_allclose(out, (5 * a) ** 2, rtol=1e-5)
+    a, out = r(16, 64), zeros(16, 64)
+    k.write_in_loop(a, out)
+    np.testing.assert_allclose(out, a * 4.0, rtol=1e-6)

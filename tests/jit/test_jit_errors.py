@@ -158,3 +158,45 @@ def test_jit_helpers_are_not_callable_directly_and_host_is_refused():
         k.add_kernel(np.zeros((4, 4)), np.zeros((4, 4)), np.zeros((4, 4)))
     with pytest.raises(NotSupportedError, match="pl.jit.host"):
         pl.jit.host(lambda: None)
+
+
+def test_inline_helper_must_return_a_value_and_incore_not_called_in_a_scope():
+    src = HEAD + ("@pl.jit.inline\ndef helper(x):\n    y = pl.exp(x)\n\n"  # no return
+                  "@pl.jit.incore\ndef kern(a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):\n"
+                  "    out[:] = a\n    return out\n\n" + SIG +
+                  "    with pl.at(level=pl.Level.CORE_GROUP):\n        out[:] = helper(a)\n    return out\n")
+    with pytest.raises(ParseError, match="must end with `return value`") as info:
+        pl.parse(src, "kern.py")
+    assert info.value.span.line == 4
+    src2 = src.replace("        out[:] = helper(a)\n", "        out = kern(a, out)\n")
+    with pytest.raises(ParseError, match="calling @pl.jit.incore 'kern' inside a pl.at scope") as info:
+        pl.parse(src2, "kern.py")
+    assert "outside the scope" in info.value.hint
+
+
+def test_scope_inside_an_orchestration_loop():
+    with pytest.raises(NotSupportedError, match="pl.at scope inside a loop") as info:
+        pl.parse(HEAD + SIG + "    for i in pl.range(2):\n        with pl.at(level=pl.Level.CORE_GROUP):\n"
+                 "            out[:] = pl.add(a, b)\n    return out\n", "kern.py")
+    assert info.value.span.line == 7 and "put the loop inside the scope" in info.value.hint
+
+
+def test_tensor_ops_in_an_if_of_a_scope():
+    from tilefold.runtime.jit_compile import to_tile_program
+
+    head = ("@pl.jit\ndef k(a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],\n"
+            "      out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):\n")
+    prog = pl.parse(HEAD + head + "    with pl.at(level=pl.Level.CORE_GROUP):\n        t = pl.exp(a)\n"
+                    "        if n > 0:\n            u = pl.neg(t)\n            t2 = pl.yield_(u)\n"
+                    "        else:\n            t2 = pl.yield_(t)\n        out[:] = t2\n    return out\n", "kern.py")
+    with pytest.raises(NotSupportedError, match="tensor-level ops inside loops, ifs") as info:
+        to_tile_program(prog)
+    assert info.value.span.line == 8
+
+
+def test_matmul_transpose_flags_are_refused():
+    head = ("@pl.jit\ndef k(a: pl.Tensor[[16, 64], pl.FP16], b: pl.Tensor[[16, 64], pl.FP16],\n"
+            "      out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):\n")
+    err = fails("    with pl.at(level=pl.Level.CORE_GROUP):\n        out[:] = pl.matmul(a, b, b_trans=True)  # <-\n"
+                "    return out\n", TypeInferenceError, head)
+    assert "b_trans=True is not supported" in err.message

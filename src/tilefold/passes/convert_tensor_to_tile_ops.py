@@ -29,8 +29,8 @@ from tilefold.ir.stmt import (
     YieldStmt,
     flatten_stmts,
 )
-from tilefold.ir.types import DataType, MemorySpace, ScalarType, TensorType
-from tilefold.ir.visitor import IRVisitor
+from tilefold.ir.types import DataType, MemorySpace, ScalarType, TensorType, TileType
+from tilefold.ir.visitor import IRVisitor, collect_uses
 from tilefold.ops.registry import OpKind, find_op, make_call, op_of
 from tilefold.passes.base import Pass
 from tilefold.targets import get_target
@@ -395,12 +395,150 @@ def _hoist(stmts: list[Stmt]) -> list[Stmt]:
     return out
 
 
+class _Structured:
+    """Whole-tensor lowering of a function whose tensor-level ops sit in loops (``t = pl.add(t, a)`` carried by
+    a ``pl.range``): every computed tensor becomes a tile of its whole shape, loop-carried computed tensors
+    become tile iteration arguments, GM tensors are loaded where they are read and ``assemble`` stores. Not
+    tiled: the tiles must fit on chip (memory planning says so otherwise)."""
+
+    def __init__(self, fn: Function) -> None:
+        self.fn = fn
+        self.tile: dict[Var, Expr] = {}  # computed tensor value -> its tile
+        self.gm: dict[Var, Expr] = {}  # tensor variable -> the GM tensor value standing for it now
+        self.mat: set[Var] = {a for s in _walk_assigns(fn.body) if (o := op_of(s.value)) is not None
+                              and o.kind is OpKind.MATMUL for a in s.value.args if isinstance(a, Var)}
+
+    def operand(self, e: Expr, out: list[Stmt], mem: MemorySpace) -> Expr:
+        if isinstance(e, Var) and e in self.tile:
+            return self.tile[e]
+        if isinstance(e, Var) and isinstance(e.type, TensorType):
+            src = self.gm.get(e, e)
+            shape = _shape(e.type)
+            if not all(isinstance(x, int) for x in shape):
+                raise NotSupportedError("a dynamic extent in a tensor-level loop is not supported",
+                                        span=e.span if e.span.line else None, hint="use constant extents here")
+            call = make_call("tile.load", [src, _tup([_idx(0)] * len(shape)), _tup([_idx(x) for x in shape])],
+                             {"target_memory": mem}, span=e.span)
+            v = Var(f"{e.name}_tile", call.type, e.span)
+            out.append(AssignStmt(v, call, span=e.span))
+            return v
+        return self.gm.get(e, e) if isinstance(e, Var) else e
+
+    def block(self, stmts: list[Stmt]) -> list[Stmt]:
+        from tilefold.ir.visitor import substitute
+
+        out: list[Stmt] = []
+        for s in _hoist(stmts):
+            if isinstance(s, AssignStmt) and isinstance(s.value, Call) and _is_tensor_op(s.value):
+                self.tensor_op(s, out)
+            elif isinstance(s, ForStmt):
+                out.append(self.loop(s))
+            elif isinstance(s, YieldStmt):
+                out.append(s.with_fields(values=tuple(self.tile.get(v, self.gm.get(v, v)) if isinstance(v, Var)
+                                                      else v for v in s.values)))
+            else:
+                probe = _HasTensorOps()
+                probe.visit_stmt(s)
+                if probe.nested:
+                    raise NotSupportedError(f"function {self.fn.name!r}: tensor-level ops inside an if are not "
+                                            "supported", span=getattr(s, "span", None),
+                                            hint="compute both branches' values before the if, or use tile ops")
+                for v in collect_uses(s):
+                    if v in self.tile:
+                        raise NotSupportedError(f"{v.name!r} is a tensor-level value used by a tile-level statement",
+                                                span=getattr(s, "span", None),
+                                                hint=f"write it to a tensor first (out[:] = {v.name})")
+                out.append(substitute(s, dict(self.gm)) if self.gm else s)
+        return out
+
+    def tensor_op(self, s: AssignStmt, out: list[Stmt]) -> None:
+        call = s.value
+        op = op_of(call)
+        assert op is not None and isinstance(call, Call)
+        span = call.span
+        if call.op_name == "tensor.assemble":
+            dst = call.args[0]
+            value = self.operand(call.args[1], out, MemorySpace.Vec)
+            st = make_call("tile.store", [value, call.args[2], self.gm.get(dst, dst)], {}, span=span)
+            nv = Var(s.var.name, st.type, span)
+            out.append(AssignStmt(nv, st, span=span))
+            self.gm[s.var] = nv
+            return
+        if call.op_name in ("tensor.slice", "tensor.concat"):
+            raise NotSupportedError(f"{call.op_name} inside a loop is not supported", span=span if span.line else None,
+                                    hint="slice / concatenate outside the loop")
+        mem = MemorySpace.Mat if op.kind is OpKind.MATMUL else MemorySpace.Vec
+        tile_op = find_op(op.extra["tile_op"])
+        assert tile_op is not None
+        args = [self.operand(a, out, mem) for a in call.args]
+        attrs = {k: v for k, v in call.kwargs if k in {p.name for p in tile_op.attr_params}}
+        tc = make_call(tile_op.name, args, attrs, span=span)
+        v = Var(s.var.name, tc.type, span)
+        out.append(AssignStmt(v, tc, span=span))
+        self.tile[s.var] = v
+
+    def loop(self, s: ForStmt) -> ForStmt:
+        new_iters = []
+        for ia in s.iter_args:
+            init = ia.init
+            if isinstance(init, Var) and init in self.tile:
+                t0 = self.tile[init]
+                nia = IterArg(ia.name, t0.type, ia.span, init=t0)
+                self.tile[ia] = nia
+            else:
+                nia = IterArg(ia.name, ia.type, ia.span, init=self.gm.get(init, init) if isinstance(init, Var)
+                              else init)
+                if isinstance(ia.type, TensorType):
+                    self.gm[ia] = nia
+            new_iters.append(nia)
+        body = self.block(flatten_stmts(s.body))
+        rvs = []
+        for ia, rv in zip(new_iters, s.return_vars, strict=True):
+            nrv = Var(rv.name, ia.type, rv.span)
+            (self.tile if isinstance(ia.type, TileType) else self.gm)[rv] = nrv
+            rvs.append(nrv)
+        return s.with_fields(iter_args=tuple(new_iters), body=SeqStmts(tuple(body)), return_vars=tuple(rvs))
+
+
+def _walk_assigns(stmt: Stmt) -> list[AssignStmt]:
+    found: list[AssignStmt] = []
+
+    class _A(IRVisitor):
+        def visit_AssignStmt(self, s: AssignStmt) -> None:
+            found.append(s)
+            super().visit_AssignStmt(s)
+
+    _A().visit_stmt(stmt)
+    return found
+
+
+def _convert_structured(fn: Function) -> Function:
+    lowering = _Structured(fn)
+    body = lowering.block(flatten_stmts(fn.body))
+    for s in body:
+        if isinstance(s, ReturnStmt):
+            for v in s.values:
+                if isinstance(v, Var) and v in lowering.tile.values():
+                    raise NotSupportedError(f"function {fn.name!r} returns a computed value",
+                                            span=s.span if s.span.line else None,
+                                            hint="write it to an output tensor: out[:] = value")
+    return fn.with_fields(body=SeqStmts(tuple(body)))
+
+
 def _convert(fn: Function, target: Any) -> Function:
     stmts = _hoist(flatten_stmts(fn.body))
     region = [s for s in stmts if isinstance(s, AssignStmt) and isinstance(s.value, Call) and _is_tensor_op(s.value)]
-    if not region:
+    nested = False
+    for s in stmts:
+        if s not in region:
+            probe = _HasTensorOps()
+            probe.visit_stmt(s)
+            nested |= probe.nested
+    if nested and all(isinstance(s, (AssignStmt, ForStmt, ReturnStmt, YieldStmt)) for s in stmts):
+        return _convert_structured(fn)  # tensor ops in loops: whole-tensor tiles, loop-carried tiles
+    if not region and not nested:
         return fn
-    first = stmts.index(region[0])
+    first = stmts.index(region[0]) if region else 0
     for s in stmts:
         if s in region:
             continue
