@@ -158,3 +158,9 @@ def test_reading_a_tensor_after_writing_it_sees_the_new_value():
         a, out = r(rows, 256), np.zeros((rows, 256), np.float32)
         k.write_then_read(a, out)
         np.testing.assert_allclose(out, a * 3.0, rtol=1e-6)
+
+
+def test_the_parsed_jit_program_prints_its_scopes():
+    a, b, out = r(64, 128), r(64, 128), np.zeros((64, 128), np.float32)
+    text = k.add_tensor.parse(a, b, out).as_python()
+    assert "with pl.at(level=pl.Level.CORE_GROUP):" in text and "pl.tensor.assemble(out, " in text
