@@ -248,3 +248,17 @@ def write_in_loop(a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64
         for _i in pl.range(2):
             out[:] = pl.muls(out, 2.0)
     return out
+
+
+@pl.jit.incore
+def scale_rows(a: pl.Tensor, j: pl.Scalar[pl.INDEX], out: pl.InOut[pl.Tensor]):
+    t = pl.load(a, [j * 16, 0], [16, 64])
+    pl.store(pl.muls(t, 2.0), [j * 16, 0], out)
+    return out
+
+
+@pl.jit
+def launches_in_a_loop(a: pl.Tensor[[64, 64], pl.FP32], out: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]):
+    for j in pl.range(4):
+        out = scale_rows(a, j, out)
+    return out

@@ -200,3 +200,12 @@ def test_tensor_level_loops_carry_tensors_as_tiles():
     a, out = r(16, 64), zeros(16, 64)
     k.write_in_loop(a, out)
     np.testing.assert_allclose(out, a * 4.0, rtol=1e-6)
+
+
+def test_orchestration_loops_are_unrolled_into_launches():
+    a, out = r(64, 64), zeros(64, 64)
+    k.launches_in_a_loop(a, out)
+    np.testing.assert_allclose(out, a * 2.0, rtol=1e-6)
+    entry = k.launches_in_a_loop.parse(a, out).function("launches_in_a_loop")
+    assert sum(1 for s in entry.body.stmts if hasattr(s, "value") and getattr(s.value, "op_name", "")
+               == "scale_rows") == 4
