@@ -78,6 +78,27 @@ def test_tensor_level_program_golden_equals_simulated_lowering(seed):
     assert report.matches, f"{report.summary()}\n{src}"
 
 
+def generate_loop(seed: int) -> str:
+    """A tensor carried through a pl.range loop by reassignment (the structured, untiled lowering)."""
+    rnd = random.Random(1000 + seed)
+    m, n = rnd.choice([(16, 64), (32, 128)])
+    trips = rnd.randint(1, 3)
+    body_ops = [rnd.choice(["pl.add(t, x)", "pl.mul(t, 0.5)", "pl.maximum(t, x)", "pl.sub(t, pl.abs(x))",
+                            "pl.row_expand_sub(t, pl.row_max(t))"]) for _ in range(rnd.randint(1, 3))]
+    lines = "\n".join(f"            t = {op}" for op in body_ops)
+    return (f"import tilefold.language as pl\n\n@pl.jit\n"
+            f"def fuzz(x: pl.Tensor[[{m}, {n}], pl.FP32], out: pl.Out[pl.Tensor[[{m}, {n}], pl.FP32]]):\n"
+            f"    with pl.at(level=pl.Level.CORE_GROUP):\n        t = pl.neg(x)\n"
+            f"        for _i in pl.range({trips}):\n{lines}\n        out[:] = pl.add(t, x)\n    return out\n")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_tensor_level_loops_golden_equals_simulated_lowering(seed):
+    src = generate_loop(seed)
+    report = run_and_compare(pl.parse(src, f"<jit loop fuzz {seed}>"), "random", seed=seed)
+    assert report.fault is None and report.matches, f"{report.summary()}\n{src}"
+
+
 def test_generator_covers_tiling_and_two_scopes():
     sources = [generate(s) for s in range(24)]
     assert any("[1024, 128]" in s for s in sources)

@@ -1,6 +1,6 @@
 """PyPTO's compat surface reached through changed imports (pypto -> tilefold)."""
 
-import kernels as k
+import jit_kernels as k
 import numpy as np
 import pytest
 
@@ -67,7 +67,20 @@ def test_runtime_run_and_tensor_spec():
         k.chain(spec, spec, spec)
 
 
-def test_partial_codegen_error_is_a_tilefold_error():
+def test_codegen_failure_of_a_lowered_program_is_a_partial_codegen_error():
+    from tilefold.ir.expr import Call, GlobalVar
+    from tilefold.ir.stmt import EvalStmt, SeqStmts, flatten_stmts
+    from tilefold.ir.types import UnknownType
+
+    a = np.zeros((64, 128), np.float32)
+    lowered = k.add_tensor.lower(a, a, a)
+    entry = lowered.function("add_tensor")
+    bogus = EvalStmt(Call(GlobalVar("missing_kernel"), (), (), UnknownType()))
+    broken = lowered.with_fields(functions=tuple(
+        f.with_fields(body=SeqStmts((bogus, *flatten_stmts(f.body)))) if f is entry else f
+        for f in lowered.functions))
+    with pytest.raises(PartialCodegenError, match="code generation failed"):
+        ir.compile(broken)
     assert issubclass(PartialCodegenError, TilefoldError)
 
 

@@ -1,7 +1,7 @@
 """One jit kernel per construct, run on the simulator; references are computed here with numpy, independently of
 the registry's golden semantics."""
 
-import kernels as k
+import jit_kernels as k
 import numpy as np
 import pytest
 
@@ -154,6 +154,7 @@ def test_lower_and_compile_print_with_as_python():
     assert "pl.tile.add(" in lowered.as_python()
     compiled = k.add_tensor.compile()  # fully annotated: no arguments needed
     assert "pl.tile.add(" in compiled.program.as_python()
+    assert compiled.as_python() == compiled.program.as_python()
     assert compiled.pto.text()
 
 
@@ -184,3 +185,27 @@ def test_loops_carry_values_by_plain_reassignment():
     a, out = r(64, 64), zeros(64, 64)
     k.store_in_loop_rebinding(a, out)
     np.testing.assert_allclose(out, np.exp(a), rtol=1e-5)
+
+
+def test_explicit_pl_slice_call():
+    a, out = r(64, 128), zeros(32, 64)
+    k.explicit_slice(a, out)
+    np.testing.assert_allclose(out, a[16:48, 32:96] * 2.0, rtol=1e-6)
+
+
+def test_tensor_level_loops_carry_tensors_as_tiles():
+    a, out = r(128, 128), zeros(128, 128)
+    k.accumulate(a, out)
+    np.testing.assert_allclose(out, (5 * a) ** 2, rtol=1e-5)
+    a, out = r(16, 64), zeros(16, 64)
+    k.write_in_loop(a, out)
+    np.testing.assert_allclose(out, a * 4.0, rtol=1e-6)
+
+
+def test_orchestration_loops_are_unrolled_into_launches():
+    a, out = r(64, 64), zeros(64, 64)
+    k.launches_in_a_loop(a, out)
+    np.testing.assert_allclose(out, a * 2.0, rtol=1e-6)
+    entry = k.launches_in_a_loop.parse(a, out).function("launches_in_a_loop")
+    assert sum(1 for s in entry.body.stmts if hasattr(s, "value") and getattr(s.value, "op_name", "")
+               == "scale_rows") == 4

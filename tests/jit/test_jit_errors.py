@@ -144,7 +144,7 @@ def test_runconfig_unknown_field_and_platform():
 
 
 def test_argument_shape_against_annotation():
-    import kernels as k
+    import jit_kernels as k
 
     with pytest.raises(ParseError, match="argument 'a' is Tensor\\[\\[32, 128\\], FP32\\]"):
         k.add_tensor(np.zeros((32, 128), np.float32), np.zeros((64, 128), np.float32),
@@ -152,9 +152,74 @@ def test_argument_shape_against_annotation():
 
 
 def test_jit_helpers_are_not_callable_directly_and_host_is_refused():
-    import kernels as k
+    import jit_kernels as k
 
     with pytest.raises(ParseError, match="never executed"):
         k.add_kernel(np.zeros((4, 4)), np.zeros((4, 4)), np.zeros((4, 4)))
     with pytest.raises(NotSupportedError, match="pl.jit.host"):
         pl.jit.host(lambda: None)
+
+
+def test_inline_helper_must_return_a_value_and_incore_not_called_in_a_scope():
+    src = HEAD + ("@pl.jit.inline\ndef helper(x):\n    y = pl.exp(x)\n\n"  # no return
+                  "@pl.jit.incore\ndef kern(a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):\n"
+                  "    out[:] = a\n    return out\n\n" + SIG +
+                  "    with pl.at(level=pl.Level.CORE_GROUP):\n        out[:] = helper(a)\n    return out\n")
+    with pytest.raises(ParseError, match="must end with `return value`") as info:
+        pl.parse(src, "kern.py")
+    assert info.value.span.line == 4
+    src2 = src.replace("        out[:] = helper(a)\n", "        out = kern(a, out)\n")
+    with pytest.raises(ParseError, match="calling @pl.jit.incore 'kern' inside a pl.at scope") as info:
+        pl.parse(src2, "kern.py")
+    assert "outside the scope" in info.value.hint
+
+
+def test_scope_inside_an_orchestration_if():
+    head = ("@pl.jit\ndef k(a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],\n"
+            "      out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):\n")
+    # orchestration code is straight-line: a scope under an if cannot hand its write out of the branch
+    with pytest.raises(ParseError, match="cannot rebind 'out' inside an if branch") as info:
+        pl.parse(HEAD + head + "    if n > 0:\n        with pl.at(level=pl.Level.CORE_GROUP):\n"
+                 "            out[:] = pl.exp(a)\n    return out\n", "kern.py")
+    assert info.value.span.line == 8 and "pl.yield_" in info.value.hint
+
+
+def test_scopes_in_an_orchestration_loop_are_unrolled():
+    src = HEAD + SIG + ("    for i in pl.range(2):\n        with pl.at(level=pl.Level.CORE_GROUP):\n"
+                        "            out[i * 8:i * 8 + 8, :] = pl.add(a[i * 8:i * 8 + 8, :], b[i * 8:i * 8 + 8, :])\n"
+                        "    return out\n")
+    prog = pl.parse(src, "kern.py")
+    assert len([f for f in prog.functions if f.name.startswith("k_incore_")]) == 2
+    from tilefold.testing import run_and_compare
+
+    report = run_and_compare(prog, "random")
+    assert report.matches, report.summary()
+
+
+def test_tensor_ops_in_an_if_of_a_scope():
+    from tilefold.runtime.jit_compile import to_tile_program
+
+    head = ("@pl.jit\ndef k(a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],\n"
+            "      out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):\n")
+    prog = pl.parse(HEAD + head + "    with pl.at(level=pl.Level.CORE_GROUP):\n        t = pl.exp(a)\n"
+                    "        if n > 0:\n            u = pl.neg(t)\n            t2 = pl.yield_(u)\n"
+                    "        else:\n            t2 = pl.yield_(t)\n        out[:] = t2\n    return out\n", "kern.py")
+    with pytest.raises(NotSupportedError, match="tensor-level ops inside loops, ifs") as info:
+        to_tile_program(prog)
+    assert info.value.span.line == 8
+
+
+def test_matmul_transpose_flags_are_refused():
+    head = ("@pl.jit\ndef k(a: pl.Tensor[[16, 64], pl.FP16], b: pl.Tensor[[16, 64], pl.FP16],\n"
+            "      out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):\n")
+    err = fails("    with pl.at(level=pl.Level.CORE_GROUP):\n        out[:] = pl.matmul(a, b, b_trans=True)  # <-\n"
+                "    return out\n", TypeInferenceError, head)
+    assert "b_trans=True is not supported" in err.message
+
+
+def test_orchestration_loop_needs_constant_bounds():
+    head = ("@pl.jit\ndef k(a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],\n"
+            "      out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):\n")
+    err = fails("    for i in pl.range(n):  # <-\n        with pl.at(level=pl.Level.CORE_GROUP):\n"
+                "            out[:] = a\n    return out\n", NotSupportedError, head)
+    assert "constant bounds" in err.message

@@ -1,7 +1,7 @@
 """Lowering of the jit form: scope outlining, tiling of tensors larger than on-chip memory, the specialisation
 cache, operator dispatch on tensor / tile / scalar operands, golden of the tensor-level program."""
 
-import kernels as k
+import jit_kernels as k
 import numpy as np
 
 from tilefold.golden import run_program
@@ -90,11 +90,31 @@ def test_specialisation_cache_hits_and_misses():
     assert chain.compile_count == before + 3
 
 
-def test_dynamic_dims_take_the_extent_of_each_call():
-    for rows in (32, 96):
+def test_dynamic_dims_one_compile_for_all_extents():
+    kern = k.dynamic_rows
+    before = kern.compile_count
+    # 32 rows, 1000 rows (not a multiple of the block: the one-row tail loop) and 3000 rows (1.5 MiB, > UB)
+    for rows in (32, 1000, 3000):
         a, out = r(rows, 128), np.zeros((rows, 128), np.float32)
-        k.dynamic_rows(a, out)
+        kern(a, out)
         np.testing.assert_allclose(out, np.exp(a), rtol=1e-5)
+    assert kern.compile_count == before + 1
+    tile_prog = to_tile_program(kern.parse(r(32, 128), np.zeros((32, 128), np.float32)))
+    incore = next(f for f in tile_prog.functions if f.func_type is FunctionType.InCore)
+    assert [p.name for p in incore.params][0] == "M"  # the dynamic extent crosses into the kernel
+    loops = [s for s in flatten_stmts(incore.body) if isinstance(s, ForStmt)]
+    assert len(loops) == 2  # row blocks, then single rows up to M
+
+
+def test_dynamic_dims_must_agree_and_static_dims_are_checked():
+    import pytest
+
+    from tilefold.errors import ParseError, TilefoldError
+
+    with pytest.raises(TilefoldError, match="disagree on the dynamic extent 'M'"):
+        k.dynamic_rows(r(32, 128), np.zeros((64, 128), np.float32))
+    with pytest.raises(ParseError, match="argument 'a' is Tensor\\[\\[32, 64\\], FP32\\]"):
+        k.dynamic_rows(r(32, 64), np.zeros((32, 64), np.float32))
 
 
 def test_dispatch_tensor_operands_give_tensor_ops():
@@ -138,3 +158,9 @@ def test_reading_a_tensor_after_writing_it_sees_the_new_value():
         a, out = r(rows, 256), np.zeros((rows, 256), np.float32)
         k.write_then_read(a, out)
         np.testing.assert_allclose(out, a * 3.0, rtol=1e-6)
+
+
+def test_the_parsed_jit_program_prints_its_scopes():
+    a, b, out = r(64, 128), r(64, 128), np.zeros((64, 128), np.float32)
+    text = k.add_tensor.parse(a, b, out).as_python()
+    assert "with pl.at(level=pl.Level.CORE_GROUP):" in text and "pl.tensor.assemble(out, " in text

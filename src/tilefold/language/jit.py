@@ -118,7 +118,36 @@ class JITFunction:
         return Program(self.__name__, (*subs, entry), span=entry.span)
 
     def _key(self, args: tuple[Any, ...], config: Any) -> Any:
-        return (tuple(_key_of(t) for t in self.signature_of(args)), _config_key(config))
+        """The cache key: argument types with every ``pl.dynamic`` extent left out (one compile for all)."""
+        axes = self.dynamic_axes()
+        keys = []
+        for i, t in enumerate(self.signature_of(args)):
+            k = _key_of(t)
+            if i in axes and isinstance(t, TensorType) and t.static_shape is not None:
+                k = ("T", tuple(None if ax in axes[i] else s for ax, s in enumerate(t.static_shape)), t.dtype.name)
+            keys.append(k)
+        return (tuple(keys), _config_key(config))
+
+    def dynamic_axes(self) -> dict[int, set[int]]:
+        """Parameter index -> axes of its annotation that are ``pl.dynamic`` extents (read from the ast)."""
+        from tilefold.language.dsl import DynamicDim
+
+        node, pargs = self.source()
+        lookup = pargs["const_lookup"]
+        out: dict[int, set[int]] = {}
+        for i, p in enumerate(node.args.args):
+            ann = p.annotation
+            if isinstance(ann, ast.Subscript) and isinstance(ann.value, ast.Attribute) \
+                    and ann.value.attr in ("Out", "InOut", "In"):
+                ann = ann.slice
+            if not (isinstance(ann, ast.Subscript) and isinstance(ann.slice, ast.Tuple) and ann.slice.elts
+                    and isinstance(ann.slice.elts[0], (ast.List, ast.Tuple))):
+                continue
+            for axis, e in enumerate(ann.slice.elts[0].elts):
+                if (isinstance(e, ast.Name) and isinstance(lookup(e.id), DynamicDim)) or (
+                        isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "dynamic"):
+                    out.setdefault(i, set()).add(axis)
+        return out
 
     def lower(self, *args: Any, config: Any = None) -> Program:
         """Specialise on ``args``, run the tensor-level passes and the default tile pipeline: the post-pass

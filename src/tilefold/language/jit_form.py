@@ -35,7 +35,7 @@ from tilefold.ir.stmt import (
     SeqStmts,
     Stmt,
 )
-from tilefold.ir.types import ScalarType, TensorType, TileType, TupleType, Type, UnknownType
+from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, TupleType, Type, UnknownType
 from tilefold.language.parser import Parser
 from tilefold.ops.registry import find_op
 
@@ -93,6 +93,11 @@ class JitParser(Parser):
                              hint="remove *args, **kwargs, keyword-only markers and default values")
         self._reset_scope()
         params, dirs = [], []
+        if src.kind == "entry":
+            # pl.dynamic extents: hidden scalar parameters the runtime fills from the arrays' shapes
+            for dim_var in self._dynamic_dims(fn).values():
+                params.append(dim_var)
+                dirs.append(ParamDirection.In)
         for i, p in enumerate(a.args):
             if p.annotation is None:
                 raise self.error(p, f"Parameter {p.arg!r} missing type annotation",
@@ -114,6 +119,33 @@ class JitParser(Parser):
         return Function(fname, tuple(params), tuple(dirs), rtypes, SeqStmts(tuple(body)), ftype,
                         span=self.span(fn))
 
+    def _dynamic_dims(self, fn: ast.FunctionDef) -> dict[str, Var]:
+        """``pl.dynamic`` extents named in the parameter annotations (by module / closure name, or inline
+        ``pl.dynamic("M")``): one INDEX variable per distinct dimension name, bound under the Python name."""
+        from tilefold.language.dsl import DynamicDim
+
+        self._dyn_vars: dict[str, Var] = {}
+        for p in fn.args.args:
+            if p.annotation is None:
+                continue
+            for node in ast.walk(p.annotation):
+                dim = None
+                if isinstance(node, ast.Name) and self.const_lookup is not None:
+                    value = self.const_lookup(node.id)
+                    dim = value if isinstance(value, DynamicDim) else None
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and node.func.attr == "dynamic" and node.args and isinstance(node.args[0], ast.Constant) \
+                        and isinstance(node.args[0].value, str):
+                    dim = DynamicDim(node.args[0].value)
+                if dim is None:
+                    continue
+                var = self._dyn_vars.get(dim.name)
+                if var is None:
+                    var = self._dyn_vars[dim.name] = Var(dim.name, ScalarType(DataType.INDEX), self.span(node))
+                if isinstance(node, ast.Name) and node.id not in self.env:
+                    self._define(node.id, var, node)
+        return self._dyn_vars
+
     def _jit_param_type(self, node: ast.expr, given: Type | None, name: str) -> tuple[Type, ParamDirection]:
         direction = ParamDirection.In
         inner = node
@@ -128,8 +160,19 @@ class JitParser(Parser):
                                       "or annotate pl.Tensor[[rows, cols], pl.FP32]")
             return given, direction
         if isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Attribute) and self._is_pl(
-                inner.value.value) and inner.value.attr == "Tensor" and given is not None and _has_dynamic(self, inner):
-            return given, direction  # pl.dynamic extents: the call's extents
+                inner.value.value) and inner.value.attr == "Tensor" and _has_dynamic(self, inner):
+            if self.kind != "entry" and given is not None:
+                return given, direction  # a helper takes the (possibly symbolic) types of its call
+            t, _ = self._param_type(inner)  # symbolic in the pl.dynamic extents: one program for all of them
+            if given is not None and isinstance(t, TensorType) and isinstance(given, TensorType):
+                ok = len(t.shape) == len(given.shape) and t.dtype is given.dtype and all(
+                    not isinstance(a, ConstInt) or (isinstance(b, ConstInt) and a.value == b.value)
+                    for a, b in zip(t.shape, given.shape, strict=False))
+                if not ok:
+                    raise self.error(node, f"argument {name!r} is {_tstr(given)} but the annotation says "
+                                           f"{_tstr(t)}",
+                                     hint="pass an array of the annotated rank, dtype and constant extents")
+            return t, direction
         t, _ = self._param_type(inner)
         if given is not None and isinstance(t, TensorType) and isinstance(given, TensorType):
             if t.static_shape != given.static_shape or t.dtype is not given.dtype:
@@ -153,6 +196,9 @@ class JitParser(Parser):
         out[marker:] = [x for s2 in out[marker:] for x in _one_op_per_statement(s2)]
 
     def _jit_stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
+        if isinstance(s, ast.For) and self.kind == "entry" and not self.in_scope:
+            self._unroll_orchestration_loop(s, out)
+            return
         if isinstance(s, ast.For):
             s = self._carry_rebound_names(s)
         if isinstance(s, ast.With):
@@ -174,6 +220,42 @@ class JitParser(Parser):
             out.append(ReturnStmt(tuple(exprs), span=self.span(s)))
             return
         super()._stmt(s, out)
+
+    def _unroll_orchestration_loop(self, s: ast.For, out: list[Stmt]) -> None:
+        """A ``pl.range`` loop of the entry (control plane: kernel launches, scopes) with constant bounds is
+        unrolled: each iteration's statements are parsed with the loop variable as a constant, so launches
+        and scopes repeat with their own offsets (tilefold's orchestration is straight-line)."""
+        it = s.iter
+        if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
+                and self._is_pl(it.func.value) and it.func.attr in ("range", "unroll") and not it.keywords
+                and 1 <= len(it.args) <= 3 and not s.orelse):
+            raise self.error(s, "a loop of the orchestration code must be `for i in pl.range(...)` with constant "
+                                "bounds", hint="put other loops inside a pl.at scope or an @pl.jit.incore function")
+        bounds = [self._fold_number(a) for a in it.args]
+        if not all(isinstance(b, int) for b in bounds):
+            raise NotSupportedError("an orchestration loop needs constant bounds (it is unrolled)",
+                                    span=self.span(it), hint="use constants, or move the loop inside a pl.at scope")
+        start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+        if step == 0:
+            raise self.error(it, "pl.range step must not be zero", hint="use a positive or negative step")
+        trips = range(start, stop, step)
+        if len(trips) > 1024:
+            raise NotSupportedError(f"an orchestration loop of {len(trips)} iterations is too long to unroll",
+                                    span=self.span(it), hint="at most 1024; loop inside a pl.at scope instead")
+        name = s.target.id
+        if name in self.env:
+            raise self.error(s.target, f"the loop variable {name!r} is already defined", hint="use a fresh name")
+        saved = self.consts.get(name, _UNSET)
+        try:
+            for i in trips:
+                self.consts[name] = i
+                for b in s.body:
+                    self._stmt(b, out)
+        finally:
+            if saved is _UNSET:
+                self.consts.pop(name, None)
+            else:
+                self.consts[name] = saved
 
     def _carry_rebound_names(self, s: ast.For) -> ast.For:
         """PyPTO's loops carry a value by plain reassignment (``t = pl.add(t, a)`` in the body). Rewrite such a
@@ -274,7 +356,7 @@ class JitParser(Parser):
                              hint="tiles are values: bind a new name instead")
         value = self._expr(value_node)
         self._pre[id(value_node)] = value
-        vshape = value.type.static_shape if isinstance(value.type, (TensorType, TileType)) else None
+        vshape = value.type.shape if isinstance(value.type, (TensorType, TileType)) else None
         if vshape is None:
             raise self.error(value_node, "the value written by a subscript must be a tensor or tile",
                              hint="e.g. out[:] = pl.add(a, b)")
@@ -293,7 +375,7 @@ class JitParser(Parser):
             ast.copy_location(n, s)
         self._assign(target.value, name, call, None, out, s)
 
-    def _subscript_window(self, target: ast.Subscript, t: TensorType, vshape: tuple[int, ...]) -> list[ast.expr]:
+    def _subscript_window(self, target: ast.Subscript, t: TensorType, vshape: tuple[Any, ...]) -> list[ast.expr]:
         sl = target.slice
         items = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
         rank = len(t.shape)
@@ -390,6 +472,9 @@ class JitParser(Parser):
                     raise NotSupportedError(_REFUSED[name], span=self.span(node), hint="see docs/dsl.md (jit form)")
                 if name == "dim":
                     return self._dim(node)
+                if name == "dynamic" and node.args and isinstance(node.args[0], ast.Constant) \
+                        and node.args[0].value in getattr(self, "_dyn_vars", {}):
+                    return self._dyn_vars[node.args[0].value]
                 if name == "create_tile":
                     return self._checked_op(node, "tile.create")
                 if name in DISPATCHED:
@@ -568,6 +653,9 @@ def _one_op_per_statement(s: Stmt) -> list[Stmt]:
     return [*before, s]
 
 
+_UNSET = object()
+
+
 class _NoSig:
     return_types: tuple = ()
 
@@ -587,8 +675,8 @@ def _type_key(t: Type) -> Any:
 
 
 def _tstr(t: TensorType) -> str:
-    shape = t.static_shape
-    return f"Tensor[{list(shape) if shape is not None else '?'}, {t.dtype.name}]"
+    dims = ", ".join(str(e.value) if isinstance(e, ConstInt) else getattr(e, "name", "?") for e in t.shape)
+    return f"Tensor[[{dims}], {t.dtype.name}]"
 
 
 def _has_dynamic(parser: Parser, node: ast.Subscript) -> bool:

@@ -29,7 +29,7 @@ from tilefold.ir.stmt import (
     flatten_stmts,
 )
 from tilefold.ir.types import TensorType, TupleType
-from tilefold.ir.visitor import IRVisitor, collect_uses, substitute
+from tilefold.ir.visitor import IRVisitor, collect_uses
 from tilefold.passes.base import Pass
 
 #: ops whose result is their destination tensor with a window written: (op name, index of the destination)
@@ -100,6 +100,11 @@ def _outline(fn: Function, scope: ScopeStmt, rest: list[Stmt], index: int,
         d.visit_stmt(s)
     used = collect_uses(SeqStmts(tuple(body)))
     free = [v for v in used if v not in d.defs and not isinstance(v, IterArg)]
+    for v in list(free):  # symbolic extents of the tensors that cross the edge cross it too
+        for e in getattr(v.type, "shape", ()):
+            for dim in collect_uses(e) if not isinstance(e, Var) else {e: 1}:
+                if dim not in free and dim not in d.defs:
+                    free.append(dim)
     order = {p: i for i, p in enumerate(fn.params)}
     free.sort(key=lambda v: order.get(v, len(order)))  # the entry's parameter order, then first use
     later = collect_uses(SeqStmts(tuple(rest))) if rest else {}
@@ -124,9 +129,11 @@ def _outline(fn: Function, scope: ScopeStmt, rest: list[Stmt], index: int,
     while name in taken:
         name += "_"
     taken.add(name)
-    params = tuple(Var(v.name, v.type, v.span) for v in free)
+    # the function's parameters are the orchestration's variables themselves: types refer to them (a tensor
+    # with a pl.dynamic extent has the extent's variable in its shape), so they stay one object across the edge
+    params = tuple(free)
     mapping = dict(zip(free, params, strict=True))
-    new_body = flatten_stmts(substitute(SeqStmts(tuple(body)), mapping))
+    new_body = list(body)
     dirs = []
     for v in free:
         if v in written:

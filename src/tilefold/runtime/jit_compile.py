@@ -46,4 +46,5 @@ def compile_program(program: Program, config: Any = None) -> CompiledProgram:
     compiled.source = program  # the tensor-level program the kernel was specialised into
     compiled.tile_program = tile
     compiled.program = compiled.ir  # PyPTO's name for the post-pass program
+    compiled.as_python = compiled.ir.as_python  # compiled.as_python() prints it too
     return compiled

@@ -222,3 +222,43 @@ def store_in_loop_rebinding(a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tens
             t = pl.load(a, [i * 32, 0], [32, 64])
             out = pl.store(pl.exp(t), [i * 32, 0], out)
     return out
+
+
+@pl.jit
+def explicit_slice(a: pl.Tensor[[64, 128], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.muls(pl.slice(a, [32, 64], [16, 32]), 2.0)
+    return out
+
+
+@pl.jit
+def accumulate(a: pl.Tensor[[128, 128], pl.FP32], out: pl.Out[pl.Tensor[[128, 128], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.add(a, a)
+        for _i in pl.range(3):
+            t = pl.add(t, a)  # a tensor carried across iterations (PyPTO's quickstart loop)
+        out[:] = pl.mul(t, t)
+    return out
+
+
+@pl.jit
+def write_in_loop(a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = a
+        for _i in pl.range(2):
+            out[:] = pl.muls(out, 2.0)
+    return out
+
+
+@pl.jit.incore
+def scale_rows(a: pl.Tensor, j: pl.Scalar[pl.INDEX], out: pl.InOut[pl.Tensor]):
+    t = pl.load(a, [j * 16, 0], [16, 64])
+    pl.store(pl.muls(t, 2.0), [j * 16, 0], out)
+    return out
+
+
+@pl.jit
+def launches_in_a_loop(a: pl.Tensor[[64, 64], pl.FP32], out: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]):
+    for j in pl.range(4):
+        out = scale_rows(a, j, out)
+    return out
