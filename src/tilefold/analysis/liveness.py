@@ -48,6 +48,14 @@ class Liveness:
     loop_spans: list[tuple[int, int]] = field(default_factory=list)
     stmt_pos: dict[int, int] = field(default_factory=dict)  # id(stmt) -> position
     end: int = 0
+    # every use of a variable at its effective position (a use inside a loop that re-reads an outer value
+    # counts at the loop's end), for queries finer than ``last_use``
+    use_positions: dict[Var, list[int]] = field(default_factory=dict)
+    # per IfStmt (by index): ((then_start, then_end), (else_start, else_end)) half-open position ranges, and
+    # its return vars; ``if_stack[pos]`` lists (if index, branch 0 / 1) of the ifs enclosing a statement
+    if_branches: list[tuple[tuple[int, int], tuple[int, int]]] = field(default_factory=list)
+    if_return_vars: list[tuple[Var, ...]] = field(default_factory=list)
+    if_stack: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
 
     def interval(self, var: Var) -> tuple[int, int]:
         start = self.defs.get(var, -1)
@@ -55,6 +63,17 @@ class Liveness:
 
     def position(self, stmt: Stmt) -> int:
         return self.stmt_pos[id(stmt)]
+
+    def exclusive(self, a: int, b: int) -> bool:
+        """Do positions ``a`` and ``b`` lie in different branches of one if (no execution reaches both)?
+        Uses at effective positions: a loop-extended use sits at the loop's end, never inside a branch of an
+        if within that loop."""
+        for k, branch in self.if_stack.get(a, ()):
+            (t0, t1), (e0, e1) = self.if_branches[k]
+            other = (e0, e1) if branch == 0 else (t0, t1)
+            if other[0] <= b < other[1]:
+                return True
+        return False
 
     def live_at(self, var: Var, pos: int) -> bool:
         a, b = self.interval(var)
@@ -83,6 +102,7 @@ def compute_liveness(fn: Function, *, carried_uses: bool = True) -> Liveness:
     # (var, position, enclosing loop ids) -- resolved once every loop's end is known
     raw_uses: list[tuple[Var, int, tuple[int, ...]]] = []
     loops: list[list[int]] = []  # loop id -> [start, end]
+    ifs: list[tuple[int, int]] = []  # enclosing (if index, branch) while walking
 
     def define(var: Var, at: int) -> None:
         live.defs.setdefault(var, at)
@@ -102,6 +122,8 @@ def compute_liveness(fn: Function, *, carried_uses: bool = True) -> Liveness:
         here = pos
         pos += 1
         live.stmt_pos[id(stmt)] = here
+        if ifs:
+            live.if_stack[here] = tuple(ifs)
         if isinstance(stmt, AssignStmt):
             use(stmt.value, here, stack)
             define(stmt.var, here)
@@ -138,9 +160,19 @@ def compute_liveness(fn: Function, *, carried_uses: bool = True) -> Liveness:
             use(stmt.condition, here, stack)
             for rv in stmt.return_vars:
                 define(rv, here)
+            k = len(live.if_branches)
+            live.if_branches.append(((0, 0), (0, 0)))
+            live.if_return_vars.append(tuple(stmt.return_vars))
+            t0 = pos
+            ifs.append((k, 0))
             walk(stmt.then_body, stack)
+            ifs.pop()
+            e0 = pos
             if stmt.else_body is not None:
+                ifs.append((k, 1))
                 walk(stmt.else_body, stack)
+                ifs.pop()
+            live.if_branches[k] = ((t0, e0), (e0, pos))
             pos += 1  # join point
         else:  # pragma: no cover - unknown statement kinds are treated as opaque
             pass
@@ -160,6 +192,7 @@ def compute_liveness(fn: Function, *, carried_uses: bool = True) -> Liveness:
             if d < start:
                 effective = max(effective, end)
                 break
+        live.use_positions.setdefault(var, []).append(effective)
         if effective > live.last_use.get(var, -2):
             live.last_use[var] = effective
     return live

@@ -346,9 +346,22 @@ def _find_isolations(fn: Function, memrefs: dict[Var, MemRef], target: Target) -
         if has_param:
             return True  # the caller's storage
         k = bisect_left(defs, pos)  # members defined before the statement (later ones are its own results)
-        if k and last_reads[k - 1] > pos:
+        if k and last_reads[k - 1] > pos and not (pos in live.if_stack and only_exclusive_reads(base, pos)):
             return True
         return any(a in memrefs and memrefs[a].base == base for a in also_read)
+
+    def only_exclusive_reads(base: str, pos: int) -> bool:
+        """For a statement inside an if (e.g. a custom op under a sub-block-0 guard): are all later reads of
+        its storage either in the other branch of an enclosing if (no execution sees both), or reads of an
+        enclosing if's result (the join of this very write)? Exact per-use check, only on this rare path."""
+        joins = {rv for k, _ in live.if_stack[pos] for rv in live.if_return_vars[k]}
+        for m in members[base]:
+            if m in joins or live.defs.get(m, -1) >= pos:
+                continue
+            for r in live.use_positions.get(m, ()):
+                if r > pos and not live.exclusive(pos, r):
+                    return False
+        return True
 
     def carried_back(stmt: ForStmt | WhileStmt, i: int, yields: tuple[Expr, ...]) -> bool:
         """Does the back edge copy a value into iter arg ``i``'s storage (rather than update it in place)?"""
