@@ -420,7 +420,9 @@ def _load_npz(spec: str, entry) -> dict[str, Any]:
     if not zipfile.is_zipfile(path):
         with open(path, "rb") as f:
             head = f.read(6)
-        what = "a single .npy array" if head == b"\x93NUMPY" else "not an .npz (zip) archive"
+        what = ("a single .npy array" if head == b"\x93NUMPY" else
+                "a truncated or damaged .npz (zip) archive" if head.startswith(b"PK\x03\x04") else
+                "not an .npz (zip) archive")
         raise TilefoldError(f"cannot read inputs {spec!r}: the file is {what}", hint=_NPZ_HINT)
     inputs: dict[str, Any] = {}
     try:
@@ -664,6 +666,40 @@ def _kernel_file_span(frames, path: Path):
     return None
 
 
+def _check_custom_kernels(program, kernel_files: Sequence[str]) -> None:
+    """Every custom op the program calls has a registered kernel; else say which --kernels file (or
+    register_custom_op call) provides it, at the call."""
+    from tilefold.custom import is_registered
+    from tilefold.ir.visitor import IRVisitor
+
+    calls: list[Any] = []
+
+    class _Customs(IRVisitor):
+        def visit_Call(self, expr) -> None:
+            symbol = expr.kwarg("symbol") if expr.op_name.startswith("tile.custom") else None
+            if isinstance(symbol, str) and not is_registered(symbol):
+                calls.append((symbol, expr))
+            super().visit_Call(expr)
+
+    for fn in program.functions:
+        _Customs().visit_function(fn)
+    if not calls:
+        return
+    symbol, call = calls[0]
+    try:
+        from tilefold.custom.library import EXAMPLE_KERNELS
+    except ImportError:
+        EXAMPLE_KERNELS = {}
+    if symbol in EXAMPLE_KERNELS:
+        hint = "its reference kernel ships with the examples: add --kernels examples"
+    else:
+        given = f" (given: {', '.join(kernel_files)})" if kernel_files else ""
+        hint = (f"pass --kernels FILE.py{given}, a Python file that calls tilefold.register_custom_op("
+                f"{symbol!r}, kernel[, cost]); from Python, call tilefold.register_custom_op before running")
+    raise TilefoldError(f"custom op {symbol!r} has no registered kernel", span=call.span if call.span.line else None,
+                        hint=hint)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from tilefold.ir.types import ScalarType
     from tilefold.passes.remarks import collect_remarks
@@ -671,6 +707,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     run_and_compare = _attr("tilefold.testing", "run_and_compare", "the E2E harness")
     _register_kernels(args.kernels or ())
     program = _parse_file(args.file)
+    _check_custom_kernels(program, args.kernels or ())
     inputs = _make_inputs(program, args.inputs, args.seed, args.set, args.entry)
     entry = _entry_function(program, args.entry)
     scalars = {p.name: inputs.get(p.name) for p in entry.params if isinstance(p.type, ScalarType)}
@@ -873,7 +910,13 @@ def cmd_ops(args: argparse.Namespace) -> int:
     if args.name:
         wanted = args.name if args.name in ops else f"tile.{args.name}"
         if wanted not in ops:
-            raise UsageError(f"unknown op {args.name!r}; run `tilefold ops` for the list")
+            import difflib
+
+            close = difflib.get_close_matches(args.name, list(ops), n=3, cutoff=0.6)
+            close += [n for n in difflib.get_close_matches(f"tile.{args.name}", list(ops), n=3, cutoff=0.6)
+                      if n not in close]
+            guess = f"did you mean {', '.join(close[:3])}? " if close else ""
+            raise UsageError(f"unknown op {args.name!r}; {guess}run `tilefold ops` for the list")
         ops = {wanted: ops[wanted]}
     if args.markdown:
         sys.stdout.write(ops_markdown(ops))

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tilefold.errors import Span, TypeInferenceError
-from tilefold.ir.expr import Call, Expr, GlobalVar
-from tilefold.ir.types import MemorySpace, TileType, Type
+from tilefold.ir.expr import Call, ConstInt, Expr, GlobalVar
+from tilefold.ir.types import MemorySpace, TensorType, TileType, TupleType, Type
 
 
 class Unit(enum.Enum):
@@ -195,6 +195,22 @@ def _ensure_loaded() -> None:
         import tilefold.ops.tile_ops  # noqa: F401  (declarations register themselves)
 
 
+def _check_positive_shape(name: str, t: Any) -> None:
+    """Every constant extent of a tile or tensor an op produces is positive: a zero-size or negative tile
+    has no storage (the sub-block split would halve -16 to -8 and only the simulator would fault)."""
+    types = t.types if isinstance(t, TupleType) else (t,)
+    for one in types:
+        if not isinstance(one, (TileType, TensorType)):
+            continue
+        for axis, extent in enumerate(one.shape):
+            if isinstance(extent, ConstInt) and extent.value <= 0:
+                kind = "tile" if isinstance(one, TileType) else "tensor"
+                shape = [e.value if isinstance(e, ConstInt) else str(e) for e in one.shape]
+                raise TypeInferenceError(
+                    f"{name}: the result {kind} has shape {shape}; extent {extent.value} on axis {axis} is not "
+                    "positive", hint="every tile and tensor extent must be at least 1")
+
+
 def make_call(name: str, args: Sequence[Expr], attrs: dict[str, Any] | None = None,
               span: Span | None = None) -> Call:
     """Build a type-inferred call of a registered op. Attribute defaults are filled in."""
@@ -211,6 +227,7 @@ def make_call(name: str, args: Sequence[Expr], attrs: dict[str, Any] | None = No
         )
     try:
         result_type = op.infer(tuple(args), dict(kwargs))
+        _check_positive_shape(name, result_type)
     except TypeInferenceError as exc:
         if exc.span is None and span is not None:
             raise TypeInferenceError(exc.message, span=span, hint=exc.hint) from None

@@ -93,6 +93,10 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
         details = {"golden": f"golden run failed: {golden_error}"} if golden_error is not None else {}
         return RunReport(False, fault, float("inf"), None, {}, golden, 0.0, {}, compiled=compiled,
                          details=details)
+    except Exception:
+        if golden_error is not None:
+            raise golden_error from None  # the golden run already found (and located) the user error
+        raise
     if golden_error is not None:
         raise golden_error
     matches = True
