@@ -1,5 +1,5 @@
 # exit: 2
-# expect: too deeply nested
+# expect: nested too deeply
 # expect: deep_expr_1500.py:
 # argv: opt {file}
 import tilefold.language as pl

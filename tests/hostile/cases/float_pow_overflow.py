@@ -1,6 +1,6 @@
 # exit: 2
-# expect: overflow
-# expect: float_pow_overflow.py:4:
+# expect: overflows a float
+# expect: float_pow_overflow.py:7:
 # argv: opt {file}
 import tilefold.language as pl
 

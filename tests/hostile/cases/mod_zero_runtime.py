@@ -1,5 +1,5 @@
 # exit: 2
-# expect: division by zero
+# expect: modulo by zero
 # expect: mod_zero_runtime.py:
 # argv: run {file} --set off=0
 import tilefold.language as pl

@@ -1,6 +1,6 @@
 # exit: 2
 # expect: too large
-# expect: pow_tower_module.py:4:
+# expect: pow_tower_module.py:7:
 # argv: opt {file}
 import tilefold.language as pl
 
