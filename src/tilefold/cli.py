@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from tilefold.errors import TilefoldError
+from tilefold.terminal import key_value_table, print_table, status
 
 EXIT_OK, EXIT_USAGE, EXIT_USER, EXIT_MISMATCH, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -724,7 +725,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         kwargs["max_steps"] = args.max_steps
     if args.target:
         kwargs["target"] = args.target
-    with collect_remarks() as remarks:
+    with collect_remarks() as remarks, status(f"compiling, simulating and running the golden reference on "
+                                              f"{args.file}"):
         report = run_and_compare(program, inputs, **kwargs)
     fault = getattr(report, "fault", None)
     matches = bool(getattr(report, "matches", False))
@@ -744,7 +746,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                               for k, v in scalars.items()) or "-"),
         ("sub-block split", _split_evidence(report)),
     ]
-    print(_table(rows))
+    text = key_value_table(rows)
+    if text is not None:
+        print(text)
     if args.remarks:
         _print_remarks(remarks)
     return EXIT_OK if matches else EXIT_MISMATCH
@@ -756,12 +760,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _benchmarks_dir() -> Path | None:
-    candidates = [Path.cwd() / "benchmarks"]
+    """The benchmarks/ of the checkout these sources belong to (src/tilefold/cli.py -> <checkout>/benchmarks):
+    never one found in the current directory or its parents, whose scripts would run as the user."""
     here = Path(__file__).resolve()
-    candidates += [parent / "benchmarks" for parent in here.parents]
-    for c in candidates:
-        if c.is_dir():
-            return c
+    candidate = here.parents[2] / "benchmarks" if len(here.parents) > 2 else None
+    if candidate is not None and candidate.is_dir() and (here.parents[2] / "pyproject.toml").is_file():
+        return candidate
     return None
 
 
@@ -795,6 +799,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     runner: Callable[..., Any] | None = None
     if bench is not None:
         runner = getattr(bench, "main", None) or getattr(bench, "run", None)
+    own = _benchmarks_dir()
+    if own is None:
+        raise UnavailableError("no benchmarks/ directory next to the tilefold sources (benchmarks ship with the "
+                               "source checkout, not with an installed package)")
+    run_benchmarks = getattr(bench, "run_benchmarks", None) if bench is not None else None
+    if run_benchmarks is not None:
+        result = run_benchmarks(list(args.names) or None, root=own)  # never a benchmarks/ of the cwd
+        return int(result) if isinstance(result, int) else EXIT_OK
     if runner is not None:
         result = runner(list(args.names))
         return int(result) if isinstance(result, int) else EXIT_OK
@@ -921,12 +933,24 @@ def cmd_ops(args: argparse.Namespace) -> int:
     if args.markdown:
         sys.stdout.write(ops_markdown(ops))
         return EXIT_OK
-    for i, op in enumerate(ops.values()):
-        if i:
-            print()
-        rows = op_facts(op)
-        print(_table([(label, value) for label, value in rows]))
+    if not args.name:  # the compact list: one line per op
+        rows = []
+        for name, op in ops.items():
+            facts = dict(op_facts(op))
+            rows.append((name, facts["kind"], facts["unit"], facts["pto"], _operands_of(op)))
+        print_table(f"{len(rows)} ops (tilefold ops NAME for the full entry)",
+                    ("op", "kind", "unit", "pto", "operands"), rows)
+        return EXIT_OK
+    for op in ops.values():
+        text = key_value_table(op_facts(op))
+        if text is not None:
+            print(text)
     return EXIT_OK
+
+
+def _operands_of(op: Any) -> str:
+    """The parameter names of an op, for the one-line list (the full signature is in ``tilefold ops NAME``)."""
+    return ", ".join(p.name for p in op.params)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -1078,6 +1102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         _error(f"error: {text}")
         return EXIT_USER
+    except BrokenPipeError:  # `tilefold ops | head`: the reader left; not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
     except KeyboardInterrupt:
         _error("interrupted")
         return 130

@@ -51,9 +51,9 @@ def compile(program: Program, target: str | Target = "Ascend910B", skip_passes: 
     The input is first checked for reads of uninitialised tiles (``tile.create`` results read before
     anything wrote them; ``tilefold.analysis.uninitialized_reads``): a ``VerificationError`` names the read.
     """
-    from tilefold.analysis.uninitialized_reads import check_uninitialized_reads
-
     import gc
+
+    from tilefold.analysis.uninitialized_reads import check_uninitialized_reads
 
     # The IR is immutable and acyclic: reference counting frees it, while the cyclic collector would rescan
     # every live IR node on each full collection (more than half the compile time of a 64k-statement kernel).
