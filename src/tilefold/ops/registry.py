@@ -23,6 +23,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from tilefold.errors import Span, TypeInferenceError
@@ -120,11 +121,11 @@ class OpDef:
     # segment (``"outs"`` for custom ops); those operands are pure destinations, never read by the op
     results_reuse_segment: str | None = None
 
-    @property
-    def operand_params(self) -> tuple[Param, ...]:
+    @cached_property
+    def operand_params(self) -> tuple[Param, ...]:  # cached: queried for every call by every pass
         return tuple(p for p in self.params if not p.is_attr)
 
-    @property
+    @cached_property
     def attr_params(self) -> tuple[Param, ...]:
         return tuple(p for p in self.params if p.is_attr)
 
@@ -184,9 +185,18 @@ def all_ops() -> dict[str, OpDef]:
 
 def op_of(expr: Expr) -> OpDef | None:
     """The OpDef of a call to a registered op, else None (function calls, non-calls)."""
-    if isinstance(expr, Call) and not isinstance(expr.op, GlobalVar):
-        return find_op(expr.op)
+    if type(expr) is Call or isinstance(expr, Call):
+        op = expr.op
+        if type(op) is str:
+            return (_REGISTRY if _REGISTRY else _loaded_registry()).get(op)
+        if not isinstance(op, GlobalVar):
+            return find_op(op)
     return None
+
+
+def _loaded_registry() -> dict[str, OpDef]:
+    _ensure_loaded()
+    return _REGISTRY
 
 
 def _ensure_loaded() -> None:
