@@ -496,3 +496,34 @@ def test_bench_runs_with_single_threaded_blas(capsys, monkeypatch):
         monkeypatch.setenv(var, "8")
     assert cli.main(["bench", "x"]) == 0
     assert seen == {var: "1" for var in cli.BLAS_THREAD_VARS}
+
+
+def test_help_documents_exit_codes(capsys):
+    with pytest.raises(SystemExit) as info:
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    assert info.value.code == 0
+    for line in ("0  success", "1  usage error", "2  user error", "3  tilefold run: mismatch", "4  internal error"):
+        assert line in out
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--help"])
+    out = capsys.readouterr().out
+    assert "--max-steps" in out and "--entry" in out and "faithful: lower like upstream" in out
+
+
+def test_bench_ignores_benchmarks_of_the_current_directory(tmp_path, monkeypatch, capsys):
+    """A benchmarks/ in the working directory is never run: only the checkout's own."""
+    (tmp_path / "benchmarks").mkdir()
+    marker = tmp_path / "ran"
+    (tmp_path / "benchmarks" / "evil.py").write_text(f"open({str(marker)!r}, 'w').write('x')\n")
+    monkeypatch.chdir(tmp_path)
+    code = cli.main(["bench", "evil"])
+    assert code == 1 and not marker.exists()
+    assert cli._benchmarks_dir() == Path(cli.__file__).resolve().parents[2] / "benchmarks"
+
+
+def test_plain_output_when_piped(good, capsys, monkeypatch):
+    """Piped (capsys is not a terminal) or NO_COLOR: plain text, no rich box drawing or escape codes."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    code, out, _ = run(["ops"], capsys)
+    assert code == 0 and "\x1b[" not in out and "┃" not in out and out.splitlines()[2].startswith("op ")

@@ -806,7 +806,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     run_benchmarks = getattr(bench, "run_benchmarks", None) if bench is not None else None
     if run_benchmarks is not None:
         result = run_benchmarks(list(args.names) or None, root=own)  # never a benchmarks/ of the cwd
-        return int(result) if isinstance(result, int) else EXIT_OK
+        # the runner's codes: 1 a benchmark failed, 2 an unknown name (a usage error here)
+        return {0: EXIT_OK, 1: EXIT_USER, 2: EXIT_USAGE}.get(int(result), EXIT_USER) if isinstance(result, int) \
+            else EXIT_OK
     if runner is not None:
         result = runner(list(args.names))
         return int(result) if isinstance(result, int) else EXIT_OK
