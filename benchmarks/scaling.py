@@ -10,10 +10,11 @@ shapes are generated as ``pl`` source text (so the parser is measured too), each
 
 Steps: ``parse``, every pass of the default pipeline in order (the second CanonicalizeTileSlice run is
 ``CanonicalizeTileSlice#2``; InitMemRef, MemoryReuse and AllocateMemoryAddr are the memory-planning steps),
-``codegen`` (PTO). Steps run with the cyclic garbage collector off, as the compile driver runs them. For
-each step the table gives the CPU time (``time.process_time``, the minimum over ``--repeats`` runs) at every
-size and the growth ratio from one size to the next (linear is 4.0 for the 4x steps); and the number of Python function calls of one run (deterministic, immune to the noise of a shared
-machine) with its ratio, for sizes up to ``--calls-up-to``.
+``codegen`` (PTO). Steps run with the cyclic garbage collector off, as the compile driver runs them. For each
+step the table gives the CPU time (``time.process_time``, the minimum over ``--repeats`` runs) at every size
+and the growth ratio from one size to the next (linear is 4.0 for the 4x steps); and the number of Python
+function calls of one run (deterministic, immune to the noise of a shared machine) with its ratio, for sizes
+up to ``--calls-up-to``.
 
 The goal, checked at the end (non-zero exit otherwise):
 
