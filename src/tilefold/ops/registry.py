@@ -212,6 +212,11 @@ def _check_positive_shape(name: str, t: Any) -> None:
     for one in types:
         if not isinstance(one, (TileType, TensorType)):
             continue
+        if isinstance(one, TileType) and one.memory_space is MemorySpace.DDR:
+            raise TypeInferenceError(
+                f"{name}: a tile cannot live in DDR: DDR is the global memory tensors live in, tiles are on-chip",
+                hint="put the tile in an on-chip memory (target_memory=pl.Mem.Vec, Mat, Left, Right or Acc); "
+                     "data goes back to DDR with pl.store")
         for axis, extent in enumerate(one.shape):
             if isinstance(extent, ConstInt) and extent.value <= 0:
                 kind = "tile" if isinstance(one, TileType) else "tensor"

@@ -1,5 +1,5 @@
 # exit: 2
-# expect: DDR
+# expect: a tile cannot live in DDR
 # expect: ddr_tile.py:
 # argv: compile {file}
 import tilefold.language as pl
