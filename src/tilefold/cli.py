@@ -23,6 +23,7 @@ internal error (a bug: rerun with ``--traceback`` to see where).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import enum
 import importlib
 import os
@@ -709,6 +710,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     _register_kernels(args.kernels or ())
     program = _parse_file(args.file)
     _check_custom_kernels(program, args.kernels or ())
+    running = contextlib.ExitStack()  # a spinner on a terminal while compiling and running; closed before printing
+    running.enter_context(status(f"compiling, simulating and running the golden reference on {args.file}"))
     inputs = _make_inputs(program, args.inputs, args.seed, args.set, args.entry)
     entry = _entry_function(program, args.entry)
     scalars = {p.name: inputs.get(p.name) for p in entry.params if isinstance(p.type, ScalarType)}
@@ -721,12 +724,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     }
     if args.entry:
         kwargs["entry"] = entry.name
-    if args.max_steps is not None:
-        kwargs["max_steps"] = args.max_steps
     if args.target:
         kwargs["target"] = args.target
-    with collect_remarks() as remarks, status(f"compiling, simulating and running the golden reference on "
-                                              f"{args.file}"):
+    if getattr(args, "max_steps", None) is not None:
+        kwargs["max_steps"] = args.max_steps
+    with collect_remarks() as remarks:
         report = run_and_compare(program, inputs, **kwargs)
     fault = getattr(report, "fault", None)
     matches = bool(getattr(report, "matches", False))
@@ -746,6 +748,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                               for k, v in scalars.items()) or "-"),
         ("sub-block split", _split_evidence(report)),
     ]
+    running.close()
     text = key_value_table(rows)
     if text is not None:
         print(text)
@@ -1042,14 +1045,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--entry", metavar="NAME", help=ENTRY_HELP)
     p.add_argument("--block-dim", type=int, default=1, metavar="N", help="number of blocks (cores) to launch")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
-    p.add_argument("--max-steps", type=int, default=None, metavar="N",
-                   help="stop a run after N executed statements / loop iterations (default 1,000,000)")
     p.add_argument("--set", action="append", metavar="NAME=VALUE",
                    help="value of a scalar parameter of the entry function (unset scalars are random in [0, 4))")
     p.add_argument("--remarks", action="store_true", help="print the passes' remarks after the result table")
     p.add_argument("--kernels", action="append", metavar="FILE.py|examples",
                    help="register custom-op kernels first: a Python file calling tilefold.register_custom_op, "
                         "or 'examples' for the example programs' reference kernels")
+    p.add_argument("--max-steps", type=int, default=None, metavar="N",
+                   help="stop a run after N executed statements, simulated instructions and loop iterations "
+                        "(default 1,000,000)")
     _add_pipeline_flags(p)
     p.set_defaults(func=cmd_run)
 
