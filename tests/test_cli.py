@@ -415,7 +415,7 @@ def test_opt_passes_default_runs_the_default_pipeline(good, capsys):
     code, out_off, err = run(["opt", good, "--passes", "default", "--no-enable-auto-bind-sub-block"], capsys)
     code_on, out_on, _ = run(["opt", good, "--passes", "default"], capsys)
     assert code == 0 and code_on == 0, err
-    assert "get_subblock_idx" in out_on and "get_subblock_idx" not in out_off
+    assert "tiled_op" in out_on and "tiled_op" not in out_off  # off splits nothing (stores are only guarded)
 
 
 def test_opt_print_after_all_without_passes_prints_once(good, capsys):

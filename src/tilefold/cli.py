@@ -124,6 +124,8 @@ def _pipeline_options(args: argparse.Namespace) -> dict[str, Any]:
     flag = getattr(args, "enable_auto_bind_sub_block", None)
     if flag is not None:
         options["enable_auto_bind_sub_block"] = flag
+    if getattr(args, "custom_op_policy", None) is not None:
+        options["custom_op_policy"] = args.custom_op_policy
     return options
 
 
@@ -993,6 +995,9 @@ def _add_pipeline_flags(p: argparse.ArgumentParser, skip: bool = True) -> None:
     p.add_argument("--target", metavar="NAME", help="target chip (Ascend910B, Ascend910C, Ascend950)")
     p.add_argument("--enable-auto-bind-sub-block", action=argparse.BooleanOptionalAction, default=None,
                    help="split AIV work across the two vector sub-blocks (default: on)")
+    p.add_argument("--custom-op-policy", choices=("split", "limit-module"), default=None,
+                   help="sub-block split of custom ops: 'split' those that pass the checks (default) or "
+                        "'limit-module' (upstream master: no AIV function of a module with a custom op is split)")
     if skip:
         p.add_argument("--skip-pass", action="append", metavar="NAME",
                        help="leave a pass out of the default pipeline (pass name or CLI name); repeatable")

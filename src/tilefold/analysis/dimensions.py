@@ -75,6 +75,7 @@ class DimensionConflict:
     axes: tuple[int, int]
     reason: str
     broadcast: bool = False  # "broadcast on two different axes": the failed join touches a broadcast operand
+    keys: tuple = field(default=(), compare=False)  # the (value, axis) keys the failed op tried to join
 
     def __str__(self) -> str:
         kind = "broadcast on two different axes: " if self.broadcast else ""
@@ -212,9 +213,10 @@ class DimensionAnalyzer:
             for a, b, reason in joins:
                 conflict = self._union(a, b, op, reason)
                 if conflict is not None:
-                    if broadcast_op or a[0] in bcast_values or b[0] in bcast_values:
-                        conflict = DimensionConflict(conflict.op, conflict.value, conflict.axes, conflict.reason,
-                                                     broadcast=True)
+                    bcast = broadcast_op or a[0] in bcast_values or b[0] in bcast_values
+                    every = tuple(k for j in joins for k in j[:2])  # the op's axes: its result's among them
+                    conflict = DimensionConflict(conflict.op, conflict.value, conflict.axes, conflict.reason,
+                                                 broadcast=bcast, keys=every)
                     break
             if conflict is None:
                 for key, red, brc, reason in marks:
@@ -228,6 +230,12 @@ class DimensionAnalyzer:
         return conflict
 
     # ------------------------------------------------------------------ queries
+
+    def broadcast_conflicts_of(self, key: AxisKey) -> list[DimensionConflict]:
+        """Broadcast-on-two-axes conflicts that involve the class of ``key``: the axis may have been broadcast
+        along two different axes (a conflict without recorded keys involves every class)."""
+        root = self.find(key)
+        return [c for c in self.conflicts if c.broadcast and (not c.keys or any(self.find(k) == root for k in c.keys))]
 
     def same_class(self, a: AxisKey, b: AxisKey) -> bool:
         return self.find(a) == self.find(b)
@@ -373,6 +381,21 @@ class DimensionAnalyzer:
             src = call.args[0]
             if r_rank is not None and isinstance(src, Var) and self.ranks.get(src) == r_rank:
                 joins += [((result, i), (src, i), "slice window") for i in range(r_rank)]
+        elif kind is OpKind.TRANSPOSE or name == "tile.transpose_view":
+            src = call.args[0] if call.args else None
+            if r_rank is not None and isinstance(src, Var) and self.ranks.get(src) == r_rank:
+                a1, a2 = (call.kwarg("axis1", 0), call.kwarg("axis2", 1)) if kind is OpKind.TRANSPOSE else (0, 1)
+                perm = {a1: a2, a2: a1}
+                joins += [((result, i), (src, perm.get(i, i)), f"{name} axes") for i in range(r_rank)]
+        elif kind is OpKind.VIEW and name == "tile.reshape":
+            src = call.args[0] if call.args else None
+            st, rt = getattr(getattr(src, "type", None), "static_shape", None), (
+                result.type.static_shape if result is not None and hasattr(result.type, "static_shape") else None)
+            if isinstance(src, Var) and src in self.ranks and st is not None and rt is not None:
+                for i in range(len(rt)):
+                    b = reshape_split_axis(st, rt, i) if rt[i] % 2 == 0 else None
+                    if isinstance(b, int):
+                        joins.append(((result, i), (src, b), f"{name} kept axis"))
         elif kind is OpKind.COPY:
             src = call.args[0] if call.args else None
             if r_rank is not None and isinstance(src, Var) and self.ranks.get(src) == r_rank:
@@ -534,3 +557,35 @@ def flattened_split_axis(window: Sequence[int | None], axis: int) -> tuple[int, 
 def analyze_dimensions(fn: Function) -> DimensionAnalyzer:
     """Run the dimension analysis on one function."""
     return DimensionAnalyzer(fn).run()
+
+
+def reshape_split_axis(src_shape: Sequence[int | None], res_shape: Sequence[int | None], axis: int) -> int | str:
+    """The source axis whose halving is the halving of result ``axis`` of a row-major reshape, or the reason
+    there is none.
+
+    Halving result axis ``a`` keeps the flat elements whose index, divided by ``prod(res[a+1:]) * res[a] / 2``,
+    is even (sub-block 0) or odd (sub-block 1). Halving source axis ``b`` does the same with
+    ``prod(src[b+1:]) * src[b] / 2``; the two element sets (and their row-major orders) agree exactly when
+    ``prod(res[a:]) == prod(src[b:])`` and both extents are even. This covers an unchanged axis, a collapse
+    (``[2, 16, 64] -> [32, 64]``: result axis 0 is source axis 0), an expand (``[32, 64] -> [2, 16, 64]``:
+    result axis 0 is source axis 0, result axis 1 is not a box) and size-1 axis insertion / removal. Among the
+    axes with that suffix product at most one has an extent other than 1."""
+    if any(e is None for e in src_shape) or any(e is None for e in res_shape):
+        return "the reshape has a dynamic extent"
+    ext = res_shape[axis]
+    if ext % 2:
+        return f"result extent {ext} on axis {axis} is odd"
+    suffix = 1
+    for e in res_shape[axis:]:
+        suffix *= e
+    tail = 1
+    for b in range(len(src_shape) - 1, -1, -1):
+        tail *= src_shape[b]
+        if tail == suffix and src_shape[b] != 1:
+            if src_shape[b] % 2:
+                return f"axis {axis} maps to source axis {b} whose extent {src_shape[b]} is odd"
+            return b
+        if tail > suffix:
+            break
+    return (f"axis {axis} of the result {list(res_shape)} is not one contiguous block of an axis of the "
+            f"source {list(src_shape)}")

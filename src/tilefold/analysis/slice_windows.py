@@ -320,6 +320,16 @@ class SliceWindowAnalysis:
     alias_src: dict[Var, Var] = field(default_factory=dict)  # plain alias of a slice -> the Var it copies
     plain_root: dict[Var, Var] = field(default_factory=dict)  # plain alias -> first Var of its alias chain
     col_broadcast_operands: set[Var] = field(default_factory=set)  # plain roots read by a COL_BROADCAST op
+    # tile Var -> the tile whose storage (and row pitch) it lives in: through plain aliases, slices (a window
+    # lives in its source), shape-preserving views (``tile.reshape`` to the same shape, ``tile.set_validshape``)
+    # and loop iter args (the carried value lives in its init's storage)
+    pitch_root: dict[Var, Var] = field(default_factory=dict)
+
+    def pitch_shape(self, var: Var) -> tuple[int, ...] | None:
+        """The static shape of the storage root of ``var`` (its row pitch is the root's last extent)."""
+        root = self.pitch_root.get(var, var)
+        t = root.type
+        return t.static_shape if isinstance(t, TileType) else None
 
     def window_of(self, expr: Expr) -> Window | None:
         return self.windows.get(expr) if isinstance(expr, Var) else None
@@ -442,6 +452,7 @@ class _Walker:
             self.edge(var, value, exact=True)
             self.derive(var, value, None)
             res.plain_root[var] = res.plain_root.get(value, value)
+            self.same_storage(var, value)
             if value in res.slices:
                 res.tile_alias[var] = value
                 res.alias_src[var] = value
@@ -455,12 +466,16 @@ class _Walker:
         if od is None:
             return
         if od is self.slice_op:
+            if value.args and isinstance(value.args[0], Var):
+                self.same_storage(var, value.args[0])
             self.slice(s, value)
             return
         self.accumulator_use(s, value)
         idx = od.output_on_input_storage
         if idx is not None and idx < len(value.args) and isinstance(value.args[idx], Var):
             src = value.args[idx]
+            if od.kind is OpKind.VIEW and same_extent(var.type, src.type):  # shape-preserving view
+                self.same_storage(var, src)
             if od.output_reuses_input is not None:
                 identity = True  # written through in place: the same elements at the same places
             elif isinstance(var.type, TileType) and self.may_be_acc(var.type):
@@ -471,6 +486,11 @@ class _Walker:
             self.derive(var, src, None if identity else
                         f"'{var.name}' is a {od.name} of '{src.name}' that does not keep every element in place, "
                         "so a window of it is not a window of the root's L0C layout")
+
+    def same_storage(self, dst: Var, src: Var) -> None:
+        if isinstance(dst.type, TileType) and isinstance(src.type, TileType):
+            roots = self.result.pitch_root
+            roots[dst] = roots.get(src, src)
 
     def edge(self, dst: Var, src: Var, *, exact: bool) -> None:
         """``dst`` denotes the same bytes as ``src``; inherit its window when extents provably match."""
@@ -605,6 +625,7 @@ class _Walker:
             self.result.names.add(ia.name)
             self.count(ia.init)
             if isinstance(ia.init, Var):
+                self.same_storage(ia, ia.init)
                 self.edge(ia, ia.init, exact=True)
                 self.carry_opaque(ia, ia.init)
 

@@ -679,6 +679,10 @@ class FunctionCodegen:
             elif mat_to_mat:
                 why = ("it is an L1 -> L1 (Mat -> Mat) textract, a data path some targets (Ascend910C) do not "
                        "have")
+            elif contiguous:  # e.g. a 1-row window: contiguous, but the copy would not be an identity copy
+                why = (f"the window {rows}x{cols} is contiguous but its own buffer (address {own_addr}) is not the "
+                       f"window's address {info.address} in the {sh.layout} source, so the copy into it would "
+                       "overwrite the still-live source (#2010)")
             else:
                 why = (f"the window {rows}x{cols} is not contiguous in its source (row pitch {sh.pitch}), so "
                        "the strided -> dense copy into the slice's own buffer would overwrite the still-live "

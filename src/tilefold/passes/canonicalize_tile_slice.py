@@ -261,13 +261,18 @@ def _stride(shape: tuple[int, ...] | None, axis: int, rank: int) -> int | None:
     return s
 
 
-def col_expand_decision(info: SliceInfo, facts: ScalarFacts) -> tuple[bool, str, str]:
+def col_expand_decision(info: SliceInfo, facts: ScalarFacts,
+                        pitch_shape: tuple[int, ...] | None = None) -> tuple[bool, str, str]:
     """(materialize?, reason kind, explanation) for a Vec slice read by a col_expand-family op.
 
     The op cannot read a subview, so codegen copies the slice into the slice's own buffer (inside its
     live source). That copy is safe only if it is an identity copy: constant offset (#1640) and a window
     contiguous in the base (single row or full width, #2010). The buffer is then ``base + offset``, so it
     must also be 32-byte aligned (#1789) for the vector op that reads it.
+
+    ``pitch_shape`` is the static shape of the storage root the base lives in (``SliceWindowAnalysis.
+    pitch_shape``): the contiguity test uses the root's row pitch, not the extent of a shape-preserving view
+    (reshape to the same shape, set_validshape) or of a loop iter arg whose init is a column window.
     """
     dynamic = [repr(o) for o in info.offsets if facts.const_value(o) is None]
     if dynamic:
@@ -276,6 +281,8 @@ def col_expand_decision(info: SliceInfo, facts: ScalarFacts) -> tuple[bool, str,
     shape = info.static_shape
     bt = info.base_type
     base_shape = bt.static_shape if bt is not None else None
+    if pitch_shape is not None and base_shape is not None and len(pitch_shape) == len(base_shape) == 2:
+        base_shape = (base_shape[0], max(base_shape[1], pitch_shape[1]))  # the root's row pitch
     if shape is None or len(shape) != 2:
         return True, "non-contiguous", "the window extent is symbolic or not 2-D: contiguity is unprovable"
     rows, cols = shape
@@ -557,7 +564,7 @@ class _Context:
         if align.status != "aligned":
             return info, align.status, align.how, align.misaligned_bytes
         if to_col_broadcast:
-            materialize, kind, why = col_expand_decision(info, self.facts)
+            materialize, kind, why = col_expand_decision(info, self.facts, self.analysis.pitch_shape(info.base))
             if materialize:
                 return info, kind, why, None
         return None
@@ -827,7 +834,7 @@ class _Rewriter(IRMutator):
                 ctx.remark("left", f"slice '{info.var.name}' in {info.memory_space} read by {call.op_name} is "
                                    "not canonicalized", var=info.var, consumer=call.op_name)
                 continue
-            materialize, kind, why = col_expand_decision(info, ctx.facts)
+            materialize, kind, why = col_expand_decision(info, ctx.facts, ctx.analysis.pitch_shape(info.base))
             if not materialize:
                 ctx.remark("kept-zero-copy", f"slice '{info.var.name}' read by {call.op_name} stays a slice: {why}",
                            var=info.var, consumer=call.op_name, reason=kind)

@@ -73,6 +73,7 @@ def get_pass(cli_name: str, **options: Any) -> Pass:
 PIPELINE_OPTIONS: dict[str, str] = {
     "target": "the target chip (name or Target); passes that depend on the chip read it",
     "enable_auto_bind_sub_block": "split InCore vector work across the two AIV sub-blocks (default True)",
+    "custom_op_policy": "'split' (default) or 'limit-module': no AIV function of a module with a custom op is split",
 }
 
 

@@ -1,4 +1,5 @@
-# --no-enable-auto-bind-sub-block turns the pass into the identity.
+# --no-enable-auto-bind-sub-block splits nothing but still limits every store to sub-block 0 (both
+# sub-blocks run the function; upstream's enable-tile=false).
 # RUN: tilefold opt %s --passes tile-and-bind-sub-block --no-enable-auto-bind-sub-block | filecheck %s
 import tilefold.language as pl
 
@@ -14,6 +15,10 @@ class Plain:
         return out
 
 # CHECK: @pl.function(type=pl.FunctionType.InCore)
-# CHECK-NOT: get_subblock_idx
-# CHECK: pl.tile.load(x, {{.}}0, 0], {{.}}16, 64]
 # CHECK-NOT: tiled_op
+# CHECK: [[SB:[a-z_]+]]: pl.Scalar[pl.INDEX] = pl.tile.get_subblock_idx()
+# CHECK: pl.tile.load(x, {{.}}0, 0], {{.}}16, 64]
+# CHECK: if pl.cond([[SB]] == 0, attrs={"limit_sub_block_id0": True}):
+# CHECK-NEXT: pl.store(y, {{.}}0, 0], out)
+# CHECK-NOT: tiled_op
+# CHECK-NOT: sub_block_axis

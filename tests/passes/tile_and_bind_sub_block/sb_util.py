@@ -72,3 +72,24 @@ def record_cycles(name: str, kind: str, base, tiled) -> None:
     CYCLE_RATIOS.append((name, kind, float(base.cycles), float(tiled.cycles)))
     print(f"\n{name} ({kind}): baseline {base.cycles:.0f} cycles, pass on {tiled.cycles:.0f} cycles, "
           f"ratio {tiled.cycles / base.cycles:.3f}")
+
+
+TARGETS = ("Ascend910B", "Ascend950")
+
+
+def e2e_on_off(program: Program, *, split: bool, name: str, targets=TARGETS, entry=None) -> None:
+    """Pass on vs pass off vs golden on every target; ``split`` says whether the pass must really split
+    (the IR evidence of ``sub_block_evidence``) or roll back."""
+    from tilefold.testing import run_and_compare
+    from tilefold.testing.sub_block_evidence import sub_block_evidence
+
+    for target in targets:
+        base = run_and_compare(program, "random", target=target, entry=entry,
+                               options={"enable_auto_bind_sub_block": False})
+        tiled = run_and_compare(program, "random", target=target, entry=entry)
+        assert base.result == "correct", f"{target} pass off: {base.summary()}"
+        assert tiled.result == "correct", f"{target} pass on: {tiled.summary()}"
+        ev = sub_block_evidence(tiled.compiled.ir)
+        assert ev.split == split, (target, ev.problems)
+        if target == targets[0]:
+            record_cycles(name, "split" if split else "rollback", base, tiled)

@@ -215,20 +215,20 @@ def test_move_within_vec_copies_half():
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# a covering extract whose source's producer has no strategy (a reshape) reads the whole source at an offset index
-# instead of rolling the function back
+# a covering extract whose source's producer refuses the axis (a reshape [3, 256] -> [16, 48]: result rows map to
+# the odd source axis 0) reads the whole source at an offset index instead of rolling the function back
 # ---------------------------------------------------------------------------------------------------------------
 
 
 @pl.program
 class ReshapedSourceBefore:
     @pl.function(type=pl.FunctionType.InCore)
-    def kernel(self, x: pl.Tensor[[32, 32], pl.FP32],
-               out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
-        t: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [32, 32], target_memory=pl.Mem.Vec)
-        r: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.reshape(t, [16, 64])
-        e: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.extract(r, 0, 0, shape=[16, 64], target_memory=pl.Mem.Vec)
-        y: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.muls(e, 3.0)
+    def kernel(self, x: pl.Tensor[[3, 256], pl.FP32],
+               out: pl.Out[pl.Tensor[[16, 48], pl.FP32]]) -> pl.Tensor[[16, 48], pl.FP32]:
+        t: pl.Tile[[3, 256], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [3, 256], target_memory=pl.Mem.Vec)
+        r: pl.Tile[[16, 48], pl.FP32, pl.Mem.Vec] = pl.tile.reshape(t, [16, 48])
+        e: pl.Tile[[16, 48], pl.FP32, pl.Mem.Vec] = pl.tile.extract(r, 0, 0, shape=[16, 48], target_memory=pl.Mem.Vec)
+        y: pl.Tile[[16, 48], pl.FP32, pl.Mem.Vec] = pl.tile.muls(e, 3.0)
         out = pl.store(y, [0, 0], out)
         return out
 
@@ -236,14 +236,14 @@ class ReshapedSourceBefore:
 @pl.program
 class ReshapedSourceExpected:
     @pl.function(type=pl.FunctionType.AIV, attrs={"sub_block_axis": 0})
-    def kernel(self, x: pl.Tensor[[32, 32], pl.FP32],
-               out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+    def kernel(self, x: pl.Tensor[[3, 256], pl.FP32],
+               out: pl.Out[pl.Tensor[[16, 48], pl.FP32]]) -> pl.Tensor[[16, 48], pl.FP32]:
         sb: pl.Scalar[pl.INDEX] = pl.tile.get_subblock_idx()
-        t: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [32, 32], target_memory=pl.Mem.Vec)
-        r: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.reshape(t, [16, 64])
-        e: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = pl.tile.extract(r, sb * 8, 0, shape=[8, 64],
+        t: pl.Tile[[3, 256], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [3, 256], target_memory=pl.Mem.Vec)
+        r: pl.Tile[[16, 48], pl.FP32, pl.Mem.Vec] = pl.tile.reshape(t, [16, 48])
+        e: pl.Tile[[8, 48], pl.FP32, pl.Mem.Vec] = pl.tile.extract(r, sb * 8, 0, shape=[8, 48],
                                                                    target_memory=pl.Mem.Vec)
-        y: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = pl.tile.muls(e, 3.0)
+        y: pl.Tile[[8, 48], pl.FP32, pl.Mem.Vec] = pl.tile.muls(e, 3.0)
         out = pl.store(y, [sb * 8, 0], out, tiled_op=True)
         return out
 

@@ -8,6 +8,7 @@ import test_rollback as rb
 import test_split_structure as ss
 
 import tilefold.language as pl
+from tilefold import ir
 from tilefold.passes import PassContext, RoundTripInstrument, VerificationInstrument
 from tilefold.passes.pipeline import default_tile_pipeline
 from tilefold.passes.tile_and_bind_sub_block import REVERTED, tile_and_bind_sub_block
@@ -30,13 +31,13 @@ def test_output_verifies_and_round_trips(name):
 def test_pipeline_option_reaches_the_pass():
     off = [p for p in default_tile_pipeline(enable_auto_bind_sub_block=False) if p.name == "TileAndBindSubBlock"]
     on = [p for p in default_tile_pipeline() if p.name == "TileAndBindSubBlock"]
-    assert off[0].run(ss.IdentityBefore) is ss.IdentityBefore
-    assert on[0].run(ss.IdentityBefore) is not ss.IdentityBefore
+    ir.assert_structural_equal(off[0].run(ss.IdentityBefore), ss.IdentityDisabledExpected)
+    ir.assert_structural_equal(on[0].run(ss.IdentityBefore), ss.IdentityExpected)
 
 
-def test_context_option_disables_the_pass():
+def test_context_option_disables_splitting_but_keeps_the_guards():
     with PassContext(options={"enable_auto_bind_sub_block": False}):
-        assert tile_and_bind_sub_block()(ss.IdentityBefore) is ss.IdentityBefore
+        ir.assert_structural_equal(tile_and_bind_sub_block()(ss.IdentityBefore), ss.IdentityDisabledExpected)
 
 
 def test_non_vector_functions_are_left_alone():

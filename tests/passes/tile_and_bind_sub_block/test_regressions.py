@@ -37,7 +37,11 @@ from tilefold.testing.sub_block_evidence import sub_block_evidence
 
 REPO = Path(__file__).resolve().parents[3]
 # the module (``tilefold.passes.tile_and_bind_sub_block`` as an attribute is the pass factory)
-tbs = _importlib.import_module("tilefold.passes.tile_and_bind_sub_block")
+# the package's modules that build IR with ``make_call`` (re-emitted ops / the sub-block-0 guards)
+tbs_common = _importlib.import_module("tilefold.passes.tile_and_bind_sub_block.common")
+tbs_driver = _importlib.import_module("tilefold.passes.tile_and_bind_sub_block.driver")
+tbs_builders = [_importlib.import_module(f"tilefold.passes.tile_and_bind_sub_block.{m}")
+                for m in ("common", "splitter", "rollback")]
 
 
 def _custom(program):
@@ -457,14 +461,14 @@ class Nd:
 
 
 def test_type_inference_failure_during_the_rewrite_rolls_back(monkeypatch):
-    real = tbs.make_call
+    real = tbs_common.make_call
 
     def broken(name, args, attrs=None, span=None):
         if name == "tile.store":
             raise TypeInferenceError("tile.store: injected failure")
         return real(name, args, attrs, span=span)
 
-    monkeypatch.setattr(tbs, "make_call", broken)
+    monkeypatch.setattr(tbs_common, "make_call", broken)
     after, remarks = run_pass(MaxExpBefore)
     reason = after.function("kernel").attr(REVERTED)
     assert reason is not None and reason.startswith("internal: TypeInferenceError")
@@ -485,7 +489,7 @@ def test_analysis_failure_rolls_back(monkeypatch):
     def boom(self):
         raise KeyError("injected")
 
-    monkeypatch.setattr(tbs.DimensionAnalyzer, "run", boom)
+    monkeypatch.setattr(tbs_driver.DimensionAnalyzer, "run", boom)
     after, remarks = run_pass(Flat3DBefore)
     assert after.function("kernel").attr(REVERTED).startswith("internal: KeyError")
     assert [r for r in remarks if r.kind == "internal-error"]
@@ -495,7 +499,8 @@ def test_failing_guards_leave_the_function_unchanged(monkeypatch):
     def boom(*_args, **_kwargs):
         raise RuntimeError("injected")
 
-    monkeypatch.setattr(tbs, "make_call", boom)  # both the split and the sub-block-0 guards fail
+    for module in tbs_builders:  # both the split and the sub-block-0 guards fail
+        monkeypatch.setattr(module, "make_call", boom)
     after, remarks = run_pass(Flat3DBefore)
     fn = after.function("kernel")
     assert fn.attr(REVERTED).startswith("internal: RuntimeError")

@@ -573,7 +573,39 @@ def test_loop_carries_halves():
     _check(LoopBefore, LoopExpected, 0)
 
 
-def test_disabled_pass_returns_program_unchanged():
+@pl.program
+class IdentityDisabledExpected:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[16, 16], pl.FP16],
+               out: pl.Out[pl.Tensor[[16, 16], pl.FP16]]) -> pl.Tensor[[16, 16], pl.FP16]:
+        sb: pl.Scalar[pl.INDEX] = pl.tile.get_subblock_idx()
+        t: pl.Tile[[16, 16], pl.FP16, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 16], target_memory=pl.Mem.Vec)
+        init: pl.Tile[[16, 16], pl.FP16, pl.Mem.Vec] = pl.tile.create([16, 16], dtype=pl.FP16,
+                                                                      target_memory=pl.Mem.Vec)
+        if pl.cond(sb == 0, attrs={"limit_sub_block_id0": True}):
+            y_sb0 = pl.tile.custom("sb.scale2", ins=[t], outs=[init],
+                                   indexing_maps=[pl.affine_map("(d0, d1) -> (d0, d1)"),
+                                                  pl.affine_map("(d0, d1) -> (d0, d1)")],
+                                   iterator_types=[pl.parallel, pl.parallel], no_side_effect=True)
+            y = pl.yield_(y_sb0)
+        else:
+            y = pl.yield_(init)
+        if pl.cond(sb == 0, attrs={"limit_sub_block_id0": True}):
+            out_sb0 = pl.store(y, [0, 0], out)
+            out_1 = pl.yield_(out_sb0)
+        else:
+            out_1 = pl.yield_(out)
+        return out_1
+
+
+def test_disabled_pass_still_limits_stores_and_custom_ops_to_sub_block0():
+    """Off = upstream's enable-tile=false: nothing is split, but both sub-blocks run the function, so every
+    store and custom op is guarded to sub-block 0 (no revert marker: nothing was refused)."""
     after, remarks = run_pass(IdentityBefore, enable_auto_bind_sub_block=False)
-    assert after is IdentityBefore
-    assert not remarks
+    ir.assert_structural_equal(after, IdentityDisabledExpected)
+    assert [r.kind for r in remarks if r.pass_name == "TileAndBindSubBlock"] == ["disabled"]
+    ev = sub_block_evidence(after)
+    assert not ev.split
+    # already bound: a second run changes nothing
+    again, _ = run_pass(after, enable_auto_bind_sub_block=False)
+    assert again is after

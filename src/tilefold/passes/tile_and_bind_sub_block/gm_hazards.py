@@ -1,0 +1,259 @@
+"""GM data flow across the two halves.
+
+Rule: after the demand pass has decided which loads and stores are halved, every global-memory tensor the function
+both reads and writes (or writes twice) is checked: the bytes sub-block ``sb`` reads or writes must not be written
+by sub-block ``1 - sb`` (the two sub-blocks are not ordered). Each access is a box per sub-block — a split load or
+store covers ``[offset + sb * half, +half)`` on its split axis, a whole load is read by both sub-blocks, a guarded
+store / fenced custom op writes on sub-block 0 only. A box that cannot be computed (a dynamic offset or extent, a
+GM tensor handed to a custom op) overlaps everything. Any overlap refuses the axis (``gm_read_after_write``), so a
+kernel that stores rows ``[0, 64)`` of ``o`` and then loads rows ``[16, 80)`` of ``o`` is not split, while an
+in-place update (``o[r] = f(o[r])`` on the same rows) is. Upstream refuses any function that loads and stores the
+same GM argument; this is at least as safe and accepts the provably disjoint cases.
+
+Cost: one walk over the function plus, per tensor, a check of its accesses pairwise (tensors are accessed by a
+handful of loads / stores, so this stays small next to the demand pass).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tilefold.ir.expr import Add, Call, ConstInt, MakeTuple, Mul, Var
+from tilefold.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, Stmt, WhileStmt, final_yield, flatten_stmts
+from tilefold.ir.types import TensorType, TileType
+from tilefold.ir.visitor import IRVisitor
+from tilefold.ops.registry import OpKind, op_of
+from tilefold.ops.tile_ops import custom_segments
+from tilefold.passes.tile_and_bind_sub_block.common import FULL, _Abort, _name, _window_axis, load_window, store_window
+
+if TYPE_CHECKING:
+    from tilefold.passes.tile_and_bind_sub_block.splitter import Splitter
+
+UNKNOWN = "unknown"  # an access whose box cannot be computed at all: overlaps every access
+# per tensor axis (base, lo, hi, stride): see ``_interval``; None on an axis whose offset or extent is not known
+# (overlaps on that axis).
+# UNKNOWN; None = no access by that sub-block
+Box = list[tuple[str, int, int, int] | None] | str | None
+
+
+@dataclass
+class Access:
+    root: Var  # the GM tensor (function parameter, or the first SSA name of a tensor)
+    write: bool
+    boxes: tuple[Box, Box]  # sub-block 0, sub-block 1
+    what: str
+
+
+class _Roots:
+    """Union-find over tensor SSA names: a store's result is its destination, a loop iter arg / result is its
+    init and yielded value, an if result its yielded values."""
+
+    def __init__(self) -> None:
+        self.parent: dict[Var, Var] = {}
+
+    def find(self, v: Var) -> Var:
+        p = self.parent.get(v, v)
+        if p is v:
+            return v
+        r = self.find(p)
+        self.parent[v] = r
+        return r
+
+    def join(self, a, b) -> None:
+        if isinstance(a, Var) and isinstance(b, Var) and isinstance(a.type, TensorType):
+            ra, rb = self.find(a), self.find(b)
+            if ra is not rb:
+                self.parent[ra] = rb
+
+
+def _interval(offset, extent, params: set, loop_vars: set) -> tuple[str, int, int, int] | None:
+    """``(base, lo, hi, stride)``: the interval ``[base + lo, base + hi)``; ``base`` is "" (constant), the text
+    of a loop-invariant expression of scalar parameters (stride 0), or a loop variable ``k`` with the offset
+    ``stride * k + lo`` (every iteration's interval, ``stride`` apart). None: unknown."""
+    ext = extent.value if isinstance(extent, ConstInt) else extent
+    if not isinstance(ext, int):
+        return None
+    const = 0
+    if isinstance(offset, Add) and isinstance(offset.rhs, ConstInt):
+        offset, const = offset.lhs, offset.rhs.value
+    if isinstance(offset, ConstInt):
+        return ("", offset.value + const, offset.value + const + ext, 0)
+    stride, var = 1, offset
+    if isinstance(offset, Mul) and isinstance(offset.rhs, ConstInt):
+        stride, var = offset.rhs.value, offset.lhs
+    elif isinstance(offset, Mul) and isinstance(offset.lhs, ConstInt):
+        stride, var = offset.lhs.value, offset.rhs
+    if isinstance(var, Var) and var in loop_vars and stride != 0:
+        return (f"@{var.name}", const, const + ext, stride)
+    if _vars(offset) <= params:
+        return (repr(offset), const, const + ext, 0)
+    return None
+
+
+def _vars(e) -> set:
+    found: set = set()
+
+    class _V(IRVisitor):
+        def visit_Var(self, expr: Var) -> None:
+            found.add(expr)
+
+    _V().visit_expr(e)
+    return found
+
+
+def _static_box(offs, extents, params: set, loop_vars: set) -> Box:
+    return [_interval(o, e, params, loop_vars) for o, e in zip(offs, extents, strict=False)]
+
+
+def _halved(box: Box, axis: int, half: int, sb: int) -> Box:
+    if not isinstance(box, list):
+        return box
+    out = list(box)
+    if box[axis] is not None:
+        base, lo, _, stride = box[axis]
+        out[axis] = (base, lo + sb * half, lo + sb * half + half, stride)
+    return out
+
+
+def _box_key(box: Box) -> tuple | str | None:
+    return tuple(box) if isinstance(box, list) else box
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    """Boxes overlap unless some axis where both are static separates them."""
+    if a is None or b is None:
+        return False
+    if a == UNKNOWN or b == UNKNOWN or len(a) != len(b):
+        return True
+    return all(_axis_overlap(x, y) for x, y in zip(a, b, strict=True))
+
+
+def _axis_overlap(x, y) -> bool:
+    if x is None or y is None or x[0] != y[0] or x[3] != y[3]:
+        return True
+    if x[3] != 0 and abs(x[3]) < max(x[2], y[2]) - min(x[1], y[1]):
+        return True  # iterations ``stride`` apart may overlap each other (the sub-blocks are not in step)
+    return x[1] < y[2] and y[1] < x[2]
+
+
+class _Collector:
+    def __init__(self, sp: Splitter) -> None:
+        self.sp = sp
+        self.roots = _Roots()
+        self.accesses: list[Access] = []
+        self.params = {p for p in sp.fn.params if not isinstance(p.type, (TensorType, TileType))}
+        self.loop_vars: set = set()
+
+    def body(self, body: Stmt | None) -> None:
+        for s in flatten_stmts(body):
+            self.stmt(s)
+
+    def stmt(self, s: Stmt) -> None:
+        if isinstance(s, AssignStmt) and isinstance(s.value, Call):
+            self.call(s.var, s.value)
+        elif isinstance(s, AssignStmt) and isinstance(s.value, Var):
+            self.roots.join(s.var, s.value)
+        elif isinstance(s, EvalStmt) and isinstance(s.expr, Call):
+            self.call(None, s.expr)
+        elif isinstance(s, (ForStmt, WhileStmt)):
+            if isinstance(s, ForStmt):
+                self.loop_vars.add(s.loop_var)
+            y = final_yield(s.body)
+            for k, ia in enumerate(s.iter_args):
+                self.roots.join(ia, ia.init)
+                if y is not None and k < len(y.values):
+                    self.roots.join(ia, y.values[k])
+                if k < len(s.return_vars):
+                    self.roots.join(s.return_vars[k], ia)
+            self.body(s.body)
+        elif isinstance(s, IfStmt):
+            for b in (s.then_body, s.else_body):
+                y = final_yield(b)
+                if y is not None:
+                    for k, v in enumerate(y.values):
+                        if k < len(s.return_vars):
+                            self.roots.join(s.return_vars[k], v)
+                self.body(b)
+
+    def _store_box(self, call: Call, sb: int) -> Box:
+        tile, offs_t = call.args[0], call.args[1]
+        offs = offs_t.elements if isinstance(offs_t, MakeTuple) else ()
+        window = store_window(call)
+        t = tile.type
+        if not isinstance(t, TileType):
+            return UNKNOWN
+        extents = list(window) if window is not None else list(t.shape)
+        if len(extents) < len(offs):  # a lower-rank tile stored into a higher-rank tensor: leading unit axes
+            extents = [1] * (len(offs) - len(extents)) + extents
+        box = _static_box(offs, extents, self.params, self.loop_vars)
+        axis = self.sp.store_plan.get(id(call))
+        if axis is None:  # a store left whole runs on sub-block 0 only (guarded)
+            return box if sb == 0 else None
+        half = t.shape[axis].value // 2
+        gm_axis, gm_half = _window_axis(window, axis, half, _name(tile), call.op_name)
+        gm_axis += len(offs) - len(window if window is not None else t.shape)
+        return _halved(box, gm_axis, gm_half, sb)
+
+    def _load_box(self, var: Var, call: Call, sb: int) -> Box:
+        offs_t, shape_t = call.args[1], call.args[2]
+        if not (isinstance(offs_t, MakeTuple) and isinstance(shape_t, MakeTuple)):
+            return UNKNOWN
+        box = _static_box(offs_t.elements, shape_t.elements, self.params, self.loop_vars)
+        axis = self.sp.mode.get(var, FULL) if var is not None else FULL
+        if axis is None or axis < 0:
+            return box
+        half = var.type.shape[axis].value // 2
+        window = load_window(call)
+        gm_axis, gm_half = _window_axis(window, axis, half, var.name, call.op_name)
+        gm_axis += len(offs_t.elements) - len(window if window is not None else var.type.shape)
+        return _halved(box, gm_axis, gm_half, sb)
+
+    def call(self, var: Var | None, call: Call) -> None:
+        op = op_of(call)
+        if op is None:
+            return
+        if op.kind is OpKind.STORE:
+            dst = call.args[2]
+            if var is not None:
+                self.roots.join(var, dst)
+            if isinstance(dst, Var):
+                self.accesses.append(Access(dst, True, (self._store_box(call, 0), self._store_box(call, 1)),
+                                            f"store of {_name(call.args[0])} into {dst.name}"))
+        elif op.kind is OpKind.LOAD and isinstance(call.args[0], Var) and isinstance(call.args[0].type, TensorType):
+            src = call.args[0]
+            self.accesses.append(Access(src, False, (self._load_box(var, call, 0), self._load_box(var, call, 1)),
+                                        f"load of {src.name}" + (f" into {var.name}" if var is not None else "")))
+        elif op.kind is OpKind.CUSTOM:
+            seg = custom_segments(call)
+            for x in list(seg["ins"]) + list(seg["outs"]):
+                if isinstance(x, Var) and isinstance(x.type, TensorType):  # an unknown window, read and written
+                    on_1 = None if id(call) in self.sp.fenced else UNKNOWN  # fenced: sub-block 0 only
+                    self.accesses.append(Access(x, True, (UNKNOWN, on_1), f"custom op on {x.name}"))
+
+
+def check_gm_hazards(sp: Splitter) -> None:
+    """Raise ``_Abort`` (this axis refused) when a sub-block may read or write bytes the other one writes."""
+    col = _Collector(sp)
+    col.body(sp.fn.body)
+    by_root: dict[Var, list[Access]] = {}
+    for a in col.accesses:
+        by_root.setdefault(col.roots.find(a.root), []).append(a)
+    for root, accs in by_root.items():
+        # accesses with the same boxes (a tile stored to the same window again and again) overlap alike:
+        # check each distinct (boxes, write) once, so repeated stores do not make this quadratic
+        distinct: dict[tuple, Access] = {}
+        for a in accs:
+            distinct.setdefault((_box_key(a.boxes[0]), _box_key(a.boxes[1]), a.write), a)
+        accs = list(distinct.values())
+        writes = [a for a in accs if a.write]
+        if not writes:
+            continue
+        for w in writes:
+            for a in accs:
+                for sb in (0, 1):
+                    if _overlap(a.boxes[sb], w.boxes[1 - sb]):
+                        kind = "writes" if a.write else "reads"
+                        raise _Abort(f"gm_read_after_write: sub-block {sb} {kind} bytes of {root.name} that "
+                                     f"sub-block {1 - sb} writes ({a.what} vs {w.what}); the sub-blocks are not "
+                                     "ordered")
