@@ -100,7 +100,7 @@ def test_opt_verify_clean_program(good, capsys):
 ])
 def test_opt_verify_catches_fault_injection(good, capsys, fault, prop):
     code, out, err = run(["opt", good, "--passes", fault, "--verify"], capsys)
-    assert code == 1
+    assert code == 2
     assert f"which must produce {prop}): {prop} violated in function 'kernel'" in err
     assert "hint:" in err and "Traceback" not in err
     # without --verify nothing checks
@@ -113,7 +113,7 @@ def test_opt_verify_input_properties(tmp_path, capsys):
     p = tmp_path / "three_d.py"
     p.write_text(THREE_D)
     code, _, err = run(["opt", p, "--verify"], capsys)
-    assert code == 1
+    assert code == 2
     assert "input program: TileOps2D violated in function 'kernel'" in err
     assert f"{p}:10:9" in err  # the location of the first rank-3 tile
     code, _, _ = run(["opt", p, "--verify-properties", "SSAForm,IncoreTileOps"], capsys)
@@ -127,7 +127,7 @@ def test_opt_bad_input_is_one_paragraph_without_traceback(tmp_path, capsys):
     p = tmp_path / "bad.py"
     p.write_text(BAD_OP)
     code, out, err = run(["opt", p], capsys)
-    assert code == 1 and out == ""
+    assert code == 2 and out == ""
     assert err.startswith(f"{p}:12:")
     assert "error:" in err and "frobnicate" in err
     assert "Traceback" not in err
@@ -135,21 +135,21 @@ def test_opt_bad_input_is_one_paragraph_without_traceback(tmp_path, capsys):
 
 def test_opt_missing_file(tmp_path, capsys):
     code, _, err = run(["opt", tmp_path / "nope.py"], capsys)
-    assert code == 1
+    assert code == 2
     assert "cannot read" in err and "no such file" in err and "hint:" in err
 
 
-def test_usage_errors_exit_2(good, capsys):
+def test_usage_errors_exit_1(good, capsys):
     code, _, err = run(["opt", good, "--passes", "no-such-pass"], capsys)
-    assert code == 2 and "unknown pass 'no-such-pass'" in err
+    assert code == 1 and "unknown pass 'no-such-pass'" in err
     code, _, err = run(["opt", good, "--verify-properties", "Bogus"], capsys)
-    assert code == 2 and "unknown IR property 'Bogus'" in err
+    assert code == 1 and "unknown IR property 'Bogus'" in err
     with pytest.raises(SystemExit) as info:
         cli.main(["opt"])  # missing FILE
-    assert info.value.code == 2
+    assert info.value.code == 1
     with pytest.raises(SystemExit) as info:
         cli.main(["nonsense"])
-    assert info.value.code == 2
+    assert info.value.code == 1
 
 
 def _patch_pass(monkeypatch, exc: Exception):
@@ -171,7 +171,7 @@ def _patch_pass(monkeypatch, exc: Exception):
 def test_value_error_from_a_pass_is_a_user_error(good, capsys, monkeypatch):
     _patch_pass(monkeypatch, ValueError("tile.slice window [0:16, 8:24] is not contiguous in L0C"))
     code, _, err = run(["opt", good, "--passes", "explode"], capsys)
-    assert code == 1
+    assert code == 2
     assert err.strip() == "error: tile.slice window [0:16, 8:24] is not contiguous in L0C"
 
 
@@ -214,7 +214,7 @@ def test_remarks_exposed_on_the_pass_object_are_printed(good, capsys, monkeypatc
 
 def test_unknown_target_is_a_user_error(good, capsys):
     code, _, err = run(["opt", good, "--passes", "canonicalize-tile-slice", "--target", "Ascend000"], capsys)
-    assert code == 1 and "unknown target" in err
+    assert code == 2 and "unknown target" in err
 
 
 # ------------------------------------------------------------------------------------------------
@@ -225,7 +225,7 @@ def test_unknown_target_is_a_user_error(good, capsys):
 def test_missing_module_is_reported_as_not_available(good, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "tilefold.demo", None)
     code, _, err = run(["demo"], capsys)
-    assert code == 1
+    assert code == 2
     assert err.strip() == "error: the demo (tilefold.demo) is not available yet"
 
 
@@ -302,7 +302,7 @@ def test_run_inputs_from_npz(good, tmp_path, capsys, monkeypatch):
     assert code == 0 and calls["inputs"]["x"].sum() == 16 * 128
     np.savez(npz, y=np.ones((16, 128), np.float32))
     code, _, err = run(["run", good, "--inputs", npz], capsys)
-    assert code == 1 and "has no value for parameter(s) x" in err
+    assert code == 2 and "has no value for parameter(s) x" in err
 
 
 def test_run_for_real(good, capsys):
@@ -338,8 +338,8 @@ def test_bench_runs_scripts(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(cli, "_benchmarks_dir", lambda: bench_dir)
     code = cli.main(["bench", "hello"])
     assert code == 0
-    assert cli.main(["bench", "fails"]) == 1
-    assert cli.main(["bench", "nope"]) == 2
+    assert cli.main(["bench", "fails"]) == 2
+    assert cli.main(["bench", "nope"]) == 1
 
 
 def test_bench_uses_the_harness_when_present(capsys, monkeypatch):
@@ -367,12 +367,12 @@ def test_python_dash_m_and_exit_status(good, tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text(BAD_OP)
     res = subprocess.run([sys.executable, "-m", "tilefold", "opt", str(bad)], capture_output=True, text=True)
-    assert res.returncode == 1
+    assert res.returncode == 2
     assert "error:" in res.stderr and "Traceback" not in res.stderr
     script = Path(sys.executable).parent / "tilefold"
     if script.exists():
         res = subprocess.run([str(script), "opt", str(bad)], capture_output=True, text=True)
-        assert res.returncode == 1 and "Traceback" not in res.stderr
+        assert res.returncode == 2 and "Traceback" not in res.stderr
 
 
 def test_undecodable_file_is_a_user_error(tmp_path, capsys):
@@ -380,9 +380,9 @@ def test_undecodable_file_is_a_user_error(tmp_path, capsys):
     p = tmp_path / "garbage.py"
     p.write_bytes(b"\xcc\xff\x00\x81" * 10)
     code, _, err = run(["opt", p], capsys)
-    assert code == 1 and err.startswith(f"error: cannot read '{p}'") and "Traceback" not in err
+    assert code == 2 and err.startswith(f"error: cannot read '{p}'") and "Traceback" not in err
     code, _, err = run(["opt", tmp_path], capsys)
-    assert code == 1 and "not a regular file" in err
+    assert code == 2 and "not a regular file" in err
 
 
 def test_opt_without_the_printer_falls_back_to_a_readable_dump(good, capsys, monkeypatch):
@@ -452,10 +452,10 @@ def test_run_set_unknown_name_lists_scalar_params(tmp_path, capsys):
     src = tmp_path / "scalar.py"
     src.write_text(SCALAR)
     code, _, err = run(["run", src, "--set", "scal=1"], capsys)
-    assert code == 1
+    assert code == 2
     assert "has no scalar parameter 'scal'" in err and "scalar parameters of kernel are: scale" in err
     code, _, err = run(["run", src, "--set", "x=1"], capsys)  # a tensor is not a scalar parameter
-    assert code == 1 and "no scalar parameter 'x'" in err
+    assert code == 2 and "no scalar parameter 'x'" in err
 
 
 def test_ops_lists_every_registered_op(capsys):
@@ -463,16 +463,20 @@ def test_ops_lists_every_registered_op(capsys):
 
     code, out, _ = run(["ops"], capsys)
     assert code == 0
+    lines = out.splitlines()
+    assert "signature" not in out  # the compact list: one line per op, no full entries
     for name, op in all_ops().items():
-        assert f"signature   {name}(" in out
+        line = next(ln for ln in lines if ln.split() and ln.split()[0] == name)
         if op.pto:
-            assert f"pto         {op.pto}" in out
+            assert op.pto in line.split()
     code, out, _ = run(["ops", "slice"], capsys)
     assert code == 0 and out.count("signature") == 1
     assert "tile.slice(tile: tile, shape: tuple, offset: tuple" in out
     assert "kind        view" in out and "inherit (from operand 0)" in out and "zero-copy view" in out
     code, _, err = run(["ops", "frobnicate"], capsys)
-    assert code == 2 and "unknown op" in err
+    assert code == 1 and "unknown op" in err
+    code, _, err = run(["ops", "tile.lod"], capsys)
+    assert code == 1 and "did you mean tile.load" in err
 
 
 def test_docs_ops_md_is_up_to_date():
@@ -492,3 +496,34 @@ def test_bench_runs_with_single_threaded_blas(capsys, monkeypatch):
         monkeypatch.setenv(var, "8")
     assert cli.main(["bench", "x"]) == 0
     assert seen == {var: "1" for var in cli.BLAS_THREAD_VARS}
+
+
+def test_help_documents_exit_codes(capsys):
+    with pytest.raises(SystemExit) as info:
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    assert info.value.code == 0
+    for line in ("0  success", "1  usage error", "2  user error", "3  tilefold run: mismatch", "4  internal error"):
+        assert line in out
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--help"])
+    out = capsys.readouterr().out
+    assert "--max-steps" in out and "--entry" in out and "faithful: lower like upstream" in out
+
+
+def test_bench_ignores_benchmarks_of_the_current_directory(tmp_path, monkeypatch, capsys):
+    """A benchmarks/ in the working directory is never run: only the checkout's own."""
+    (tmp_path / "benchmarks").mkdir()
+    marker = tmp_path / "ran"
+    (tmp_path / "benchmarks" / "evil.py").write_text(f"open({str(marker)!r}, 'w').write('x')\n")
+    monkeypatch.chdir(tmp_path)
+    code = cli.main(["bench", "evil"])
+    assert code == 1 and not marker.exists()
+    assert cli._benchmarks_dir() == Path(cli.__file__).resolve().parents[2] / "benchmarks"
+
+
+def test_plain_output_when_piped(good, capsys, monkeypatch):
+    """Piped (capsys is not a terminal) or NO_COLOR: plain text, no rich box drawing or escape codes."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    code, out, _ = run(["ops"], capsys)
+    assert code == 0 and "\x1b[" not in out and "┃" not in out and out.splitlines()[2].startswith("op ")

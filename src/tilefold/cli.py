@@ -23,6 +23,7 @@ internal error (a bug: rerun with ``--traceback`` to see where).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import enum
 import importlib
 import os
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from tilefold.errors import TilefoldError
+from tilefold.terminal import key_value_table, print_table, status
 
 EXIT_OK, EXIT_USAGE, EXIT_USER, EXIT_MISMATCH, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -422,7 +424,9 @@ def _load_npz(spec: str, entry) -> dict[str, Any]:
     if not zipfile.is_zipfile(path):
         with open(path, "rb") as f:
             head = f.read(6)
-        what = "a single .npy array" if head == b"\x93NUMPY" else "not an .npz (zip) archive"
+        what = ("a single .npy array" if head == b"\x93NUMPY" else
+                "a truncated or damaged .npz (zip) archive" if head.startswith(b"PK\x03\x04") else
+                "not an .npz (zip) archive")
         raise TilefoldError(f"cannot read inputs {spec!r}: the file is {what}", hint=_NPZ_HINT)
     inputs: dict[str, Any] = {}
     try:
@@ -666,6 +670,40 @@ def _kernel_file_span(frames, path: Path):
     return None
 
 
+def _check_custom_kernels(program, kernel_files: Sequence[str]) -> None:
+    """Every custom op the program calls has a registered kernel; else say which --kernels file (or
+    register_custom_op call) provides it, at the call."""
+    from tilefold.custom import is_registered
+    from tilefold.ir.visitor import IRVisitor
+
+    calls: list[Any] = []
+
+    class _Customs(IRVisitor):
+        def visit_Call(self, expr) -> None:
+            symbol = expr.kwarg("symbol") if expr.op_name.startswith("tile.custom") else None
+            if isinstance(symbol, str) and not is_registered(symbol):
+                calls.append((symbol, expr))
+            super().visit_Call(expr)
+
+    for fn in program.functions:
+        _Customs().visit_function(fn)
+    if not calls:
+        return
+    symbol, call = calls[0]
+    try:
+        from tilefold.custom.library import EXAMPLE_KERNELS
+    except ImportError:
+        EXAMPLE_KERNELS = {}
+    if symbol in EXAMPLE_KERNELS:
+        hint = "its reference kernel ships with the examples: add --kernels examples"
+    else:
+        given = f" (given: {', '.join(kernel_files)})" if kernel_files else ""
+        hint = (f"pass --kernels FILE.py{given}, a Python file that calls tilefold.register_custom_op("
+                f"{symbol!r}, kernel[, cost]); from Python, call tilefold.register_custom_op before running")
+    raise TilefoldError(f"custom op {symbol!r} has no registered kernel", span=call.span if call.span.line else None,
+                        hint=hint)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from tilefold.ir.types import ScalarType
     from tilefold.passes.remarks import collect_remarks
@@ -686,6 +724,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             _print_remarks(remarks)
         return EXIT_OK if report.matches else EXIT_MISMATCH
     program = _parse_file(args.file)
+    _check_custom_kernels(program, args.kernels or ())
+    running = contextlib.ExitStack()  # a spinner on a terminal while compiling and running; closed before printing
+    running.enter_context(status(f"compiling, simulating and running the golden reference on {args.file}"))
     inputs = _make_inputs(program, args.inputs, args.seed, args.set, args.entry)
     entry = _entry_function(program, args.entry)
     scalars = {p.name: inputs.get(p.name) for p in entry.params if isinstance(p.type, ScalarType)}
@@ -698,10 +739,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     }
     if args.entry:
         kwargs["entry"] = entry.name
-    if args.max_steps is not None:
-        kwargs["max_steps"] = args.max_steps
     if args.target:
         kwargs["target"] = args.target
+    if args.max_steps is not None:
+        kwargs["max_steps"] = args.max_steps
     with collect_remarks() as remarks:
         report = run_and_compare(program, inputs, **kwargs)
     sim = getattr(report, "sim", None)
@@ -734,7 +775,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                               for k, v in scalars.items()) or "-"),
         ("sub-block split", _split_evidence(report)),
     ]
-    print(_table(rows))
+    running.close()
+    text = key_value_table(rows)
+    if text is not None:
+        print(text)
     if args.remarks:
         _print_remarks(remarks)
     return EXIT_OK if matches else EXIT_MISMATCH
@@ -746,12 +790,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _benchmarks_dir() -> Path | None:
-    candidates = [Path.cwd() / "benchmarks"]
+    """The benchmarks/ of the checkout these sources belong to (src/tilefold/cli.py -> <checkout>/benchmarks):
+    never one found in the current directory or its parents, whose scripts would run as the user."""
     here = Path(__file__).resolve()
-    candidates += [parent / "benchmarks" for parent in here.parents]
-    for c in candidates:
-        if c.is_dir():
-            return c
+    candidate = here.parents[2] / "benchmarks" if len(here.parents) > 2 else None
+    if candidate is not None and candidate.is_dir() and (here.parents[2] / "pyproject.toml").is_file():
+        return candidate
     return None
 
 
@@ -785,6 +829,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
     runner: Callable[..., Any] | None = None
     if bench is not None:
         runner = getattr(bench, "main", None) or getattr(bench, "run", None)
+    own = _benchmarks_dir()
+    if own is None:
+        raise UnavailableError("no benchmarks/ directory next to the tilefold sources (benchmarks ship with the "
+                               "source checkout, not with an installed package)")
+    run_benchmarks = getattr(bench, "run_benchmarks", None) if bench is not None else None
+    if run_benchmarks is not None:
+        result = run_benchmarks(list(args.names) or None, root=own)  # never a benchmarks/ of the cwd
+        # the runner's codes: 1 a benchmark failed, 2 an unknown name (a usage error here)
+        return {0: EXIT_OK, 1: EXIT_USER, 2: EXIT_USAGE}.get(int(result), EXIT_USER) if isinstance(result, int) \
+            else EXIT_OK
     if runner is not None:
         result = runner(list(args.names), ["--plot"]) if getattr(args, "plot", False) else runner(list(args.names))
         return int(result) if isinstance(result, int) else EXIT_OK
@@ -900,17 +954,35 @@ def cmd_ops(args: argparse.Namespace) -> int:
     if args.name:
         wanted = args.name if args.name in ops else f"tile.{args.name}"
         if wanted not in ops:
-            raise UsageError(f"unknown op {args.name!r}; run `tilefold ops` for the list")
+            import difflib
+
+            close = difflib.get_close_matches(args.name, list(ops), n=3, cutoff=0.6)
+            close += [n for n in difflib.get_close_matches(f"tile.{args.name}", list(ops), n=3, cutoff=0.6)
+                      if n not in close]
+            guess = f"did you mean {', '.join(close[:3])}? " if close else ""
+            raise UsageError(f"unknown op {args.name!r}; {guess}run `tilefold ops` for the list")
         ops = {wanted: ops[wanted]}
     if args.markdown:
         sys.stdout.write(ops_markdown(ops))
         return EXIT_OK
-    for i, op in enumerate(ops.values()):
-        if i:
-            print()
-        rows = op_facts(op)
-        print(_table([(label, value) for label, value in rows]))
+    if not args.name:  # the compact list: one line per op
+        rows = []
+        for name, op in ops.items():
+            facts = dict(op_facts(op))
+            rows.append((name, facts["kind"], facts["unit"], facts["pto"], _operands_of(op)))
+        print_table(f"{len(rows)} ops (tilefold ops NAME for the full entry)",
+                    ("op", "kind", "unit", "pto", "operands"), rows)
+        return EXIT_OK
+    for op in ops.values():
+        text = key_value_table(op_facts(op))
+        if text is not None:
+            print(text)
     return EXIT_OK
+
+
+def _operands_of(op: Any) -> str:
+    """The parameter names of an op, for the one-line list (the full signature is in ``tilefold ops NAME``)."""
+    return ", ".join(p.name for p in op.params)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -1072,6 +1144,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         _error(f"error: {text}")
         return EXIT_USER
+    except BrokenPipeError:  # `tilefold ops | head`: the reader left; not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
     except KeyboardInterrupt:
         _error("interrupted")
         return 130

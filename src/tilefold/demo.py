@@ -33,14 +33,9 @@ def _examples_root() -> Path:
 
 
 def _print_table(title: str, header: tuple[str, ...], rows: list[Row]) -> None:
-    widths = [len(h) for h in header]
-    for r in rows:
-        widths = [max(w, len(c)) for w, c in zip(widths, r.cells, strict=True)]
-    print(f"\n{title}")
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
-    print("  ".join("-" * w for w in widths))
-    for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r.cells, widths, strict=True)))
+    from tilefold.terminal import print_table
+
+    print_table(title, header, [r.cells for r in rows])
 
 
 def front_end_rows(root: Path) -> list[Row]:
@@ -50,7 +45,9 @@ def front_end_rows(root: Path) -> list[Row]:
     from tilefold.passes.verifier import verify_properties
 
     rows = []
-    for path in sorted(root.rglob("*.py")):
+    from tilefold.terminal import progress
+
+    for path in progress(sorted(root.rglob("*.py")), "front end: parsing the examples"):
         rel = str(path.relative_to(root))
         if path.parent.name == "jit":
             continue  # @pl.jit programs: their own section (jit_rows)
@@ -63,7 +60,7 @@ def front_end_rows(root: Path) -> list[Row]:
             n_fns = len(program.functions)
             rows.append(Row((rel, str(n_fns), "ok"), True))
         except Exception as exc:  # noqa: BLE001 - the demo reports every failure and continues
-            rows.append(Row((rel, "-", f"FAILED: {type(exc).__name__}: {str(exc).splitlines()[0]}"), False))
+            rows.append(Row((rel, "-", f"FAILED: {type(exc).__name__}: {' '.join(str(exc).split())}"), False))
     return rows
 
 
@@ -73,10 +70,13 @@ _EXPECTED_WITH = {"acc_row_window": "rejected"}
 
 
 def evidence_rows() -> list[Row]:
+    from tilefold.terminal import status
     from tilefold.testing import evidence_table
 
     rows = []
-    for r in evidence_table():
+    with status("slice safety: compiling and running the evidence kernels with and without the pass"):
+        table = evidence_table()
+    for r in table:
         if r["pass"] == "with":
             ok = r["result"] == _EXPECTED_WITH.get(r["kernel"], "correct")
         else:
@@ -85,7 +85,7 @@ def evidence_rows() -> list[Row]:
             safe = r["kernel"] in ("issue_1789_aligned_column", "acc_column_window")
             ok = r["result"] == "correct" if safe else r["result"] in ("wrong", "trap", "rejected")
         rows.append(Row((r["kernel"], r["target"], r["pass"], r["result"], f"{r['cycles']:.0f}",
-                         (r["detail"] or "")[:70]), ok))
+                         " ".join((r["detail"] or "").split())), ok))  # in full: never cut an error text
     return rows
 
 
@@ -106,7 +106,9 @@ def sub_block_rows(root: Path) -> list[Row]:
 
     register_example_kernels()
     rows = []
-    for path in sorted((root / "subblock").glob("*.py")):
+    from tilefold.terminal import progress
+
+    for path in progress(sorted((root / "subblock").glob("*.py")), "sub-block tiling: off vs on"):
         _, off, on = _run_pair(path)
         evidence = sub_block_evidence(on.compiled.ir)
         ratio = on.cycles / off.cycles if off.cycles else float("nan")
@@ -119,7 +121,9 @@ def sub_block_rows(root: Path) -> list[Row]:
 
 def cube_rows(root: Path) -> list[Row]:
     rows = []
-    for path in sorted((root / "cube").glob("*.py")):
+    from tilefold.terminal import progress
+
+    for path in progress(sorted((root / "cube").glob("*.py")), "cube kernels"):
         for target in ("Ascend910B", "Ascend910C"):
             _, _, on = _run_pair(path, target)
             rows.append(Row((path.stem, target, on.result, f"{on.cycles:.0f}", str(on.instructions)),

@@ -95,6 +95,18 @@ def _strip_parens(s: str) -> str:
     return s
 
 
+MAX_NESTING = 64  # parentheses; deeper maps are refused instead of exhausting the Python stack
+
+
+def _has_dim(e: AffineExpr) -> bool:
+    """Does ``e`` depend on a dimension (d0, d1, ...)? (Constants and symbols do not.)"""
+    if isinstance(e, AffineDimExpr):
+        return True
+    if isinstance(e, AffineBinaryExpr):
+        return _has_dim(e.lhs) or _has_dim(e.rhs)
+    return False
+
+
 _TOKEN = re.compile(r"\s*(->|floordiv|ceildiv|mod|[ds]\d+|\d+|[()\[\],+\-*])")
 
 
@@ -115,6 +127,7 @@ class _Parser:
             self.tokens.append(m.group(1))
             pos = m.end()
         self.i = 0
+        self.depth = 0
         self.dims: list[str] = []
         self.syms: list[str] = []
 
@@ -184,14 +197,32 @@ class _Parser:
         lhs = self.atom()
         while self.peek() in ("*", "floordiv", "ceildiv", "mod"):
             op = self.take()
-            lhs = AffineBinaryExpr(op, lhs, self.atom())
+            rhs = self.atom()
+            if op == "*" and _has_dim(lhs) and _has_dim(rhs):
+                raise AffineMapError(f"map {self.text!r} is not affine: '{_strip_parens(str(lhs))} * "
+                                     f"{_strip_parens(str(rhs))}' multiplies two dimension expressions; one "
+                                     "factor of a product must be a constant or a symbol")
+            if op != "*":
+                if _has_dim(rhs):
+                    raise AffineMapError(f"map {self.text!r} is not affine: the divisor of '{op}' must be a "
+                                         f"constant or a symbol, got '{_strip_parens(str(rhs))}'")
+                if isinstance(rhs, AffineConstantExpr) and rhs.value <= 0:
+                    raise AffineMapError(f"map {self.text!r}: '{op} {rhs.value}' divides by "
+                                         f"{'zero' if rhs.value == 0 else 'a negative number'}; the divisor must "
+                                         "be a positive constant")
+            lhs = AffineBinaryExpr(op, lhs, rhs)
         return lhs
 
     def atom(self) -> AffineExpr:
         tok = self.take()
         if tok == "(":
+            self.depth += 1
+            if self.depth > MAX_NESTING:
+                raise AffineMapError(f"bad affine map {self.text[:60]!r}...: parentheses nested deeper than "
+                                     f"{MAX_NESTING}")
             e = self.expr()
             self.take(")")
+            self.depth -= 1
             return e
         if tok == "-":
             nxt = self.peek()
@@ -199,6 +230,9 @@ class _Parser:
                 return AffineConstantExpr(-int(self.take()))
             return AffineBinaryExpr("*", self.atom(), AffineConstantExpr(-1))
         if tok.isdigit():
+            if len(tok) > 18:
+                raise AffineMapError(f"bad affine map {self.text[:60]!r}: constant {tok[:20]}... is too large "
+                                     "(at most 18 digits)")
             return AffineConstantExpr(int(tok))
         if tok.startswith("d") and tok in self.dims:
             return AffineDimExpr(int(tok[1:]))

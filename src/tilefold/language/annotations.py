@@ -117,7 +117,12 @@ class AnnotationsMixin:
         if kind == "Tensor":
             if len(items) != 2:
                 raise self.error(node, "pl.Tensor takes [shape, dtype]", hint="e.g. pl.Tensor[[16, 128], pl.FP32]")
-            return TensorType(self._shape(items[0]), self._dtype(items[1]))
+            shape = self._shape(items[0])
+            for e, n in zip(shape, getattr(items[0], "elts", ()), strict=False):
+                if isinstance(e, ConstInt) and e.value <= 0:
+                    raise self.error(n, f"tensor extent {e.value} is not positive",
+                                     hint="every tensor extent must be at least 1")
+            return TensorType(shape, self._dtype(items[1]))
         if kind == "Tile":
             if len(items) < 2:
                 raise self.error(node, "pl.Tile takes [shape, dtype, memory space]",
@@ -157,6 +162,9 @@ class AnnotationsMixin:
             value = self._lookup_const(node.id)
             if isinstance(value, tuple):
                 return tuple(self._const_of(v, _INDEX, node) for v in value)
+            if node.id in self.__dict__.get("_nonconst_names", {}):
+                raise self.error(node, f"{node.id!r} is not a compile-time constant",
+                                 hint="a shape must be a list literal or a module-level list of int literals")
         if not isinstance(node, (ast.List, ast.Tuple)):
             raise self.error(node, "a shape must be a list of extents", hint="e.g. [16, 128]")
         return tuple(self._index_expr(e) for e in node.elts)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import math
 from typing import Any
 
 from tilefold.ir.affine import AffineMap, AffineMapError
@@ -31,6 +32,34 @@ _FOLD = {
 }
 
 _PLAIN = (int, float, bool, str, type(None), DataType, MemorySpace, FunctionType, AffineMap)
+
+#: folded integer constants stay below 2**MAX_CONST_BITS in magnitude (INDEX / INT64 hold 63 bits + sign):
+#: folding ``10 ** 10 ** 10`` is refused before it is computed instead of running for ever
+MAX_CONST_BITS = 63
+
+
+def _int_pow_bits(a: int, b: int) -> float:
+    """An upper bound on the bit length of ``a ** b`` (b >= 0), computed without the power."""
+    return b * max(abs(a).bit_length(), 1) if abs(a) > 1 else 1.0
+
+
+def _fold_bounded(op: type, a: int | float, b: int | float) -> int | float | None:
+    """``a op b`` for the folded operators, or None when the result would not be a bounded constant (the caller
+    reports it). Raises ZeroDivisionError like Python."""
+    if op is ast.Pow and isinstance(a, int) and isinstance(b, int) and b > 0 and \
+            _int_pow_bits(a, b) > MAX_CONST_BITS + 1:
+        return None
+    try:
+        value = _FOLD[op](a, b)
+    except OverflowError:
+        return None
+    if isinstance(value, complex):
+        return None
+    if isinstance(value, int) and value.bit_length() > MAX_CONST_BITS:
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 class _NotConst(Exception):
@@ -60,6 +89,15 @@ def _plain_data(value: Any, depth: int = 0) -> Any:
 
 
 
+def _source_text(node: ast.AST, limit: int = 60) -> str:
+    """A short rendering of ``node`` for messages (``ast.unparse`` of a huge tree is itself bounded here)."""
+    try:
+        text = ast.unparse(node)
+    except (RecursionError, ValueError):
+        return "(expression)"
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
 class ConstantsMixin:
     """Folds ast nodes that denote compile-time constants."""
 
@@ -72,6 +110,7 @@ class ConstantsMixin:
                 try:
                     value = _plain_data(value)
                 except _NotConst:
+                    self.__dict__.setdefault("_nonconst_names", {})[name] = None
                     return _MISSING
                 self.consts[name] = value
                 return value
@@ -82,6 +121,9 @@ class ConstantsMixin:
         t = type(node)
         if t is ast.Constant:
             v = node.value  # type: ignore[attr-defined]
+            if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > MAX_CONST_BITS:
+                raise self.error(node, f"integer constant {str(v)[:24]}... is too large (more than "
+                                       f"{MAX_CONST_BITS} bits)", hint="constants must fit a 64-bit integer")
             if isinstance(v, (int, float)) and not isinstance(v, bool):
                 return v
             return None
@@ -105,10 +147,17 @@ class ConstantsMixin:
             if b is None:
                 return None
             try:
-                return _FOLD[type(node.op)](a, b)  # type: ignore[attr-defined]
+                value = _fold_bounded(type(node.op), a, b)  # type: ignore[attr-defined]
             except ZeroDivisionError:
                 raise self.error(node, "division by zero in a constant expression",
                                  hint="fix the divisor; the expression is folded at parse time") from None
+            if value is None:
+                what = "overflows a float" if isinstance(a, float) or isinstance(b, float) else \
+                    f"is too large (more than {MAX_CONST_BITS} bits)"
+                raise self.error(node, f"constant expression {_source_text(node)} {what}",
+                                 hint="constants are folded at parse time and must fit a 64-bit integer or a "
+                                      "finite float")
+            return value
         if t is ast.Call and isinstance(node.func, ast.Name) and node.func.id == "float" and len(  # type: ignore
                 node.args) == 1 and isinstance(node.args[0], ast.Constant):  # type: ignore
             try:

@@ -96,10 +96,25 @@ def _signature_str(opname: str, op: OpDef) -> str:
 
 
 
+#: the deepest expression the parser accepts; deeper ones would exhaust the Python stack here or in the passes
+MAX_EXPR_DEPTH = 100
+
+
 class ExpressionsMixin:
     """Parses expressions into ``ir`` expressions and op calls."""
 
     def _expr(self, node: ast.expr) -> Expr:
+        depth = self.__dict__.get("_expr_depth", 0)
+        if depth >= MAX_EXPR_DEPTH:
+            raise self.error(node, f"expression nested too deeply (more than {MAX_EXPR_DEPTH} levels)",
+                             hint="split the expression into several assignments (e.g. partial sums)")
+        self._expr_depth = depth + 1
+        try:
+            return self._expr_node(node)
+        finally:
+            self._expr_depth = depth
+
+    def _expr_node(self, node: ast.expr) -> Expr:
         t = type(node)
         if t is ast.Name:
             v = self.env.get(node.id)  # type: ignore[attr-defined]
@@ -107,6 +122,10 @@ class ExpressionsMixin:
                 return v
             value = self._lookup_const(node.id)  # type: ignore[attr-defined]
             if value is _MISSING:
+                if node.id in self.__dict__.get("_nonconst_names", {}):  # type: ignore[attr-defined]
+                    raise self.error(node, f"{node.id!r} is not a compile-time constant",  # type: ignore
+                                     hint="module-level names used in a kernel must be int / float / bool "
+                                          "literals or lists of them (the parser never runs your code)")
                 raise self.error(node, f"use of undefined name {node.id!r}",  # type: ignore[attr-defined]
                                  hint=self._undefined_hint(node.id))  # type: ignore[attr-defined]
             return self._value_expr(value, node)
@@ -333,6 +352,9 @@ class ExpressionsMixin:
 
     def _fn_call(self, node: ast.Call, name: str) -> Expr:
         sig = self._fn_sigs.get(name)
+        edges, caller = self.__dict__.get("_call_edges"), self.__dict__.get("_current_sig")
+        if edges is not None and caller is not None and sig is not None:
+            edges.append((caller.gvar.name, name, node))
         if sig is None:
             close = difflib.get_close_matches(name, list(self._fn_sigs), n=1)
             raise self.error(node.func, f"unknown function self.{name}",

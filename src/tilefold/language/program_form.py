@@ -47,15 +47,25 @@ class ProgramFormMixin:
             return self._parse_module(program_name)
 
     def _parse_module(self, program_name: str | None) -> Program:
+        try:
+            return self._parse_module_tree(program_name)
+        except RecursionError:
+            raise self._too_deep_in_source() from None
+
+    def _parse_module_tree(self, program_name: str | None) -> Program:
         self._release_ast = True  # the tree is private to this call
         try:
             tree = ast.parse(self.source, filename=self.filename)
+        except RecursionError:
+            raise self._too_deep_in_source() from None
         except SyntaxError as exc:
             line = (exc.lineno or 0) + self.line_offset
             src = self.lines[line - 1] if 0 < line <= len(self.lines) else (exc.text or "")
             raise ParseError(f"invalid Python syntax: {exc.msg}",
                              span=Span(self.filename, line, (exc.offset or 1) + self.col_offset, src),
                              hint="a pl program must be valid Python") from None
+        if not self.source.isascii():
+            self._check_ascii_names(tree)
         classes: list[ast.ClassDef] = []
         free_functions: list[ast.FunctionDef] = []
         for stmt in tree.body:
@@ -98,8 +108,15 @@ class ProgramFormMixin:
         try:
             value = self._const(stmt.value)
         except _NotConst:
-            return  # not a constant: ignored (a use will report it)
-        except ParseError:
+            # not a constant: ignored (a use reports "is not a compile-time constant")
+            nonconst = self.__dict__.setdefault("_nonconst_names", {})
+            for t in targets:
+                if isinstance(t, ast.Name):
+                    nonconst[t.id] = stmt
+            return
+        except ParseError as exc:
+            if "too large" in exc.message or "overflows" in exc.message or "nested too deeply" in exc.message:
+                raise  # an unbounded constant is reported where it is written, program or not
             return
         for t in targets:
             if isinstance(t, ast.Name):
@@ -153,12 +170,73 @@ class ProgramFormMixin:
 
     def _parse_program(self, name: str, fns: list[ast.FunctionDef], attrs: tuple, node: ast.AST) -> Program:
         self._fn_sigs = {}
+        self._call_edges: list[tuple[str, str, ast.AST]] = []  # (caller, callee, call node), from _fn_call
         for fn in fns:
             if fn.name in self._fn_sigs:
                 raise self.error(fn, f"function {fn.name!r} is defined twice", hint="rename one of the two functions")
             self._fn_sigs[fn.name] = self._signature(fn)
         functions = tuple(self._function(self._fn_sigs[fn.name]) for fn in fns)
+        self._reject_recursion()
         return Program(name, functions, attrs, span=self.span(node))
+
+    def _reject_recursion(self) -> None:
+        """A function may not call itself, directly or through others (kernels and orchestration code run
+        to completion on the device: there is no call stack). Iterative DFS over the call graph."""
+        callees: dict[str, list[tuple[str, ast.AST]]] = {}
+        for caller, callee, call in self._call_edges:
+            callees.setdefault(caller, []).append((callee, call))
+        state: dict[str, int] = {}  # 1: on the DFS path, 2: done
+        for root in callees:
+            if state.get(root):
+                continue
+            path: list[str] = [root]
+            stack = [iter(callees.get(root, ()))]
+            state[root] = 1
+            while stack:
+                nxt = next(stack[-1], None)
+                if nxt is None:
+                    state[path.pop()] = 2
+                    stack.pop()
+                    continue
+                callee, call = nxt
+                if state.get(callee) == 1:
+                    cycle = path[path.index(callee):] + [callee]
+                    what = (f"function {callee!r} calls itself" if len(cycle) == 2 else
+                            "functions call each other in a cycle: " + " -> ".join(cycle))
+                    raise self.error(call, f"recursion is not supported: {what}",
+                                     hint="kernels and orchestration functions have no call stack; write the "
+                                          "repetition as a pl.range loop")
+                if not state.get(callee):
+                    state[callee] = 1
+                    path.append(callee)
+                    stack.append(iter(callees.get(callee, ())))
+
+    def _check_ascii_names(self, tree: ast.AST) -> None:
+        """Identifiers must be ASCII: a Cyrillic 'о' in ``pl.tile.lоad`` looks like 'o' but names nothing."""
+        import unicodedata
+
+        for node in ast.walk(tree):
+            name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else \
+                node.name if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else node.arg if isinstance(
+                    node, ast.arg) else None
+            if name is None or name.isascii():
+                continue
+            k, ch = next((k, c) for k, c in enumerate(name) if not c.isascii())
+            raise self.error(node, f"name {name!r} contains a character that is not ASCII: {ch!r} "
+                                   f"(U+{ord(ch):04X} {unicodedata.name(ch, 'unknown')}) at position {k}",
+                             hint="it may look like a Latin letter; retype the name in plain ASCII")
+
+    def _too_deep_in_source(self) -> ParseError:
+        """ast.parse ran out of stack: point at the line with the most operators (the likely culprit)."""
+        best, best_count = 1, -1
+        for i, line in enumerate(self.lines, start=1):
+            count = sum(line.count(op) for op in "+-*/%(&|")
+            if count > best_count:
+                best, best_count = i, count
+        src = self.lines[best - 1] if 0 < best <= len(self.lines) else ""
+        return ParseError("expression nested too deeply to parse (Python's stack ran out)", span=Span(
+            self.filename, best + self.line_offset, 1 + self.col_offset, src[:200]),
+            hint="split the expression into several assignments (e.g. partial sums)")
 
     def _signature(self, fn: ast.FunctionDef) -> _FnSig:
         dec = self._function_decorator(fn)

@@ -293,6 +293,9 @@ class StatementsMixin:
             return ConstInt(0, _INDEX), vals[0], ConstInt(1, _INDEX)
         if n == 2:
             return vals[0], vals[1], ConstInt(1, _INDEX)
+        if isinstance(vals[2], ConstInt) and vals[2].value == 0:
+            raise self.error(call.args[2], f"pl.{kind_name} with step 0 never terminates",
+                             hint="use a non-zero step, e.g. pl.range(0, 10, 1)")
         return vals[0], vals[1], vals[2]
 
     def _loop_kwargs(self, call: ast.Call, allowed: set[str]) -> dict[str, ast.expr]:

@@ -23,11 +23,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from tilefold.errors import Span, TypeInferenceError
-from tilefold.ir.expr import Call, Expr, GlobalVar
-from tilefold.ir.types import MemorySpace, TileType, Type
+from tilefold.ir.expr import Call, ConstInt, Expr, GlobalVar
+from tilefold.ir.types import MemorySpace, TensorType, TileType, TupleType, Type
 
 
 class Unit(enum.Enum):
@@ -120,11 +121,11 @@ class OpDef:
     # segment (``"outs"`` for custom ops); those operands are pure destinations, never read by the op
     results_reuse_segment: str | None = None
 
-    @property
-    def operand_params(self) -> tuple[Param, ...]:
+    @cached_property
+    def operand_params(self) -> tuple[Param, ...]:  # cached: queried for every call by every pass
         return tuple(p for p in self.params if not p.is_attr)
 
-    @property
+    @cached_property
     def attr_params(self) -> tuple[Param, ...]:
         return tuple(p for p in self.params if p.is_attr)
 
@@ -184,15 +185,45 @@ def all_ops() -> dict[str, OpDef]:
 
 def op_of(expr: Expr) -> OpDef | None:
     """The OpDef of a call to a registered op, else None (function calls, non-calls)."""
-    if isinstance(expr, Call) and not isinstance(expr.op, GlobalVar):
-        return find_op(expr.op)
+    if type(expr) is Call or isinstance(expr, Call):
+        op = expr.op
+        if type(op) is str:
+            return (_REGISTRY if _REGISTRY else _loaded_registry()).get(op)
+        if not isinstance(op, GlobalVar):
+            return find_op(op)
     return None
+
+
+def _loaded_registry() -> dict[str, OpDef]:
+    _ensure_loaded()
+    return _REGISTRY
 
 
 def _ensure_loaded() -> None:
     if not _REGISTRY:
         import tilefold.ops.tensor_ops  # noqa: F401
         import tilefold.ops.tile_ops  # noqa: F401  (declarations register themselves)
+
+
+def _check_positive_shape(name: str, t: Any) -> None:
+    """Every constant extent of a tile or tensor an op produces is positive: a zero-size or negative tile
+    has no storage (the sub-block split would halve -16 to -8 and only the simulator would fault)."""
+    types = t.types if isinstance(t, TupleType) else (t,)
+    for one in types:
+        if not isinstance(one, (TileType, TensorType)):
+            continue
+        if isinstance(one, TileType) and one.memory_space is MemorySpace.DDR:
+            raise TypeInferenceError(
+                f"{name}: a tile cannot live in DDR: DDR is the global memory tensors live in, tiles are on-chip",
+                hint="put the tile in an on-chip memory (target_memory=pl.Mem.Vec, Mat, Left, Right or Acc); "
+                     "data goes back to DDR with pl.store")
+        for axis, extent in enumerate(one.shape):
+            if isinstance(extent, ConstInt) and extent.value <= 0:
+                kind = "tile" if isinstance(one, TileType) else "tensor"
+                shape = [e.value if isinstance(e, ConstInt) else str(e) for e in one.shape]
+                raise TypeInferenceError(
+                    f"{name}: the result {kind} has shape {shape}; extent {extent.value} on axis {axis} is not "
+                    "positive", hint="every tile and tensor extent must be at least 1")
 
 
 def make_call(name: str, args: Sequence[Expr], attrs: dict[str, Any] | None = None,
@@ -211,6 +242,7 @@ def make_call(name: str, args: Sequence[Expr], attrs: dict[str, Any] | None = No
         )
     try:
         result_type = op.infer(tuple(args), dict(kwargs))
+        _check_positive_shape(name, result_type)
     except TypeInferenceError as exc:
         if exc.span is None and span is not None:
             raise TypeInferenceError(exc.message, span=span, hint=exc.hint) from None

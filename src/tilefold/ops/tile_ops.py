@@ -951,6 +951,10 @@ def _infer_custom(op: str):
         ins, outs = args[:n_ins], args[n_ins:n_ins + n_outs]
         builtin = bool(attrs.get("builtin", False))
         symbol = attrs.get("symbol")
+        if symbol is not None and not isinstance(symbol, str):
+            raise _fail(op, f"the symbol (first argument) must be a string naming the kernel, got "
+                            f"{_describe(getattr(symbol, 'type', symbol))}",
+                        'pass the registered kernel name, e.g. pl.tile.custom("my.kernel", ins=[...], outs=[...])')
         if not builtin and not symbol:
             raise _fail(op, "a non-builtin custom op needs a symbol naming its kernel",
                         "pass the registered kernel name as the first argument")

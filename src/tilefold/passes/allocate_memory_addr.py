@@ -8,7 +8,6 @@ overflows raises ``TilefoldError`` naming the function, the space, the bytes nee
 See docs/passes/allocate_memory_addr.md.
 """
 
-import dataclasses
 
 from tilefold.analysis.tile_layout import ConstFolder, ceil_to
 from tilefold.errors import TilefoldError
@@ -22,7 +21,7 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import MemorySpace, MemRef
 from tilefold.passes.base import IRProperty, Pass, function_pass
-from tilefold.passes.memref_common import memref_of, retype, target_of, tile_vars
+from tilefold.passes.memref_common import fast_replace, memref_of, retype, target_of, tile_vars
 from tilefold.targets import Target
 
 
@@ -73,7 +72,7 @@ def allocate_memory_addr_function(fn: Function, target: Target) -> Function:
         off = folder.value(mr.byte_offset) if mr.byte_offset is not None else 0
         base_addr = addresses[mr.base]
         addr = base_addr + off if off is not None else base_addr  # dynamic offset: bare base address
-        memrefs[v] = dataclasses.replace(mr, address=addr)
+        memrefs[v] = fast_replace(mr, address=addr)
     return retype(fn, memrefs)
 
 

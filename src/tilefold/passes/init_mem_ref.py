@@ -33,6 +33,7 @@ from tilefold.analysis.tile_layout import (
     tile_2d,
     view_offset_2d,
 )
+from tilefold.errors import NotSupportedError
 from tilefold.ir.expr import (
     Call,
     ConstInt,
@@ -216,7 +217,7 @@ def _assign_memrefs(fn: Function, target: Target) -> dict[Var, MemRef]:
             return None
         return share(var, dests[index])
 
-    for var, stmt in tile_vars(fn):
+    def _memref_for(var: Var, stmt: Stmt | None) -> MemRef:
         t: TileType = var.type  # type: ignore[assignment]
         mr: MemRef | None = None
         if stmt is None:  # tile parameter: a root of its own
@@ -273,8 +274,19 @@ def _assign_memrefs(fn: Function, target: Target) -> dict[Var, MemRef]:
                 mr = fresh(var, tile_space(t))
         else:  # IfStmt result: its own root; branches copy their yielded value into it when needed
             mr = fresh(var, tile_space(t))
-        memrefs[var] = mr
+        return mr
+
+    for var, stmt in tile_vars(fn):
+        try:
+            memrefs[var] = _memref_for(var, stmt)
+        except NotSupportedError as exc:
+            if exc.span is not None:
+                raise
+            span = stmt.span if stmt is not None and stmt.span.line else var.span
+            raise NotSupportedError(f"{exc.message} (tile {var.name!r} in function {fn.name!r})",
+                                    span=span if span.line else None, hint=exc.hint) from None
     return memrefs
+
 
 
 # ---- exclusive destinations ---------------------------------------------------------------------

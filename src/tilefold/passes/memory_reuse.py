@@ -8,7 +8,6 @@ root (the registry decides); a ``not_inplace_safe`` result never lands on one of
 See docs/passes/memory_reuse.md.
 """
 
-import dataclasses
 import heapq
 from dataclasses import dataclass, field
 
@@ -26,7 +25,7 @@ from tilefold.ir.stmt import (
 from tilefold.ir.types import MemorySpace, MemRef
 from tilefold.ops import OpKind, op_of
 from tilefold.passes.base import Pass, function_pass
-from tilefold.passes.memref_common import memref_of, retype, tile_vars
+from tilefold.passes.memref_common import fast_replace, memref_of, retype, tile_vars
 
 _INPLACE_KINDS = (OpKind.ELEMENTWISE, OpKind.SCALAR_ELEMENTWISE, OpKind.UNARY)
 
@@ -73,7 +72,7 @@ def memory_reuse_function(fn: Function) -> Function:
             continue
         for v in g.members:
             mr = memref_of(v)
-            memrefs[v] = dataclasses.replace(mr, base=host)  # type: ignore[arg-type]
+            memrefs[v] = fast_replace(mr, base=host)  # type: ignore[arg-type]
     return retype(fn, memrefs)
 
 

@@ -4,7 +4,7 @@ Var types are immutable: every planning pass rebuilds the variables with a new `
 substitutes their uses (``retype``); ``tile_vars`` lists every tile definition in program order.
 """
 
-import dataclasses
+from typing import Any
 
 from tilefold.analysis.tile_layout import all_stmts
 from tilefold.ir.expr import (
@@ -69,8 +69,8 @@ class _Retyper(IRMutator):
         mr = self.memrefs.get(var)
         if mr is None or not isinstance(var.type, TileType):
             return var
-        t = dataclasses.replace(var.type, memref=mr, memory_space=mr.memory_space)
-        new = dataclasses.replace(var, type=t)
+        t = fast_replace(var.type, memref=mr, memory_space=mr.memory_space)
+        new = fast_replace(var, type=t)
         self.var_map[var] = new
         return new
 
@@ -94,12 +94,12 @@ class _Retyper(IRMutator):
         for et, d in zip(t.types, dests, strict=True):
             dt = d.type
             if isinstance(et, TileType) and isinstance(dt, TileType) and dt.memref is not None:
-                et = dataclasses.replace(et, memref=dt.memref, memory_space=dt.memref.memory_space)
+                et = fast_replace(et, memref=dt.memref, memory_space=dt.memref.memory_space)
             elems.append(et)
         new_t = TupleType(tuple(elems))
         if new_t == t:
             return var
-        new = dataclasses.replace(var, type=new_t)
+        new = fast_replace(var, type=new_t)
         self.var_map[var] = new
         return new
 
@@ -110,11 +110,11 @@ class _Retyper(IRMutator):
             mr = self.memrefs.get(ia)
             t = ia.type
             if mr is not None and isinstance(t, TileType):
-                t = dataclasses.replace(t, memref=mr, memory_space=mr.memory_space)
+                t = fast_replace(t, memref=mr, memory_space=mr.memory_space)
             if init is ia.init and t is ia.type:
                 out.append(ia)
                 continue
-            new = dataclasses.replace(ia, init=init, type=t)
+            new = fast_replace(ia, init=init, type=t)
             self.var_map[ia] = new
             out.append(new)
         return tuple(out)
@@ -140,6 +140,17 @@ class _Retyper(IRMutator):
         then_body = self._body(stmt.then_body)
         else_body = self._body(stmt.else_body) if stmt.else_body is not None else None
         return stmt.with_fields(condition=cond, then_body=then_body, else_body=else_body, return_vars=rvs)
+
+
+def fast_replace(obj: Any, **changes: Any) -> Any:
+    """``dataclasses.replace`` for the IR's frozen dataclasses (no slots, no __post_init__), without the
+    per-call field introspection: memory planning rebuilds every tile variable up to three times, and
+    ``dataclasses.replace`` was the largest single cost of the planning passes on large kernels."""
+    new = object.__new__(type(obj))
+    state = new.__dict__
+    state.update(obj.__dict__)
+    state.update(changes)
+    return new
 
 
 def retype(fn: Function, memrefs: dict[Var, MemRef]) -> Function:
@@ -175,4 +186,4 @@ def target_of(target) -> Target:
     return get_target(target)
 
 
-__all__ = ["memref_of", "retype", "slice_offsets", "target_of", "tile_space", "tile_vars"]
+__all__ = ["fast_replace", "memref_of", "retype", "slice_offsets", "target_of", "tile_space", "tile_vars"]

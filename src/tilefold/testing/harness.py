@@ -65,10 +65,9 @@ def _copy_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
 def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target: str = "Ascend910B",
                     skip_passes: tuple[str, ...] = (), codegen: str = "strict",
                     options: Mapping[str, Any] | None = None, block_dim: int = 1, seed: int = 0,
-                    entry: str | None = None, max_steps: int | None = DEFAULT_MAX_STEPS) -> RunReport:
+                    entry: str | None = None, max_steps: int | None = None) -> RunReport:
     """Compile ``program`` and run it on the simulator; run the golden interpreter on the source program;
-    compare every Out / InOut tensor with the tolerance of its dtype. ``max_steps`` is the golden run's step
-    budget (``tilefold.budget``); running out of it is raised at once."""
+    compare every Out / InOut tensor with the tolerance of its dtype."""
     from tilefold.golden import run_program
 
     if isinstance(inputs, str):
@@ -81,7 +80,9 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
     golden_error: TilefoldError | None = None
     golden: dict[str, np.ndarray] = {}
     try:
-        golden = run_program(program, _copy_inputs(inputs), entry=entry, block_dim=block_dim, max_steps=max_steps)
+        # max_steps (None: the default) is the step budget (tilefold.budget); running out is raised at once
+        golden = run_program(program, _copy_inputs(inputs), entry=entry, block_dim=block_dim,
+                             max_steps=DEFAULT_MAX_STEPS if max_steps is None else max_steps)
     except StepBudgetExceeded:
         raise  # the device would spin on the same loop
     except TilefoldError as exc:
@@ -94,6 +95,10 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
         details = {"golden": f"golden run failed: {golden_error}"} if golden_error is not None else {}
         return RunReport(False, fault, float("inf"), None, {}, golden, 0.0, {}, compiled=compiled,
                          details=details)
+    except Exception:
+        if golden_error is not None:
+            raise golden_error from None  # the golden run already found (and located) the user error
+        raise
     if golden_error is not None:
         raise golden_error
     matches = True

@@ -116,6 +116,10 @@ def _halved(box: Box, axis: int, half: int, sb: int) -> Box:
     return out
 
 
+def _box_key(box: Box) -> tuple | str | None:
+    return tuple(box) if isinstance(box, list) else box
+
+
 def _overlap(a: Box, b: Box) -> bool:
     """Boxes overlap unless some axis where both are static separates them."""
     if a is None or b is None:
@@ -236,6 +240,12 @@ def check_gm_hazards(sp: Splitter) -> None:
     for a in col.accesses:
         by_root.setdefault(col.roots.find(a.root), []).append(a)
     for root, accs in by_root.items():
+        # accesses with the same boxes (a tile stored to the same window again and again) overlap alike:
+        # check each distinct (boxes, write) once, so repeated stores do not make this quadratic
+        distinct: dict[tuple, Access] = {}
+        for a in accs:
+            distinct.setdefault((_box_key(a.boxes[0]), _box_key(a.boxes[1]), a.write), a)
+        accs = list(distinct.values())
         writes = [a for a in accs if a.write]
         if not writes:
             continue

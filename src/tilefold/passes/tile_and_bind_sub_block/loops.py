@@ -52,7 +52,7 @@ def reverse(sp: Splitter, stmt: ForStmt) -> None:
             if k < len(rvs):
                 d |= base_rv[k]
             if d:
-                sp.journal_key(ia)
+                sp.journal.append((ia, set(sp.demand[ia]) if ia in sp.demand else None, ia in sp.strong))
                 sp.demand[ia] = set(d)
             seeded.append(d)
         for k, ia in enumerate(ias):

@@ -96,13 +96,13 @@ class Splitter:
         self.store_axes: dict[int, int] = {}  # id(store call) -> axis of its tile
         self.left: list[str] = []  # windows left on ops (non-strict)
         self.notes: list[tuple[str, str, dict]] = []
+        self._note_at: dict[tuple[str, str], int] = {}  # (kind, message) -> its index in notes (dedup in O(1))
         # values some unguarded work reads (a store, a pure op, a loop / if, a replicated custom op...); a
         # demand that only comes from custom ops fenced to sub-block 0 is "weak" and not in this set
         self.strong: set[ValueKey] = set()
         # undo journal of demand / strong changes: (key, its demand set before, was it strong); a loop's
         # fixpoint rounds roll back to their start instead of copying every demand (linear in the loops)
         self.journal: list[tuple[ValueKey, set[int] | None, bool]] = []
-        self._note_at: dict[tuple[str, str], int] = {}  # (kind, message) -> its index in notes (dedup in O(1))
         self.replicated: dict[int, str] = {}  # id(custom call) -> why it is computed whole on both
         self.fenced: set[int] = set()  # id(custom call): un-split, results unused by unguarded work
         self.sb = Var("subblock_idx", ScalarType(INDEX))
@@ -118,7 +118,7 @@ class Splitter:
     def want(self, key: ValueKey, axis: int, weak: bool = False) -> None:
         if not isinstance(_key_type(key), TileType):
             return
-        self.journal_key(key)
+        self.journal.append((key, set(self.demand[key]) if key in self.demand else None, key in self.strong))
         self.demand.setdefault(key, set()).add(axis)
         if not weak:
             self.strong.add(key)
@@ -290,10 +290,6 @@ class Splitter:
         if module is None:
             raise Refusal("supported_producer", f"no sub-block strategy for {name} ({op.kind.value})", op=name)
         return module.demand(self, var, call, axis)
-
-    def journal_key(self, key: ValueKey) -> None:
-        """Record ``key``'s demand and strength before a change, for ``rollback_demands``."""
-        self.journal.append((key, set(self.demand[key]) if key in self.demand else None, key in self.strong))
 
     def rollback_demands(self, mark: int) -> None:
         """Undo every demand / strong change journaled after position ``mark``."""

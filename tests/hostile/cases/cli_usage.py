@@ -1,0 +1,4 @@
+# exit: 1
+# expect: usage:
+# argv: run
+import tilefold.language as pl

@@ -1,0 +1,15 @@
+# exit: 2
+# expect: above the 256 MiB limit
+# expect: huge_tensor_param.py:
+# argv: run {file}
+import tilefold.language as pl
+
+
+@pl.program
+class Huge:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[1000000, 1000000], pl.FP32],
+               out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 64], target_memory=pl.Mem.Vec)
+        out = pl.store(t, [0, 0], out)
+        return out
