@@ -5,6 +5,7 @@ from tilefold.errors import (
     CustomOpError,
     NotSupportedError,
     ParseError,
+    PartialCodegenError,
     TilefoldError,
     TypeInferenceError,
     VerificationError,
@@ -16,6 +17,6 @@ from tilefold.language import printer as _printer  # noqa: E402, F401
 __version__ = "0.1.0"
 
 __all__ = [
-    "CustomOpError", "NotSupportedError", "ParseError", "TilefoldError", "TypeInferenceError",
+    "CustomOpError", "NotSupportedError", "ParseError", "PartialCodegenError", "TilefoldError", "TypeInferenceError",
     "VerificationError", "register_custom_op", "unregister_custom_op", "__version__",
 ]

@@ -710,6 +710,19 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     run_and_compare = _attr("tilefold.testing", "run_and_compare", "the E2E harness")
     _register_kernels(args.kernels or ())
+    from tilefold.runtime.cli_support import is_jit_file, run_jit_file
+
+    if is_jit_file(args.file):  # a file of @pl.jit kernels: --kernel picks one, --shape gives bare shapes
+        with collect_remarks() as remarks:
+            program, report = run_jit_file(args.file, args.kernel, args.shape or [], args.seed, args.target,
+                                           args.block_dim, tuple(args.skip_pass or ()), _pipeline_options(args))
+        print(_table([("program", f"{program.name} ({args.file}, @pl.jit)"),
+                      ("target", str(args.target or "Ascend910B")),
+                      ("result", "MATCH" if report.matches else "DEVICE FAULT" if report.fault else "MISMATCH"),
+                      ("max abs error", _fmt_cell(report.max_abs_error)), ("cycles", _fmt_cycles(report.cycles))]))
+        if args.remarks:
+            _print_remarks(remarks)
+        return EXIT_OK if report.matches else EXIT_MISMATCH
     program = _parse_file(args.file)
     _check_custom_kernels(program, args.kernels or ())
     running = contextlib.ExitStack()  # a spinner on a terminal while compiling and running; closed before printing
@@ -1059,6 +1072,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-steps", type=int, default=None, metavar="N",
                    help="stop a run after N executed statements, simulated instructions and loop iterations "
                         "(default 1,000,000)")
+    p.add_argument("--kernel", metavar="NAME", help="the @pl.jit entry to run (files of jit kernels)")
+    p.add_argument("--shape", action="append", metavar="NAME=16x128[:fp16]",
+                   help="shape (and dtype) of a bare pl.Tensor parameter of a jit kernel")
     _add_pipeline_flags(p)
     p.set_defaults(func=cmd_run)
 

@@ -38,6 +38,10 @@ def run_pipeline(program: Program, target: str | Target = "Ascend910B", skip_pas
                  options: Mapping[str, Any] | None = None) -> tuple[Program, tuple[str, ...]]:
     tgt = get_target(target)
     passes = _pipeline(tgt, tuple(skip_passes), options or {})
+    from tilefold.passes.convert_tensor_to_tile_ops import is_tensor_level, tensor_level_passes
+
+    if is_tensor_level(program):  # a @pl.jit program: scopes and tensor-level ops are lowered first
+        passes = [*tensor_level_passes(tgt), *passes]
     for p in passes:
         program = p(program)
     return program, tuple(p.name for p in passes)

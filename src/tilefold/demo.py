@@ -49,6 +49,8 @@ def front_end_rows(root: Path) -> list[Row]:
 
     for path in progress(sorted(root.rglob("*.py")), "front end: parsing the examples"):
         rel = str(path.relative_to(root))
+        if path.parent.name == "jit":
+            continue  # @pl.jit programs: their own section (jit_rows)
         try:
             program = pl.parse_file(str(path))
             verify_properties(program, (IRProperty.SSAForm, IRProperty.TypeChecked, IRProperty.UseAfterDef,
@@ -129,6 +131,12 @@ def cube_rows(root: Path) -> list[Row]:
     return rows
 
 
+def jit_rows(root: Path) -> list[Row]:
+    from tilefold.runtime.examples import run_examples
+
+    return [Row(cells, ok) for cells, ok in run_examples(root / "jit")]
+
+
 def main(argv: list[str] | None = None) -> int:
     root = _examples_root()
     ok = True
@@ -142,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
          lambda: sub_block_rows(root)),
         ("Cube kernels through the full pipeline (FlattenTileNdTo2D, AutoTileMatmulL0, ...)",
          ("kernel", "target", "result", "cycles", "instructions"), lambda: cube_rows(root)),
+        ("@pl.jit programs (examples/jit): each file runs as `python FILE.py` and checks itself against numpy",
+         ("example", "kernels", "result", "seconds"), lambda: jit_rows(root)),
     )
     for title, header, build in sections:
         rows = build()

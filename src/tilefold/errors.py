@@ -66,3 +66,8 @@ class NotSupportedError(TilefoldError):
 
 class CustomOpError(TilefoldError):
     """A custom op is malformed, unregistered or registered twice."""
+
+
+class PartialCodegenError(TilefoldError):
+    """Code generation failed for part of a program (PyPTO's name). tilefold generates a program whole or not at
+    all: ``tilefold.ir.compile`` raises this when codegen rejects a function of an otherwise compiled program."""

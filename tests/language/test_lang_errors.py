@@ -42,8 +42,11 @@ def test_unknown_op_suggests_close_name() -> None:
 
 
 def test_unknown_namespace_op() -> None:
-    err = fails("u = pl.tensor.add(t, t)  # <-")
-    assert "unknown op pl.tensor.add" in err.message
+    err = fails("u = pl.tensor.frobnicate(t, t)  # <-")
+    assert "unknown op pl.tensor.frobnicate" in err.message
+    # tensor.add exists (a tensor-level op, tilefold.ops.tensor_ops) but takes tensors, not tiles
+    err = fails("u = pl.tensor.add(t, t)  # <-", TypeInferenceError)
+    assert "tensor.add: operand #0 must be a tensor" in err.message and "pl.tile" in (err.hint or "")
 
 
 def test_wrong_arity_missing_and_too_many() -> None:

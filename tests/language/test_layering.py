@@ -1,5 +1,6 @@
-"""The layering rule the parser split relies on: ``ir`` imports no other tilefold package (the printer lives in
-``tilefold.language`` and reaches ``ir`` through a registered hook)."""
+"""The layering rule the parser split relies on: ``ir`` imports no other tilefold package at module level (the
+printer lives in ``tilefold.language`` and reaches ``ir`` through a registered hook; PyPTO's compat entry points
+``ir.compile`` / ``ir.deserialize`` / ``ir.pass_manager`` import the compiler lazily, inside the call)."""
 
 import ast
 from pathlib import Path
@@ -12,7 +13,7 @@ IR_DIR = Path(ir.__file__).parent
 
 def _tilefold_imports(path: Path) -> set[str]:
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.parse(path.read_text()).body:  # module level
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tilefold"):
             found.add(node.module)
         elif isinstance(node, ast.Import):

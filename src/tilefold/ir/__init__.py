@@ -2,6 +2,7 @@
 structural equality and a hook to the `pl` printer (which lives in `tilefold.language`)."""
 
 from tilefold.ir.affine import AffineMap
+from tilefold.ir.compat import compile, deserialize, serialize  # noqa: A004
 from tilefold.ir.expr import (
     Add,
     And,
@@ -97,7 +98,8 @@ __all__ = [
     "MemRef", "MemorySpace", "Min", "Mod", "Mul", "Ne", "Neg", "Not", "Or", "ParamDirection", "Program",
     "ReturnStmt", "ScalarType", "ScopeStmt", "SeqStmts", "Stmt", "Sub", "TensorType", "TileType", "TileView",
     "TupleGetItem", "TupleType", "Type", "UnaryExpr", "UnknownType", "Var", "WhileStmt", "YieldStmt",
-    "as_expr", "assert_structural_equal", "collect_uses", "const_int", "final_yield", "flatten_stmts", "int_value",
+    "as_expr", "assert_structural_equal", "compile", "deserialize",
+    "serialize", "collect_uses", "const_int", "final_yield", "flatten_stmts", "int_value",
     "make_shape", "python_print", "register_printer", "static_shape", "structural_equal", "structural_hash",
     "substitute", "tensor_type", "tile_type",
 ]

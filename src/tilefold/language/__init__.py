@@ -100,8 +100,25 @@ def affine_map(text: str) -> AffineMap:
 
 
 def parse(text: str, filename: str = "<string>", *, program_name: str | None = None) -> Program:
-    """Parse ``pl`` source text into an ``ir.Program``. Module-level constants are folded statically."""
+    """Parse ``pl`` source text into an ``ir.Program``. Module-level constants are folded statically.
+
+    The text holds a ``@pl.program`` class, bare ``@pl.function`` functions, or a fully annotated ``@pl.jit``
+    entry (with its ``@pl.jit.incore`` / ``.inline`` helpers): the jit form comes back with its ``pl.at`` scopes
+    outlined into InCore functions (tensor-level ops still in them)."""
+    import ast as _ast
+
+    from tilefold.language.jit import jit_functions, parse_jit_text
+
+    try:
+        has_jit = bool(jit_functions(_ast.parse(text))) and "@pl.program" not in text
+    except SyntaxError:
+        has_jit = False
+    if has_jit:
+        return parse_jit_text(text, filename, program_name)
     return Parser(text, filename).parse_module(program_name)
+
+
+loads = parse  # PyPTO's name for parsing text
 
 
 def parse_file(path: str | Path, *, program_name: str | None = None) -> Program:
@@ -181,7 +198,7 @@ __all__ = [
     "INT8", "JITFunction", "Level", "PadValue", "at", "dynamic", "jit",
     "UINT16", "UINT32", "UINT64", "UINT8", "FunctionType", "InOut", "Mem", "MemRef", "MemorySpace", "Out",
     "Scalar", "Tensor", "Tile", "TileView", "Tuple", "affine_map", "cond", "const", "create_tensor", "function",
-    "load", "make_tuple", "max", "min", "parallel", "parse", "parse_file", "pipeline", "program",
+    "load", "loads", "make_tuple", "max", "min", "parallel", "parse", "parse_file", "pipeline", "program",
     "python_print", "range",
     "reduction", "store", "tensor", "tile", "unroll", "while_", "yield_",
 ]

@@ -28,8 +28,11 @@ class JITFunction:
     """A ``@pl.jit``-decorated function. ``lower(*args)`` -> post-pass ``ir.Program``; ``compile(*args)`` ->
     ``tilefold.compiler.CompiledProgram`` (cached per signature); calling it runs it (``tilefold.runtime``)."""
 
-    def __init__(self, fn: Callable, kind: str = "entry") -> None:
+    def __init__(self, fn: Callable, kind: str = "entry", frame_locals: dict[str, Any] | None = None) -> None:
         self.fn = fn
+        # names of the defining scope (closures used only in annotations are not in fn.__closure__)
+        self.frame_locals = {k: v for k, v in (frame_locals or {}).items() if k not in fn.__globals__ or
+                             fn.__globals__[k] is not v}
         self.kind = kind
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
@@ -67,6 +70,8 @@ class JITFunction:
             def lookup(name: str) -> Any:
                 if name in closure:
                     return closure[name]
+                if name in self.frame_locals:
+                    return self.frame_locals[name]
                 return module_globals.get(name, _MISSING)
 
             aliases = {k for k, v in module_globals.items() if getattr(v, "__name__", None) == "tilefold.language"}
@@ -113,7 +118,36 @@ class JITFunction:
         return Program(self.__name__, (*subs, entry), span=entry.span)
 
     def _key(self, args: tuple[Any, ...], config: Any) -> Any:
-        return (tuple(_key_of(t) for t in self.signature_of(args)), _config_key(config))
+        """The cache key: argument types with every ``pl.dynamic`` extent left out (one compile for all)."""
+        axes = self.dynamic_axes()
+        keys = []
+        for i, t in enumerate(self.signature_of(args)):
+            k = _key_of(t)
+            if i in axes and isinstance(t, TensorType) and t.static_shape is not None:
+                k = ("T", tuple(None if ax in axes[i] else s for ax, s in enumerate(t.static_shape)), t.dtype.name)
+            keys.append(k)
+        return (tuple(keys), _config_key(config))
+
+    def dynamic_axes(self) -> dict[int, set[int]]:
+        """Parameter index -> axes of its annotation that are ``pl.dynamic`` extents (read from the ast)."""
+        from tilefold.language.dsl import DynamicDim
+
+        node, pargs = self.source()
+        lookup = pargs["const_lookup"]
+        out: dict[int, set[int]] = {}
+        for i, p in enumerate(node.args.args):
+            ann = p.annotation
+            if isinstance(ann, ast.Subscript) and isinstance(ann.value, ast.Attribute) \
+                    and ann.value.attr in ("Out", "InOut", "In"):
+                ann = ann.slice
+            if not (isinstance(ann, ast.Subscript) and isinstance(ann.slice, ast.Tuple) and ann.slice.elts
+                    and isinstance(ann.slice.elts[0], (ast.List, ast.Tuple))):
+                continue
+            for axis, e in enumerate(ann.slice.elts[0].elts):
+                if (isinstance(e, ast.Name) and isinstance(lookup(e.id), DynamicDim)) or (
+                        isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "dynamic"):
+                    out.setdefault(i, set()).add(axis)
+        return out
 
     def lower(self, *args: Any, config: Any = None) -> Program:
         """Specialise on ``args``, run the tensor-level passes and the default tile pipeline: the post-pass
@@ -149,15 +183,16 @@ class _JitDecorator:
     def __call__(self, fn: Callable | None = None, **options: Any) -> Any:
         if options:
             raise ParseError(f"unknown @pl.jit option(s) {sorted(options)}", hint="write a bare @pl.jit")
+        local = _caller_locals()
         if fn is None:
-            return lambda f: JITFunction(f, "entry")
-        return JITFunction(fn, "entry")
+            return lambda f: JITFunction(f, "entry", local)
+        return JITFunction(fn, "entry", local)
 
     def incore(self, fn: Callable) -> JITFunction:
-        return JITFunction(fn, "incore")
+        return JITFunction(fn, "incore", _caller_locals())
 
     def inline(self, fn: Callable) -> JITFunction:
-        return JITFunction(fn, "inline")
+        return JITFunction(fn, "inline", _caller_locals())
 
     def _refuse(self, what: str) -> Callable:
         def deco(fn: Callable) -> Any:
@@ -177,6 +212,14 @@ class _JitDecorator:
 
 
 jit = _JitDecorator()
+
+
+def _caller_locals() -> dict[str, Any]:
+    """The locals of the scope that applied the decorator (read, never evaluated), unless it is a module."""
+    import sys
+
+    frame = sys._getframe(2)
+    return {} if frame.f_locals is frame.f_globals else dict(frame.f_locals)
 
 
 def _cell_ok(cell: Any) -> bool:
@@ -226,7 +269,9 @@ def _key_of(t: Type) -> Any:
 
 def _config_key(config: Any) -> Any:
     if config is None:
-        return None
+        from tilefold.runtime import RunConfig
+
+        config = RunConfig()  # no config is the default config
     return getattr(config, "cache_key", lambda: id(config))()
 
 
@@ -248,3 +293,71 @@ def span_of(fn: JITFunction) -> Span:
 
 
 __all__ = ["JITFunction", "TensorSpec", "jit"]
+
+
+def _jit_kind(fn: ast.FunctionDef) -> str | None:
+    for dec in fn.decorator_list:
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        if isinstance(target, ast.Attribute) and target.attr == "jit":
+            return "entry"
+        if isinstance(target, ast.Name) and target.id == "jit":
+            return "entry"
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute) \
+                and target.value.attr == "jit" and target.attr in ("incore", "inline"):
+            return target.attr
+    return None
+
+
+def jit_functions(tree: ast.Module) -> dict[str, tuple[str, ast.FunctionDef]]:
+    """name -> (kind, def) of the ``@pl.jit*`` functions at module level."""
+    out = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.FunctionDef):
+            kind = _jit_kind(stmt)
+            if kind is not None:
+                out[stmt.name] = (kind, stmt)
+    return out
+
+
+def parse_jit_text(text: str, filename: str = "<string>", entry: str | None = None,
+                   arg_types: dict[str, Type] | None = None) -> Program:
+    """The tensor-level program (scopes outlined) of a ``@pl.jit`` entry in source text. Parameters need full
+    annotations (no call arguments to specialise on); module constants are folded statically."""
+    from tilefold.passes.outline_incore_scopes import outline_incore_scopes
+
+    tree = ast.parse(text, filename=filename)
+    fns = jit_functions(tree)
+    entries = [n for n, (kind, _f) in fns.items() if kind == "entry"]
+    if entry is not None:
+        entries = [n for n in entries if n == entry]
+    if len(entries) != 1:
+        raise ParseError(f"expected one @pl.jit entry{f' named {entry!r}' if entry else ''}, found "
+                         f"{len(entries)}{': ' + ', '.join(entries) if entries else ''}",
+                         span=Span(filename, 1, 1, ""),
+                         hint="choose one: tilefold run FILE --kernel NAME, or pl.parse(text, program_name=NAME)")
+    base = JitParser(text, filename, resolve=lambda name: None, registry={})
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            base._note_import(stmt)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            base._module_const(stmt)
+    args = dict(source=text, filename=filename, consts=dict(base.consts), pl_aliases=set(base.pl))
+
+    def resolve(name: str) -> JitSource | None:
+        got = fns.get(name)
+        if got is None or got[0] == "entry":
+            return None
+        return JitSource(name, got[0], got[1], args)
+
+    registry: dict[Any, Any] = {}
+    parser = JitParser(**args, resolve=resolve, registry=registry)
+    name = entries[0]
+    node = fns[name][1]
+    types = [(arg_types or {}).get(a.arg) for a in node.args.args] if arg_types else None
+    unknown = sorted(set(arg_types or {}) - {a.arg for a in node.args.args})
+    if unknown:
+        raise ParseError(f"{name} has no parameter(s) {unknown}", span=Span(filename, node.lineno, 1, ""),
+                         hint="parameters: " + ", ".join(a.arg for a in node.args.args))
+    fn = parser.parse_function(JitSource(name, "entry", node, args), types, name)
+    subs = [registry[k] for k in registry.get("__order__", [])]
+    return outline_incore_scopes()(Program(name, (*subs, fn), span=fn.span))

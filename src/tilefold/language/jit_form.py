@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilefold.errors import NotSupportedError, ParseError
-from tilefold.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Var
+from tilefold.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, GlobalVar, MakeTuple, Var
 from tilefold.ir.stmt import (
     AssignStmt,
     Function,
@@ -35,7 +35,7 @@ from tilefold.ir.stmt import (
     SeqStmts,
     Stmt,
 )
-from tilefold.ir.types import ScalarType, TensorType, TileType, TupleType, Type, UnknownType
+from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, TupleType, Type, UnknownType
 from tilefold.language.parser import Parser
 from tilefold.ops.registry import find_op
 
@@ -93,12 +93,17 @@ class JitParser(Parser):
                              hint="remove *args, **kwargs, keyword-only markers and default values")
         self._reset_scope()
         params, dirs = [], []
+        if src.kind == "entry":
+            # pl.dynamic extents: hidden scalar parameters the runtime fills from the arrays' shapes
+            for dim_var in self._dynamic_dims(fn).values():
+                params.append(dim_var)
+                dirs.append(ParamDirection.In)
         for i, p in enumerate(a.args):
             if p.annotation is None:
                 raise self.error(p, f"Parameter {p.arg!r} missing type annotation",
                                  hint="annotate it: a: pl.Tensor[[128, 128], pl.FP32] (or bare pl.Tensor), "
                                       "out: pl.Out[pl.Tensor[...]], n: pl.Scalar[pl.INDEX]")
-            given = arg_types[i] if arg_types is not None and i < len(arg_types) else None
+            given = arg_types[i] if arg_types is not None and i < len(arg_types) else None  # None: not given
             t, d = self._jit_param_type(p.annotation, given, p.arg)
             v = Var(p.arg, t, self.span(p))
             params.append(v)
@@ -114,6 +119,33 @@ class JitParser(Parser):
         return Function(fname, tuple(params), tuple(dirs), rtypes, SeqStmts(tuple(body)), ftype,
                         span=self.span(fn))
 
+    def _dynamic_dims(self, fn: ast.FunctionDef) -> dict[str, Var]:
+        """``pl.dynamic`` extents named in the parameter annotations (by module / closure name, or inline
+        ``pl.dynamic("M")``): one INDEX variable per distinct dimension name, bound under the Python name."""
+        from tilefold.language.dsl import DynamicDim
+
+        self._dyn_vars: dict[str, Var] = {}
+        for p in fn.args.args:
+            if p.annotation is None:
+                continue
+            for node in ast.walk(p.annotation):
+                dim = None
+                if isinstance(node, ast.Name) and self.const_lookup is not None:
+                    value = self.const_lookup(node.id)
+                    dim = value if isinstance(value, DynamicDim) else None
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and node.func.attr == "dynamic" and node.args and isinstance(node.args[0], ast.Constant) \
+                        and isinstance(node.args[0].value, str):
+                    dim = DynamicDim(node.args[0].value)
+                if dim is None:
+                    continue
+                var = self._dyn_vars.get(dim.name)
+                if var is None:
+                    var = self._dyn_vars[dim.name] = Var(dim.name, ScalarType(DataType.INDEX), self.span(node))
+                if isinstance(node, ast.Name) and node.id not in self.env:
+                    self._define(node.id, var, node)
+        return self._dyn_vars
+
     def _jit_param_type(self, node: ast.expr, given: Type | None, name: str) -> tuple[Type, ParamDirection]:
         direction = ParamDirection.In
         inner = node
@@ -128,8 +160,19 @@ class JitParser(Parser):
                                       "or annotate pl.Tensor[[rows, cols], pl.FP32]")
             return given, direction
         if isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Attribute) and self._is_pl(
-                inner.value.value) and inner.value.attr == "Tensor" and given is not None and _has_dynamic(self, inner):
-            return given, direction  # pl.dynamic extents: the call's extents
+                inner.value.value) and inner.value.attr == "Tensor" and _has_dynamic(self, inner):
+            if self.kind != "entry" and given is not None:
+                return given, direction  # a helper takes the (possibly symbolic) types of its call
+            t, _ = self._param_type(inner)  # symbolic in the pl.dynamic extents: one program for all of them
+            if given is not None and isinstance(t, TensorType) and isinstance(given, TensorType):
+                ok = len(t.shape) == len(given.shape) and t.dtype is given.dtype and all(
+                    not isinstance(a, ConstInt) or (isinstance(b, ConstInt) and a.value == b.value)
+                    for a, b in zip(t.shape, given.shape, strict=False))
+                if not ok:
+                    raise self.error(node, f"argument {name!r} is {_tstr(given)} but the annotation says "
+                                           f"{_tstr(t)}",
+                                     hint="pass an array of the annotated rank, dtype and constant extents")
+            return t, direction
         t, _ = self._param_type(inner)
         if given is not None and isinstance(t, TensorType) and isinstance(given, TensorType):
             if t.static_shape != given.static_shape or t.dtype is not given.dtype:
@@ -149,8 +192,15 @@ class JitParser(Parser):
             pending, self._pending = self._pending, outer
         if pending:
             out[marker:marker] = pending
+        # one op per statement: later passes (memory inference, tiling) place each call's result
+        out[marker:] = [x for s2 in out[marker:] for x in _one_op_per_statement(s2)]
 
     def _jit_stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
+        if isinstance(s, ast.For) and self.kind == "entry" and not self.in_scope:
+            self._unroll_orchestration_loop(s, out)
+            return
+        if isinstance(s, ast.For):
+            s = self._carry_rebound_names(s)
         if isinstance(s, ast.With):
             self._with(s, out)
             return
@@ -170,6 +220,89 @@ class JitParser(Parser):
             out.append(ReturnStmt(tuple(exprs), span=self.span(s)))
             return
         super()._stmt(s, out)
+
+    def _unroll_orchestration_loop(self, s: ast.For, out: list[Stmt]) -> None:
+        """A ``pl.range`` loop of the entry (control plane: kernel launches, scopes) with constant bounds is
+        unrolled: each iteration's statements are parsed with the loop variable as a constant, so launches
+        and scopes repeat with their own offsets (tilefold's orchestration is straight-line)."""
+        it = s.iter
+        if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
+                and self._is_pl(it.func.value) and it.func.attr in ("range", "unroll") and not it.keywords
+                and 1 <= len(it.args) <= 3 and not s.orelse):
+            raise self.error(s, "a loop of the orchestration code must be `for i in pl.range(...)` with constant "
+                                "bounds", hint="put other loops inside a pl.at scope or an @pl.jit.incore function")
+        bounds = [self._fold_number(a) for a in it.args]
+        if not all(isinstance(b, int) for b in bounds):
+            raise NotSupportedError("an orchestration loop needs constant bounds (it is unrolled)",
+                                    span=self.span(it), hint="use constants, or move the loop inside a pl.at scope")
+        start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+        if step == 0:
+            raise self.error(it, "pl.range step must not be zero", hint="use a positive or negative step")
+        trips = range(start, stop, step)
+        if len(trips) > 1024:
+            raise NotSupportedError(f"an orchestration loop of {len(trips)} iterations is too long to unroll",
+                                    span=self.span(it), hint="at most 1024; loop inside a pl.at scope instead")
+        name = s.target.id
+        if name in self.env:
+            raise self.error(s.target, f"the loop variable {name!r} is already defined", hint="use a fresh name")
+        saved = self.consts.get(name, _UNSET)
+        try:
+            for i in trips:
+                self.consts[name] = i
+                for b in s.body:
+                    self._stmt(b, out)
+        finally:
+            if saved is _UNSET:
+                self.consts.pop(name, None)
+            else:
+                self.consts[name] = saved
+
+    def _carry_rebound_names(self, s: ast.For) -> ast.For:
+        """PyPTO's loops carry a value by plain reassignment (``t = pl.add(t, a)`` in the body). Rewrite such a
+        loop to the explicit form: ``for i, (t,) in pl.range(..., init_values=(t,)):`` ending with
+        ``t = pl.yield_(t)``, for every name bound before the loop that the body rebinds."""
+        it = s.iter
+        if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
+                and self._is_pl(it.func.value) and it.func.attr in ("range", "pipeline", "unroll", "parallel")
+                and not any(kw.arg == "init_values" for kw in it.keywords)):
+            return s
+        carried: list[str] = []
+        for node in s.body:
+            for sub in ast.walk(node):
+                name = None
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    name = sub.id
+                elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 \
+                        and isinstance(sub.targets[0], ast.Subscript) and isinstance(sub.targets[0].value, ast.Name):
+                    name = sub.targets[0].value.id  # out[...] = v rebinds out
+                if name is not None and name in self.env and name != s.target.id and name not in carried:
+                    carried.append(name)
+        if not carried:
+            return s
+
+        def names(ctx: ast.expr_context) -> ast.Tuple:
+            return ast.Tuple(elts=[ast.Name(id=n, ctx=ctx) for n in carried], ctx=ctx)
+
+        init = ast.keyword(arg="init_values", value=names(ast.Load()))
+        new_iter = ast.Call(func=it.func, args=it.args, keywords=[*it.keywords, init])
+        target = ast.Tuple(elts=[s.target, names(ast.Store())], ctx=ast.Store())
+        pl_name = it.func.value.id if isinstance(it.func.value, ast.Name) else next(iter(self.pl))
+        yield_call = ast.Call(func=ast.Attribute(value=ast.Name(id=pl_name, ctx=ast.Load()), attr="yield_",
+                                                 ctx=ast.Load()),
+                              args=[ast.Name(id=n, ctx=ast.Load()) for n in carried], keywords=[])
+        yield_target: ast.expr = ast.Name(id=carried[0], ctx=ast.Store()) if len(carried) == 1 \
+            else names(ast.Store())
+        last = s.body[-1]
+        yield_stmt = ast.Assign(targets=[yield_target], value=yield_call)
+        for n in ast.walk(yield_stmt):
+            ast.copy_location(n, last)
+            if hasattr(n, "end_lineno"):
+                n.end_lineno, n.end_col_offset = last.end_lineno, last.end_col_offset
+        for n in (init, new_iter, target, *ast.walk(init.value), *ast.walk(target)):
+            ast.copy_location(n, it)
+        return ast.For(target=target, iter=new_iter, body=[*s.body, yield_stmt], orelse=s.orelse,
+                       lineno=s.lineno, col_offset=s.col_offset, end_lineno=s.end_lineno,
+                       end_col_offset=s.end_col_offset)
 
     def _with(self, s: ast.With, out: list[Stmt]) -> None:
         if len(s.items) != 1 or s.items[0].optional_vars is not None:
@@ -223,7 +356,7 @@ class JitParser(Parser):
                              hint="tiles are values: bind a new name instead")
         value = self._expr(value_node)
         self._pre[id(value_node)] = value
-        vshape = value.type.static_shape if isinstance(value.type, (TensorType, TileType)) else None
+        vshape = value.type.shape if isinstance(value.type, (TensorType, TileType)) else None
         if vshape is None:
             raise self.error(value_node, "the value written by a subscript must be a tensor or tile",
                              hint="e.g. out[:] = pl.add(a, b)")
@@ -242,7 +375,7 @@ class JitParser(Parser):
             ast.copy_location(n, s)
         self._assign(target.value, name, call, None, out, s)
 
-    def _subscript_window(self, target: ast.Subscript, t: TensorType, vshape: tuple[int, ...]) -> list[ast.expr]:
+    def _subscript_window(self, target: ast.Subscript, t: TensorType, vshape: tuple[Any, ...]) -> list[ast.expr]:
         sl = target.slice
         items = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
         rank = len(t.shape)
@@ -298,6 +431,9 @@ class JitParser(Parser):
         if node is None:
             return default
         v = self._fold_number(node)
+        if v is None:
+            e = self._expr(node)  # e.g. pl.tensor.dim(a, 0) of a static shape
+            v = e.value if isinstance(e, ConstInt) else None
         if not isinstance(v, int):
             raise self.error(node, "tensor slice bounds must be compile-time integers",
                              hint="use constants (module-level names are fine); pl.assemble takes dynamic offsets")
@@ -336,6 +472,9 @@ class JitParser(Parser):
                     raise NotSupportedError(_REFUSED[name], span=self.span(node), hint="see docs/dsl.md (jit form)")
                 if name == "dim":
                     return self._dim(node)
+                if name == "dynamic" and node.args and isinstance(node.args[0], ast.Constant) \
+                        and node.args[0].value in getattr(self, "_dyn_vars", {}):
+                    return self._dyn_vars[node.args[0].value]
                 if name == "create_tile":
                     return self._checked_op(node, "tile.create")
                 if name in DISPATCHED:
@@ -357,7 +496,8 @@ class JitParser(Parser):
         f = node.func
         assert isinstance(f, ast.Attribute)
         if f.attr not in ("range", "pipeline", "parallel", "unroll", "while_", "yield_", "cond", "min", "max",
-                          "const", "make_tuple") and self.kind == "entry" and not self.in_scope:
+                          "const", "make_tuple", "create_tensor", "create") and self.kind == "entry" \
+                and not self.in_scope:
             raise self.error(node, f"Misplaced tile op 'pl.{f.attr}' in Orchestration function (should be inside "
                                    "an InCore scope)",
                              hint="wrap it in `with pl.at(level=pl.Level.CORE_GROUP):` or move it into a "
@@ -459,13 +599,16 @@ class JitParser(Parser):
         if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
             raise self.error(fn, f"@pl.jit.inline {src.name!r} must end with `return value`",
                              hint="inline helpers return the value they compute")
-        saved = (self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind)
+        saved = (self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind, self.consts)
         self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind = {}, {}, 0, [[]], []
+        self.consts = dict(self.consts)
         try:
             for p, a in zip(fn.args.args, args, strict=True):
                 if isinstance(a, Var):
                     self.env[p.arg] = a
                     self.depth_of[p.arg] = 0
+                elif isinstance(a, (ConstInt, ConstFloat, ConstBool)):
+                    self.consts[p.arg] = a.value  # a literal argument: a constant of the helper
                 else:
                     raise self.error(node, f"inline helper {src.name!r}: pass a named value for {p.arg!r}",
                                      hint="bind the argument to a name first")
@@ -474,9 +617,44 @@ class JitParser(Parser):
                 self._stmt(s, stmts)
             result = self._expr(body[-1].value)
         finally:
-            self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind = saved
+            self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind, self.consts = saved
         self._pending.extend(stmts)  # spliced before the statement that called the helper
         return result
+
+def _one_op_per_statement(s: Stmt) -> list[Stmt]:
+    """``s`` with op calls nested in its call's operands bound to variables first (in evaluation order)."""
+    from tilefold.ir.stmt import EvalStmt
+
+    if not isinstance(s, (AssignStmt, EvalStmt, ReturnStmt)):
+        return [s]
+    before: list[Stmt] = []
+
+    def flat(e: Expr, top: bool) -> Expr:
+        if not isinstance(e, Call) or isinstance(e.op, GlobalVar):
+            return e
+        args = tuple(flat(a, False) for a in e.args)
+        if any(x is not y for x, y in zip(args, e.args, strict=True)):
+            e = e.with_fields(args=args)
+        if top:
+            return e
+        v = Var(f"{e.op_name.split('.')[-1]}_t", e.type, e.span)
+        before.append(AssignStmt(v, e, span=e.span))
+        return v
+
+    if isinstance(s, AssignStmt):
+        value = flat(s.value, True)
+        s = s if value is s.value else s.with_fields(value=value)
+    elif isinstance(s, EvalStmt):
+        value = flat(s.expr, True)
+        s = s if value is s.expr else s.with_fields(expr=value)
+    else:
+        values = tuple(flat(v, True) for v in s.values)
+        s = s.with_fields(values=values)
+    return [*before, s]
+
+
+_UNSET = object()
+
 
 class _NoSig:
     return_types: tuple = ()
@@ -497,8 +675,8 @@ def _type_key(t: Type) -> Any:
 
 
 def _tstr(t: TensorType) -> str:
-    shape = t.static_shape
-    return f"Tensor[{list(shape) if shape is not None else '?'}, {t.dtype.name}]"
+    dims = ", ".join(str(e.value) if isinstance(e, ConstInt) else getattr(e, "name", "?") for e in t.shape)
+    return f"Tensor[[{dims}], {t.dtype.name}]"
 
 
 def _has_dynamic(parser: Parser, node: ast.Subscript) -> bool:
@@ -510,7 +688,8 @@ def _has_dynamic(parser: Parser, node: ast.Subscript) -> bool:
     if not isinstance(shape, (ast.List, ast.Tuple)):
         return False
     for e in shape.elts:
-        if isinstance(e, ast.Name) and isinstance(parser._lookup_const(e.id), DynamicDim):
+        if isinstance(e, ast.Name) and parser.const_lookup is not None \
+                and isinstance(parser.const_lookup(e.id), DynamicDim):
             return True
         if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "dynamic":
             return True

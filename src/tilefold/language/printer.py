@@ -53,6 +53,7 @@ from tilefold.ir.stmt import (
     ParamDirection,
     Program,
     ReturnStmt,
+    ScopeStmt,
     SeqStmts,
     Stmt,
     WhileStmt,
@@ -315,6 +316,9 @@ class _Printer:
                 self.lines.append(f"{ind}return {', '.join(self.expr(v) for v in s.values)}")
         elif isinstance(s, YieldStmt):
             self.lines.append(f"{ind}pl.yield_({', '.join(self.expr(v) for v in s.values)})")
+        elif isinstance(s, ScopeStmt):  # the jit form before OutlineIncoreScopes (readable, not re-parsable)
+            self.lines.append(f"{ind}with pl.at(level=pl.Level.{s.level}):")
+            self.stmt(s.body, level + 1)
         else:
             raise TypeError(f"python_print cannot print statement {type(s).__name__}")
 

@@ -121,6 +121,10 @@ class ProgramFormMixin:
         for t in targets:
             if isinstance(t, ast.Name):
                 self.consts[t.id] = value
+            elif isinstance(t, ast.Tuple) and isinstance(value, tuple) and len(t.elts) == len(value):
+                for elt, v in zip(t.elts, value, strict=True):  # ROWS, COLS = 512, 128
+                    if isinstance(elt, ast.Name):
+                        self.consts[elt.id] = v
 
     def _is_pl(self, node: ast.expr) -> bool:
         return isinstance(node, ast.Name) and node.id in self.pl

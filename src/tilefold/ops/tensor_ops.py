@@ -48,9 +48,26 @@ def _static(op: str, t: TensorType) -> tuple[int, ...]:
     return shape
 
 
+def _dims(t: TensorType) -> tuple[Any, ...]:
+    """Extents as ints where constant, else the extent expression (a ``pl.dynamic`` dimension's variable)."""
+    return tuple(e.value if isinstance(e, ConstInt) else e for e in t.shape)
+
+
+def _same_dim(a: Any, b: Any) -> bool:
+    return a == b if isinstance(a, int) and isinstance(b, int) else a is b
+
+
+def _same_dims(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    return len(a) == len(b) and all(_same_dim(x, y) for x, y in zip(a, b, strict=True))
+
+
+def _fmt(dims: tuple[Any, ...]) -> str:
+    return "[" + ", ".join(str(d) if isinstance(d, int) else getattr(d, "name", "?") for d in dims) + "]"
+
+
 def _same_shape(op: str, a: TensorType, b: TensorType) -> None:
-    if _static(op, a) != _static(op, b):
-        raise _fail(op, f"operand shapes differ: {list(_static(op, a))} vs {list(_static(op, b))}",
+    if not _same_dims(_dims(a), _dims(b)):
+        raise _fail(op, f"operand shapes differ: {_fmt(_dims(a))} vs {_fmt(_dims(b))}",
                     "element-wise tensor ops need equal shapes; broadcast a [M, 1] / [1, N] vector with "
                     "pl.row_expand_* / pl.col_expand_*")
     if a.dtype is not b.dtype:
@@ -71,7 +88,6 @@ def _scalar_infer(op: str):
         a = _tensor(op, args, 0)
         if len(args) < 2 or not isinstance(args[1].type, ScalarType):
             raise _fail(op, "operand #1 must be a scalar", "pass a number or a pl.Scalar value")
-        _static(op, a)
         return TensorType(a.shape, a.dtype)
     return infer
 
@@ -79,13 +95,12 @@ def _scalar_infer(op: str):
 def _unary_infer(op: str):
     def infer(args, attrs) -> Type:
         a = _tensor(op, args, 0)
-        _static(op, a)
         return TensorType(a.shape, a.dtype)
     return infer
 
 
-def _rank2(op: str, t: TensorType) -> tuple[int, int]:
-    shape = _static(op, t)
+def _rank2(op: str, t: TensorType) -> tuple[Any, Any]:
+    shape = _dims(t)
     if len(shape) != 2:
         raise _fail(op, f"needs a rank-2 tensor, got rank {len(shape)}", "reshape to [rows, cols] first")
     return shape  # type: ignore[return-value]
@@ -104,8 +119,8 @@ def _expand_infer(op: str, axis: int):
         a, v = _tensor(op, args, 0), _tensor(op, args, 1, "vector")
         m, n = _rank2(op, a)
         want = (m, 1) if axis == 1 else (1, n)
-        if _static(op, v) != want:
-            raise _fail(op, f"the vector must have shape {list(want)}, got {list(_static(op, v))}",
+        if not _same_dims(_dims(v), want):
+            raise _fail(op, f"the vector must have shape {_fmt(want)}, got {_fmt(_dims(v))}",
                         "row_expand_* takes a [M, 1] vector (a row reduction), col_expand_* a [1, N] one")
         if a.dtype is not v.dtype:
             raise _fail(op, f"operand dtypes differ: {a.dtype.name} vs {v.dtype.name}", "cast one operand")
@@ -176,8 +191,8 @@ def _infer_matmul(args, attrs) -> Type:
             raise TypeInferenceError(f"{op}: {flag}=True is not supported by tilefold's tensor-level matmul",
                                      hint="transpose the operand on the host, or write the tile form with "
                                           "pl.tile.transpose_view")
-    if ka != kb:
-        raise _fail(op, f"lhs is [{m}, {ka}] but rhs is [{kb}, {n}]: K differs",
+    if not _same_dim(ka, kb):
+        raise _fail(op, f"lhs is {_fmt((m, ka))} but rhs is {_fmt((kb, n))}: K differs",
                     "the lhs column count must equal the rhs row count")
     if a.dtype is not b.dtype:
         raise _fail(op, f"operand dtypes differ: {a.dtype.name} vs {b.dtype.name}", "cast one operand")
@@ -233,12 +248,17 @@ def _infer_assemble(args, attrs) -> Type:
     op = "tensor.assemble"
     dst = _tensor(op, args, 0, "target")
     src = _tensor(op, args, 1, "value")
-    dshape, sshape = _static(op, dst), _static(op, src)
+    dshape, sshape = _dims(dst), _dims(src)
     offs = _ints(op, args[2], "offsets")
     if len(offs) != len(dshape) or len(sshape) != len(dshape):
         raise _fail(op, f"value rank {len(sshape)} / offsets {len(offs)} do not match the target rank {len(dshape)}",
                     "give one offset per target axis and a value of the same rank")
     for axis, (o, e, d) in enumerate(zip(offs, sshape, dshape, strict=True)):
+        if not (isinstance(e, int) and isinstance(d, int)):  # a pl.dynamic extent: only the whole axis
+            if o != 0 or not _same_dim(e, d):
+                raise _fail(op, f"axis {axis} has a dynamic extent: only whole-axis writes at offset 0 are supported",
+                            "write the whole dynamic axis (out[:, ...] = value)")
+            continue
         if o < 0 or o + e > d:
             raise _fail(op, f"the value [{o}:{o + e}) on axis {axis} is outside the target extent {d}",
                         f"write a value that fits inside [0, {d}) at that offset")
@@ -265,6 +285,8 @@ def _infer_concat(args, attrs) -> Type:
     op = "tensor.concat"
     a, b = _tensor(op, args, 0), _tensor(op, args, 1)
     (m, n1), (m2, n2) = _rank2(op, a), _rank2(op, b)
+    _static(op, a)
+    _static(op, b)
     if m != m2 or a.dtype is not b.dtype:
         raise _fail(op, f"cannot join [{m}, {n1}] {a.dtype.name} and [{m2}, {n2}] {b.dtype.name} along columns",
                     "pl.concat joins two tensors with the same row count and dtype along axis 1")

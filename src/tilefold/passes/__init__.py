@@ -29,6 +29,8 @@ _LAZY = {
     "flatten_tile_nd_to_2d": "tilefold.passes.flatten_tile_nd_to_2d",
     "auto_tile_matmul_l0": "tilefold.passes.auto_tile_matmul_l0",
     "infer_tile_memory_space": "tilefold.passes.infer_tile_memory_space",
+    "outline_incore_scopes": "tilefold.passes.outline_incore_scopes",  # tensor level (@pl.jit programs)
+    "convert_tensor_to_tile_ops": "tilefold.passes.convert_tensor_to_tile_ops",
     "default_tile_pipeline": "tilefold.passes.pipeline",
     "get_pass": "tilefold.passes.pipeline",
     "list_passes": "tilefold.passes.pipeline",

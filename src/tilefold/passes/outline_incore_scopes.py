@@ -29,7 +29,7 @@ from tilefold.ir.stmt import (
     flatten_stmts,
 )
 from tilefold.ir.types import TensorType, TupleType
-from tilefold.ir.visitor import IRVisitor, collect_uses, substitute
+from tilefold.ir.visitor import IRVisitor, collect_uses
 from tilefold.passes.base import Pass
 
 #: ops whose result is their destination tensor with a window written: (op name, index of the destination)
@@ -57,6 +57,26 @@ class _Defs(IRVisitor):
         super().visit_IfStmt(stmt)
 
 
+def _store_destinations(body: list[Stmt]) -> list[Var]:
+    """Tensors written by store / assemble calls anywhere in ``body`` (loop-carried ones by their initial value)."""
+    found: list[Var] = []
+
+    class _Stores(IRVisitor):
+        def visit_Call(self, expr: Call) -> None:
+            if expr.op_name in _WRITES:
+                dst = expr.args[_WRITES[expr.op_name]]
+                while isinstance(dst, IterArg) and isinstance(dst.init, Var):
+                    dst = dst.init
+                if isinstance(dst, Var) and dst not in found:
+                    found.append(dst)
+            super().visit_Call(expr)
+
+    v = _Stores()
+    for s in body:
+        v.visit_stmt(s)
+    return found
+
+
 def _roots(body: list[Stmt]) -> dict[Var, Var]:
     """Written tensor -> the tensor it writes through (transitively), for the top-level write chains."""
     root: dict[Var, Var] = {}
@@ -80,6 +100,13 @@ def _outline(fn: Function, scope: ScopeStmt, rest: list[Stmt], index: int,
         d.visit_stmt(s)
     used = collect_uses(SeqStmts(tuple(body)))
     free = [v for v in used if v not in d.defs and not isinstance(v, IterArg)]
+    for v in list(free):  # symbolic extents of the tensors that cross the edge cross it too
+        for e in getattr(v.type, "shape", ()):
+            for dim in collect_uses(e) if not isinstance(e, Var) else {e: 1}:
+                if dim not in free and dim not in d.defs:
+                    free.append(dim)
+    order = {p: i for i, p in enumerate(fn.params)}
+    free.sort(key=lambda v: order.get(v, len(order)))  # the entry's parameter order, then first use
     later = collect_uses(SeqStmts(tuple(rest))) if rest else {}
     outputs = [v for v in later if v in d.defs]
     roots = _roots(body)
@@ -102,9 +129,11 @@ def _outline(fn: Function, scope: ScopeStmt, rest: list[Stmt], index: int,
     while name in taken:
         name += "_"
     taken.add(name)
-    params = tuple(Var(v.name, v.type, v.span) for v in free)
+    # the function's parameters are the orchestration's variables themselves: types refer to them (a tensor
+    # with a pl.dynamic extent has the extent's variable in its shape), so they stay one object across the edge
+    params = tuple(free)
     mapping = dict(zip(free, params, strict=True))
-    new_body = flatten_stmts(substitute(SeqStmts(tuple(body)), mapping))
+    new_body = list(body)
     dirs = []
     for v in free:
         if v in written:
@@ -129,7 +158,23 @@ def _outline(fn: Function, scope: ScopeStmt, rest: list[Stmt], index: int,
                 i = free.index(r)
                 if dirs[i] is ParamDirection.In:
                     dirs[i] = ParamDirection.Out
-    new_body.append(ReturnStmt(tuple(mapping.get(v, v) for v in outputs), span=scope.span))
+    # pl.store(...) as a statement (PyPTO's tile-level idiom, also inside loops) writes its tensor in place:
+    # the parameter is an output of the function, returned as it is
+    returned = [mapping.get(v, v) for v in outputs]
+    for dest in _store_destinations(body):
+        if dest in free and not any(roots.get(o) is dest for o in outputs):
+            if directions.get(dest, ParamDirection.InOut) is ParamDirection.In:
+                raise NotSupportedError(f"the pl.at scope writes {dest.name!r}, an input parameter",
+                                        span=scope.span if scope.span.line else None,
+                                        hint="declare it pl.Out[...] (or pl.InOut[...]) in the signature")
+            i = free.index(dest)
+            if dirs[i] is ParamDirection.In:
+                dirs[i] = directions.get(dest, ParamDirection.Out)
+            if mapping[dest] not in returned:
+                returned.append(mapping[dest])
+                # the orchestration keeps using the parameter itself: bind the call's result to a new name
+                outputs.append(Var(f"{dest.name}_written", dest.type, dest.span))
+    new_body.append(ReturnStmt(tuple(returned), span=scope.span))
     rtypes = tuple(v.type for v in outputs)
     incore = Function(name, params, tuple(dirs), rtypes, SeqStmts(tuple(new_body)), FunctionType.InCore,
                       span=scope.span)

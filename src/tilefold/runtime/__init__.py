@@ -92,20 +92,42 @@ def run_jit(kernel: JITFunction, args: tuple[Any, ...], config: RunConfig | None
                             hint="from tilefold.runtime import RunConfig; kernel(..., config=RunConfig())")
     compiled = kernel.compile(*args, config=config)
     entry = compiled.source.function(kernel.__name__)
+    names = [a.arg for a in kernel.source()[0].args.args]
+    by_name = dict(zip(names, args, strict=True))
     inputs: dict[str, Any] = {}
-    for p, a in zip(entry.params, args, strict=True):
+    for name, a in by_name.items():
         if isinstance(a, TensorSpec):
-            raise TilefoldError(f"argument {p.name!r} is a TensorSpec: running needs data",
+            raise TilefoldError(f"argument {name!r} is a TensorSpec: running needs data",
                                 hint="pass arrays to run; TensorSpec is for compile() / lower()")
-        inputs[p.name] = np.ascontiguousarray(as_numpy(a)) if is_array(a) else a
+        inputs[name] = np.ascontiguousarray(as_numpy(a)) if is_array(a) else a
+    for p in entry.params:  # pl.dynamic extents: read from the arrays that carry them (all must agree)
+        if p.name not in by_name:
+            inputs[p.name] = _dynamic_extent(entry, p, inputs)
     sim = simulate(compiled.pto, inputs, compiled.target, block_dim=config.block_dim)
     written = []
-    for p, d, a in zip(entry.params, entry.param_directions, args, strict=True):
-        if d is not ParamDirection.In and p.name in sim.outputs:
-            write_back(a, sim.outputs[p.name])
-            written.append(a)
+    for p, d in zip(entry.params, entry.param_directions, strict=True):
+        if d is not ParamDirection.In and p.name in sim.outputs and p.name in by_name:
+            write_back(by_name[p.name], sim.outputs[p.name])
+            written.append(by_name[p.name])
     kernel.last_cycles = sim.cycles
     return written[0] if len(written) == 1 else tuple(written) if written else None
+
+
+def _dynamic_extent(entry: Any, dim: Any, inputs: dict[str, Any]) -> int:
+    found: list[tuple[str, int, int]] = []
+    for p in entry.params:
+        for axis, e in enumerate(getattr(p.type, "shape", ())):
+            if e is dim and p.name in inputs:
+                found.append((p.name, axis, int(np.shape(inputs[p.name])[axis])))
+    if not found:
+        raise TilefoldError(f"no argument carries the dynamic extent {dim.name!r}",
+                            hint="use the pl.dynamic name in a tensor parameter's shape")
+    extents = {x for _n, _a, x in found}
+    if len(extents) > 1:
+        raise TilefoldError(f"the arguments disagree on the dynamic extent {dim.name!r}: " +
+                            ", ".join(f"{n}.shape[{a}] = {x}" for n, a, x in found),
+                            hint=f"pass arrays with one value of {dim.name}")
+    return found[0][2]
 
 
 def run(kernel: JITFunction, *args: Any, config: RunConfig | None = None) -> Any:

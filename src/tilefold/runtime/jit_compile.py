@@ -10,10 +10,9 @@ from tilefold.ir.stmt import Program
 
 
 def tensor_passes(target: Any) -> list:
-    from tilefold.passes.convert_tensor_to_tile_ops import convert_tensor_to_tile_ops
-    from tilefold.passes.outline_incore_scopes import outline_incore_scopes
+    from tilefold.passes.convert_tensor_to_tile_ops import tensor_level_passes
 
-    return [outline_incore_scopes(), convert_tensor_to_tile_ops(target)]
+    return tensor_level_passes(target)
 
 
 def to_tile_program(program: Program, config: Any = None) -> Program:
@@ -46,4 +45,6 @@ def compile_program(program: Program, config: Any = None) -> CompiledProgram:
                                     getattr(config, "pass_options", None) or {})
     compiled.source = program  # the tensor-level program the kernel was specialised into
     compiled.tile_program = tile
+    compiled.program = compiled.ir  # PyPTO's name for the post-pass program
+    compiled.as_python = compiled.ir.as_python  # compiled.as_python() prints it too
     return compiled

@@ -1,0 +1,105 @@
+"""PyPTO's ``ir``-level entry points: ``ir.compile``, ``ir.serialize`` / ``ir.deserialize``.
+
+``ir`` imports no other tilefold package at module level; these functions reach the compiler and the ``pl``
+parser / printer lazily, when called.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tilefold.errors import NotSupportedError, PartialCodegenError, TilefoldError
+from tilefold.ir.stmt import Program
+
+#: PyPTO ``ir.compile`` options that have no effect on a simulator (accepted, ignored)
+_NO_EFFECT = ("strategy", "dump_passes", "skip_ptoas", "verification_level", "diagnostic_phase",
+              "disabled_diagnostics", "profiling", "analyze_auto_scopes_for_deps", "emit_source_loc",
+              "dump_ptoas_passes", "enable_pypto_l0c_double_buffer")
+_REFUSED = {"distributed_config": "distributed (multi-card) programs", "memory_planner": "other memory planners"}
+
+
+def _is_planned(program: Program) -> bool:
+    from tilefold.ir.types import TileType
+    from tilefold.ir.visitor import IRVisitor
+
+    class _Find(IRVisitor):
+        found = False
+
+        def visit_Var(self, expr: Any) -> None:
+            if isinstance(expr.type, TileType) and expr.type.memref is not None:
+                self.found = True
+
+    f = _Find()
+    for fn in program.functions:
+        f.visit_stmt(fn.body)
+        if f.found:
+            return True
+    return False
+
+
+def compile(program: Any, *, output_dir: str | Path | None = None, backend_type: Any = None,  # noqa: A001
+            platform: str | None = None, **options: Any) -> Any:
+    """Compile ``program`` (an ``ir.Program`` from ``@pl.program`` / ``pl.parse`` / ``kernel.lower(...)``, or a
+    fully annotated ``@pl.jit`` kernel) for a target; returns ``tilefold.compiler.CompiledProgram`` with
+    ``.program`` and ``.output_dir`` (the PTO text and the program are written there when it is given)."""
+    from tilefold.backend.backend_type import get_backend_type
+    from tilefold.backend.codegen import generate
+    from tilefold.compiler import CompiledProgram
+    from tilefold.compiler import compile as compile_program
+    from tilefold.targets import get_target
+
+    for k in options:
+        if k in _REFUSED:
+            raise NotSupportedError(f"ir.compile({k}=...): {_REFUSED[k]} are not supported by tilefold",
+                                    hint=f"drop {k}=")
+        if k not in _NO_EFFECT:
+            raise TilefoldError(f"ir.compile got an unexpected keyword argument {k!r}",
+                                hint="tilefold's ir.compile takes output_dir=, backend_type=, platform= and PyPTO's "
+                                     "no-effect options " + ", ".join(_NO_EFFECT))
+    if platform is not None:
+        from tilefold.runtime import RunConfig
+
+        target = RunConfig(platform=platform).target
+    else:
+        target = (backend_type or get_backend_type()).value
+    if hasattr(program, "compile") and hasattr(program, "lower"):  # a @pl.jit kernel
+        from tilefold.runtime import RunConfig
+
+        compiled = program.compile(config=RunConfig(platform=target))
+    elif not isinstance(program, Program):
+        raise TilefoldError(f"ir.compile takes an ir.Program, got {type(program).__name__}",
+                            hint="pass a @pl.program class, pl.parse(...) or kernel.lower(...)")
+    elif _is_planned(program):  # already through the pipeline (kernel.lower): generate code only
+        tgt = get_target(target)
+        try:
+            pto = generate(program, tgt)
+        except TilefoldError as exc:
+            raise PartialCodegenError(f"code generation failed: {exc.message}", span=exc.span,
+                                      hint=exc.hint) from None
+        compiled = CompiledProgram(program, pto, tgt, ())
+    else:
+        compiled = compile_program(program, target)
+    compiled.program = compiled.ir
+    compiled.output_dir = None
+    if output_dir is not None:
+        out = Path(output_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "program.pto").write_text(compiled.pto.text())
+        (out / "program.py").write_text(compiled.ir.as_python())
+        compiled.output_dir = out
+    return compiled
+
+
+def serialize(program: Program) -> bytes:
+    """The program as bytes (its ``pl`` text, which ``deserialize`` parses back to an equal program)."""
+    from tilefold.ir.printing import python_print
+
+    return python_print(program).encode("utf-8")
+
+
+def deserialize(data: bytes | str) -> Program:
+    import importlib
+
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    return importlib.import_module("tilefold.language").parse(text, "<deserialize>")

@@ -1,0 +1,225 @@
+"""Errors of the jit form: each names the file, line and column, shows the line and gives a hint."""
+
+import numpy as np
+import pytest
+
+import tilefold.language as pl
+from tilefold.errors import NotSupportedError, ParseError, TilefoldError, TypeInferenceError
+from tilefold.runtime import RunConfig
+
+HEAD = "import tilefold.language as pl\n\n"
+SIG = ("@pl.jit\ndef k(a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32],\n"
+       "      out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):\n")
+
+
+def fails(body: str, exc: type[TilefoldError] = ParseError, head: str = SIG) -> TilefoldError:
+    """Parse a jit kernel whose offending line ends with `# <-`; check file, line, source line and hint."""
+    src = HEAD + head + body
+    line = next(i for i, ln in enumerate(src.splitlines(), 1) if "# <-" in ln)
+    with pytest.raises(exc) as info:
+        pl.parse(src, "kern.py")
+    err = info.value
+    assert err.span is not None and err.span.filename == "kern.py", str(err)
+    assert err.span.line == line, (err.span.line, line, str(err))
+    assert err.span.column >= 1 and "# <-" in err.span.source_line
+    assert err.hint
+    return err
+
+
+def test_tensor_op_outside_any_scope_is_misplaced():
+    err = fails("    out[:] = pl.add(a, b)  # <-\n    return out\n")
+    assert "Misplaced tensor op 'tensor.add' in Orchestration function (should be inside an InCore scope)" \
+        in err.message
+    assert "pl.at" in err.hint
+
+
+def test_tile_op_outside_any_scope_is_misplaced():
+    err = fails("    t = pl.load(a, [0, 0], [16, 64])  # <-\n    return out\n")
+    assert "Misplaced tile op" in err.message
+
+
+def test_missing_annotation():
+    err = fails("    return a\n", head="@pl.jit\ndef k(a):  # <-\n")
+    assert "Parameter 'a' missing type annotation" in err.message
+
+
+def test_bare_tensor_needs_call_arguments():
+    err = fails("    return a\n", head="@pl.jit\ndef k(a: pl.Tensor):  # <-\n")
+    assert "bare pl.Tensor" in err.message and "compile(" in err.hint
+
+
+def test_unknown_scope_level_and_options():
+    err = fails("    with pl.at(level=pl.Level.HOST):  # <-\n        out[:] = pl.add(a, b)\n    return out\n",
+                NotSupportedError)
+    assert "HOST" in err.message
+    err = fails("    with pl.at(level=pl.Level.CORE_GROUP, colour=1):  # <-\n        out[:] = pl.add(a, b)\n"
+                "    return out\n")
+    assert "unknown pl.at option 'colour'" in err.message
+
+
+def test_with_other_than_pl_at():
+    err = fails("    with open('x'):  # <-\n        out[:] = pl.add(a, b)\n    return out\n")
+    assert "pl.at" in err.message
+
+
+def test_nested_scopes():
+    err = fails("    with pl.at(level=pl.Level.CORE_GROUP):\n        with pl.at(level=pl.Level.CORE_GROUP):  # <-\n"
+                "            out[:] = pl.add(a, b)\n    return out\n")
+    assert "do not nest" in err.message
+
+
+def test_shape_mismatch_of_a_tensor_op():
+    head = ("@pl.jit\ndef k(a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 32], pl.FP32],\n"
+            "      out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):\n")
+    err = fails("    with pl.at(level=pl.Level.CORE_GROUP):\n        out[:] = pl.add(a, b)  # <-\n    return out\n",
+                TypeInferenceError, head)
+    assert "operand shapes differ" in err.message and "row_expand" in err.hint
+
+
+def test_write_dtype_mismatch():
+    head = ("@pl.jit\ndef k(a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32],\n"
+            "      out: pl.Out[pl.Tensor[[16, 64], pl.FP16]]):\n")
+    err = fails("    with pl.at(level=pl.Level.CORE_GROUP):\n        out[:] = pl.add(a, b)  # <-\n    return out\n",
+                TypeInferenceError, head)
+    assert "dtype" in err.message and "pl.cast" in err.hint
+
+
+def test_write_outside_the_target():
+    err = fails("    with pl.at(level=pl.Level.CORE_GROUP):\n        out[8:24, :] = pl.add(a, b)  # <-\n"
+                "    return out\n", TypeInferenceError)
+    assert "outside the target extent" in err.message
+
+
+def test_slice_with_a_step_and_non_constant_bound():
+    err = fails("    with pl.at(level=pl.Level.CORE_GROUP):\n        x = a[0:16:2, :]  # <-\n"
+                "        out[:] = x\n    return out\n")
+    assert "without a step" in err.message
+
+
+def test_unknown_sub_function():
+    err = fails("    return helper(a, b, out)  # <-\n")
+    assert "unknown function 'helper'" in err.message and "@pl.jit.incore" in err.hint
+
+
+def test_refused_constructs_name_what_is_unsupported():
+    err = fails("    with pl.at(level=pl.Level.CORE_GROUP):\n        x = pl.read(a, [0, 0])  # <-\n"
+                "        out[:] = a\n    return out\n", NotSupportedError)
+    assert "element reads" in err.message
+    err = fails("    with pl.at(level=pl.Level.CORE_GROUP):\n        t = pl.load(a, [0, 0], [16, 64])\n"
+                "        t2 = pl.tile.fillpad(t, pl.PadValue.min)  # <-\n        out[:] = a\n    return out\n",
+                NotSupportedError)
+    assert "fillpad" in err.message
+
+
+def test_operator_without_a_level_form():
+    err = fails("    with pl.at(level=pl.Level.CORE_GROUP):\n        t = pl.load(a, [0, 0], [16, 64])\n"
+                "        x = pl.concat(t, t)  # <-\n        out[:] = a\n    return out\n")
+    assert "pl.concat has no tile-level form" in err.message
+
+
+def test_writing_an_input_parameter():
+    head = ("@pl.jit\ndef k(a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32],\n"
+            "      out: pl.Tensor[[16, 64], pl.FP32]):\n")
+    with pytest.raises(NotSupportedError, match="writes 'out', an input parameter") as info:
+        pl.parse(HEAD + head + "    with pl.at(level=pl.Level.CORE_GROUP):\n        out[:] = pl.add(a, b)\n"
+                 "    return out\n", "kern.py")
+    assert info.value.span.line == 6 and "pl.Out" in info.value.hint
+
+
+def test_value_escaping_a_scope_must_go_through_a_tensor():
+    with pytest.raises(NotSupportedError, match="used after it") as info:
+        pl.parse(HEAD + SIG + "    with pl.at(level=pl.Level.CORE_GROUP):\n        s = pl.add(a, b)\n"
+                 "    with pl.at(level=pl.Level.CORE_GROUP):\n        out[:] = pl.exp(s)\n    return out\n",
+                 "kern.py")
+    assert info.value.span.line == 6 and "out[:] =" in info.value.hint
+
+
+def test_runconfig_unknown_field_and_platform():
+    with pytest.raises(TilefoldError, match="RunConfig has no field 'platfrom'") as info:
+        RunConfig(platfrom="a2a3sim")
+    assert "did you mean 'platform'" in info.value.hint
+    with pytest.raises(TilefoldError, match="unknown platform 'tpu'"):
+        RunConfig(platform="tpu")
+    assert RunConfig(platform="a2a3sim", device_id=3).target == "Ascend910B"
+
+
+def test_argument_shape_against_annotation():
+    import jit_kernels as k
+
+    with pytest.raises(ParseError, match="argument 'a' is Tensor\\[\\[32, 128\\], FP32\\]"):
+        k.add_tensor(np.zeros((32, 128), np.float32), np.zeros((64, 128), np.float32),
+                     np.zeros((64, 128), np.float32))
+
+
+def test_jit_helpers_are_not_callable_directly_and_host_is_refused():
+    import jit_kernels as k
+
+    with pytest.raises(ParseError, match="never executed"):
+        k.add_kernel(np.zeros((4, 4)), np.zeros((4, 4)), np.zeros((4, 4)))
+    with pytest.raises(NotSupportedError, match="pl.jit.host"):
+        pl.jit.host(lambda: None)
+
+
+def test_inline_helper_must_return_a_value_and_incore_not_called_in_a_scope():
+    src = HEAD + ("@pl.jit.inline\ndef helper(x):\n    y = pl.exp(x)\n\n"  # no return
+                  "@pl.jit.incore\ndef kern(a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):\n"
+                  "    out[:] = a\n    return out\n\n" + SIG +
+                  "    with pl.at(level=pl.Level.CORE_GROUP):\n        out[:] = helper(a)\n    return out\n")
+    with pytest.raises(ParseError, match="must end with `return value`") as info:
+        pl.parse(src, "kern.py")
+    assert info.value.span.line == 4
+    src2 = src.replace("        out[:] = helper(a)\n", "        out = kern(a, out)\n")
+    with pytest.raises(ParseError, match="calling @pl.jit.incore 'kern' inside a pl.at scope") as info:
+        pl.parse(src2, "kern.py")
+    assert "outside the scope" in info.value.hint
+
+
+def test_scope_inside_an_orchestration_if():
+    head = ("@pl.jit\ndef k(a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],\n"
+            "      out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):\n")
+    # orchestration code is straight-line: a scope under an if cannot hand its write out of the branch
+    with pytest.raises(ParseError, match="cannot rebind 'out' inside an if branch") as info:
+        pl.parse(HEAD + head + "    if n > 0:\n        with pl.at(level=pl.Level.CORE_GROUP):\n"
+                 "            out[:] = pl.exp(a)\n    return out\n", "kern.py")
+    assert info.value.span.line == 8 and "pl.yield_" in info.value.hint
+
+
+def test_scopes_in_an_orchestration_loop_are_unrolled():
+    src = HEAD + SIG + ("    for i in pl.range(2):\n        with pl.at(level=pl.Level.CORE_GROUP):\n"
+                        "            out[i * 8:i * 8 + 8, :] = pl.add(a[i * 8:i * 8 + 8, :], b[i * 8:i * 8 + 8, :])\n"
+                        "    return out\n")
+    prog = pl.parse(src, "kern.py")
+    assert len([f for f in prog.functions if f.name.startswith("k_incore_")]) == 2
+    from tilefold.testing import run_and_compare
+
+    report = run_and_compare(prog, "random")
+    assert report.matches, report.summary()
+
+
+def test_tensor_ops_in_an_if_of_a_scope():
+    from tilefold.runtime.jit_compile import to_tile_program
+
+    head = ("@pl.jit\ndef k(a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],\n"
+            "      out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):\n")
+    prog = pl.parse(HEAD + head + "    with pl.at(level=pl.Level.CORE_GROUP):\n        t = pl.exp(a)\n"
+                    "        if n > 0:\n            u = pl.neg(t)\n            t2 = pl.yield_(u)\n"
+                    "        else:\n            t2 = pl.yield_(t)\n        out[:] = t2\n    return out\n", "kern.py")
+    with pytest.raises(NotSupportedError, match="tensor-level ops inside loops, ifs") as info:
+        to_tile_program(prog)
+    assert info.value.span.line == 8
+
+
+def test_matmul_transpose_flags_are_refused():
+    head = ("@pl.jit\ndef k(a: pl.Tensor[[16, 64], pl.FP16], b: pl.Tensor[[16, 64], pl.FP16],\n"
+            "      out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):\n")
+    err = fails("    with pl.at(level=pl.Level.CORE_GROUP):\n        out[:] = pl.matmul(a, b, b_trans=True)  # <-\n"
+                "    return out\n", TypeInferenceError, head)
+    assert "b_trans=True is not supported" in err.message
+
+
+def test_orchestration_loop_needs_constant_bounds():
+    head = ("@pl.jit\ndef k(a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],\n"
+            "      out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):\n")
+    err = fails("    for i in pl.range(n):  # <-\n        with pl.at(level=pl.Level.CORE_GROUP):\n"
+                "            out[:] = a\n    return out\n", NotSupportedError, head)
+    assert "constant bounds" in err.message
