@@ -161,3 +161,31 @@ def test_row_block_loop_reading_rows_shifted_by_8_is_correct_on_and_off(target, 
         np.testing.assert_array_equal(rep.golden_outputs["o"], want)
     assert any(r.kind == "axis-refused" and r.details["axis"] == 0
                and "gm_read_after_write" in r.details["reason"] for r in remarks), remarks
+
+
+MIDDLE_REFUSED = "middle axis 1 of the window not split after FlattenTileNdTo2D"
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_3d_tile_through_the_default_pipeline_splits_columns_not_the_middle_axis(target):
+    x = RNG.uniform(-1, 1, (3, 16, 64)).astype(np.float32)
+    with collect_remarks() as remarks:
+        base, tiled = check_on_and_off("middle_axis_3x16x64", load("e2e_middle_axis"), target, {"kernel": 1},
+                                       inputs={"x": x})
+    for rep in (base, tiled):
+        np.testing.assert_allclose(rep.outputs["out"], np.exp(x) * np.float32(0.5), rtol=1e-6)
+    assert any(r.kind == "axis" and MIDDLE_REFUSED in r.message for r in remarks)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("on", [True, False])
+def test_3d_tile_with_unaligned_columns_falls_back_to_sub_block_0(target, on):
+    x = RNG.uniform(-1, 1, (3, 16, 20)).astype(np.float32)
+    rep = run(load("e2e_middle_axis", COLS=20), target, on, {"x": x})
+    assert rep.result == "correct", rep.summary()
+    np.testing.assert_allclose(rep.outputs["out"], np.exp(x) * np.float32(0.5), rtol=1e-6)
+    assert not sub_block_evidence(rep.compiled.ir).split
+    assert guard_count(rep.compiled.ir) >= 1
+    if on:
+        reason = rep.compiled.ir.function("kernel").attr("tile_and_bind_subblock_reverted")
+        assert MIDDLE_REFUSED in reason and "half row of 40 B" in reason
