@@ -21,7 +21,7 @@ def load(name: str, **constants: int) -> Program:
     """Parse ``examples/subblock/<name>.py``, with module constants (``ROWS = 128``) replaced."""
     text = (EXAMPLES / f"{name}.py").read_text()
     for key, value in constants.items():
-        text, n = re.subn(rf"^{key} = \d+$", f"{key} = {value}", text, flags=re.M)
+        text, n = re.subn(rf"^{key} = -?\d+$", f"{key} = {value}", text, flags=re.M)
         assert n == 1, f"{name}.py has no module constant {key}"
     return pl.parse(text, filename=str(EXAMPLES / f"{name}.py"))
 

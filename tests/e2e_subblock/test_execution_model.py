@@ -10,6 +10,7 @@ import pytest
 from e2e_sb_helpers import TARGETS, check_on_and_off, guard_count, load, run
 
 import tilefold.language as pl
+from tilefold.passes.remarks import collect_remarks
 from tilefold.sim import RaceDetected
 from tilefold.testing import run_and_compare, sub_block_evidence
 
@@ -126,3 +127,65 @@ def test_store_writes_the_valid_region_only(target, on, n):
     np.testing.assert_array_equal(rep.outputs["out"], want)
     np.testing.assert_array_equal(rep.golden_outputs["out"], want)
     assert "valid" in rep.compiled.pto.text()  # the tstore carries the valid extents
+
+
+def _shifted_expected(o_old: np.ndarray, first: int, shift: int) -> np.ndarray:
+    """The row-block loop run once, in program order: iteration k loads rows [16k + shift, +16) of the current
+    o, adds 1, and stores them at rows [16k, 16k + 16)."""
+    o = o_old.copy()
+    for k in range(first, first + 4):
+        o[16 * k:16 * k + 16] = o[16 * k + shift:16 * k + shift + 16] + np.float32(1)
+    return o
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("shift,first", [(-8, 1), (8, 0)])  # reads rows stored by k - 1 / overwritten by k + 1
+def test_row_block_loop_reading_rows_shifted_by_8_is_correct_on_and_off(target, shift, first):
+    # Rows split in halves of 8: sub-block 1 would read rows sub-block 0 writes in the same iteration (and,
+    # for shift -8, rows sub-block 0 wrote one iteration before), with nothing ordering the two sub-blocks.
+    # The GM hazard rule refuses the rows (gm_read_after_write); the columns are provably disjoint per
+    # sub-block, so the pass splits them. Pass off: nothing split, the store guarded to sub-block 0.
+    program = load("e2e_row_block_shift", SHIFT=shift, FIRST=first)
+    o = RNG.uniform(-1, 1, (80, 64)).astype(np.float32)
+    want = _shifted_expected(o, first, shift)
+    if shift < 0:  # a true read-after-write: reading the old rows instead would give a different o
+        stale = o.copy()
+        for k in range(first, first + 4):
+            stale[16 * k:16 * k + 16] = o[16 * k + shift:16 * k + shift + 16] + np.float32(1)
+        assert not np.array_equal(want, stale)
+    with collect_remarks() as remarks:
+        base, tiled = check_on_and_off(f"row_block_shift{shift:+d}", program, target, {"kernel": 1},
+                                       inputs={"o": o})
+    for rep in (base, tiled):
+        np.testing.assert_array_equal(rep.outputs["o"], want)
+        np.testing.assert_array_equal(rep.golden_outputs["o"], want)
+    assert any(r.kind == "axis-refused" and r.details["axis"] == 0
+               and "gm_read_after_write" in r.details["reason"] for r in remarks), remarks
+
+
+MIDDLE_REFUSED = "middle axis 1 of the window not split after FlattenTileNdTo2D"
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_3d_tile_through_the_default_pipeline_splits_columns_not_the_middle_axis(target):
+    x = RNG.uniform(-1, 1, (3, 16, 64)).astype(np.float32)
+    with collect_remarks() as remarks:
+        base, tiled = check_on_and_off("middle_axis_3x16x64", load("e2e_middle_axis"), target, {"kernel": 1},
+                                       inputs={"x": x})
+    for rep in (base, tiled):
+        np.testing.assert_allclose(rep.outputs["out"], np.exp(x) * np.float32(0.5), rtol=1e-6)
+    assert any(r.kind == "axis" and MIDDLE_REFUSED in r.message for r in remarks)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("on", [True, False])
+def test_3d_tile_with_unaligned_columns_falls_back_to_sub_block_0(target, on):
+    x = RNG.uniform(-1, 1, (3, 16, 20)).astype(np.float32)
+    rep = run(load("e2e_middle_axis", COLS=20), target, on, {"x": x})
+    assert rep.result == "correct", rep.summary()
+    np.testing.assert_allclose(rep.outputs["out"], np.exp(x) * np.float32(0.5), rtol=1e-6)
+    assert not sub_block_evidence(rep.compiled.ir).split
+    assert guard_count(rep.compiled.ir) >= 1
+    if on:
+        reason = rep.compiled.ir.function("kernel").attr("tile_and_bind_subblock_reverted")
+        assert MIDDLE_REFUSED in reason and "half row of 40 B" in reason

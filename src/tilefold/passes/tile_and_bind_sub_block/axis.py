@@ -10,6 +10,7 @@ from tilefold.ir.types import TileType
 from tilefold.ir.visitor import IRVisitor
 from tilefold.ops.registry import OpKind, op_of
 from tilefold.passes.tile_and_bind_sub_block.common import (
+    VECTOR_ALIGN,
     _Abort,
     _halvable,
     _name,
@@ -27,6 +28,41 @@ class _Stores(IRVisitor):
         if op is not None and op.kind is OpKind.STORE:
             self.calls.append(expr)
         super().visit_Call(expr)
+
+
+def _middle_axis_note(window: list[int | None], itemsize: int) -> str:
+    """Why an inner leading axis of a flattened N-D window (the middle axis of ``[3, 16, 64]``) is not split
+    either, or "" when there is none. Its halves are not one row half of the 2-D tile but ``groups``
+    interleaved runs of ``block`` rows; halving the tile that way is only right if every row-halved tile of
+    the function (loads from 2-D tensors, slices, broadcasts, custom-op maps, ...) uses the same row
+    grouping, which the pass does not prove: it refuses the axis (issue 9 §3.7, see the docs' limits)."""
+    lead = window[:-1]
+    if any(e is None for e in window):
+        return ""
+    for k in range(len(lead)):
+        if lead[k] != 1:
+            break
+    else:
+        return ""
+    groups = 1
+    for j in range(k, len(lead)):
+        groups *= lead[j]
+        if j > k and lead[j] % 2 == 0 and lead[j] != 1:
+            inner = 1
+            for e in window[j + 1:]:
+                inner *= e
+            groups //= lead[j]
+            block = lead[j] // 2
+            for e in lead[j + 1:]:
+                block *= e
+            run = lead[j] // 2 * inner * itemsize
+            align = "" if run % VECTOR_ALIGN == 0 else (
+                f"; its half window's contiguous run of {run} B ({lead[j] // 2} x {inner} x {itemsize} B) is not "
+                f"a multiple of {VECTOR_ALIGN} B either")
+            return (f"; middle axis {j} of the window not split after FlattenTileNdTo2D: its halves are {groups} "
+                    f"interleaved groups of {block} row(s) of the 2-D tile, not one row half, and the pass does not "
+                    f"prove that every row-halved tile of the function uses that row grouping{align}")
+    return ""
 
 
 def _axis_candidates(an: DimensionAnalyzer, store: Call) -> tuple[list[int], list[str]]:
@@ -50,6 +86,8 @@ def _axis_candidates(an: DimensionAnalyzer, store: Call) -> tuple[list[int], lis
             mapped = flattened_split_axis(window, axis)
             if isinstance(mapped, str):
                 reason = f"axis {axis} of the flattened tile {_name(tile)}: {mapped}"
+                if axis == 0:
+                    reason += _middle_axis_note(window, t.dtype.itemsize)
         if reason is None:
             ok.append(axis)
         else:
