@@ -109,10 +109,12 @@ def parse(text: str, filename: str = "<string>", *, program_name: str | None = N
 
     from tilefold.language.jit import jit_functions, parse_jit_text
 
-    try:
-        has_jit = bool(jit_functions(_ast.parse(text))) and "@pl.program" not in text
-    except SyntaxError:
-        has_jit = False
+    has_jit = False
+    if "jit" in text and "@pl.program" not in text:  # a jit entry is spelt pl.jit: skip a second ast.parse else
+        try:
+            has_jit = bool(jit_functions(_ast.parse(text)))
+        except (SyntaxError, RecursionError, MemoryError):
+            has_jit = False  # the program-form parser reports it, located
     if has_jit:
         return parse_jit_text(text, filename, program_name)
     return Parser(text, filename).parse_module(program_name)
