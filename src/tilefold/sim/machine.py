@@ -181,6 +181,8 @@ class KernelRun:
         self.hazards = HazardTracker()
         self.budget = machine.budget
         self.pipes = machine.pipes
+        self.races = machine.races  # fixed for the launch this run belongs to
+        self._mems: dict[str, np.ndarray] = {}  # space name -> byte array (str keys: no enum hashing)
 
     # ------------------------------------------------------------------------------------------
     # scalars
@@ -223,15 +225,19 @@ class KernelRun:
     def run(self, body: tuple[Instr, ...]) -> None:
         dispatch = self.m.dispatch
         budget = self.budget
+        limit = budget.max_steps
+        races = self.races
+        # data flow of GM reads, for race detection (sim/races.py): only when some read may race
+        flow = races.step if races is not None and races.read_keys else None
         for ins in body:
             fn = dispatch[type(ins)]
             try:
                 budget.steps += 1
-                if budget.max_steps is not None and budget.steps > budget.max_steps:
+                if limit is not None and budget.steps > limit:
                     budget.spend(0, ins.span, f"`{ins.text()}`")
                 fn(self, ins)
-                if self.m.races is not None:  # data flow of GM reads, for race detection (sim/races.py)
-                    self.m.races.step(self, ins)
+                if flow is not None:
+                    flow(self, ins)
             except DeviceFault as f:
                 if not f.instruction:
                     f.instruction = ins.text()
@@ -287,14 +293,22 @@ class KernelRun:
         for t, w in facts[2]:
             hz.access(pipe, ("GM", t), 0, 1 << 62, w, ins, "tensor ")
 
+    def _flag_pipes(self, ins: SetFlag | WaitFlag) -> tuple[int, int]:
+        """(source, destination) pipe indices of an event instruction, cached per instruction object."""
+        f = self.pipes.get(id(ins))
+        if f is None or f[-1] is not ins:
+            f = self.pipes[id(ins)] = (PIPE_INDEX[PIPES_BY_VALUE[ins.src]], PIPE_INDEX[PIPES_BY_VALUE[ins.dst]],
+                                       ins)
+        return f[0], f[1]
+
     def x_SetFlag(self, ins: SetFlag) -> None:
-        src, dst = PIPE_INDEX[PIPES_BY_VALUE[ins.src]], PIPE_INDEX[PIPES_BY_VALUE[ins.dst]]
+        src, dst = self._flag_pipes(ins)
         self.hazards.tick(src)
         rec = self.trace.add_marker(src, ins)
         self.hazards.set_flag(src, dst, ins.event, rec)
 
     def x_WaitFlag(self, ins: WaitFlag) -> None:
-        src, dst = PIPE_INDEX[PIPES_BY_VALUE[ins.src]], PIPE_INDEX[PIPES_BY_VALUE[ins.dst]]
+        src, dst = self._flag_pipes(ins)
         self.hazards.tick(dst)
         rec = self.hazards.wait_flag(src, dst, ins.event, ins.text())
         me = self.trace.add(dst, ins, extra_dep=rec)
@@ -348,13 +362,13 @@ class KernelRun:
     # data movement -------------------------------------------------------------------------------
 
     def _path(self, src: MemorySpace, dst: MemorySpace, ins: Instr, addr: int | None) -> None:
-        if not self.target.supports_path(src, dst):
+        if not self.m.path_info(src, dst)[0]:
             raise UnsupportedDataPath(
                 f"{self.target.name} has no {src.name} -> {dst.name} data path",
                 instruction=ins.text(), address=addr, space=dst.name, hint=path_hint(self.target, src, dst))
 
     def _dma(self, ins: Instr, src: MemorySpace, dst: MemorySpace, nbytes: int) -> None:
-        pc = self.target.path_cost(src, dst)
+        pc = self.m.path_info(src, dst)[1]
         if src is Mem.DDR or dst is Mem.DDR:
             self.charge(ins, pc.latency, 0.0, nbytes, pc.bytes_per_cycle)
         else:
@@ -397,8 +411,8 @@ class KernelRun:
         mem = self._mem(dst, ins)
         self._path(Mem.DDR, dst.space, ins, dst.address)
         src = self._gm_window(ins.tensor, ins.offsets, ins.window, dst.rows, dst.cols, ins)
-        if self.m.races is not None:  # GM race detection (sim/races.py)
-            self.m.races.record(self, False, ins.tensor, self.gm[ins.tensor], src, ins)
+        if self.races is not None:  # GM race detection (sim/races.py)
+            self.races.record(self, False, ins.tensor, self.gm[ins.tensor], src, ins)
         write(mem, dst, src.reshape(dst.rows, dst.cols), "")
         self._dma(ins, Mem.DDR, dst.space, dst.nbytes)
 
@@ -410,16 +424,20 @@ class KernelRun:
         value = read(mem, src, "")
         if ins.valid:  # the instruction writes the tile's valid region only
             win, value = valid_region(win, value, [self.ev_int(v) for v in ins.valid], ins)
-        if self.m.races is not None:  # GM race detection (sim/races.py)
-            self.m.races.record(self, True, ins.tensor, self.gm[ins.tensor], win, ins)
+        if self.races is not None:  # GM race detection (sim/races.py)
+            self.races.record(self, True, ins.tensor, self.gm[ins.tensor], win, ins)
         assign(win, value.reshape(win.shape) if value.shape != win.shape else value)  # in place: win is a view
         self._dma(ins, src.space, Mem.DDR, src.nbytes)
 
     def _mem(self, h: Handle, ins: Instr) -> np.ndarray:
         """The byte array of ``h``'s memory space on this unit (``IllegalUnit`` if the kernel's unit cannot
         reach it)."""
+        arr = self._mems.get(h.space_name)
+        if arr is not None:
+            return arr
         try:
-            return self.mem[h.space]
+            arr = self._mems[h.space_name] = self.mem[h.space]
+            return arr
         except IllegalUnit as f:
             f.instruction = ins.text()
             f.address = h.address
@@ -497,9 +515,9 @@ class KernelRun:
             raise TilefoldError(f"simulator: {op.name} has no golden semantics")
         write(vec, dst, op.golden(args, attrs), "")
         c = self.costs
-        rate = self.m.vector_rates.get(dst.dtype)
+        rate = self.m.vector_rates.get(id(dst.dtype))
         if rate is None:
-            rate = self.m.vector_rates[dst.dtype] = c.vector_rate(dst.dtype.name)
+            rate = self.m.vector_rates[id(dst.dtype)] = c.vector_rate(dst.dtype.name)
         self.charge(ins, c.vector_startup, math.ceil(nbytes / rate))
 
     def x_TMatmul(self, ins: TMatmul) -> None:
@@ -673,12 +691,21 @@ class Machine:
         self.budget = StepBudget(None, "simulator")
         self.traces: list[UnitTrace] = []
         self.busy: dict[str, dict[Any, float]] = {}
-        self.vector_rates: dict[DataType, int] = {}
+        self.vector_rates: dict[int, int] = {}  # id(DataType) -> vector bytes per cycle
         self.pipes: dict[int, tuple] = {}  # id(instruction) -> (pipe, tile accesses, GM accesses, instruction)
         self.cores: dict[int, Core] = {}
         self.vector_info: dict[int, tuple] = {}  # id(TVector) -> (instruction, OpDef, attrs)
         self._mads: dict[tuple, Handle] = {}
+        self._paths: dict[tuple[int, int], tuple[bool, Any]] = {}
         self.races: Any = None  # sim/races.py LaunchAccesses of the running launch, when it has >1 unit
+
+    def path_info(self, src: MemorySpace, dst: MemorySpace) -> tuple[bool, Any]:
+        """(path supported, its PathCost), cached by the members' ids (enum hashing is slow)."""
+        key = (id(src), id(dst))
+        info = self._paths.get(key)
+        if info is None:
+            info = self._paths[key] = (self.target.supports_path(src, dst), self.target.path_cost(src, dst))
+        return info
 
     def mad_handle(self, dst: Handle, m: int, n: int) -> Handle:
         """The dense NZ handle a MAD of m x n writes from ``dst``'s base (built once per shape)."""
