@@ -52,7 +52,7 @@ from tilefold.backend.pto import (
 )
 from tilefold.backend.sync import instruction_pipe
 from tilefold.budget import DEFAULT_MAX_STEPS, StepBudget
-from tilefold.errors import CustomOpError, NotSupportedError, TilefoldError
+from tilefold.errors import CustomOpError, TilefoldError
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.ops import get_op
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
