@@ -254,7 +254,8 @@ class KernelRun:
             p = PIPE_INDEX[instruction_pipe(ins, lambda n: self.h(n).space, self.target)]
             reads, writes, gm_reads, gm_writes = tile_accesses(ins)
             tiles = tuple((n, False) for n in reads) + tuple((n, True) for n in writes)
-            gms = tuple(("@" + t, False) for t in gm_reads) + tuple(("@" + t, True) for t in gm_writes)
+            gms = (tuple((("GM", "@" + t), False) for t in gm_reads)
+                   + tuple((("GM", "@" + t), True) for t in gm_writes))  # hazard keys of the GM tensors
             f = self.pipes[id(ins)] = (p, tiles, gms, ins)
         return f
 
@@ -270,10 +271,20 @@ class KernelRun:
         s = self.stats
         s.instructions += 1
         s.bytes_moved += nbytes
-        facts = self._facts(ins)
+        facts = self.pipes.get(id(ins))
+        if facts is None or facts[-1] is not ins:
+            facts = self._facts(ins)
         pipe = facts[0]
         if pipe != S:
-            self._check_accesses(ins, pipe, facts)
+            hz = self.hazards
+            hz.seq[pipe] += 1  # HazardTracker.tick
+            handles = self.handles
+            access = hz.access
+            for n, w in facts[1]:
+                h = handles.get(n) or self.h(n)
+                access(pipe, h.space_name, h.lo, h.hi, w, ins, "")
+            for key, w in facts[2]:
+                access(pipe, key, 0, 1 << 62, w, ins, "tensor ")
         if gm_cap > 0:
             self.trace.add(pipe, ins, latency, 0.0, float(nbytes), gm_cap)
         else:
@@ -282,16 +293,6 @@ class KernelRun:
     def scalar(self, ins: Instr, cycles: float) -> None:
         self.stats.instructions += 1
         self.trace.add(S, ins, cycles)
-
-    def _check_accesses(self, ins: Instr, pipe: int, facts: tuple) -> None:
-        hz = self.hazards
-        hz.tick(pipe)
-        handles = self.handles
-        for n, w in facts[1]:
-            h = handles.get(n) or self.h(n)
-            hz.access(pipe, h.space_name, h.lo, h.hi, w, ins, "")
-        for t, w in facts[2]:
-            hz.access(pipe, ("GM", t), 0, 1 << 62, w, ins, "tensor ")
 
     def _flag_pipes(self, ins: SetFlag | WaitFlag) -> tuple[int, int]:
         """(source, destination) pipe indices of an event instruction, cached per instruction object."""
@@ -310,7 +311,7 @@ class KernelRun:
     def x_WaitFlag(self, ins: WaitFlag) -> None:
         src, dst = self._flag_pipes(ins)
         self.hazards.tick(dst)
-        rec = self.hazards.wait_flag(src, dst, ins.event, ins.text())
+        rec = self.hazards.wait_flag(src, dst, ins.event, ins)
         me = self.trace.add(dst, ins, extra_dep=rec)
         self.trace.flows.append((rec, me))
 
