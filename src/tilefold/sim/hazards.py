@@ -33,7 +33,7 @@ class HazardTracker:
         self.table: dict[Any, dict[tuple[int, int, int], list]] = {}
         # per memory key, per pipe: the newest sequence number of any access recorded there (an upper
         # bound of the entries' numbers, pruned ones included)
-        self.newest: dict[Any, list[int]] = {}
+        self.newest: dict[Any, dict[int, int]] = {}
         self.flags: dict[tuple[int, int, int], deque] = {}
 
     def tick(self, pipe: int) -> int:
@@ -46,15 +46,15 @@ class HazardTracker:
         entries = self.table.get(key)
         if entries is None:
             entries = self.table[key] = {}
-            newest = self.newest[key] = [-1] * NPIPES
+            newest = self.newest[key] = {}
         else:
             newest = self.newest[key]
         kb = self.known[pipe]
         # An entry of pipe p2 conflicts only if its sequence number is above kb[p2]; the newest access of
         # p2 to this memory bounds every such number, so when no other pipe has one above its bound the
         # scan cannot fault and is skipped.
-        for p2 in range(NPIPES):
-            if p2 != pipe and newest[p2] > kb[p2]:
+        for p2, n in newest.items():
+            if n > kb[p2] and p2 != pipe:
                 self._scan(entries, pipe, kb, lo, hi, write, ins, key, where)
                 break
         newest[pipe] = self.seq[pipe]

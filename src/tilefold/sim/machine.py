@@ -490,25 +490,31 @@ class KernelRun:
 
     def x_TVector(self, ins: TVector) -> None:
         info = self.m.vector_info.get(id(ins))
-        if info is None:
-            info = self.m.vector_info[id(ins)] = (ins, self.m.op(ins.op), dict(ins.attrs))
-        _, op, attrs = info
-        dst = self.h(ins.dst)
+        if info is None or info[0] is not ins:
+            # per argument: 0 a tile name, 1 a tuple of scalars, 2 a constant (its value), 3 a scalar expression
+            plan = tuple((0, a) if type(a) is str else (1, a) if isinstance(a, tuple)
+                         else (2, a.value) if type(a) is SConst else (3, a) for a in ins.args)
+            info = self.m.vector_info[id(ins)] = (ins, self.m.op(ins.op), dict(ins.attrs), plan)
+        _, op, attrs, plan = info
+        handles = self.handles
+        dst = handles.get(ins.dst) or self.h(ins.dst)
         align = self.target.vector_base_alignment
         if dst.space is not Mem.Vec or dst.address % align:
             self._vec_operand(dst, ins)
         vec = self._mem(dst, ins)
         args = []
         nbytes = dst.nbytes
-        for a in ins.args:
-            if type(a) is str:
-                h = self.h(a)
+        for kind, a in plan:
+            if kind == 0:
+                h = handles.get(a) or self.h(a)
                 if h.space is not Mem.Vec or h.address % align:
                     self._vec_operand(h, ins)
                 args.append(read(vec, h, ""))
                 if h.nbytes > nbytes:
                     nbytes = h.nbytes
-            elif isinstance(a, tuple):
+            elif kind == 2:
+                args.append(a)
+            elif kind == 1:
                 args.append(tuple(self.ev(x) for x in a))
             else:
                 args.append(self.ev(a))
@@ -728,6 +734,14 @@ class Machine:
             c = self.cores[idx] = Core(self.target)
         return c
 
+    def use_kernel_caches(self, kernel: PTOKernel) -> None:
+        """Point ``pipes`` / ``vector_info`` at ``kernel``'s caches for this target: those facts are static
+        per (kernel, its buffers, target), so they are kept on the kernel object across simulations."""
+        cached = kernel.__dict__.get("_sim_facts")
+        if cached is None or cached[0] is not self.target or cached[1] is not kernel.buffers:
+            cached = kernel.__dict__["_sim_facts"] = (self.target, kernel.buffers, {}, {})
+        self.pipes, self.vector_info = cached[2], cached[3]
+
     def static_handles(self, kernel: PTOKernel) -> dict[str, Handle]:
         """Handles of the kernel's declared buffers (built once per kernel object and cached on it)."""
         cached = kernel.__dict__.get("_sim_handles")
@@ -750,6 +764,7 @@ class Machine:
         units: dict[str, UnitStats] = {}
         traces: dict[str, UnitTrace] = {}
         ft = kernel.func_type
+        self.use_kernel_caches(kernel)
         from .races import LaunchAccesses  # GM race detection (sim/races.py)
         self.races = LaunchAccesses(kernel, gm) if block_dim > 1 or ft == "AIV" else None
         for b in range(block_dim):
