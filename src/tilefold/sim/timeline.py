@@ -255,7 +255,22 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
 
     for ui in range(len(units)):
         try_start(ui)
+    heappop = heapq.heappop
     while heap or active:
+        if not active:  # no GM transfer moves data: the next event is the heap's (same steps as below)
+            now, _, kind, ui, r = heappop(heap)
+            if kind == 1:
+                engine = (ui, units[ui].pipe[r])
+                if engine in engine_busy:
+                    engine_wait[engine] = (ui, r)
+                    rates = _rates(active, caps, gm_bytes_per_cycle)
+                    continue
+                begin_data(ui, r)
+                rates = _rates(active, caps, gm_bytes_per_cycle)
+            else:
+                finish(ui, r)
+            try_start(ui)
+            continue
         t_heap = heap[0][0] if heap else math.inf
         t_gm, first = math.inf, None
         for k, left in active.items():
