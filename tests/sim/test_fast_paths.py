@@ -124,3 +124,23 @@ def test_race_skip_only_when_no_element_is_shared_and_nothing_is_read(seed):
         assert not shared and all(a.write for a in accesses)
     else:
         assert shared or not all(a.write for a in accesses) or any(len(a.starts) > 8 for a in accesses)
+
+
+def test_recycled_memories_start_zero_filled():
+    """Memories are recycled between simulations (machine._MemoryPool): what one simulation left in a
+    memory must not be visible to the next, which must see zeros as on a fresh allocation."""
+    from sim_helpers import Vec, buf, program
+    from sim_helpers import tensor as gm_tensor
+
+    from tilefold.backend.pto import SConst, TLoad, TStore
+    from tilefold.sim import simulate
+
+    z = SConst(0)
+    fill = program([TLoad("t", "x", (z, z), (8, 16)), TStore("out", (z, z), "t", (8, 16))],
+                   [buf("t", Vec, 0, 8, 16)], [gm_tensor("x", (8, 16)), gm_tensor("out", (8, 16), "Out")])
+    leftover = program([TStore("out", (z, z), "u", (8, 16))], [buf("u", Vec, 0, 8, 16)],
+                       [gm_tensor("out", (8, 16), "Out")])
+    for _ in range(3):
+        x = np.full((8, 16), 7.0, np.float32)
+        np.testing.assert_array_equal(simulate(fill, {"x": x}).outputs["out"], x)
+        np.testing.assert_array_equal(simulate(leftover, {}).outputs["out"], np.zeros((8, 16), np.float32))

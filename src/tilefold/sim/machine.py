@@ -109,6 +109,38 @@ class SimResult:
         return max(util, key=lambda p: util[p]) if util else "-"
 
 
+class _MemoryPool:
+    """On-chip memory arrays recycled between simulations. A memory must start zero-filled: a recycled
+    array is cleared with one memset, which costs less than a fresh allocation's page faults, and the
+    views that handles cache over it (``memory.nd_view``) stay valid. Arrays come back only from a
+    simulation that finished (``Machine.release``); nothing it returns refers to them."""
+
+    _KEEP = 16  # arrays kept per size
+
+    def __init__(self) -> None:
+        self.free: dict[int, list[np.ndarray]] = {}
+
+    def take(self, size: int) -> np.ndarray:
+        stack = self.free.get(size)
+        if stack:
+            try:
+                arr = stack.pop()
+            except IndexError:  # another thread took the last one
+                return np.zeros(size, dtype=np.uint8)
+            arr.fill(0)
+            return arr
+        return np.zeros(size, dtype=np.uint8)
+
+    def give(self, arrays) -> None:
+        for arr in arrays:
+            stack = self.free.setdefault(arr.shape[0], [])
+            if len(stack) < self._KEEP:
+                stack.append(arr)
+
+
+_POOL = _MemoryPool()
+
+
 class Core:
     """The memories of one AI core: Mat, Left, Right, Acc, Bias and one Vec per AIV sub-block.
 
@@ -126,7 +158,7 @@ class Core:
             size = self.target.memory_sizes.get(space)
             if size is None or space is Mem.DDR:
                 return None
-            arr = self.arrays[key] = np.zeros(size, dtype=np.uint8)
+            arr = self.arrays[key] = _POOL.take(size)
         return arr
 
 
@@ -728,6 +760,13 @@ class Machine:
             o = _OPS[name] = get_op(name)
         return o
 
+    def release(self) -> None:
+        """Hand the cores' memories back to the pool (the simulation is over and nothing refers to them)."""
+        for core in self.cores.values():
+            _POOL.give(core.arrays.values())
+            core.arrays = {}
+        self.cores = {}
+
     def core(self, idx: int) -> Core:
         c = self.cores.get(idx)
         if c is None:
@@ -846,6 +885,7 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
             raise TilefoldError(f"missing scalar input(s) {missing} for kernel {kernel.name!r}")
         time, unit_cycles, n_instr, n_bytes = machine.launch(kernel, gm, scalars, block_dim)
         outputs = {t.name: gm[t.name] for t in kernel.tensors if t.direction in ("Out", "InOut")}
+        machine.release()
         return SimResult(outputs, time, unit_cycles, n_instr, n_bytes, [], tgt, machine.traces, machine.busy)
 
     gm, _ = _prepare_gm(pto.entry_tensors, inputs, f"orchestration {pto.entry!r}")
@@ -876,6 +916,7 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
     outputs = {t.name: gm[t.name] for t in pto.entry_tensors if t.direction in ("Out", "InOut")}
     for out_name, tensor in pto.entry_returns:  # returned tensors that are not Out parameters
         outputs[out_name] = gm[tensor]
+    machine.release()
     return SimResult(outputs, total, unit_cycles, n_instr, n_bytes, launches, tgt, machine.traces, machine.busy)
 
 
