@@ -748,7 +748,7 @@ class Machine:
 
     def mad_handle(self, dst: Handle, m: int, n: int) -> Handle:
         """The dense NZ handle a MAD of m x n writes from ``dst``'s base (built once per shape)."""
-        key = (dst.address, m, n, dst.dtype)
+        key = (dst.address, m, n, id(dst.dtype))
         h = self._mads.get(key)
         if h is None:
             h = self._mads[key] = Handle(Mem.Acc, dst.address, m, n, -(-m // FR) * FR, dst.dtype, "NZ")
@@ -774,12 +774,12 @@ class Machine:
         return c
 
     def use_kernel_caches(self, kernel: PTOKernel) -> None:
-        """Point ``pipes`` / ``vector_info`` at ``kernel``'s caches for this target: those facts are static
-        per (kernel, its buffers, target), so they are kept on the kernel object across simulations."""
+        """Point ``pipes`` / ``vector_info`` / the MAD handles at ``kernel``'s caches for this target: those
+        facts are static per (kernel, its buffers, target), so they are kept on the kernel across simulations."""
         cached = kernel.__dict__.get("_sim_facts")
         if cached is None or cached[0] is not self.target or cached[1] is not kernel.buffers:
-            cached = kernel.__dict__["_sim_facts"] = (self.target, kernel.buffers, {}, {})
-        self.pipes, self.vector_info = cached[2], cached[3]
+            cached = kernel.__dict__["_sim_facts"] = (self.target, kernel.buffers, {}, {}, {})
+        self.pipes, self.vector_info, self._mads = cached[2], cached[3], cached[4]
 
     def static_handles(self, kernel: PTOKernel) -> dict[str, Handle]:
         """Handles of the kernel's declared buffers (built once per kernel object and cached on it)."""
