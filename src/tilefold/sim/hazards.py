@@ -25,12 +25,15 @@ _PRUNE_AT = 64
 
 
 class HazardTracker:
-    __slots__ = ("known", "seq", "table", "flags")
+    __slots__ = ("known", "seq", "table", "newest", "flags")
 
     def __init__(self) -> None:
         self.known = [[-1] * NPIPES for _ in range(NPIPES)]
         self.seq = [-1] * NPIPES
         self.table: dict[Any, dict[tuple[int, int, int], list]] = {}
+        # per memory key, per pipe: the newest sequence number of any access recorded there (an upper
+        # bound of the entries' numbers, pruned ones included)
+        self.newest: dict[Any, dict[int, int]] = {}
         self.flags: dict[tuple[int, int, int], deque] = {}
 
     def tick(self, pipe: int) -> int:
@@ -43,15 +46,18 @@ class HazardTracker:
         entries = self.table.get(key)
         if entries is None:
             entries = self.table[key] = {}
+            newest = self.newest[key] = {}
+        else:
+            newest = self.newest[key]
         kb = self.known[pipe]
-        for (lo2, hi2, p2), e in entries.items():
-            if p2 == pipe or lo >= hi2 or lo2 >= hi:
-                continue
-            if e[0] > kb[p2]:
-                self._fault(p2, e[1], pipe, ins, "write" if write else "read", "write", key, max(lo, lo2),
-                            min(hi, hi2), where)
-            if write and e[2] > kb[p2]:
-                self._fault(p2, e[3], pipe, ins, "write", "read", key, max(lo, lo2), min(hi, hi2), where)
+        # An entry of pipe p2 conflicts only if its sequence number is above kb[p2]; the newest access of
+        # p2 to this memory bounds every such number, so when no other pipe has one above its bound the
+        # scan cannot fault and is skipped.
+        for p2, n in newest.items():
+            if n > kb[p2] and p2 != pipe:
+                self._scan(entries, pipe, kb, lo, hi, write, ins, key, where)
+                break
+        newest[pipe] = self.seq[pipe]
         k = (lo, hi, pipe)
         e = entries.get(k)
         if e is None:
@@ -62,6 +68,17 @@ class HazardTracker:
             e[0], e[1] = self.seq[pipe], ins
         else:
             e[2], e[3] = self.seq[pipe], ins
+
+    def _scan(self, entries: dict, pipe: int, kb: list[int], lo: int, hi: int, write: bool, ins: Any, key: Any,
+              where: str) -> None:
+        for (lo2, hi2, p2), e in entries.items():
+            if p2 == pipe or lo >= hi2 or lo2 >= hi:
+                continue
+            if e[0] > kb[p2]:
+                self._fault(p2, e[1], pipe, ins, "write" if write else "read", "write", key, max(lo, lo2),
+                            min(hi, hi2), where)
+            if write and e[2] > kb[p2]:
+                self._fault(p2, e[3], pipe, ins, "write", "read", key, max(lo, lo2), min(hi, hi2), where)
 
     def _prune(self, entries: dict) -> None:
         known = self.known
@@ -94,9 +111,12 @@ class HazardTracker:
             q = self.flags[(src, dst, event)] = deque()
         q.append((record, snap))
 
-    def wait_flag(self, src: int, dst: int, event: int, text: str) -> int:
+    def wait_flag(self, src: int, dst: int, event: int, ins: Any) -> int:
+        """Consume the oldest matching ``set_flag`` for the ``wait_flag`` instruction ``ins`` (its text is
+        built only for a ``Deadlock``); returns that set_flag's record."""
         q = self.flags.get((src, dst, event))
         if not q:
+            text = ins.text() if hasattr(ins, "text") else str(ins)
             raise Deadlock(f"`{text}` waits for an event no set_flag raised: pipe {PIPES[dst].value} would wait "
                            "forever", instruction=text,
                            hint="every wait_flag needs an earlier set_flag of the same pipes and event on every "

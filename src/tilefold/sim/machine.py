@@ -109,6 +109,38 @@ class SimResult:
         return max(util, key=lambda p: util[p]) if util else "-"
 
 
+class _MemoryPool:
+    """On-chip memory arrays recycled between simulations. A memory must start zero-filled: a recycled
+    array is cleared with one memset, which costs less than a fresh allocation's page faults, and the
+    views that handles cache over it (``memory.nd_view``) stay valid. Arrays come back only from a
+    simulation that finished (``Machine.release``); nothing it returns refers to them."""
+
+    _KEEP = 16  # arrays kept per size
+
+    def __init__(self) -> None:
+        self.free: dict[int, list[np.ndarray]] = {}
+
+    def take(self, size: int) -> np.ndarray:
+        stack = self.free.get(size)
+        if stack:
+            try:
+                arr = stack.pop()
+            except IndexError:  # another thread took the last one
+                return np.zeros(size, dtype=np.uint8)
+            arr.fill(0)
+            return arr
+        return np.zeros(size, dtype=np.uint8)
+
+    def give(self, arrays) -> None:
+        for arr in arrays:
+            stack = self.free.setdefault(arr.shape[0], [])
+            if len(stack) < self._KEEP:
+                stack.append(arr)
+
+
+_POOL = _MemoryPool()
+
+
 class Core:
     """The memories of one AI core: Mat, Left, Right, Acc, Bias and one Vec per AIV sub-block.
 
@@ -126,7 +158,7 @@ class Core:
             size = self.target.memory_sizes.get(space)
             if size is None or space is Mem.DDR:
                 return None
-            arr = self.arrays[key] = np.zeros(size, dtype=np.uint8)
+            arr = self.arrays[key] = _POOL.take(size)
         return arr
 
 
@@ -181,6 +213,8 @@ class KernelRun:
         self.hazards = HazardTracker()
         self.budget = machine.budget
         self.pipes = machine.pipes
+        self.races = machine.races  # fixed for the launch this run belongs to
+        self._mems: dict[str, np.ndarray] = {}  # space name -> byte array (str keys: no enum hashing)
 
     # ------------------------------------------------------------------------------------------
     # scalars
@@ -223,15 +257,19 @@ class KernelRun:
     def run(self, body: tuple[Instr, ...]) -> None:
         dispatch = self.m.dispatch
         budget = self.budget
+        limit = budget.max_steps
+        races = self.races
+        # data flow of GM reads, for race detection (sim/races.py): only when some read may race
+        flow = races.step if races is not None and races.read_keys else None
         for ins in body:
             fn = dispatch[type(ins)]
             try:
                 budget.steps += 1
-                if budget.max_steps is not None and budget.steps > budget.max_steps:
+                if limit is not None and budget.steps > limit:
                     budget.spend(0, ins.span, f"`{ins.text()}`")
                 fn(self, ins)
-                if self.m.races is not None:  # data flow of GM reads, for race detection (sim/races.py)
-                    self.m.races.step(self, ins)
+                if flow is not None:
+                    flow(self, ins)
             except DeviceFault as f:
                 if not f.instruction:
                     f.instruction = ins.text()
@@ -248,7 +286,8 @@ class KernelRun:
             p = PIPE_INDEX[instruction_pipe(ins, lambda n: self.h(n).space, self.target)]
             reads, writes, gm_reads, gm_writes = tile_accesses(ins)
             tiles = tuple((n, False) for n in reads) + tuple((n, True) for n in writes)
-            gms = tuple(("@" + t, False) for t in gm_reads) + tuple(("@" + t, True) for t in gm_writes)
+            gms = (tuple((("GM", "@" + t), False) for t in gm_reads)
+                   + tuple((("GM", "@" + t), True) for t in gm_writes))  # hazard keys of the GM tensors
             f = self.pipes[id(ins)] = (p, tiles, gms, ins)
         return f
 
@@ -264,10 +303,20 @@ class KernelRun:
         s = self.stats
         s.instructions += 1
         s.bytes_moved += nbytes
-        facts = self._facts(ins)
+        facts = self.pipes.get(id(ins))
+        if facts is None or facts[-1] is not ins:
+            facts = self._facts(ins)
         pipe = facts[0]
         if pipe != S:
-            self._check_accesses(ins, pipe, facts)
+            hz = self.hazards
+            hz.seq[pipe] += 1  # HazardTracker.tick
+            handles = self.handles
+            access = hz.access
+            for n, w in facts[1]:
+                h = handles.get(n) or self.h(n)
+                access(pipe, h.space_name, h.lo, h.hi, w, ins, "")
+            for key, w in facts[2]:
+                access(pipe, key, 0, 1 << 62, w, ins, "tensor ")
         if gm_cap > 0:
             self.trace.add(pipe, ins, latency, 0.0, float(nbytes), gm_cap)
         else:
@@ -277,26 +326,24 @@ class KernelRun:
         self.stats.instructions += 1
         self.trace.add(S, ins, cycles)
 
-    def _check_accesses(self, ins: Instr, pipe: int, facts: tuple) -> None:
-        hz = self.hazards
-        hz.tick(pipe)
-        handles = self.handles
-        for n, w in facts[1]:
-            h = handles.get(n) or self.h(n)
-            hz.access(pipe, h.space_name, h.lo, h.hi, w, ins, "")
-        for t, w in facts[2]:
-            hz.access(pipe, ("GM", t), 0, 1 << 62, w, ins, "tensor ")
+    def _flag_pipes(self, ins: SetFlag | WaitFlag) -> tuple[int, int]:
+        """(source, destination) pipe indices of an event instruction, cached per instruction object."""
+        f = self.pipes.get(id(ins))
+        if f is None or f[-1] is not ins:
+            f = self.pipes[id(ins)] = (PIPE_INDEX[PIPES_BY_VALUE[ins.src]], PIPE_INDEX[PIPES_BY_VALUE[ins.dst]],
+                                       ins)
+        return f[0], f[1]
 
     def x_SetFlag(self, ins: SetFlag) -> None:
-        src, dst = PIPE_INDEX[PIPES_BY_VALUE[ins.src]], PIPE_INDEX[PIPES_BY_VALUE[ins.dst]]
+        src, dst = self._flag_pipes(ins)
         self.hazards.tick(src)
         rec = self.trace.add_marker(src, ins)
         self.hazards.set_flag(src, dst, ins.event, rec)
 
     def x_WaitFlag(self, ins: WaitFlag) -> None:
-        src, dst = PIPE_INDEX[PIPES_BY_VALUE[ins.src]], PIPE_INDEX[PIPES_BY_VALUE[ins.dst]]
+        src, dst = self._flag_pipes(ins)
         self.hazards.tick(dst)
-        rec = self.hazards.wait_flag(src, dst, ins.event, ins.text())
+        rec = self.hazards.wait_flag(src, dst, ins.event, ins)
         me = self.trace.add(dst, ins, extra_dep=rec)
         self.trace.flows.append((rec, me))
 
@@ -348,13 +395,13 @@ class KernelRun:
     # data movement -------------------------------------------------------------------------------
 
     def _path(self, src: MemorySpace, dst: MemorySpace, ins: Instr, addr: int | None) -> None:
-        if not self.target.supports_path(src, dst):
+        if not self.m.path_info(src, dst)[0]:
             raise UnsupportedDataPath(
                 f"{self.target.name} has no {src.name} -> {dst.name} data path",
                 instruction=ins.text(), address=addr, space=dst.name, hint=path_hint(self.target, src, dst))
 
     def _dma(self, ins: Instr, src: MemorySpace, dst: MemorySpace, nbytes: int) -> None:
-        pc = self.target.path_cost(src, dst)
+        pc = self.m.path_info(src, dst)[1]
         if src is Mem.DDR or dst is Mem.DDR:
             self.charge(ins, pc.latency, 0.0, nbytes, pc.bytes_per_cycle)
         else:
@@ -397,8 +444,8 @@ class KernelRun:
         mem = self._mem(dst, ins)
         self._path(Mem.DDR, dst.space, ins, dst.address)
         src = self._gm_window(ins.tensor, ins.offsets, ins.window, dst.rows, dst.cols, ins)
-        if self.m.races is not None:  # GM race detection (sim/races.py)
-            self.m.races.record(self, False, ins.tensor, self.gm[ins.tensor], src, ins)
+        if self.races is not None:  # GM race detection (sim/races.py)
+            self.races.record(self, False, ins.tensor, self.gm[ins.tensor], src, ins)
         write(mem, dst, src.reshape(dst.rows, dst.cols), "")
         self._dma(ins, Mem.DDR, dst.space, dst.nbytes)
 
@@ -410,16 +457,20 @@ class KernelRun:
         value = read(mem, src, "")
         if ins.valid:  # the instruction writes the tile's valid region only
             win, value = valid_region(win, value, [self.ev_int(v) for v in ins.valid], ins)
-        if self.m.races is not None:  # GM race detection (sim/races.py)
-            self.m.races.record(self, True, ins.tensor, self.gm[ins.tensor], win, ins)
+        if self.races is not None:  # GM race detection (sim/races.py)
+            self.races.record(self, True, ins.tensor, self.gm[ins.tensor], win, ins)
         assign(win, value.reshape(win.shape) if value.shape != win.shape else value)  # in place: win is a view
         self._dma(ins, src.space, Mem.DDR, src.nbytes)
 
     def _mem(self, h: Handle, ins: Instr) -> np.ndarray:
         """The byte array of ``h``'s memory space on this unit (``IllegalUnit`` if the kernel's unit cannot
         reach it)."""
+        arr = self._mems.get(h.space_name)
+        if arr is not None:
+            return arr
         try:
-            return self.mem[h.space]
+            arr = self._mems[h.space_name] = self.mem[h.space]
+            return arr
         except IllegalUnit as f:
             f.instruction = ins.text()
             f.address = h.address
@@ -471,25 +522,31 @@ class KernelRun:
 
     def x_TVector(self, ins: TVector) -> None:
         info = self.m.vector_info.get(id(ins))
-        if info is None:
-            info = self.m.vector_info[id(ins)] = (ins, self.m.op(ins.op), dict(ins.attrs))
-        _, op, attrs = info
-        dst = self.h(ins.dst)
+        if info is None or info[0] is not ins:
+            # per argument: 0 a tile name, 1 a tuple of scalars, 2 a constant (its value), 3 a scalar expression
+            plan = tuple((0, a) if type(a) is str else (1, a) if isinstance(a, tuple)
+                         else (2, a.value) if type(a) is SConst else (3, a) for a in ins.args)
+            info = self.m.vector_info[id(ins)] = (ins, self.m.op(ins.op), dict(ins.attrs), plan)
+        _, op, attrs, plan = info
+        handles = self.handles
+        dst = handles.get(ins.dst) or self.h(ins.dst)
         align = self.target.vector_base_alignment
         if dst.space is not Mem.Vec or dst.address % align:
             self._vec_operand(dst, ins)
         vec = self._mem(dst, ins)
         args = []
         nbytes = dst.nbytes
-        for a in ins.args:
-            if type(a) is str:
-                h = self.h(a)
+        for kind, a in plan:
+            if kind == 0:
+                h = handles.get(a) or self.h(a)
                 if h.space is not Mem.Vec or h.address % align:
                     self._vec_operand(h, ins)
                 args.append(read(vec, h, ""))
                 if h.nbytes > nbytes:
                     nbytes = h.nbytes
-            elif isinstance(a, tuple):
+            elif kind == 2:
+                args.append(a)
+            elif kind == 1:
                 args.append(tuple(self.ev(x) for x in a))
             else:
                 args.append(self.ev(a))
@@ -497,9 +554,9 @@ class KernelRun:
             raise TilefoldError(f"simulator: {op.name} has no golden semantics")
         write(vec, dst, op.golden(args, attrs), "")
         c = self.costs
-        rate = self.m.vector_rates.get(dst.dtype)
+        rate = self.m.vector_rates.get(id(dst.dtype))
         if rate is None:
-            rate = self.m.vector_rates[dst.dtype] = c.vector_rate(dst.dtype.name)
+            rate = self.m.vector_rates[id(dst.dtype)] = c.vector_rate(dst.dtype.name)
         self.charge(ins, c.vector_startup, math.ceil(nbytes / rate))
 
     def x_TMatmul(self, ins: TMatmul) -> None:
@@ -673,16 +730,25 @@ class Machine:
         self.budget = StepBudget(None, "simulator")
         self.traces: list[UnitTrace] = []
         self.busy: dict[str, dict[Any, float]] = {}
-        self.vector_rates: dict[DataType, int] = {}
+        self.vector_rates: dict[int, int] = {}  # id(DataType) -> vector bytes per cycle
         self.pipes: dict[int, tuple] = {}  # id(instruction) -> (pipe, tile accesses, GM accesses, instruction)
         self.cores: dict[int, Core] = {}
         self.vector_info: dict[int, tuple] = {}  # id(TVector) -> (instruction, OpDef, attrs)
         self._mads: dict[tuple, Handle] = {}
+        self._paths: dict[tuple[int, int], tuple[bool, Any]] = {}
         self.races: Any = None  # sim/races.py LaunchAccesses of the running launch, when it has >1 unit
+
+    def path_info(self, src: MemorySpace, dst: MemorySpace) -> tuple[bool, Any]:
+        """(path supported, its PathCost), cached by the members' ids (enum hashing is slow)."""
+        key = (id(src), id(dst))
+        info = self._paths.get(key)
+        if info is None:
+            info = self._paths[key] = (self.target.supports_path(src, dst), self.target.path_cost(src, dst))
+        return info
 
     def mad_handle(self, dst: Handle, m: int, n: int) -> Handle:
         """The dense NZ handle a MAD of m x n writes from ``dst``'s base (built once per shape)."""
-        key = (dst.address, m, n, dst.dtype)
+        key = (dst.address, m, n, id(dst.dtype))
         h = self._mads.get(key)
         if h is None:
             h = self._mads[key] = Handle(Mem.Acc, dst.address, m, n, -(-m // FR) * FR, dst.dtype, "NZ")
@@ -694,11 +760,26 @@ class Machine:
             o = _OPS[name] = get_op(name)
         return o
 
+    def release(self) -> None:
+        """Hand the cores' memories back to the pool (the simulation is over and nothing refers to them)."""
+        for core in self.cores.values():
+            _POOL.give(core.arrays.values())
+            core.arrays = {}
+        self.cores = {}
+
     def core(self, idx: int) -> Core:
         c = self.cores.get(idx)
         if c is None:
             c = self.cores[idx] = Core(self.target)
         return c
+
+    def use_kernel_caches(self, kernel: PTOKernel) -> None:
+        """Point ``pipes`` / ``vector_info`` / the MAD handles at ``kernel``'s caches for this target: those
+        facts are static per (kernel, its buffers, target), so they are kept on the kernel across simulations."""
+        cached = kernel.__dict__.get("_sim_facts")
+        if cached is None or cached[0] is not self.target or cached[1] is not kernel.buffers:
+            cached = kernel.__dict__["_sim_facts"] = (self.target, kernel.buffers, {}, {}, {})
+        self.pipes, self.vector_info, self._mads = cached[2], cached[3], cached[4]
 
     def static_handles(self, kernel: PTOKernel) -> dict[str, Handle]:
         """Handles of the kernel's declared buffers (built once per kernel object and cached on it)."""
@@ -722,6 +803,7 @@ class Machine:
         units: dict[str, UnitStats] = {}
         traces: dict[str, UnitTrace] = {}
         ft = kernel.func_type
+        self.use_kernel_caches(kernel)
         from .races import LaunchAccesses  # GM race detection (sim/races.py)
         self.races = LaunchAccesses(kernel, gm) if block_dim > 1 or ft == "AIV" else None
         for b in range(block_dim):
@@ -803,6 +885,7 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
             raise TilefoldError(f"missing scalar input(s) {missing} for kernel {kernel.name!r}")
         time, unit_cycles, n_instr, n_bytes = machine.launch(kernel, gm, scalars, block_dim)
         outputs = {t.name: gm[t.name] for t in kernel.tensors if t.direction in ("Out", "InOut")}
+        machine.release()
         return SimResult(outputs, time, unit_cycles, n_instr, n_bytes, [], tgt, machine.traces, machine.busy)
 
     gm, _ = _prepare_gm(pto.entry_tensors, inputs, f"orchestration {pto.entry!r}")
@@ -833,6 +916,7 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
     outputs = {t.name: gm[t.name] for t in pto.entry_tensors if t.direction in ("Out", "InOut")}
     for out_name, tensor in pto.entry_returns:  # returned tensors that are not Out parameters
         outputs[out_name] = gm[tensor]
+    machine.release()
     return SimResult(outputs, total, unit_cycles, n_instr, n_bytes, launches, tgt, machine.traces, machine.busy)
 
 

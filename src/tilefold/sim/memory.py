@@ -129,6 +129,9 @@ def read(mem: np.ndarray, h: Handle, instr: str = "") -> np.ndarray:
     """The tile's values. ND / DN reads return a view over memory (callers must not keep it across
     writes); NZ reads return a copy in row-major order."""
     if h.layout != "NZ":
+        hit = h._views.get(id(mem))  # nd_view's cache, inlined: this is the hot path
+        if hit is not None and hit[0] is mem:
+            return hit[1]
         return nd_view(mem, h, instr)
     v = _nz_view(mem, h, instr)
     rb, cb = v.shape[0], v.shape[2]
@@ -141,7 +144,11 @@ def read(mem: np.ndarray, h: Handle, instr: str = "") -> np.ndarray:
 def write(mem: np.ndarray, h: Handle, value: np.ndarray, instr: str = "") -> None:
     """Store ``value`` (broadcast to the tile shape, converted to its dtype) into the tile."""
     if h.layout != "NZ":
-        dst = nd_view(mem, h, instr)
+        hit = h._views.get(id(mem))
+        dst = hit[1] if hit is not None and hit[0] is mem else nd_view(mem, h, instr)
+        if type(value) is np.ndarray and value.shape == dst.shape and value.dtype == dst.dtype:
+            np.copyto(dst, value)  # assign's common case
+            return
         assign(dst, value)
         return
     v = _nz_view(mem, h, instr)

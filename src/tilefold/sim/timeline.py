@@ -175,20 +175,33 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
         q, pos, b, d = queues[ui], nxt[ui], busy[ui], done[ui]
         markers = pending_markers[ui]
         deps = u.deps
+        gm_bytes, latency, work, start, end = u.gm_bytes, u.latency, u.work, u.start, u.end
+        pipes = used_pipes[ui]
         progress = True
         while progress:
             progress = False
             for mq in markers:  # per pipe, markers become ready in issue order: look at the oldest only
-                while mq and all(d[x] for x in deps[mq[0]]):
-                    r = mq.popleft()
-                    u.start[r] = u.end[r] = now
+                while mq:
+                    r = mq[0]
+                    ready = True
+                    for x in deps[r]:
+                        if not d[x]:
+                            ready = False
+                            break
+                    if not ready:
+                        break
+                    mq.popleft()
+                    start[r] = end[r] = now
                     d[r] = True
                     progress = True
-            for p in used_pipes[ui]:
-                qp = q[p]
-                if b[p] or pos[p] >= len(qp):
+            for p in pipes:
+                if b[p]:
                     continue
-                r = qp[pos[p]]
+                qp = q[p]
+                i = pos[p]
+                if i >= len(qp):
+                    continue
+                r = qp[i]
                 ready = True
                 for x in deps[r]:
                     if not d[x]:
@@ -196,17 +209,18 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
                         break
                 if not ready:
                     continue
-                if (u.gm_bytes[r] <= 0 and (u.latency[r] > 0 or u.work[r] > 0)
+                gb = gm_bytes[r]
+                if (gb <= 0 and (latency[r] > 0 or work[r] > 0)
                         and ((ui, p) in engine_busy or (ui, p) in engine_wait)):
                     continue  # only a next transfer overlaps a transfer in flight; anything else waits for it
-                pos[p] += 1
+                pos[p] = i + 1
                 b[p] = True
-                u.start[r] = now
+                start[r] = now
                 tie += 1
-                if u.gm_bytes[r] > 0:
-                    heapq.heappush(heap, (now + u.latency[r], tie, 1, ui, r))
+                if gb > 0:
+                    heapq.heappush(heap, (now + latency[r], tie, 1, ui, r))
                 else:
-                    dur = u.latency[r] + u.work[r]
+                    dur = latency[r] + work[r]
                     if dur <= 0:
                         finish(ui, r)
                         progress = True
@@ -241,7 +255,22 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
 
     for ui in range(len(units)):
         try_start(ui)
+    heappop = heapq.heappop
     while heap or active:
+        if not active:  # no GM transfer moves data: the next event is the heap's (same steps as below)
+            now, _, kind, ui, r = heappop(heap)
+            if kind == 1:
+                engine = (ui, units[ui].pipe[r])
+                if engine in engine_busy:
+                    engine_wait[engine] = (ui, r)
+                    rates = _rates(active, caps, gm_bytes_per_cycle)
+                    continue
+                begin_data(ui, r)
+                rates = _rates(active, caps, gm_bytes_per_cycle)
+            else:
+                finish(ui, r)
+            try_start(ui)
+            continue
         t_heap = heap[0][0] if heap else math.inf
         t_gm, first = math.inf, None
         for k, left in active.items():
@@ -284,10 +313,10 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
     unit_end = {u.name: (max(u.end) if u.end else t0) for u in units}
     busy_map: dict[str, dict[Pipe, float]] = {}
     for u in units:
-        per = dict.fromkeys(PIPES, 0.0)
+        per_index = [0.0] * NPIPES  # by pipe index: no enum hashing per record
         for p, s, e in zip(u.pipe, u.start, u.end, strict=True):
-            per[PIPES[p]] += e - s
-        busy_map[u.name] = per
+            per_index[p] += e - s
+        busy_map[u.name] = dict(zip(PIPES, per_index, strict=True))
     makespan = max(unit_end.values(), default=t0)
     return Schedule(makespan, unit_end, busy_map)
 
