@@ -116,7 +116,9 @@ def run_benchmarks(names: list[str] | None = None, root: str | Path = "benchmark
         return 2
     summary = []
     worst = 0
-    for name in selected:
+    from tilefold.terminal import progress  # a bar over the benchmarks on a terminal; plain output when piped
+
+    for name in progress(selected, "benchmarks"):
         print(f"=== benchmark {name} ({found[name]}) ===", flush=True)
         start = time.perf_counter()
         args = list(argv or ())
