@@ -84,6 +84,7 @@ from .pto import (
     SBin,
     SConst,
     SExpr,
+    SRead,
     SReg,
     SSpecial,
     SUn,
@@ -499,6 +500,11 @@ class FunctionCodegen:
         if kind is OpKind.INDEX:
             if var is not None:
                 out.append(SAssign(self.reg(var), self.sexpr(call)))
+            return ()
+        if kind is OpKind.ELEMENT_READ:  # a scalar GM read on the S pipe; sync orders it against DMA
+            if var is not None:
+                indices = tuple(self.sexpr(e) for e in call.args[1].elements)
+                out.append(SRead(self.reg(var), self.tensor(call.args[0]), indices))
             return ()
         if kind is OpKind.LOAD:
             dst = self.declare(var)

@@ -283,6 +283,18 @@ class SAssign(Instr):
 
 
 @dataclass(frozen=True)
+class SRead(Instr):
+    """A scalar read of one GM tensor element into a register (the scalar unit reads GM directly)."""
+
+    reg: str
+    tensor: str
+    indices: tuple[SExpr, ...]
+
+    def text(self) -> str:
+        return f"${self.reg} = sread @{self.tensor}{_offs(self.indices)}"
+
+
+@dataclass(frozen=True)
 class SAssignMany(Instr):
     """Parallel assignment (loop back edges): every value is read before any register is written."""
 
@@ -377,6 +389,8 @@ def tile_accesses(ins: Instr) -> tuple[tuple[str, ...], tuple[str, ...], tuple[s
         return ins.srcs, (ins.dst,), (), ()
     if t is TCustom:
         return tuple(a for a in ins.ins if type(a) is str) + ins.tmps, ins.outs + ins.tmps, (), ()
+    if t is SRead:
+        return (), (), (ins.tensor,), ()
     return (), (), (), ()
 
 

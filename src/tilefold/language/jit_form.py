@@ -52,8 +52,6 @@ DISPATCHED = {
 #: scope levels of ``pl.at`` that make sense on one chip
 LEVELS = ("CORE_GROUP", "CORE", "AIC", "AIV")
 _REFUSED = {
-    "read": "element reads (pl.read / pl.tensor.read) need a scalar load from GM, which tilefold's simulator "
-            "does not model",
     "write": "element writes (pl.write) need a scalar store to GM, which tilefold's simulator does not model",
     "fillpad": "pl.tile.fillpad needs a padded valid-shape tile, which tilefold's tile IR does not model",
     "full": "pl.full is not supported at tensor level",
@@ -477,6 +475,8 @@ class JitParser(Parser):
                     return self._dyn_vars[node.args[0].value]
                 if name == "create_tile":
                     return self._checked_op(node, "tile.create")
+                if name == "read":
+                    return self._checked_op(node, "tensor.read")
                 if name in DISPATCHED:
                     return self._dispatch(node, name, None)
             if isinstance(base, ast.Attribute) and self._is_pl(base.value) and base.attr in ("tensor", "tile"):
@@ -484,6 +484,8 @@ class JitParser(Parser):
                     raise NotSupportedError(_REFUSED[name], span=self.span(node), hint="see docs/dsl.md (jit form)")
                 if base.attr == "tensor" and name == "dim":
                     return self._dim(node)
+                if base.attr == "tensor" and name == "read":
+                    return self._checked_op(node, "tensor.read")
                 if name in DISPATCHED:
                     return self._dispatch(node, name, base.attr)
         if isinstance(f, ast.Attribute) and (self._is_pl(f.value) or (

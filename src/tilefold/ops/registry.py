@@ -58,6 +58,7 @@ class OpKind(enum.Enum):
     MATMUL = "matmul"
     TRANSPOSE = "transpose"
     INDEX = "index"  # get_block_idx / get_subblock_idx
+    ELEMENT_READ = "element_read"  # one GM tensor element read into a scalar register (tensor.read)
     CUSTOM = "custom"
     OTHER = "other"
 

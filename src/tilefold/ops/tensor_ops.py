@@ -305,3 +305,40 @@ def tensor_level_ops() -> list[str]:
 
 
 __all__ = ["tensor_level_ops"]
+
+
+# ------------------------------------------------------------------------------------------------
+# element read: one GM element into a scalar register (the scalar unit reads GM directly)
+# ------------------------------------------------------------------------------------------------
+
+
+def _infer_read(args, attrs) -> Type:
+    op = "tensor.read"
+    t = _tensor(op, args, 0, "tensor")
+    if len(args) < 2 or not isinstance(args[1], MakeTuple):
+        raise _fail(op, "the indices must be a list with one entry per tensor axis",
+                    f"write pl.read(tensor, {[0] * t.rank})")
+    idx = args[1].elements
+    if len(idx) != t.rank:
+        raise _fail(op, f"{len(idx)} indices given for a rank-{t.rank} tensor",
+                    f"give one index per tensor axis, e.g. pl.read(tensor, {[0] * t.rank})")
+    for axis, (e, dim) in enumerate(zip(idx, t.shape, strict=True)):
+        if not isinstance(e.type, ScalarType) or e.type.dtype.is_float:
+            raise _fail(op, f"index #{axis} must be an integer scalar",
+                        "use integer constants or pl.Scalar[pl.INDEX] expressions as indices")
+        if isinstance(e, ConstInt) and isinstance(dim, ConstInt) and not 0 <= e.value < dim.value:
+            raise _fail(op, f"index {e.value} on axis {axis} is outside the tensor extent {dim.value}",
+                        f"use an index in [0, {dim.value - 1}] on axis {axis}")
+    return ScalarType(t.dtype)
+
+
+def _golden_read(a, k):
+    arr, idx = np.asarray(a[0]), [int(i) for i in a[1]]
+    for axis, (i, dim) in enumerate(zip(idx, arr.shape, strict=True)):
+        if not 0 <= i < dim:  # numpy would wrap a negative index; the device faults
+            raise IndexError(f"element index {idx} leaves the tensor of shape {list(arr.shape)} on axis {axis}")
+    return arr[tuple(idx)].item()
+
+
+register_op(OpDef("tensor.read", (Param("tensor", ParamKind.TENSOR), Param("indices", TUP)), _infer_read,
+                  OpKind.ELEMENT_READ, Unit.SCALAR, NO_MEM, golden=_golden_read, pto="sread", cost="scalar"))

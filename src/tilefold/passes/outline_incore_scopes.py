@@ -185,7 +185,7 @@ def _outline(fn: Function, scope: ScopeStmt, rest: list[Stmt], index: int,
     else:
         tup = Var(f"{name}_results", call_type, scope.span)
         stmts = [AssignStmt(tup, call, span=scope.span)]
-        stmts += [AssignStmt(v, TupleGetItem(tup, i, v.type, span=scope.span), span=scope.span)
+        stmts += [AssignStmt(v, TupleGetItem(tup, i, span=scope.span), span=scope.span)
                   for i, v in enumerate(outputs)]
     return incore, stmts
 

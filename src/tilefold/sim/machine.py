@@ -35,6 +35,7 @@ from tilefold.backend.pto import (
     SBin,
     SConst,
     SetFlag,
+    SRead,
     SReg,
     SSpecial,
     SUn,
@@ -356,6 +357,31 @@ class KernelRun:
     def x_SAssign(self, ins: SAssign) -> None:
         self.regs[ins.reg] = self.ev(ins.value)
         self.scalar(ins, self.costs.scalar_op * max(1, sexpr_nodes(ins.value)))
+
+    def x_SRead(self, ins: SRead) -> None:
+        arr = self.gm.get(ins.tensor)
+        if arr is None:
+            raise TilefoldError(f"simulator: no GM tensor @{ins.tensor}")
+        idx = [self.ev_int(i) for i in ins.indices]
+        for axis, (i, dim) in enumerate(zip(idx, arr.shape, strict=True)):
+            if not 0 <= i < dim:
+                raise OutOfBounds(
+                    f"element read at {idx} leaves tensor @{ins.tensor} of shape {list(arr.shape)} on axis {axis}",
+                    instruction=ins.text(), address=gm_byte_offset(idx, arr.shape, arr.dtype.itemsize), space="GM",
+                    hint="check the pl.read indices against the tensor shape (a runtime index may need a bound "
+                         "check)")
+        view = arr[tuple(slice(i, i + 1) for i in idx)]
+        if self.races is not None:  # GM race detection (sim/races.py)
+            self.races.record(self, False, ins.tensor, arr, view, ins)
+        self.regs[ins.reg] = view.reshape(()).item()
+        # a GM access on the scalar pipe: checked against the DMA pipes like any other access
+        self.hazards.tick(S)
+        facts = self._facts(ins)
+        for key, w in facts[2]:
+            self.hazards.access(S, key, 0, 1 << 62, w, ins, "tensor ")
+        self.stats.instructions += 1
+        # priced as one scalar op plus the GM access latency of a load (no bandwidth: one element)
+        self.trace.add(S, ins, self.costs.scalar_op + self.target.path_cost(Mem.DDR, Mem.Vec).latency)
 
     def x_SAssignMany(self, ins: SAssignMany) -> None:
         vals = [self.ev(v) for v in ins.values]
@@ -722,6 +748,7 @@ class Machine:
         self.target = target
         self.dispatch = {
             SAssign: KernelRun.x_SAssign, SAssignMany: KernelRun.x_SAssignMany, Alias: KernelRun.x_Alias,
+            SRead: KernelRun.x_SRead,
             For: KernelRun.x_For, While: KernelRun.x_While, If: KernelRun.x_If,
             TLoad: KernelRun.x_TLoad, TStore: KernelRun.x_TStore, TSubview: KernelRun.x_TSubview,
             TExtract: KernelRun.x_TExtract, TVector: KernelRun.x_TVector, TMatmul: KernelRun.x_TMatmul,

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from tilefold.backend.pto import TCustom, TExtract, TLoad, TMatmul, TStore, TVector
+from tilefold.backend.pto import SRead, TCustom, TExtract, TLoad, TMatmul, TStore, TVector
 
 from .faults import RaceDetected
 from .memory import FR
@@ -97,7 +97,7 @@ def _merge(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray
 def _gm_tensors(body, loaded: set[str], stored: set[str]) -> None:
     for ins in body:
         t = type(ins)
-        if t is TLoad:
+        if t is TLoad or t is SRead:
             loaded.add(ins.tensor)
         elif t is TStore:
             stored.add(ins.tensor)
@@ -184,7 +184,11 @@ class LaunchAccesses:
     # ------------------------------------------------------------------------------------------
 
     def live(self, a: Access) -> bool:
-        """Can the data read by ``a`` reach a GM write its unit performs after it?"""
+        """Can the data read by ``a`` reach a GM write its unit performs after it? A scalar element read
+        always may: a register can steer any later write (an offset, a multiplier), and registers are not
+        followed."""
+        if type(a.ins) is SRead:
+            return True
         flow = self.flows.get(a.unit)
         return flow is not None and flow.reaches_later_write(a.seq, a.bit)
 

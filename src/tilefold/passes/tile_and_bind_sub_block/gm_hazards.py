@@ -224,6 +224,10 @@ class _Collector:
             src = call.args[0]
             self.accesses.append(Access(src, False, (self._load_box(var, call, 0), self._load_box(var, call, 1)),
                                         f"load of {src.name}" + (f" into {var.name}" if var is not None else "")))
+        elif op.kind is OpKind.ELEMENT_READ and isinstance(call.args[0], Var):  # pl.read: both sub-blocks read it
+            src, idx = call.args[0], call.args[1].elements
+            box = _static_box(idx, tuple(ConstInt(1) for _ in idx), self.params, self.loop_vars)
+            self.accesses.append(Access(src, False, (box, box), f"element read of {src.name}"))
         elif op.kind is OpKind.CUSTOM:
             seg = custom_segments(call)
             for x in list(seg["ins"]) + list(seg["outs"]):
