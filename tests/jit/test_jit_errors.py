@@ -102,9 +102,9 @@ def test_unknown_sub_function():
 
 
 def test_refused_constructs_name_what_is_unsupported():
-    err = fails("    with pl.at(level=pl.Level.CORE_GROUP):\n        x = pl.read(a, [0, 0])  # <-\n"
+    err = fails("    with pl.at(level=pl.Level.CORE_GROUP):\n        pl.write(out, [0, 0], 1.0)  # <-\n"
                 "        out[:] = a\n    return out\n", NotSupportedError)
-    assert "element reads" in err.message
+    assert "element writes" in err.message
     err = fails("    with pl.at(level=pl.Level.CORE_GROUP):\n        t = pl.load(a, [0, 0], [16, 64])\n"
                 "        t2 = pl.tile.fillpad(t, pl.PadValue.min)  # <-\n        out[:] = a\n    return out\n",
                 NotSupportedError)
