@@ -15,7 +15,7 @@ def test_unknown_skip_pass_is_a_usage_error(command, capsys):
     code = cli.main([*command, "--skip-pass", "Bogus"])
     err = capsys.readouterr().err
     assert code == cli.EXIT_USAGE
-    assert "unknown pass 'Bogus' for --skip-pass" in err and "CanonicalizeTileSlice" in err
+    assert "unknown pass name in skip_passes: 'Bogus'" in err and "CanonicalizeTileSlice" in err
     assert "Traceback" not in err
 
 

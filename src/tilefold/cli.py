@@ -266,13 +266,12 @@ def _skip_passes(args: argparse.Namespace) -> tuple[str, ...]:
     """The --skip-pass names, checked here: an unknown name is a bad command line (exit 1), not a user error."""
     names = tuple(args.skip_pass or ())
     if names:
-        from tilefold.passes.pipeline import DEFAULT_ORDER, default_tile_pipeline
+        from tilefold.passes.pipeline import default_tile_pipeline
 
-        known = {p.name for p in default_tile_pipeline()} | set(DEFAULT_ORDER)
-        unknown = [n for n in names if n not in known]
-        if unknown:
-            raise UsageError(f"unknown pass {', '.join(map(repr, unknown))} for --skip-pass; the default pipeline's "
-                             f"passes are {', '.join(sorted(known))} (names are case-sensitive)")
+        try:  # the pipeline owns the list of names it accepts and the message
+            default_tile_pipeline(skip_passes=names)
+        except TilefoldError as exc:
+            raise UsageError(f"{exc.message}\nhint: {exc.hint}" if exc.hint else exc.message) from None
     return names
 
 
