@@ -262,12 +262,25 @@ def _print_stage(stage: str, program) -> None:
     sys.stdout.flush()
 
 
+def _skip_passes(args: argparse.Namespace) -> tuple[str, ...]:
+    """The --skip-pass names, checked here: an unknown name is a bad command line (exit 1), not a user error."""
+    names = tuple(args.skip_pass or ())
+    if names:
+        from tilefold.passes.pipeline import default_tile_pipeline
+
+        try:  # the pipeline owns the list of names it accepts and the message
+            default_tile_pipeline(skip_passes=names)
+        except TilefoldError as exc:
+            raise UsageError(f"{exc.message}\nhint: {exc.hint}" if exc.hint else exc.message) from None
+    return names
+
+
 def cmd_compile(args: argparse.Namespace) -> int:
     from tilefold.passes.remarks import collect_remarks
 
     compile_fn = _attr("tilefold.compiler", "compile", "the backend compiler")
     program = _parse_file(args.file)
-    kwargs: dict[str, Any] = {"skip_passes": tuple(args.skip_pass or ()), "options": _pipeline_options(args)}
+    kwargs: dict[str, Any] = {"skip_passes": _skip_passes(args), "options": _pipeline_options(args)}
     if args.target:
         kwargs["target"] = args.target
     if args.codegen:
@@ -715,7 +728,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if is_jit_file(args.file):  # a file of @pl.jit kernels: --kernel picks one, --shape gives bare shapes
         with collect_remarks() as remarks:
             program, report = run_jit_file(args.file, args.kernel, args.shape or [], args.seed, args.target,
-                                           args.block_dim, tuple(args.skip_pass or ()), _pipeline_options(args))
+                                           args.block_dim, _skip_passes(args), _pipeline_options(args))
         print(_table([("program", f"{program.name} ({args.file}, @pl.jit)"),
                       ("target", str(args.target or "Ascend910B")),
                       ("result", "MATCH" if report.matches else "DEVICE FAULT" if report.fault else "MISMATCH"),
@@ -732,7 +745,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     scalars = {p.name: inputs.get(p.name) for p in entry.params if isinstance(p.type, ScalarType)}
     explicit = {item.split("=", 1)[0].strip() for item in args.set or ()}
     kwargs: dict[str, Any] = {
-        "skip_passes": tuple(args.skip_pass or ()),
+        "skip_passes": _skip_passes(args),
         "codegen": args.codegen,
         "options": _pipeline_options(args),
         "block_dim": args.block_dim,
