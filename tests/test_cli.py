@@ -1,4 +1,4 @@
-"""The `tilefold` command: outputs, exit codes (0 ok, 1 user error, 2 usage, 3 mismatch, 4 internal) and
+"""The `tilefold` command: outputs, exit codes (0 ok, 1 usage, 2 user error, 3 mismatch, 4 internal) and
 one-paragraph errors without tracebacks."""
 
 from __future__ import annotations
