@@ -161,6 +161,7 @@ class FunctionCodegen:
         self.buffers: dict[str, Buffer] = {}
         self.tile_handle: dict[Var, str] = {}  # tile var -> handle name
         self.tensor_name: dict[Var, str] = {}  # tensor var -> kernel tensor param name
+        self.workspaces: list[TensorParam] = []  # kernel-private GM tensors (tensor.create in the kernel)
         self.custom_outs: dict[Var, tuple[str, ...]] = {}
         self.folder = ConstFolder(fn)
         self.returns: tuple[str, ...] = ()
@@ -188,7 +189,7 @@ class FunctionCodegen:
                                         hint="pass tensors to kernels and load them into tiles")
         body = insert_syncs(tuple(self.body(self.fn.body)), self.buffers, self.target)
         return PTOKernel(self.fn.name, self.fn.func_type.value, tuple(tensors), tuple(scalars), tuple(params),
-                         dict(self.buffers), tuple(body), self.returns)
+                         dict(self.buffers), tuple(body), self.returns, workspaces=tuple(self.workspaces))
 
     def body(self, stmt: Stmt | None) -> list[Instr]:
         out: list[Instr] = []
@@ -545,6 +546,14 @@ class FunctionCodegen:
             return ()
         if kind is OpKind.CUSTOM:
             return self.custom(call, var, out)
+        if kind is OpKind.CREATE and isinstance(call.type, TensorType) and var is not None \
+                and call.type.static_shape is not None and self.fn.func_type is FunctionType.InCore:
+            # kernel-private GM scratch (e.g. the GM leg of an Acc -> Vec move on A2/A3): one per block
+            name = self.names.get(var)
+            self.tensor_name[var] = name
+            if all(w.name != name for w in self.workspaces):
+                self.workspaces.append(TensorParam(name, call.type.static_shape, call.type.dtype, "Workspace"))
+            return ()
         if kind is OpKind.CREATE and isinstance(call.type, TensorType):
             raise NotSupportedError(f"kernel {self.fn.name!r} creates a GM tensor with {op.name}",
                                     span=call.span if call.span.line else None,

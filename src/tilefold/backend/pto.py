@@ -410,11 +410,15 @@ class PTOKernel:
     body: tuple[Instr, ...]
     returns: tuple[str, ...] = ()  # tensor names returned (in return order)
     block_dim: int | None = None  # a kernel-level launch size that overrides the caller's
+    # kernel-private GM scratch: each block gets its own zero-filled copy, invisible to the caller
+    workspaces: tuple[TensorParam, ...] = ()
 
     def text(self) -> str:
         lines = [f"kernel @{self.name} ({self.func_type}) {{"]
         for t in self.tensors:
             lines.append(f"  param @{t.name}: {t.direction} tensor{list(t.shape)} {t.dtype.name.lower()}")
+        for t in self.workspaces:
+            lines.append(f"  workspace @{t.name}: tensor{list(t.shape)} {t.dtype.name.lower()} (per block)")
         for s in self.scalars:
             lines.append(f"  param ${s}: scalar")
         for b in self.buffers.values():

@@ -32,12 +32,13 @@ from __future__ import annotations
 from typing import Any
 
 from tilefold.errors import NotSupportedError, Span, TypeInferenceError
-from tilefold.ir.expr import Call, Expr, IterArg, MakeTuple, TupleGetItem, Var
+from tilefold.ir.expr import Call, ConstInt, Expr, IterArg, MakeTuple, TupleGetItem, Var
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
     ForStmt,
     Function,
+    FunctionType,
     IfStmt,
     Program,
     ReturnStmt,
@@ -348,6 +349,11 @@ class _Inferer:
         if key is not None and key in moves:
             return moves[key]
         src = t.memory_space
+        if not self.has_path(src, mem) and self.can_bounce(t, src, mem):
+            v = self.bounce_through_gm(e, t, mem, c, index, pre, span)
+            if key is not None:
+                moves[key] = v
+            return v
         if not self.has_path(src, mem):
             raise TypeInferenceError(
                 f"{c.op_name} needs operand #{index} in {mem.name}, but it lives in {src.name} and the target has "
@@ -359,6 +365,33 @@ class _Inferer:
         pre.append(AssignStmt(v, mv) if span is None else AssignStmt(v, mv, span=span))
         if key is not None:
             moves[key] = v
+        return v
+
+    def can_bounce(self, t: TileType, src: MemorySpace, mem: MemorySpace) -> bool:
+        """A mixed (InCore) kernel may route a tile the chip cannot move on chip through GM, as PyPTO's
+        cross-core pipe does on A2/A3 (cube result -> GM -> vector unit), when both legs are data paths."""
+        return (self.fn.func_type is FunctionType.InCore and t.static_shape is not None
+                and self.has_path(src, Mem.DDR) and self.has_path(Mem.DDR, mem))
+
+    def bounce_through_gm(self, e: Expr, t: TileType, mem: MemorySpace, c: Call, index: int, pre: list[Stmt],
+                          span: Span | None) -> Var:
+        """``ws = tensor.create(shape)``, ``tile.store(e, 0, ws)``, ``tile.load(ws, 0, shape)`` before ``c``:
+        the workspace is kernel-private GM (one per block, see ``PTOKernel.workspaces``)."""
+        shape = tuple(ConstInt(d) for d in t.static_shape)  # type: ignore[union-attr]
+        zeros = MakeTuple(tuple(ConstInt(0) for _ in shape))
+        base = getattr(e, "name", "tile")
+        steps = []
+        ws_call = make_call("tensor.create", (), {"shape": tuple(t.static_shape), "dtype": t.dtype})  # type: ignore[arg-type]
+        ws = Var(self.fresh(f"{base}_gm"), ws_call.type)
+        steps.append(AssignStmt(ws, ws_call))
+        st_call = make_call("tile.store", (e, zeros, ws))
+        stored = Var(self.fresh(f"{base}_gm_stored"), st_call.type)
+        steps.append(AssignStmt(stored, st_call))
+        ld_call = make_call("tile.load", (stored, zeros, MakeTuple(shape)), {"target_memory": mem})
+        self.check_capacity(ld_call.type, c, span, f"operand #{index} (reloaded into {mem.name})")
+        v = Var(self.fresh(f"{base}_{mem.name.lower()}"), ld_call.type)
+        steps.append(AssignStmt(v, ld_call))
+        pre.extend(s if span is None else s.with_fields(span=span) for s in steps)
         return v
 
     def check_store(self, e: Expr, c: Call, span: Span | None) -> None:

@@ -842,13 +842,18 @@ class Machine:
                 sbs = [(0, f"core{core_idx}.aic")]
             else:
                 sbs = [(0, f"core{core_idx}")]
+            block_gm = gm
+            if kernel.workspaces:  # each block's private GM scratch, fresh per launch
+                block_gm = dict(gm)
+                for w in kernel.workspaces:
+                    block_gm[w.name] = np.zeros(w.shape, dtype=w.dtype.np_dtype)
             for sb, unit in sbs:
                 stats = units.setdefault(unit, UnitStats())
                 trace = traces.get(unit)
                 if trace is None:
                     trace = traces[unit] = UnitTrace(unit)
                 trace.begin_block(f"block {b} of @{kernel.name}")
-                run = KernelRun(self, kernel, core, sb, b, block_dim, gm, scalars, stats, trace)
+                run = KernelRun(self, kernel, core, sb, b, block_dim, block_gm, scalars, stats, trace)
                 try:
                     run.run(kernel.body)
                 except DeviceFault as f:
