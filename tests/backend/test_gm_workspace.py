@@ -96,3 +96,32 @@ def test_each_block_has_its_own_workspace():
     report = run_and_compare(pl.parse(KERNEL), "random", target="Ascend910B", block_dim=2)
     assert report.matches and report.fault is None, report.details
     assert len(report.unit_cycles) == 2  # two cores ran it
+
+
+T, H, INNER = 64, 128, 256
+
+
+@pl.jit
+def ffn_one_scope(x: pl.Tensor[[T, H], pl.FP16], w1: pl.Tensor[[H, INNER], pl.FP16],
+                  b1: pl.Tensor[[1, INNER], pl.FP32], w2: pl.Tensor[[INNER, H], pl.FP16],
+                  y: pl.Out[pl.Tensor[[T, H], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        h = pl.matmul(x, w1, out_dtype=pl.FP32)
+        act = pl.cast(pl.relu(pl.col_expand_add(h, b1)), target_type=pl.FP16)
+        y[:] = pl.matmul(act, w2, out_dtype=pl.FP32)
+    return y
+
+
+@pytest.mark.parametrize("platform", ["a2a3sim", "a5sim"])
+def test_cube_vector_cube_chain_in_one_scope(platform):
+    """The vector result feeds the second matmul: on 910B it crosses back through GM into L1 (no UB -> L1)."""
+    x = _fp16(T, H, scale=0.5)
+    w1, w2 = _fp16(H, INNER, scale=0.1), _fp16(INNER, H, scale=0.1)
+    b1 = (rng.standard_normal((1, INNER)) * 0.1).astype(np.float32)
+    y = np.zeros((T, H), np.float32)
+    ffn_one_scope(x, w1, b1, w2, y, config=RunConfig(platform=platform))
+    hidden = np.maximum(x.astype(np.float32) @ w1.astype(np.float32) + b1, 0).astype(np.float16)
+    np.testing.assert_allclose(y, hidden.astype(np.float32) @ w2.astype(np.float32), rtol=1e-2, atol=1e-2)
+    if platform == "a2a3sim":
+        text = ffn_one_scope.compile(x, w1, b1, w2, y).pto.text()
+        assert text.count("(per block)") == 2  # the accumulator going out, the activation coming back

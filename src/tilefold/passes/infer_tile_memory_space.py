@@ -369,14 +369,25 @@ class _Inferer:
 
     def can_bounce(self, t: TileType, src: MemorySpace, mem: MemorySpace) -> bool:
         """A mixed (InCore) kernel may route a tile the chip cannot move on chip through GM, as PyPTO's
-        cross-core pipe does on A2/A3 (cube result -> GM -> vector unit), when both legs are data paths."""
+        cross-core pipe does on A2/A3 (cube result -> GM -> vector unit, vector result -> GM -> L1 -> cube)."""
         return (self.fn.func_type is FunctionType.InCore and t.static_shape is not None
-                and self.has_path(src, Mem.DDR) and self.has_path(Mem.DDR, mem))
+                and self.has_path(src, Mem.DDR) and self.gm_landing(mem) is not None)
+
+    def gm_landing(self, mem: MemorySpace) -> MemorySpace | None:
+        """Where a tile loaded from GM lands on its way to ``mem``: ``mem`` itself, else a space one on-chip
+        move away (Mat for Left / Right: GM -> L1 -> L0)."""
+        if self.has_path(Mem.DDR, mem):
+            return mem
+        for via in (Mem.Mat, Mem.Vec):
+            if self.has_path(Mem.DDR, via) and self.has_path(via, mem):
+                return via
+        return None
 
     def bounce_through_gm(self, e: Expr, t: TileType, mem: MemorySpace, c: Call, index: int, pre: list[Stmt],
                           span: Span | None) -> Var:
-        """``ws = tensor.create(shape)``, ``tile.store(e, 0, ws)``, ``tile.load(ws, 0, shape)`` before ``c``:
-        the workspace is kernel-private GM (one per block, see ``PTOKernel.workspaces``)."""
+        """``ws = tensor.create(shape)``, ``tile.store(e, 0, ws)``, ``tile.load(ws, 0, shape)`` (then a
+        ``tile.move`` if the load lands one hop short) before ``c``: the workspace is kernel-private GM (one
+        per block, see ``PTOKernel.workspaces``)."""
         shape = tuple(ConstInt(d) for d in t.static_shape)  # type: ignore[union-attr]
         zeros = MakeTuple(tuple(ConstInt(0) for _ in shape))
         base = getattr(e, "name", "tile")
@@ -387,10 +398,17 @@ class _Inferer:
         st_call = make_call("tile.store", (e, zeros, ws))
         stored = Var(self.fresh(f"{base}_gm_stored"), st_call.type)
         steps.append(AssignStmt(stored, st_call))
-        ld_call = make_call("tile.load", (stored, zeros, MakeTuple(shape)), {"target_memory": mem})
-        self.check_capacity(ld_call.type, c, span, f"operand #{index} (reloaded into {mem.name})")
-        v = Var(self.fresh(f"{base}_{mem.name.lower()}"), ld_call.type)
+        via = self.gm_landing(mem)
+        assert via is not None
+        ld_call = make_call("tile.load", (stored, zeros, MakeTuple(shape)), {"target_memory": via})
+        self.check_capacity(ld_call.type, c, span, f"operand #{index} (reloaded into {via.name})")
+        v = Var(self.fresh(f"{base}_{via.name.lower()}"), ld_call.type)
         steps.append(AssignStmt(v, ld_call))
+        if via is not mem:
+            mv = make_call("tile.move", (v,), {"target_memory": mem})
+            self.check_capacity(mv.type, c, span, f"operand #{index} (moved to {mem.name})")
+            v = Var(self.fresh(f"{base}_{mem.name.lower()}"), mv.type)
+            steps.append(AssignStmt(v, mv))
         pre.extend(s if span is None else s.with_fields(span=span) for s in steps)
         return v
 

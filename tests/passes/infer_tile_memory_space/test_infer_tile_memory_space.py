@@ -163,16 +163,32 @@ def test_if_branches_in_different_spaces_merge_with_a_move_in_the_else_branch():
     ir.assert_structural_equal(after, expected)
 
 
-def test_vec_tile_into_the_cube_is_an_error_with_a_hint():
-    before = kernel(MM, """
-        ta: pl.Tile[[16, 256], pl.BF16, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 256], target_memory=pl.Mem.Vec)
-        tb: pl.Tile[[256, 64], pl.BF16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [256, 64], target_memory=pl.Mem.Mat)
-        c: pl.Tile[[16, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(ta, tb)
-        out = pl.store(c, [0, 0], out)
-        return out
-    """)
+VEC_INTO_CUBE = """
+    ta: pl.Tile[[16, 256], pl.BF16, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 256], target_memory=pl.Mem.Vec)
+    tb: pl.Tile[[256, 64], pl.BF16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [256, 64], target_memory=pl.Mem.Mat)
+    c: pl.Tile[[16, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(ta, tb)
+    out = pl.store(c, [0, 0], out)
+    return out
+"""
+
+
+def test_vec_tile_into_the_cube_of_a_mixed_kernel_goes_through_gm_and_l1():
+    """No chip moves UB -> L0A: a mixed kernel stores the Vec tile to its GM workspace, loads it into L1 and
+    moves it to L0A (the vector -> cube leg of PyPTO's cross-core pipe on A2/A3)."""
+    before = kernel(MM, VEC_INTO_CUBE)
+    after = run(before, "Ascend910B")
+    stmts = [s for s in after.functions[0].body.stmts if isinstance(s, AssignStmt)]
+    ops = [(s.value.op_name, s.value.kwarg("target_memory")) for s in stmts]
+    i = ops.index(("tensor.create", None))
+    assert ops[i:i + 4] == [("tensor.create", None), ("tile.store", None), ("tile.load", MemorySpace.Mat),
+                            ("tile.move", MemorySpace.Left)]
+    assert_same_golden(before, after)
+
+
+def test_vec_tile_into_the_cube_of_an_aic_kernel_is_an_error_with_a_hint():
+    before = pl_parse_aic(VEC_INTO_CUBE)
     with pytest.raises(TypeInferenceError) as info:
-        run(before)
+        run(before, "Ascend910B")
     assert "target_memory=pl.Mem.Mat" in info.value.hint
     assert info.value.span is not None and info.value.span.line > 0
 
