@@ -16,8 +16,10 @@ Contract
   before the yield. If results take the then-branch's space; the else branch moves to it.
 * Repair: where an operand's space differs from what its consumer needs, a ``tile.move(x, target_memory=..)``
   is inserted before the consumer (reused within a block) when the target has that data path — e.g. a
-  Mat tile fed whole to a matmul moves to Left / Right. Without a path (a Vec tile into the cube, an Acc tile
-  into a vector op on a chip without L0C -> UB) the pass raises ``TypeInferenceError`` with a fix hint.
+  Mat tile fed whole to a matmul moves to Left / Right. In a mixed (InCore) kernel a missing path is routed
+  through a kernel-private GM workspace when both legs exist (an Acc tile into a vector op on a chip without
+  L0C -> UB; a Vec tile into the cube via GM -> L1 -> L0), as PyPTO's cross-core pipe does on A2/A3.
+  Otherwise (e.g. in an AIC kernel) the pass raises ``TypeInferenceError`` with a fix hint.
 * Producers: a GM load into a space without a GM -> space data path (e.g. Left) and a vector-unit op whose
   result is placed outside Vec (e.g. ``tile.full(..., target_memory=pl.Mem.Acc)``) raise ``NotSupportedError``
   at the op: either would trap on the device.
