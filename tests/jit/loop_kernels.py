@@ -1,0 +1,129 @@
+"""jit kernels with tensor-level code in loops and ifs, at loop-variable offsets (tests/jit/test_jit_loops.py)."""
+
+import tilefold.language as pl
+
+K_CHUNK = 128
+ROWS = 64
+
+
+@pl.jit
+def matmul_k_blocked(a: pl.Tensor[[128, 512], pl.FP16], b: pl.Tensor[[512, 128], pl.FP16],
+                     c: pl.Out[pl.Tensor[[128, 128], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = pl.matmul(a[:, 0:K_CHUNK], b[0:K_CHUNK, :], out_dtype=pl.FP32)
+        for k in pl.range(1, 512 // K_CHUNK):
+            k0 = k * K_CHUNK
+            acc = pl.matmul_acc(acc, a[:, k0 : k0 + K_CHUNK], b[k0 : k0 + K_CHUNK, :])
+        c[:] = acc
+    return c
+
+
+@pl.jit
+def row_blocks_slice_assemble(x: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for i in pl.range(4):
+            t = pl.slice(x, [ROWS, 64], [i * ROWS, 0])
+            y = pl.add(pl.exp(t), 1.0)
+            out = pl.assemble(out, y, [i * ROWS, 0])
+    return out
+
+
+@pl.jit
+def row_blocks_subscripts(x: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for i in pl.parallel(0, 256, ROWS):
+            out[i : i + ROWS, :] = pl.mul(x[i : i + ROWS, :], 2.0)
+    return out
+
+
+@pl.jit
+def column_window_strided(x: pl.Tensor[[32, 256], pl.FP32], out: pl.Out[pl.Tensor[[32, 128], pl.FP32]]):
+    # two column windows per step: x[:, 2j*32 ...] and x[:, (2j+1)*32 ...], summed into out[:, j*32 ...]
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for j in pl.range(4):
+            c0 = 2 * j * 32
+            s = pl.add(x[:, c0 : c0 + 32], x[:, c0 + 32 : c0 + 64])
+            out[:, j * 32 : j * 32 + 32] = s
+    return out
+
+
+@pl.jit
+def carried_block_sum(x: pl.Tensor[[128, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = pl.full([16, 64], dtype=pl.FP32, value=0.0)
+        for i in pl.range(8):
+            acc = pl.add(acc, x[i * 16 : i * 16 + 16, :])
+        out[:] = acc
+    return out
+
+
+@pl.jit
+def nested_loops(x: pl.Tensor[[64, 128], pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for i in pl.range(2):
+            for j in pl.range(4):
+                r0 = i * 32
+                c0 = j * 32
+                t = pl.slice(x, [32, 32], [r0, c0])
+                out = pl.assemble(out, pl.add(t, pl.mul(t, t)), [r0, c0])
+    return out
+
+
+@pl.jit
+def if_in_loop_running_max(x: pl.Tensor[[128, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        first = x[0:32, :]
+        for i, (prev,) in pl.range(4, init_values=(first,)):
+            blk = x[i * 32 : i * 32 + 32, :]
+            if i == 0:
+                cur = pl.yield_(blk)
+            else:
+                cur = pl.yield_(pl.maximum(prev, blk))
+            nxt = pl.yield_(cur)
+        out[:] = nxt
+    return out
+
+
+@pl.jit
+def if_on_scalar(a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],
+                 out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.exp(a)
+        if n > 0:
+            u = pl.neg(t)
+            t2 = pl.yield_(u)
+        else:
+            t2 = pl.yield_(t)
+        out[:] = t2
+    return out
+
+
+@pl.jit
+def scalar_offset(x: pl.Tensor[[64, 64], pl.FP32], row: pl.Scalar[pl.INDEX],
+                  out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.add(x[row : row + 16, :], 1.0)
+    return out
+
+
+@pl.jit
+def orchestration_parallel(x: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]):
+    for ks in pl.parallel(4):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            k0 = ks * 64
+            out = pl.assemble(out, pl.exp(x[k0 : k0 + 64, :]), [k0, 0])
+    return out
+
+
+@pl.jit
+def zero_init(c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        c[:] = pl.full([64, 64], dtype=pl.FP32, value=0.0)
+    return c
+
+
+@pl.jit
+def fill_large(c: pl.Out[pl.Tensor[[1024, 256], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        c[:] = pl.full([1024, 256], dtype=pl.FP32, value=1.5)
+    return c
