@@ -127,3 +127,66 @@ def fill_large(c: pl.Out[pl.Tensor[[1024, 256], pl.FP32]]):
     with pl.at(level=pl.Level.CORE_GROUP):
         c[:] = pl.full([1024, 256], dtype=pl.FP32, value=1.5)
     return c
+
+
+BLOCK = 32
+
+
+@pl.jit
+def online_softmax_attention(q: pl.Tensor[[16, 64], pl.FP16], kt: pl.Tensor[[64, 128], pl.FP16],
+                             v: pl.Tensor[[128, 64], pl.FP16], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    # flash attention's loop-carried state: running row max m, running row sum l, unnormalised output o
+    with pl.at(level=pl.Level.CORE_GROUP):
+        s0 = pl.matmul(q, kt[:, 0:BLOCK], out_dtype=pl.FP32)
+        m = pl.row_max(s0)
+        p = pl.exp(pl.row_expand_sub(s0, m))
+        l = pl.row_sum(p)
+        o = pl.matmul(pl.cast(p, target_type=pl.FP16), v[0:BLOCK, :], out_dtype=pl.FP32)
+        for j in pl.range(1, 128 // BLOCK):
+            c0 = j * BLOCK
+            s = pl.matmul(q, kt[:, c0 : c0 + BLOCK], out_dtype=pl.FP32)
+            m_new = pl.maximum(m, pl.row_max(s))
+            alpha = pl.exp(pl.sub(m, m_new))
+            p = pl.exp(pl.row_expand_sub(s, m_new))
+            l = pl.add(pl.mul(l, alpha), pl.row_sum(p))
+            pv = pl.matmul(pl.cast(p, target_type=pl.FP16), v[c0 : c0 + BLOCK, :], out_dtype=pl.FP32)
+            o = pl.add(pl.row_expand_mul(o, alpha), pv)
+            m = m_new
+        out[:] = pl.row_expand_div(o, l)
+    return out
+
+
+@pl.jit
+def col_reductions_large(a: pl.Tensor[[2048, 128], pl.FP32], e: pl.Out[pl.Tensor[[2048, 128], pl.FP32]],
+                         s: pl.Out[pl.Tensor[[1, 128], pl.FP32]], mx: pl.Out[pl.Tensor[[1, 128], pl.FP32]],
+                         mn: pl.Out[pl.Tensor[[2, 128], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.mul(a, 0.5)
+        e[:] = pl.exp(t)
+        s[:] = pl.col_sum(pl.exp(t))
+        mx[:] = pl.col_max(a)
+        mn[1:2, :] = pl.col_min(a)
+    return e, s, mx, mn
+
+
+N_DYN = pl.dynamic("N_DYN")
+
+
+@pl.jit
+def col_sum_dynamic_rows(a: pl.Tensor[[N_DYN, 64], pl.FP32], out: pl.Out[pl.Tensor[[1, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.col_sum(a)
+    return out
+
+
+@pl.jit
+def if_param_or_computed(a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],
+                         out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    # one branch yields the parameter itself, the other a computed value: the merge is a tile
+    with pl.at(level=pl.Level.CORE_GROUP):
+        if n == 1:
+            t = pl.yield_(a)
+        else:
+            t = pl.yield_(pl.add(a, 10.0))
+        out[:] = pl.mul(t, 2.0)
+    return out

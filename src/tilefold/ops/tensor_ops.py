@@ -134,6 +134,7 @@ _SCALAR_FORMS = {"adds": "add", "subs": "sub", "muls": "mul", "divs": "div", "ma
 _NP_UNARY = {"exp": np.exp, "neg": np.negative, "abs": np.abs, "sqrt": np.sqrt, "log": np.log,
              "rsqrt": lambda x: 1.0 / np.sqrt(x), "recip": lambda x: 1.0 / x, "relu": lambda x: np.maximum(x, 0)}
 _NP_REDUCE = {"sum": np.sum, "max": np.max, "min": np.min}
+_COMBINE = {"sum": ("tile.add", 0.0), "max": ("tile.maximum", float("-inf")), "min": ("tile.minimum", float("inf"))}
 _EXPAND = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
 
 
@@ -161,8 +162,10 @@ for _n, _fn in _NP_UNARY.items():
 for _r, _fn in _NP_REDUCE.items():
     _declare(f"row_{_r}", (Param("tensor", V),), _reduce_infer(f"tensor.row_{_r}", 1), OpKind.ROW_REDUCTION,
              (lambda f: lambda a, k: f(_f32(a[0]), axis=1, keepdims=True))(_fn), f"tile.row_{_r}")
+    # combine / identity: how partial column reductions of row blocks add up (ConvertTensorToTileOps tiles them)
     _declare(f"col_{_r}", (Param("tensor", V),), _reduce_infer(f"tensor.col_{_r}", 0), OpKind.COL_REDUCTION,
-             (lambda f: lambda a, k: f(_f32(a[0]), axis=0, keepdims=True))(_fn), f"tile.col_{_r}")
+             (lambda f: lambda a, k: f(_f32(a[0]), axis=0, keepdims=True))(_fn), f"tile.col_{_r}",
+             combine=_COMBINE[_r][0], identity=_COMBINE[_r][1])
 for _e, _fn in _EXPAND.items():
     _declare(f"row_expand_{_e}", (Param("target", V), Param("vector", V)), _expand_infer(f"tensor.row_expand_{_e}", 1),
              OpKind.ROW_BROADCAST, (lambda f: lambda a, k: f(_f32(a[0]), _f32(a[1])))(_fn), f"tile.row_expand_{_e}")

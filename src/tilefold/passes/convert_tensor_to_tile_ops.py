@@ -109,14 +109,34 @@ class _Lowering:
     # -------------------------------------------------------------- planning
 
     def rows(self) -> int | None:
-        """M when the region is row-local, else None."""
+        """M when the region is row-local, else None. A column reduction of row-local values is row-local too
+        when its ``[1, N]`` result is only written (each row block adds its partial reduction into an
+        accumulator; the writes happen after the blocks)."""
+        cols = {s.var for s in self.region if (o := op_of(s.value)) is not None and o.kind is OpKind.COL_REDUCTION}
+        for s in self.region:
+            for i, a in enumerate(s.value.args):
+                if a in cols and not (s.value.op_name == "tensor.assemble" and i == 1):
+                    return None  # a column reduction consumed by compute: not tiled
         writes = [s for s in self.region if s.value.op_name == "tensor.assemble"]
-        if not writes:
+        deferred = [w for w in writes if w.value.args[1] in cols]
+        row_writes = [w for w in writes if w not in deferred]
+        if row_writes:
+            m = _shape(row_writes[0].value.args[0].type)[0]
+        elif cols:
+            m = _shape(next(s for s in self.region if s.var in cols).value.args[0].type)[0]
+        else:
             return None
-        m = _shape(writes[0].value.args[0].type)[0]
+        self.deferred = {w.var for w in deferred}
         for s in self.region:
             op = op_of(s.value)
             assert op is not None
+            if s.var in self.deferred:
+                _ints(s.value.args[2])  # constant offsets: the accumulator is written whole after the blocks
+                continue
+            if s.var in cols:
+                if not _same_dim(_shape(s.value.args[0].type)[0], m):
+                    return None
+                continue
             if s.value.op_name == "tensor.assemble":
                 dst, val = s.value.args[0].type, s.value.args[1].type
                 if not _same_dim(_shape(dst)[0], m) or not _same_dim(_shape(val)[0], m) \
@@ -253,6 +273,21 @@ class _Lowering:
             assert op is not None
             name = call.op_name
             span = call.span
+            if name == "tensor.assemble" and s.var in self.deferred:
+                if not self.acc_iters:  # not tiled: the reduction's tile is the whole result
+                    self.write_whole(s, current)
+                continue  # tiled: written after the row blocks
+            if op.kind is OpKind.COL_REDUCTION and s.var in self.acc_iters:
+                part = make_call(op.extra["tile_op"], [self.operand(call, 0, MemorySpace.Vec, m, r, row_off)], {},
+                                 span=span)
+                pv = Var(self.fresh(f"{s.var.name}_part"), part.type, span)
+                self.out.append(AssignStmt(pv, part, span=span))
+                comb = make_call(op.extra["combine"], [self.acc_current[s.var], pv], {}, span=span)
+                cv = Var(self.fresh(s.var.name), comb.type, span)
+                self.out.append(AssignStmt(cv, comb, span=span))
+                self.acc_current[s.var] = cv
+                self.tiles[s.var] = cv
+                continue
             if name == "tensor.assemble":
                 dst = call.args[0]
                 assert isinstance(dst, Var)
@@ -314,9 +349,25 @@ class _Lowering:
             self.out.append(AssignStmt(t, tc, span=span))
             self.tiles[s.var] = t
 
+    def write_whole(self, s: AssignStmt, current: dict[Var, Var]) -> None:
+        """``tensor.assemble`` of a column reduction's ``[1, N]`` tile at its constant offsets."""
+        call = s.value
+        dst = call.args[0]
+        assert isinstance(dst, Var)
+        root = self.root[dst]
+        st = make_call("tile.store", [self.tiles[call.args[1]], _tup([_idx(x) for x in _ints(call.args[2])]),
+                                      current[root]], {}, span=call.span)
+        nv = Var(self.fresh(root.name), st.type, call.span)
+        self.out.append(AssignStmt(nv, st, span=call.span))
+        current[root] = nv
+        self.final[s.var] = root
+
     def run(self) -> tuple[list[Stmt], dict[Var, Var]]:
         """Statements replacing the region and the map written-tensor result -> final tensor."""
         self.tiles_planned: set[Var] = set()
+        self.deferred: set[Var] = set()
+        self.acc_iters: dict[Var, IterArg] = {}
+        self.acc_current: dict[Var, Var] = {}
         # a slice read by the cube is loaded straight into Mat (there is no Vec -> Mat path)
         self.cube_operands: dict[Var, MemorySpace] = {
             a: MemorySpace.Mat for s in self.region if (o := op_of(s.value)) is not None and o.kind is OpKind.MATMUL
@@ -336,29 +387,56 @@ class _Lowering:
             current = {x: x for x in roots}
             self.lower(None if m is None else m, m or 0, _idx(0), current)
             return self.out, {v: current[root] for v, root in self.final.items()}
+        # column reductions: accumulators of [1, N] carried by the block loops, starting at the identity
+        pre: list[Stmt] = []
+        accs: dict[Var, Var] = {}
+        for s in self.region:
+            op = op_of(s.value)
+            if op is not None and op.kind is OpKind.COL_REDUCTION:
+                t = s.var.type
+                init = make_call("tile.full", [], {"shape": tuple(_shape(t)), "dtype": t.dtype,
+                                                   "value": op.extra["identity"]}, span=s.value.span)
+                v = Var(self.fresh(f"{s.var.name}_init"), init.type, s.value.span)
+                pre.append(AssignStmt(v, init, span=s.value.span))
+                accs[s.var] = v
         # a loop over row blocks carrying every written tensor
         if isinstance(m, int):
-            loop, finals = self.block_loop(m, r, roots, {x: x for x in roots}, _idx(0), _idx(m // r))
-            return [loop], {v: finals[root] for v, root in self.final.items()}
-        # dynamic row count M: blocks of r rows over [0, M // r * r), then single rows up to M
-        full = FloorDiv(m, _idx(r), DataType.INDEX)
-        main, after_main = self.block_loop(m, r, roots, {x: x for x in roots}, _idx(0), full)
-        tail, finals = self.block_loop(m, 1, roots, after_main, Mul(full, _idx(r), DataType.INDEX), m, unit=True)
-        return [main, tail], {v: finals[root] for v, root in self.final.items()}
+            loop, finals, accs = self.block_loop(m, r, roots, {x: x for x in roots}, _idx(0), _idx(m // r), accs)
+            loops = [loop]
+        else:  # dynamic row count M: blocks of r rows over [0, M // r * r), then single rows up to M
+            full = FloorDiv(m, _idx(r), DataType.INDEX)
+            main, after_main, accs = self.block_loop(m, r, roots, {x: x for x in roots}, _idx(0), full, accs)
+            tail, finals, accs = self.block_loop(m, 1, roots, after_main, Mul(full, _idx(r), DataType.INDEX), m,
+                                                 accs, unit=True)
+            loops = [main, tail]
+        self.out, self.acc_iters = [], {}
+        self.tiles = dict(accs)
+        for s in self.region:  # the column reductions' results, written after the blocks
+            if s.var in self.deferred:
+                self.write_whole(s, finals)
+        return [*pre, *loops, *self.out], {v: finals[root] for v, root in self.final.items()}
 
     def block_loop(self, m: Any, r: int, roots: list[Var], inits: dict[Var, Var], start: Expr, stop: Expr,
-                   unit: bool = False) -> tuple[ForStmt, dict[Var, Var]]:
-        """``for i in range(start, stop)`` over blocks of ``r`` rows (row ``i`` itself when ``unit``)."""
+                   acc_inits: dict[Var, Var], unit: bool = False
+                   ) -> tuple[ForStmt, dict[Var, Var], dict[Var, Var]]:
+        """``for i in range(start, stop)`` over blocks of ``r`` rows (row ``i`` itself when ``unit``), carrying
+        the written tensors and the column-reduction accumulators."""
         self.tiles, self.loads, self.out, self.concat = {}, {}, [], {}
         i = Var(self.fresh("row" if unit else "row_block"), _IDX)
         iter_args = tuple(IterArg(self.fresh(f"{x.name}_iter"), x.type, x.span, init=inits[x]) for x in roots)
+        self.acc_iters = {v: IterArg(self.fresh(f"{v.name}_acc"), a.type, a.span, init=a)
+                          for v, a in acc_inits.items()}
+        self.acc_current = dict(self.acc_iters)
         current = dict(zip(roots, iter_args, strict=True))
         row_off = i if unit else Mul(i, _idx(r), DataType.INDEX)
         self.lower(m, r, row_off, current)
-        body = [*self.out, YieldStmt(tuple(current[x] for x in roots))]
+        accs = list(self.acc_iters)
+        body = [*self.out, YieldStmt(tuple(current[x] for x in roots) + tuple(self.acc_current[v] for v in accs))]
         rvs = tuple(Var(self.fresh(x.name), x.type, x.span) for x in roots)
-        loop = ForStmt(i, start, stop, _idx(1), iter_args, SeqStmts(tuple(body)), rvs, span=self.fn.span)
-        return loop, dict(zip(roots, rvs, strict=True))
+        acc_rvs = tuple(Var(self.fresh(v.name), self.acc_iters[v].type, v.span) for v in accs)
+        loop = ForStmt(i, start, stop, _idx(1), (*iter_args, *self.acc_iters.values()), SeqStmts(tuple(body)),
+                       (*rvs, *acc_rvs), span=self.fn.span)
+        return loop, dict(zip(roots, rvs, strict=True)), dict(zip(accs, acc_rvs, strict=True))
 
 
 class _HasTensorOps(IRVisitor):
@@ -466,6 +544,12 @@ class _Structured:
         for s in stmts:
             if isinstance(s, AssignStmt) and isinstance(s.value, Call) and _is_tensor_op(s.value):
                 self.tensor_op(s, out)
+            elif isinstance(s, AssignStmt) and isinstance(s.value, Var) and isinstance(s.value.type, TensorType):
+                # m = m_new: an alias of a tensor value, no data moves
+                if s.value in self.tile:
+                    self.tile[s.var] = self.tile[s.value]
+                else:
+                    self.gm[s.var] = self.gm.get(s.value, s.value)
             elif isinstance(s, ForStmt):
                 out.append(self.loop(s))
             elif isinstance(s, IfStmt):
@@ -700,7 +784,9 @@ def _convert(fn: Function, target: Any) -> Function:
             nested |= probe.nested
     from tilefold.ir.stmt import EvalStmt, IfStmt
 
-    if (nested or any(_dynamic_window(s.value) for s in region)) \
+    aliases = any(isinstance(s, AssignStmt) and isinstance(s.value, Var) and isinstance(s.value.type, TensorType)
+                  for s in stmts)
+    if (nested or aliases or any(_dynamic_window(s.value) for s in region)) \
             and all(isinstance(s, (AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, YieldStmt)) for s in stmts):
         return _convert_structured(fn)  # loops, ifs, dynamic windows: whole-value tiles, carried tiles
     if not region and not nested:
