@@ -200,3 +200,22 @@ def test_slicing_a_computed_tensor_in_a_loop_is_refused():
     err = lowered_error("        t = pl.exp(x)\n        for i in pl.range(2):\n"
                         "            out[:] = pl.add(t[i * 64 : i * 64 + 64, :], 1.0)  # <-\n", NotSupportedError)
     assert "slicing a computed tensor is not supported" in err.message
+
+
+def test_online_softmax_state_is_carried_as_tiles_and_windows_load_at_the_loop_offset():
+    """Flash attention's loop: the running max, sum and output are loop-carried tiles; the K / V windows at
+    j * BLOCK load straight into Mat at that offset; q, read whole in and before the loop, is loaded once.
+    (Running it needs the cube <-> vector hand-over of mixed kernels, a separate feature.)"""
+    from tilefold.ir.expr import Call
+
+    tile = to_tile_program(k.online_softmax_attention.parse())
+    fn = next(f for f in tile.functions if f.name.endswith("_incore_0"))
+    loop = next(st for st in ir.flatten_stmts(fn.body) if isinstance(st, ForStmt))
+    carried = {ia.name: ia.type for ia in loop.iter_args}
+    assert all(isinstance(t, TileType) for t in carried.values())
+    assert {"l", "o", "m"} <= set(carried)
+    body = ir.flatten_stmts(loop.body)
+    loads = [st.value for st in body if isinstance(st.value, Call) and st.value.op_name == "tile.load"]
+    assert sorted(ld.args[0].name for ld in loads) == ["kt", "v"]  # q is not reloaded per iteration
+    assert all(ld.type.memory_space.name == "Mat" for ld in loads)
+    assert all(any(isinstance(o, ir.Var) and o.name == "c0" for o in ld.args[1].elements) for ld in loads)

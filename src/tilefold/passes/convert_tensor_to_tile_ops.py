@@ -496,12 +496,16 @@ class _Structured:
         self.mat: set[Var] = set()  # tensor values read by the cube (loaded into Mat)
         self.defs: dict[Var, Expr] = {}  # scalar variable -> its defining expression
         self.ranges: dict[Var, tuple[int, int]] = {}  # loop variable -> [first, last] value
+        self.loaded: dict[tuple[Expr, MemorySpace], Var] = {}  # whole-tensor loads visible in the current block
 
-    def operand(self, e: Expr, out: list[Stmt], mem: MemorySpace) -> Expr:
+    def operand(self, e: Expr, out: list[Stmt], mem: MemorySpace, cache: bool = True) -> Expr:
         if isinstance(e, Var) and e in self.tile:
             return self.tile[e]
         if isinstance(e, Var) and isinstance(e.type, TensorType):
             src = self.gm.get(e, e)
+            got = self.loaded.get((src, mem))
+            if got is not None:  # loaded already in this block or an enclosing one (a write makes a new value)
+                return got
             shape = _shape(e.type)
             if not all(isinstance(x, int) for x in shape):
                 raise NotSupportedError("a dynamic extent in a tensor-level loop is not supported",
@@ -510,6 +514,8 @@ class _Structured:
                              {"target_memory": mem}, span=e.span)
             v = Var(f"{e.name}_tile", call.type, e.span)
             out.append(AssignStmt(v, call, span=e.span))
+            if cache:
+                self.loaded[(src, mem)] = v
             return v
         return self.gm.get(e, e) if isinstance(e, Var) else e
 
@@ -541,6 +547,7 @@ class _Structured:
             if isinstance(s, AssignStmt) and (o := op_of(s.value)) is not None and o.kind is OpKind.MATMUL:
                 self.mat.update(a for a in s.value.args if isinstance(a, Var))
         out: list[Stmt] = []
+        outer_loads = dict(self.loaded)  # loads made in this block are not visible after it
         for s in stmts:
             if isinstance(s, AssignStmt) and isinstance(s.value, Call) and _is_tensor_op(s.value):
                 self.tensor_op(s, out)
@@ -573,6 +580,7 @@ class _Structured:
                 if isinstance(s, AssignStmt) and isinstance(s.var.type, ScalarType) and not isinstance(s.value, Call):
                     self.defs[s.var] = s.value
                 out.append(s)
+        self.loaded = outer_loads
         return out
 
     def tensor_op(self, s: AssignStmt, out: list[Stmt]) -> None:
@@ -621,7 +629,7 @@ class _Structured:
     def carried(self, value: Expr, want_tile: bool, out: list[Stmt]) -> Expr:
         """A value entering a carried slot (init or yield): a GM tensor where a tile is carried is loaded."""
         if want_tile and isinstance(value, Var) and value not in self.tile and isinstance(value.type, TensorType):
-            return self.operand(value, out, MemorySpace.Vec)
+            return self.operand(value, out, MemorySpace.Vec, cache=False)
         if isinstance(value, Var):
             return self.tile.get(value, self.gm.get(value, value))
         return value
@@ -681,7 +689,7 @@ class _Structured:
         values = []
         for v, want in zip(y.values, tiles, strict=False):
             if want and isinstance(v, Var) and isinstance(v.type, TensorType):
-                v = self.operand(v, extra, MemorySpace.Vec)
+                v = self.operand(v, extra, MemorySpace.Vec, cache=False)
             values.append(v)
         values += list(y.values[len(values):])
         return [*body[:-1], *extra, y.with_fields(values=tuple(values))]
