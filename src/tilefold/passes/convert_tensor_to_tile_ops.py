@@ -8,8 +8,14 @@ expansions by a whole ``[1, N]`` vector, matmul by a whole right-hand side, full
 tiled. A row-local region is cut into ``M / R`` blocks of ``R`` rows, ``R`` the largest divisor of ``M`` whose
 tiles all fit: the sum of every tile of one block (no reuse assumed, so the bound is safe) within half of Vec, and
 the matmul operands within Mat (chip facts from ``tilefold.targets``). Blocks become a ``pl.range`` loop carrying
-the written tensors. Tiles get the memory their first consumer asks for through the registry's op kinds (matmul
-operands Mat, everything else Vec); InferTileMemorySpace does the rest.
+the written tensors. Column reductions of row-local values whose results are only written are tiled too: an
+accumulator starting at the reduction's identity combines each block's partial result (registry facts
+``combine`` / ``identity``). Tiles get the memory their first consumer asks for through the registry's op kinds
+(matmul operands Mat, everything else Vec); InferTileMemorySpace does the rest.
+
+Functions with tensor-level ops inside loops or ifs, or with windows at dynamic offsets, take the structured path
+(``_Structured``): whole-value tiles, loop-carried / branch-merged tiles, loads and stores at the windows' offsets,
+each dynamic window bounded over the loop ranges (``tilefold.analysis.affine``).
 """
 
 from __future__ import annotations
