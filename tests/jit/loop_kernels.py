@@ -190,3 +190,19 @@ def if_param_or_computed(a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]
             t = pl.yield_(pl.add(a, 10.0))
         out[:] = pl.mul(t, 2.0)
     return out
+
+
+@pl.jit
+def swap_halves_large(x: pl.Tensor[[4096, 128], pl.FP32], out: pl.Out[pl.Tensor[[4096, 128], pl.FP32]]):
+    # windows and writes at row offsets of tensors 2 MiB large (Vec is 192 KiB): tiled over row blocks
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[0:2048, :] = pl.exp(x[2048:4096, :])
+        out[2048:4096, :] = pl.neg(x[0:2048, :])
+    return out
+
+
+@pl.jit
+def window_of_large_to_small(x: pl.Tensor[[4096, 128], pl.FP32], out: pl.Out[pl.Tensor[[1024, 128], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.add(x[1000:2024, :], x[3072:4096, :])
+    return out

@@ -219,3 +219,17 @@ def test_online_softmax_state_is_carried_as_tiles_and_windows_load_at_the_loop_o
     assert sorted(ld.args[0].name for ld in loads) == ["kt", "v"]  # q is not reloaded per iteration
     assert all(ld.type.memory_space.name == "Mat" for ld in loads)
     assert all(any(isinstance(o, ir.Var) and o.name == "c0" for o in ld.args[1].elements) for ld in loads)
+
+
+def test_windows_and_writes_at_row_offsets_of_tensors_larger_than_ub_are_tiled():
+    x = r(4096, 128)  # 2 MiB
+    out = np.zeros_like(x)
+    k.swap_halves_large(x, out)
+    np.testing.assert_allclose(out[:2048], np.exp(x[2048:]), rtol=1e-5)
+    np.testing.assert_array_equal(out[2048:], -x[:2048])
+    small = np.zeros((1024, 128), np.float32)
+    k.window_of_large_to_small(x, small)
+    np.testing.assert_array_equal(small, x[1000:2024] + x[3072:])
+    tile = to_tile_program(k.swap_halves_large.parse(x, out))
+    fn = next(f for f in tile.functions if f.name.endswith("_incore_0"))
+    assert sum(isinstance(st, ForStmt) for st in ir.flatten_stmts(fn.body)) == 1  # one loop over row blocks

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tilefold.analysis.scalar_facts import add_index
 from tilefold.errors import NotSupportedError, Span
 from tilefold.ir.expr import Call, ConstInt, Expr, FloorDiv, IterArg, MakeTuple, Mul, Var
 from tilefold.ir.stmt import (
@@ -127,12 +128,13 @@ class _Lowering:
         deferred = [w for w in writes if w.value.args[1] in cols]
         row_writes = [w for w in writes if w not in deferred]
         if row_writes:
-            m = _shape(row_writes[0].value.args[0].type)[0]
+            m = _shape(row_writes[0].value.args[1].type)[0]  # the rows written (a window of the destination)
         elif cols:
             m = _shape(next(s for s in self.region if s.var in cols).value.args[0].type)[0]
         else:
             return None
         self.deferred = {w.var for w in deferred}
+        shifted: set[Var] = set()  # tensors written at other rows than the block's own
         for s in self.region:
             op = op_of(s.value)
             assert op is not None
@@ -145,13 +147,26 @@ class _Lowering:
                 continue
             if s.value.op_name == "tensor.assemble":
                 dst, val = s.value.args[0].type, s.value.args[1].type
-                if not _same_dim(_shape(dst)[0], m) or not _same_dim(_shape(val)[0], m) \
-                        or _ints(s.value.args[2])[0] != 0:
+                row0 = _ints(s.value.args[2])[0]
+                if not _same_dim(_shape(val)[0], m):
+                    return None
+                if row0 != 0 or not _same_dim(_shape(dst)[0], m):  # a window of rows: static extents only
+                    if not isinstance(m, int) or not isinstance(_shape(dst)[0], int):
+                        return None
+                    shifted.add(self.root[s.var])
+            elif s.value.op_name == "tensor.slice":  # a window of m rows of a tensor not written here
+                src = s.value.args[0]
+                if src in self.root or _ints(s.value.args[1])[0] != m or not isinstance(m, int):
                     return None
             elif op.kind not in _ROW_LOCAL and s.value.op_name != "tensor.full":  # a fill is row-local too
                 return None
             elif len(_shape(s.var.type)) != 2 or not _same_dim(_shape(s.var.type)[0], m):
                 return None
+        for s in self.region:  # a block reading back a tensor written at shifted rows would read other blocks'
+            for i, a in enumerate(s.value.args):
+                if isinstance(a, Var) and self.root.get(a) in shifted and not (
+                        s.value.op_name == "tensor.assemble" and i == 0):
+                    return None
         return m
 
     def row_operand(self, call: Call, i: int, m: int) -> bool:
@@ -181,8 +196,8 @@ class _Lowering:
             for i, a in enumerate(call.args):
                 if not isinstance(a, Var) or not isinstance(a.type, TensorType):
                     continue
-                if call.op_name == "tensor.assemble" and i == 0:
-                    continue
+                if call.op_name in ("tensor.assemble", "tensor.slice") and i == 0:
+                    continue  # a destination / a sliced source: only the window moves (sized as the result)
                 if a in results:
                     key: Any = ("result", a)
                 else:
@@ -313,9 +328,8 @@ class _Lowering:
                     else:
                         raise NotSupportedError("pl.assemble writes a tensor value", span=span if span.line else None,
                                                 hint="assemble the result of a tensor op or a tensor parameter")
-                    o = [row_off if m is not None else _idx(offs[0])] + [_idx(x) for x in offs[1:]]
-                    if m is not None and offs[0]:
-                        raise NotSupportedError("internal: row-tiled write at a row offset")
+                    o = [add_index(_idx(offs[0]), row_off) if m is not None else _idx(offs[0])] \
+                        + [_idx(x) for x in offs[1:]]
                     if len(o) > 1:
                         o[-1] = _idx(offs[-1] + col)
                     st = make_call("tile.store", [tile, _tup(o), current[root]], {}, span=span)
@@ -323,6 +337,7 @@ class _Lowering:
                     self.out.append(AssignStmt(nv, st, span=span))
                     current[root] = nv
                 self.final[s.var] = root
+                self.emitted[s.var] = current[root]
                 continue
             if name == "tensor.concat":
                 self.concat[s.var] = (call.args[0], call.args[1])
@@ -334,7 +349,12 @@ class _Lowering:
                                             span=span if span.line else None,
                                             hint="slice a tensor parameter: a[0:16, :]")
                 ext, offs = _ints(call.args[1]), _ints(call.args[2])
-                ld = make_call("tile.load", [src, _tup([_idx(x) for x in offs]), _tup([_idx(x) for x in ext])],
+                where: list[Expr] = [_idx(x) for x in offs]
+                src = self.emitted.get(src, src)  # a tensor written earlier in the (untiled) region
+                if m is not None:  # row-local: this block's rows of the window
+                    where[0] = add_index(_idx(offs[0]), row_off)
+                    ext = [r, *ext[1:]]
+                ld = make_call("tile.load", [src, _tup(where), _tup([_idx(x) for x in ext])],
                                {"target_memory": self.cube_operands.get(s.var, MemorySpace.Vec)}, span=span)
                 t = Var(self.fresh(s.var.name), ld.type, span)
                 self.out.append(AssignStmt(t, ld, span=span))
@@ -372,6 +392,7 @@ class _Lowering:
         """Statements replacing the region and the map written-tensor result -> final tensor."""
         self.tiles_planned: set[Var] = set()
         self.deferred: set[Var] = set()
+        self.emitted: dict[Var, Var] = {}  # a written tensor's SSA value -> the store result standing for it
         self.acc_iters: dict[Var, IterArg] = {}
         self.acc_current: dict[Var, Var] = {}
         # a slice read by the cube is loaded straight into Mat (there is no Vec -> Mat path)
