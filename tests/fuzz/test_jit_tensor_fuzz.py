@@ -134,7 +134,7 @@ def generate_window_loop(seed: int) -> str:
     params = [f"x: pl.Tensor[[{rows}, {cols}], pl.FP32]", f"res: pl.Out[pl.Tensor[[{b}, {w}], pl.FP32]]"]
     if write:
         params.append(f"out: pl.Out[pl.Tensor[[{rows}, {w}], pl.FP32]]")
-        lines.append(f"            out = pl.assemble(out, pl.mul(acc, 2.0), [r0, 0])")
+        lines.append("            out = pl.assemble(out, pl.mul(acc, 2.0), [r0, 0])")
     lines.append("        res[:] = acc")
     ret = "res, out" if write else "res"
     return (f"import tilefold.language as pl\n\n@pl.jit\ndef fuzz({', '.join(params)}):\n"
