@@ -206,3 +206,25 @@ def window_of_large_to_small(x: pl.Tensor[[4096, 128], pl.FP32], out: pl.Out[pl.
     with pl.at(level=pl.Level.CORE_GROUP):
         out[:] = pl.add(x[1000:2024, :], x[3072:4096, :])
     return out
+
+
+@pl.jit
+def paged_gather(pool: pl.Tensor[[512, 64], pl.FP32], table: pl.Tensor[[4], pl.INT32],
+                 out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]):
+    # paged attention's block table: the window's offset is an element read, bounded only at run time
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for i in pl.range(4):
+            page = pl.read(table, [i])
+            p0 = page * 32
+            out[i * 32 : i * 32 + 32, :] = pl.mul(pool[p0 : p0 + 32, :], 3.0)
+    return out
+
+
+@pl.jit
+def carried_from_parameter(x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = x
+        for _ in pl.range(3):
+            t = pl.add(pl.mul(t, 0.5), x)
+        out[:] = t
+    return out

@@ -233,3 +233,23 @@ def test_windows_and_writes_at_row_offsets_of_tensors_larger_than_ub_are_tiled()
     tile = to_tile_program(k.swap_halves_large.parse(x, out))
     fn = next(f for f in tile.functions if f.name.endswith("_incore_0"))
     assert sum(isinstance(st, ForStmt) for st in ir.flatten_stmts(fn.body)) == 1  # one loop over row blocks
+
+
+def test_block_table_offsets_from_element_reads():
+    from tilefold.sim.faults import OutOfBounds
+
+    pool, out = r(512, 64), np.zeros((128, 64), np.float32)
+    table = np.array([7, 2, 15, 0], np.int32)
+    k.paged_gather(pool, table, out)
+    np.testing.assert_array_equal(out, np.concatenate([pool[p * 32:p * 32 + 32] * 3.0 for p in table]))
+    with pytest.raises(OutOfBounds, match="leaves tensor @pool"):
+        k.paged_gather(pool, np.array([7, 2, 16, 0], np.int32), out)  # page 16 is rows 512..544 of 512
+
+
+def test_a_parameter_carried_through_a_loop_becomes_a_tile():
+    x, out = r(32, 64), np.zeros((32, 64), np.float32)
+    k.carried_from_parameter(x, out)
+    ref = x.copy()
+    for _ in range(3):
+        ref = ref * 0.5 + x
+    np.testing.assert_allclose(out, ref, rtol=1e-6)
