@@ -196,19 +196,6 @@ def test_scopes_in_an_orchestration_loop_are_unrolled():
     assert report.matches, report.summary()
 
 
-def test_tensor_ops_in_an_if_of_a_scope():
-    from tilefold.runtime.jit_compile import to_tile_program
-
-    head = ("@pl.jit\ndef k(a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],\n"
-            "      out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):\n")
-    prog = pl.parse(HEAD + head + "    with pl.at(level=pl.Level.CORE_GROUP):\n        t = pl.exp(a)\n"
-                    "        if n > 0:\n            u = pl.neg(t)\n            t2 = pl.yield_(u)\n"
-                    "        else:\n            t2 = pl.yield_(t)\n        out[:] = t2\n    return out\n", "kern.py")
-    with pytest.raises(NotSupportedError, match="tensor-level ops inside loops, ifs") as info:
-        to_tile_program(prog)
-    assert info.value.span.line == 8
-
-
 def test_matmul_transpose_flags_are_refused():
     head = ("@pl.jit\ndef k(a: pl.Tensor[[16, 64], pl.FP16], b: pl.Tensor[[16, 64], pl.FP16],\n"
             "      out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):\n")

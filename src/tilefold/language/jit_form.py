@@ -46,7 +46,7 @@ DISPATCHED = {
     "row_sum": None, "row_max": None, "row_min": None, "col_sum": None, "col_max": None, "col_min": None,
     "row_expand_add": None, "row_expand_sub": None, "row_expand_mul": None, "row_expand_div": None,
     "col_expand_add": None, "col_expand_sub": None, "col_expand_mul": None, "col_expand_div": None,
-    "matmul": None, "cast": None, "slice": None, "concat": None, "assemble": None,
+    "matmul": None, "matmul_acc": None, "cast": None, "slice": None, "concat": None, "assemble": None,
     "adds": None, "subs": None, "muls": None, "divs": None, "maxs": None, "mins": None,
 }
 #: scope levels of ``pl.at`` that make sense on one chip
@@ -54,7 +54,6 @@ LEVELS = ("CORE_GROUP", "CORE", "AIC", "AIV")
 _REFUSED = {
     "write": "element writes (pl.write) need a scalar store to GM, which tilefold's simulator does not model",
     "fillpad": "pl.tile.fillpad needs a padded valid-shape tile, which tilefold's tile IR does not model",
-    "full": "pl.full is not supported at tensor level",
 }
 
 
@@ -79,6 +78,7 @@ class JitParser(Parser):
         self.kind = "entry"
         self.in_scope = False
         self._pre: dict[int, Expr] = {}
+        self._scalar_defs: dict[Var, Expr] = {}
 
     # ------------------------------------------------------------------ functions
 
@@ -192,6 +192,9 @@ class JitParser(Parser):
             out[marker:marker] = pending
         # one op per statement: later passes (memory inference, tiling) place each call's result
         out[marker:] = [x for s2 in out[marker:] for x in _one_op_per_statement(s2)]
+        for s2 in out[marker:]:  # scalar definitions: slice extents like k0 : k0 + K are proved through them
+            if isinstance(s2, AssignStmt) and isinstance(s2.var.type, ScalarType) and not isinstance(s2.value, Call):
+                self._scalar_defs[s2.var] = s2.value
 
     def _jit_stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
         if isinstance(s, ast.For) and self.kind == "entry" and not self.in_scope:
@@ -225,7 +228,7 @@ class JitParser(Parser):
         and scopes repeat with their own offsets (tilefold's orchestration is straight-line)."""
         it = s.iter
         if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
-                and self._is_pl(it.func.value) and it.func.attr in ("range", "unroll") and not it.keywords
+                and self._is_pl(it.func.value) and it.func.attr in ("range", "unroll", "parallel") and not it.keywords
                 and 1 <= len(it.args) <= 3 and not s.orelse):
             raise self.error(s, "a loop of the orchestration code must be `for i in pl.range(...)` with constant "
                                 "bounds", hint="put other loops inside a pl.at scope or an @pl.jit.incore function")
@@ -404,6 +407,9 @@ class JitParser(Parser):
         return super()._expr(node)
 
     def _tensor_slice(self, node: ast.Subscript, base: Expr) -> Expr:
+        """``a[lo:hi, ...]``: a window of static extent at offsets that may be scalar expressions (loop
+        variables, scalar parameters). The extent ``hi - lo`` must be the same integer whatever the variables
+        are (``k0 : k0 + K`` is K); ConvertTensorToTileOps checks the window against the tensor."""
         t = base.type
         assert isinstance(t, TensorType)
         shape = t.static_shape
@@ -412,30 +418,53 @@ class JitParser(Parser):
         items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
         if len(items) > len(shape):
             raise self.error(node, f"{len(items)} subscripts for a rank-{len(shape)} tensor", hint="one per axis")
-        offs, exts = [], []
+        offs: list[Expr] = []
+        exts: list[int] = []
         for axis, extent in enumerate(shape):
             item = items[axis] if axis < len(items) else ast.Slice(lower=None, upper=None, step=None)
             if not isinstance(item, ast.Slice) or item.step is not None:
                 raise self.error(node, "tensor subscripts are slices `lo:hi` without a step",
                                  hint="e.g. a[0:16, :]")
-            lo = self._const_int(item.lower, 0, node)
-            hi = self._const_int(item.upper, extent, node)
+            lo = self._bound(item.lower, 0, node)
+            hi = self._bound(item.upper, extent, node)
+            ext = self._static_extent(hi, lo, item, node)
             offs.append(lo)
-            exts.append(hi - lo)
+            exts.append(ext)
         self._check_scope(node, "tensor.slice")
-        return self._make(node, "tensor.slice", [base, _tuple(exts, self.span(node)), _tuple(offs, self.span(node))])
+        span = self.span(node)
+        return self._make(node, "tensor.slice", [base, _tuple(exts, span), MakeTuple(tuple(offs), span=span)])
 
-    def _const_int(self, node: ast.expr | None, default: int, where: ast.AST) -> int:
+    def _bound(self, node: ast.expr | None, default: int, where: ast.AST) -> Expr:
+        """A slice bound: a ConstInt when it folds to an integer, else an integer scalar expression."""
+        from tilefold.ir.types import DataType
+
         if node is None:
-            return default
+            return ConstInt(default, DataType.INDEX, span=self.span(where))
         v = self._fold_number(node)
-        if v is None:
-            e = self._expr(node)  # e.g. pl.tensor.dim(a, 0) of a static shape
-            v = e.value if isinstance(e, ConstInt) else None
-        if not isinstance(v, int):
-            raise self.error(node, "tensor slice bounds must be compile-time integers",
-                             hint="use constants (module-level names are fine); pl.assemble takes dynamic offsets")
-        return v
+        if isinstance(v, int) and not isinstance(v, bool):
+            return ConstInt(v, DataType.INDEX, span=self.span(node))
+        e = self._expr(node)  # e.g. pl.tensor.dim(a, 0), a loop variable, k * K_CHUNK
+        if isinstance(e, ConstInt):
+            return e
+        if not isinstance(e.type, ScalarType) or e.type.dtype.is_float:
+            raise self.error(node, "tensor slice bounds must be integers (constants or integer scalar expressions)",
+                             hint="e.g. a[i * 64 : (i + 1) * 64, :] with i a loop variable")
+        return e
+
+    def _static_extent(self, hi: Expr, lo: Expr, item: ast.Slice, where: ast.AST) -> int:
+        from tilefold.analysis.affine import constant_difference
+
+        ext = constant_difference(hi, lo, self._scalar_defs)
+        node = item if hasattr(item, "lineno") else where
+        if ext is None:
+            raise self.error(node, "tensor slice extent must be a compile-time constant: cannot prove that hi - lo "
+                                   "is the same for every value of the variables",
+                             hint="write the window as `lo : lo + EXTENT` with a constant EXTENT (e.g. "
+                                  "a[k0 : k0 + 128, :]), or use pl.slice(a, [rows, cols], [row_off, col_off])")
+        if ext <= 0:
+            raise self.error(node, f"tensor slice extent hi - lo = {ext} is not positive",
+                             hint="write lo < hi")
+        return ext
 
     def _make(self, node: ast.AST, opname: str, args: list[Expr], attrs: dict[str, Any] | None = None) -> Expr:
         from tilefold.ops.registry import make_call
@@ -473,6 +502,9 @@ class JitParser(Parser):
                 if name == "dynamic" and node.args and isinstance(node.args[0], ast.Constant) \
                         and node.args[0].value in getattr(self, "_dyn_vars", {}):
                     return self._dyn_vars[node.args[0].value]
+                if name == "full":  # whole-array creation: a tensor-level op (ops__00-dispatch)
+                    self._check_scope(node, "tensor.full")
+                    return self._checked_op(node, "tensor.full")
                 if name == "create_tile":
                     return self._checked_op(node, "tile.create")
                 if name == "read":
@@ -484,6 +516,10 @@ class JitParser(Parser):
                     raise NotSupportedError(_REFUSED[name], span=self.span(node), hint="see docs/dsl.md (jit form)")
                 if base.attr == "tensor" and name == "dim":
                     return self._dim(node)
+                if name == "full":
+                    if base.attr == "tensor":
+                        self._check_scope(node, "tensor.full")
+                    return self._checked_op(node, f"{base.attr}.full")
                 if base.attr == "tensor" and name == "read":
                     return self._checked_op(node, "tensor.read")
                 if name in DISPATCHED:

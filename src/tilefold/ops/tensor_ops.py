@@ -134,6 +134,7 @@ _SCALAR_FORMS = {"adds": "add", "subs": "sub", "muls": "mul", "divs": "div", "ma
 _NP_UNARY = {"exp": np.exp, "neg": np.negative, "abs": np.abs, "sqrt": np.sqrt, "log": np.log,
              "rsqrt": lambda x: 1.0 / np.sqrt(x), "recip": lambda x: 1.0 / x, "relu": lambda x: np.maximum(x, 0)}
 _NP_REDUCE = {"sum": np.sum, "max": np.max, "min": np.min}
+_COMBINE = {"sum": ("tile.add", 0.0), "max": ("tile.maximum", float("-inf")), "min": ("tile.minimum", float("inf"))}
 _EXPAND = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
 
 
@@ -161,8 +162,10 @@ for _n, _fn in _NP_UNARY.items():
 for _r, _fn in _NP_REDUCE.items():
     _declare(f"row_{_r}", (Param("tensor", V),), _reduce_infer(f"tensor.row_{_r}", 1), OpKind.ROW_REDUCTION,
              (lambda f: lambda a, k: f(_f32(a[0]), axis=1, keepdims=True))(_fn), f"tile.row_{_r}")
+    # combine / identity: how partial column reductions of row blocks add up (ConvertTensorToTileOps tiles them)
     _declare(f"col_{_r}", (Param("tensor", V),), _reduce_infer(f"tensor.col_{_r}", 0), OpKind.COL_REDUCTION,
-             (lambda f: lambda a, k: f(_f32(a[0]), axis=0, keepdims=True))(_fn), f"tile.col_{_r}")
+             (lambda f: lambda a, k: f(_f32(a[0]), axis=0, keepdims=True))(_fn), f"tile.col_{_r}",
+             combine=_COMBINE[_r][0], identity=_COMBINE[_r][1])
 for _e, _fn in _EXPAND.items():
     _declare(f"row_expand_{_e}", (Param("target", V), Param("vector", V)), _expand_infer(f"tensor.row_expand_{_e}", 1),
              OpKind.ROW_BROADCAST, (lambda f: lambda a, k: f(_f32(a[0]), _f32(a[1])))(_fn), f"tile.row_expand_{_e}")
@@ -219,17 +222,34 @@ def _ints(op: str, e: Expr | Any, what: str) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _offsets(op: str, e: Expr | Any) -> tuple[int | None, ...]:
+    """Window offsets: ints where constant, None where a scalar index expression (a loop variable's multiple:
+    ConvertTensorToTileOps proves such a window inside the tensor or leaves it to the device's bounds check)."""
+    elems = e.elements if isinstance(e, MakeTuple) else e
+    out: list[int | None] = []
+    for x in elems:
+        if isinstance(x, (ConstInt, int)):
+            out.append(x.value if isinstance(x, ConstInt) else x)
+        elif isinstance(getattr(x, "type", None), ScalarType) and not x.type.dtype.is_float:
+            out.append(None)
+        else:
+            raise _fail(op, "offsets must be integer constants or integer scalar expressions",
+                        "use constants or loop-variable expressions such as i * 64")
+    return tuple(out)
+
+
 def _infer_slice(args, attrs) -> Type:
     op = "tensor.slice"
     a = _tensor(op, args, 0)
     shape = _static(op, a)
     ext = _ints(op, args[1], "shape")
-    offs = _ints(op, args[2], "offsets")
+    offs = _offsets(op, args[2])
     if len(ext) != len(shape) or len(offs) != len(shape):
         raise _fail(op, "shape and offsets need one entry per axis", f"the tensor has rank {len(shape)}")
     for axis, (o, e, d) in enumerate(zip(offs, ext, shape, strict=True)):
-        if o < 0 or e <= 0 or o + e > d:
-            raise _fail(op, f"window [{o}:{o + e}) on axis {axis} is outside the extent {d}",
+        if e <= 0 or e > d or (o is not None and (o < 0 or o + e > d)):
+            at = "?" if o is None else o
+            raise _fail(op, f"window [{at}:{at}+{e}) on axis {axis} is outside the extent {d}",
                         f"use a window inside [0, {d})")
     return TensorType(make_shape(ext), a.dtype)
 
@@ -249,7 +269,7 @@ def _infer_assemble(args, attrs) -> Type:
     dst = _tensor(op, args, 0, "target")
     src = _tensor(op, args, 1, "value")
     dshape, sshape = _dims(dst), _dims(src)
-    offs = _ints(op, args[2], "offsets")
+    offs = _offsets(op, args[2])
     if len(offs) != len(dshape) or len(sshape) != len(dshape):
         raise _fail(op, f"value rank {len(sshape)} / offsets {len(offs)} do not match the target rank {len(dshape)}",
                     "give one offset per target axis and a value of the same rank")
@@ -259,8 +279,9 @@ def _infer_assemble(args, attrs) -> Type:
                 raise _fail(op, f"axis {axis} has a dynamic extent: only whole-axis writes at offset 0 are supported",
                             "write the whole dynamic axis (out[:, ...] = value)")
             continue
-        if o < 0 or o + e > d:
-            raise _fail(op, f"the value [{o}:{o + e}) on axis {axis} is outside the target extent {d}",
+        if e > d or (o is not None and (o < 0 or o + e > d)):
+            at = "?" if o is None else o
+            raise _fail(op, f"the value [{at}:{at}+{e}) on axis {axis} is outside the target extent {d}",
                         f"write a value that fits inside [0, {d}) at that offset")
     if src.dtype is not dst.dtype:
         raise _fail(op, f"value dtype {src.dtype.name} differs from target dtype {dst.dtype.name}",
@@ -292,6 +313,36 @@ def _infer_concat(args, attrs) -> Type:
                     "pl.concat joins two tensors with the same row count and dtype along axis 1")
     return TensorType(make_shape((m, n1 + n2)), a.dtype)
 
+
+def _infer_matmul_acc(args, attrs) -> Type:
+    op = "tensor.matmul_acc"
+    acc = _tensor(op, args, 0, "accumulator")
+    product = _infer_matmul(args[1:], {})
+    assert isinstance(product, TensorType)
+    if not _same_dims(_dims(acc), _dims(product)):
+        raise _fail(op, f"accumulator {_fmt(_dims(acc))} does not match lhs x rhs {_fmt(_dims(product))}",
+                    "accumulate into the result of pl.matmul(lhs, rhs, out_dtype=pl.FP32)")
+    return TensorType(acc.shape, acc.dtype)
+
+
+_declare("matmul_acc", (Param("acc", V), Param("lhs", V), Param("rhs", V)), _infer_matmul_acc, OpKind.MATMUL,
+         lambda a, k: np.asarray(a[0], np.float32) + np.asarray(a[1], np.float32) @ np.asarray(a[2], np.float32),
+         "tile.matmul_acc")
+
+
+def _infer_full(args, attrs) -> Type:
+    op = "tensor.full"
+    shape = attrs.get("shape")
+    if not isinstance(shape, (list, tuple)) or not shape or not all(isinstance(x, int) and x > 0 for x in shape):
+        raise _fail(op, "shape must be a list of positive integer constants", "e.g. pl.full([64, 64], ...)")
+    dt = attrs.get("dtype")
+    if not isinstance(dt, DataType):
+        raise _fail(op, "dtype must be a data type", "e.g. pl.full([64, 64], dtype=pl.FP32, value=0.0)")
+    return TensorType(make_shape(tuple(shape)), dt)
+
+
+_declare("full", (Param("shape", A), Param("dtype", A, DataType.FP32), Param("value", A, 0.0)), _infer_full,
+         OpKind.CREATE, lambda a, k: np.full(k["shape"], k["value"], dtype=np.float64), "tile.full")
 
 _declare("concat", (Param("lhs", V), Param("rhs", V)), _infer_concat, OpKind.OTHER,
          lambda a, k: np.concatenate([np.asarray(a[0]), np.asarray(a[1])], axis=1), "tile.store")

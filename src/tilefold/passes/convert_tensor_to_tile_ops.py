@@ -8,14 +8,21 @@ expansions by a whole ``[1, N]`` vector, matmul by a whole right-hand side, full
 tiled. A row-local region is cut into ``M / R`` blocks of ``R`` rows, ``R`` the largest divisor of ``M`` whose
 tiles all fit: the sum of every tile of one block (no reuse assumed, so the bound is safe) within half of Vec, and
 the matmul operands within Mat (chip facts from ``tilefold.targets``). Blocks become a ``pl.range`` loop carrying
-the written tensors. Tiles get the memory their first consumer asks for through the registry's op kinds (matmul
-operands Mat, everything else Vec); InferTileMemorySpace does the rest.
+the written tensors. Column reductions of row-local values whose results are only written are tiled too: an
+accumulator starting at the reduction's identity combines each block's partial result (registry facts
+``combine`` / ``identity``). Tiles get the memory their first consumer asks for through the registry's op kinds
+(matmul operands Mat, everything else Vec); InferTileMemorySpace does the rest.
+
+Functions with tensor-level ops inside loops or ifs, or with windows at dynamic offsets, take the structured path
+(``_Structured``): whole-value tiles, loop-carried / branch-merged tiles, loads and stores at the windows' offsets,
+each dynamic window bounded over the loop ranges (``tilefold.analysis.affine``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from tilefold.analysis.scalar_facts import add_index
 from tilefold.errors import NotSupportedError, Span
 from tilefold.ir.expr import Call, ConstInt, Expr, FloorDiv, IterArg, MakeTuple, Mul, Var
 from tilefold.ir.stmt import (
@@ -109,23 +116,57 @@ class _Lowering:
     # -------------------------------------------------------------- planning
 
     def rows(self) -> int | None:
-        """M when the region is row-local, else None."""
+        """M when the region is row-local, else None. A column reduction of row-local values is row-local too
+        when its ``[1, N]`` result is only written (each row block adds its partial reduction into an
+        accumulator; the writes happen after the blocks)."""
+        cols = {s.var for s in self.region if (o := op_of(s.value)) is not None and o.kind is OpKind.COL_REDUCTION}
+        for s in self.region:
+            for i, a in enumerate(s.value.args):
+                if a in cols and not (s.value.op_name == "tensor.assemble" and i == 1):
+                    return None  # a column reduction consumed by compute: not tiled
         writes = [s for s in self.region if s.value.op_name == "tensor.assemble"]
-        if not writes:
+        deferred = [w for w in writes if w.value.args[1] in cols]
+        row_writes = [w for w in writes if w not in deferred]
+        if row_writes:
+            m = _shape(row_writes[0].value.args[1].type)[0]  # the rows written (a window of the destination)
+        elif cols:
+            m = _shape(next(s for s in self.region if s.var in cols).value.args[0].type)[0]
+        else:
             return None
-        m = _shape(writes[0].value.args[0].type)[0]
+        self.deferred = {w.var for w in deferred}
+        shifted: set[Var] = set()  # tensors written at other rows than the block's own
         for s in self.region:
             op = op_of(s.value)
             assert op is not None
+            if s.var in self.deferred:
+                _ints(s.value.args[2])  # constant offsets: the accumulator is written whole after the blocks
+                continue
+            if s.var in cols:
+                if not _same_dim(_shape(s.value.args[0].type)[0], m):
+                    return None
+                continue
             if s.value.op_name == "tensor.assemble":
                 dst, val = s.value.args[0].type, s.value.args[1].type
-                if not _same_dim(_shape(dst)[0], m) or not _same_dim(_shape(val)[0], m) \
-                        or _ints(s.value.args[2])[0] != 0:
+                row0 = _ints(s.value.args[2])[0]
+                if not _same_dim(_shape(val)[0], m):
                     return None
-            elif op.kind not in _ROW_LOCAL:
+                if row0 != 0 or not _same_dim(_shape(dst)[0], m):  # a window of rows: static extents only
+                    if not isinstance(m, int) or not isinstance(_shape(dst)[0], int):
+                        return None
+                    shifted.add(self.root[s.var])
+            elif s.value.op_name == "tensor.slice":  # a window of m rows of a tensor not written here
+                src = s.value.args[0]
+                if src in self.root or _ints(s.value.args[1])[0] != m or not isinstance(m, int):
+                    return None
+            elif op.kind not in _ROW_LOCAL and s.value.op_name != "tensor.full":  # a fill is row-local too
                 return None
             elif len(_shape(s.var.type)) != 2 or not _same_dim(_shape(s.var.type)[0], m):
                 return None
+        for s in self.region:  # a block reading back a tensor written at shifted rows would read other blocks'
+            for i, a in enumerate(s.value.args):
+                if isinstance(a, Var) and self.root.get(a) in shifted and not (
+                        s.value.op_name == "tensor.assemble" and i == 0):
+                    return None
         return m
 
     def row_operand(self, call: Call, i: int, m: int) -> bool:
@@ -155,8 +196,8 @@ class _Lowering:
             for i, a in enumerate(call.args):
                 if not isinstance(a, Var) or not isinstance(a.type, TensorType):
                     continue
-                if call.op_name == "tensor.assemble" and i == 0:
-                    continue
+                if call.op_name in ("tensor.assemble", "tensor.slice") and i == 0:
+                    continue  # a destination / a sliced source: only the window moves (sized as the result)
                 if a in results:
                     key: Any = ("result", a)
                 else:
@@ -253,6 +294,21 @@ class _Lowering:
             assert op is not None
             name = call.op_name
             span = call.span
+            if name == "tensor.assemble" and s.var in self.deferred:
+                if not self.acc_iters:  # not tiled: the reduction's tile is the whole result
+                    self.write_whole(s, current)
+                continue  # tiled: written after the row blocks
+            if op.kind is OpKind.COL_REDUCTION and s.var in self.acc_iters:
+                part = make_call(op.extra["tile_op"], [self.operand(call, 0, MemorySpace.Vec, m, r, row_off)], {},
+                                 span=span)
+                pv = Var(self.fresh(f"{s.var.name}_part"), part.type, span)
+                self.out.append(AssignStmt(pv, part, span=span))
+                comb = make_call(op.extra["combine"], [self.acc_current[s.var], pv], {}, span=span)
+                cv = Var(self.fresh(s.var.name), comb.type, span)
+                self.out.append(AssignStmt(cv, comb, span=span))
+                self.acc_current[s.var] = cv
+                self.tiles[s.var] = cv
+                continue
             if name == "tensor.assemble":
                 dst = call.args[0]
                 assert isinstance(dst, Var)
@@ -272,9 +328,8 @@ class _Lowering:
                     else:
                         raise NotSupportedError("pl.assemble writes a tensor value", span=span if span.line else None,
                                                 hint="assemble the result of a tensor op or a tensor parameter")
-                    o = [row_off if m is not None else _idx(offs[0])] + [_idx(x) for x in offs[1:]]
-                    if m is not None and offs[0]:
-                        raise NotSupportedError("internal: row-tiled write at a row offset")
+                    o = [add_index(_idx(offs[0]), row_off) if m is not None else _idx(offs[0])] \
+                        + [_idx(x) for x in offs[1:]]
                     if len(o) > 1:
                         o[-1] = _idx(offs[-1] + col)
                     st = make_call("tile.store", [tile, _tup(o), current[root]], {}, span=span)
@@ -282,6 +337,7 @@ class _Lowering:
                     self.out.append(AssignStmt(nv, st, span=span))
                     current[root] = nv
                 self.final[s.var] = root
+                self.emitted[s.var] = current[root]
                 continue
             if name == "tensor.concat":
                 self.concat[s.var] = (call.args[0], call.args[1])
@@ -293,7 +349,12 @@ class _Lowering:
                                             span=span if span.line else None,
                                             hint="slice a tensor parameter: a[0:16, :]")
                 ext, offs = _ints(call.args[1]), _ints(call.args[2])
-                ld = make_call("tile.load", [src, _tup([_idx(x) for x in offs]), _tup([_idx(x) for x in ext])],
+                where: list[Expr] = [_idx(x) for x in offs]
+                src = self.emitted.get(src, src)  # a tensor written earlier in the (untiled) region
+                if m is not None:  # row-local: this block's rows of the window
+                    where[0] = add_index(_idx(offs[0]), row_off)
+                    ext = [r, *ext[1:]]
+                ld = make_call("tile.load", [src, _tup(where), _tup([_idx(x) for x in ext])],
                                {"target_memory": self.cube_operands.get(s.var, MemorySpace.Vec)}, span=span)
                 t = Var(self.fresh(s.var.name), ld.type, span)
                 self.out.append(AssignStmt(t, ld, span=span))
@@ -307,14 +368,33 @@ class _Lowering:
             for k, v in call.kwargs:
                 if k not in attrs and k not in ("a_trans", "b_trans") and v is not None:
                     raise NotSupportedError(f"{name}: option {k}={v!r} has no tile-level form")
+            if name == "tensor.full" and m is not None:  # one block of the fill
+                attrs["shape"] = (r, *tuple(attrs["shape"])[1:])
             tc = make_call(tile_op.name, args, attrs, span=span)
             t = Var(self.fresh(s.var.name), tc.type, span)
             self.out.append(AssignStmt(t, tc, span=span))
             self.tiles[s.var] = t
 
+    def write_whole(self, s: AssignStmt, current: dict[Var, Var]) -> None:
+        """``tensor.assemble`` of a column reduction's ``[1, N]`` tile at its constant offsets."""
+        call = s.value
+        dst = call.args[0]
+        assert isinstance(dst, Var)
+        root = self.root[dst]
+        st = make_call("tile.store", [self.tiles[call.args[1]], _tup([_idx(x) for x in _ints(call.args[2])]),
+                                      current[root]], {}, span=call.span)
+        nv = Var(self.fresh(root.name), st.type, call.span)
+        self.out.append(AssignStmt(nv, st, span=call.span))
+        current[root] = nv
+        self.final[s.var] = root
+
     def run(self) -> tuple[list[Stmt], dict[Var, Var]]:
         """Statements replacing the region and the map written-tensor result -> final tensor."""
         self.tiles_planned: set[Var] = set()
+        self.deferred: set[Var] = set()
+        self.emitted: dict[Var, Var] = {}  # a written tensor's SSA value -> the store result standing for it
+        self.acc_iters: dict[Var, IterArg] = {}
+        self.acc_current: dict[Var, Var] = {}
         # a slice read by the cube is loaded straight into Mat (there is no Vec -> Mat path)
         self.cube_operands: dict[Var, MemorySpace] = {
             a: MemorySpace.Mat for s in self.region if (o := op_of(s.value)) is not None and o.kind is OpKind.MATMUL
@@ -334,29 +414,56 @@ class _Lowering:
             current = {x: x for x in roots}
             self.lower(None if m is None else m, m or 0, _idx(0), current)
             return self.out, {v: current[root] for v, root in self.final.items()}
+        # column reductions: accumulators of [1, N] carried by the block loops, starting at the identity
+        pre: list[Stmt] = []
+        accs: dict[Var, Var] = {}
+        for s in self.region:
+            op = op_of(s.value)
+            if op is not None and op.kind is OpKind.COL_REDUCTION:
+                t = s.var.type
+                init = make_call("tile.full", [], {"shape": tuple(_shape(t)), "dtype": t.dtype,
+                                                   "value": op.extra["identity"]}, span=s.value.span)
+                v = Var(self.fresh(f"{s.var.name}_init"), init.type, s.value.span)
+                pre.append(AssignStmt(v, init, span=s.value.span))
+                accs[s.var] = v
         # a loop over row blocks carrying every written tensor
         if isinstance(m, int):
-            loop, finals = self.block_loop(m, r, roots, {x: x for x in roots}, _idx(0), _idx(m // r))
-            return [loop], {v: finals[root] for v, root in self.final.items()}
-        # dynamic row count M: blocks of r rows over [0, M // r * r), then single rows up to M
-        full = FloorDiv(m, _idx(r), DataType.INDEX)
-        main, after_main = self.block_loop(m, r, roots, {x: x for x in roots}, _idx(0), full)
-        tail, finals = self.block_loop(m, 1, roots, after_main, Mul(full, _idx(r), DataType.INDEX), m, unit=True)
-        return [main, tail], {v: finals[root] for v, root in self.final.items()}
+            loop, finals, accs = self.block_loop(m, r, roots, {x: x for x in roots}, _idx(0), _idx(m // r), accs)
+            loops = [loop]
+        else:  # dynamic row count M: blocks of r rows over [0, M // r * r), then single rows up to M
+            full = FloorDiv(m, _idx(r), DataType.INDEX)
+            main, after_main, accs = self.block_loop(m, r, roots, {x: x for x in roots}, _idx(0), full, accs)
+            tail, finals, accs = self.block_loop(m, 1, roots, after_main, Mul(full, _idx(r), DataType.INDEX), m,
+                                                 accs, unit=True)
+            loops = [main, tail]
+        self.out, self.acc_iters = [], {}
+        self.tiles = dict(accs)
+        for s in self.region:  # the column reductions' results, written after the blocks
+            if s.var in self.deferred:
+                self.write_whole(s, finals)
+        return [*pre, *loops, *self.out], {v: finals[root] for v, root in self.final.items()}
 
     def block_loop(self, m: Any, r: int, roots: list[Var], inits: dict[Var, Var], start: Expr, stop: Expr,
-                   unit: bool = False) -> tuple[ForStmt, dict[Var, Var]]:
-        """``for i in range(start, stop)`` over blocks of ``r`` rows (row ``i`` itself when ``unit``)."""
+                   acc_inits: dict[Var, Var], unit: bool = False
+                   ) -> tuple[ForStmt, dict[Var, Var], dict[Var, Var]]:
+        """``for i in range(start, stop)`` over blocks of ``r`` rows (row ``i`` itself when ``unit``), carrying
+        the written tensors and the column-reduction accumulators."""
         self.tiles, self.loads, self.out, self.concat = {}, {}, [], {}
         i = Var(self.fresh("row" if unit else "row_block"), _IDX)
         iter_args = tuple(IterArg(self.fresh(f"{x.name}_iter"), x.type, x.span, init=inits[x]) for x in roots)
+        self.acc_iters = {v: IterArg(self.fresh(f"{v.name}_acc"), a.type, a.span, init=a)
+                          for v, a in acc_inits.items()}
+        self.acc_current = dict(self.acc_iters)
         current = dict(zip(roots, iter_args, strict=True))
         row_off = i if unit else Mul(i, _idx(r), DataType.INDEX)
         self.lower(m, r, row_off, current)
-        body = [*self.out, YieldStmt(tuple(current[x] for x in roots))]
+        accs = list(self.acc_iters)
+        body = [*self.out, YieldStmt(tuple(current[x] for x in roots) + tuple(self.acc_current[v] for v in accs))]
         rvs = tuple(Var(self.fresh(x.name), x.type, x.span) for x in roots)
-        loop = ForStmt(i, start, stop, _idx(1), iter_args, SeqStmts(tuple(body)), rvs, span=self.fn.span)
-        return loop, dict(zip(roots, rvs, strict=True))
+        acc_rvs = tuple(Var(self.fresh(v.name), self.acc_iters[v].type, v.span) for v in accs)
+        loop = ForStmt(i, start, stop, _idx(1), (*iter_args, *self.acc_iters.values()), SeqStmts(tuple(body)),
+                       (*rvs, *acc_rvs), span=self.fn.span)
+        return loop, dict(zip(roots, rvs, strict=True)), dict(zip(accs, acc_rvs, strict=True))
 
 
 class _HasTensorOps(IRVisitor):
@@ -391,28 +498,41 @@ def _hoist(stmts: list[Stmt]) -> list[Stmt]:
             args = tuple(flat(a) for a in s.value.args)
             if any(x is not y for x, y in zip(args, s.value.args, strict=True)):
                 s = s.with_fields(value=s.value.with_fields(args=args))
+        elif isinstance(s, YieldStmt):  # x = pl.yield_(pl.maximum(prev, blk)): the op first, then the yield
+            values = tuple(flat(v) for v in s.values)
+            if any(x is not y for x, y in zip(values, s.values, strict=True)):
+                s = s.with_fields(values=values)
         out.append(s)
     return out
 
 
 class _Structured:
-    """Whole-tensor lowering of a function whose tensor-level ops sit in loops (``t = pl.add(t, a)`` carried by
-    a ``pl.range``): every computed tensor becomes a tile of its whole shape, loop-carried computed tensors
-    become tile iteration arguments, GM tensors are loaded where they are read and ``assemble`` stores. Not
-    tiled: the tiles must fit on chip (memory planning says so otherwise)."""
+    """Whole-value lowering of a function whose tensor-level ops sit in loops or ifs, or read / write windows at
+    dynamic offsets (``a[k0 : k0 + K, :]``, ``pl.assemble(out, y, [i * 128, 0])``): every computed tensor becomes
+    a tile of its whole shape, loop-carried and branch-merged computed tensors become tile iteration arguments /
+    if results, a slice of a GM tensor is a ``tile.load`` of its window at its (possibly dynamic) offsets, a
+    write is a ``tile.store`` at its offsets into the current value of its tensor. Not tiled: the tiles must fit
+    on chip (memory planning says so otherwise). A dynamic window is checked against the tensor from the ranges
+    of the loop variables it depends on (``tilefold.analysis.affine``): provably outside is an error, unprovable
+    (a scalar parameter offset) is left to the device's bounds check (the simulator's OutOfBounds fault)."""
 
     def __init__(self, fn: Function) -> None:
         self.fn = fn
         self.tile: dict[Var, Expr] = {}  # computed tensor value -> its tile
         self.gm: dict[Var, Expr] = {}  # tensor variable -> the GM tensor value standing for it now
-        self.mat: set[Var] = {a for s in _walk_assigns(fn.body) if (o := op_of(s.value)) is not None
-                              and o.kind is OpKind.MATMUL for a in s.value.args if isinstance(a, Var)}
+        self.mat: set[Var] = set()  # tensor values read by the cube (loaded into Mat)
+        self.defs: dict[Var, Expr] = {}  # scalar variable -> its defining expression
+        self.ranges: dict[Var, tuple[int, int]] = {}  # loop variable -> [first, last] value
+        self.loaded: dict[tuple[Expr, MemorySpace], Var] = {}  # whole-tensor loads visible in the current block
 
-    def operand(self, e: Expr, out: list[Stmt], mem: MemorySpace) -> Expr:
+    def operand(self, e: Expr, out: list[Stmt], mem: MemorySpace, cache: bool = True) -> Expr:
         if isinstance(e, Var) and e in self.tile:
             return self.tile[e]
         if isinstance(e, Var) and isinstance(e.type, TensorType):
             src = self.gm.get(e, e)
+            got = self.loaded.get((src, mem))
+            if got is not None:  # loaded already in this block or an enclosing one (a write makes a new value)
+                return got
             shape = _shape(e.type)
             if not all(isinstance(x, int) for x in shape):
                 raise NotSupportedError("a dynamic extent in a tensor-level loop is not supported",
@@ -421,18 +541,53 @@ class _Structured:
                              {"target_memory": mem}, span=e.span)
             v = Var(f"{e.name}_tile", call.type, e.span)
             out.append(AssignStmt(v, call, span=e.span))
+            if cache:
+                self.loaded[(src, mem)] = v
             return v
         return self.gm.get(e, e) if isinstance(e, Var) else e
 
+    def check_window(self, tensor_type: Any, offsets: Expr, extents: list[Any], span: Span | None,
+                     what: str) -> None:
+        """Refuse a window that provably leaves the tensor for some value of the loop variables."""
+        from tilefold.analysis.affine import affine_form, interval
+        from tilefold.errors import TypeInferenceError
+
+        if not isinstance(offsets, MakeTuple):
+            return
+        for axis, (o, ext, dim) in enumerate(zip(offsets.elements, extents, _shape(tensor_type), strict=False)):
+            if isinstance(o, ConstInt) or not isinstance(ext, int) or not isinstance(dim, int):
+                continue  # constant windows were checked by type inference; dynamic extents at run time
+            form = affine_form(o, self.defs)
+            iv = interval(form, self.ranges) if form is not None else None
+            if iv is not None and (iv[0] < 0 or iv[1] + ext > dim):
+                raise TypeInferenceError(
+                    f"{what}: the window of {ext} on axis {axis} starts at offsets {iv[0]}..{iv[1]} over the loop, "
+                    f"so it leaves the extent {dim} (it must stay inside [0, {dim}))",
+                    span=span, hint=f"bound the loop so that offset + {ext} <= {dim} on every iteration")
+
     def block(self, stmts: list[Stmt]) -> list[Stmt]:
+        from tilefold.ir.stmt import IfStmt
         from tilefold.ir.visitor import substitute
 
+        stmts = _hoist(stmts)
+        for s in stmts:  # slices read by the cube load straight into Mat (there is no Vec -> Mat path)
+            if isinstance(s, AssignStmt) and (o := op_of(s.value)) is not None and o.kind is OpKind.MATMUL:
+                self.mat.update(a for a in s.value.args if isinstance(a, Var))
         out: list[Stmt] = []
-        for s in _hoist(stmts):
+        outer_loads = dict(self.loaded)  # loads made in this block are not visible after it
+        for s in stmts:
             if isinstance(s, AssignStmt) and isinstance(s.value, Call) and _is_tensor_op(s.value):
                 self.tensor_op(s, out)
+            elif isinstance(s, AssignStmt) and isinstance(s.value, Var) and isinstance(s.value.type, TensorType):
+                # m = m_new: an alias of a tensor value, no data moves
+                if s.value in self.tile:
+                    self.tile[s.var] = self.tile[s.value]
+                else:
+                    self.gm[s.var] = self.gm.get(s.value, s.value)
             elif isinstance(s, ForStmt):
                 out.append(self.loop(s))
+            elif isinstance(s, IfStmt):
+                out.append(self.branch(s))
             elif isinstance(s, YieldStmt):
                 out.append(s.with_fields(values=tuple(self.tile.get(v, self.gm.get(v, v)) if isinstance(v, Var)
                                                       else v for v in s.values)))
@@ -440,15 +595,19 @@ class _Structured:
                 probe = _HasTensorOps()
                 probe.visit_stmt(s)
                 if probe.nested:
-                    raise NotSupportedError(f"function {self.fn.name!r}: tensor-level ops inside an if are not "
-                                            "supported", span=getattr(s, "span", None),
-                                            hint="compute both branches' values before the if, or use tile ops")
+                    raise NotSupportedError(f"function {self.fn.name!r}: tensor-level ops inside a "
+                                            f"{type(s).__name__} are not supported", span=getattr(s, "span", None),
+                                            hint="use a pl.range loop or an if, or write this part with tile ops")
                 for v in collect_uses(s):
                     if v in self.tile:
                         raise NotSupportedError(f"{v.name!r} is a tensor-level value used by a tile-level statement",
                                                 span=getattr(s, "span", None),
                                                 hint=f"write it to a tensor first (out[:] = {v.name})")
-                out.append(substitute(s, dict(self.gm)) if self.gm else s)
+                s = substitute(s, dict(self.gm)) if self.gm else s
+                if isinstance(s, AssignStmt) and isinstance(s.var.type, ScalarType) and not isinstance(s.value, Call):
+                    self.defs[s.var] = s.value
+                out.append(s)
+        self.loaded = outer_loads
         return out
 
     def tensor_op(self, s: AssignStmt, out: list[Stmt]) -> None:
@@ -456,17 +615,34 @@ class _Structured:
         op = op_of(call)
         assert op is not None and isinstance(call, Call)
         span = call.span
+        where = span if span.line else None
         if call.op_name == "tensor.assemble":
             dst = call.args[0]
             value = self.operand(call.args[1], out, MemorySpace.Vec)
+            self.check_window(dst.type, call.args[2], list(_shape(call.args[1].type)), where, "pl.assemble")
             st = make_call("tile.store", [value, call.args[2], self.gm.get(dst, dst)], {}, span=span)
             nv = Var(s.var.name, st.type, span)
             out.append(AssignStmt(nv, st, span=span))
             self.gm[s.var] = nv
             return
-        if call.op_name in ("tensor.slice", "tensor.concat"):
-            raise NotSupportedError(f"{call.op_name} inside a loop is not supported", span=span if span.line else None,
-                                    hint="slice / concatenate outside the loop")
+        if call.op_name == "tensor.slice":
+            src = call.args[0]
+            if not isinstance(src, Var) or src in self.tile:
+                raise NotSupportedError("slicing a computed tensor is not supported", span=where,
+                                        hint="slice a tensor parameter (a[0:16, :]), or write the computed value "
+                                             "to a tensor first")
+            ext = _ints(call.args[1])
+            self.check_window(src.type, call.args[2], ext, where, "tensor slice")
+            mem = MemorySpace.Mat if s.var in self.mat else MemorySpace.Vec
+            ld = make_call("tile.load", [self.gm.get(src, src), call.args[2], _tup([_idx(x) for x in ext])],
+                           {"target_memory": mem}, span=span)
+            v = Var(s.var.name, ld.type, span)
+            out.append(AssignStmt(v, ld, span=span))
+            self.tile[s.var] = v
+            return
+        if call.op_name == "tensor.concat":
+            raise NotSupportedError("tensor.concat inside a loop, an if or next to a dynamic window is not supported",
+                                    span=where, hint="concatenate in a straight-line scope of its own")
         mem = MemorySpace.Mat if op.kind is OpKind.MATMUL else MemorySpace.Vec
         tile_op = find_op(op.extra["tile_op"])
         assert tile_op is not None
@@ -477,12 +653,42 @@ class _Structured:
         out.append(AssignStmt(v, tc, span=span))
         self.tile[s.var] = v
 
-    def loop(self, s: ForStmt) -> ForStmt:
+    def carried(self, value: Expr, want_tile: bool, out: list[Stmt]) -> Expr:
+        """A value entering a carried slot (init or yield): a GM tensor where a tile is carried is loaded."""
+        if want_tile and isinstance(value, Var) and value not in self.tile and isinstance(value.type, TensorType):
+            return self.operand(value, out, MemorySpace.Vec, cache=False)
+        if isinstance(value, Var):
+            return self.tile.get(value, self.gm.get(value, value))
+        return value
+
+    def loop(self, s: ForStmt) -> ForStmt | SeqStmts:
+        from tilefold.analysis.affine import affine_form, interval, loop_value_range
+
+        bounds = []
+        for b in (s.start, s.stop, s.step):
+            form = affine_form(self.gm.get(b, b) if isinstance(b, Var) else b, self.defs)
+            bounds.append(form[1] if form is not None and not form[0] else None)
+        if None not in bounds and bounds[2]:
+            rng = loop_value_range(*bounds)  # type: ignore[arg-type]
+            if rng is not None:
+                self.ranges[s.loop_var] = rng
+        else:  # symbolic bounds: the variable lies between the bounds' intervals when those are known
+            lo = affine_form(s.start, self.defs)
+            hi = affine_form(s.stop, self.defs)
+            ilo = interval(lo, self.ranges) if lo is not None else None
+            ihi = interval(hi, self.ranges) if hi is not None else None
+            if ilo is not None and ihi is not None and bounds[2] is not None and bounds[2] > 0:
+                self.ranges[s.loop_var] = (ilo[0], ihi[1] - 1)
+        # which carried slots hold tiles: a slot is a tile when its init or its yielded value is computed
+        yielded = _final_yield(s.body)
+        pre: list[Stmt] = []
         new_iters = []
-        for ia in s.iter_args:
+        for k, ia in enumerate(s.iter_args):
             init = ia.init
-            if isinstance(init, Var) and init in self.tile:
-                t0 = self.tile[init]
+            y = yielded[k] if yielded is not None and k < len(yielded) else None
+            want_tile = (isinstance(init, Var) and init in self.tile) or _computed(y, s.body)
+            if want_tile and isinstance(ia.type, TensorType):
+                t0 = self.carried(init, True, pre)
                 nia = IterArg(ia.name, t0.type, ia.span, init=t0)
                 self.tile[ia] = nia
             else:
@@ -492,12 +698,81 @@ class _Structured:
                     self.gm[ia] = nia
             new_iters.append(nia)
         body = self.block(flatten_stmts(s.body))
+        body = self.fix_yield(body, [isinstance(ia.type, TileType) for ia in new_iters])
         rvs = []
         for ia, rv in zip(new_iters, s.return_vars, strict=True):
             nrv = Var(rv.name, ia.type, rv.span)
             (self.tile if isinstance(ia.type, TileType) else self.gm)[rv] = nrv
             rvs.append(nrv)
-        return s.with_fields(iter_args=tuple(new_iters), body=SeqStmts(tuple(body)), return_vars=tuple(rvs))
+        loop = s.with_fields(iter_args=tuple(new_iters), body=SeqStmts(tuple(body)), return_vars=tuple(rvs))
+        return SeqStmts((*pre, loop)) if pre else loop
+
+    def fix_yield(self, body: list[Stmt], tiles: list[bool]) -> list[Stmt]:
+        """Load the GM tensors a final yield passes where the carried slot is a tile."""
+        if not body or not isinstance(body[-1], YieldStmt):
+            return body
+        y = body[-1]
+        extra: list[Stmt] = []
+        values = []
+        for v, want in zip(y.values, tiles, strict=False):
+            if want and isinstance(v, Var) and isinstance(v.type, TensorType):
+                v = self.operand(v, extra, MemorySpace.Vec, cache=False)
+            values.append(v)
+        values += list(y.values[len(values):])
+        return [*body[:-1], *extra, y.with_fields(values=tuple(values))]
+
+    def branch(self, s: Any) -> Stmt:
+        """An if whose branches hold tensor-level ops: both bodies lowered; a result slot is a tile when either
+        branch yields a computed value there (the other branch's GM tensor is then loaded)."""
+        then_y = _final_yield(s.then_body) or ()
+        else_y = _final_yield(s.else_body) if s.else_body is not None else ()
+        then = self.block(flatten_stmts(s.then_body))
+        other = self.block(flatten_stmts(s.else_body)) if s.else_body is not None else None
+        tiles = []
+        for k in range(len(s.return_vars)):
+            a = then[-1].values[k] if then and isinstance(then[-1], YieldStmt) else None
+            b = other[-1].values[k] if other and isinstance(other[-1], YieldStmt) else None
+            tiles.append(isinstance(getattr(a, "type", None), TileType) or isinstance(getattr(b, "type", None),
+                                                                                          TileType))
+        del then_y, else_y
+        then = self.fix_yield(then, tiles)
+        other = self.fix_yield(other, tiles) if other is not None else None
+        rvs = []
+        for k, rv in enumerate(s.return_vars):
+            y = then[-1].values[k] if then and isinstance(then[-1], YieldStmt) else rv
+            t = y.type if tiles[k] else rv.type
+            nrv = Var(rv.name, t, rv.span)
+            if isinstance(t, TileType):
+                self.tile[rv] = nrv
+            elif isinstance(t, TensorType):
+                self.gm[rv] = nrv
+            rvs.append(nrv)
+        from tilefold.ir.visitor import IRMutator
+
+        cond = s.condition
+        if self.gm:
+            m = IRMutator()
+            m.var_map = dict(self.gm)
+            cond = m.mutate_expr(cond)
+        return s.with_fields(condition=cond, then_body=SeqStmts(tuple(then)),
+                             else_body=SeqStmts(tuple(other)) if other is not None else None,
+                             return_vars=tuple(rvs))
+
+
+def _final_yield(body: Stmt | None) -> tuple[Expr, ...] | None:
+    stmts = flatten_stmts(body) if body is not None else []
+    return stmts[-1].values if stmts and isinstance(stmts[-1], YieldStmt) else None
+
+
+def _computed(value: Expr | None, body: Stmt) -> bool:
+    """Is ``value`` (a yielded value) the result of a tensor-level compute op in ``body`` (not a write)?"""
+    if not isinstance(value, Var) or not isinstance(value.type, TensorType):
+        return False
+    for s in _walk_assigns(body):
+        if s.var is value:
+            op = op_of(s.value)
+            return op is not None and _is_tensor_op(s.value) and s.value.op_name != "tensor.assemble"
+    return False
 
 
 def _walk_assigns(stmt: Stmt) -> list[AssignStmt]:
@@ -525,6 +800,14 @@ def _convert_structured(fn: Function) -> Function:
     return fn.with_fields(body=SeqStmts(tuple(body)))
 
 
+def _dynamic_window(call: Call) -> bool:
+    """A slice or write at offsets that are not all constants."""
+    if call.op_name not in ("tensor.slice", "tensor.assemble"):
+        return False
+    offs = call.args[2]
+    return isinstance(offs, MakeTuple) and not all(isinstance(x, ConstInt) for x in offs.elements)
+
+
 def _convert(fn: Function, target: Any) -> Function:
     stmts = _hoist(flatten_stmts(fn.body))
     region = [s for s in stmts if isinstance(s, AssignStmt) and isinstance(s.value, Call) and _is_tensor_op(s.value)]
@@ -534,8 +817,13 @@ def _convert(fn: Function, target: Any) -> Function:
             probe = _HasTensorOps()
             probe.visit_stmt(s)
             nested |= probe.nested
-    if nested and all(isinstance(s, (AssignStmt, ForStmt, ReturnStmt, YieldStmt)) for s in stmts):
-        return _convert_structured(fn)  # tensor ops in loops: whole-tensor tiles, loop-carried tiles
+    from tilefold.ir.stmt import EvalStmt, IfStmt
+
+    aliases = any(isinstance(s, AssignStmt) and isinstance(s.value, Var) and isinstance(s.value.type, TensorType)
+                  for s in stmts)
+    if (nested or aliases or any(_dynamic_window(s.value) for s in region)) \
+            and all(isinstance(s, (AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, YieldStmt)) for s in stmts):
+        return _convert_structured(fn)  # loops, ifs, dynamic windows: whole-value tiles, carried tiles
     if not region and not nested:
         return fn
     first = stmts.index(region[0]) if region else 0

@@ -1,0 +1,230 @@
+"""jit kernels with tensor-level code in loops and ifs, at loop-variable offsets (tests/jit/test_jit_loops.py)."""
+
+import tilefold.language as pl
+
+K_CHUNK = 128
+ROWS = 64
+
+
+@pl.jit
+def matmul_k_blocked(a: pl.Tensor[[128, 512], pl.FP16], b: pl.Tensor[[512, 128], pl.FP16],
+                     c: pl.Out[pl.Tensor[[128, 128], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = pl.matmul(a[:, 0:K_CHUNK], b[0:K_CHUNK, :], out_dtype=pl.FP32)
+        for k in pl.range(1, 512 // K_CHUNK):
+            k0 = k * K_CHUNK
+            acc = pl.matmul_acc(acc, a[:, k0 : k0 + K_CHUNK], b[k0 : k0 + K_CHUNK, :])
+        c[:] = acc
+    return c
+
+
+@pl.jit
+def row_blocks_slice_assemble(x: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for i in pl.range(4):
+            t = pl.slice(x, [ROWS, 64], [i * ROWS, 0])
+            y = pl.add(pl.exp(t), 1.0)
+            out = pl.assemble(out, y, [i * ROWS, 0])
+    return out
+
+
+@pl.jit
+def row_blocks_subscripts(x: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for i in pl.parallel(0, 256, ROWS):
+            out[i : i + ROWS, :] = pl.mul(x[i : i + ROWS, :], 2.0)
+    return out
+
+
+@pl.jit
+def column_window_strided(x: pl.Tensor[[32, 256], pl.FP32], out: pl.Out[pl.Tensor[[32, 128], pl.FP32]]):
+    # two column windows per step: x[:, 2j*32 ...] and x[:, (2j+1)*32 ...], summed into out[:, j*32 ...]
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for j in pl.range(4):
+            c0 = 2 * j * 32
+            s = pl.add(x[:, c0 : c0 + 32], x[:, c0 + 32 : c0 + 64])
+            out[:, j * 32 : j * 32 + 32] = s
+    return out
+
+
+@pl.jit
+def carried_block_sum(x: pl.Tensor[[128, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = pl.full([16, 64], dtype=pl.FP32, value=0.0)
+        for i in pl.range(8):
+            acc = pl.add(acc, x[i * 16 : i * 16 + 16, :])
+        out[:] = acc
+    return out
+
+
+@pl.jit
+def nested_loops(x: pl.Tensor[[64, 128], pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for i in pl.range(2):
+            for j in pl.range(4):
+                r0 = i * 32
+                c0 = j * 32
+                t = pl.slice(x, [32, 32], [r0, c0])
+                out = pl.assemble(out, pl.add(t, pl.mul(t, t)), [r0, c0])
+    return out
+
+
+@pl.jit
+def if_in_loop_running_max(x: pl.Tensor[[128, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        first = x[0:32, :]
+        for i, (prev,) in pl.range(4, init_values=(first,)):
+            blk = x[i * 32 : i * 32 + 32, :]
+            if i == 0:
+                cur = pl.yield_(blk)
+            else:
+                cur = pl.yield_(pl.maximum(prev, blk))
+            nxt = pl.yield_(cur)
+        out[:] = nxt
+    return out
+
+
+@pl.jit
+def if_on_scalar(a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],
+                 out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.exp(a)
+        if n > 0:
+            u = pl.neg(t)
+            t2 = pl.yield_(u)
+        else:
+            t2 = pl.yield_(t)
+        out[:] = t2
+    return out
+
+
+@pl.jit
+def scalar_offset(x: pl.Tensor[[64, 64], pl.FP32], row: pl.Scalar[pl.INDEX],
+                  out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.add(x[row : row + 16, :], 1.0)
+    return out
+
+
+@pl.jit
+def orchestration_parallel(x: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]):
+    for ks in pl.parallel(4):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            k0 = ks * 64
+            out = pl.assemble(out, pl.exp(x[k0 : k0 + 64, :]), [k0, 0])
+    return out
+
+
+@pl.jit
+def zero_init(c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        c[:] = pl.full([64, 64], dtype=pl.FP32, value=0.0)
+    return c
+
+
+@pl.jit
+def fill_large(c: pl.Out[pl.Tensor[[1024, 256], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        c[:] = pl.full([1024, 256], dtype=pl.FP32, value=1.5)
+    return c
+
+
+BLOCK = 32
+
+
+@pl.jit
+def online_softmax_attention(q: pl.Tensor[[16, 64], pl.FP16], kt: pl.Tensor[[64, 128], pl.FP16],
+                             v: pl.Tensor[[128, 64], pl.FP16], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    # flash attention's loop-carried state: running row max m, running row sum l, unnormalised output o
+    with pl.at(level=pl.Level.CORE_GROUP):
+        s0 = pl.matmul(q, kt[:, 0:BLOCK], out_dtype=pl.FP32)
+        m = pl.row_max(s0)
+        p = pl.exp(pl.row_expand_sub(s0, m))
+        l = pl.row_sum(p)
+        o = pl.matmul(pl.cast(p, target_type=pl.FP16), v[0:BLOCK, :], out_dtype=pl.FP32)
+        for j in pl.range(1, 128 // BLOCK):
+            c0 = j * BLOCK
+            s = pl.matmul(q, kt[:, c0 : c0 + BLOCK], out_dtype=pl.FP32)
+            m_new = pl.maximum(m, pl.row_max(s))
+            alpha = pl.exp(pl.sub(m, m_new))
+            p = pl.exp(pl.row_expand_sub(s, m_new))
+            l = pl.add(pl.mul(l, alpha), pl.row_sum(p))
+            pv = pl.matmul(pl.cast(p, target_type=pl.FP16), v[c0 : c0 + BLOCK, :], out_dtype=pl.FP32)
+            o = pl.add(pl.row_expand_mul(o, alpha), pv)
+            m = m_new
+        out[:] = pl.row_expand_div(o, l)
+    return out
+
+
+@pl.jit
+def col_reductions_large(a: pl.Tensor[[2048, 128], pl.FP32], e: pl.Out[pl.Tensor[[2048, 128], pl.FP32]],
+                         s: pl.Out[pl.Tensor[[1, 128], pl.FP32]], mx: pl.Out[pl.Tensor[[1, 128], pl.FP32]],
+                         mn: pl.Out[pl.Tensor[[2, 128], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.mul(a, 0.5)
+        e[:] = pl.exp(t)
+        s[:] = pl.col_sum(pl.exp(t))
+        mx[:] = pl.col_max(a)
+        mn[1:2, :] = pl.col_min(a)
+    return e, s, mx, mn
+
+
+N_DYN = pl.dynamic("N_DYN")
+
+
+@pl.jit
+def col_sum_dynamic_rows(a: pl.Tensor[[N_DYN, 64], pl.FP32], out: pl.Out[pl.Tensor[[1, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.col_sum(a)
+    return out
+
+
+@pl.jit
+def if_param_or_computed(a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],
+                         out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    # one branch yields the parameter itself, the other a computed value: the merge is a tile
+    with pl.at(level=pl.Level.CORE_GROUP):
+        if n == 1:
+            t = pl.yield_(a)
+        else:
+            t = pl.yield_(pl.add(a, 10.0))
+        out[:] = pl.mul(t, 2.0)
+    return out
+
+
+@pl.jit
+def swap_halves_large(x: pl.Tensor[[4096, 128], pl.FP32], out: pl.Out[pl.Tensor[[4096, 128], pl.FP32]]):
+    # windows and writes at row offsets of tensors 2 MiB large (Vec is 192 KiB): tiled over row blocks
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[0:2048, :] = pl.exp(x[2048:4096, :])
+        out[2048:4096, :] = pl.neg(x[0:2048, :])
+    return out
+
+
+@pl.jit
+def window_of_large_to_small(x: pl.Tensor[[4096, 128], pl.FP32], out: pl.Out[pl.Tensor[[1024, 128], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.add(x[1000:2024, :], x[3072:4096, :])
+    return out
+
+
+@pl.jit
+def paged_gather(pool: pl.Tensor[[512, 64], pl.FP32], table: pl.Tensor[[4], pl.INT32],
+                 out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]):
+    # paged attention's block table: the window's offset is an element read, bounded only at run time
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for i in pl.range(4):
+            page = pl.read(table, [i])
+            p0 = page * 32
+            out[i * 32 : i * 32 + 32, :] = pl.mul(pool[p0 : p0 + 32, :], 3.0)
+    return out
+
+
+@pl.jit
+def carried_from_parameter(x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = x
+        for _ in pl.range(3):
+            t = pl.add(pl.mul(t, 0.5), x)
+        out[:] = t
+    return out
