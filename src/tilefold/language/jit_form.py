@@ -519,7 +519,8 @@ class JitParser(Parser):
         return t.shape[axis]
 
     def _dispatch(self, node: ast.Call, name: str, ns: str | None) -> Expr:
-        value_nodes = [a for a in node.args if not isinstance(a, (ast.List, ast.Tuple)) and not self._is_option_operand(a)]
+        value_nodes = [a for a in node.args
+                       if not isinstance(a, (ast.List, ast.Tuple)) and not self._is_option_operand(a)]
         args = [self._expr(a) for a in value_nodes]
         for a, e in zip(value_nodes, args, strict=True):
             self._pre[id(a)] = e
