@@ -74,6 +74,7 @@ cond = _dsl.cond
 store = _dsl.store
 load = _dsl.load
 create_tensor = _dsl.create_tensor
+create_tile = _dsl.create_tile
 min = _dsl.min_  # noqa: A001
 max = _dsl.max_  # noqa: A001
 const = _dsl.const
@@ -208,7 +209,8 @@ __all__ = [
     "INT8", "JITFunction", "Level", "PadValue", "SplitMode", "TASK_ID", "array", "at", "cross_core_slot",
     "dynamic", "jit", "manual_scope", "scope", "split", "spmd",
     "UINT16", "UINT32", "UINT64", "UINT8", "FunctionType", "InOut", "Mem", "MemRef", "MemorySpace", "Out",
-    "Scalar", "Tensor", "Tile", "TileView", "Tuple", "affine_map", "cond", "const", "create_tensor", "function",
+    "Scalar", "Tensor", "Tile", "TileView", "Tuple", "affine_map", "cond", "const", "create_tensor", "create_tile",
+    "function",
     "load", "loads", "make_tuple", "max", "min", "parallel", "parse", "parse_file", "pipeline", "program",
     "python_print", "range",
     "reduction", "store", "tensor", "tile", "unroll", "while_", "yield_",
