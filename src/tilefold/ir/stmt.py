@@ -107,6 +107,8 @@ class ScopeStmt(Stmt):
 
     level: str
     body: Stmt
+    #: pl.at keyword options (name_hint, sub_block_split, deps, ...) as (key, value) pairs
+    attrs: tuple[tuple[str, Any], ...] = ()
     span: Span = field(default=UNKNOWN_SPAN, repr=False)
 
 

@@ -51,6 +51,11 @@ class DataType(enum.Enum):
     def itemsize(self) -> int:
         return self.storage_bits // 8
 
+    def get_byte(self) -> int:
+        """PyPTO's byte-addressable element size, rounded up to one byte (``pl.FP32.get_byte() == 4``; a 4-bit
+        type gives 1, though two of its elements share a byte)."""
+        return (self.value[1] + 7) // 8
+
     @property
     def is_float(self) -> bool:
         return self.value[2] == "f"

@@ -74,6 +74,7 @@ cond = _dsl.cond
 store = _dsl.store
 load = _dsl.load
 create_tensor = _dsl.create_tensor
+create_tile = _dsl.create_tile
 min = _dsl.min_  # noqa: A001
 max = _dsl.max_  # noqa: A001
 const = _dsl.const
@@ -82,6 +83,14 @@ dynamic = _dsl.dynamic
 Level = _dsl.Level
 PadValue = _dsl.PadValue
 at = _dsl.at
+SplitMode = _dsl.SplitMode
+split = _dsl.split
+cross_core_slot = _dsl.cross_core_slot
+spmd = _dsl.spmd
+scope = _dsl.scope
+manual_scope = _dsl.manual_scope
+array = _dsl.array
+TASK_ID = _dsl.TASK_ID
 
 
 def __getattr__(name: str) -> Any:
@@ -197,9 +206,11 @@ def program(cls: type | None = None, **options: Any) -> Any:
 
 __all__ = [
     "BF16", "BOOL", "FP16", "FP32", "FP64", "FP8E4M3", "FP8E5M2", "GM", "INDEX", "INT16", "INT32", "INT4", "INT64",
-    "INT8", "JITFunction", "Level", "PadValue", "at", "dynamic", "jit",
+    "INT8", "JITFunction", "Level", "PadValue", "SplitMode", "TASK_ID", "array", "at", "cross_core_slot",
+    "dynamic", "jit", "manual_scope", "scope", "split", "spmd",
     "UINT16", "UINT32", "UINT64", "UINT8", "FunctionType", "InOut", "Mem", "MemRef", "MemorySpace", "Out",
-    "Scalar", "Tensor", "Tile", "TileView", "Tuple", "affine_map", "cond", "const", "create_tensor", "function",
+    "Scalar", "Tensor", "Tile", "TileView", "Tuple", "affine_map", "cond", "const", "create_tensor", "create_tile",
+    "function",
     "load", "loads", "make_tuple", "max", "min", "parallel", "parse", "parse_file", "pipeline", "program",
     "python_print", "range",
     "reduction", "store", "tensor", "tile", "unroll", "while_", "yield_",

@@ -133,6 +133,8 @@ class AnnotationsMixin:
             for extra in items[2:]:
                 if isinstance(extra, ast.Constant) and extra.value is None:
                     continue
+                if self._slotted_memref(extra):
+                    continue  # a placement hint: tilefold's memory planner places (and double-buffers) tiles
                 if isinstance(extra, ast.Call) and isinstance(extra.func, ast.Attribute) and self._is_pl(
                         extra.func.value) and extra.func.attr in ("MemRef", "TileView"):
                     if extra.func.attr == "MemRef":
@@ -216,6 +218,26 @@ class AnnotationsMixin:
                                  + "known: " + ", ".join(m.name for m in MemorySpace)) from None
         raise self.error(node, "expected a memory space such as pl.Mem.Vec",
                          hint="known: " + ", ".join(f"pl.Mem.{m.name}" for m in MemorySpace))
+
+    def _slotted_memref(self, node: ast.expr) -> bool:
+        """PyPTO's slot placement ``pl.MemRef("name", slots=N)[index]`` in a ``pl.Tile`` annotation of a jit kernel:
+        validated, then left to the memory planner (it only removes a same-buffer hazard, never changes a
+        value; tilefold plans every address itself)."""
+        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "MemRef"
+                and self._is_pl(node.value.func.value)):
+            return False
+        call = node.value
+        slots = [kw.value for kw in call.keywords if kw.arg == "slots"]
+        if len(call.args) != 1 or not (isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)) \
+                or len(slots) != 1 or len(call.keywords) != 1:
+            raise self.error(call, 'slot placement is written pl.MemRef("name", slots=N)[index]',
+                             hint='e.g. pl.Tile[[64, 128], pl.FP32, pl.MemRef("ub", slots=2)[i % 2], pl.Mem.Vec]')
+        n = self._fold_number(slots[0])
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise self.error(slots[0], "slots= must be a positive integer constant", hint="e.g. slots=2")
+        self._expr(node.slice)  # the slot index must be a valid expression of the kernel
+        return True
 
     def _memref(self, call: ast.Call) -> MemRef:
         fields = ["memory_space", "base", "byte_offset", "size", "address"]

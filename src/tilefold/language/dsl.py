@@ -142,6 +142,7 @@ cond = _only_in_program("cond")
 store = _only_in_program("store")
 load = _only_in_program("load")
 create_tensor = _only_in_program("create_tensor")
+create_tile = _only_in_program("create_tile")
 min_ = _only_in_program("min")
 max_ = _only_in_program("max")
 const = _only_in_program("const")
@@ -184,3 +185,48 @@ class PadValue(enum.Enum):
 def at(*args: Any, **kwargs: Any) -> Any:
     raise NotSupportedError("pl.at(...) is a scope of a @pl.jit kernel body, which tilefold parses and never runs",
                             hint="use it as `with pl.at(level=pl.Level.CORE_GROUP):` inside a @pl.jit function")
+
+
+class SplitMode(enum.Enum):
+    """``pl.split(pl.SplitMode.X)``: how vector work of a ``pl.at`` scope is halved across the two AIV
+    sub-blocks (UP_DOWN: rows, LEFT_RIGHT: columns, NONE: not split)."""
+
+    NONE = "NONE"
+    UP_DOWN = "UP_DOWN"
+    LEFT_RIGHT = "LEFT_RIGHT"
+
+
+def _body_only(name: str, hint: str):
+    def marker(*args: Any, **kwargs: Any) -> Any:
+        raise NotSupportedError(f"pl.{name}(...) is read by the @pl.jit parser inside a kernel body and never runs",
+                                hint=hint)
+
+    marker.__name__ = name
+    marker.__qualname__ = name
+    return marker
+
+
+def split(mode: SplitMode) -> TypeMarker:
+    """``pl.split(mode)`` in ``pl.at(optimizations=[...])``: the parser reads it inline from the source."""
+    return TypeMarker("split", mode)
+
+
+def cross_core_slot(slot_num: int = 2) -> TypeMarker:
+    """``pl.cross_core_slot(slot_num=N)`` in ``pl.at(optimizations=[...])`` (read inline by the parser)."""
+    return TypeMarker("cross_core_slot", slot_num)
+
+
+spmd = _body_only("spmd", "use it in a @pl.jit entry: for i in pl.spmd(4): ...")
+scope = _body_only("scope", "use it in a @pl.jit entry: with pl.scope(): ...")
+manual_scope = _body_only("manual_scope", "use it in a @pl.jit entry: with pl.manual_scope(): ...")
+
+
+class _ArrayNamespace:
+    """``pl.array.create(n, pl.TASK_ID)``: a task-id array of the orchestration code (parsed, never run)."""
+
+    create = staticmethod(_body_only("array.create", "use it in a @pl.jit entry: tids = pl.array.create(4, "
+                                                     "pl.TASK_ID)"))
+
+
+array = _ArrayNamespace()
+TASK_ID = "TASK_ID"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import enum
 from typing import Any
 
 from tilefold.errors import TilefoldError, TypeInferenceError
@@ -39,6 +40,7 @@ from tilefold.ir.expr import (
 )
 from tilefold.ir.types import (
     DataType,
+    MemorySpace,
     ScalarType,
     TileType,
     TupleType,
@@ -175,6 +177,9 @@ class ExpressionsMixin:
                          hint="kernels use names, constants, arithmetic, comparisons and pl.* / self.* calls")
 
     def _undefined_hint(self, name: str) -> str:
+        if name in getattr(self, "_scope_locals", ()):
+            return (f"{name!r} is a tile or scalar of an earlier pl.at scope: only tensors written inside a scope "
+                    "cross out of it; write it to a tensor there, or compute it in this scope")
         close = difflib.get_close_matches(name, list(self.env), n=1)
         if close:
             return f"did you mean {close[0]!r}? variables must be assigned before use"
@@ -427,6 +432,12 @@ class ExpressionsMixin:
                 extra = self._attrs_dict(kw.value)
                 continue
             i = index.get(kw.arg)  # type: ignore[assignment]
+            if opname == "tensor.create" and kw.arg == "manual_dep":
+                # PyPTO: the runtime tracks no dependency through this tensor; tilefold runs the orchestration
+                # in program order, so every task touching it is ordered anyway (validated, then dropped)
+                if not (isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool)):
+                    raise self.error(kw.value, "manual_dep= must be True or False", hint="manual_dep=True")
+                continue
             if i is None or kw.arg == "operand_segment_sizes":
                 if kw.arg == "operand_segment_sizes":
                     raise self.error(kw.value, "operand_segment_sizes is computed from ins/outs/tmps; do not pass it",
@@ -555,6 +566,20 @@ class ExpressionsMixin:
                 return MakeTuple(tuple(self._value_expr(v, node) for v in value), span=self.span(node))
         e = self._expr(node)
         return e
+
+    def _is_option_operand(self, node: ast.expr) -> bool:
+        """A positional argument that is an op option (a dtype such as ``pl.FP16``, a memory space, a string),
+        not a value: PyPTO passes these positionally (``pl.cast(x, pl.FP16)``, ``pl.create_tensor(shape,
+        dtype)``); they bind to the op's attribute parameters, never to its operands."""
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, str)
+        if not isinstance(node, (ast.Attribute, ast.Name)):
+            return False
+        try:
+            v = self._const_inner(node)
+        except (_NotConst, TilefoldError):
+            return False
+        return isinstance(v, (DataType, MemorySpace, enum.Enum, str))
 
     def _attr_value(self, node: ast.expr, pname: str) -> Any:
         try:

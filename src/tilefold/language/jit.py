@@ -22,6 +22,8 @@ from tilefold.language.jit_form import JitParser, JitSource
 from tilefold.language.parse_base import _MISSING
 
 _KINDS = ("entry", "incore", "inline")
+#: keyword options of ``@pl.jit(...)``
+JIT_OPTIONS = ("auto_scope",)
 
 
 class JITFunction:
@@ -40,6 +42,7 @@ class JITFunction:
         self._cache: dict[Any, Any] = {}
         self._source: tuple[ast.FunctionDef, dict[str, Any]] | None = None
         self.compile_count = 0  # how many distinct signatures were compiled (a cache miss each)
+        self.options: dict[str, Any] = {}  # @pl.jit(auto_scope=...) as written
 
     def __repr__(self) -> str:
         return f"<pl.jit{'' if self.kind == 'entry' else '.' + self.kind} {self.__name__}>"
@@ -181,12 +184,24 @@ class _JitDecorator:
     """``pl.jit`` itself: ``@pl.jit``, ``@pl.jit.incore``, ``@pl.jit.inline``."""
 
     def __call__(self, fn: Callable | None = None, **options: Any) -> Any:
-        if options:
-            raise ParseError(f"unknown @pl.jit option(s) {sorted(options)}", hint="write a bare @pl.jit")
+        unknown = sorted(set(options) - set(JIT_OPTIONS))
+        if unknown:
+            raise ParseError(f"unknown @pl.jit option(s) {unknown}",
+                             hint=f"@pl.jit takes {', '.join(o + '=' for o in JIT_OPTIONS)}, or nothing")
+        auto_scope = options.get("auto_scope", True)
+        if not isinstance(auto_scope, bool):
+            raise ParseError(f"@pl.jit(auto_scope=...) must be True or False, got {auto_scope!r}",
+                             hint="@pl.jit(auto_scope=False) places runtime scopes by hand with pl.scope()")
         local = _caller_locals()
-        if fn is None:
-            return lambda f: JITFunction(f, "entry", local)
-        return JITFunction(fn, "entry", local)
+
+        def make(f: Callable) -> JITFunction:
+            jf = JITFunction(f, "entry", local)
+            # PyPTO's runtime-scope placement (which ring a task's buffers come from): no effect on results,
+            # and tilefold has no rings; kept so the kernel reports what it asked for
+            jf.options = dict(options)
+            return jf
+
+        return make if fn is None else make(fn)
 
     def incore(self, fn: Callable) -> JITFunction:
         return JITFunction(fn, "incore", _caller_locals())

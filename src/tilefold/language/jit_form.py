@@ -197,6 +197,11 @@ class JitParser(Parser):
                 self._scalar_defs[s2.var] = s2.value
 
     def _jit_stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
+        from tilefold.language import jit_scopes
+
+        if self.kind == "entry" and not self.in_scope and (
+                (isinstance(s, ast.For) and jit_scopes.spmd_loop(self, s, out)) or jit_scopes.task_array_stmt(self, s)):
+            return
         if isinstance(s, ast.For) and self.kind == "entry" and not self.in_scope:
             self._unroll_orchestration_loop(s, out)
             return
@@ -306,28 +311,19 @@ class JitParser(Parser):
                        end_col_offset=s.end_col_offset)
 
     def _with(self, s: ast.With, out: list[Stmt]) -> None:
-        if len(s.items) != 1 or s.items[0].optional_vars is not None:
+        from tilefold.language import jit_scopes
+
+        if jit_scopes.other_with(self, s, out):  # pl.manual_scope() / pl.scope() / pl.spmd(n)
+            return
+        if len(s.items) != 1:
             raise self.error(s, "a jit kernel's with statement is `with pl.at(level=pl.Level.CORE_GROUP):`",
-                             hint="one pl.at(...) item, without `as`")
+                             hint="one pl.at(...) item (optionally `as tid`)")
         call = s.items[0].context_expr
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "at"
                 and self._is_pl(call.func.value)):
             raise self.error(call, "only `with pl.at(level=...)` scopes are supported in a jit kernel",
                              hint="write `with pl.at(level=pl.Level.CORE_GROUP):`")
-        level = "CORE_GROUP"
-        for kw in call.keywords:
-            if kw.arg == "level":
-                value = kw.value
-                if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Attribute) \
-                        and value.value.attr == "Level":
-                    level = value.attr
-                else:
-                    raise self.error(value, "level= must be a pl.Level member",
-                                     hint="e.g. pl.at(level=pl.Level.CORE_GROUP)")
-            elif kw.arg in ("optimization", "name", "split"):
-                continue  # scheduling hints of PyPTO's runtime: no effect on one simulated chip
-            else:
-                raise self.error(kw.value, f"unknown pl.at option {kw.arg!r}", hint="pl.at takes level=")
+        level, attrs = jit_scopes.at_options(self, call)
         if call.args:
             raise self.error(call, "pl.at takes keyword arguments only", hint="pl.at(level=pl.Level.CORE_GROUP)")
         if level not in LEVELS:
@@ -339,13 +335,17 @@ class JitParser(Parser):
         if self.in_scope:
             raise self.error(s, "pl.at scopes do not nest", hint="merge the inner scope into the outer one")
         body: list[Stmt] = []
+        before = jit_scopes.env_mark(self)
         self.in_scope = True
         try:
             for b in s.body:
                 self._stmt(b, body)
         finally:
             self.in_scope = False
-        out.append(ScopeStmt(level, SeqStmts(tuple(body)), span=self.span(s)))
+        jit_scopes.forget_scope_locals(self, before)
+        jit_scopes.check_no_dep_args(self, s, attrs, body)
+        jit_scopes.bind_task_id(self, s)
+        out.append(ScopeStmt(level, SeqStmts(tuple(body)), attrs=tuple(attrs.items()), span=self.span(s)))
 
     def _subscript_assign(self, target: ast.Subscript, value_node: ast.expr, out: list[Stmt], s: ast.stmt) -> None:
         if not isinstance(target.value, ast.Name):
@@ -555,7 +555,8 @@ class JitParser(Parser):
         return t.shape[axis]
 
     def _dispatch(self, node: ast.Call, name: str, ns: str | None) -> Expr:
-        value_nodes = [a for a in node.args if not isinstance(a, (ast.List, ast.Tuple))]
+        value_nodes = [a for a in node.args
+                       if not isinstance(a, (ast.List, ast.Tuple)) and not self._is_option_operand(a)]
         args = [self._expr(a) for a in value_nodes]
         for a, e in zip(value_nodes, args, strict=True):
             self._pre[id(a)] = e

@@ -125,9 +125,13 @@ def _outline(fn: Function, scope: ScopeStmt, rest: list[Stmt], index: int,
                                     span=scope.span if scope.span.line else None,
                                     hint="declare it pl.Out[...] (or pl.InOut[...]) in the signature")
         written[r] = d_in
-    name = f"{fn.name}_incore_{index}"
+    scope_attrs = dict(scope.attrs)
+    hint = scope_attrs.get("name_hint")  # pl.at(name_hint=...): the outlined function's name (made unique)
+    name = hint or f"{fn.name}_incore_{index}"
+    k = 0
     while name in taken:
-        name += "_"
+        k += 1
+        name = f"{hint}_{k}" if hint else name + "_"
     taken.add(name)
     # the function's parameters are the orchestration's variables themselves: types refer to them (a tensor
     # with a pl.dynamic extent has the extent's variable in its shape), so they stay one object across the edge
@@ -176,8 +180,10 @@ def _outline(fn: Function, scope: ScopeStmt, rest: list[Stmt], index: int,
                 outputs.append(Var(f"{dest.name}_written", dest.type, dest.span))
     new_body.append(ReturnStmt(tuple(returned), span=scope.span))
     rtypes = tuple(v.type for v in outputs)
+    # kernel-shaping options (pl.split request, cross_core_slot, pl.spmd's block_dim) go onto the function
+    kernel_attrs = tuple((k, v) for k, v in scope.attrs if k in ("sub_block_split", "cross_core_slot", "block_dim"))
     incore = Function(name, params, tuple(dirs), rtypes, SeqStmts(tuple(new_body)), FunctionType.InCore,
-                      span=scope.span)
+                      attrs=kernel_attrs, span=scope.span)
     call_type = rtypes[0] if len(rtypes) == 1 else TupleType(rtypes)
     call = Call(GlobalVar(name, span=scope.span), tuple(free), (), call_type, span=scope.span)
     if len(outputs) == 1:

@@ -47,4 +47,5 @@ def compile_program(program: Program, config: Any = None) -> CompiledProgram:
     compiled.tile_program = tile
     compiled.program = compiled.ir  # PyPTO's name for the post-pass program
     compiled.as_python = compiled.ir.as_python  # compiled.as_python() prints it too
+    compiled.config = config
     return compiled

@@ -121,6 +121,9 @@ def _limit_only(program: Program) -> Program:
 
 
 CUSTOM_OP_POLICIES = ("split", "limit-module")
+#: function attribute carrying a pl.split request (set by OutlineIncoreScopes) and the tile axis it asks for
+SPLIT_REQUEST = "sub_block_split"
+REQUESTED_AXIS = {"UP_DOWN": 0, "LEFT_RIGHT": 1, "NONE": None}
 
 
 def _context_policy() -> str:
@@ -169,12 +172,26 @@ def _transform(program: Program, policy: str | None = None) -> Program:
     reverted = False
     changed = False
     for fn in program.functions:
+        request = fn.attr(SPLIT_REQUEST)  # pl.at(optimizations=[pl.split(mode)]) of a @pl.jit scope
         if not is_candidate(fn):
+            if request is not None and fn.func_type is FunctionType.InCore:
+                _remark(PASS_NAME, fn.name, "split-request-ignored",
+                        f"pl.split({request}) has no effect: the function also does cube work (or holds tiles "
+                        "outside Vec), and only vector-only functions are split", request=request)
             fns.append(fn)
             continue
         scan = _scan(fn)
         if scan.found or fn.attr(REVERTED) is not None or fn.attr(AXIS_ATTR) is not None:
             fns.append(fn)  # already bound to sub-blocks
+            continue
+        if request == "NONE" and (scan.stores or scan.customs):
+            # pl.SplitMode.NONE: keep the work whole; both sub-blocks still run the function, so its stores and
+            # custom ops run on sub-block 0 only (as with enable_auto_bind_sub_block=False)
+            new = limit_function_to_sub_block0(fn)
+            _remark(PASS_NAME, fn.name, "split-request-none", "pl.split(pl.SplitMode.NONE): nothing split; stores "
+                    "and custom ops limited to sub-block 0", request=request)
+            changed = changed or new is not fn
+            fns.append(new)
             continue
         if scan.stores == 0:
             if scan.customs == 0:
@@ -189,7 +206,7 @@ def _transform(program: Program, policy: str | None = None) -> Program:
             changed = True
             fns.append(new)
             continue
-        new, rev = split_function(fn)
+        new, rev = split_function(fn, REQUESTED_AXIS.get(request))
         reverted = reverted or rev
         changed = changed or new is not fn
         fns.append(new)
@@ -238,7 +255,8 @@ def limit_unique_sub_block_id_to_store_copy() -> Pass:
 
 
 __all__ = [
-    "AXIS_ATTR", "CUSTOM_OP_POLICIES", "LIMIT_PASS_NAME", "LIMIT_TAG", "PASS_NAME", "REPLICATED", "REVERTED",
+    "AXIS_ATTR", "CUSTOM_OP_POLICIES", "LIMIT_PASS_NAME", "REQUESTED_AXIS", "SPLIT_REQUEST",
+    "LIMIT_TAG", "PASS_NAME", "REPLICATED", "REVERTED",
     "TILED_OP",
     "recover_result_windows", "CustomPlan", "Refusal", "check_aligned_output_inits", "check_custom_op",
     "check_safe_to_duplicate",

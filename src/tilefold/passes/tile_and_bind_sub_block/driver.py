@@ -115,15 +115,19 @@ def hoist_nested_calls(fn: Function) -> Function:
     return fn.with_fields(body=body) if h.changed else fn
 
 
-def split_function(fn: Function) -> tuple[Function, bool]:
+def split_function(fn: Function, requested_axis: int | None = None) -> tuple[Function, bool]:
     """Split ``fn`` 1:2 across the sub-blocks, or roll back. Returns (function, reverted).
 
     Never raises for a valid program: an unexpected failure anywhere in the analysis or the rewrite (e.g. a
     type-inference error of a rebuilt op — a bug of this pass, not of the input) rolls the function back
     like any refusal, with the reason ``internal: <error>`` and an ``internal-error`` remark carrying the
-    error, so users get the sub-block-0 fallback and tests / tools can still see what happened."""
+    error, so users get the sub-block-0 fallback and tests / tools can still see what happened.
+
+    ``requested_axis`` (0: rows, 1: columns; from ``pl.at(optimizations=[pl.split(mode)])``) is tried first; when
+    no store can be split on it, or the demand / GM-hazard checks refuse it, a ``split-request-fallback`` remark
+    says why and the pass's own candidates follow. The request never bypasses a check."""
     try:
-        return _split_or_revert(fn)
+        return _split_or_revert(fn, requested_axis)
     except Exception as exc:  # noqa: BLE001 - turned into a visible rollback, see the docstring
         message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
         reason = f"internal: {type(exc).__name__}: {message.splitlines()[0] if message else ''}"
@@ -138,7 +142,23 @@ def split_function(fn: Function) -> tuple[Function, bool]:
         return fn.with_attr(REVERTED, reason), True
 
 
-def _split_or_revert(fn: Function) -> tuple[Function, bool]:
+def _requested_first(fn: Function, plans: list, requested_axis: int | None) -> list:
+    """The plans splitting every store on ``requested_axis`` first; a remark when there is none."""
+    if requested_axis is None:
+        return plans
+    wanted = [p for p in plans if all(a == requested_axis for a in p[0].values())]
+    if not wanted:
+        _remark(PASS_NAME, fn.name, "split-request-fallback",
+                f"requested split axis {requested_axis} ({_AXIS_NAMES[requested_axis]}) cannot be split safely: no "
+                "candidate halves every store on it (see the axis remarks); using the pass's own choice",
+                requested_axis=requested_axis)
+    return wanted + [p for p in plans if p not in wanted]
+
+
+_AXIS_NAMES = {0: "rows, pl.SplitMode.UP_DOWN", 1: "columns, pl.SplitMode.LEFT_RIGHT"}
+
+
+def _split_or_revert(fn: Function, requested_axis: int | None = None) -> tuple[Function, bool]:
     original = fn
     fn = hoist_nested_calls(fn)  # ``f(r, g(r))`` -> ``tmp = g(r); f(r, tmp)``: every operand is a variable
     an = DimensionAnalyzer(fn).run()
@@ -163,7 +183,12 @@ def _split_or_revert(fn: Function) -> tuple[Function, bool]:
     try:
         plans = axis_plans(an, stores.calls)
     except _Abort as a:
+        if requested_axis is not None:
+            _remark(PASS_NAME, fn.name, "split-request-fallback", f"requested split axis {requested_axis} "
+                    f"({_AXIS_NAMES[requested_axis]}) cannot be split safely: {a.reason}; work stays on sub-block 0",
+                    requested_axis=requested_axis)
         return _revert(original, a.reason), True
+    plans = _requested_first(fn, plans, requested_axis)
     failures: list[tuple[int, str]] = []
     for plan, why in plans:
         axis = next(iter(plan.values()))
@@ -197,6 +222,11 @@ def _split_or_revert(fn: Function) -> tuple[Function, bool]:
             _remark(PASS_NAME, fn.name, "window-left",
                     f"non-strict: window left on {left} (both sub-blocks compute it)")
         out = out.with_fields(func_type=FunctionType.AIV).with_attr(AXIS_ATTR, axis)
+        if requested_axis is not None and axis != requested_axis and any(a == requested_axis for a, _ in failures):
+            _remark(PASS_NAME, fn.name, "split-request-fallback",
+                    f"requested split axis {requested_axis} ({_AXIS_NAMES[requested_axis]}) refused ("
+                    f"{next(r for a, r in failures if a == requested_axis)}); split on axis {axis} instead",
+                    requested_axis=requested_axis, axis=axis)
         # custom ops that no split work reads (``sp.fenced``) run on sub-block 0 only; custom ops whose
         # result split work needs whole are marked ``sub_block_replicated`` and stay unguarded. Guarded work
         # therefore never feeds unguarded work: the stores are all split, and a fenced op's results are only

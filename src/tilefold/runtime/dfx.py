@@ -1,0 +1,122 @@
+"""PyPTO's DFX outputs, produced from a simulated run under ``<work_dir>/dfx_outputs/``.
+
+``<work_dir>`` is ``RunConfig(work_dir=...)``, else ``save_kernels_dir``, else the compiled program's
+``output_dir``. What each flag writes here:
+
+- ``enable_dep_gen`` -> ``deps.json``: the tasks (kernel launches of the orchestration, in program order) with
+  the tensors each reads and writes, and the edges PyPTO's runtime derives from them (read-after-write,
+  write-after-write, write-after-read on the same tensor). tilefold runs the tasks in this order.
+- ``enable_chip_swimlane`` -> ``chip_swimlane_records.json``: the simulator's per-unit, per-pipe timeline as a
+  Chrome trace / Perfetto file (``tilefold.sim.trace.chrome_trace``).
+- ``enable_pmu`` -> ``pmu.csv``: busy cycles and utilisation of every pipe of every unit, and the kernel time.
+- ``enable_dump_args=2`` -> ``args_dump/<name>.in.npy`` / ``<name>.out.npy``: the entry's tensor arguments
+  before and after the run (level 1 dumps ``pl.dump_tag`` tensors, which tilefold does not support: nothing).
+- ``enable_scope_stats`` writes nothing: tilefold has no runtime rings to measure.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+_FLAGS = ("enable_dep_gen", "enable_chip_swimlane", "enable_pmu", "enable_dump_args")
+
+
+def work_dir(config: Any, compiled: Any) -> Path:
+    rt = config.runtime
+    base = rt.get("work_dir") or rt.get("save_kernels_dir")
+    return Path(base) if base else Path(compiled.output_dir)
+
+
+def task_graph(pto: Any) -> dict[str, Any]:
+    """Tasks and buffer-derived edges of a PTO program's orchestration (one task for a single kernel)."""
+    launches = pto.orchestration if pto.orchestration is not None else ()
+    tasks: list[dict[str, Any]] = []
+    if not launches:
+        k = pto.entry_kernel
+        reads = [t.name for t in k.tensors if t.direction != "Out"] if k else []
+        writes = [t.name for t in k.tensors if t.direction != "In"] if k else []
+        tasks.append({"id": 0, "kernel": pto.entry, "reads": reads, "writes": writes})
+    for i, launch in enumerate(launches):
+        kernel = pto.kernels[launch.kernel]
+        binding = dict(launch.bindings)
+        reads, writes = [], []
+        for t in kernel.tensors:
+            gm = binding.get(t.name)
+            if not isinstance(gm, str):
+                continue
+            if t.direction != "Out":
+                reads.append(gm)
+            if t.direction != "In":
+                writes.append(gm)
+        tasks.append({"id": i, "kernel": launch.kernel, "reads": reads, "writes": writes})
+    edges: list[dict[str, Any]] = []
+    last_writer: dict[str, int] = {}
+    readers: dict[str, list[int]] = {}
+    for t in tasks:
+        seen: set[tuple[int, str, str]] = set()
+
+        def edge(src: int, name: str, kind: str, tid: int = t["id"], seen: set = seen) -> None:
+            if src != tid and (src, name, kind) not in seen:
+                seen.add((src, name, kind))
+                edges.append({"from": src, "to": tid, "tensor": name, "kind": kind})
+
+        for name in t["reads"]:
+            if name in last_writer:
+                edge(last_writer[name], name, "RAW")
+        for name in t["writes"]:
+            if name in last_writer:
+                edge(last_writer[name], name, "WAW")
+            for r in readers.get(name, ()):
+                edge(r, name, "WAR")
+        for name in t["reads"]:
+            readers.setdefault(name, []).append(t["id"])
+        for name in t["writes"]:
+            last_writer[name] = t["id"]
+            readers[name] = [x for x in readers.get(name, []) if x == t["id"]]
+    return {"program": pto.name, "target": pto.target, "order": "program order (tilefold runs tasks one after "
+            "another)", "tasks": tasks, "edges": edges}
+
+
+def write_pmu(sim: Any, path: Path) -> Path:
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["unit", "pipe", "busy_cycles", "utilisation"])
+        for unit, per in sim.busy.items():
+            for pipe, cyc in per.items():
+                name = getattr(pipe, "value", str(pipe))
+                w.writerow([unit, name, f"{cyc:.1f}", f"{cyc / sim.cycles if sim.cycles else 0.0:.4f}"])
+        w.writerow(["kernel", "total", f"{sim.cycles:.1f}", "1.0000"])
+    return path
+
+
+def write_dfx(config: Any, compiled: Any, sim: Any, dump_inputs: dict[str, np.ndarray] | None) -> Path | None:
+    """Write the outputs the config's DFX flags ask for; returns the ``dfx_outputs`` directory (None: none)."""
+    rt = config.runtime
+    if not any(rt.get(k) for k in _FLAGS):
+        return None
+    root = work_dir(config, compiled) / "dfx_outputs"
+    root.mkdir(parents=True, exist_ok=True)
+    if rt.get("enable_dep_gen"):
+        (root / "deps.json").write_text(json.dumps(task_graph(compiled.pto), indent=1))
+    if rt.get("enable_chip_swimlane"):
+        from tilefold.sim.trace import write_trace
+
+        write_trace(sim, root / "chip_swimlane_records.json")
+    if rt.get("enable_pmu"):
+        write_pmu(sim, root / "pmu.csv")
+    if rt.get("enable_dump_args") == 2:
+        dump = root / "args_dump"
+        dump.mkdir(exist_ok=True)
+        for name, arr in (dump_inputs or {}).items():
+            np.save(dump / f"{name}.in.npy", arr)
+        for name, arr in sim.outputs.items():
+            np.save(dump / f"{name}.out.npy", np.asarray(arr))
+    return root
+
+
+__all__ = ["task_graph", "work_dir", "write_dfx", "write_pmu"]
