@@ -81,6 +81,7 @@ make_tuple = _dsl.make_tuple
 dynamic = _dsl.dynamic
 Level = _dsl.Level
 PadValue = _dsl.PadValue
+AtomicType = _dsl.AtomicType
 at = _dsl.at
 
 
@@ -197,7 +198,7 @@ def program(cls: type | None = None, **options: Any) -> Any:
 
 __all__ = [
     "BF16", "BOOL", "FP16", "FP32", "FP64", "FP8E4M3", "FP8E5M2", "GM", "INDEX", "INT16", "INT32", "INT4", "INT64",
-    "INT8", "JITFunction", "Level", "PadValue", "at", "dynamic", "jit",
+    "INT8", "JITFunction", "Level", "PadValue", "AtomicType", "at", "dynamic", "jit",
     "UINT16", "UINT32", "UINT64", "UINT8", "FunctionType", "InOut", "Mem", "MemRef", "MemorySpace", "Out",
     "Scalar", "Tensor", "Tile", "TileView", "Tuple", "affine_map", "cond", "const", "create_tensor", "function",
     "load", "loads", "make_tuple", "max", "min", "parallel", "parse", "parse_file", "pipeline", "program",

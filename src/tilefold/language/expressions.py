@@ -58,7 +58,7 @@ _CMPOPS: dict[type, type[BinaryExpr]] = {ast.Eq: Eq, ast.NotEq: Ne, ast.Lt: Lt, 
                                          ast.GtE: Ge}
 
 
-_OP_ALIASES = {"store": "tile.store", "load": "tile.load", "create_tensor": "tensor.create"}
+_OP_ALIASES = {"store": "tile.store", "load": "tile.load", "create_tensor": "tensor.create", "write": "tensor.write"}
 
 
 # pl.<name> entries that are DSL constructs, not op aliases
@@ -426,7 +426,7 @@ class ExpressionsMixin:
             if kw.arg == EXTRA_KWARGS:
                 extra = self._attrs_dict(kw.value)
                 continue
-            i = index.get(kw.arg)  # type: ignore[assignment]
+            i = index.get(op.extra.get("keyword_aliases", {}).get(kw.arg, kw.arg))  # type: ignore[assignment]
             if i is None or kw.arg == "operand_segment_sizes":
                 if kw.arg == "operand_segment_sizes":
                     raise self.error(kw.value, "operand_segment_sizes is computed from ins/outs/tmps; do not pass it",

@@ -46,6 +46,12 @@ def _is_tensor_op(e: Expr) -> bool:
     return op is not None and op.name.startswith("tensor.") and "tile_op" in op.extra
 
 
+def _atomic_of(assemble: Call) -> dict[str, Any]:
+    """The store attributes an assemble passes on: its ``atomic=`` (an atomic add stays an atomic add)."""
+    atomic = assemble.kwarg("atomic")
+    return {"atomic": atomic} if atomic is not None else {}
+
+
 def _idx(v: int, span: Span | None = None) -> ConstInt:
     return ConstInt(v, DataType.INDEX, span=span) if span is not None else ConstInt(v, DataType.INDEX)
 
@@ -277,7 +283,7 @@ class _Lowering:
                         raise NotSupportedError("internal: row-tiled write at a row offset")
                     if len(o) > 1:
                         o[-1] = _idx(offs[-1] + col)
-                    st = make_call("tile.store", [tile, _tup(o), current[root]], {}, span=span)
+                    st = make_call("tile.store", [tile, _tup(o), current[root]], _atomic_of(call), span=span)
                     nv = Var(self.fresh(root.name), st.type, span)
                     self.out.append(AssignStmt(nv, st, span=span))
                     current[root] = nv
@@ -459,7 +465,7 @@ class _Structured:
         if call.op_name == "tensor.assemble":
             dst = call.args[0]
             value = self.operand(call.args[1], out, MemorySpace.Vec)
-            st = make_call("tile.store", [value, call.args[2], self.gm.get(dst, dst)], {}, span=span)
+            st = make_call("tile.store", [value, call.args[2], self.gm.get(dst, dst)], _atomic_of(call), span=span)
             nv = Var(s.var.name, st.type, span)
             out.append(AssignStmt(nv, st, span=span))
             self.gm[s.var] = nv

@@ -176,6 +176,11 @@ def _transform(program: Program, policy: str | None = None) -> Program:
         if scan.found or fn.attr(REVERTED) is not None or fn.attr(AXIS_ATTR) is not None:
             fns.append(fn)  # already bound to sub-blocks
             continue
+        if scan.element_writes:  # the split analysis does not model element writes: run it once, on sub-block 0
+            fns.append(_revert(fn, "the function writes GM elements (pl.write): its stores, element writes and "
+                               "custom ops are fenced to sub-block 0"))
+            reverted = changed = True
+            continue
         if scan.stores == 0:
             if scan.customs == 0:
                 _remark(PASS_NAME, fn.name, "skipped", "no store and no custom op: nothing to split or fence")
