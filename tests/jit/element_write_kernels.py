@@ -44,3 +44,12 @@ def mixed_store_paths(a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16
         pl.store(t, [0, 0], out)
         pl.write(out, [0, 3], 1.0)
     return out
+
+
+@pl.jit
+def write_at(a: pl.Tensor[[16, 64], pl.FP32], i: pl.Scalar[pl.INDEX], out: pl.InOut[pl.Tensor[[16, 64], pl.FP32]]):
+    """out[i, 2] = a[0, 0] + 1 (a runtime index: out of range faults on the device)."""
+    with pl.at(level=pl.Level.CORE_GROUP):
+        v = pl.read(a, [0, 0])
+        pl.write(out, [i, 2], v + 1.0)
+    return out
