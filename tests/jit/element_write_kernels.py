@@ -53,3 +53,14 @@ def write_at(a: pl.Tensor[[16, 64], pl.FP32], i: pl.Scalar[pl.INDEX], out: pl.In
         v = pl.read(a, [0, 0])
         pl.write(out, [i, 2], v + 1.0)
     return out
+
+
+@pl.jit
+def staged_writes(output: pl.Out[pl.Tensor[[1, 32], pl.INT32]]):
+    """PyPTO's supported staging: element writes into an on-chip tile, then one store of the whole tile."""
+    with pl.at(level=pl.Level.CORE_GROUP):
+        staged = pl.tile.full([1, 32], dtype=pl.INT32, value=-1)
+        for i in pl.range(4):
+            pl.write(staged, [0, i], i * 3)
+        output[0:1, 0:32] = staged
+    return output

@@ -162,3 +162,53 @@ def k(out: pl.Out[pl.Tensor[[16, 64], pl.FP32]], ints: pl.Out[pl.Tensor[[16, 64]
     with pytest.raises(TypeInferenceError) as info:
         pl.parse(src, "kern.py")
     assert text in info.value.message and info.value.hint and info.value.span.line == 6
+
+
+def test_element_writes_into_a_staged_tile_then_one_store():
+    out = np.zeros((1, 32), np.int32)
+    k.staged_writes(out)
+    expected = np.full((1, 32), -1, np.int32)
+    expected[0, :4] = 3 * np.arange(4)
+    np.testing.assert_array_equal(out, expected)
+    text = k.staged_writes.compile(out).pto.text()
+    assert "ssetval %staged[0, $i], ($i * 3)" in text and "swrite" not in text
+    # the texpands (VECTOR) -> ssetval (S) -> tstore (MTE3) chain is ordered by events
+    assert "set_flag VECTOR -> S" in text and "set_flag S -> MTE3" in text
+    assert "pl.tile.write(staged, [0, i], i * 3)" in k.staged_writes.lower(out).as_python()
+
+
+def test_staged_writes_golden_equals_simulator():
+    src = '''import tilefold.language as pl
+
+@pl.jit
+def k(a: pl.Tensor[[8], pl.FP32], output: pl.Out[pl.Tensor[[2, 16], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        staged = pl.tile.full([2, 16], dtype=pl.FP32, value=0.5)
+        for i in pl.range(8):
+            v = pl.read(a, [i])
+            pl.write(staged, [i % 2, i], v * v)
+        output[:, :] = staged
+    return output
+'''
+    a = RNG.standard_normal(8).astype(np.float32)
+    report = run_and_compare(pl.parse(src), {"a": a, "output": np.zeros((2, 16), np.float32)})
+    assert report.matches, report.summary()
+    expected = np.full((2, 16), 0.5, np.float32)
+    expected[np.arange(8) % 2, np.arange(8)] = a * a
+    np.testing.assert_allclose(report.outputs["output"], expected, rtol=1e-6)
+
+
+def test_an_element_write_outside_a_tile_is_a_type_error():
+    src = '''import tilefold.language as pl
+
+@pl.jit
+def k(output: pl.Out[pl.Tensor[[1, 32], pl.INT32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        staged = pl.tile.full([1, 32], dtype=pl.INT32, value=-1)
+        pl.write(staged, [0, 32], 1)
+        output[0:1, 0:32] = staged
+    return output
+'''
+    with pytest.raises(TypeInferenceError) as info:
+        pl.parse(src, "kern.py")
+    assert "index 32 on axis 1 is outside the tile extent 32" in info.value.message and info.value.span.line == 7

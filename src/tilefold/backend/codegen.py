@@ -87,6 +87,7 @@ from .pto import (
     SExpr,
     SRead,
     SReg,
+    SSetVal,
     SSpecial,
     SUn,
     SWrite,
@@ -512,6 +513,13 @@ class FunctionCodegen:
             if var is not None:
                 indices = tuple(self.sexpr(e) for e in call.args[1].elements)
                 out.append(SRead(self.reg(var), self.tensor(call.args[0]), indices))
+            return ()
+        if kind is OpKind.ELEMENT_WRITE and isinstance(call.args[0].type, TileType):  # into a tile, in place
+            dst = self.handle(call.args[0])
+            indices = tuple(self.sexpr(e) for e in call.args[1].elements)
+            out.append(SSetVal(dst, indices, self.sexpr(call.args[2])))
+            if var is not None:
+                self.tile_handle[var] = dst
             return ()
         if kind is OpKind.ELEMENT_WRITE:  # a scalar GM write on the S pipe; sync orders it against DMA
             tensor = self.tensor(call.args[0])

@@ -311,6 +311,19 @@ class SWrite(Instr):
 
 
 @dataclass(frozen=True)
+class SSetVal(Instr):
+    """A scalar write of a register (or constant) into one element of an on-chip tile (the scalar unit's store
+    into UB)."""
+
+    dst: str
+    indices: tuple[SExpr, ...]
+    value: SExpr
+
+    def text(self) -> str:
+        return f"ssetval %{self.dst}{_offs(self.indices)}, {self.value}"
+
+
+@dataclass(frozen=True)
 class SAssignMany(Instr):
     """Parallel assignment (loop back edges): every value is read before any register is written."""
 
@@ -409,6 +422,8 @@ def tile_accesses(ins: Instr) -> tuple[tuple[str, ...], tuple[str, ...], tuple[s
         return (), (), (ins.tensor,), ()
     if t is SWrite:
         return (), (), (), (ins.tensor,)
+    if t is SSetVal:
+        return (), (ins.dst,), (), ()
     return (), (), (), ()
 
 

@@ -473,14 +473,16 @@ class JitParser(Parser):
                     return self._dyn_vars[node.args[0].value]
                 if name == "create_tile":
                     return self._checked_op(node, "tile.create")
-                if name in ("read", "write"):
-                    return self._checked_op(node, f"tensor.{name}")
+                if name == "read":
+                    return self._checked_op(node, "tensor.read")
+                if name == "write":  # into a GM tensor, or into a staged tile (one store afterwards)
+                    return self._element_write(node)
                 if name == "fillpad":
                     return self._fillpad(node)
                 if name in DISPATCHED:
                     return self._dispatch(node, name, None)
             if isinstance(base, ast.Attribute) and self._is_pl(base.value) and base.attr in ("tensor", "tile"):
-                if name in _REFUSED:
+                if name in _REFUSED and not (base.attr == "tile" and name == "full"):  # pl.tile.full is a tile op
                     raise NotSupportedError(_REFUSED[name], span=self.span(node), hint="see docs/dsl.md (jit form)")
                 if base.attr == "tensor" and name == "dim":
                     return self._dim(node)
@@ -509,6 +511,16 @@ class JitParser(Parser):
         if opname is not None:
             return self._op_call(node, opname)
         return super()._call(node)
+
+    def _element_write(self, node: ast.Call) -> Expr:
+        """``pl.write(target, indices, value)``: ``tensor.write`` into a GM tensor, ``tile.write`` into a tile."""
+        opname = "tensor.write"
+        if node.args:
+            target = self._expr(node.args[0])
+            self._pre[id(node.args[0])] = target
+            if isinstance(target.type, TileType):
+                opname = "tile.write"
+        return self._checked_op(node, opname)
 
     def _fillpad(self, node: ast.Call) -> Expr:
         """``pl.fillpad`` / ``pl.tile.fillpad``: fills a tile's invalid region. Tensors carry no valid shape here."""

@@ -1199,3 +1199,48 @@ register_op(OpDef(
     # golden / the instruction get the operand's valid extents as a trailing operand (evaluated at run time)
     extra={"reads_valid_shape": True},
 ))
+
+
+# ------------------------------------------------------------------------------------------------
+# element write into a tile (the scalar unit's store into UB): PyPTO's pl.write on a staged tile
+# ------------------------------------------------------------------------------------------------
+
+
+def _infer_tile_write(args, attrs) -> Type:
+    op = "tile.write"
+    t = _tile(op, args, 0)
+    idx = _tuple(op, args, 1, "indices")
+    if len(idx) != t.rank:
+        raise _fail(op, f"{len(idx)} indices given for a rank-{t.rank} tile",
+                    f"give one index per tile axis, e.g. pl.write(tile, {[0] * t.rank}, value)")
+    for axis, (e, dim) in enumerate(zip(idx, t.shape, strict=True)):
+        if not isinstance(e.type, ScalarType) or e.type.dtype.is_float:
+            raise _fail(op, f"index #{axis} must be an integer scalar",
+                        "use integer constants or pl.Scalar[pl.INDEX] expressions as indices")
+        if isinstance(e, ConstInt) and isinstance(dim, ConstInt) and not 0 <= e.value < dim.value:
+            raise _fail(op, f"index {e.value} on axis {axis} is outside the tile extent {dim.value}",
+                        f"use an index in [0, {dim.value - 1}] on axis {axis}")
+    v = _scalar(op, args, 2, "write one element: a scalar expression or constant")
+    if v.dtype.is_float and not t.dtype.is_float:
+        raise _fail(op, f"a {v.dtype.name} value cannot be written into a {t.dtype.name} tile",
+                    f"write an integer value into a {t.dtype.name} tile")
+    if t.memory_space not in (None, MemorySpace.Vec):
+        raise _fail(op, f"the tile is in {t.memory_space.name}; the scalar unit writes Vec tiles only",
+                    "stage the values in a Vec tile (pl.tile.full(..., target_memory=pl.Mem.Vec))")
+    return TileType(t.shape, t.dtype, t.memory_space, None, t.tile_view)
+
+
+def _golden_tile_write(a, k):
+    tile, idx, value = np.array(a[0], copy=True), tuple(int(i) for i in a[1]), a[2]
+    for axis, (i, dim) in enumerate(zip(idx, tile.shape, strict=True)):
+        if not 0 <= i < dim:
+            raise IndexError(f"element index {list(idx)} leaves the tile of shape {list(tile.shape)} on axis {axis}")
+    tile[idx] = value
+    return tile
+
+
+register_op(OpDef(
+    "tile.write", (Param("tile", T), Param("indices", TUP), Param("value", S)),
+    _infer_tile_write, OpKind.ELEMENT_WRITE, Unit.SCALAR, INHERIT0, output_reuses_input=0,
+    golden=_golden_tile_write, pto="ssetval", cost="scalar",
+))

@@ -37,6 +37,7 @@ from tilefold.backend.pto import (
     SetFlag,
     SRead,
     SReg,
+    SSetVal,
     SSpecial,
     SUn,
     SWrite,
@@ -409,6 +410,25 @@ class KernelRun:
         self.stats.instructions += 1
         # priced like an element read: one scalar op plus the GM access latency of a store
         self.trace.add(S, ins, self.costs.scalar_op + self.target.path_cost(Mem.Vec, Mem.DDR).latency)
+
+    def x_SSetVal(self, ins: SSetVal) -> None:
+        h = self.h(ins.dst)
+        mem = self._mem(h, ins)
+        idx = [self.ev_int(i) for i in ins.indices]
+        rc = [0, *idx][-2:] if len(idx) < 2 else idx[-2:]  # a 1-D tile is one row
+        if not (0 <= rc[0] < h.rows and 0 <= rc[1] < h.cols):
+            raise OutOfBounds(f"element write at {idx} leaves the {h.rows}x{h.cols} tile %{ins.dst}",
+                              instruction=ins.text(), address=h.address, space=h.space.name,
+                              hint="check the pl.write indices against the tile shape")
+        tile = np.array(read(mem, h, ""), copy=True)
+        tile[rc[0], rc[1]] = self.ev(ins.value)
+        write(mem, h, tile, "")
+        # an on-chip access of the scalar pipe: checked against the other pipes like any other access
+        self.hazards.tick(S)
+        addr = h.address + element_offset(h, rc[0], rc[1])
+        self.hazards.access(S, h.space_name, addr, addr + h.isz, True, ins, "")
+        self.stats.instructions += 1
+        self.trace.add(S, ins, self.costs.scalar_op)
 
     def x_SAssignMany(self, ins: SAssignMany) -> None:
         vals = [self.ev(v) for v in ins.values]
@@ -789,7 +809,7 @@ class Machine:
         self.target = target
         self.dispatch = {
             SAssign: KernelRun.x_SAssign, SAssignMany: KernelRun.x_SAssignMany, Alias: KernelRun.x_Alias,
-            SRead: KernelRun.x_SRead, SWrite: KernelRun.x_SWrite,
+            SRead: KernelRun.x_SRead, SWrite: KernelRun.x_SWrite, SSetVal: KernelRun.x_SSetVal,
             For: KernelRun.x_For, While: KernelRun.x_While, If: KernelRun.x_If,
             TLoad: KernelRun.x_TLoad, TStore: KernelRun.x_TStore, TSubview: KernelRun.x_TSubview,
             TExtract: KernelRun.x_TExtract, TVector: KernelRun.x_TVector, TMatmul: KernelRun.x_TMatmul,

@@ -177,7 +177,7 @@ def _transform(program: Program, policy: str | None = None) -> Program:
             fns.append(fn)  # already bound to sub-blocks
             continue
         if scan.element_writes:  # the split analysis does not model element writes: run it once, on sub-block 0
-            fns.append(_revert(fn, "the function writes GM elements (pl.write): its stores, element writes and "
+            fns.append(_revert(fn, "the function has element writes (pl.write): its stores, element writes and "
                                "custom ops are fenced to sub-block 0"))
             reverted = changed = True
             continue
