@@ -66,8 +66,9 @@ from tilefold.ir.stmt import (
     YieldStmt,
     final_yield,
 )
-from tilefold.ir.types import MemorySpace, ScalarType, TensorType, TileType, TupleType
+from tilefold.ir.types import AtomicType, MemorySpace, ScalarType, TensorType, TileType, TupleType
 from tilefold.ops import OpKind, Unit, custom_segments, op_of
+from tilefold.ops.registry import position_mixing_operands
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
 from .pipelining import plan_stages
@@ -86,8 +87,10 @@ from .pto import (
     SExpr,
     SRead,
     SReg,
+    SSetVal,
     SSpecial,
     SUn,
+    SWrite,
     TCustom,
     TensorParam,
     TExtract,
@@ -167,6 +170,8 @@ class FunctionCodegen:
         self.returns: tuple[str, ...] = ()
         self.stage_shift: dict[str, int] = {}  # storage root -> byte shift of the stage copy being lowered
         self.stage_copy = 0
+        # GM tensor -> {"bulk": first tile.store call, "scalar": last tensor.write call} (store coherence)
+        self.gm_store_paths: dict[str, dict[str, Call]] = {}
 
     # ------------------------------------------------------------------------------------------
     # entry
@@ -187,7 +192,9 @@ class FunctionCodegen:
                 raise NotSupportedError(f"kernel {self.fn.name!r} takes tile parameter {p.name!r}",
                                         span=p.span if p.span.line else None,
                                         hint="pass tensors to kernels and load them into tiles")
-        body = insert_syncs(tuple(self.body(self.fn.body)), self.buffers, self.target)
+        body = self.body(self.fn.body)
+        self.check_gm_store_coherence()
+        body = insert_syncs(tuple(body), self.buffers, self.target)
         return PTOKernel(self.fn.name, self.fn.func_type.value, tuple(tensors), tuple(scalars), tuple(params),
                          dict(self.buffers), tuple(body), self.returns, workspaces=tuple(self.workspaces))
 
@@ -497,6 +504,7 @@ class FunctionCodegen:
         if op is None:
             raise NotSupportedError(f"unknown op {call.op_name!r}")
         self.check_unit(call, var)
+        self.check_valid_operands(call, op)
         kind = op.kind
         if kind is OpKind.INDEX:
             if var is not None:
@@ -507,6 +515,21 @@ class FunctionCodegen:
                 indices = tuple(self.sexpr(e) for e in call.args[1].elements)
                 out.append(SRead(self.reg(var), self.tensor(call.args[0]), indices))
             return ()
+        if kind is OpKind.ELEMENT_WRITE and isinstance(call.args[0].type, TileType):  # into a tile, in place
+            dst = self.handle(call.args[0])
+            indices = tuple(self.sexpr(e) for e in call.args[1].elements)
+            out.append(SSetVal(dst, indices, self.sexpr(call.args[2])))
+            if var is not None:
+                self.tile_handle[var] = dst
+            return ()
+        if kind is OpKind.ELEMENT_WRITE:  # a scalar GM write on the S pipe; sync orders it against DMA
+            tensor = self.tensor(call.args[0])
+            indices = tuple(self.sexpr(e) for e in call.args[1].elements)
+            out.append(SWrite(tensor, indices, self.sexpr(call.args[2])))
+            self.gm_store_paths.setdefault(tensor, {})["scalar"] = call
+            if var is not None:
+                self.tensor_name[var] = tensor
+            return ()
         if kind is OpKind.LOAD:
             dst = self.declare(var)
             self.tile_handle[var] = dst
@@ -515,7 +538,10 @@ class FunctionCodegen:
             if any(w is None for w in window):
                 raise NotSupportedError(f"tile.load of {var.name!r} has a symbolic window shape",
                                         span=call.span if call.span.line else None)
-            out.append(TLoad(dst, self.tensor(call.args[0]), offsets, window))  # type: ignore[arg-type]
+            view = getattr(var.type, "tile_view", None)  # a partial valid shape: the DMA moves that region only
+            valid = tuple(self.sexpr(e) for e in call.args[3].elements) \
+                if len(call.args) > 3 and view is not None and view.valid_shape is not None else ()
+            out.append(TLoad(dst, self.tensor(call.args[0]), offsets, window, valid))  # type: ignore[arg-type]
             return ()
         if kind is OpKind.STORE:
             tensor = self.tensor(call.args[2])
@@ -523,7 +549,10 @@ class FunctionCodegen:
             window = call.kwarg("shapes") or static_dims(call.args[0].type, "stored tile")
             view = getattr(call.args[0].type, "tile_view", None)  # a store writes the tile's valid region only
             valid = tuple(self.sexpr(e) for e in view.valid_shape) if view and view.valid_shape else ()
-            out.append(TStore(tensor, offsets, self.handle(call.args[0]), tuple(window), valid))
+            atomic = call.kwarg("atomic")
+            out.append(TStore(tensor, offsets, self.handle(call.args[0]), tuple(window), valid,
+                              atomic.value if atomic is AtomicType.Add else ""))
+            self.gm_store_paths.setdefault(tensor, {}).setdefault("bulk", call)
             if var is not None:
                 self.tensor_name[var] = tensor
             return ()
@@ -572,6 +601,10 @@ class FunctionCodegen:
                     args.append(tuple(self.sexpr(e) for e in a.elements))
                 else:
                     args.append(self.sexpr(a))
+            if op.extra.get("reads_valid_shape"):  # e.g. fillpad: the operand's valid extents as an operand
+                view = getattr(call.args[0].type, "tile_view", None)
+                extents = view.valid_shape if view is not None and view.valid_shape else call.args[0].type.shape
+                args.append(tuple(self.sexpr(e) for e in extents))
             if var is None:
                 return ()
             dst = self.declare(var)
@@ -579,6 +612,36 @@ class FunctionCodegen:
             out.append(TVector(op.pto or op.name, op.name, dst, tuple(args), tuple(call.kwargs)))
             return ()
         raise NotSupportedError(f"PTO codegen does not lower {op.name} (kind {kind.value}, unit {op.unit.value})")
+
+    def check_valid_operands(self, call: Call, op: Any) -> None:
+        """An op combining elements across positions (reduction, broadcast vector, matmul, transpose) on a tile
+        with a partial valid shape would read its padding: refused, as golden refuses it (fillpad first)."""
+        for i in position_mixing_operands(op, len(call.args)):
+            view = getattr(call.args[i].type, "tile_view", None)
+            if view is not None and view.valid_shape is not None:
+                raise NotSupportedError(
+                    f"{call.op_name} reads the tile {_var_name(call.args[i])!r}, whose valid shape is smaller than "
+                    "its shape: the elements outside the valid region are undefined and would enter the result",
+                    span=call.span if call.span.line else None,
+                    hint="fill the padding first with the identity of the operation: "
+                         "pl.tile.fillpad(tile, pad_value=pl.PadValue.min) before a max, PadValue.zero before a sum, "
+                         "PadValue.max before a min")
+
+    def check_gm_store_coherence(self) -> None:
+        """PyPTO's GM store coherence restriction: a kernel may not write one GM tensor both with a bulk store
+        (MTE3 / FIXPIPE) and with element writes (the scalar unit's D-cache path). Barriers do not make the
+        two paths cache-line coherent on the device, so either the element writes or neighbouring stored bytes
+        can be lost; the combination is rejected, even when the regions look disjoint."""
+        for tensor, paths in self.gm_store_paths.items():
+            if "bulk" in paths and "scalar" in paths:
+                write, store = paths["scalar"], paths["bulk"]
+                where = f" (line {store.span.line})" if store.span is not None and store.span.line else ""
+                raise NotSupportedError(
+                    f"kernel {self.fn.name!r} writes GM tensor @{tensor} both with a bulk store{where} and with "
+                    "element writes (pl.write): the two store paths are not coherent on the device, so one of "
+                    "them can lose the other's bytes", span=write.span if write.span.line else None,
+                    hint="stage the values in a tile and store it once, write every element with pl.write, or "
+                         "write the elements into a different tensor")
 
     def check_unit(self, call: Call, var: Var | None) -> None:
         """A kernel may only use the memories of its unit (``targets.kernel_memory_spaces``): an AIV kernel

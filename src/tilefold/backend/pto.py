@@ -147,9 +147,11 @@ class TLoad(Instr):
     tensor: str
     offsets: tuple[SExpr, ...]
     window: tuple[int, ...] = ()  # N-D extents of the GM window (folds into the tile's [rows, cols])
+    valid: tuple[SExpr, ...] = ()  # the loaded tile's valid [rows, cols] when not the whole tile: moved alone
 
     def text(self) -> str:
-        return f"tload %{self.dst}, @{self.tensor}{_offs(self.offsets)}"
+        valid = f" valid{_offs(self.valid)}" if self.valid else ""
+        return f"tload %{self.dst}, @{self.tensor}{_offs(self.offsets)}{valid}"
 
 
 @dataclass(frozen=True)
@@ -159,10 +161,12 @@ class TStore(Instr):
     src: str
     window: tuple[int, ...] = ()
     valid: tuple[SExpr, ...] = ()  # the stored tile's valid [rows, cols] when not the whole tile: written alone
+    atomic: str = ""  # "add": the store adds into GM (an atomic read-add-write)
 
     def text(self) -> str:
         valid = f" valid{_offs(self.valid)}" if self.valid else ""
-        return f"tstore @{self.tensor}{_offs(self.offsets)}, %{self.src}{valid}"
+        atomic = f" atomic={self.atomic}" if self.atomic else ""
+        return f"tstore @{self.tensor}{_offs(self.offsets)}, %{self.src}{valid}{atomic}"
 
 
 @dataclass(frozen=True)
@@ -295,6 +299,31 @@ class SRead(Instr):
 
 
 @dataclass(frozen=True)
+class SWrite(Instr):
+    """A scalar write of a register (or constant) into one GM tensor element (the scalar unit's store)."""
+
+    tensor: str
+    indices: tuple[SExpr, ...]
+    value: SExpr
+
+    def text(self) -> str:
+        return f"swrite @{self.tensor}{_offs(self.indices)}, {self.value}"
+
+
+@dataclass(frozen=True)
+class SSetVal(Instr):
+    """A scalar write of a register (or constant) into one element of an on-chip tile (the scalar unit's store
+    into UB)."""
+
+    dst: str
+    indices: tuple[SExpr, ...]
+    value: SExpr
+
+    def text(self) -> str:
+        return f"ssetval %{self.dst}{_offs(self.indices)}, {self.value}"
+
+
+@dataclass(frozen=True)
 class SAssignMany(Instr):
     """Parallel assignment (loop back edges): every value is read before any register is written."""
 
@@ -391,6 +420,10 @@ def tile_accesses(ins: Instr) -> tuple[tuple[str, ...], tuple[str, ...], tuple[s
         return tuple(a for a in ins.ins if type(a) is str) + ins.tmps, ins.outs + ins.tmps, (), ()
     if t is SRead:
         return (), (), (ins.tensor,), ()
+    if t is SWrite:
+        return (), (), (), (ins.tensor,)
+    if t is SSetVal:
+        return (), (ins.dst,), (), ()
     return (), (), (), ()
 
 

@@ -94,16 +94,16 @@ from tilefold.ir.stmt import (
     WhileStmt,
     YieldStmt,
 )
-from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, TupleType, Type
+from tilefold.ir.types import AtomicType, DataType, ScalarType, TensorType, TileType, TupleType, Type
 from tilefold.ops import OpDef, OpKind, ParamKind, custom_segments, op_of
 from tilefold.ops import get_op as op_of_name
+from tilefold.ops.registry import POSITION_MIXING_KINDS, position_mixing_operands
 
 #: Upper bound on the iterations of one ``while`` loop before the interpreter gives up.
 MAX_WHILE_ITERATIONS = 1_000_000
 
 # ops whose result mixes elements of different positions of an operand (see _refuse_partial_tiles)
-_MIXING_KINDS = (OpKind.ROW_REDUCTION, OpKind.COL_REDUCTION, OpKind.ROW_BROADCAST, OpKind.COL_BROADCAST,
-                 OpKind.MATMUL, OpKind.TRANSPOSE)
+_MIXING_KINDS = POSITION_MIXING_KINDS
 
 _KERNEL_TYPES = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV, FunctionType.Group)
 
@@ -425,6 +425,8 @@ class GoldenInterpreter:
                                     hint="declare golden= for it in the op registry")
         args = [self.eval(a, env, inst) for a in call.args]
         attrs = {k: self._eval_attr(v, env, inst) for k, v in call.kwargs}
+        if op.extra.get("reads_valid_shape"):  # e.g. fillpad: the operand's valid extents, evaluated now
+            args.append(self._valid_extents(call.args[0], args[0], env, inst))
         if op.kind is OpKind.STORE:
             self._keep_invalid_region(call, args, attrs, env, inst)
         elif op.kind in _MIXING_KINDS:
@@ -457,18 +459,28 @@ class GoldenInterpreter:
             current = np.reshape(op_of_name("tile.load").golden([args[2], args[1], window], {}), tile.shape)
         except (ValueError, IndexError, TypeError):
             return  # the store's own golden reports the bad window
+        if attrs.get("atomic") is AtomicType.Add:
+            current = np.zeros_like(current)  # an atomic add of the valid region: the rest adds nothing
         merged = np.array(current, dtype=tile.dtype, copy=True)
         region = tuple(slice(0, v) for v in valid)
         merged[region] = tile[region]
         args[0] = merged
+
+    def _valid_extents(self, expr: Expr, value: Any, env: dict[Var, Any], inst: Instance) -> tuple[int, ...]:
+        """The valid extents of the tile ``expr`` (its shape when the whole tile is valid), clipped to it."""
+        shape = np.shape(value)
+        view = getattr(getattr(expr, "type", None), "tile_view", None)
+        if view is None or view.valid_shape is None:
+            return tuple(shape)
+        return tuple(min(max(self._int(e, env, inst, "valid extent"), 0), n)
+                     for e, n in zip(view.valid_shape, shape, strict=False))
 
     def _refuse_partial_tiles(self, op: OpDef, call: Call, args: list[Any], env: dict[Var, Any],
                               inst: Instance) -> None:
         """An op that combines elements across positions (a reduction, a matmul, a transpose, a custom
         kernel, the vector of a broadcast) computes, on the device, on its operand's valid region only;
         tilefold computes whole tiles. A partially valid operand is therefore refused, not guessed."""
-        operands = range(1, 2) if op.kind in (OpKind.ROW_BROADCAST, OpKind.COL_BROADCAST) else range(len(args))
-        for i in operands:
+        for i in position_mixing_operands(op, len(args)):
             if i < len(call.args):
                 self._refuse_partial(op.name, call, call.args[i], args[i], env, inst)
 

@@ -58,9 +58,11 @@ from tilefold.ir.stmt import (
     flatten_stmts,
 )
 from tilefold.ir.types import (
+    AtomicType,
     DataType,
     MemorySpace,
     MemRef,
+    PadValue,
     ScalarType,
     TensorType,
     TileType,
@@ -92,6 +94,7 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "AtomicType", "PadValue",
     "Add", "AffineMap", "And", "AssignStmt", "BinaryExpr", "Call", "ConstBool", "ConstFloat", "ConstInt",
     "DataType", "Eq", "EvalStmt", "Expr", "FloorDiv", "ForKind", "ForStmt", "Function", "FunctionType",
     "Ge", "GlobalVar", "Gt", "IRMutator", "IRVisitor", "IfStmt", "IterArg", "Le", "Lt", "MakeTuple", "Max",

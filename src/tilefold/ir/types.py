@@ -131,6 +131,31 @@ class MemorySpace(enum.Enum):
 GM = MemorySpace.DDR
 
 
+class PadValue(enum.Enum):
+    """What ``fillpad`` writes outside a tile's valid region (PyPTO's ``pl.PadValue``): ``zero``; ``min`` /
+    ``max`` the dtype's lowest / highest value (-inf / +inf for floats, so they never win a max / min);
+    ``null`` no padding (the invalid region keeps whatever it holds)."""
+
+    null = "null"
+    zero = "zero"
+    max = "max"
+    min = "min"
+
+    def __repr__(self) -> str:
+        return f"PadValue.{self.name}"
+
+
+class AtomicType(enum.Enum):
+    """How a store combines with what GM holds (PyPTO's ``pl.AtomicType``): ``None_`` overwrites, ``Add``
+    adds into it (a read-add-write no other unit can interleave with)."""
+
+    None_ = "none"
+    Add = "add"
+
+    def __repr__(self) -> str:
+        return f"AtomicType.{self.name}"
+
+
 class Type:
     """Base class of IR types."""
 

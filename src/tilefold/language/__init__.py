@@ -82,6 +82,7 @@ make_tuple = _dsl.make_tuple
 dynamic = _dsl.dynamic
 Level = _dsl.Level
 PadValue = _dsl.PadValue
+AtomicType = _dsl.AtomicType
 at = _dsl.at
 SplitMode = _dsl.SplitMode
 split = _dsl.split
@@ -206,7 +207,7 @@ def program(cls: type | None = None, **options: Any) -> Any:
 
 __all__ = [
     "BF16", "BOOL", "FP16", "FP32", "FP64", "FP8E4M3", "FP8E5M2", "GM", "INDEX", "INT16", "INT32", "INT4", "INT64",
-    "INT8", "JITFunction", "Level", "PadValue", "SplitMode", "TASK_ID", "array", "at", "cross_core_slot",
+    "INT8", "JITFunction", "Level", "PadValue", "AtomicType", "SplitMode", "TASK_ID", "array", "at", "cross_core_slot",
     "dynamic", "jit", "manual_scope", "scope", "split", "spmd",
     "UINT16", "UINT32", "UINT64", "UINT8", "FunctionType", "InOut", "Mem", "MemRef", "MemorySpace", "Out",
     "Scalar", "Tensor", "Tile", "TileView", "Tuple", "affine_map", "cond", "const", "create_tensor", "create_tile",

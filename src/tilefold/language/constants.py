@@ -20,8 +20,10 @@ from tilefold.ir.stmt import (
     FunctionType,
 )
 from tilefold.ir.types import (
+    AtomicType,
     DataType,
     MemorySpace,
+    PadValue,
 )
 from tilefold.language.parse_base import _MISSING
 
@@ -31,7 +33,7 @@ _FOLD = {
     ast.Pow: lambda a, b: a ** b,
 }
 
-_PLAIN = (int, float, bool, str, type(None), DataType, MemorySpace, FunctionType, AffineMap)
+_PLAIN = (int, float, bool, str, type(None), DataType, MemorySpace, FunctionType, AffineMap, PadValue, AtomicType)
 
 #: folded integer constants stay below 2**MAX_CONST_BITS in magnitude (INDEX / INT64 hold 63 bits + sign):
 #: folding ``10 ** 10 ** 10`` is refused before it is computed instead of running for ever
@@ -264,6 +266,14 @@ class ConstantsMixin:
                                      hint="one of " + ", ".join(t.name for t in FunctionType)) from None
             if base.attr == "DataType":
                 return self._dtype(node)
+            if base.attr in ("PadValue", "AtomicType"):  # enum attributes of fillpad / atomic stores
+                enum_type = PadValue if base.attr == "PadValue" else AtomicType
+                try:
+                    return enum_type[node.attr]
+                except KeyError:
+                    raise self.error(node, f"unknown pl.{base.attr}.{node.attr}",
+                                     hint="one of " + ", ".join(f"pl.{base.attr}.{m.name}" for m in enum_type)
+                                     ) from None
         raise _NOT_CONST
 
     def _const_of(self, value: Any, dtype: DataType, node: ast.AST) -> Expr:

@@ -12,6 +12,7 @@ import enum
 from typing import Any
 
 from tilefold.errors import NotSupportedError
+from tilefold.ir import types as _ir_types
 
 
 class TypeMarker:
@@ -175,11 +176,9 @@ class Level(enum.Enum):
     AIV = "AIV"
 
 
-class PadValue(enum.Enum):
-    null = "null"
-    zero = "zero"
-    max = "max"
-    min = "min"
+# the pad / atomic enums are IR attributes (ops see them): one definition, in tilefold.ir.types
+PadValue = _ir_types.PadValue
+AtomicType = _ir_types.AtomicType
 
 
 def at(*args: Any, **kwargs: Any) -> Any:

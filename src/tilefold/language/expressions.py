@@ -60,7 +60,7 @@ _CMPOPS: dict[type, type[BinaryExpr]] = {ast.Eq: Eq, ast.NotEq: Ne, ast.Lt: Lt, 
                                          ast.GtE: Ge}
 
 
-_OP_ALIASES = {"store": "tile.store", "load": "tile.load", "create_tensor": "tensor.create"}
+_OP_ALIASES = {"store": "tile.store", "load": "tile.load", "create_tensor": "tensor.create", "write": "tensor.write"}
 
 
 # pl.<name> entries that are DSL constructs, not op aliases
@@ -431,7 +431,7 @@ class ExpressionsMixin:
             if kw.arg == EXTRA_KWARGS:
                 extra = self._attrs_dict(kw.value)
                 continue
-            i = index.get(kw.arg)  # type: ignore[assignment]
+            i = index.get(op.extra.get("keyword_aliases", {}).get(kw.arg, kw.arg))  # type: ignore[assignment]
             if opname == "tensor.create" and kw.arg == "manual_dep":
                 # PyPTO: the runtime tracks no dependency through this tensor; tilefold runs the orchestration
                 # in program order, so every task touching it is ordered anyway (validated, then dropped)

@@ -51,10 +51,6 @@ DISPATCHED = {
 }
 #: scope levels of ``pl.at`` that make sense on one chip
 LEVELS = ("CORE_GROUP", "CORE", "AIC", "AIV")
-_REFUSED = {
-    "write": "element writes (pl.write) need a scalar store to GM, which tilefold's simulator does not model",
-    "fillpad": "pl.tile.fillpad needs a padded valid-shape tile, which tilefold's tile IR does not model",
-}
 
 
 @dataclass
@@ -495,8 +491,6 @@ class JitParser(Parser):
             base = f.value
             name = f.attr
             if self._is_pl(base):
-                if name in _REFUSED:
-                    raise NotSupportedError(_REFUSED[name], span=self.span(node), hint="see docs/dsl.md (jit form)")
                 if name == "dim":
                     return self._dim(node)
                 if name == "dynamic" and node.args and isinstance(node.args[0], ast.Constant) \
@@ -509,19 +503,23 @@ class JitParser(Parser):
                     return self._checked_op(node, "tile.create")
                 if name == "read":
                     return self._checked_op(node, "tensor.read")
+                if name == "write":  # into a GM tensor, or into a staged tile (one store afterwards)
+                    return self._element_write(node)
+                if name == "fillpad":
+                    return self._fillpad(node)
                 if name in DISPATCHED:
                     return self._dispatch(node, name, None)
             if isinstance(base, ast.Attribute) and self._is_pl(base.value) and base.attr in ("tensor", "tile"):
-                if name in _REFUSED:
-                    raise NotSupportedError(_REFUSED[name], span=self.span(node), hint="see docs/dsl.md (jit form)")
                 if base.attr == "tensor" and name == "dim":
                     return self._dim(node)
                 if name == "full":
                     if base.attr == "tensor":
                         self._check_scope(node, "tensor.full")
                     return self._checked_op(node, f"{base.attr}.full")
-                if base.attr == "tensor" and name == "read":
-                    return self._checked_op(node, "tensor.read")
+                if base.attr == "tensor" and name in ("read", "write"):
+                    return self._checked_op(node, f"tensor.{name}")
+                if base.attr == "tile" and name == "fillpad":
+                    return self._fillpad(node)
                 if name in DISPATCHED:
                     return self._dispatch(node, name, base.attr)
         if isinstance(f, ast.Attribute) and (self._is_pl(f.value) or (
@@ -543,6 +541,28 @@ class JitParser(Parser):
         if opname is not None:
             return self._op_call(node, opname)
         return super()._call(node)
+
+    def _element_write(self, node: ast.Call) -> Expr:
+        """``pl.write(target, indices, value)``: ``tensor.write`` into a GM tensor, ``tile.write`` into a tile."""
+        opname = "tensor.write"
+        if node.args:
+            target = self._expr(node.args[0])
+            self._pre[id(node.args[0])] = target
+            if isinstance(target.type, TileType):
+                opname = "tile.write"
+        return self._checked_op(node, opname)
+
+    def _fillpad(self, node: ast.Call) -> Expr:
+        """``pl.fillpad`` / ``pl.tile.fillpad``: fills a tile's invalid region. Tensors carry no valid shape here."""
+        if node.args:
+            value = self._expr(node.args[0])
+            self._pre[id(node.args[0])] = value
+            if isinstance(value.type, TensorType):
+                self._pre.pop(id(node.args[0]), None)
+                raise self.error(node.args[0], "pl.fillpad pads a tile; tensors carry no valid shape in tilefold",
+                                 hint="load the block with pl.load(tensor, offsets, shapes, valid_shapes=[...]) "
+                                      "and fillpad the tile")
+        return self._checked_op(node, "tile.fillpad")
 
     def _dim(self, node: ast.Call) -> Expr:
         if len(node.args) != 2 or node.keywords:

@@ -60,9 +60,11 @@ from tilefold.ir.stmt import (
     YieldStmt,
 )
 from tilefold.ir.types import (
+    AtomicType,
     DataType,
     MemorySpace,
     MemRef,
+    PadValue,
     ScalarType,
     TensorType,
     TileType,
@@ -622,6 +624,8 @@ class _Printer:
             return f"pl.Mem.{v.name}"
         if isinstance(v, FunctionType):
             return f"pl.FunctionType.{v.name}"
+        if isinstance(v, (PadValue, AtomicType)):
+            return f"pl.{type(v).__name__}.{v.name}"
         if isinstance(v, AffineMap):
             return f'pl.affine_map("{v}")'
         if isinstance(v, (ConstInt, ConstFloat)):

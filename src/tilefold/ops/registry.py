@@ -59,6 +59,7 @@ class OpKind(enum.Enum):
     TRANSPOSE = "transpose"
     INDEX = "index"  # get_block_idx / get_subblock_idx
     ELEMENT_READ = "element_read"  # one GM tensor element read into a scalar register (tensor.read)
+    ELEMENT_WRITE = "element_write"  # one scalar register written into a GM tensor element (tensor.write)
     CUSTOM = "custom"
     OTHER = "other"
 
@@ -265,3 +266,17 @@ def result_memory(op: OpDef, args: Sequence[Expr], attrs: dict[str, Any]) -> Mem
         t = args[rule.operand].type if rule.operand < len(args) else None
         return t.memory_space if isinstance(t, TileType) else None
     return None
+
+
+#: op kinds whose result elements combine operand elements from other positions (reductions, broadcast vectors,
+#: matmul, transpose): on the device they read a partially valid operand's padding, so golden and codegen refuse
+#: such an operand (``pl.tile.fillpad`` first makes it fully valid)
+POSITION_MIXING_KINDS = (OpKind.ROW_REDUCTION, OpKind.COL_REDUCTION, OpKind.ROW_BROADCAST, OpKind.COL_BROADCAST,
+                         OpKind.MATMUL, OpKind.TRANSPOSE)
+
+
+def position_mixing_operands(op: OpDef, n_args: int) -> range:
+    """Indices of the operands of ``op`` whose elements it combines across positions (a broadcast: its vector)."""
+    if op.kind not in POSITION_MIXING_KINDS:
+        return range(0)
+    return range(1, min(2, n_args)) if op.kind in (OpKind.ROW_BROADCAST, OpKind.COL_BROADCAST) else range(n_args)

@@ -16,8 +16,9 @@ import numpy as np
 
 from tilefold.errors import TypeInferenceError
 from tilefold.ir.expr import ConstInt, Expr, MakeTuple
-from tilefold.ir.types import DataType, ScalarType, TensorType, Type, make_shape
+from tilefold.ir.types import AtomicType, DataType, ScalarType, TensorType, Type, make_shape
 from tilefold.ops.registry import MemoryRule, MemoryRuleKind, OpDef, OpKind, Param, ParamKind, Unit, register_op
+from tilefold.ops.tile_ops import atomic_add, check_atomic
 
 V = ParamKind.TILE_OR_TENSOR
 S = ParamKind.SCALAR
@@ -286,6 +287,7 @@ def _infer_assemble(args, attrs) -> Type:
     if src.dtype is not dst.dtype:
         raise _fail(op, f"value dtype {src.dtype.name} differs from target dtype {dst.dtype.name}",
                     f"cast the value first: pl.cast(value, target_type=pl.{dst.dtype.name})")
+    check_atomic(op, attrs.get("atomic"), dst.dtype)
     return TensorType(dst.shape, dst.dtype)
 
 
@@ -293,11 +295,13 @@ def _golden_assemble(a, k):
     dst, src, offs = a
     out = np.array(dst, copy=True)
     index = tuple(slice(int(o), int(o) + s) for o, s in zip(offs, np.shape(src), strict=True))
-    out[index] = src
+    out[index] = atomic_add(out[index], src) if k.get("atomic") is AtomicType.Add else src
     return out
 
 
-register_op(OpDef("tensor.assemble", (Param("target", ParamKind.TENSOR), Param("value", V), Param("offsets", TUP)),
+register_op(OpDef("tensor.assemble", (Param("target", ParamKind.TENSOR), Param("value", V), Param("offsets", TUP),
+                                      # atomic=pl.AtomicType.Add: the write adds into the target (split-K)
+                                      Param("atomic", A, required=False)),
                   _infer_assemble, OpKind.STORE, Unit.NONE, NO_MEM, golden=_golden_assemble, cost="none",
                   extra={"tile_op": "tile.store"}))
 
@@ -393,3 +397,52 @@ def _golden_read(a, k):
 
 register_op(OpDef("tensor.read", (Param("tensor", ParamKind.TENSOR), Param("indices", TUP)), _infer_read,
                   OpKind.ELEMENT_READ, Unit.SCALAR, NO_MEM, golden=_golden_read, pto="sread", cost="scalar"))
+
+
+# ------------------------------------------------------------------------------------------------
+# element write: one scalar into one GM tensor element (the scalar unit's store, the counterpart of tensor.read)
+# ------------------------------------------------------------------------------------------------
+
+
+def _infer_write(args, attrs) -> Type:
+    op = "tensor.write"
+    t = _tensor(op, args, 0, "tensor")
+    if len(args) < 3 or not isinstance(args[1], MakeTuple):
+        raise _fail(op, "pl.write takes (tensor, indices, value) with one index per tensor axis",
+                    f"write pl.write(tensor, {[0] * t.rank}, value)")
+    _element_indices(op, t, args[1].elements, "pl.write")
+    v = args[2].type
+    if not isinstance(v, ScalarType):
+        raise _fail(op, f"the value must be a scalar, got {type(v).__name__}",
+                    "write one element: a scalar expression or constant (store tiles with pl.store)")
+    if v.dtype.is_float and not t.dtype.is_float:  # an int value into a float tensor converts exactly enough
+        raise _fail(op, f"a {v.dtype.name} value cannot be written into a {t.dtype.name} tensor",
+                    f"cast it first: pl.cast(value, pl.{t.dtype.name})")
+    return TensorType(t.shape, t.dtype)
+
+
+def _element_indices(op: str, t: TensorType, idx: Sequence[Expr], spelling: str) -> None:
+    if len(idx) != t.rank:
+        raise _fail(op, f"{len(idx)} indices given for a rank-{t.rank} tensor",
+                    f"give one index per tensor axis, e.g. {spelling}(tensor, {[0] * t.rank}, ...)")
+    for axis, (e, dim) in enumerate(zip(idx, t.shape, strict=True)):
+        if not isinstance(e.type, ScalarType) or e.type.dtype.is_float:
+            raise _fail(op, f"index #{axis} must be an integer scalar",
+                        "use integer constants or pl.Scalar[pl.INDEX] expressions as indices")
+        if isinstance(e, ConstInt) and isinstance(dim, ConstInt) and not 0 <= e.value < dim.value:
+            raise _fail(op, f"index {e.value} on axis {axis} is outside the tensor extent {dim.value}",
+                        f"use an index in [0, {dim.value - 1}] on axis {axis}")
+
+
+def _golden_write(a, k):
+    arr, idx, value = np.array(a[0], copy=True), [int(i) for i in a[1]], a[2]
+    for axis, (i, dim) in enumerate(zip(idx, arr.shape, strict=True)):
+        if not 0 <= i < dim:
+            raise IndexError(f"element index {idx} leaves the tensor of shape {list(arr.shape)} on axis {axis}")
+    arr[tuple(idx)] = value
+    return arr
+
+
+register_op(OpDef("tensor.write", (Param("tensor", ParamKind.TENSOR), Param("indices", TUP), Param("value", S)),
+                  _infer_write, OpKind.ELEMENT_WRITE, Unit.SCALAR, NO_MEM, golden=_golden_write, pto="swrite",
+                  cost="scalar"))

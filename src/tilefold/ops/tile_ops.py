@@ -17,8 +17,10 @@ from tilefold.ir.affine import AffineMap
 from tilefold.ir.expr import ConstInt, Expr, MakeTuple
 from tilefold.ir.types import (
     INDEX,
+    AtomicType,
     DataType,
     MemorySpace,
+    PadValue,
     ScalarType,
     TensorType,
     TileType,
@@ -205,10 +207,16 @@ def _infer_load(args, attrs) -> Type:
                         f"{len(offsets)} and {len(shapes)}",
                     f"give one offset and one extent per tensor axis, e.g. pl.tile.load(x, {[0] * tt.rank}, "
                     f"{_shape_repr(tt.shape)})")
-    _check_gm_window(op, tt, offsets, shapes, "load")
+    valid = _load_valid_shapes(op, args, tuple(shapes)) if len(args) > 3 else None
+    # the DMA moves the valid region only: the bounds that matter are the valid region's (a partial last block
+    # declares a window past the tensor's end); a dynamic valid extent is left to the device
+    _check_gm_window(op, tt, offsets, valid if valid is not None else shapes, "load")
     mem = attrs.get("target_memory") or MemorySpace.Vec
     if attrs.get("flatten") and len(shapes) > 2:
         return TileType(_flat_2d(op, tuple(shapes)), tt.dtype, mem)
+    if valid is not None:
+        return TileType(tuple(shapes), tt.dtype, mem, None,
+                        canonical_tile_view(tuple(shapes), mem, TileView(valid_shape=valid)))
     return TileType(tuple(shapes), tt.dtype, mem)
 
 
@@ -224,6 +232,8 @@ def _flat_2d(op: str, shape: tuple[Expr, ...]) -> tuple[Expr, ...]:
 
 
 def _golden_load(a, k):
+    if len(a) > 3 and a[3] is not None:
+        return _golden_valid_load(a[0], a[1], a[2], a[3])
     win = _window(a[0], a[1], a[2]).copy()
     if k.get("flatten") and win.ndim > 2:
         win = win.reshape(-1, win.shape[-1])
@@ -232,11 +242,15 @@ def _golden_load(a, k):
 
 register_op(OpDef(
     "tile.load", (Param("tensor", ParamKind.TENSOR), Param("offsets", TUP), Param("shapes", TUP),
+                  # PyPTO's valid_shapes: the region the DMA moves (static or run-time extents, an operand so
+                  # that a dynamic extent stays in the use-def chain); the rest of the tile is undefined
+                  Param("valid_shapes", TUP, required=False),
                   Param("target_memory", A, MemorySpace.Vec),
                   # set by FlattenTileNdTo2D: the N-D window is laid out as the 2-D tile [prod(leading), last]
                   Param("flatten", A, required=False)),
     _infer_load, OpKind.LOAD, Unit.DMA, MemoryRule(MemoryRuleKind.KWARG, MemorySpace.Vec),
     golden=_golden_load, pto="tload", cost="dma",
+    extra={"keyword_aliases": {"valid_shape": "valid_shapes"}},  # PyPTO's tutorials spell it valid_shape=
 ))
 
 
@@ -265,6 +279,7 @@ def _infer_store(args, attrs) -> Type:
     if t.dtype != out.dtype:
         raise _fail(op, f"tile dtype {t.dtype.name} differs from output tensor dtype {out.dtype.name}",
                     _store_dtype_hint(args[0], t, out))
+    check_atomic(op, attrs.get("atomic"), out.dtype)
     window = attrs.get("shapes")
     if window is not None:
         # A 2-D tile holding a flattened N-D window (FlattenTileNdTo2D): shapes is the window in the tensor.
@@ -293,7 +308,8 @@ def _golden_store(a, k):
     out = np.array(out, copy=True)
     if k.get("shapes") is not None:
         tile = np.reshape(tile, k["shapes"])
-    _window(out, offsets, tile.shape)[...] = tile
+    win = _window(out, offsets, tile.shape)
+    win[...] = atomic_add(win, tile) if k.get("atomic") is AtomicType.Add else tile
     return out
 
 
@@ -302,7 +318,9 @@ register_op(OpDef(
                    # marker set by TileAndBindSubBlock on a store it split across the two sub-blocks
                    Param("tiled_op", A, required=False),
                    # set by FlattenTileNdTo2D: the N-D tensor window a flattened 2-D tile fills
-                   Param("shapes", A, required=False)),
+                   Param("shapes", A, required=False),
+                   # PyPTO's atomic=pl.AtomicType.Add: the store adds into GM (read-add-write, atomic per unit)
+                   Param("atomic", A, required=False)),
     _infer_store, OpKind.STORE, Unit.DMA, golden=_golden_store, pto="tstore", cost="dma",
 ))
 
@@ -1058,4 +1076,171 @@ register_op(OpDef(
     _infer_tensor_create, OpKind.CREATE, Unit.NONE, MemoryRule(MemoryRuleKind.NONE),
     golden=lambda a, k: np.zeros(tuple(int(s) for s in k["shape"]), dtype=k["dtype"].np_dtype), pto=None,
     cost="none",
+))
+
+
+# ------------------------------------------------------------------------------------------------
+# valid shapes, padding, atomic stores (PyPTO's valid_shapes / fillpad / AtomicType)
+# ------------------------------------------------------------------------------------------------
+
+#: element dtypes a store can add into GM atomically (PyPTO's AtomicAddDtypeValid; the conservative set the
+#: Ascend store pipes combine: FP32, FP16, INT32)
+ATOMIC_ADD_DTYPES = (DataType.FP32, DataType.FP16, DataType.INT32)
+
+
+def check_atomic(op: str, atomic: Any, dtype: DataType) -> None:
+    """Reject an ``atomic=`` that is not a ``pl.AtomicType``, or an atomic add into an unsupported dtype."""
+    if atomic is None or atomic is AtomicType.None_:
+        return
+    if not isinstance(atomic, AtomicType):
+        raise _fail(op, f"atomic={atomic!r} is not a pl.AtomicType",
+                    "write atomic=pl.AtomicType.Add (or leave it out for a plain store)")
+    if dtype not in ATOMIC_ADD_DTYPES:
+        raise _fail(op, f"an atomic add into a {dtype.name} tensor is not supported: the store pipe adds "
+                        f"{', '.join(d.name for d in ATOMIC_ADD_DTYPES)} only",
+                    "accumulate in FP32 (pl.matmul(..., out_dtype=pl.FP32)) and cast afterwards")
+
+
+def atomic_add(current: np.ndarray, value: Any) -> np.ndarray:
+    """``current + value`` as an atomic store computes it: floats in FP32, integers wrapping in the dtype."""
+    cur = np.asarray(current)
+    if cur.dtype.kind in "fV":
+        return (cur.astype(np.float32) + np.asarray(value, np.float32)).astype(cur.dtype)
+    return (cur.astype(np.int64) + np.asarray(value).astype(np.int64)).astype(cur.dtype)
+
+
+def _load_valid_shapes(op: str, args: Sequence[Expr], shapes: tuple[Expr, ...]) -> tuple[Expr, ...]:
+    valid = _tuple(op, args, 3, "valid_shapes")
+    if len(valid) != len(shapes):
+        raise _fail(op, f"valid_shapes needs {len(shapes)} entries (one per window axis), got {len(valid)}",
+                    f"e.g. valid_shapes={_shape_repr(shapes)}")
+    if len(shapes) > 2:
+        raise _fail(op, "valid_shapes on an N-D window is not supported (only 1-D and 2-D windows)",
+                    "load a 2-D window, or leave valid_shapes out")
+    for axis, (v, n) in enumerate(zip(valid, shapes, strict=True)):
+        if not isinstance(v.type, ScalarType) or v.type.dtype.is_float:
+            raise _fail(op, f"valid extent #{axis} must be an integer scalar",
+                        "use integer constants or pl.Scalar[pl.INDEX] expressions (e.g. min(n - i, 64))")
+        if isinstance(v, ConstInt) and isinstance(n, ConstInt) and not 0 <= v.value <= n.value:
+            raise _fail(op, f"valid extent {v.value} on axis {axis} is outside [0, {n.value}] (the window extent)",
+                        "a valid extent is at most the window's extent")
+    return tuple(valid)
+
+
+def _undefined_fill(dtype: np.dtype) -> Any:
+    """What golden puts in the part of a tile no instruction wrote: NaN for floats (so a value computed from it
+    shows), 0 for integers. Kernels must not depend on it (fillpad, or store the valid region only)."""
+    return np.nan if dtype.kind in "fV" else 0
+
+
+def _golden_valid_load(tensor: np.ndarray, offsets, shapes, valid) -> np.ndarray:
+    ext = [min(max(int(v), 0), int(n)) for v, n in zip(valid, shapes, strict=True)]
+    tile = np.full(tuple(int(n) for n in shapes), _undefined_fill(np.asarray(tensor).dtype), np.float64
+                   if np.asarray(tensor).dtype.kind in "fV" else np.asarray(tensor).dtype)
+    tile[tuple(slice(0, e) for e in ext)] = _window(tensor, offsets, ext)
+    return tile
+
+
+def pad_value_of(value: Any) -> PadValue:
+    """``pl.PadValue`` of a fillpad ``pad_value`` (PyPTO also takes 0, 0.0, math.inf and -math.inf)."""
+    if isinstance(value, PadValue):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if value == 0:
+            return PadValue.zero
+        if value == float("inf"):
+            return PadValue.max
+        if value == float("-inf"):
+            return PadValue.min
+    raise _fail("tile.fillpad", f"pad_value={value!r} is not a pl.PadValue",
+                "write pl.PadValue.zero, pl.PadValue.min, pl.PadValue.max or pl.PadValue.null (or 0, math.inf, "
+                "-math.inf)")
+
+
+def pad_scalar(pad: PadValue, dtype: np.dtype) -> Any:
+    """The element ``pad`` stands for in ``dtype``: 0, or the lowest / highest value (+-inf for floats)."""
+    if pad is PadValue.zero:
+        return 0
+    if dtype.kind in "fV":
+        return -np.inf if pad is PadValue.min else np.inf
+    info = np.iinfo(dtype)
+    return int(info.min if pad is PadValue.min else info.max)
+
+
+def _infer_fillpad(args, attrs) -> Type:
+    op = "tile.fillpad"
+    t = _tile(op, args, 0)
+    pad = pad_value_of(attrs.get("pad_value", PadValue.zero))
+    if t.memory_space not in (None, MemorySpace.Vec):
+        raise _fail(op, f"the tile is in {t.memory_space.name}; fillpad runs on the vector unit (Vec tiles)",
+                    "fill the padding of a Vec tile (pl.load's default target), before moving it elsewhere")
+    view = t.tile_view
+    # after the fill every element is defined: the result is fully valid (null fills nothing: it stays partial)
+    valid = view.valid_shape if view is not None and pad is PadValue.null else None
+    return _vec_tile(t.shape, t.dtype, TileView(valid_shape=valid) if valid is not None else None)
+
+
+def _golden_fillpad(a, k):
+    tile = np.asarray(a[0])
+    pad = pad_value_of(k.get("pad_value", PadValue.zero))
+    valid = a[1] if len(a) > 1 and a[1] is not None else tile.shape
+    out = np.array(tile, dtype=np.float64 if tile.dtype.kind in "fV" else tile.dtype, copy=True)
+    if pad is PadValue.null:
+        return out
+    mask = np.ones(out.shape, bool)
+    mask[tuple(slice(0, min(max(int(v), 0), n)) for v, n in zip(valid, out.shape, strict=False))] = False
+    out[mask] = pad_scalar(pad, tile.dtype)
+    return out
+
+
+register_op(OpDef(
+    "tile.fillpad", (Param("tile", T), Param("pad_value", A, PadValue.zero)),
+    _infer_fillpad, OpKind.UNARY, Unit.VECTOR, VEC, golden=_golden_fillpad, pto="tfillpad", cost="vector",
+    # golden / the instruction get the operand's valid extents as a trailing operand (evaluated at run time)
+    extra={"reads_valid_shape": True},
+))
+
+
+# ------------------------------------------------------------------------------------------------
+# element write into a tile (the scalar unit's store into UB): PyPTO's pl.write on a staged tile
+# ------------------------------------------------------------------------------------------------
+
+
+def _infer_tile_write(args, attrs) -> Type:
+    op = "tile.write"
+    t = _tile(op, args, 0)
+    idx = _tuple(op, args, 1, "indices")
+    if len(idx) != t.rank:
+        raise _fail(op, f"{len(idx)} indices given for a rank-{t.rank} tile",
+                    f"give one index per tile axis, e.g. pl.write(tile, {[0] * t.rank}, value)")
+    for axis, (e, dim) in enumerate(zip(idx, t.shape, strict=True)):
+        if not isinstance(e.type, ScalarType) or e.type.dtype.is_float:
+            raise _fail(op, f"index #{axis} must be an integer scalar",
+                        "use integer constants or pl.Scalar[pl.INDEX] expressions as indices")
+        if isinstance(e, ConstInt) and isinstance(dim, ConstInt) and not 0 <= e.value < dim.value:
+            raise _fail(op, f"index {e.value} on axis {axis} is outside the tile extent {dim.value}",
+                        f"use an index in [0, {dim.value - 1}] on axis {axis}")
+    v = _scalar(op, args, 2, "write one element: a scalar expression or constant")
+    if v.dtype.is_float and not t.dtype.is_float:
+        raise _fail(op, f"a {v.dtype.name} value cannot be written into a {t.dtype.name} tile",
+                    f"write an integer value into a {t.dtype.name} tile")
+    if t.memory_space not in (None, MemorySpace.Vec):
+        raise _fail(op, f"the tile is in {t.memory_space.name}; the scalar unit writes Vec tiles only",
+                    "stage the values in a Vec tile (pl.tile.full(..., target_memory=pl.Mem.Vec))")
+    return TileType(t.shape, t.dtype, t.memory_space, None, t.tile_view)
+
+
+def _golden_tile_write(a, k):
+    tile, idx, value = np.array(a[0], copy=True), tuple(int(i) for i in a[1]), a[2]
+    for axis, (i, dim) in enumerate(zip(idx, tile.shape, strict=True)):
+        if not 0 <= i < dim:
+            raise IndexError(f"element index {list(idx)} leaves the tile of shape {list(tile.shape)} on axis {axis}")
+    tile[idx] = value
+    return tile
+
+
+register_op(OpDef(
+    "tile.write", (Param("tile", T), Param("indices", TUP), Param("value", S)),
+    _infer_tile_write, OpKind.ELEMENT_WRITE, Unit.SCALAR, INHERIT0, output_reuses_input=0,
+    golden=_golden_tile_write, pto="ssetval", cost="scalar",
 ))

@@ -53,6 +53,12 @@ def _is_tensor_op(e: Expr) -> bool:
     return op is not None and op.name.startswith("tensor.") and "tile_op" in op.extra
 
 
+def _atomic_of(assemble: Call) -> dict[str, Any]:
+    """The store attributes an assemble passes on: its ``atomic=`` (an atomic add stays an atomic add)."""
+    atomic = assemble.kwarg("atomic")
+    return {"atomic": atomic} if atomic is not None else {}
+
+
 def _idx(v: int, span: Span | None = None) -> ConstInt:
     return ConstInt(v, DataType.INDEX, span=span) if span is not None else ConstInt(v, DataType.INDEX)
 
@@ -332,7 +338,7 @@ class _Lowering:
                         + [_idx(x) for x in offs[1:]]
                     if len(o) > 1:
                         o[-1] = _idx(offs[-1] + col)
-                    st = make_call("tile.store", [tile, _tup(o), current[root]], {}, span=span)
+                    st = make_call("tile.store", [tile, _tup(o), current[root]], _atomic_of(call), span=span)
                     nv = Var(self.fresh(root.name), st.type, span)
                     self.out.append(AssignStmt(nv, st, span=span))
                     current[root] = nv
@@ -620,7 +626,7 @@ class _Structured:
             dst = call.args[0]
             value = self.operand(call.args[1], out, MemorySpace.Vec)
             self.check_window(dst.type, call.args[2], list(_shape(call.args[1].type)), where, "pl.assemble")
-            st = make_call("tile.store", [value, call.args[2], self.gm.get(dst, dst)], {}, span=span)
+            st = make_call("tile.store", [value, call.args[2], self.gm.get(dst, dst)], _atomic_of(call), span=span)
             nv = Var(s.var.name, st.type, span)
             out.append(AssignStmt(nv, st, span=span))
             self.gm[s.var] = nv

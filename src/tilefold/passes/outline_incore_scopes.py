@@ -33,7 +33,7 @@ from tilefold.ir.visitor import IRVisitor, collect_uses
 from tilefold.passes.base import Pass
 
 #: ops whose result is their destination tensor with a window written: (op name, index of the destination)
-_WRITES = {"tensor.assemble": 0, "tile.store": 2}
+_WRITES = {"tensor.assemble": 0, "tile.store": 2, "tensor.write": 0}
 
 
 class _Defs(IRVisitor):

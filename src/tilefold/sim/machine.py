@@ -37,8 +37,10 @@ from tilefold.backend.pto import (
     SetFlag,
     SRead,
     SReg,
+    SSetVal,
     SSpecial,
     SUn,
+    SWrite,
     TCustom,
     TExtract,
     TLoad,
@@ -56,6 +58,7 @@ from tilefold.budget import DEFAULT_MAX_STEPS, StepBudget
 from tilefold.errors import CustomOpError, TilefoldError
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.ops import get_op
+from tilefold.ops.tile_ops import atomic_add
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
 from .faults import DeviceFault, DeviceHang, IllegalUnit, OutOfBounds, UnsupportedDataPath
@@ -383,6 +386,50 @@ class KernelRun:
         # priced as one scalar op plus the GM access latency of a load (no bandwidth: one element)
         self.trace.add(S, ins, self.costs.scalar_op + self.target.path_cost(Mem.DDR, Mem.Vec).latency)
 
+    def x_SWrite(self, ins: SWrite) -> None:
+        arr = self.gm.get(ins.tensor)
+        if arr is None:
+            raise TilefoldError(f"simulator: no GM tensor @{ins.tensor}")
+        idx = [self.ev_int(i) for i in ins.indices]
+        for axis, (i, dim) in enumerate(zip(idx, arr.shape, strict=True)):
+            if not 0 <= i < dim:
+                raise OutOfBounds(
+                    f"element write at {idx} leaves tensor @{ins.tensor} of shape {list(arr.shape)} on axis {axis}",
+                    instruction=ins.text(), address=gm_byte_offset(idx, arr.shape, arr.dtype.itemsize), space="GM",
+                    hint="check the pl.write indices against the tensor shape (a runtime index may need a bound "
+                         "check)")
+        view = arr[tuple(slice(i, i + 1) for i in idx)]
+        if self.races is not None:  # GM race detection (sim/races.py)
+            self.races.record(self, True, ins.tensor, arr, view, ins)
+        view[...] = self.ev(ins.value)  # the scalar unit converts the register to the element dtype
+        # a GM access on the scalar pipe: checked against the DMA pipes like any other access
+        self.hazards.tick(S)
+        facts = self._facts(ins)
+        for key, w in facts[2]:
+            self.hazards.access(S, key, 0, 1 << 62, w, ins, "tensor ")
+        self.stats.instructions += 1
+        # priced like an element read: one scalar op plus the GM access latency of a store
+        self.trace.add(S, ins, self.costs.scalar_op + self.target.path_cost(Mem.Vec, Mem.DDR).latency)
+
+    def x_SSetVal(self, ins: SSetVal) -> None:
+        h = self.h(ins.dst)
+        mem = self._mem(h, ins)
+        idx = [self.ev_int(i) for i in ins.indices]
+        rc = [0, *idx][-2:] if len(idx) < 2 else idx[-2:]  # a 1-D tile is one row
+        if not (0 <= rc[0] < h.rows and 0 <= rc[1] < h.cols):
+            raise OutOfBounds(f"element write at {idx} leaves the {h.rows}x{h.cols} tile %{ins.dst}",
+                              instruction=ins.text(), address=h.address, space=h.space.name,
+                              hint="check the pl.write indices against the tile shape")
+        tile = np.array(read(mem, h, ""), copy=True)
+        tile[rc[0], rc[1]] = self.ev(ins.value)
+        write(mem, h, tile, "")
+        # an on-chip access of the scalar pipe: checked against the other pipes like any other access
+        self.hazards.tick(S)
+        addr = h.address + element_offset(h, rc[0], rc[1])
+        self.hazards.access(S, h.space_name, addr, addr + h.isz, True, ins, "")
+        self.stats.instructions += 1
+        self.trace.add(S, ins, self.costs.scalar_op)
+
     def x_SAssignMany(self, ins: SAssignMany) -> None:
         vals = [self.ev(v) for v in ins.values]
         for r, v in zip(ins.regs, vals, strict=False):
@@ -469,6 +516,17 @@ class KernelRun:
         dst = self.h(ins.dst)
         mem = self._mem(dst, ins)
         self._path(Mem.DDR, dst.space, ins, dst.address)
+        if ins.valid:  # only the valid region moves (its bounds are checked); the rest of the tile keeps its bytes
+            valid = [1, *(self.ev_int(v) for v in ins.valid)][-2:]  # a 1-D window is one row
+            vr, vc = (min(max(v, 0), n) for v, n in zip(valid, (dst.rows, dst.cols), strict=True))
+            src = self._gm_window(ins.tensor, ins.offsets, (vr, vc)[-len(ins.offsets):], vr, vc, ins)
+            if self.races is not None:  # GM race detection (sim/races.py)
+                self.races.record(self, False, ins.tensor, self.gm[ins.tensor], src, ins)
+            tile = np.array(read(mem, dst, ""), copy=True)
+            tile[:vr, :vc] = src.reshape(vr, vc)
+            write(mem, dst, tile, "")
+            self._dma(ins, Mem.DDR, dst.space, vr * vc * dst.isz)
+            return
         src = self._gm_window(ins.tensor, ins.offsets, ins.window, dst.rows, dst.cols, ins)
         if self.races is not None:  # GM race detection (sim/races.py)
             self.races.record(self, False, ins.tensor, self.gm[ins.tensor], src, ins)
@@ -484,8 +542,11 @@ class KernelRun:
         if ins.valid:  # the instruction writes the tile's valid region only
             win, value = valid_region(win, value, [self.ev_int(v) for v in ins.valid], ins)
         if self.races is not None:  # GM race detection (sim/races.py)
-            self.races.record(self, True, ins.tensor, self.gm[ins.tensor], win, ins)
-        assign(win, value.reshape(win.shape) if value.shape != win.shape else value)  # in place: win is a view
+            self.races.record(self, True, ins.tensor, self.gm[ins.tensor], win, ins, atomic=bool(ins.atomic))
+        value = value.reshape(win.shape) if value.shape != win.shape else value
+        if ins.atomic:  # read-add-write of the GM window, FP32 adds for floats, wrapping integer adds
+            value = atomic_add(win, value)
+        assign(win, value)  # in place: win is a view
         self._dma(ins, src.space, Mem.DDR, src.nbytes)
 
     def _mem(self, h: Handle, ins: Instr) -> np.ndarray:
@@ -748,7 +809,7 @@ class Machine:
         self.target = target
         self.dispatch = {
             SAssign: KernelRun.x_SAssign, SAssignMany: KernelRun.x_SAssignMany, Alias: KernelRun.x_Alias,
-            SRead: KernelRun.x_SRead,
+            SRead: KernelRun.x_SRead, SWrite: KernelRun.x_SWrite, SSetVal: KernelRun.x_SSetVal,
             For: KernelRun.x_For, While: KernelRun.x_While, If: KernelRun.x_If,
             TLoad: KernelRun.x_TLoad, TStore: KernelRun.x_TStore, TSubview: KernelRun.x_TSubview,
             TExtract: KernelRun.x_TExtract, TVector: KernelRun.x_TVector, TMatmul: KernelRun.x_TMatmul,

@@ -10,6 +10,10 @@ module records every GM access of a launch and, when the launch ends, reports th
 - two different units write overlapping bytes (even the same values: DESIGN.md section 1), or
 - a unit reads bytes another unit writes, and the reading unit writes GM after that read.
 
+An atomic add (``tstore ... atomic=add``) is a write that commutes with the atomic adds of other units: two
+units adding into the same bytes do not race (the sum does not depend on their order), but an atomic add
+against a plain write, or against a live read, of another unit does.
+
 The second rule leaves out *dead* reads, whose value cannot reach any result: sub-block 1 of a kernel whose
 stores are limited to sub-block 0 loads the tensor sub-block 0 rewrites, but what it loaded flows into no
 GM write sub-block 1 performs. Which reads reach which writes is tracked dynamically per unit (``DataFlow``:
@@ -31,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from tilefold.backend.pto import SRead, TCustom, TExtract, TLoad, TMatmul, TStore, TVector
+from tilefold.backend.pto import SRead, SWrite, TCustom, TExtract, TLoad, TMatmul, TStore, TVector
 
 from .faults import RaceDetected
 from .memory import FR
@@ -49,6 +53,7 @@ class Access:
     starts: np.ndarray  # element offsets of the runs from the tensor's base
     length: int  # elements per run
     bit: int = 0  # a read: the data-flow bit of its load instruction
+    atomic: bool = False  # a write that adds into GM (commutes with other units' atomic adds)
 
     @property
     def instruction(self) -> str:
@@ -99,7 +104,7 @@ def _gm_tensors(body, loaded: set[str], stored: set[str]) -> None:
         t = type(ins)
         if t is TLoad or t is SRead:
             loaded.add(ins.tensor)
-        elif t is TStore:
+        elif t is TStore or t is SWrite:
             stored.add(ins.tensor)
         for sub in (getattr(ins, "body", None), getattr(ins, "then_body", None), getattr(ins, "else_body", None)):
             if sub:
@@ -157,9 +162,10 @@ class LaunchAccesses:
             flow = self.flows[unit] = DataFlow(self)
         flow.step(run, ins)
 
-    def record(self, run: Any, write: bool, tensor: str, base: np.ndarray, view: np.ndarray, ins: Any) -> None:
-        """Record that ``run`` (a ``KernelRun``) reads (or writes) the window ``view`` of GM tensor ``base``
-        at ``ins``."""
+    def record(self, run: Any, write: bool, tensor: str, base: np.ndarray, view: np.ndarray, ins: Any,
+               atomic: bool = False) -> None:
+        """Record that ``run`` (a ``KernelRun``) reads (or writes; ``atomic``: adds into) the window ``view``
+        of GM tensor ``base`` at ``ins``."""
         key = id(base)
         if not write and key not in self.read_keys:
             return
@@ -174,7 +180,7 @@ class LaunchAccesses:
         unit = self.unit(run)
         self._seq += 1
         bit = 0 if write else self.load_bit(ins)
-        accesses.append(Access(unit, self._seq, write, tensor, ins, starts, length, bit))
+        accesses.append(Access(unit, self._seq, write, tensor, ins, starts, length, bit, atomic))
         if write:
             flow = self.flows.get(unit)
             if flow is None:
@@ -197,7 +203,34 @@ class LaunchAccesses:
             if len({a.unit for a in accesses}) > 1 and any(a.write for a in accesses):
                 if _disjoint_writes_only(accesses):
                     continue  # no access overlaps any other: nothing to report (see the helper)
-                self._check_tensor(key, accesses)
+                atomics = [a for a in accesses if a.atomic]
+                if atomics:  # plain accesses among themselves, then every atomic add against them
+                    self._check_tensor(key, [a for a in accesses if not a.atomic])
+                    self._check_atomics(key, accesses, atomics)
+                else:
+                    self._check_tensor(key, accesses)
+
+    def _check_atomics(self, key: int, accesses: list[Access], atomics: list[Access]) -> None:
+        """An atomic add of one unit against the plain writes and live reads of the other units (atomic adds
+        of different units commute: they never conflict with each other). Per unit, the merged intervals of
+        its atomic adds are compared with the merged plain accesses of all other units (sorted search)."""
+        units = sorted({a.unit for a in atomics})
+        plain = [a for a in accesses if not a.atomic and (a.write or self.live(a))]
+        for u in units:
+            others = [a for a in plain if a.unit != u]
+            if not others:
+                continue
+            mine = [a for a in atomics if a.unit == u]
+            s, e = _merge(*_intervals(mine))
+            os_, oe = _merge(*_intervals(others))
+            lo = np.searchsorted(oe, s, side="right")  # first other interval ending after the add starts
+            hit = (lo < len(os_)) & (os_[np.minimum(lo, len(os_) - 1)] < e)
+            if hit.any():
+                i = int(np.flatnonzero(hit)[0])
+                a_lo, a_hi = max(int(s[i]), int(os_[lo[i]])), min(int(e[i]), int(oe[lo[i]]))
+                other = _culprit_any(others, a_lo, a_hi)
+                self._raise(key, mine + others, u, True, other.unit, a_lo, a_hi,
+                            reader=None if other.write else self.live)
 
     def _check_tensor(self, key: int, accesses: list[Access]) -> None:
         by_unit: dict[str, tuple[list[Access], list[Access]]] = {}  # unit -> (writes, reads)
@@ -285,6 +318,14 @@ def _disjoint_writes_only(accesses: list[Access]) -> bool:
             return False
         reach = hi
     return True
+
+
+def _culprit_any(accesses: list[Access], lo: int, hi: int) -> Access:
+    """The first of ``accesses`` touching [lo, hi) (only called to report a race)."""
+    for a in accesses:
+        if (np.minimum(a.starts + a.length, hi) > np.maximum(a.starts, lo)).any():
+            return a
+    raise AssertionError("race culprit not found")  # pragma: no cover
 
 
 def _where(span: Any) -> str:
@@ -386,10 +427,10 @@ class DataFlow:
             self._taint(run, ins.dst, self._bits(run, [a for a in ins.args if type(a) is str]))
         elif t is TLoad:
             self._taint(run, ins.dst, self.log.load_bit(ins))
-        elif t is TStore:
+        elif t is TStore or t is SWrite:  # an element write stores a register: no load's data (bits 0)
             if self.pending_write is not None:
                 self.write_seqs.append(self.pending_write)
-                self.write_bits.append(self._bits(run, [ins.src]))
+                self.write_bits.append(self._bits(run, [ins.src]) if t is TStore else 0)
                 self.pending_write, self._suffix, self._seqs = None, None, None
         elif t is TExtract:
             self._taint(run, ins.dst, self._bits(run, [ins.src]))

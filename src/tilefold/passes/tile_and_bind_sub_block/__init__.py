@@ -184,6 +184,11 @@ def _transform(program: Program, policy: str | None = None) -> Program:
         if scan.found or fn.attr(REVERTED) is not None or fn.attr(AXIS_ATTR) is not None:
             fns.append(fn)  # already bound to sub-blocks
             continue
+        if scan.element_writes:  # the split analysis does not model element writes: run it once, on sub-block 0
+            fns.append(_revert(fn, "the function has element writes (pl.write): its stores, element writes and "
+                               "custom ops are fenced to sub-block 0"))
+            reverted = changed = True
+            continue
         if request == "NONE" and (scan.stores or scan.customs):
             # pl.SplitMode.NONE: keep the work whole; both sub-blocks still run the function, so its stores and
             # custom ops run on sub-block 0 only (as with enable_auto_bind_sub_block=False)

@@ -230,6 +230,7 @@ class _UsesSubblock(IRVisitor):
         self.vector_only = True
         self.stores = 0
         self.customs = 0
+        self.element_writes = 0
 
     def visit_Call(self, expr: Call) -> None:
         if isinstance(expr.op, GlobalVar):
@@ -244,6 +245,8 @@ class _UsesSubblock(IRVisitor):
                 self.stores += 1
             if op is not None and op.kind is OpKind.CUSTOM:
                 self.customs += 1
+            if op is not None and op.kind is OpKind.ELEMENT_WRITE:
+                self.element_writes += 1
             if isinstance(expr.type, TileType) and expr.type.memory_space not in (None, MemorySpace.Vec):
                 self.vector_only = False
         super().visit_Call(expr)
