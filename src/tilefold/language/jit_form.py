@@ -49,6 +49,17 @@ DISPATCHED = {
     "matmul": None, "cast": None, "slice": None, "concat": None, "assemble": None,
     "adds": None, "subs": None, "muls": None, "divs": None, "maxs": None, "mins": None,
 }
+# PyPTO catalog operators beyond the core set (tilefold.ops.catalog_ops); trailing-underscore names are PyPTO's
+DISPATCHED.update({
+    "rem": "rems", "fmod": "fmods", "and_": "ands", "or_": "ors", "xor": "xors", "shl": "shls", "shr": "shrs",
+    "cmp": "cmps", "not_": None, "sin": None, "cos": None, "rems": None, "fmods": None, "ands": None, "ors": None,
+    "xors": None, "shls": None, "shrs": None, "cmps": None, "maximums": None, "minimums": None, "sel": None,
+    "sels": None, "addc": None, "subc": None, "addsc": None, "subsc": None, "prelu": None, "lrelu": None,
+    "row_prod": None, "col_prod": None, "row_argmax": None, "row_argmin": None, "col_argmax": None,
+    "col_argmin": None, "row_expand": None, "col_expand": None, "row_expand_max": None, "row_expand_min": None,
+    "col_expand_max": None, "col_expand_min": None, "row_expand_expdif": None, "col_expand_expdif": None,
+    "expands": None, "part_add": None, "part_mul": None, "part_max": None, "part_min": None,
+})
 #: scope levels of ``pl.at`` that make sense on one chip
 LEVELS = ("CORE_GROUP", "CORE", "AIC", "AIV")
 _REFUSED = {
@@ -535,7 +546,7 @@ class JitParser(Parser):
         scalar_form = DISPATCHED.get(name)
         if scalar_form and len(args) > 1 and isinstance(args[1].type, ScalarType):
             op = scalar_form
-        if level == "tile" and name in ("row_sum", "row_max", "row_min") and len(args) == 2:
+        if level == "tile" and name in ("row_sum", "row_max", "row_min", "row_prod") and len(args) == 2:
             # PyPTO's tile reductions take a scratch tile; tilefold's reductions need none
             self._pre.pop(id(node.args[1]), None)
             node = ast.Call(func=node.func, args=node.args[:1], keywords=node.keywords)
