@@ -928,7 +928,8 @@ def op_facts(op: Any) -> list[tuple[str, str]]:
         ("pto", op.pto or "-"),
         ("cost class", op.cost),
         ("golden", "yes" if op.golden is not None else "no"),
-    ]
+    ] + ([("semantics", op.extra["note"])] if op.extra.get("note") else []) + (
+        [("lowers to", op.extra["tile_op"])] if op.extra.get("tile_op") else [])
 
 
 def ops_markdown(ops: dict[str, Any]) -> str:
@@ -957,6 +958,9 @@ def ops_markdown(ops: dict[str, Any]) -> str:
         for label, value in op_facts(op):
             value = f"`{value}`" if label in ("signature", "pto") and value != "-" else value
             lines.append(f"- **{label}**: {value}")
+    from tilefold.ops.catalog_ops import catalog_coverage_markdown
+
+    lines += ["", *catalog_coverage_markdown()]
     return "\n".join(lines) + "\n"
 
 

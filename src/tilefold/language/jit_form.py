@@ -37,6 +37,7 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, TupleType, Type, UnknownType
 from tilefold.language.parser import Parser
+from tilefold.ops.catalog_ops import UNSUPPORTED as CATALOG_UNSUPPORTED
 from tilefold.ops.registry import find_op
 
 #: ``pl.<name>`` operators that dispatch on operand kinds; value: the scalar-operand form's suffix name
@@ -479,6 +480,9 @@ class JitParser(Parser):
             if self._is_pl(base):
                 if name in _REFUSED:
                     raise NotSupportedError(_REFUSED[name], span=self.span(node), hint="see docs/dsl.md (jit form)")
+                if name in CATALOG_UNSUPPORTED:
+                    raise NotSupportedError(f"pl.{name}: {CATALOG_UNSUPPORTED[name]}", span=self.span(node),
+                                            hint="docs/ops.md lists the catalog operators tilefold refuses")
                 if name == "dim":
                     return self._dim(node)
                 if name == "dynamic" and node.args and isinstance(node.args[0], ast.Constant) \
@@ -493,6 +497,10 @@ class JitParser(Parser):
             if isinstance(base, ast.Attribute) and self._is_pl(base.value) and base.attr in ("tensor", "tile"):
                 if name in _REFUSED:
                     raise NotSupportedError(_REFUSED[name], span=self.span(node), hint="see docs/dsl.md (jit form)")
+                if name in CATALOG_UNSUPPORTED:
+                    raise NotSupportedError(f"pl.{base.attr}.{name}: {CATALOG_UNSUPPORTED[name]}",
+                                            span=self.span(node),
+                                            hint="docs/ops.md lists the catalog operators tilefold refuses")
                 if base.attr == "tensor" and name == "dim":
                     return self._dim(node)
                 if base.attr == "tensor" and name == "read":

@@ -34,9 +34,52 @@ V = ParamKind.TILE_OR_TENSOR
 S = ParamKind.SCALAR
 A = ParamKind.ATTR
 
-#: PyPTO's spellings that are not registry names: the trailing-underscore bitwise ops (``and`` is a keyword) and
-#: the long scalar max / min names. ``registry.find_op`` resolves them.
-SPELLINGS = {"and_": "and", "or_": "or", "not_": "not", "maximums": "maxs", "minimums": "mins"}
+#: PyPTO's long scalar max / min names, which are the registry's ``maxs`` / ``mins``; ``registry.find_op`` resolves
+#: them. (The bitwise ops keep PyPTO's trailing underscore in their registry names, ``tile.and_``: ``and`` is a
+#: Python keyword, and the printed ``pl`` text must parse again.)
+SPELLINGS = {"maximums": "maxs", "minimums": "mins"}
+
+#: PyPTO catalog operators tilefold refuses, with the reason (``pl.<name>`` in a jit kernel raises NotSupportedError
+#: with it). Composite operators PyPTO's users write themselves (SiLU = x * sigmoid(x) from neg / exp / adds /
+#: recip / mul, GELU, softmax from row_max / row_expand_sub / exp / row_sum / row_expand_div) need no entry.
+UNSUPPORTED = {
+    "gather": "gather by index tensors needs indirect GM addressing, which the simulator does not model",
+    "gather_row": "gather by index tensors needs indirect GM addressing, which the simulator does not model",
+    "paged_gather": "paged gathers need indirect GM addressing, which the simulator does not model",
+    "gatherb": "block gathers by byte offset need indirect addressing, which the simulator does not model",
+    "mgather": "gathers by an index tile need indirect GM addressing, which the simulator does not model",
+    "scatter": "scatters by index need indirect GM addressing, which the simulator does not model",
+    "scatter_update": "scatters by index need indirect GM addressing, which the simulator does not model",
+    "mscatter": "masked scatters need indirect GM addressing, which the simulator does not model",
+    "sort32": "the sort instructions (sort32 / mrgsort) are not modelled",
+    "mrgsort": "the sort instructions (sort32 / mrgsort) are not modelled",
+    "random": "random-filled tensors are not reproducible against a golden reference",
+    "arange": "tensor.ci (consecutive integers) is not modelled",
+    "tri": "triangular mask tiles are not modelled",
+    "expand_clone": "expand_clone is not modelled: broadcast with pl.row_expand / pl.col_expand",
+    "fillpad_expand": "fillpad_expand is not modelled",
+    "matmul_mx": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
+    "matmul_mx_acc": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
+    "matmul_mx_bias": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
+    "reserve_buffer": "cross-core buffer reservation is not modelled",
+    "import_peer_buffer": "peer-core buffers are not modelled",
+    "dump_tag": "selective tensor dumps have no meaning on the simulator",
+}
+
+
+def catalog_coverage_markdown() -> list[str]:
+    """The section of docs/ops.md listing PyPTO's spellings and the catalog operators tilefold refuses."""
+    lines = ["## PyPTO catalog coverage", "",
+             "PyPTO spellings resolved to a registry op: " + ", ".join(
+                 f"`{k}` -> `{v}`" for k, v in SPELLINGS.items()) + ".", "",
+             "Composite operators (no registry entry, written from the ops above as PyPTO's examples do): SiLU = "
+             "x * sigmoid(x) with sigmoid = recip(1 + exp(-x)); softmax = row_max, row_expand_sub, exp, row_sum, "
+             "row_expand_div; RMSNorm = mul, row_sum, muls, adds, rsqrt, row_expand_mul, col_expand_mul.", "",
+             "Catalog operators tilefold refuses (a `NotSupportedError` naming the reason):", "",
+             "| operator | reason |", "|---|---|"]
+    lines += [f"| `{name}` | {why} |" for name, why in UNSUPPORTED.items()]
+    return lines
+
 
 #: comparison kinds, by PyPTO's ``cmp_type`` integer (EQ, NE, LT, LE, GT, GE) and by name
 _CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
@@ -81,8 +124,8 @@ def _reg_tile(name: str, params: tuple[Param, ...], infer: Callable[[Any, Any], 
     ex = dict(extra)
     if note:
         ex["note"] = note
-    register_op(OpDef(f"tile.{name}", params, infer, kind, Unit.VECTOR, _tl.VEC, golden=golden, pto=f"t{name}",
-                      cost="vector", extra=ex))
+    register_op(OpDef(f"tile.{name}", params, infer, kind, Unit.VECTOR, _tl.VEC, golden=golden,
+                      pto=f"t{name.rstrip('_')}", cost="vector", extra=ex))
 
 
 def _binary(name: str, ints: bool = False) -> Callable[[Any, Any], Type]:
@@ -126,7 +169,7 @@ def _ints(x: Any) -> Any:
 
 _BINARY: dict[str, tuple[Callable[..., Any], bool]] = {
     "rem": (np.remainder, False), "fmod": (np.fmod, False),
-    "and": (np.bitwise_and, True), "or": (np.bitwise_or, True), "xor": (np.bitwise_xor, True),
+    "and_": (np.bitwise_and, True), "or_": (np.bitwise_or, True), "xor": (np.bitwise_xor, True),
     "shl": (np.left_shift, True), "shr": (np.right_shift, True),
 }
 _SCALAR: dict[str, tuple[Callable[..., Any], bool]] = {
@@ -143,7 +186,7 @@ for _n, (_fn, _i) in _SCALAR.items():
               (lambda f, i: lambda a, k: f(_ints(a[0]), int(a[1])) if i else f(_wide(a[0]), a[1]))(_fn, _i),
               numpy=_fn)
 
-_reg_tile("not", (Param("tile", T),), _unary("not", True), OpKind.UNARY,
+_reg_tile("not_", (Param("tile", T),), _unary("not_", True), OpKind.UNARY,
           lambda a, k: np.invert(_ints(a[0])), numpy=np.invert)
 _reg_tile("sin", (Param("tile", T),), _unary("sin"), OpKind.UNARY, lambda a, k: np.sin(_wide(a[0])), numpy=np.sin)
 _reg_tile("cos", (Param("tile", T),), _unary("cos"), OpKind.UNARY, lambda a, k: np.cos(_wide(a[0])), numpy=np.cos)
@@ -374,7 +417,7 @@ for _n, (_fn, _i) in _BINARY.items():
 for _n, (_fn, _i) in _SCALAR.items():
     _tn._declare(_n, (Param("tensor", V), Param("scalar", S)), _t_scalar(_n, _i), OpKind.SCALAR_ELEMENTWISE,
                  _tile_golden(_n), f"tile.{_n}")
-for _n, _i in (("not", True), ("sin", False), ("cos", False)):
+for _n, _i in (("not_", True), ("sin", False), ("cos", False)):
     _tn._declare(_n, (Param("tensor", V),), _t_unary(_n, _i), OpKind.UNARY, _tile_golden(_n), f"tile.{_n}")
 _tn._declare("cmp", (Param("lhs", V), Param("rhs", V), Param("cmp_type", A, 0)), _t_binary("cmp", False),
              OpKind.ELEMENTWISE, _tile_golden("cmp"), "tile.cmp", **_t_note("cmp"))
