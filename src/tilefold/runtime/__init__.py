@@ -99,7 +99,7 @@ def run_jit(kernel: JITFunction, args: tuple[Any, ...], config: RunConfig | None
         if isinstance(a, TensorSpec):
             raise TilefoldError(f"argument {name!r} is a TensorSpec: running needs data",
                                 hint="pass arrays to run; TensorSpec is for compile() / lower()")
-        inputs[name] = np.ascontiguousarray(as_numpy(a)) if is_array(a) else a
+        inputs[name] = np.ascontiguousarray(as_numpy(a, f"argument {name!r}")) if is_array(a) else a
     for p in entry.params:  # pl.dynamic extents: read from the arrays that carry them (all must agree)
         if p.name not in by_name:
             inputs[p.name] = _dynamic_extent(entry, p, inputs)
@@ -107,7 +107,7 @@ def run_jit(kernel: JITFunction, args: tuple[Any, ...], config: RunConfig | None
     written = []
     for p, d in zip(entry.params, entry.param_directions, strict=True):
         if d is not ParamDirection.In and p.name in sim.outputs and p.name in by_name:
-            write_back(by_name[p.name], sim.outputs[p.name])
+            write_back(by_name[p.name], sim.outputs[p.name], f"argument {p.name!r}")
             written.append(by_name[p.name])
     kernel.last_cycles = sim.cycles
     return written[0] if len(written) == 1 else tuple(written) if written else None
