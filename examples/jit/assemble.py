@@ -46,6 +46,15 @@ def main() -> None:
     row_blocks(x, out, config=cfg)
     scale = np.repeat(np.arange(1, ROWS // BLOCK + 1, dtype=np.float32), BLOCK)[:, None]
     np.testing.assert_allclose(out, x * scale, rtol=1e-6)
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None:
+        tx = torch.from_numpy(x)
+        frame = torch.zeros(COLS, ROWS)
+        quadrants(tx, frame.t(), config=cfg)  # a transposed view as the output: the frame changes
+        torch.testing.assert_close(frame.t(), torch.from_numpy(ref), rtol=1e-5, atol=1e-6)
     print("assemble: every assembled window matches numpy")
 
 

@@ -31,6 +31,16 @@ def main() -> None:
         if k > 128:  # the post-pass program shows the blocking: L0 windows of K accumulated by matmul_acc
             lowered = matmul.lower(a, b, c, config=cfg).as_python()
             assert "pl.tile.matmul_acc(" in lowered and "target_memory=pl.Mem.Left" in lowered
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None:
+        ta = torch.randn(128, 1024, dtype=torch.float16) * 0.2
+        tb = torch.randn(1024, 64, dtype=torch.float16) * 0.2
+        tc = torch.zeros(128, 64)
+        matmul(ta, tb, tc, config=cfg)
+        torch.testing.assert_close(tc, ta.float() @ tb.float(), rtol=1e-2, atol=1e-2)
     print("auto_tile_matmul: every blocked product matches numpy")
 
 

@@ -42,6 +42,15 @@ def main() -> None:
     left, right = np.zeros_like(x), np.zeros_like(x)
     diamond(x, left, right, out, config=cfg)
     np.testing.assert_allclose(out, np.exp(x) - 0.5 * x, rtol=1e-5, atol=1e-6)
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None:
+        tx = torch.from_numpy(x)
+        ts, tout = torch.zeros(N, N), torch.zeros(N, N)
+        inferred(tx, ts, tout, config=cfg)
+        assert torch.allclose(tout, (tx + tx) + (tx + tx), rtol=1e-5, atol=1e-5)
     print("task_graph: the inferred edges give results that match numpy")
 
 
