@@ -243,3 +243,18 @@ def test_catalog_operators_tilefold_refuses_raise_not_supported(call):
 
     with pytest.raises(NotSupportedError, match="not modelled|does not model"):
         pl.parse(kernel_text([("a", F)], [f"out[:] = {call}"], [("out", F)]), "<refused>")
+
+
+def test_high_precision_option_and_scratch_tile_of_sqrt_rsqrt_recip():
+    a = f32(M, N, lo=0.5, hi=4.0)
+    body = ["r = pl.rsqrt(a, high_precision=True)", "out[:] = pl.add(pl.recip(r, high_precision=True), "
+            "pl.sqrt(a, high_precision=False))"]
+    got = run([("a", F)], body, [("out", F)], {"a": a})
+    np.testing.assert_allclose(got["out"], 2 * np.sqrt(a.astype(np.float64)), rtol=1e-5)
+    tile = [f"x = pl.load(a, [0, 0], [{M}, {N}])", f"tmp = pl.create_tile([{M}, {N}], dtype=pl.FP32)",
+            "pl.store(pl.tile.rsqrt(x, tmp), [0, 0], out)"]
+    got = run([("a", F)], tile, [("out", F)], {"a": a})
+    np.testing.assert_allclose(got["out"], 1 / np.sqrt(a.astype(np.float64)), rtol=1e-5)
+    bad = [f"x = pl.load(a, [0, 0], [{M}, {N}])", "pl.store(pl.rsqrt(x, high_precision=True), [0, 0], out)"]
+    with pytest.raises(TilefoldError, match="high_precision= is tensor-only"):
+        pl.parse(kernel_text([("a", F)], bad, [("out", F)]), "<bad>")

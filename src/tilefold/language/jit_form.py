@@ -554,7 +554,10 @@ class JitParser(Parser):
         scalar_form = DISPATCHED.get(name)
         if scalar_form and len(args) > 1 and isinstance(args[1].type, ScalarType):
             op = scalar_form
-        if level == "tile" and name in ("row_sum", "row_max", "row_min", "row_prod") and len(args) == 2:
+        if name in ("sqrt", "rsqrt", "recip"):
+            node = self._precision_option(node, name, level)
+        if level == "tile" and name in ("row_sum", "row_max", "row_min", "row_prod", "sqrt", "rsqrt") \
+                and len(args) == 2:
             # PyPTO's tile reductions take a scratch tile; tilefold's reductions need none
             self._pre.pop(id(node.args[1]), None)
             node = ast.Call(func=node.func, args=node.args[:1], keywords=node.keywords)
@@ -574,6 +577,22 @@ class JitParser(Parser):
             raise self.error(node, f"Misplaced tile op {opname!r} in Orchestration function (should be inside an "
                                    "InCore scope)", hint="wrap it in `with pl.at(level=pl.Level.CORE_GROUP):`")
         return self._op_call(node, opname)
+
+    def _precision_option(self, node: ast.Call, name: str, level: str) -> ast.Call:
+        """PyPTO's ``high_precision=`` on sqrt / rsqrt (tensor level only) and recip: tilefold computes these in
+        FP32 already (the precise path), so the option is accepted and has no further effect; on a tile, sqrt /
+        rsqrt choose precision by a scratch tile instead, and a true ``high_precision=`` raises, as in PyPTO."""
+        options = [kw for kw in node.keywords if kw.arg == "high_precision"]
+        if not options:
+            return node
+        value = self._fold_number(options[0].value) if not isinstance(options[0].value, ast.Constant) \
+            else options[0].value.value
+        if level == "tile" and name != "recip" and value not in (False, 0, None):
+            raise self.error(options[0].value, f"high_precision= is tensor-only: pl.{name} on a tile takes the "
+                                               "precision from a scratch tile",
+                             hint=f"pass the scratch tile instead: pl.tile.{name}(src, tmp)")
+        new = ast.Call(func=node.func, args=node.args, keywords=[kw for kw in node.keywords if kw not in options])
+        return ast.copy_location(new, node)
 
     # ------------------------------------------------------------------ calls of other jit functions
 
