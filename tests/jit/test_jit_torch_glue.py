@@ -168,3 +168,12 @@ def test_read_only_numpy_output_is_a_clear_error():
     out = np.broadcast_to(np.zeros((1, 128), np.float32), (64, 128))
     with pytest.raises(TilefoldError, match="read-only numpy array"):
         tk.add_bare(a, a, out)
+
+
+def test_numpy_non_contiguous_inputs_and_outputs():
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((128, 64)).astype(np.float32).T  # a transposed view
+    b = rng.standard_normal((64, 256)).astype(np.float32)[:, ::2]  # a strided slice
+    frame = np.full((128, 64), -7.0, np.float32)
+    tk.add_bare(a, b, frame.T)  # the output is a view: the frame changes
+    np.testing.assert_array_equal(frame.T, a + b)

@@ -480,7 +480,7 @@ class JitParser(Parser):
             if self._is_pl(base):
                 if name in _REFUSED:
                     raise NotSupportedError(_REFUSED[name], span=self.span(node), hint="see docs/dsl.md (jit form)")
-                if name in CATALOG_UNSUPPORTED:
+                if name in CATALOG_UNSUPPORTED and _unregistered(name):
                     raise NotSupportedError(f"pl.{name}: {CATALOG_UNSUPPORTED[name]}", span=self.span(node),
                                             hint="docs/ops.md lists the catalog operators tilefold refuses")
                 if name == "dim":
@@ -497,7 +497,7 @@ class JitParser(Parser):
             if isinstance(base, ast.Attribute) and self._is_pl(base.value) and base.attr in ("tensor", "tile"):
                 if name in _REFUSED:
                     raise NotSupportedError(_REFUSED[name], span=self.span(node), hint="see docs/dsl.md (jit form)")
-                if name in CATALOG_UNSUPPORTED:
+                if name in CATALOG_UNSUPPORTED and _unregistered(name):
                     raise NotSupportedError(f"pl.{base.attr}.{name}: {CATALOG_UNSUPPORTED[name]}",
                                             span=self.span(node),
                                             hint="docs/ops.md lists the catalog operators tilefold refuses")
@@ -660,6 +660,12 @@ class JitParser(Parser):
             self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind, self.consts = saved
         self._pending.extend(stmts)  # spliced before the statement that called the helper
         return result
+
+def _unregistered(name: str) -> bool:
+    """No registry op of that name at either level (a refused catalog operator someone registers is no longer
+    refused)."""
+    return find_op(f"tile.{name}") is None and find_op(f"tensor.{name}") is None
+
 
 def _one_op_per_statement(s: Stmt) -> list[Stmt]:
     """``s`` with op calls nested in its call's operands bound to variables first (in evaluation order)."""
