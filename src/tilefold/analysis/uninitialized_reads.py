@@ -92,7 +92,8 @@ def _read_operands(call: Call, op: OpDef) -> list[Expr]:
         return [a for i, a in enumerate(call.args) if i not in dests]
     if op.is_view:
         return []
-    return list(call.args)
+    shape_only = op.extra.get("shape_only_operands", ())  # e.g. tile.expands: only the target's shape is used
+    return [a for i, a in enumerate(call.args) if i not in shape_only]
 
 
 class _Walker:

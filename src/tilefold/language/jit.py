@@ -264,7 +264,7 @@ def _type_of(a: Any, i: int, fname: str) -> Type:
     if isinstance(a, TensorSpec):
         return TensorType(make_shape(a.shape), a.dtype)
     if is_array(a):
-        arr = as_numpy(a)
+        arr = as_numpy(a, f"{fname} argument #{i}")
         return TensorType(make_shape(tuple(int(s) for s in arr.shape)), _dtype_of(arr, f"{fname} argument #{i}"))
     if isinstance(a, bool):
         return ScalarType(DataType.BOOL)

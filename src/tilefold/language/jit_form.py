@@ -37,6 +37,7 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, TupleType, Type, UnknownType
 from tilefold.language.parser import Parser
+from tilefold.ops.catalog_ops import UNSUPPORTED as CATALOG_UNSUPPORTED
 from tilefold.ops.registry import find_op
 
 #: ``pl.<name>`` operators that dispatch on operand kinds; value: the scalar-operand form's suffix name
@@ -49,6 +50,17 @@ DISPATCHED = {
     "matmul": None, "matmul_acc": None, "cast": None, "slice": None, "concat": None, "assemble": None,
     "adds": None, "subs": None, "muls": None, "divs": None, "maxs": None, "mins": None,
 }
+# PyPTO catalog operators beyond the core set (tilefold.ops.catalog_ops); trailing-underscore names are PyPTO's
+DISPATCHED.update({
+    "rem": "rems", "fmod": "fmods", "and_": "ands", "or_": "ors", "xor": "xors", "shl": "shls", "shr": "shrs",
+    "cmp": "cmps", "not_": None, "sin": None, "cos": None, "rems": None, "fmods": None, "ands": None, "ors": None,
+    "xors": None, "shls": None, "shrs": None, "cmps": None, "maximums": None, "minimums": None, "sel": None,
+    "sels": None, "addc": None, "subc": None, "addsc": None, "subsc": None, "prelu": None, "lrelu": None,
+    "row_prod": None, "col_prod": None, "row_argmax": None, "row_argmin": None, "col_argmax": None,
+    "col_argmin": None, "row_expand": None, "col_expand": None, "row_expand_max": None, "row_expand_min": None,
+    "col_expand_max": None, "col_expand_min": None, "row_expand_expdif": None, "col_expand_expdif": None,
+    "expands": None, "part_add": None, "part_mul": None, "part_max": None, "part_min": None,
+})
 #: scope levels of ``pl.at`` that make sense on one chip
 LEVELS = ("CORE_GROUP", "CORE", "AIC", "AIV")
 
@@ -491,6 +503,9 @@ class JitParser(Parser):
             base = f.value
             name = f.attr
             if self._is_pl(base):
+                if name in CATALOG_UNSUPPORTED and _unregistered(name):
+                    raise NotSupportedError(f"pl.{name}: {CATALOG_UNSUPPORTED[name]}", span=self.span(node),
+                                            hint="docs/ops.md lists the catalog operators tilefold refuses")
                 if name == "dim":
                     return self._dim(node)
                 if name == "dynamic" and node.args and isinstance(node.args[0], ast.Constant) \
@@ -510,6 +525,10 @@ class JitParser(Parser):
                 if name in DISPATCHED:
                     return self._dispatch(node, name, None)
             if isinstance(base, ast.Attribute) and self._is_pl(base.value) and base.attr in ("tensor", "tile"):
+                if name in CATALOG_UNSUPPORTED and _unregistered(name):
+                    raise NotSupportedError(f"pl.{base.attr}.{name}: {CATALOG_UNSUPPORTED[name]}",
+                                            span=self.span(node),
+                                            hint="docs/ops.md lists the catalog operators tilefold refuses")
                 if base.attr == "tensor" and name == "dim":
                     return self._dim(node)
                 if name == "full":
@@ -592,7 +611,10 @@ class JitParser(Parser):
         scalar_form = DISPATCHED.get(name)
         if scalar_form and len(args) > 1 and isinstance(args[1].type, ScalarType):
             op = scalar_form
-        if level == "tile" and name in ("row_sum", "row_max", "row_min") and len(args) == 2:
+        if name in ("sqrt", "rsqrt", "recip"):
+            node = self._precision_option(node, name, level)
+        if level == "tile" and name in ("row_sum", "row_max", "row_min", "row_prod", "sqrt", "rsqrt") \
+                and len(args) == 2:
             # PyPTO's tile reductions take a scratch tile; tilefold's reductions need none
             self._pre.pop(id(node.args[1]), None)
             node = ast.Call(func=node.func, args=node.args[:1], keywords=node.keywords)
@@ -612,6 +634,22 @@ class JitParser(Parser):
             raise self.error(node, f"Misplaced tile op {opname!r} in Orchestration function (should be inside an "
                                    "InCore scope)", hint="wrap it in `with pl.at(level=pl.Level.CORE_GROUP):`")
         return self._op_call(node, opname)
+
+    def _precision_option(self, node: ast.Call, name: str, level: str) -> ast.Call:
+        """PyPTO's ``high_precision=`` on sqrt / rsqrt (tensor level only) and recip: tilefold computes these in
+        FP32 already (the precise path), so the option is accepted and has no further effect; on a tile, sqrt /
+        rsqrt choose precision by a scratch tile instead, and a true ``high_precision=`` raises, as in PyPTO."""
+        options = [kw for kw in node.keywords if kw.arg == "high_precision"]
+        if not options:
+            return node
+        value = self._fold_number(options[0].value) if not isinstance(options[0].value, ast.Constant) \
+            else options[0].value.value
+        if level == "tile" and name != "recip" and value not in (False, 0, None):
+            raise self.error(options[0].value, f"high_precision= is tensor-only: pl.{name} on a tile takes the "
+                                               "precision from a scratch tile",
+                             hint=f"pass the scratch tile instead: pl.tile.{name}(src, tmp)")
+        new = ast.Call(func=node.func, args=node.args, keywords=[kw for kw in node.keywords if kw not in options])
+        return ast.copy_location(new, node)
 
     # ------------------------------------------------------------------ calls of other jit functions
 
@@ -679,6 +717,12 @@ class JitParser(Parser):
             self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind, self.consts = saved
         self._pending.extend(stmts)  # spliced before the statement that called the helper
         return result
+
+def _unregistered(name: str) -> bool:
+    """No registry op of that name at either level (a refused catalog operator someone registers is no longer
+    refused)."""
+    return find_op(f"tile.{name}") is None and find_op(f"tensor.{name}") is None
+
 
 def _one_op_per_statement(s: Stmt) -> list[Stmt]:
     """``s`` with op calls nested in its call's operands bound to variables first (in evaluation order)."""

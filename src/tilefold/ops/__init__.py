@@ -1,5 +1,6 @@
 """The op registry (see ``tilefold.ops.registry``) and the tile op declarations."""
 
+from tilefold.ops import catalog_ops  # noqa: F401  (PyPTO catalog ops beyond the core set register themselves)
 from tilefold.ops.registry import (
     MemoryRule,
     MemoryRuleKind,

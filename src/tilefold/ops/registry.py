@@ -168,16 +168,23 @@ def register_op(op: OpDef) -> OpDef:
 
 
 def get_op(name: str) -> OpDef:
-    _ensure_loaded()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise KeyError(f"unknown op {name!r}") from None
+    op = find_op(name)
+    if op is None:
+        raise KeyError(f"unknown op {name!r}")
+    return op
 
 
 def find_op(name: str) -> OpDef | None:
+    """The op named ``name``, also under one of PyPTO's spellings (``tile.and_``, ``tile.maximums``)."""
     _ensure_loaded()
-    return _REGISTRY.get(name)
+    op = _REGISTRY.get(name)
+    if op is None and "." in name:
+        from tilefold.ops.catalog_ops import SPELLINGS
+
+        ns, base = name.split(".", 1)
+        canonical = SPELLINGS.get(base)
+        op = _REGISTRY.get(f"{ns}.{canonical}") if canonical else None
+    return op
 
 
 def all_ops() -> dict[str, OpDef]:
@@ -203,6 +210,7 @@ def _loaded_registry() -> dict[str, OpDef]:
 
 def _ensure_loaded() -> None:
     if not _REGISTRY:
+        import tilefold.ops.catalog_ops  # noqa: F401
         import tilefold.ops.tensor_ops  # noqa: F401
         import tilefold.ops.tile_ops  # noqa: F401  (declarations register themselves)
 
@@ -232,6 +240,7 @@ def make_call(name: str, args: Sequence[Expr], attrs: dict[str, Any] | None = No
               span: Span | None = None) -> Call:
     """Build a type-inferred call of a registered op. Attribute defaults are filled in."""
     op = get_op(name)
+    name = op.name  # PyPTO's spellings (tile.and_) build the registry op
     attrs = dict(attrs or {})
     for p in op.attr_params:
         if p.name not in attrs and p.default is not None:

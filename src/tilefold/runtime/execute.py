@@ -74,7 +74,7 @@ def execute(compiled: Any, by_name: dict[str, Any], config: Any) -> tuple[Any, A
             raise TilefoldError(f"argument {name!r} is a TensorSpec: running needs data",
                                 hint="pass arrays to run; TensorSpec is for compile() / lower()")
         a = getattr(a, "_tilefold_array", lambda a=a: a)()  # a ChipWorker DeviceTensor: its storage
-        inputs[name] = np.ascontiguousarray(as_numpy(a)) if is_array(a) else a
+        inputs[name] = np.ascontiguousarray(as_numpy(a, f"argument {name!r}")) if is_array(a) else a
     for name, where in meta["hidden_extents"].items():  # pl.dynamic extents: from the arrays (all must agree)
         if name not in by_name:
             inputs[name] = dynamic_extent(name, where, inputs)
@@ -85,7 +85,7 @@ def execute(compiled: Any, by_name: dict[str, Any], config: Any) -> tuple[Any, A
     for name, d in zip(meta["params"], meta["directions"], strict=True):
         if d != ParamDirection.In.value and name in sim.outputs and name in by_name:
             target = by_name[name]
-            write_back(getattr(target, "_tilefold_array", lambda t=target: t)(), sim.outputs[name])
+            write_back(getattr(target, "_tilefold_array", lambda t=target: t)(), sim.outputs[name], f"argument {name!r}")
             written.append(target)
     if config is not None:
         write_dfx(config, compiled, sim, dump_inputs)

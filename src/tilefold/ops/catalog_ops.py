@@ -1,0 +1,466 @@
+"""Operators of PyPTO's catalog (``ops__01-catalog.md``) beyond the core set of ``tile_ops`` / ``tensor_ops``:
+remainders, bitwise logic and shifts, comparison and selection, three-input adds, leaky / parametric relu,
+sin / cos, products and arg-extrema reductions, the remaining broadcast forms, ``expands`` and the partial
+(segmented) arithmetic family.
+
+Each op is declared once here, tile form and (where the catalog reaches it through ``pl.``) tensor form. A tile
+op is one vector instruction (``t<name>``), computed by its golden on the operands the simulator reads from Vec
+and priced by the target's vector rate like every other vector op. A tensor op names its tile op in
+``extra["tile_op"]``; ConvertTensorToTileOps lowers it like the core tensor ops.
+
+Model choices (also stated per op in ``extra["note"]``, which ``docs/ops.md`` prints):
+
+- comparison masks are dense: ``cmp`` / ``cmps`` give a tile of the operands' shape and dtype holding 1 where the
+  comparison holds and 0 elsewhere (PTO packs mask bits; tilefold keeps one element per position), and ``sel`` /
+  ``sels`` pick where the mask is non-zero;
+- ``part_*`` take operands of nested shapes: the result has the larger shape, is ``op(a, b)`` on the smaller
+  operand's region and the larger operand elsewhere (each operand's shape is its valid region).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, Type, make_shape
+from tilefold.ops import tensor_ops as _tn
+from tilefold.ops import tile_ops as _tl
+from tilefold.ops.registry import OpDef, OpKind, Param, ParamKind, Unit, register_op
+
+T = ParamKind.TILE
+V = ParamKind.TILE_OR_TENSOR
+S = ParamKind.SCALAR
+A = ParamKind.ATTR
+
+#: PyPTO's long scalar max / min names, which are the registry's ``maxs`` / ``mins``; ``registry.find_op`` resolves
+#: them. (The bitwise ops keep PyPTO's trailing underscore in their registry names, ``tile.and_``: ``and`` is a
+#: Python keyword, and the printed ``pl`` text must parse again.)
+SPELLINGS = {"maximums": "maxs", "minimums": "mins"}
+
+#: PyPTO catalog operators tilefold refuses, with the reason (``pl.<name>`` in a jit kernel raises NotSupportedError
+#: with it). Composite operators PyPTO's users write themselves (SiLU = x * sigmoid(x) from neg / exp / adds /
+#: recip / mul, GELU, softmax from row_max / row_expand_sub / exp / row_sum / row_expand_div) need no entry.
+UNSUPPORTED = {
+    "gather": "gather by index tensors needs indirect GM addressing, which the simulator does not model",
+    "gather_row": "gather by index tensors needs indirect GM addressing, which the simulator does not model",
+    "paged_gather": "paged gathers need indirect GM addressing, which the simulator does not model",
+    "gatherb": "block gathers by byte offset need indirect addressing, which the simulator does not model",
+    "mgather": "gathers by an index tile need indirect GM addressing, which the simulator does not model",
+    "scatter": "scatters by index need indirect GM addressing, which the simulator does not model",
+    "scatter_update": "scatters by index need indirect GM addressing, which the simulator does not model",
+    "mscatter": "masked scatters need indirect GM addressing, which the simulator does not model",
+    "sort32": "the sort instructions (sort32 / mrgsort) are not modelled",
+    "mrgsort": "the sort instructions (sort32 / mrgsort) are not modelled",
+    "random": "random-filled tensors are not reproducible against a golden reference",
+    "arange": "tensor.ci (consecutive integers) is not modelled",
+    "tri": "triangular mask tiles are not modelled",
+    "expand_clone": "expand_clone is not modelled: broadcast with pl.row_expand / pl.col_expand",
+    "fillpad_expand": "fillpad_expand is not modelled",
+    "matmul_mx": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
+    "matmul_mx_acc": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
+    "matmul_mx_bias": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
+    "reserve_buffer": "cross-core buffer reservation is not modelled",
+    "import_peer_buffer": "peer-core buffers are not modelled",
+    "dump_tag": "selective tensor dumps have no meaning on the simulator",
+}
+
+
+def catalog_coverage_markdown() -> list[str]:
+    """The section of docs/ops.md listing PyPTO's spellings and the catalog operators tilefold refuses."""
+    lines = ["## PyPTO catalog coverage", "",
+             "PyPTO spellings resolved to a registry op: " + ", ".join(
+                 f"`{k}` -> `{v}`" for k, v in SPELLINGS.items()) + ".", "",
+             "Composite operators (no registry entry, written from the ops above as PyPTO's examples do): SiLU = "
+             "x * sigmoid(x) with sigmoid = recip(1 + exp(-x)); softmax = row_max, row_expand_sub, exp, row_sum, "
+             "row_expand_div; RMSNorm = mul, row_sum, muls, adds, rsqrt, row_expand_mul, col_expand_mul.", "",
+             "Catalog operators tilefold refuses (a `NotSupportedError` naming the reason):", "",
+             "| operator | reason |", "|---|---|"]
+    from tilefold.ops.registry import find_op
+
+    lines += [f"| `{name}` | {why} |" for name, why in UNSUPPORTED.items()
+              if find_op(f"tile.{name}") is None and find_op(f"tensor.{name}") is None]
+    return lines
+
+
+#: comparison kinds, by PyPTO's ``cmp_type`` integer (EQ, NE, LT, LE, GT, GE) and by name
+_CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+        "ge": np.greater_equal}
+_CMP_BY_INT = ("eq", "ne", "lt", "le", "gt", "ge")
+
+_MASK_NOTE = ("the mask is dense: 1 where the comparison holds, 0 elsewhere, in the operands' dtype (PTO packs mask "
+              "bits; tilefold keeps one element per position)")
+_SEL_NOTE = "picks the first value where the mask is non-zero (a dense mask, as pl.cmp produces)"
+_PART_NOTE = ("operands of nested shapes, anchored at [0, 0]: the result has the larger shape; on the smaller "
+              "operand's region it is the op of both, elsewhere the larger operand")
+
+
+def _cmp_fn(attrs: dict[str, Any], op: str) -> Callable[[Any, Any], Any]:
+    kind = attrs.get("cmp_type", 0)
+    if isinstance(kind, int) and not isinstance(kind, bool) and 0 <= kind < len(_CMP_BY_INT):
+        kind = _CMP_BY_INT[kind]
+    if not isinstance(kind, str) or kind.lower() not in _CMP:
+        raise _tl._fail(op, f"cmp_type={kind!r} is not a comparison",
+                        "use cmp_type=0..5 (EQ, NE, LT, LE, GT, GE) or one of 'eq', 'ne', 'lt', 'le', 'gt', 'ge'")
+    return _CMP[kind.lower()]
+
+
+def _int_only(op: str, dtype: DataType) -> None:
+    if not dtype.is_int:
+        raise _tl._fail(op, f"bitwise ops need an integer dtype, got {dtype.name}",
+                        "use INT8 / INT16 / INT32 operands (pl.cast to an integer type first), or "
+                        "pl.tile.reinterpret_view a float tile as integers")
+
+
+def _wide(x: Any) -> Any:
+    return _tl._f32(x)
+
+
+# ------------------------------------------------------------------------------------------------
+# tile forms
+# ------------------------------------------------------------------------------------------------
+
+
+def _reg_tile(name: str, params: tuple[Param, ...], infer: Callable[[Any, Any], Type], kind: OpKind,
+              golden: Callable[[Any, Any], Any], note: str | None = None, **extra: Any) -> None:
+    ex = dict(extra)
+    if note:
+        ex["note"] = note
+    register_op(OpDef(f"tile.{name}", params, infer, kind, Unit.VECTOR, _tl.VEC, golden=golden,
+                      pto=f"t{name.rstrip('_')}", cost="vector", extra=ex))
+
+
+def _binary(name: str, ints: bool = False) -> Callable[[Any, Any], Type]:
+    base = _tl._infer_binary(f"tile.{name}")
+
+    def infer(args, attrs) -> Type:
+        t = base(args, attrs)
+        if ints:
+            _int_only(f"tile.{name}", t.dtype)
+        if name == "cmp":
+            _cmp_fn(attrs, "tile.cmp")
+        return t
+    return infer
+
+
+def _scalar(name: str, ints: bool = False) -> Callable[[Any, Any], Type]:
+    def infer(args, attrs) -> Type:
+        op = f"tile.{name}"
+        a = _tl._tile(op, args, 0)
+        _tl._scalar(op, args, 1, "pass a number or a pl.Scalar value")
+        if ints:
+            _int_only(op, a.dtype)
+        if name == "cmps":
+            _cmp_fn(attrs, op)
+        return _tl._vec_tile(a.shape, a.dtype)
+    return infer
+
+
+def _unary(name: str, ints: bool = False) -> Callable[[Any, Any], Type]:
+    def infer(args, attrs) -> Type:
+        a = _tl._tile(f"tile.{name}", args, 0)
+        if ints:
+            _int_only(f"tile.{name}", a.dtype)
+        return _tl._vec_tile(a.shape, a.dtype)
+    return infer
+
+
+def _ints(x: Any) -> Any:
+    return np.asarray(x)
+
+
+_BINARY: dict[str, tuple[Callable[..., Any], bool]] = {
+    "rem": (np.remainder, False), "fmod": (np.fmod, False),
+    "and_": (np.bitwise_and, True), "or_": (np.bitwise_or, True), "xor": (np.bitwise_xor, True),
+    "shl": (np.left_shift, True), "shr": (np.right_shift, True),
+}
+_SCALAR: dict[str, tuple[Callable[..., Any], bool]] = {
+    "rems": (np.remainder, False), "fmods": (np.fmod, False),
+    "ands": (np.bitwise_and, True), "ors": (np.bitwise_or, True), "xors": (np.bitwise_xor, True),
+    "shls": (np.left_shift, True), "shrs": (np.right_shift, True),
+}
+for _n, (_fn, _i) in _BINARY.items():
+    _reg_tile(_n, (Param("lhs", T), Param("rhs", T)), _binary(_n, _i), OpKind.ELEMENTWISE,
+              (lambda f, i: lambda a, k: f(_ints(a[0]), _ints(a[1])) if i else f(_wide(a[0]), _wide(a[1])))(_fn, _i),
+              numpy=_fn)
+for _n, (_fn, _i) in _SCALAR.items():
+    _reg_tile(_n, (Param("tile", T), Param("scalar", S)), _scalar(_n, _i), OpKind.SCALAR_ELEMENTWISE,
+              (lambda f, i: lambda a, k: f(_ints(a[0]), int(a[1])) if i else f(_wide(a[0]), a[1]))(_fn, _i),
+              numpy=_fn)
+
+_reg_tile("not_", (Param("tile", T),), _unary("not_", True), OpKind.UNARY,
+          lambda a, k: np.invert(_ints(a[0])), numpy=np.invert)
+_reg_tile("sin", (Param("tile", T),), _unary("sin"), OpKind.UNARY, lambda a, k: np.sin(_wide(a[0])), numpy=np.sin)
+_reg_tile("cos", (Param("tile", T),), _unary("cos"), OpKind.UNARY, lambda a, k: np.cos(_wide(a[0])), numpy=np.cos)
+
+_reg_tile("cmp", (Param("lhs", T), Param("rhs", T), Param("cmp_type", A, 0)), _binary("cmp"), OpKind.ELEMENTWISE,
+          lambda a, k: _cmp_fn(k, "tile.cmp")(_wide(a[0]), _wide(a[1])).astype(np.float64), note=_MASK_NOTE)
+_reg_tile("cmps", (Param("tile", T), Param("scalar", S), Param("cmp_type", A, 0)), _scalar("cmps"),
+          OpKind.SCALAR_ELEMENTWISE,
+          lambda a, k: _cmp_fn(k, "tile.cmps")(_wide(a[0]), a[1]).astype(np.float64), note=_MASK_NOTE)
+
+
+def _infer_sel(args, attrs) -> Type:
+    op = "tile.sel"
+    mask, lhs, rhs = (_tl._tile(op, args, i, w) for i, w in enumerate(("mask", "lhs", "rhs")))
+    for t, what in ((lhs, "lhs"), (rhs, "rhs")):
+        if not _tl._same_shape(mask.shape, t.shape):
+            raise _tl._fail(op, f"mask {_tl._shape_repr(mask.shape)} and {what} {_tl._shape_repr(t.shape)} differ",
+                            "the mask has the shape of the values it selects between (a pl.cmp result)")
+    if lhs.dtype != rhs.dtype:
+        raise _tl._fail(op, f"lhs dtype {lhs.dtype.name} differs from rhs dtype {rhs.dtype.name}",
+                        "cast one operand with pl.tile.cast first")
+    return _tl._vec_tile(lhs.shape, lhs.dtype)
+
+
+def _infer_sels(args, attrs) -> Type:
+    op = "tile.sels"
+    mask, value = _tl._tile(op, args, 0, "mask"), _tl._tile(op, args, 1, "value")
+    _tl._scalar(op, args, 2, "the value taken where the mask is zero is a number or a pl.Scalar")
+    if not _tl._same_shape(mask.shape, value.shape):
+        raise _tl._fail(op, f"mask {_tl._shape_repr(mask.shape)} and value {_tl._shape_repr(value.shape)} differ",
+                        "the mask has the shape of the tile it selects from (a pl.cmp result)")
+    return _tl._vec_tile(value.shape, value.dtype)
+
+
+_reg_tile("sel", (Param("mask", T), Param("lhs", T), Param("rhs", T)), _infer_sel, OpKind.ELEMENTWISE,
+          lambda a, k: np.where(np.asarray(a[0]) != 0, _wide(a[1]), _wide(a[2])), note=_SEL_NOTE)
+_reg_tile("sels", (Param("mask", T), Param("tile", T), Param("scalar", S)), _infer_sels, OpKind.ELEMENTWISE,
+          lambda a, k: np.where(np.asarray(a[0]) != 0, _wide(a[1]), a[2]),
+          note="the tile where the mask is non-zero, the scalar elsewhere")
+
+
+def _infer_three(name: str, scalar_mid: bool) -> Callable[[Any, Any], Type]:
+    def infer(args, attrs) -> Type:
+        op = f"tile.{name}"
+        a = _tl._tile(op, args, 0, "src0")
+        if scalar_mid:
+            _tl._scalar(op, args, 1, "the middle operand of the *sc form is a scalar")
+        else:
+            b = _tl._tile(op, args, 1, "src1")
+            if not _tl._same_shape(a.shape, b.shape) or a.dtype != b.dtype:
+                raise _tl._fail(op, "src0 and src1 differ in shape or dtype", "pass tiles of one shape and dtype")
+        c = _tl._tile(op, args, 2, "src2")
+        if not _tl._same_shape(a.shape, c.shape) or a.dtype != c.dtype:
+            raise _tl._fail(op, "src0 and src2 differ in shape or dtype", "pass tiles of one shape and dtype")
+        return _tl._vec_tile(a.shape, a.dtype)
+    return infer
+
+
+_reg_tile("addc", (Param("src0", T), Param("src1", T), Param("src2", T)), _infer_three("addc", False),
+          OpKind.ELEMENTWISE, lambda a, k: _wide(a[0]) + _wide(a[1]) + _wide(a[2]), note="src0 + src1 + src2")
+_reg_tile("subc", (Param("src0", T), Param("src1", T), Param("src2", T)), _infer_three("subc", False),
+          OpKind.ELEMENTWISE, lambda a, k: _wide(a[0]) - _wide(a[1]) + _wide(a[2]), note="src0 - src1 + src2")
+_reg_tile("addsc", (Param("src0", T), Param("scalar", S), Param("src1", T)), _infer_three("addsc", True),
+          OpKind.ELEMENTWISE, lambda a, k: _wide(a[0]) + a[1] + _wide(a[2]), note="src0 + scalar + src1")
+_reg_tile("subsc", (Param("src0", T), Param("scalar", S), Param("src1", T)), _infer_three("subsc", True),
+          OpKind.ELEMENTWISE, lambda a, k: _wide(a[0]) - a[1] + _wide(a[2]), note="src0 - scalar + src1")
+
+_reg_tile("prelu", (Param("tile", T), Param("slope", T)), _binary("prelu"), OpKind.ELEMENTWISE,
+          lambda a, k: np.where(_wide(a[0]) > 0, _wide(a[0]), _wide(a[0]) * _wide(a[1])),
+          note="x where x > 0, else slope * x (slope: a tile of x's shape)")
+_reg_tile("lrelu", (Param("tile", T), Param("slope", S)), _scalar("lrelu"), OpKind.SCALAR_ELEMENTWISE,
+          lambda a, k: np.where(_wide(a[0]) > 0, _wide(a[0]), _wide(a[0]) * a[1]),
+          note="x where x > 0, else slope * x (slope: a scalar)")
+
+
+def _infer_expands(args, attrs) -> Type:
+    op = "tile.expands"
+    a = _tl._tile(op, args, 0, "target")
+    _tl._scalar(op, args, 1, "the value broadcast over the target's shape is a number or a pl.Scalar")
+    return _tl._vec_tile(a.shape, a.dtype)
+
+
+_reg_tile("expands", (Param("target", T), Param("scalar", S)), _infer_expands, OpKind.SCALAR_ELEMENTWISE,
+          lambda a, k: np.full(np.shape(a[0]), a[1], dtype=np.float64 if np.asarray(a[0]).dtype.kind == "f"
+                               else np.asarray(a[0]).dtype),
+          note="every element of the target's shape set to the scalar (the target's values are not read)",
+          shape_only_operands=(0,))
+
+
+# reductions: products and arg-extrema (an INT32 index of the extremum; the first one on ties)
+def _infer_reduce(name: str, axis: int, index: bool) -> Callable[[Any, Any], Type]:
+    base = _tl._infer_reduction(f"tile.{name}", axis)
+
+    def infer(args, attrs) -> Type:
+        t = base(args, attrs)
+        return _tl._vec_tile(t.shape, DataType.INT32) if index else t
+    return infer
+
+
+def _golden_reduce(fn: Callable[..., Any], axis: int, index: bool) -> Callable[[Any, Any], Any]:
+    ax = -1 if axis == 1 else 0
+    if index:
+        return lambda a, k: np.expand_dims(fn(_wide(a[0]), axis=ax), ax).astype(np.int64)
+    return lambda a, k: fn(_wide(a[0]), axis=ax, keepdims=True)
+
+
+_REDUCE: dict[str, Callable[..., Any]] = {"prod": np.prod, "argmax": np.argmax, "argmin": np.argmin}
+for _r, _fn in _REDUCE.items():
+    for _prefix, _axis, _kind in (("row", 1, OpKind.ROW_REDUCTION), ("col", 0, OpKind.COL_REDUCTION)):
+        _idx = _r.startswith("arg")
+        _golden = _golden_reduce(_fn, _axis, _idx)
+        register_op(OpDef(
+            f"tile.{_prefix}_{_r}", (Param("tile", T),), _infer_reduce(f"{_prefix}_{_r}", _axis, _idx), _kind,
+            Unit.VECTOR, _tl.VEC, golden=_golden, pto=f"t{_prefix}{_r}", cost="vector",
+            extra={"axis": _axis, "numpy": _fn, **({"note": "INT32 index of the first extremum"} if _idx else {})},
+        ))
+
+# the row form of the softmax broadcast (the column form is in tile_ops)
+register_op(OpDef(
+    "tile.row_expand_expdif", (Param("target", T), Param("vector", T)),
+    _tl._infer_expand("tile.row_expand_expdif", 1), OpKind.ROW_BROADCAST, Unit.VECTOR, _tl.VEC,
+    golden=lambda a, k: np.exp(_wide(a[0]) - _wide(a[1])), pto="trowexpandexpdif", cost="vector",
+    extra={"axis": 1, "note": "exp(target - vector), the vector broadcast along the row"},
+))
+
+
+# partial arithmetic: operands of nested shapes
+def _infer_part(name: str) -> Callable[[Any, Any], Type]:
+    def infer(args, attrs) -> Type:
+        op = name
+        operand = _tl._tile if op.startswith("tile.") else _tn._tensor
+        a, b = operand(op, args, 0, "lhs"), operand(op, args, 1, "rhs")
+        if a.rank != 2 or b.rank != 2:
+            raise _tl._fail(op, f"operands must be 2-D, got ranks {a.rank} and {b.rank}",
+                            "reshape to [rows, cols] first")
+        sa, sb = a.static_shape, b.static_shape
+        if sa is None or sb is None:
+            raise _tl._fail(op, "partial arithmetic needs static shapes", "give both operands constant extents")
+        if a.dtype != b.dtype:
+            raise _tl._fail(op, f"operand dtypes {a.dtype.name} and {b.dtype.name} differ", "cast one operand first")
+        big, small = (sa, sb) if all(x >= y for x, y in zip(sa, sb, strict=True)) else (sb, sa)
+        if not all(x >= y for x, y in zip(big, small, strict=True)):
+            raise _tl._fail(op, f"operand shapes {list(sa)} and {list(sb)} are not nested",
+                            "one operand's region must contain the other's (both start at [0, 0])")
+        shape = make_shape(big)
+        return _tl._vec_tile(shape, a.dtype) if isinstance(a, TileType) else TensorType(shape, a.dtype)
+    return infer
+
+
+def _golden_part(fn: Callable[..., Any]) -> Callable[[Any, Any], Any]:
+    def golden(a, k):
+        x, y = _wide(np.asarray(a[0])), _wide(np.asarray(a[1]))
+        big, small = (x, y) if x.size >= y.size else (y, x)
+        out = np.array(big, dtype=np.result_type(big, np.float32) if big.dtype.kind == "f" else big.dtype)
+        region = tuple(slice(0, s) for s in small.shape)
+        out[region] = fn(x[region], y[region])
+        return out
+    return golden
+
+
+_PART = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+for _n, _fn in _PART.items():
+    register_op(OpDef(
+        f"tile.part_{_n}", (Param("lhs", T), Param("rhs", T)), _infer_part(f"tile.part_{_n}"), OpKind.OTHER,
+        Unit.VECTOR, _tl.VEC, golden=_golden_part(_fn), pto=f"tpart{_n}", cost="vector", extra={"note": _PART_NOTE},
+    ))
+
+
+# ------------------------------------------------------------------------------------------------
+# tensor forms (the catalog reaches these through ``pl.``)
+# ------------------------------------------------------------------------------------------------
+
+
+def _t_binary(name: str, ints: bool) -> Callable[[Any, Any], Type]:
+    base = _tn._binary_infer(f"tensor.{name}")
+
+    def infer(args, attrs) -> Type:
+        t = base(args, attrs)
+        if ints:
+            _int_only(f"tensor.{name}", t.dtype)
+        if name == "cmp":
+            _cmp_fn(attrs, "tensor.cmp")
+        return t
+    return infer
+
+
+def _t_scalar(name: str, ints: bool) -> Callable[[Any, Any], Type]:
+    base = _tn._scalar_infer(f"tensor.{name}")
+
+    def infer(args, attrs) -> Type:
+        t = base(args, attrs)
+        if ints:
+            _int_only(f"tensor.{name}", t.dtype)
+        if name == "cmps":
+            _cmp_fn(attrs, "tensor.cmps")
+        return t
+    return infer
+
+
+def _t_unary(name: str, ints: bool) -> Callable[[Any, Any], Type]:
+    base = _tn._unary_infer(f"tensor.{name}")
+
+    def infer(args, attrs) -> Type:
+        t = base(args, attrs)
+        if ints:
+            _int_only(f"tensor.{name}", t.dtype)
+        return t
+    return infer
+
+
+def _tile_golden(name: str) -> Callable[[Any, Any], Any]:
+    """A tensor op computes what its tile op computes (one declaration of the semantics)."""
+    from tilefold.ops.registry import get_op
+
+    return lambda a, k: get_op(f"tile.{name}").golden(a, k)
+
+
+def _t_note(name: str) -> dict[str, Any]:
+    from tilefold.ops.registry import get_op
+
+    note = get_op(f"tile.{name}").extra.get("note")
+    return {"note": note} if note else {}
+
+
+for _n, (_fn, _i) in _BINARY.items():
+    _tn._declare(_n, (Param("lhs", V), Param("rhs", V)), _t_binary(_n, _i), OpKind.ELEMENTWISE, _tile_golden(_n),
+                 f"tile.{_n}")
+for _n, (_fn, _i) in _SCALAR.items():
+    _tn._declare(_n, (Param("tensor", V), Param("scalar", S)), _t_scalar(_n, _i), OpKind.SCALAR_ELEMENTWISE,
+                 _tile_golden(_n), f"tile.{_n}")
+for _n, _i in (("not_", True), ("sin", False), ("cos", False)):
+    _tn._declare(_n, (Param("tensor", V),), _t_unary(_n, _i), OpKind.UNARY, _tile_golden(_n), f"tile.{_n}")
+_tn._declare("cmp", (Param("lhs", V), Param("rhs", V), Param("cmp_type", A, 0)), _t_binary("cmp", False),
+             OpKind.ELEMENTWISE, _tile_golden("cmp"), "tile.cmp", **_t_note("cmp"))
+_tn._declare("cmps", (Param("tensor", V), Param("scalar", S), Param("cmp_type", A, 0)), _t_scalar("cmps", False),
+             OpKind.SCALAR_ELEMENTWISE, _tile_golden("cmps"), "tile.cmps", **_t_note("cmps"))
+
+
+def _t_expands(args, attrs) -> Type:
+    a = _tn._tensor("tensor.expands", args, 0, "target")
+    if len(args) < 2 or not isinstance(args[1].type, ScalarType):
+        raise _tn._fail("tensor.expands", "operand #1 must be a scalar", "pass a number or a pl.Scalar value")
+    return TensorType(a.shape, a.dtype)
+
+
+_tn._declare("expands", (Param("target", V), Param("scalar", S)), _t_expands, OpKind.SCALAR_ELEMENTWISE,
+             _tile_golden("expands"), "tile.expands", **_t_note("expands"))
+
+
+def _t_reduce(name: str, axis: int, index: bool) -> Callable[[Any, Any], Type]:
+    base = _tn._reduce_infer(f"tensor.{name}", axis)
+
+    def infer(args, attrs) -> Type:
+        t = base(args, attrs)
+        return TensorType(t.shape, DataType.INT32) if index else t
+    return infer
+
+
+for _r in _REDUCE:
+    for _prefix, _axis, _kind in (("row", 1, OpKind.ROW_REDUCTION), ("col", 0, OpKind.COL_REDUCTION)):
+        _nm = f"{_prefix}_{_r}"
+        _tn._declare(_nm, (Param("tensor", V),), _t_reduce(_nm, _axis, _r.startswith("arg")), _kind,
+                     _tile_golden(_nm), f"tile.{_nm}", **_t_note(_nm))
+
+# broadcasts the core tensor set lacks: the plain expansions and the max / min / expdif fused forms
+for _prefix, _axis, _kind in (("row", 1, OpKind.ROW_BROADCAST), ("col", 0, OpKind.COL_BROADCAST)):
+    for _suffix in ("", "_max", "_min", "_expdif"):
+        _nm = f"{_prefix}_expand{_suffix}"
+        _tn._declare(_nm, (Param("target", V), Param("vector", V)), _tn._expand_infer(f"tensor.{_nm}", _axis), _kind,
+                     _tile_golden(_nm), f"tile.{_nm}")
+
+for _n in _PART:
+    _tn._declare(f"part_{_n}", (Param("lhs", V), Param("rhs", V)), _infer_part(f"tensor.part_{_n}"), OpKind.OTHER,
+                 _tile_golden(f"part_{_n}"), f"tile.part_{_n}", note=_PART_NOTE)
