@@ -190,11 +190,10 @@ def _infer_matmul(args, attrs) -> Type:
     op = "tensor.matmul"
     a, b = _tensor(op, args, 0, "lhs"), _tensor(op, args, 1, "rhs")
     (m, ka), (kb, n) = _rank2(op, a), _rank2(op, b)
-    for flag in ("a_trans", "b_trans"):
-        if attrs.get(flag):
-            raise TypeInferenceError(f"{op}: {flag}=True is not supported by tilefold's tensor-level matmul",
-                                     hint="transpose the operand on the host, or write the tile form with "
-                                          "pl.tile.transpose_view")
+    if attrs.get("a_trans"):  # lhs stored [K, M]
+        m, ka = ka, m
+    if attrs.get("b_trans"):  # rhs stored [N, K] (a weight laid out as out_features x in_features)
+        kb, n = n, kb
     if not _same_dim(ka, kb):
         raise _fail(op, f"lhs is {_fmt((m, ka))} but rhs is {_fmt((kb, n))}: K differs",
                     "the lhs column count must equal the rhs row count")
@@ -207,7 +206,12 @@ def _infer_matmul(args, attrs) -> Type:
 _declare("matmul", (Param("lhs", V), Param("rhs", V), Param("out_dtype", A, DataType.FP32),
                     Param("a_trans", A, False), Param("b_trans", A, False)),
          _infer_matmul, OpKind.MATMUL,
-         lambda a, k: np.asarray(a[0], np.float32) @ np.asarray(a[1], np.float32), "tile.matmul")
+         lambda a, k: _maybe_t(a[0], k.get("a_trans")) @ _maybe_t(a[1], k.get("b_trans")), "tile.matmul")
+
+
+def _maybe_t(x: Any, flag: Any) -> np.ndarray:
+    x = np.asarray(x, np.float32)
+    return x.T if flag else x
 
 
 def _ints(op: str, e: Expr | Any, what: str) -> tuple[int, ...]:

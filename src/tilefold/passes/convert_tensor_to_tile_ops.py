@@ -100,6 +100,24 @@ def _static_cols(t: Any, span: Span | None) -> int:
     return cols
 
 
+
+def transposed_operands(call: Call, args: list[Expr], out: list[Stmt], fresh: Any) -> list[Expr]:
+    """``a_trans`` / ``b_trans`` of a tensor-level matmul: the operand is loaded as stored (natural layout, in
+    Mat) and read through a zero-copy ``tile.transpose_view``, as PyPTO's MatmulSlice lowering does."""
+    op = op_of(call)
+    if op is None or op.kind is not OpKind.MATMUL:
+        return args
+    names = [p.name for p in op.operand_params]
+    for flag, role in (("a_trans", "lhs"), ("b_trans", "rhs")):
+        if not call.kwarg(flag) or role not in names:
+            continue
+        i = names.index(role)
+        tv = make_call("tile.transpose_view", [args[i]], {}, span=call.span)
+        v = Var(fresh(f"{getattr(args[i], 'name', role)}_t"), tv.type, call.span)
+        out.append(AssignStmt(v, tv, span=call.span))
+        args = [*args[:i], v, *args[i + 1:]]
+    return args
+
 class _Lowering:
     def __init__(self, fn: Function, region: list[AssignStmt], target: Any) -> None:
         self.fn = fn
@@ -179,8 +197,10 @@ class _Lowering:
         op = op_of(call)
         assert op is not None
         t = call.args[i].type
-        if op.kind is OpKind.MATMUL and i == 1:
-            return False
+        if op.kind is OpKind.MATMUL:  # row blocks of the result need row blocks of lhs / acc, all of rhs
+            role = op.operand_params[i].name if i < len(op.operand_params) else ""
+            if role not in ("lhs", "acc") or (role == "lhs" and call.kwarg("a_trans")):
+                return False
         if op.kind is OpKind.COL_BROADCAST and i == 1:
             return False
         return isinstance(t, TensorType) and _same_dim(_shape(t)[0], m)
@@ -376,6 +396,7 @@ class _Lowering:
                     raise NotSupportedError(f"{name}: option {k}={v!r} has no tile-level form")
             if name == "tensor.full" and m is not None:  # one block of the fill
                 attrs["shape"] = (r, *tuple(attrs["shape"])[1:])
+            args = transposed_operands(call, args, self.out, self.fresh)
             tc = make_call(tile_op.name, args, attrs, span=span)
             t = Var(self.fresh(s.var.name), tc.type, span)
             self.out.append(AssignStmt(t, tc, span=span))
@@ -652,7 +673,8 @@ class _Structured:
         mem = MemorySpace.Mat if op.kind is OpKind.MATMUL else MemorySpace.Vec
         tile_op = find_op(op.extra["tile_op"])
         assert tile_op is not None
-        args = [self.operand(a, out, mem) for a in call.args]
+        args = transposed_operands(call, [self.operand(a, out, mem) for a in call.args], out,
+                                   lambda base: f"{base}_t")
         attrs = {k: v for k, v in call.kwargs if k in {p.name for p in tile_op.attr_params}}
         tc = make_call(tile_op.name, args, attrs, span=span)
         v = Var(s.var.name, tc.type, span)
