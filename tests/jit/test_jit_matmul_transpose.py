@@ -102,3 +102,33 @@ def test_transposed_shapes_are_checked():
     with pytest.raises(TilefoldError) as info:
         bad(_fp16(32, 128), _fp16(128, 64), np.zeros((32, 64), np.float32))
     assert "K differs" in info.value.message
+
+
+@pl.jit
+def transpose_then_scale(x: pl.Tensor[[64, 32], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.muls(pl.transpose(x, 0, 1), 2.0)
+    return out
+
+
+@pl.jit
+def square_transpose_add(x: pl.Tensor[[64, 64], pl.FP32], y: pl.Tensor[[64, 64], pl.FP32],
+                         out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.add(pl.transpose(x, 0, 1), y)
+    return out
+
+
+@pytest.mark.parametrize("platform", ["a2a3sim", "a5sim"])
+def test_tensor_level_transpose(platform):
+    x = rng.standard_normal((64, 32)).astype(np.float32)
+    out = np.zeros((32, 64), np.float32)
+    transpose_then_scale(x, out, config=RunConfig(platform=platform))
+    np.testing.assert_allclose(out, 2.0 * x.T, rtol=1e-6)
+
+
+def test_square_transpose_is_not_treated_as_row_local():
+    x, y = (rng.standard_normal((64, 64)).astype(np.float32) for _ in range(2))
+    out = np.zeros((64, 64), np.float32)
+    square_transpose_add(x, y, out)
+    np.testing.assert_allclose(out, x.T + y, rtol=1e-6)

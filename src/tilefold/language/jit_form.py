@@ -47,7 +47,7 @@ DISPATCHED = {
     "row_sum": None, "row_max": None, "row_min": None, "col_sum": None, "col_max": None, "col_min": None,
     "row_expand_add": None, "row_expand_sub": None, "row_expand_mul": None, "row_expand_div": None,
     "col_expand_add": None, "col_expand_sub": None, "col_expand_mul": None, "col_expand_div": None,
-    "matmul": None, "matmul_acc": None, "cast": None, "slice": None, "concat": None, "assemble": None,
+    "matmul": None, "matmul_acc": None, "cast": None, "slice": None, "concat": None, "assemble": None, "transpose": None,
     "adds": None, "subs": None, "muls": None, "divs": None, "maxs": None, "mins": None,
 }
 # PyPTO catalog operators beyond the core set (tilefold.ops.catalog_ops); trailing-underscore names are PyPTO's

@@ -214,6 +214,25 @@ def _maybe_t(x: Any, flag: Any) -> np.ndarray:
     return x.T if flag else x
 
 
+def _infer_transpose(args, attrs) -> Type:
+    op = "tensor.transpose"
+    a = _tensor(op, args, 0)
+    shape = list(a.shape)
+    a1, a2 = attrs.get("axis1", 0), attrs.get("axis2", 1)
+    if isinstance(a1, bool) or isinstance(a2, bool) or not (isinstance(a1, int) and isinstance(a2, int)) \
+            or not (0 <= a1 < len(shape) and 0 <= a2 < len(shape)):
+        raise _fail(op, f"axes ({a1}, {a2}) out of range for rank {len(shape)}",
+                    f"use two axes in [0, {len(shape) - 1}]")
+    shape[a1], shape[a2] = shape[a2], shape[a1]
+    return TensorType(make_shape(tuple(shape)), a.dtype)
+
+
+# not row-local (result rows are operand columns): ConvertTensorToTileOps lowers it on whole tiles
+_declare("transpose", (Param("tensor", V), Param("axis1", A, 0), Param("axis2", A, 1)), _infer_transpose,
+         OpKind.TRANSPOSE, lambda a, k: np.ascontiguousarray(np.swapaxes(np.asarray(a[0]), k["axis1"], k["axis2"])),
+         "tile.transpose")
+
+
 def _ints(op: str, e: Expr | Any, what: str) -> tuple[int, ...]:
     elems = e.elements if isinstance(e, MakeTuple) else e
     out = []
