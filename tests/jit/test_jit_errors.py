@@ -101,13 +101,6 @@ def test_unknown_sub_function():
     assert "unknown function 'helper'" in err.message and "@pl.jit.incore" in err.hint
 
 
-def test_refused_constructs_name_what_is_unsupported():
-    err = fails("    with pl.at(level=pl.Level.CORE_GROUP):\n        z = pl.full([16, 64], dtype=pl.FP32, value=0.0)  # <-\n"
-                "        out[:] = a\n    return out\n", NotSupportedError)
-    assert "pl.full is not supported at tensor level" in err.message
-    # pl.write and pl.tile.fillpad are supported now: tests/jit/test_jit_write.py, test_jit_fillpad.py
-
-
 def test_operator_without_a_level_form():
     err = fails("    with pl.at(level=pl.Level.CORE_GROUP):\n        t = pl.load(a, [0, 0], [16, 64])\n"
                 "        x = pl.concat(t, t)  # <-\n        out[:] = a\n    return out\n")

@@ -38,29 +38,14 @@ from tilefold.ir.stmt import (
 from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, TupleType, Type, UnknownType
 from tilefold.language.parser import Parser
 from tilefold.ops.catalog_ops import UNSUPPORTED as CATALOG_UNSUPPORTED
-from tilefold.ops.registry import find_op
+from tilefold.ops.registry import all_ops, find_op
 
-#: ``pl.<name>`` operators that dispatch on operand kinds; value: the scalar-operand form's suffix name
-DISPATCHED = {
-    "add": "adds", "sub": "subs", "mul": "muls", "div": "divs", "maximum": "maxs", "minimum": "mins",
-    "exp": None, "neg": None, "abs": None, "sqrt": None, "rsqrt": None, "recip": None, "log": None, "relu": None,
-    "row_sum": None, "row_max": None, "row_min": None, "col_sum": None, "col_max": None, "col_min": None,
-    "row_expand_add": None, "row_expand_sub": None, "row_expand_mul": None, "row_expand_div": None,
-    "col_expand_add": None, "col_expand_sub": None, "col_expand_mul": None, "col_expand_div": None,
-    "matmul": None, "matmul_acc": None, "cast": None, "slice": None, "concat": None, "assemble": None, "transpose": None,
-    "adds": None, "subs": None, "muls": None, "divs": None, "maxs": None, "mins": None,
-}
-# PyPTO catalog operators beyond the core set (tilefold.ops.catalog_ops); trailing-underscore names are PyPTO's
-DISPATCHED.update({
-    "rem": "rems", "fmod": "fmods", "and_": "ands", "or_": "ors", "xor": "xors", "shl": "shls", "shr": "shrs",
-    "cmp": "cmps", "not_": None, "sin": None, "cos": None, "rems": None, "fmods": None, "ands": None, "ors": None,
-    "xors": None, "shls": None, "shrs": None, "cmps": None, "maximums": None, "minimums": None, "sel": None,
-    "sels": None, "addc": None, "subc": None, "addsc": None, "subsc": None, "prelu": None, "lrelu": None,
-    "row_prod": None, "col_prod": None, "row_argmax": None, "row_argmin": None, "col_argmax": None,
-    "col_argmin": None, "row_expand": None, "col_expand": None, "row_expand_max": None, "row_expand_min": None,
-    "col_expand_max": None, "col_expand_min": None, "row_expand_expdif": None, "col_expand_expdif": None,
-    "expands": None, "part_add": None, "part_mul": None, "part_max": None, "part_min": None,
-})
+#: ``pl.<name>`` operators that dispatch on operand kinds (ops__00-dispatch): every tensor-level op of the
+#: registry, mapped to the op its scalar-operand form dispatches to (``scalar_form``, e.g. add -> adds). The
+#: creation / element-access ops have forms of their own in ``JitParser._call``.
+_SPECIAL_FORMS = ("create", "full", "read", "write")
+DISPATCHED = {name[len("tensor."):]: op.extra.get("scalar_form") for name, op in all_ops().items()
+              if name.startswith("tensor.") and name[len("tensor."):] not in _SPECIAL_FORMS}
 #: scope levels of ``pl.at`` that make sense on one chip
 LEVELS = ("CORE_GROUP", "CORE", "AIC", "AIV")
 

@@ -416,14 +416,14 @@ def _t_note(name: str) -> dict[str, Any]:
 
 for _n, (_fn, _i) in _BINARY.items():
     _tn._declare(_n, (Param("lhs", V), Param("rhs", V)), _t_binary(_n, _i), OpKind.ELEMENTWISE, _tile_golden(_n),
-                 f"tile.{_n}")
+                 f"tile.{_n}", scalar_form=_n.rstrip("_") + "s")
 for _n, (_fn, _i) in _SCALAR.items():
     _tn._declare(_n, (Param("tensor", V), Param("scalar", S)), _t_scalar(_n, _i), OpKind.SCALAR_ELEMENTWISE,
                  _tile_golden(_n), f"tile.{_n}")
 for _n, _i in (("not_", True), ("sin", False), ("cos", False)):
     _tn._declare(_n, (Param("tensor", V),), _t_unary(_n, _i), OpKind.UNARY, _tile_golden(_n), f"tile.{_n}")
 _tn._declare("cmp", (Param("lhs", V), Param("rhs", V), Param("cmp_type", A, 0)), _t_binary("cmp", False),
-             OpKind.ELEMENTWISE, _tile_golden("cmp"), "tile.cmp", **_t_note("cmp"))
+             OpKind.ELEMENTWISE, _tile_golden("cmp"), "tile.cmp", scalar_form="cmps", **_t_note("cmp"))
 _tn._declare("cmps", (Param("tensor", V), Param("scalar", S), Param("cmp_type", A, 0)), _t_scalar("cmps", False),
              OpKind.SCALAR_ELEMENTWISE, _tile_golden("cmps"), "tile.cmps", **_t_note("cmps"))
 

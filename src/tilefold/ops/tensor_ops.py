@@ -151,9 +151,12 @@ def _declare(name: str, params: tuple[Param, ...], infer, kind: OpKind, golden, 
                       extra={"tile_op": tile_op, **extra}))
 
 
+_SCALAR_FORM_OF = {base: form for form, base in _SCALAR_FORMS.items()}
 for _n, _fn in _NP_BINARY.items():
+    # scalar_form: what pl.<name>(x, scalar) dispatches to (ops__00-dispatch: add of a tile and a scalar is adds)
     _declare(_n, (Param("lhs", V), Param("rhs", V)), _binary_infer(f"tensor.{_n}"), OpKind.ELEMENTWISE,
-             (lambda f: lambda a, k: f(_f32(a[0]), _f32(a[1])))(_fn), f"tile.{_n}")
+             (lambda f: lambda a, k: f(_f32(a[0]), _f32(a[1])))(_fn), f"tile.{_n}",
+             **({"scalar_form": _SCALAR_FORM_OF[_n]} if _n in _SCALAR_FORM_OF else {}))
 for _n, _base in _SCALAR_FORMS.items():
     _declare(_n, (Param("tensor", V), Param("scalar", S)), _scalar_infer(f"tensor.{_n}"), OpKind.SCALAR_ELEMENTWISE,
              (lambda f: lambda a, k: f(_f32(a[0]), np.float32(a[1])))(_NP_BINARY[_base]), f"tile.{_n}")

@@ -85,7 +85,8 @@ def execute(compiled: Any, by_name: dict[str, Any], config: Any) -> tuple[Any, A
     for name, d in zip(meta["params"], meta["directions"], strict=True):
         if d != ParamDirection.In.value and name in sim.outputs and name in by_name:
             target = by_name[name]
-            write_back(getattr(target, "_tilefold_array", lambda t=target: t)(), sim.outputs[name], f"argument {name!r}")
+            write_back(getattr(target, "_tilefold_array", lambda t=target: t)(), sim.outputs[name],
+                       f"argument {name!r}")
             written.append(target)
     if config is not None:
         write_dfx(config, compiled, sim, dump_inputs)
