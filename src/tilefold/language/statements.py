@@ -262,6 +262,16 @@ class StatementsMixin:
                 raise self.error(e, "only plain names can be assigned",
                                  hint="unpack into plain names, e.g. `a, b = ...`")
             names.append(e.id)
+        if isinstance(value_node, (ast.Tuple, ast.List)):  # a, b = x, y: every value first, then the names
+            if len(value_node.elts) != len(names):
+                raise self.error(target, f"{len(names)} names but {len(value_node.elts)} values",
+                                 hint="assign one value per name")
+            values = [self._expr(e) for e in value_node.elts]
+            for n, e, v in zip(names, target.elts, values, strict=True):
+                var = Var(n, v.type, self.span(e))
+                out.append(AssignStmt(var, v, span=self.span(s)))
+                self._define(n, var, e)
+            return
         value = self._expr(value_node)
         tt = value.type
         if not isinstance(tt, TupleType):

@@ -13,7 +13,8 @@ Contract
 * Assignment (forward): results take their op's memory rule (``target_memory`` kwarg, fixed space, or the
   inherited operand's space); tiles left open take their demand, else Vec (a tile nobody constrains is a
   vector tile). Iter args take their initial value's space; a yielded value in another space is moved
-  before the yield. If results take the then-branch's space; the else branch moves to it.
+  before the yield. If results take the then-branch's space when the else branch can reach it (else the
+  demanded or the else-branch space); the other branch moves to it.
 * Repair: where an operand's space differs from what its consumer needs, a ``tile.move(x, target_memory=..)``
   is inserted before the consumer (reused within a block) when the target has that data path — e.g. a
   Mat tile fed whole to a matmul moves to Left / Right. In a mixed (InCore) kernel a missing path is routed
@@ -443,6 +444,23 @@ class _Inferer:
         self.vmap[ia] = new
         return new
 
+    def merged_space(self, rv: Var, t: TileType, branch_types: list[Type]) -> MemorySpace:
+        """The space of an if result: the then-branch's, unless the other branch cannot reach it (e.g. an Acc
+        matmul result in one branch, a Vec value in the other: Vec never moves to Acc); then the demanded
+        space or another branch's space that every branch can reach."""
+        spaces = [bt.memory_space for bt in branch_types if isinstance(bt, TileType) and bt.memory_space is not None]
+        if not spaces:
+            return self.demand.get(rv, Mem.Vec)
+
+        def reachable(dst: MemorySpace) -> bool:
+            return all(sp is dst or self.has_path(sp, dst) or self.can_bounce(t, sp, dst) for sp in spaces)
+
+        demand = self.demand.get(rv)
+        for cand in (spaces[0], *([demand] if demand is not None else []), *spaces[1:]):
+            if reachable(cand):
+                return cand
+        return spaces[0]  # no common space: the move before the yield reports the missing path
+
     def fix_yield(self, body: Stmt, want: list[Type], moves: dict) -> Stmt:
         """Move yielded tiles whose space differs from the carried / returned one."""
         stmts = list(body.stmts) if isinstance(body, SeqStmts) else [body]
@@ -498,12 +516,8 @@ class _Inferer:
         for i, rv in enumerate(s.return_vars):
             t = rv.type
             if isinstance(t, TileType):
-                src = then_y.values[i].type if then_y is not None and i < len(then_y.values) else None
-                if not (isinstance(src, TileType) and src.memory_space is not None):
-                    src = else_y.values[i].type if else_y is not None and i < len(else_y.values) else None
-                mem = src.memory_space if isinstance(src, TileType) and src.memory_space is not None else \
-                    self.demand.get(rv, Mem.Vec)
-                t = _with_mem(t, mem)
+                t = _with_mem(t, self.merged_space(rv, t, [y.values[i].type for y in (then_y, else_y)
+                                                           if y is not None and i < len(y.values)]))
             want.append(t)
             if not _same_type(t, rv.type):
                 new = Var(rv.name, t, rv.span)

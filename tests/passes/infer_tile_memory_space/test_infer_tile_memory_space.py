@@ -172,6 +172,37 @@ VEC_INTO_CUBE = """
 """
 
 
+@pytest.mark.parametrize("target", ["Ascend910B", "Ascend950"])
+def test_if_result_takes_the_space_both_branches_reach(target):
+    """Then: an Acc matmul result; else: a Vec tile. Vec never moves to Acc, so the result is Vec and the then
+    branch moves (on chip on 950, through the GM workspace on 910B): flash attention's first-block branch."""
+    params = ("a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 16], pl.FP16], x: pl.Tensor[[16, 16], pl.FP32], "
+              "n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]")
+    before = kernel(params, """
+        ta: pl.Tile[[16, 32], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [16, 32], target_memory=pl.Mem.Mat)
+        tb: pl.Tile[[32, 16], pl.FP16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [32, 16], target_memory=pl.Mem.Mat)
+        tx: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 16], target_memory=pl.Mem.Vec)
+        if n > 0:
+            c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(ta, tb)
+            r = pl.yield_(c)
+        else:
+            r = pl.yield_(tx)
+        y: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.muls(r, 2.0)
+        out = pl.store(y, [0, 0], out)
+        return out
+    """)
+    after = run(before, target)
+    if_stmt = next(s for s in after.functions[0].body.stmts if isinstance(s, IfStmt))
+    assert if_stmt.return_vars[0].type.memory_space is MemorySpace.Vec
+    then_ops = [(s.value.op_name, s.value.kwarg("target_memory")) for s in if_stmt.then_body.stmts
+                if isinstance(s, AssignStmt)]
+    to_vec = ("tile.move", MemorySpace.Vec) if target == "Ascend950" else ("tile.load", MemorySpace.Vec)
+    assert then_ops[-1] == to_vec
+    assert (("tensor.create", None) in then_ops) == (target == "Ascend910B")
+    else_ops = [s for s in if_stmt.else_body.stmts if isinstance(s, AssignStmt)]
+    assert else_ops == []  # the Vec branch yields its tile as it is
+
+
 def test_vec_tile_into_the_cube_of_a_mixed_kernel_goes_through_gm_and_l1():
     """No chip moves UB -> L0A: a mixed kernel stores the Vec tile to its GM workspace, loads it into L1 and
     moves it to L0A (the vector -> cube leg of PyPTO's cross-core pipe on A2/A3)."""
