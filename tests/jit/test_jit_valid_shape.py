@@ -151,3 +151,27 @@ def test_a_matmul_of_a_partially_valid_k_block_is_refused():
         compile(pl.parse(MATMUL, "k.py"))
     assert "tile.matmul reads the tile 'a0', whose valid shape is smaller than its shape" in info.value.message
     assert info.value.span.line == 12
+
+
+SET_VALIDSHAPE = '''import tilefold.language as pl
+
+@pl.jit
+def k(x: pl.Tensor[[128, 128], pl.FP32], rows_left: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[128, 1], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(x, [0, 0], [128, 128])
+        t = pl.set_validshape(t, rows_left, 128)
+        t = pl.fillpad(t, pl.PadValue.min)
+        tmp = pl.create_tile([128, 128], dtype=pl.FP32, target_memory=pl.MemorySpace.Vec)
+        pl.store(pl.row_max(t, tmp), [0, 0], out)
+    return out
+'''
+
+
+def test_pyptos_set_validshape_rows_cols_form_then_fillpad_and_row_max():
+    # language/03-memory.md: pl.set_validshape(t, rows_left, 128); the padded rows' maximum is the pad itself
+    x = RNG.standard_normal((128, 128)).astype(np.float32)
+    report = run_and_compare(pl.parse(SET_VALIDSHAPE), {"x": x, "rows_left": 100, "out": np.zeros((128, 1), np.float32)})
+    assert report.matches, report.summary()
+    expected = np.full(128, -np.inf, np.float32)
+    expected[:100] = x[:100].max(axis=1)
+    np.testing.assert_array_equal(report.outputs["out"][:, 0], expected)
