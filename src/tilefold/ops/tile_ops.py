@@ -1158,9 +1158,11 @@ def _undefined_fill(dtype: np.dtype) -> Any:
 
 
 def _golden_valid_load(tensor: np.ndarray, offsets, shapes, valid) -> np.ndarray:
+    """The tile a load moving only its valid region gives: the window's valid part, the rest undefined."""
+    dtype = np.asarray(tensor).dtype
     ext = [min(max(int(v), 0), int(n)) for v, n in zip(valid, shapes, strict=True)]
-    tile = np.full(tuple(int(n) for n in shapes), _undefined_fill(np.asarray(tensor).dtype), np.float64
-                   if np.asarray(tensor).dtype.kind in "fV" else np.asarray(tensor).dtype)
+    wide = np.float64 if dtype.kind in "fV" else dtype  # NaN needs a float; the interpreter casts back
+    tile = np.full(tuple(int(n) for n in shapes), _undefined_fill(dtype), wide)
     tile[tuple(slice(0, e) for e in ext)] = _window(tensor, offsets, ext)
     return tile
 
