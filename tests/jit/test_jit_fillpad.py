@@ -15,7 +15,11 @@ from tilefold.testing import run_and_compare
 
 RNG = np.random.default_rng(31)
 
-KERNEL = '''import tilefold.language as pl
+KERNEL = '''import math
+
+import tilefold.language as pl
+
+PAD = pl.PadValue.min
 
 @pl.jit
 def k(x: pl.Tensor[[16, 64], pl.{dtype}], out: pl.Out[pl.Tensor[[16, 64], pl.{dtype}]]):
@@ -34,7 +38,10 @@ def _kernel(fill: str, rows: int = 10, cols: int = 40, dtype: str = "FP32") -> s
     ("pl.tile.fillpad(t, pad_value=pl.PadValue.min)", -np.inf),
     ("pl.fillpad(t, pl.PadValue.max)", np.inf),
     ("pl.fillpad(t, pad_value=pl.PadValue.zero)", 0.0),
-    ("pl.fillpad(t, 0)", 0.0),  # PyPTO's numeric sugar for PadValue.zero
+    ("pl.fillpad(t, 0)", 0.0),  # PyPTO's numeric sugars: 0 / 0.0, -math.inf, math.inf
+    ("pl.fillpad(t, pad_value=-math.inf)", -np.inf),
+    ("pl.fillpad(t, math.inf)", np.inf),
+    ("pl.fillpad(t, PAD)", -np.inf),  # a module-level PadValue constant
 ])
 def test_fillpad_fills_outside_the_valid_region(fill, pad):
     x = RNG.standard_normal((16, 64)).astype(np.float32)
@@ -102,7 +109,7 @@ def test_a_reduction_over_an_unpadded_partial_tile_is_refused_with_a_fillpad_hin
     with pytest.raises(NotSupportedError) as info:
         compile(pl.parse(src, "kern.py"))
     assert "valid shape is smaller than its shape" in info.value.message and "tile.row_sum" in info.value.message
-    assert "pl.tile.fillpad" in info.value.hint and info.value.span.line == 7
+    assert "pl.tile.fillpad" in info.value.hint and info.value.span.line == 11
 
 
 @pytest.mark.parametrize(("fill", "exc", "text"), [
@@ -115,4 +122,4 @@ def test_fillpad_errors_are_located_with_a_hint(fill, exc, text):
     with pytest.raises(exc) as info:
         pl.parse(_kernel(fill), "kern.py")
     assert text in info.value.message and info.value.hint
-    assert info.value.span is not None and info.value.span.line == 7
+    assert info.value.span is not None and info.value.span.line == 11

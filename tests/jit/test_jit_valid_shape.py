@@ -8,7 +8,7 @@ import valid_shape_kernels as k
 
 import tilefold.language as pl
 from tilefold.compiler import compile
-from tilefold.errors import ParseError, TypeInferenceError
+from tilefold.errors import NotSupportedError, ParseError, TypeInferenceError
 from tilefold.ir import Call, MakeTuple, Var
 from tilefold.sim.faults import OutOfBounds
 from tilefold.testing import run_and_compare
@@ -108,3 +108,70 @@ def test_bad_valid_shapes_are_located_errors(valid, text):
     with pytest.raises((TypeInferenceError, ParseError)) as info:
         pl.parse(src, "kern.py")
     assert text in info.value.message and info.value.hint and info.value.span.line == 6
+
+
+@pytest.mark.parametrize("m", [100, 64, 7])
+def test_elementwise_results_keep_the_valid_rows_so_the_store_writes_only_them(m):
+    x = RNG.standard_normal((m, 64)).astype(np.float32)
+    out = np.full((m, 64), 9.0, np.float32)
+    k.scaled_blocks(x, out)  # the last block's window passes the tensor's end: only its valid rows are stored
+    np.testing.assert_allclose(out, 2 * x + 1, rtol=1e-6)
+
+
+def test_valid_shapes_flow_through_position_preserving_ops():
+    x = RNG.standard_normal((100, 64)).astype(np.float32)
+    prog = k.scaled_blocks.lower(x, np.zeros((100, 64), np.float32))
+    types = {s.value.op_name: s.value.type for f in prog.functions for s in _assigns(f.body)
+             if isinstance(s.value, Call) and s.value.op_name in ("tile.load", "tile.mul", "tile.muls", "tile.adds")}
+    load_valid = types["tile.load"].tile_view.valid_shape
+    for name, t in types.items():
+        assert t.tile_view is not None and t.tile_view.valid_shape[0] is load_valid[0], name
+
+
+MATMUL = '''import tilefold.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[64, 32], pl.FP32], n: pl.Scalar[pl.INDEX],
+               c: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        a1 = pl.tile.load(a, [0, 0], [32, 64], valid_shapes=[32, n], target_memory=pl.Mem.Mat)
+        b1 = pl.tile.load(b, [0, 0], [64, 32], target_memory=pl.Mem.Mat)
+        a0 = pl.tile.move(a1, target_memory=pl.Mem.Left)
+        b0 = pl.tile.move(b1, target_memory=pl.Mem.Right)
+        m = pl.tile.matmul(a0, b0)
+        c = pl.store(m, [0, 0], c)
+        return c
+'''
+
+
+def test_a_matmul_of_a_partially_valid_k_block_is_refused():
+    # the move to Left keeps the partial valid shape: the undefined K columns would enter every product
+    with pytest.raises(NotSupportedError) as info:
+        compile(pl.parse(MATMUL, "k.py"))
+    assert "tile.matmul reads the tile 'a0', whose valid shape is smaller than its shape" in info.value.message
+    assert info.value.span.line == 12
+
+
+SET_VALIDSHAPE = '''import tilefold.language as pl
+
+@pl.jit
+def k(x: pl.Tensor[[128, 128], pl.FP32], rows_left: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[128, 1], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(x, [0, 0], [128, 128])
+        t = pl.set_validshape(t, rows_left, 128)
+        t = pl.fillpad(t, pl.PadValue.min)
+        tmp = pl.create_tile([128, 128], dtype=pl.FP32, target_memory=pl.MemorySpace.Vec)
+        pl.store(pl.row_max(t, tmp), [0, 0], out)
+    return out
+'''
+
+
+def test_pyptos_set_validshape_rows_cols_form_then_fillpad_and_row_max():
+    # language/03-memory.md: pl.set_validshape(t, rows_left, 128); the padded rows' maximum is the pad itself
+    x = RNG.standard_normal((128, 128)).astype(np.float32)
+    report = run_and_compare(pl.parse(SET_VALIDSHAPE), {"x": x, "rows_left": 100, "out": np.zeros((128, 1), np.float32)})
+    assert report.matches, report.summary()
+    expected = np.full(128, -np.inf, np.float32)
+    expected[:100] = x[:100].max(axis=1)
+    np.testing.assert_array_equal(report.outputs["out"][:, 0], expected)

@@ -212,3 +212,22 @@ def k(output: pl.Out[pl.Tensor[[1, 32], pl.INT32]]):
     with pytest.raises(TypeInferenceError) as info:
         pl.parse(src, "kern.py")
     assert "index 32 on axis 1 is outside the tile extent 32" in info.value.message and info.value.span.line == 7
+
+
+def test_a_write_after_a_load_of_the_same_tensor_waits_on_an_mte2_to_s_event():
+    src = '''import tilefold.language as pl
+
+@pl.jit
+def k(flag: pl.InOut[pl.Tensor[[16, 64], pl.FP32]], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        f = pl.load(flag, [0, 0], [16, 64])
+        pl.write(flag, [0, 0], -1.0)
+        pl.store(pl.muls(f, 2.0), [0, 0], out)
+    return out, flag
+'''
+    flag = RNG.standard_normal((16, 64)).astype(np.float32)
+    report = run_and_compare(pl.parse(src), {"flag": flag.copy(), "out": np.zeros((16, 64), np.float32)})
+    assert report.matches, report.summary()
+    np.testing.assert_allclose(report.outputs["out"], 2 * flag, rtol=1e-6)  # the load saw the old element
+    assert report.outputs["flag"][0, 0] == -1.0
+    assert "set_flag MTE2 -> S" in report.compiled.pto.text()

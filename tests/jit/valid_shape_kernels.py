@@ -42,3 +42,16 @@ def column_sums(x: pl.Tensor[[pl.dynamic("M"), 64], pl.FP32], out: pl.Out[pl.Ten
             acc = pl.add(acc, pl.col_sum(z))
         pl.store(acc, [0, 0], out)
     return out
+
+
+@pl.jit
+def scaled_blocks(x: pl.Tensor[[pl.dynamic("M"), 64], pl.FP32], out: pl.Out[pl.Tensor[[pl.dynamic("M"), 64], pl.FP32]]):
+    """out = 2 x + 1 block by block: the partial last block's valid rows flow through the element-wise ops into
+    the store, which writes those rows only (the block's window passes the tensor's end)."""
+    with pl.at(level=pl.Level.CORE_GROUP):
+        m = pl.tensor.dim(x, 0)
+        for i in pl.range(0, (m + BLOCK - 1) // BLOCK):
+            rows = pl.min(m - i * BLOCK, BLOCK)
+            t = pl.load(x, [i * BLOCK, 0], [BLOCK, 64], valid_shapes=[rows, 64])
+            pl.store(pl.adds(pl.mul(t, 2.0), 1.0), [i * BLOCK, 0], out)
+    return out

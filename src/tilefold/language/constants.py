@@ -136,6 +136,9 @@ class ConstantsMixin:
             if isinstance(v, (int, float)) and not isinstance(v, bool):
                 return v
             return None
+        if t is ast.Attribute and isinstance(node.value, ast.Name) and node.value.id == "math" \
+                and node.value.id not in self.env and node.attr in ("inf", "pi", "e"):  # type: ignore[attr-defined]
+            return float(getattr(math, node.attr))  # type: ignore[attr-defined]  (PyPTO's fillpad takes math.inf)
         if t is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd):  # type: ignore[attr-defined]
             v = self._fold_number(node.operand)  # type: ignore[attr-defined]
             if v is None:

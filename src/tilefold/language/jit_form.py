@@ -507,6 +507,10 @@ class JitParser(Parser):
                     return self._element_write(node)
                 if name == "fillpad":
                     return self._fillpad(node)
+                if name == "set_validshape" and len(node.args) == 3:  # PyPTO: (tile, valid_rows, valid_cols)
+                    node = ast.copy_location(ast.Call(func=node.func, args=[node.args[0], ast.copy_location(
+                        ast.List(elts=node.args[1:], ctx=ast.Load()), node.args[1])], keywords=node.keywords), node)
+                    return self._checked_op(node, "tile.set_validshape")
                 if name in DISPATCHED:
                     return self._dispatch(node, name, None)
             if isinstance(base, ast.Attribute) and self._is_pl(base.value) and base.attr in ("tensor", "tile"):

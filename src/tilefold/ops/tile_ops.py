@@ -14,7 +14,7 @@ import numpy as np
 
 from tilefold.errors import TypeInferenceError
 from tilefold.ir.affine import AffineMap
-from tilefold.ir.expr import ConstInt, Expr, MakeTuple
+from tilefold.ir.expr import ConstInt, Expr, MakeTuple, Min
 from tilefold.ir.types import (
     INDEX,
     AtomicType,
@@ -162,6 +162,29 @@ def _require_2d(op: str, t: TileType, what: str = "operand") -> None:
     if t.rank != 2:
         raise _fail(op, f"{what} must be a 2-D tile, got rank {t.rank}",
                     "reshape to [rows, cols] first (FlattenTileNdTo2D does this for N-D tiles)")
+
+
+def _valid_view(*tiles: TileType) -> TileView | None:
+    """The valid shape a position-preserving op (elementwise, scalar, unary, cast, move) gives its result: the
+    region valid in every operand (per axis the operands' extent, their ``min`` when they differ), so a partial
+    tile's padding never passes for data. None when every operand is fully valid."""
+    valid: list[Expr] | None = None
+    for t in tiles:
+        vs = t.tile_view.valid_shape if t.tile_view is not None else None
+        if vs is None:
+            continue
+        if valid is None:
+            valid = list(vs)
+            continue
+        for axis, (mine, theirs) in enumerate(zip(valid, vs, strict=True)):
+            if mine is theirs or (isinstance(mine, ConstInt) and isinstance(theirs, ConstInt)
+                                  and mine.value == theirs.value):
+                continue
+            if isinstance(mine, ConstInt) and isinstance(theirs, ConstInt):
+                valid[axis] = mine if mine.value < theirs.value else theirs
+            else:
+                valid[axis] = Min(mine, theirs, INDEX)
+    return TileView(valid_shape=tuple(valid)) if valid is not None else None
 
 
 def _vec_tile(shape, dtype: DataType, view: TileView | None = None) -> TileType:
@@ -455,7 +478,8 @@ def _infer_move(args, attrs) -> Type:
     if mem is None:
         raise _fail("tile.move", "missing target_memory=",
                     "add target_memory=pl.Mem.<space> naming where the copy goes, e.g. target_memory=pl.Mem.Left")
-    return TileType(src.shape, src.dtype, mem)
+    view = _valid_view(src)  # a copy of a partial tile is as partial: its padding is as undefined
+    return TileType(src.shape, src.dtype, mem, None, canonical_tile_view(src.shape, mem, view) if view else None)
 
 
 register_op(OpDef(
@@ -742,7 +766,7 @@ def _infer_binary(name):
         if a.dtype != b.dtype:
             raise _fail(name, f"operand dtypes {a.dtype.name} and {b.dtype.name} differ",
                         "cast one operand with pl.tile.cast first")
-        return _vec_tile(a.shape, a.dtype)
+        return _vec_tile(a.shape, a.dtype, _valid_view(a, b))
     return infer
 
 
@@ -774,7 +798,7 @@ def _infer_scalar_binary(name):
     def infer(args, attrs) -> Type:
         a = _tile(name, args, 0)
         _scalar(name, args, 1, hint)
-        return _vec_tile(a.shape, a.dtype)
+        return _vec_tile(a.shape, a.dtype, _valid_view(a))
     return infer
 
 
@@ -789,7 +813,7 @@ _register_vector_family(_SCALAR_BINARY, (Param("tile", T), Param("scalar", S)), 
 def _infer_unary(name):
     def infer(args, attrs) -> Type:
         a = _tile(name, args, 0)
-        return _vec_tile(a.shape, a.dtype)
+        return _vec_tile(a.shape, a.dtype, _valid_view(a))
     return infer
 
 
@@ -807,7 +831,7 @@ def _infer_cast(args, attrs) -> Type:
     if not isinstance(dtype, DataType):
         raise _fail("tile.cast", "missing target_type=<dtype>",
                     "add target_type=pl.<dtype>, e.g. pl.tile.cast(t, target_type=pl.FP16)")
-    return _vec_tile(a.shape, dtype)
+    return _vec_tile(a.shape, dtype, _valid_view(a))
 
 
 def _golden_cast(a, k):
@@ -1134,9 +1158,11 @@ def _undefined_fill(dtype: np.dtype) -> Any:
 
 
 def _golden_valid_load(tensor: np.ndarray, offsets, shapes, valid) -> np.ndarray:
+    """The tile a load moving only its valid region gives: the window's valid part, the rest undefined."""
+    dtype = np.asarray(tensor).dtype
     ext = [min(max(int(v), 0), int(n)) for v, n in zip(valid, shapes, strict=True)]
-    tile = np.full(tuple(int(n) for n in shapes), _undefined_fill(np.asarray(tensor).dtype), np.float64
-                   if np.asarray(tensor).dtype.kind in "fV" else np.asarray(tensor).dtype)
+    wide = np.float64 if dtype.kind in "fV" else dtype  # NaN needs a float; the interpreter casts back
+    tile = np.full(tuple(int(n) for n in shapes), _undefined_fill(dtype), wide)
     tile[tuple(slice(0, e) for e in ext)] = _window(tensor, offsets, ext)
     return tile
 

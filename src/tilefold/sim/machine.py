@@ -517,9 +517,8 @@ class KernelRun:
         mem = self._mem(dst, ins)
         self._path(Mem.DDR, dst.space, ins, dst.address)
         if ins.valid:  # only the valid region moves (its bounds are checked); the rest of the tile keeps its bytes
-            valid = [1, *(self.ev_int(v) for v in ins.valid)][-2:]  # a 1-D window is one row
-            vr, vc = (min(max(v, 0), n) for v, n in zip(valid, (dst.rows, dst.cols), strict=True))
-            src = self._gm_window(ins.tensor, ins.offsets, (vr, vc)[-len(ins.offsets):], vr, vc, ins)
+            vr, vc = self._valid_extents(ins, dst)
+            src = self._gm_window(ins.tensor, ins.offsets, _valid_window(ins, vr, vc), vr, vc, ins)
             if self.races is not None:  # GM race detection (sim/races.py)
                 self.races.record(self, False, ins.tensor, self.gm[ins.tensor], src, ins)
             tile = np.array(read(mem, dst, ""), copy=True)
@@ -537,10 +536,13 @@ class KernelRun:
         src = self.h(ins.src)
         mem = self._mem(src, ins)
         self._path(src.space, Mem.DDR, ins, src.address)
-        win = self._gm_window(ins.tensor, ins.offsets, ins.window, src.rows, src.cols, ins)
-        value = read(mem, src, "")
-        if ins.valid:  # the instruction writes the tile's valid region only
-            win, value = valid_region(win, value, [self.ev_int(v) for v in ins.valid], ins)
+        if ins.valid:  # the instruction writes the tile's valid region only (whose bounds are what is checked)
+            vr, vc = self._valid_extents(ins, src)
+            win = self._gm_window(ins.tensor, ins.offsets, _valid_window(ins, vr, vc), vr, vc, ins)
+            value = read(mem, src, "")[:vr, :vc]
+        else:
+            win = self._gm_window(ins.tensor, ins.offsets, ins.window, src.rows, src.cols, ins)
+            value = read(mem, src, "")
         if self.races is not None:  # GM race detection (sim/races.py)
             self.races.record(self, True, ins.tensor, self.gm[ins.tensor], win, ins, atomic=bool(ins.atomic))
         value = value.reshape(win.shape) if value.shape != win.shape else value
@@ -548,6 +550,11 @@ class KernelRun:
             value = atomic_add(win, value)
         assign(win, value)  # in place: win is a view
         self._dma(ins, src.space, Mem.DDR, src.nbytes)
+
+    def _valid_extents(self, ins: TLoad | TStore, h: Handle) -> tuple[int, int]:
+        """The valid [rows, cols] of a load / store, evaluated and clipped to the tile (1-D: one row)."""
+        valid = [1, *(self.ev_int(v) for v in ins.valid)][-2:]
+        return min(max(valid[0], 0), h.rows), min(max(valid[1], 0), h.cols)
 
     def _mem(self, h: Handle, ins: Instr) -> np.ndarray:
         """The byte array of ``h``'s memory space on this unit (``IllegalUnit`` if the kernel's unit cannot
@@ -761,16 +768,18 @@ def cube_cycles(costs, m: int, k: int, n: int, in_itemsize: int, dtype_name: str
     return costs.cube_startup + math.ceil(fractals / rate)
 
 
-def valid_region(win: np.ndarray, value: np.ndarray, valid: list[int], ins: Instr) -> tuple[np.ndarray, np.ndarray]:
-    """The parts of a store's GM window and of its tile value inside the tile's valid [rows, cols]."""
-    rows, cols = value.shape
-    if win.shape != value.shape:
+def _valid_window(ins: TLoad | TStore, vr: int, vc: int) -> tuple[int, ...]:
+    """The GM window of the valid [vr, vc] region of a load / store: leading unit axes of a higher-rank tensor
+    kept; a flattened N-D window (leading extents above 1) is not supported with a valid shape."""
+    rank = len(ins.offsets)
+    if rank == 1:
+        return (vc,)
+    if any(w != 1 for w in ins.window[:-2]):
         from tilefold.errors import NotSupportedError
 
-        raise NotSupportedError(f"simulator: `{ins.text()}`: a valid shape on a tile stored into a flattened N-D "
-                                "window is not supported", hint="store the tile into a 2-D window")
-    vr, vc = (min(max(int(v), 0), n) for v, n in zip(valid, (rows, cols), strict=True))
-    return win[:vr, :vc], value[:vr, :vc]
+        raise NotSupportedError(f"simulator: `{ins.text()}`: a valid shape on a tile moved through a flattened N-D "
+                                "window is not supported", hint="use a 2-D window")
+    return (1,) * (rank - 2) + (vr, vc)
 
 
 def first_faulting_element(offs: list[int], win, shape) -> list[int]:
