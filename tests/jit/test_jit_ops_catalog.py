@@ -258,3 +258,17 @@ def test_high_precision_option_and_scratch_tile_of_sqrt_rsqrt_recip():
     bad = [f"x = pl.load(a, [0, 0], [{M}, {N}])", "pl.store(pl.rsqrt(x, high_precision=True), [0, 0], out)"]
     with pytest.raises(TilefoldError, match="high_precision= is tensor-only"):
         pl.parse(kernel_text([("a", F)], bad, [("out", F)]), "<bad>")
+
+
+def test_catalog_ops_on_tensors_larger_than_vec_are_tiled_into_row_blocks():
+    big = "[1024, 128], pl.FP32"
+    a = f32(1024, 128)
+    body = ["out[:] = pl.cmps(pl.rems(a, 0.75), 0.25, cmp_type=3)", "idx[:] = pl.row_argmin(pl.sin(a))"]
+    src = kernel_text([("a", big)], body, [("out", big), ("idx", "[1024, 1], pl.INT32")])
+    program = pl.parse(src, "<big>")
+    report = run_and_compare(program, {"a": a, "out": np.zeros((1024, 128), np.float32),
+                                       "idx": np.zeros((1024, 1), np.int32)})
+    assert report.result == "correct", report.summary()
+    assert "for row_block" in report.compiled.ir.as_python()  # 512 KiB per tensor: a loop over row blocks
+    np.testing.assert_array_equal(report.outputs["out"], ((a - np.floor(a / 0.75) * 0.75) <= 0.25).astype(np.float32))
+    np.testing.assert_array_equal(report.outputs["idx"][:, 0], np.sin(a.astype(np.float64)).argmin(axis=1))

@@ -177,3 +177,11 @@ def test_numpy_non_contiguous_inputs_and_outputs():
     frame = np.full((128, 64), -7.0, np.float32)
     tk.add_bare(a, b, frame.T)  # the output is a view: the frame changes
     np.testing.assert_array_equal(frame.T, a + b)
+
+
+def test_numpy_scalars_are_numbers_for_scalar_parameters():
+    a = np.random.default_rng(5).standard_normal((64, 128)).astype(np.float32)
+    for s in (np.float32(2.0), np.float64(2.0), 2.0):
+        out = np.zeros_like(a)
+        k.scalar_forms(a, s, out)
+        np.testing.assert_allclose(out, np.maximum((a * 2 - 1) / 4, 0), rtol=1e-6)

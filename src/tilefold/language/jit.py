@@ -266,6 +266,8 @@ def _type_of(a: Any, i: int, fname: str) -> Type:
     if is_array(a):
         arr = as_numpy(a, f"{fname} argument #{i}")
         return TensorType(make_shape(tuple(int(s) for s in arr.shape)), _dtype_of(arr, f"{fname} argument #{i}"))
+    if type(a).__module__ == "numpy" and hasattr(a, "item") and getattr(a, "ndim", None) == 0:
+        a = a.item()  # a numpy scalar (np.float32(2.0)) is a number
     if isinstance(a, bool):
         return ScalarType(DataType.BOOL)
     if isinstance(a, int):
