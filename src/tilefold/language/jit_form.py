@@ -560,6 +560,31 @@ class JitParser(Parser):
                 opname = "tile.write"
         return self._checked_op(node, opname)
 
+    def _scalar_cast(self, node: ast.Call, value: Expr) -> Expr:
+        """``pl.cast(i, pl.INT32)`` of a scalar: an integer keeps its value in any integer or float dtype (the
+        consumer — an element write, a scalar operand — converts it); float -> int truncation is not modelled."""
+        for a in node.args:
+            self._pre.pop(id(a), None)
+        target = None
+        for a in node.args[1:]:
+            target = self._dtype_operand(a)
+        for kw in node.keywords:
+            if kw.arg in ("target_type", "dtype"):
+                target = self._dtype_operand(kw.value)
+        if not isinstance(target, DataType):
+            raise self.error(node, "pl.cast of a scalar needs a target dtype", hint="e.g. pl.cast(i, pl.INT32)")
+        src = value.type.dtype  # type: ignore[union-attr]
+        if src.is_float and not target.is_float:
+            raise NotSupportedError("pl.cast of a float scalar to an integer dtype is not supported",
+                                    span=self.span(node), hint="compute the index with integer arithmetic")
+        return value
+
+    def _dtype_operand(self, node: ast.expr) -> DataType | None:
+        if isinstance(node, ast.Attribute) and self._is_pl(node.value):
+            dt = getattr(DataType, node.attr, None)
+            return dt if isinstance(dt, DataType) else None
+        return None
+
     def _fillpad(self, node: ast.Call) -> Expr:
         """``pl.fillpad`` / ``pl.tile.fillpad``: fills a tile's invalid region. Tensors carry no valid shape here."""
         if node.args:
@@ -591,6 +616,8 @@ class JitParser(Parser):
         if not args:
             raise self.error(node, f"pl.{name} needs operands", hint="pass the tensors / tiles to combine")
         first = args[0].type
+        if name == "cast" and ns is None and isinstance(first, ScalarType):
+            return self._scalar_cast(node, args[0])
         level = ns or ("tensor" if isinstance(first, TensorType) else "tile" if isinstance(first, TileType) else None)
         if level is None:
             raise self.error(node.args[0], f"pl.{name}: the first operand must be a tensor or a tile, got "
