@@ -58,6 +58,7 @@ from tilefold.ir.stmt import (
     ReturnStmt,
     SeqStmts,
     Stmt,
+    ScopeStmt,
     WhileStmt,
     YieldStmt,
 )
@@ -248,6 +249,9 @@ def _fmt_stmt(s: Stmt) -> str:
         rets = ", ".join(_fmt(v) for v in s.return_vars)
         tags = f" [{', '.join(f'{k}={_fmt(v)}' for k, v in s.attrs)}]" if s.attrs else ""
         return (f"{rets} = " if rets else "") + f"if {_fmt(s.condition)}{tags}: ..."
+    if isinstance(s, ScopeStmt):
+        tags = "".join(f", {k}={_fmt(v)}" for k, v in s.attrs)
+        return f"with pl.at(level=pl.Level.{s.level}{tags}): ..."
     if isinstance(s, SeqStmts):
         return "\n".join(_fmt_stmt(c) for c in s.stmts) or "<empty>"
     return repr(s)
@@ -269,7 +273,7 @@ def dump_ir(node: Any) -> str:
                 body(s, indent)
                 continue
             lines.append(indent + _fmt_stmt(s).removesuffix(" ..."))
-            if isinstance(s, (ForStmt, WhileStmt)):
+            if isinstance(s, (ForStmt, WhileStmt, ScopeStmt)):
                 body(s.body, indent + "    ")
             elif isinstance(s, IfStmt):
                 body(s.then_body, indent + "    ")
@@ -594,6 +598,14 @@ def _if(c: _Comparer, a: IfStmt, b: IfStmt, path: _Path | None) -> None:
     c.push_seq(todo)
 
 
+def _scope(c: _Comparer, a: ScopeStmt, b: ScopeStmt, path: _Path | None) -> None:
+    c.field(path, "level", a.level, b.level)
+    todo: list[tuple] = []
+    c.mapping(todo, path, "attrs", a.attrs, b.attrs)
+    c.body(todo, path, "body", a.body, b.body)
+    c.push_seq(todo)
+
+
 def _values_stmt(c: _Comparer, a: YieldStmt | ReturnStmt, b: YieldStmt | ReturnStmt, path: _Path | None) -> None:
     todo: list[tuple] = []
     c.seq(todo, path, "values", a.values, b.values)
@@ -712,6 +724,7 @@ _HANDLERS: dict[type, Any] = {
     ForStmt: _for,
     WhileStmt: _while,
     IfStmt: _if,
+    ScopeStmt: _scope,
     YieldStmt: _values_stmt,
     ReturnStmt: _values_stmt,
     GlobalVar: _global_var,
@@ -867,6 +880,10 @@ class _Hasher:
             self.mapping(items, "attrs", x.attrs)
             items.extend([(0, x.condition), (0, x.then_body), (0, x.else_body), (2, f"rv/{len(x.return_vars)}")])
             items.extend((1, v) for v in x.return_vars)
+        elif isinstance(x, ScopeStmt):
+            tokens.append(x.level)
+            self.mapping(items, "attrs", x.attrs)
+            items.append((0, x.body))
         elif isinstance(x, (YieldStmt, ReturnStmt)):
             tokens.append(str(len(x.values)))
             items.extend((0, v) for v in x.values)

@@ -319,7 +319,8 @@ class _Printer:
         elif isinstance(s, YieldStmt):
             self.lines.append(f"{ind}pl.yield_({', '.join(self.expr(v) for v in s.values)})")
         elif isinstance(s, ScopeStmt):  # the jit form before OutlineIncoreScopes (readable, not re-parsable)
-            self.lines.append(f"{ind}with pl.at(level=pl.Level.{s.level}):")
+            opts = "".join(f", {k}={v!r}" for k, v in s.attrs)
+            self.lines.append(f"{ind}with pl.at(level=pl.Level.{s.level}{opts}):")
             self.stmt(s.body, level + 1)
         else:
             raise TypeError(f"python_print cannot print statement {type(s).__name__}")
