@@ -228,3 +228,21 @@ def carried_from_parameter(x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tenso
             t = pl.add(pl.mul(t, 0.5), x)
         out[:] = t
     return out
+
+
+@pl.jit
+def if_rebinds_like_python(x: pl.Tensor[[128, 64], pl.FP32], out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]):
+    # no pl.yield_: a name bound before the if and rebound in a branch holds that branch's value after it
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = pl.full([32, 64], dtype=pl.FP32, value=0.0)
+        for i in pl.range(4):
+            t = x[i * 32 : i * 32 + 32, :]
+            if i % 2 == 0:
+                out[i * 32 : i * 32 + 32, :] = pl.exp(t)
+                acc = pl.add(acc, t)
+            else:
+                if i == 3:
+                    acc = pl.maximum(acc, t)
+                out[i * 32 : i * 32 + 32, :] = pl.neg(t)
+        out[0:32, :] = acc
+    return out

@@ -79,6 +79,7 @@ class JitParser(Parser):
         self.in_scope = False
         self._pre: dict[int, Expr] = {}
         self._scalar_defs: dict[Var, Expr] = {}
+        self._if_merged: frozenset[str] = frozenset()  # names the if being parsed merges (see _merge_rebound_names)
 
     # ------------------------------------------------------------------ functions
 
@@ -202,6 +203,14 @@ class JitParser(Parser):
             return
         if isinstance(s, ast.For):
             s = self._carry_rebound_names(s)
+        if isinstance(s, ast.If):
+            s, merged = self._merge_rebound_names(s)
+            saved, self._if_merged = self._if_merged, merged  # only this if's own branches may rebind them
+            try:
+                super()._stmt(s, out)
+            finally:
+                self._if_merged = saved
+            return
         if isinstance(s, ast.With):
             self._with(s, out)
             return
@@ -304,6 +313,57 @@ class JitParser(Parser):
         return ast.For(target=target, iter=new_iter, body=[*s.body, yield_stmt], orelse=s.orelse,
                        lineno=s.lineno, col_offset=s.col_offset, end_lineno=s.end_lineno,
                        end_col_offset=s.end_col_offset)
+
+    def _define(self, name: str, var: Var, node: ast.AST, *, header: bool = False) -> None:
+        if not header and name in self._if_merged and self.loop_kind and self.loop_kind[-1] == "if":
+            header = True  # rebinding inside a branch of an if that merges the name (restored after the branch)
+        super()._define(name, var, node, header=header)
+
+    def _merge_rebound_names(self, s: ast.If) -> tuple[ast.If, frozenset[str]]:
+        """Python's meaning of ``if c: out[i:j, :] = v`` (or ``t = f(t)``) for a name bound before the if: after
+        the if the name holds the branch's value. Rewrite to the explicit merge: both branches end with
+        ``t = pl.yield_(t)`` (the untouched branch yields the value from before). Only for ifs that yield
+        nothing themselves; a branch ending in ``pl.yield_`` keeps PyPTO's explicit form."""
+        def ends_in_yield(body: list[ast.stmt]) -> bool:
+            last = body[-1] if body else None
+            value = getattr(last, "value", None)
+            return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                and value.func.attr == "yield_"
+
+        if ends_in_yield(s.body) or ends_in_yield(s.orelse):
+            return s, frozenset()
+        rebound: list[str] = []
+        for node in [*s.body, *s.orelse]:
+            for sub in ast.walk(node):
+                name = None
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    name = sub.id
+                elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 \
+                        and isinstance(sub.targets[0], ast.Subscript) and isinstance(sub.targets[0].value, ast.Name):
+                    name = sub.targets[0].value.id  # out[...] = v rebinds out
+                if name is not None and name in self.env and name not in rebound:
+                    rebound.append(name)
+        if not rebound:
+            return s, frozenset()
+        pl_name = next(iter(self.pl))
+
+        def merge(anchor: ast.AST) -> ast.Assign:
+            call = ast.Call(func=ast.Attribute(value=ast.Name(id=pl_name, ctx=ast.Load()), attr="yield_",
+                                               ctx=ast.Load()),
+                            args=[ast.Name(id=n, ctx=ast.Load()) for n in rebound], keywords=[])
+            target: ast.expr = ast.Name(id=rebound[0], ctx=ast.Store()) if len(rebound) == 1 else ast.Tuple(
+                elts=[ast.Name(id=n, ctx=ast.Store()) for n in rebound], ctx=ast.Store())
+            stmt = ast.Assign(targets=[target], value=call)
+            for n in ast.walk(stmt):
+                ast.copy_location(n, anchor)
+                if hasattr(anchor, "end_lineno"):
+                    n.end_lineno, n.end_col_offset = anchor.end_lineno, anchor.end_col_offset
+            return stmt
+
+        orelse = [*s.orelse, merge(s.orelse[-1] if s.orelse else s)]
+        merged = ast.If(test=s.test, body=[*s.body, merge(s.body[-1])], orelse=orelse, lineno=s.lineno,
+                        col_offset=s.col_offset, end_lineno=s.end_lineno, end_col_offset=s.end_col_offset)
+        return merged, frozenset(rebound)
 
     def _with(self, s: ast.With, out: list[Stmt]) -> None:
         if len(s.items) != 1 or s.items[0].optional_vars is not None:
