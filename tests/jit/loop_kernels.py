@@ -246,3 +246,13 @@ def if_rebinds_like_python(x: pl.Tensor[[128, 64], pl.FP32], out: pl.Out[pl.Tens
                 out[i * 32 : i * 32 + 32, :] = pl.neg(t)
         out[0:32, :] = acc
     return out
+
+
+@pl.jit
+def scalar_between_tensor_ops(x: pl.Tensor[[64, 64], pl.FP32], sc: pl.Tensor[[4], pl.FP32], n: pl.Scalar[pl.INDEX],
+                              out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        y = pl.exp(x)
+        s = pl.read(sc, [n])
+        out[:] = pl.mul(y, s)
+    return out

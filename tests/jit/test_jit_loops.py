@@ -253,3 +253,9 @@ def test_a_parameter_carried_through_a_loop_becomes_a_tile():
     for _ in range(3):
         ref = ref * 0.5 + x
     np.testing.assert_allclose(out, ref, rtol=1e-6)
+
+
+def test_a_scalar_statement_between_tensor_ops_is_lowered_in_order():
+    x, out = r(64, 64), np.zeros((64, 64), np.float32)
+    k.scalar_between_tensor_ops(x, np.array([1.0, 2.0, 3.0, 4.0], np.float32), 2, out)
+    np.testing.assert_allclose(out, np.exp(x) * 3.0, rtol=1e-5)

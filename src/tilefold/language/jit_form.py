@@ -203,7 +203,7 @@ class JitParser(Parser):
             return
         if isinstance(s, ast.For):
             s = self._carry_rebound_names(s)
-        if isinstance(s, ast.If):
+        if isinstance(s, ast.If) and (self.in_scope or self.kind != "entry"):  # orchestration code is straight-line
             s, merged = self._merge_rebound_names(s)
             saved, self._if_merged = self._if_merged, merged  # only this if's own branches may rebind them
             try:

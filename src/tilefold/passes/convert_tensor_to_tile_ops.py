@@ -821,7 +821,10 @@ def _convert(fn: Function, target: Any) -> Function:
 
     aliases = any(isinstance(s, AssignStmt) and isinstance(s.value, Var) and isinstance(s.value.type, TensorType)
                   for s in stmts)
-    if (nested or aliases or any(_dynamic_window(s.value) for s in region)) \
+    # tile-level / scalar statements between tensor-level ops: lowered in order by the structured path
+    first_op = stmts.index(region[0]) if region else len(stmts)
+    interleaved = any(s not in region and not isinstance(s, ReturnStmt) for s in stmts[first_op:])
+    if (nested or aliases or interleaved or any(_dynamic_window(s.value) for s in region)) \
             and all(isinstance(s, (AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, YieldStmt)) for s in stmts):
         return _convert_structured(fn)  # loops, ifs, dynamic windows: whole-value tiles, carried tiles
     if not region and not nested:
