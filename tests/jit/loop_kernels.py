@@ -256,3 +256,29 @@ def scalar_between_tensor_ops(x: pl.Tensor[[64, 64], pl.FP32], sc: pl.Tensor[[4]
         s = pl.read(sc, [n])
         out[:] = pl.mul(y, s)
     return out
+
+
+@pl.jit
+def flash_attention_full_init(q: pl.Tensor[[16, 64], pl.FP16], kt: pl.Tensor[[64, 128], pl.FP16],
+                              v: pl.Tensor[[128, 64], pl.FP16], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    # the state starts from pl.full; the first block takes the row max as it is (an if in the loop)
+    with pl.at(level=pl.Level.CORE_GROUP):
+        m = pl.full([16, 1], dtype=pl.FP32, value=-1e30)
+        l = pl.full([16, 1], dtype=pl.FP32, value=0.0)
+        o = pl.full([16, 64], dtype=pl.FP32, value=0.0)
+        for j in pl.range(128 // BLOCK):
+            c0 = j * BLOCK
+            s = pl.matmul(q, kt[:, c0 : c0 + BLOCK], out_dtype=pl.FP32)
+            cur = pl.row_max(s)
+            if j == 0:
+                m_new = pl.yield_(cur)
+            else:
+                m_new = pl.yield_(pl.maximum(m, cur))
+            alpha = pl.exp(pl.sub(m, m_new))
+            p = pl.exp(pl.row_expand_sub(s, m_new))
+            l = pl.add(pl.mul(l, alpha), pl.row_sum(p))
+            pv = pl.matmul(pl.cast(p, target_type=pl.FP16), v[c0 : c0 + BLOCK, :], out_dtype=pl.FP32)
+            o = pl.add(pl.row_expand_mul(o, alpha), pv)
+            m = m_new
+        out[:] = pl.row_expand_div(o, l)
+    return out

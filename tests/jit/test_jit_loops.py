@@ -259,3 +259,34 @@ def test_a_scalar_statement_between_tensor_ops_is_lowered_in_order():
     x, out = r(64, 64), np.zeros((64, 64), np.float32)
     k.scalar_between_tensor_ops(x, np.array([1.0, 2.0, 3.0, 4.0], np.float32), 2, out)
     np.testing.assert_allclose(out, np.exp(x) * 3.0, rtol=1e-5)
+
+
+def _cube_vector_hand_over() -> bool:
+    """Does this tree move a matmul result to vector work and back inside one scope (mixed kernels)?"""
+    try:
+        k.flash_attention_full_init.compile(np.zeros((16, 64), np.float16), np.zeros((64, 128), np.float16),
+                                            np.zeros((128, 64), np.float16), np.zeros((16, 64), np.float32))
+    except TypeInferenceError as exc:
+        if "data path" in exc.message:
+            return False
+        raise
+    return True
+
+
+def test_flash_attention_state_from_full_with_an_if_lowers_to_carried_vec_tiles():
+    tile = to_tile_program(k.flash_attention_full_init.parse())
+    fn = next(f for f in tile.functions if f.name.endswith("_incore_0"))
+    loop = next(st for st in ir.flatten_stmts(fn.body) if isinstance(st, ForStmt))
+    assert {ia.name for ia in loop.iter_args} >= {"m", "l", "o"}
+    assert all(isinstance(ia.type, TileType) and ia.type.memory_space.name == "Vec" for ia in loop.iter_args)
+
+
+def test_flash_attention_runs_end_to_end_when_cube_and_vector_hand_over():
+    if not _cube_vector_hand_over():
+        pytest.skip("needs the cube <-> vector hand-over of mixed kernels (InferTileMemorySpace GM route)")
+    q, kt, v = r(16, 64, dtype=np.float16), r(64, 128, dtype=np.float16), r(128, 64, dtype=np.float16)
+    out = np.zeros((16, 64), np.float32)
+    k.flash_attention_full_init(q, kt, v, out)
+    s = q.astype(np.float32) @ kt.astype(np.float32)
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out, (p / p.sum(axis=1, keepdims=True)) @ v.astype(np.float32), rtol=2e-2, atol=2e-2)

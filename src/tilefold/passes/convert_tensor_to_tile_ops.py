@@ -661,7 +661,10 @@ class _Structured:
             return self.tile.get(value, self.gm.get(value, value))
         return value
 
-    def loop(self, s: ForStmt) -> ForStmt | SeqStmts:
+    def loop(self, s: ForStmt, carried_types: dict[int, TileType] | None = None) -> ForStmt | SeqStmts:
+        """``carried_types``: the tile type of a carried slot when the body yields another memory than the
+        initial value's (a matmul result in Acc carried as a vector sum): the slot takes the yield's type and
+        InferTileMemorySpace moves the initial value once, before the loop."""
         from tilefold.analysis.affine import affine_form, interval, loop_value_range
 
         bounds = []
@@ -689,7 +692,7 @@ class _Structured:
             want_tile = (isinstance(init, Var) and init in self.tile) or _computed(y, s.body)
             if want_tile and isinstance(ia.type, TensorType):
                 t0 = self.carried(init, True, pre)
-                nia = IterArg(ia.name, t0.type, ia.span, init=t0)
+                nia = IterArg(ia.name, (carried_types or {}).get(k, t0.type), ia.span, init=t0)
                 self.tile[ia] = nia
             else:
                 nia = IterArg(ia.name, ia.type, ia.span, init=self.gm.get(init, init) if isinstance(init, Var)
@@ -699,6 +702,12 @@ class _Structured:
             new_iters.append(nia)
         body = self.block(flatten_stmts(s.body))
         body = self.fix_yield(body, [isinstance(ia.type, TileType) for ia in new_iters])
+        if carried_types is None and body and isinstance(body[-1], YieldStmt):
+            differ = {k: v.type for k, (ia, v) in enumerate(zip(new_iters, body[-1].values, strict=False))
+                      if isinstance(ia.type, TileType) and isinstance(v.type, TileType)
+                      and v.type.memory_space is not ia.type.memory_space}
+            if differ:  # lower the loop again with those slots in the yield's memory
+                return self.loop(s, differ)
         rvs = []
         for ia, rv in zip(new_iters, s.return_vars, strict=True):
             nrv = Var(rv.name, ia.type, rv.span)
