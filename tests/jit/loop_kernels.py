@@ -282,3 +282,14 @@ def flash_attention_full_init(q: pl.Tensor[[16, 64], pl.FP16], kt: pl.Tensor[[64
             m = m_new
         out[:] = pl.row_expand_div(o, l)
     return out
+
+
+@pl.jit
+def if_writes_a_window(x: pl.Tensor[[64, 64], pl.FP32], n: pl.Scalar[pl.INDEX],
+                       out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+    # the if's merged tensor crosses the scope edge as the written output
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.exp(x)
+        if n > 2:
+            out[0:32, :] = pl.neg(x[0:32, :])
+    return out

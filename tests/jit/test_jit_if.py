@@ -73,3 +73,13 @@ def test_rebinding_an_outer_name_in_a_branch_of_a_yielding_if_is_refused():
     with pytest.raises(ParseError, match="cannot rebind 't' inside an if branch") as info:
         pl.parse(src, "kern.py")
     assert info.value.span.line == 8 and "pl.yield_" in info.value.hint
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_a_window_written_in_a_branch_leaves_the_scope_through_the_output(n):
+    x, out = r(64, 64), np.zeros((64, 64), np.float32)
+    k.if_writes_a_window(x, n, out)
+    ref = np.exp(x)
+    if n > 2:
+        ref[:32] = -x[:32]
+    np.testing.assert_allclose(out, ref, rtol=1e-5)
