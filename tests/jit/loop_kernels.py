@@ -293,3 +293,18 @@ def if_writes_a_window(x: pl.Tensor[[64, 64], pl.FP32], n: pl.Scalar[pl.INDEX],
         if n > 2:
             out[0:32, :] = pl.neg(x[0:32, :])
     return out
+
+
+M_DYN = pl.dynamic("M_DYN")
+
+
+@pl.jit
+def dynamic_rows_block_loop(x: pl.Tensor[[M_DYN, 64], pl.FP32], extra: pl.Scalar[pl.INDEX],
+                            out: pl.Out[pl.Tensor[[M_DYN, 64], pl.FP32]]):
+    # a pl.dynamic row count: the trip count comes from the extent, the windows are checked at run time
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for i in pl.range(pl.tensor.dim(x, 0) // 32 + extra):
+            r0 = i * 32
+            out[r0 : r0 + 32, :] = pl.exp(x[r0 : r0 + 32, :])
+        out[0:16, :] = pl.neg(x[0:16, :])
+    return out

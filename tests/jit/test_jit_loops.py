@@ -290,3 +290,17 @@ def test_flash_attention_runs_end_to_end_when_cube_and_vector_hand_over():
     s = q.astype(np.float32) @ kt.astype(np.float32)
     p = np.exp(s - s.max(axis=1, keepdims=True))
     np.testing.assert_allclose(out, (p / p.sum(axis=1, keepdims=True)) @ v.astype(np.float32), rtol=2e-2, atol=2e-2)
+
+
+def test_windows_of_a_dynamic_row_count_one_compile_and_a_run_time_check():
+    from tilefold.sim.faults import OutOfBounds
+
+    for m in (64, 160):
+        x, out = r(m, 64), np.zeros((m, 64), np.float32)
+        k.dynamic_rows_block_loop(x, 0, out)
+        ref = np.exp(x)
+        ref[:16] = -x[:16]
+        np.testing.assert_allclose(out, ref, rtol=1e-5)
+    assert len({key for key in k.dynamic_rows_block_loop._cache}) == 1  # one kernel for both extents
+    with pytest.raises(OutOfBounds, match="leaves tensor"):
+        k.dynamic_rows_block_loop(r(64, 64), 1, np.zeros((64, 64), np.float32))  # one block too many

@@ -472,9 +472,7 @@ class JitParser(Parser):
         are (``k0 : k0 + K`` is K); ConvertTensorToTileOps checks the window against the tensor."""
         t = base.type
         assert isinstance(t, TensorType)
-        shape = t.static_shape
-        if shape is None:
-            raise self.error(node, "slicing a tensor needs static extents", hint="use constant slice bounds")
+        shape = [e.value if isinstance(e, ConstInt) else e for e in t.shape]  # a pl.dynamic extent: its variable
         items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
         if len(items) > len(shape):
             raise self.error(node, f"{len(items)} subscripts for a rank-{len(shape)} tensor", hint="one per axis")
@@ -486,7 +484,8 @@ class JitParser(Parser):
                 raise self.error(node, "tensor subscripts are slices `lo:hi` without a step",
                                  hint="e.g. a[0:16, :]")
             lo = self._bound(item.lower, 0, node)
-            hi = self._bound(item.upper, extent, node)
+            hi = self._bound(item.upper, extent, node) if isinstance(extent, int) or item.upper is not None \
+                else extent
             ext = self._static_extent(hi, lo, item, node)
             offs.append(lo)
             exts.append(ext)
