@@ -308,3 +308,14 @@ def dynamic_rows_block_loop(x: pl.Tensor[[M_DYN, 64], pl.FP32], extra: pl.Scalar
             out[r0 : r0 + 32, :] = pl.exp(x[r0 : r0 + 32, :])
         out[0:16, :] = pl.neg(x[0:16, :])
     return out
+
+
+@pl.jit
+def matmul_acc_row_tiled(a: pl.Tensor[[512, 512], pl.FP16], b: pl.Tensor[[512, 32], pl.FP16],
+                         a2: pl.Tensor[[512, 512], pl.FP16], b2: pl.Tensor[[512, 32], pl.FP16],
+                         c: pl.Out[pl.Tensor[[512, 32], pl.FP32]]):
+    # the lhs operands (1 MiB) exceed Mat: row blocks; both right-hand sides stay whole (b2 has M rows too)
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = pl.matmul(a, b, out_dtype=pl.FP32)
+        c[:] = pl.matmul_acc(acc, a2, b2)
+    return c

@@ -304,3 +304,15 @@ def test_windows_of_a_dynamic_row_count_one_compile_and_a_run_time_check():
     assert len({key for key in k.dynamic_rows_block_loop._cache}) == 1  # one kernel for both extents
     with pytest.raises(OutOfBounds, match="leaves tensor"):
         k.dynamic_rows_block_loop(r(64, 64), 1, np.zeros((64, 64), np.float32))  # one block too many
+
+
+def test_matmul_acc_in_row_blocks_keeps_its_right_hand_side_whole():
+    a, b = r(512, 512, dtype=np.float16), r(512, 32, dtype=np.float16)
+    a2, b2 = r(512, 512, dtype=np.float16), r(512, 32, dtype=np.float16)
+    c = np.zeros((512, 32), np.float32)
+    k.matmul_acc_row_tiled(a, b, a2, b2, c)
+    f32 = [x.astype(np.float32) for x in (a, b, a2, b2)]
+    np.testing.assert_allclose(c, f32[0] @ f32[1] + f32[2] @ f32[3], rtol=2e-2, atol=5e-2)
+    tile = to_tile_program(k.matmul_acc_row_tiled.parse(a, b, a2, b2, c))
+    fn = next(f for f in tile.functions if f.name.endswith("_incore_0"))
+    assert isinstance(ir.flatten_stmts(fn.body)[0], ForStmt)

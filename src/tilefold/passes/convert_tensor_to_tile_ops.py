@@ -173,7 +173,7 @@ class _Lowering:
         op = op_of(call)
         assert op is not None
         t = call.args[i].type
-        if op.kind is OpKind.MATMUL and i == 1:
+        if op.kind is OpKind.MATMUL and op.params[i].name == "rhs":  # the whole right-hand side (matmul_acc: #2)
             return False
         if op.kind is OpKind.COL_BROADCAST and i == 1:
             return False
