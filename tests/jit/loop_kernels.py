@@ -319,3 +319,28 @@ def matmul_acc_row_tiled(a: pl.Tensor[[512, 512], pl.FP16], b: pl.Tensor[[512, 3
         acc = pl.matmul(a, b, out_dtype=pl.FP32)
         c[:] = pl.matmul_acc(acc, a2, b2)
     return c
+
+
+@pl.jit
+def windows_of_a_computed_tensor(x: pl.Tensor[[64, 128], pl.FP32], halves: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+                                 odd: pl.Out[pl.Tensor[[64, 16], pl.FP32]]):
+    # straight-line windows of a computed value (one of them at an unaligned column)
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.exp(x)
+        halves[:] = pl.add(t[:, 0:64], t[:, 64:128])
+        odd[:] = pl.neg(t[:, 3:19])
+    return halves, odd
+
+
+@pl.jit
+def loop_windows_of_a_computed_tensor(x: pl.Tensor[[64, 128], pl.FP32], rows: pl.Out[pl.Tensor[[64, 128], pl.FP32]],
+                                      cols: pl.Out[pl.Tensor[[64, 16], pl.FP32]]):
+    # windows of a computed value at loop offsets (rows of 16, then columns at an unaligned offset j * 3)
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.exp(x)
+        for i in pl.range(4):
+            rows[i * 16 : i * 16 + 16, :] = pl.mul(t[i * 16 : i * 16 + 16, :], 2.0)
+        for j in pl.range(1, 3):
+            c0 = j * 3
+            cols = pl.assemble(cols, pl.neg(t[:, c0 : c0 + 16]), [0, 0])
+    return rows, cols

@@ -7,7 +7,7 @@ import pytest
 
 import tilefold.language as pl
 from tilefold import ir
-from tilefold.errors import NotSupportedError, ParseError, TypeInferenceError
+from tilefold.errors import ParseError, TypeInferenceError
 from tilefold.ir.stmt import ForStmt
 from tilefold.ir.types import TileType
 from tilefold.passes.convert_tensor_to_tile_ops import convert_tensor_to_tile_ops
@@ -196,10 +196,23 @@ def test_an_assemble_leaving_the_tensor_over_the_loop_is_refused():
     assert info.value.span.line == 7
 
 
-def test_slicing_a_computed_tensor_in_a_loop_is_refused():
-    err = lowered_error("        t = pl.exp(x)\n        for i in pl.range(2):\n"
-                        "            out[:] = pl.add(t[i * 64 : i * 64 + 64, :], 1.0)  # <-\n", NotSupportedError)
-    assert "slicing a computed tensor is not supported" in err.message
+def test_windows_of_computed_tensors_straight_line_and_at_loop_offsets():
+    x = r(64, 128)
+    halves, odd = np.zeros((64, 64), np.float32), np.zeros((64, 16), np.float32)
+    k.windows_of_a_computed_tensor(x, halves, odd)
+    e = np.exp(x)
+    np.testing.assert_allclose(halves, e[:, :64] + e[:, 64:], rtol=1e-5)
+    np.testing.assert_allclose(odd, -e[:, 3:19], rtol=1e-5)
+    rows, cols = np.zeros((64, 128), np.float32), np.zeros((64, 16), np.float32)
+    k.loop_windows_of_a_computed_tensor(x, rows, cols)
+    np.testing.assert_allclose(rows, e * 2.0, rtol=1e-5)
+    np.testing.assert_allclose(cols, -e[:, 6:22], rtol=1e-5)  # the last iteration's window
+
+
+def test_a_window_of_a_computed_tensor_leaving_it_over_the_loop_is_refused():
+    err = lowered_error("        t = pl.exp(x[0:64, :])\n        for i in pl.range(2):\n"
+                        "            out[:] = pl.add(t[i * 32 : i * 32 + 64, :], 1.0)  # <-\n", TypeInferenceError)
+    assert "starts at offsets 0..32 over the loop, so it leaves the extent 64" in err.message
 
 
 def test_online_softmax_state_is_carried_as_tiles_and_windows_load_at_the_loop_offset():

@@ -134,6 +134,7 @@ class _Lowering:
         else:
             return None
         self.deferred = {w.var for w in deferred}
+        results = {s.var for s in self.region}
         shifted: set[Var] = set()  # tensors written at other rows than the block's own
         for s in self.region:
             op = op_of(s.value)
@@ -156,7 +157,7 @@ class _Lowering:
                     shifted.add(self.root[s.var])
             elif s.value.op_name == "tensor.slice":  # a window of m rows of a tensor not written here
                 src = s.value.args[0]
-                if src in self.root or _ints(s.value.args[1])[0] != m or not isinstance(m, int):
+                if src in self.root or src in results or _ints(s.value.args[1])[0] != m or not isinstance(m, int):
                     return None
             elif op.kind not in _ROW_LOCAL and s.value.op_name != "tensor.full":  # a fill is row-local too
                 return None
@@ -344,7 +345,10 @@ class _Lowering:
                 continue
             if name == "tensor.slice":
                 src = call.args[0]
-                if not isinstance(src, Var) or src in self.tiles:
+                if isinstance(src, Var) and src in self.tiles:  # a window of a computed tile (untiled region)
+                    self.tiles[s.var] = self.view(s.var, self.tiles[src], call.args[1], call.args[2], span)
+                    continue
+                if not isinstance(src, Var):
                     raise NotSupportedError("slicing a computed tensor is not supported",
                                             span=span if span.line else None,
                                             hint="slice a tensor parameter: a[0:16, :]")
@@ -374,6 +378,14 @@ class _Lowering:
             t = Var(self.fresh(s.var.name), tc.type, span)
             self.out.append(AssignStmt(t, tc, span=span))
             self.tiles[s.var] = t
+
+    def view(self, var: Var, tile: Expr, shape: Expr, offsets: Expr, span: Span) -> Var:
+        """``tile.slice`` of a computed tile: a zero-copy window, made safe (or an extract) by
+        CanonicalizeTileSlice."""
+        sl = make_call("tile.slice", [tile, shape, offsets], {}, span=span)
+        v = Var(self.fresh(var.name), sl.type, span)
+        self.out.append(AssignStmt(v, sl, span=span))
+        return v
 
     def write_whole(self, s: AssignStmt, current: dict[Var, Var]) -> None:
         """``tensor.assemble`` of a column reduction's ``[1, N]`` tile at its constant offsets."""
@@ -627,7 +639,14 @@ class _Structured:
             return
         if call.op_name == "tensor.slice":
             src = call.args[0]
-            if not isinstance(src, Var) or src in self.tile:
+            if isinstance(src, Var) and src in self.tile:  # a window of a computed tile: a zero-copy view
+                self.check_window(src.type, call.args[2], _ints(call.args[1]), where, "tensor slice")
+                sl = make_call("tile.slice", [self.tile[src], call.args[1], call.args[2]], {}, span=span)
+                v = Var(s.var.name, sl.type, span)
+                out.append(AssignStmt(v, sl, span=span))
+                self.tile[s.var] = v
+                return
+            if not isinstance(src, Var):
                 raise NotSupportedError("slicing a computed tensor is not supported", span=where,
                                         hint="slice a tensor parameter (a[0:16, :]), or write the computed value "
                                              "to a tensor first")
