@@ -344,3 +344,28 @@ def loop_windows_of_a_computed_tensor(x: pl.Tensor[[64, 128], pl.FP32], rows: pl
             c0 = j * 3
             cols = pl.assemble(cols, pl.neg(t[:, c0 : c0 + 16]), [0, 0])
     return rows, cols
+
+
+@pl.jit
+def while_loop_accumulates(x: pl.Tensor[[128, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc0 = pl.full([32, 64], dtype=pl.FP32, value=0.0)
+        for (i, acc) in pl.while_(init_values=(0, acc0)):
+            pl.cond(i < 4)
+            blk = x[i * 32 : i * 32 + 32, :]
+            i2, acc2 = pl.yield_(i + 1, pl.add(acc, blk))
+        out[:] = acc2
+    return out
+
+
+@pl.jit
+def scalar_and_tensor_carried(x: pl.Tensor[[128, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    # a scalar row offset carried next to a tensor accumulator
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = x[0:32, :]
+        r0 = 32
+        for _ in pl.range(3):
+            acc = pl.maximum(acc, x[r0 : r0 + 32, :])
+            r0 = r0 + 32
+        out[:] = acc
+    return out

@@ -329,3 +329,15 @@ def test_matmul_acc_in_row_blocks_keeps_its_right_hand_side_whole():
     tile = to_tile_program(k.matmul_acc_row_tiled.parse(a, b, a2, b2, c))
     fn = next(f for f in tile.functions if f.name.endswith("_incore_0"))
     assert isinstance(ir.flatten_stmts(fn.body)[0], ForStmt)
+
+
+def test_a_while_loop_carries_a_tile_and_its_counter():
+    x, out = r(128, 64), np.zeros((32, 64), np.float32)
+    k.while_loop_accumulates(x, out)
+    np.testing.assert_allclose(out, x.reshape(4, 32, 64).sum(axis=0), rtol=1e-5, atol=1e-5)
+
+
+def test_a_scalar_offset_carried_next_to_a_tensor():
+    x, out = r(128, 64), np.zeros((32, 64), np.float32)
+    k.scalar_and_tensor_carried(x, out)
+    np.testing.assert_array_equal(out, x.reshape(4, 32, 64).max(axis=0))

@@ -33,6 +33,7 @@ from tilefold.ir.stmt import (
     ReturnStmt,
     SeqStmts,
     Stmt,
+    WhileStmt,
     YieldStmt,
     flatten_stmts,
 )
@@ -598,6 +599,8 @@ class _Structured:
                     self.gm[s.var] = self.gm.get(s.value, s.value)
             elif isinstance(s, ForStmt):
                 out.append(self.loop(s))
+            elif isinstance(s, WhileStmt):
+                out.append(self.carry(s, None))
             elif isinstance(s, IfStmt):
                 out.append(self.branch(s))
             elif isinstance(s, YieldStmt):
@@ -680,10 +683,11 @@ class _Structured:
             return self.tile.get(value, self.gm.get(value, value))
         return value
 
-    def loop(self, s: ForStmt, carried_types: dict[int, TileType] | None = None) -> ForStmt | SeqStmts:
-        """``carried_types``: the tile type of a carried slot when the body yields another memory than the
-        initial value's (a matmul result in Acc carried as a vector sum): the slot takes the yield's type and
-        InferTileMemorySpace moves the initial value once, before the loop."""
+    def loop(self, s: ForStmt) -> Stmt:
+        self.record_range(s)
+        return self.carry(s, None)
+
+    def record_range(self, s: ForStmt) -> None:
         from tilefold.analysis.affine import affine_form, interval, loop_value_range
 
         bounds = []
@@ -701,7 +705,12 @@ class _Structured:
             ihi = interval(hi, self.ranges) if hi is not None else None
             if ilo is not None and ihi is not None and bounds[2] is not None and bounds[2] > 0:
                 self.ranges[s.loop_var] = (ilo[0], ihi[1] - 1)
-        # which carried slots hold tiles: a slot is a tile when its init or its yielded value is computed
+
+    def carry(self, s: Any, carried_types: dict[int, TileType] | None) -> Stmt:
+        """The loop (for or while) with its body lowered; a carried slot is a tile when its init or its yielded
+        value is computed. ``carried_types``: the tile type of a slot whose body yields another memory than the
+        initial value's (a matmul result in Acc carried as a vector sum): the slot takes the yield's type and
+        InferTileMemorySpace moves the initial value once, before the loop."""
         yielded = _final_yield(s.body)
         pre: list[Stmt] = []
         new_iters = []
@@ -714,9 +723,11 @@ class _Structured:
                 nia = IterArg(ia.name, (carried_types or {}).get(k, t0.type), ia.span, init=t0)
                 self.tile[ia] = nia
             else:
-                nia = IterArg(ia.name, ia.type, ia.span, init=self.gm.get(init, init) if isinstance(init, Var)
-                              else init)
-                if isinstance(ia.type, TensorType):
+                new_init = self.gm.get(init, init) if isinstance(init, Var) else init
+                # a scalar slot keeps its iter arg (the body refers to it) unless its init changed
+                nia = ia if new_init is init and not isinstance(ia.type, TensorType) else IterArg(
+                    ia.name, ia.type, ia.span, init=new_init)
+                if nia is not ia:
                     self.gm[ia] = nia
             new_iters.append(nia)
         body = self.block(flatten_stmts(s.body))
@@ -726,13 +737,19 @@ class _Structured:
                       if isinstance(ia.type, TileType) and isinstance(v.type, TileType)
                       and v.type.memory_space is not ia.type.memory_space}
             if differ:  # lower the loop again with those slots in the yield's memory
-                return self.loop(s, differ)
+                return self.carry(s, differ)
         rvs = []
         for ia, rv in zip(new_iters, s.return_vars, strict=True):
             nrv = Var(rv.name, ia.type, rv.span)
             (self.tile if isinstance(ia.type, TileType) else self.gm)[rv] = nrv
             rvs.append(nrv)
         loop = s.with_fields(iter_args=tuple(new_iters), body=SeqStmts(tuple(body)), return_vars=tuple(rvs))
+        if isinstance(s, WhileStmt):  # the condition reads the carried scalars: the new iter args stand for them
+            from tilefold.ir.visitor import IRMutator
+
+            m = IRMutator()
+            m.var_map = dict(zip(s.iter_args, new_iters, strict=True))
+            loop = loop.with_fields(condition=m.mutate_expr(s.condition))
         return SeqStmts((*pre, loop)) if pre else loop
 
     def fix_yield(self, body: list[Stmt], tiles: list[bool]) -> list[Stmt]:
@@ -853,7 +870,8 @@ def _convert(fn: Function, target: Any) -> Function:
     first_op = stmts.index(region[0]) if region else len(stmts)
     interleaved = any(s not in region and not isinstance(s, ReturnStmt) for s in stmts[first_op:])
     if (nested or aliases or interleaved or any(_dynamic_window(s.value) for s in region)) \
-            and all(isinstance(s, (AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, YieldStmt)) for s in stmts):
+            and all(isinstance(s, (AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, WhileStmt, YieldStmt))
+                    for s in stmts):
         return _convert_structured(fn)  # loops, ifs, dynamic windows: whole-value tiles, carried tiles
     if not region and not nested:
         return fn
