@@ -369,3 +369,14 @@ def scalar_and_tensor_carried(x: pl.Tensor[[128, 64], pl.FP32], out: pl.Out[pl.T
             r0 = r0 + 32
         out[:] = acc
     return out
+
+
+@pl.jit
+def store_between_reads(x: pl.InOut[pl.Tensor[[16, 64], pl.FP32]], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    # a tile-level store into x between two tensor-level reads of x: the second read sees the stored data
+    with pl.at(level=pl.Level.CORE_GROUP):
+        y = pl.exp(x)
+        t = pl.load(x, [0, 0], [16, 64])
+        pl.store(pl.add(t, 1.0), [0, 0], x)
+        out[:] = pl.add(x, y)
+    return out

@@ -341,3 +341,11 @@ def test_a_scalar_offset_carried_next_to_a_tensor():
     x, out = r(128, 64), np.zeros((32, 64), np.float32)
     k.scalar_and_tensor_carried(x, out)
     np.testing.assert_array_equal(out, x.reshape(4, 32, 64).max(axis=0))
+
+
+def test_a_tile_store_between_two_reads_of_a_tensor_is_seen_by_the_second():
+    x, out = r(16, 64), np.zeros((16, 64), np.float32)
+    x0 = x.copy()
+    k.store_between_reads(x, out)
+    np.testing.assert_allclose(x, x0 + 1.0, rtol=1e-6)
+    np.testing.assert_allclose(out, (x0 + 1.0) + np.exp(x0), rtol=1e-5)

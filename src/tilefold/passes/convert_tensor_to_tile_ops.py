@@ -537,6 +537,7 @@ class _Structured:
         self.defs: dict[Var, Expr] = {}  # scalar variable -> its defining expression
         self.ranges: dict[Var, tuple[int, int]] = {}  # loop variable -> [first, last] value
         self.loaded: dict[tuple[Expr, MemorySpace], Var] = {}  # whole-tensor loads visible in the current block
+        self.clobbers = 0  # tile-level statements seen that may write a GM tensor (they invalidate loads)
 
     def operand(self, e: Expr, out: list[Stmt], mem: MemorySpace, cache: bool = True) -> Expr:
         if isinstance(e, Var) and e in self.tile:
@@ -588,6 +589,7 @@ class _Structured:
                 self.mat.update(a for a in s.value.args if isinstance(a, Var))
         out: list[Stmt] = []
         outer_loads = dict(self.loaded)  # loads made in this block are not visible after it
+        clobbers = self.clobbers
         for s in stmts:
             if isinstance(s, AssignStmt) and isinstance(s.value, Call) and _is_tensor_op(s.value):
                 self.tensor_op(s, out)
@@ -619,10 +621,13 @@ class _Structured:
                                                 span=getattr(s, "span", None),
                                                 hint=f"write it to a tensor first (out[:] = {v.name})")
                 s = substitute(s, dict(self.gm)) if self.gm else s
+                if _may_write_gm(s):  # a tile-level store into a tensor: whole-tensor loads made before are stale
+                    self.loaded = {}
+                    self.clobbers += 1
                 if isinstance(s, AssignStmt) and isinstance(s.var.type, ScalarType) and not isinstance(s.value, Call):
                     self.defs[s.var] = s.value
                 out.append(s)
-        self.loaded = outer_loads
+        self.loaded = outer_loads if self.clobbers == clobbers else {}
         return out
 
     def tensor_op(self, s: AssignStmt, out: list[Stmt]) -> None:
@@ -802,6 +807,24 @@ class _Structured:
         return s.with_fields(condition=cond, then_body=SeqStmts(tuple(then)),
                              else_body=SeqStmts(tuple(other)) if other is not None else None,
                              return_vars=tuple(rvs))
+
+
+def _may_write_gm(stmt: Stmt) -> bool:
+    """Does a tile-level statement call an op with a tensor operand that is not a pure read (a store, an element
+    write, a custom op)? Conservative: anything but loads and element reads counts as a write."""
+    found = False
+
+    class _Find(IRVisitor):
+        def visit_Call(self, expr: Call) -> None:
+            nonlocal found
+            op = op_of(expr)
+            if any(isinstance(getattr(a, "type", None), TensorType) for a in expr.args) and (
+                    op is None or op.kind not in (OpKind.LOAD, OpKind.ELEMENT_READ)):
+                found = True
+            super().visit_Call(expr)
+
+    _Find().visit_stmt(stmt)
+    return found
 
 
 def _final_yield(body: Stmt | None) -> tuple[Expr, ...] | None:
