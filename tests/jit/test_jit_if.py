@@ -47,13 +47,39 @@ def test_a_yielding_if_needs_both_branches():
     assert info.value.span.line == 7 and info.value.hint
 
 
-def test_rebinding_an_outer_tensor_in_a_branch_is_refused_with_the_yield_hint():
+def test_a_name_rebound_in_a_branch_holds_the_branch_value_after_the_if():
+    x, out = r(128, 64), np.zeros((128, 64), np.float32)
+    k.if_rebinds_like_python(x, out)
+    ref = np.concatenate([np.exp(x[i * 32:i * 32 + 32]) if i % 2 == 0 else -x[i * 32:i * 32 + 32] for i in range(4)])
+    acc = np.zeros((32, 64), np.float32)
+    for i in range(4):
+        t = x[i * 32:i * 32 + 32]
+        if i % 2 == 0:
+            acc = acc + t
+        elif i == 3:
+            acc = np.maximum(acc, t)
+    ref[0:32] = acc
+    np.testing.assert_allclose(out, ref, rtol=1e-5)
+
+
+def test_rebinding_an_outer_name_in_a_branch_of_a_yielding_if_is_refused():
     src = ("import tilefold.language as pl\n\n@pl.jit\n"
            "def kern(a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX], "
            "out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):\n"
            "    with pl.at(level=pl.Level.CORE_GROUP):\n        t = pl.exp(a)\n"
-           "        if n > 0:\n            t = pl.neg(t)\n"
-           "        out[:] = t\n    return out\n")
+           "        if n > 0:\n            t = pl.neg(t)\n            u = pl.yield_(t)\n"
+           "        else:\n            u = pl.yield_(t)\n"
+           "        out[:] = u\n    return out\n")
     with pytest.raises(ParseError, match="cannot rebind 't' inside an if branch") as info:
         pl.parse(src, "kern.py")
-    assert "pl.yield_" in info.value.hint
+    assert info.value.span.line == 8 and "pl.yield_" in info.value.hint
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_a_window_written_in_a_branch_leaves_the_scope_through_the_output(n):
+    x, out = r(64, 64), np.zeros((64, 64), np.float32)
+    k.if_writes_a_window(x, n, out)
+    ref = np.exp(x)
+    if n > 2:
+        ref[:32] = -x[:32]
+    np.testing.assert_allclose(out, ref, rtol=1e-5)

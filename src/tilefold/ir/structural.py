@@ -56,9 +56,9 @@ from tilefold.ir.stmt import (
     IfStmt,
     Program,
     ReturnStmt,
+    ScopeStmt,
     SeqStmts,
     Stmt,
-    ScopeStmt,
     WhileStmt,
     YieldStmt,
 )

@@ -72,6 +72,7 @@ class JitParser(Parser):
         self.in_scope = False
         self._pre: dict[int, Expr] = {}
         self._scalar_defs: dict[Var, Expr] = {}
+        self._if_merged: frozenset[str] = frozenset()  # names the if being parsed merges (see _merge_rebound_names)
 
     # ------------------------------------------------------------------ functions
 
@@ -200,6 +201,14 @@ class JitParser(Parser):
             return
         if isinstance(s, ast.For):
             s = self._carry_rebound_names(s)
+        if isinstance(s, ast.If) and (self.in_scope or self.kind != "entry"):  # orchestration code is straight-line
+            s, merged = self._merge_rebound_names(s)
+            saved, self._if_merged = self._if_merged, merged  # only this if's own branches may rebind them
+            try:
+                super()._stmt(s, out)
+            finally:
+                self._if_merged = saved
+            return
         if isinstance(s, ast.With):
             self._with(s, out)
             return
@@ -303,6 +312,57 @@ class JitParser(Parser):
                        lineno=s.lineno, col_offset=s.col_offset, end_lineno=s.end_lineno,
                        end_col_offset=s.end_col_offset)
 
+    def _define(self, name: str, var: Var, node: ast.AST, *, header: bool = False) -> None:
+        if not header and name in self._if_merged and self.loop_kind and self.loop_kind[-1] == "if":
+            header = True  # rebinding inside a branch of an if that merges the name (restored after the branch)
+        super()._define(name, var, node, header=header)
+
+    def _merge_rebound_names(self, s: ast.If) -> tuple[ast.If, frozenset[str]]:
+        """Python's meaning of ``if c: out[i:j, :] = v`` (or ``t = f(t)``) for a name bound before the if: after
+        the if the name holds the branch's value. Rewrite to the explicit merge: both branches end with
+        ``t = pl.yield_(t)`` (the untouched branch yields the value from before). Only for ifs that yield
+        nothing themselves; a branch ending in ``pl.yield_`` keeps PyPTO's explicit form."""
+        def ends_in_yield(body: list[ast.stmt]) -> bool:
+            last = body[-1] if body else None
+            value = getattr(last, "value", None)
+            return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                and value.func.attr == "yield_"
+
+        if ends_in_yield(s.body) or ends_in_yield(s.orelse):
+            return s, frozenset()
+        rebound: list[str] = []
+        for node in [*s.body, *s.orelse]:
+            for sub in ast.walk(node):
+                name = None
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    name = sub.id
+                elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 \
+                        and isinstance(sub.targets[0], ast.Subscript) and isinstance(sub.targets[0].value, ast.Name):
+                    name = sub.targets[0].value.id  # out[...] = v rebinds out
+                if name is not None and name in self.env and name not in rebound:
+                    rebound.append(name)
+        if not rebound:
+            return s, frozenset()
+        pl_name = next(iter(self.pl))
+
+        def merge(anchor: ast.AST) -> ast.Assign:
+            call = ast.Call(func=ast.Attribute(value=ast.Name(id=pl_name, ctx=ast.Load()), attr="yield_",
+                                               ctx=ast.Load()),
+                            args=[ast.Name(id=n, ctx=ast.Load()) for n in rebound], keywords=[])
+            target: ast.expr = ast.Name(id=rebound[0], ctx=ast.Store()) if len(rebound) == 1 else ast.Tuple(
+                elts=[ast.Name(id=n, ctx=ast.Store()) for n in rebound], ctx=ast.Store())
+            stmt = ast.Assign(targets=[target], value=call)
+            for n in ast.walk(stmt):
+                ast.copy_location(n, anchor)
+                if hasattr(anchor, "end_lineno"):
+                    n.end_lineno, n.end_col_offset = anchor.end_lineno, anchor.end_col_offset
+            return stmt
+
+        orelse = [*s.orelse, merge(s.orelse[-1] if s.orelse else s)]
+        merged = ast.If(test=s.test, body=[*s.body, merge(s.body[-1])], orelse=orelse, lineno=s.lineno,
+                        col_offset=s.col_offset, end_lineno=s.end_lineno, end_col_offset=s.end_col_offset)
+        return merged, frozenset(rebound)
+
     def _with(self, s: ast.With, out: list[Stmt]) -> None:
         from tilefold.language import jit_scopes
 
@@ -405,9 +465,7 @@ class JitParser(Parser):
         are (``k0 : k0 + K`` is K); ConvertTensorToTileOps checks the window against the tensor."""
         t = base.type
         assert isinstance(t, TensorType)
-        shape = t.static_shape
-        if shape is None:
-            raise self.error(node, "slicing a tensor needs static extents", hint="use constant slice bounds")
+        shape = [e.value if isinstance(e, ConstInt) else e for e in t.shape]  # a pl.dynamic extent: its variable
         items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
         if len(items) > len(shape):
             raise self.error(node, f"{len(items)} subscripts for a rank-{len(shape)} tensor", hint="one per axis")
@@ -419,7 +477,8 @@ class JitParser(Parser):
                 raise self.error(node, "tensor subscripts are slices `lo:hi` without a step",
                                  hint="e.g. a[0:16, :]")
             lo = self._bound(item.lower, 0, node)
-            hi = self._bound(item.upper, extent, node)
+            hi = self._bound(item.upper, extent, node) if isinstance(extent, int) or item.upper is not None \
+                else extent
             ext = self._static_extent(hi, lo, item, node)
             offs.append(lo)
             exts.append(ext)

@@ -268,12 +268,17 @@ def _offsets(op: str, e: Expr | Any) -> tuple[int | None, ...]:
 def _infer_slice(args, attrs) -> Type:
     op = "tensor.slice"
     a = _tensor(op, args, 0)
-    shape = _static(op, a)
+    shape = _dims(a)  # a pl.dynamic extent: the window is checked against it at run time
     ext = _ints(op, args[1], "shape")
     offs = _offsets(op, args[2])
     if len(ext) != len(shape) or len(offs) != len(shape):
         raise _fail(op, "shape and offsets need one entry per axis", f"the tensor has rank {len(shape)}")
     for axis, (o, e, d) in enumerate(zip(offs, ext, shape, strict=True)):
+        if not isinstance(d, int):
+            if e <= 0 or (o is not None and o < 0):
+                raise _fail(op, f"window [{o}:{o}+{e}) on axis {axis} is empty or starts before 0",
+                            "use a positive extent and a non-negative offset")
+            continue
         if e <= 0 or e > d or (o is not None and (o < 0 or o + e > d)):
             at = "?" if o is None else o
             raise _fail(op, f"window [{at}:{at}+{e}) on axis {axis} is outside the extent {d}",
@@ -301,6 +306,10 @@ def _infer_assemble(args, attrs) -> Type:
         raise _fail(op, f"value rank {len(sshape)} / offsets {len(offs)} do not match the target rank {len(dshape)}",
                     "give one offset per target axis and a value of the same rank")
     for axis, (o, e, d) in enumerate(zip(offs, sshape, dshape, strict=True)):
+        if isinstance(e, int) and not isinstance(d, int):  # a static window of a pl.dynamic axis: checked at run time
+            if o is not None and o < 0:
+                raise _fail(op, f"the value starts at {o} on axis {axis}, before 0", "use a non-negative offset")
+            continue
         if not (isinstance(e, int) and isinstance(d, int)):  # a pl.dynamic extent: only the whole axis
             if o != 0 or not _same_dim(e, d):
                 raise _fail(op, f"axis {axis} has a dynamic extent: only whole-axis writes at offset 0 are supported",

@@ -33,6 +33,7 @@ from tilefold.ir.stmt import (
     ReturnStmt,
     SeqStmts,
     Stmt,
+    WhileStmt,
     YieldStmt,
     flatten_stmts,
 )
@@ -158,6 +159,7 @@ class _Lowering:
         else:
             return None
         self.deferred = {w.var for w in deferred}
+        results = {s.var for s in self.region}
         shifted: set[Var] = set()  # tensors written at other rows than the block's own
         for s in self.region:
             op = op_of(s.value)
@@ -180,7 +182,7 @@ class _Lowering:
                     shifted.add(self.root[s.var])
             elif s.value.op_name == "tensor.slice":  # a window of m rows of a tensor not written here
                 src = s.value.args[0]
-                if src in self.root or _ints(s.value.args[1])[0] != m or not isinstance(m, int):
+                if src in self.root or src in results or _ints(s.value.args[1])[0] != m or not isinstance(m, int):
                     return None
             elif op.kind not in _ROW_LOCAL and s.value.op_name != "tensor.full":  # a fill is row-local too
                 return None
@@ -370,7 +372,10 @@ class _Lowering:
                 continue
             if name == "tensor.slice":
                 src = call.args[0]
-                if not isinstance(src, Var) or src in self.tiles:
+                if isinstance(src, Var) and src in self.tiles:  # a window of a computed tile (untiled region)
+                    self.tiles[s.var] = self.view(s.var, self.tiles[src], call.args[1], call.args[2], span)
+                    continue
+                if not isinstance(src, Var):
                     raise NotSupportedError("slicing a computed tensor is not supported",
                                             span=span if span.line else None,
                                             hint="slice a tensor parameter: a[0:16, :]")
@@ -401,6 +406,14 @@ class _Lowering:
             t = Var(self.fresh(s.var.name), tc.type, span)
             self.out.append(AssignStmt(t, tc, span=span))
             self.tiles[s.var] = t
+
+    def view(self, var: Var, tile: Expr, shape: Expr, offsets: Expr, span: Span) -> Var:
+        """``tile.slice`` of a computed tile: a zero-copy window, made safe (or an extract) by
+        CanonicalizeTileSlice."""
+        sl = make_call("tile.slice", [tile, shape, offsets], {}, span=span)
+        v = Var(self.fresh(var.name), sl.type, span)
+        self.out.append(AssignStmt(v, sl, span=span))
+        return v
 
     def write_whole(self, s: AssignStmt, current: dict[Var, Var]) -> None:
         """``tensor.assemble`` of a column reduction's ``[1, N]`` tile at its constant offsets."""
@@ -551,6 +564,7 @@ class _Structured:
         self.defs: dict[Var, Expr] = {}  # scalar variable -> its defining expression
         self.ranges: dict[Var, tuple[int, int]] = {}  # loop variable -> [first, last] value
         self.loaded: dict[tuple[Expr, MemorySpace], Var] = {}  # whole-tensor loads visible in the current block
+        self.clobbers = 0  # tile-level statements seen that may write a GM tensor (they invalidate loads)
 
     def operand(self, e: Expr, out: list[Stmt], mem: MemorySpace, cache: bool = True) -> Expr:
         if isinstance(e, Var) and e in self.tile:
@@ -602,6 +616,7 @@ class _Structured:
                 self.mat.update(a for a in s.value.args if isinstance(a, Var))
         out: list[Stmt] = []
         outer_loads = dict(self.loaded)  # loads made in this block are not visible after it
+        clobbers = self.clobbers
         for s in stmts:
             if isinstance(s, AssignStmt) and isinstance(s.value, Call) and _is_tensor_op(s.value):
                 self.tensor_op(s, out)
@@ -613,6 +628,8 @@ class _Structured:
                     self.gm[s.var] = self.gm.get(s.value, s.value)
             elif isinstance(s, ForStmt):
                 out.append(self.loop(s))
+            elif isinstance(s, WhileStmt):
+                out.append(self.carry(s, None))
             elif isinstance(s, IfStmt):
                 out.append(self.branch(s))
             elif isinstance(s, YieldStmt):
@@ -631,10 +648,13 @@ class _Structured:
                                                 span=getattr(s, "span", None),
                                                 hint=f"write it to a tensor first (out[:] = {v.name})")
                 s = substitute(s, dict(self.gm)) if self.gm else s
+                if _may_write_gm(s):  # a tile-level store into a tensor: whole-tensor loads made before are stale
+                    self.loaded = {}
+                    self.clobbers += 1
                 if isinstance(s, AssignStmt) and isinstance(s.var.type, ScalarType) and not isinstance(s.value, Call):
                     self.defs[s.var] = s.value
                 out.append(s)
-        self.loaded = outer_loads
+        self.loaded = outer_loads if self.clobbers == clobbers else {}
         return out
 
     def tensor_op(self, s: AssignStmt, out: list[Stmt]) -> None:
@@ -654,7 +674,14 @@ class _Structured:
             return
         if call.op_name == "tensor.slice":
             src = call.args[0]
-            if not isinstance(src, Var) or src in self.tile:
+            if isinstance(src, Var) and src in self.tile:  # a window of a computed tile: a zero-copy view
+                self.check_window(src.type, call.args[2], _ints(call.args[1]), where, "tensor slice")
+                sl = make_call("tile.slice", [self.tile[src], call.args[1], call.args[2]], {}, span=span)
+                v = Var(s.var.name, sl.type, span)
+                out.append(AssignStmt(v, sl, span=span))
+                self.tile[s.var] = v
+                return
+            if not isinstance(src, Var):
                 raise NotSupportedError("slicing a computed tensor is not supported", span=where,
                                         hint="slice a tensor parameter (a[0:16, :]), or write the computed value "
                                              "to a tensor first")
@@ -689,7 +716,11 @@ class _Structured:
             return self.tile.get(value, self.gm.get(value, value))
         return value
 
-    def loop(self, s: ForStmt) -> ForStmt | SeqStmts:
+    def loop(self, s: ForStmt) -> Stmt:
+        self.record_range(s)
+        return self.carry(s, None)
+
+    def record_range(self, s: ForStmt) -> None:
         from tilefold.analysis.affine import affine_form, interval, loop_value_range
 
         bounds = []
@@ -707,7 +738,12 @@ class _Structured:
             ihi = interval(hi, self.ranges) if hi is not None else None
             if ilo is not None and ihi is not None and bounds[2] is not None and bounds[2] > 0:
                 self.ranges[s.loop_var] = (ilo[0], ihi[1] - 1)
-        # which carried slots hold tiles: a slot is a tile when its init or its yielded value is computed
+
+    def carry(self, s: Any, carried_types: dict[int, TileType] | None) -> Stmt:
+        """The loop (for or while) with its body lowered; a carried slot is a tile when its init or its yielded
+        value is computed. ``carried_types``: the tile type of a slot whose body yields another memory than the
+        initial value's (a matmul result in Acc carried as a vector sum): the slot takes the yield's type and
+        InferTileMemorySpace moves the initial value once, before the loop."""
         yielded = _final_yield(s.body)
         pre: list[Stmt] = []
         new_iters = []
@@ -717,22 +753,36 @@ class _Structured:
             want_tile = (isinstance(init, Var) and init in self.tile) or _computed(y, s.body)
             if want_tile and isinstance(ia.type, TensorType):
                 t0 = self.carried(init, True, pre)
-                nia = IterArg(ia.name, t0.type, ia.span, init=t0)
+                nia = IterArg(ia.name, (carried_types or {}).get(k, t0.type), ia.span, init=t0)
                 self.tile[ia] = nia
             else:
-                nia = IterArg(ia.name, ia.type, ia.span, init=self.gm.get(init, init) if isinstance(init, Var)
-                              else init)
-                if isinstance(ia.type, TensorType):
+                new_init = self.gm.get(init, init) if isinstance(init, Var) else init
+                # a scalar slot keeps its iter arg (the body refers to it) unless its init changed
+                nia = ia if new_init is init and not isinstance(ia.type, TensorType) else IterArg(
+                    ia.name, ia.type, ia.span, init=new_init)
+                if nia is not ia:
                     self.gm[ia] = nia
             new_iters.append(nia)
         body = self.block(flatten_stmts(s.body))
         body = self.fix_yield(body, [isinstance(ia.type, TileType) for ia in new_iters])
+        if carried_types is None and body and isinstance(body[-1], YieldStmt):
+            differ = {k: v.type for k, (ia, v) in enumerate(zip(new_iters, body[-1].values, strict=False))
+                      if isinstance(ia.type, TileType) and isinstance(v.type, TileType)
+                      and v.type.memory_space is not ia.type.memory_space}
+            if differ:  # lower the loop again with those slots in the yield's memory
+                return self.carry(s, differ)
         rvs = []
         for ia, rv in zip(new_iters, s.return_vars, strict=True):
             nrv = Var(rv.name, ia.type, rv.span)
             (self.tile if isinstance(ia.type, TileType) else self.gm)[rv] = nrv
             rvs.append(nrv)
         loop = s.with_fields(iter_args=tuple(new_iters), body=SeqStmts(tuple(body)), return_vars=tuple(rvs))
+        if isinstance(s, WhileStmt):  # the condition reads the carried scalars: the new iter args stand for them
+            from tilefold.ir.visitor import IRMutator
+
+            m = IRMutator()
+            m.var_map = dict(zip(s.iter_args, new_iters, strict=True))
+            loop = loop.with_fields(condition=m.mutate_expr(s.condition))
         return SeqStmts((*pre, loop)) if pre else loop
 
     def fix_yield(self, body: list[Stmt], tiles: list[bool]) -> list[Stmt]:
@@ -785,6 +835,24 @@ class _Structured:
         return s.with_fields(condition=cond, then_body=SeqStmts(tuple(then)),
                              else_body=SeqStmts(tuple(other)) if other is not None else None,
                              return_vars=tuple(rvs))
+
+
+def _may_write_gm(stmt: Stmt) -> bool:
+    """Does a tile-level statement call an op with a tensor operand that is not a pure read (a store, an element
+    write, a custom op)? Conservative: anything but loads and element reads counts as a write."""
+    found = False
+
+    class _Find(IRVisitor):
+        def visit_Call(self, expr: Call) -> None:
+            nonlocal found
+            op = op_of(expr)
+            if any(isinstance(getattr(a, "type", None), TensorType) for a in expr.args) and (
+                    op is None or op.kind not in (OpKind.LOAD, OpKind.ELEMENT_READ)):
+                found = True
+            super().visit_Call(expr)
+
+    _Find().visit_stmt(stmt)
+    return found
 
 
 def _final_yield(body: Stmt | None) -> tuple[Expr, ...] | None:
@@ -849,8 +917,12 @@ def _convert(fn: Function, target: Any) -> Function:
 
     aliases = any(isinstance(s, AssignStmt) and isinstance(s.value, Var) and isinstance(s.value.type, TensorType)
                   for s in stmts)
-    if (nested or aliases or any(_dynamic_window(s.value) for s in region)) \
-            and all(isinstance(s, (AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, YieldStmt)) for s in stmts):
+    # tile-level / scalar statements between tensor-level ops: lowered in order by the structured path
+    first_op = stmts.index(region[0]) if region else len(stmts)
+    interleaved = any(s not in region and not isinstance(s, ReturnStmt) for s in stmts[first_op:])
+    if (nested or aliases or interleaved or any(_dynamic_window(s.value) for s in region)) \
+            and all(isinstance(s, (AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, WhileStmt, YieldStmt))
+                    for s in stmts):
         return _convert_structured(fn)  # loops, ifs, dynamic windows: whole-value tiles, carried tiles
     if not region and not nested:
         return fn

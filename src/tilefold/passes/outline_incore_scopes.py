@@ -26,6 +26,7 @@ from tilefold.ir.stmt import (
     SeqStmts,
     Stmt,
     WhileStmt,
+    YieldStmt,
     flatten_stmts,
 )
 from tilefold.ir.types import TensorType, TupleType
@@ -77,9 +78,11 @@ def _store_destinations(body: list[Stmt]) -> list[Var]:
     return found
 
 
-def _roots(body: list[Stmt]) -> dict[Var, Var]:
-    """Written tensor -> the tensor it writes through (transitively), for the top-level write chains."""
-    root: dict[Var, Var] = {}
+def _roots(body: list[Stmt], root: dict[Var, Var] | None = None) -> dict[Var, Var]:
+    """Written tensor -> the tensor it writes through (transitively), for the write chains of ``body``: writes,
+    loop results (through their initial values) and if results (when both branches yield values written
+    through the same tensor, as ``if c: out[i:j, :] = v`` does)."""
+    root = {} if root is None else root
     for s in body:
         if isinstance(s, AssignStmt) and isinstance(s.value, Call) and s.value.op_name in _WRITES:
             dst = s.value.args[_WRITES[s.value.op_name]]
@@ -89,6 +92,19 @@ def _roots(body: list[Stmt]) -> dict[Var, Var]:
             for ia, rv in zip(s.iter_args, s.return_vars, strict=False):
                 if isinstance(ia.init, Var) and isinstance(rv.type, TensorType):
                     root[rv] = root.get(ia.init, ia.init)
+        elif isinstance(s, IfStmt) and s.return_vars:
+            yields = []
+            for branch in (s.then_body, s.else_body):
+                stmts = flatten_stmts(branch) if branch is not None else []
+                _roots(stmts, root)
+                last = stmts[-1] if stmts else None
+                yields.append(last.values if isinstance(last, YieldStmt) else ())
+            for k, rv in enumerate(s.return_vars):
+                if not isinstance(rv.type, TensorType):
+                    continue
+                through = {root.get(y[k], y[k]) for y in yields if k < len(y) and isinstance(y[k], Var)}
+                if len(through) == 1 and len(yields) == 2 and all(k < len(y) for y in yields):
+                    root[rv] = through.pop()
     return root
 
 
