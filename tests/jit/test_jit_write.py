@@ -139,10 +139,10 @@ def test_pyptos_rejected_example_an_assembled_block_and_element_writes():
     with pytest.raises(NotSupportedError) as info:
         compile(pl.parse(ASSEMBLE_AND_WRITES.format(body=WRITES + ASSEMBLE), "kern.py"))
     assert "both with a bulk store (line 8)" in info.value.message and info.value.span.line == 7
-    # PyPTO's own order (assemble first) is rejected too: tile-level code after tensor-level ops is not lowered
+    # PyPTO's own order (assemble first): the same coherence rule, located at the element write
     with pytest.raises(NotSupportedError) as info:
         compile(pl.parse(ASSEMBLE_AND_WRITES.format(body=ASSEMBLE + WRITES), "kern.py"))
-    assert info.value.span.line == 7
+    assert "both with a bulk store (line 6)" in info.value.message and info.value.span.line == 8
 
 
 @pytest.mark.parametrize(("call", "text"), [
