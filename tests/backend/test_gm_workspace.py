@@ -125,3 +125,40 @@ def test_cube_vector_cube_chain_in_one_scope(platform):
     if platform == "a2a3sim":
         text = ffn_one_scope.compile(x, w1, b1, w2, y).pto.text()
         assert text.count("(per block)") == 2  # the accumulator going out, the activation coming back
+
+
+SQ, SK, D, BLK = 32, 128, 32, 32
+
+
+@pl.jit
+def attention_first_block_before_the_loop(q: pl.Tensor[[SQ, D], pl.FP16], k: pl.Tensor[[SK, D], pl.FP16],
+                                          v: pl.Tensor[[SK, D], pl.FP16], out: pl.Out[pl.Tensor[[SQ, D], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        s0 = pl.matmul(q, k[0:BLK, :], b_trans=True, out_dtype=pl.FP32)
+        m = pl.row_max(s0)
+        p0 = pl.exp(pl.row_expand_sub(s0, m))
+        l = pl.row_sum(p0)
+        o = pl.matmul(pl.cast(p0, target_type=pl.FP16), v[0:BLK, :], out_dtype=pl.FP32)  # carried, starts in Acc
+        for j in pl.range(1, SK // BLK):
+            s = pl.matmul(q, k[j * BLK:(j + 1) * BLK, :], b_trans=True, out_dtype=pl.FP32)
+            m_new = pl.maximum(m, pl.row_max(s))
+            p = pl.exp(pl.row_expand_sub(s, m_new))
+            alpha = pl.exp(pl.sub(m, m_new))
+            l = pl.add(pl.mul(l, alpha), pl.row_sum(p))
+            pv = pl.matmul(pl.cast(p, target_type=pl.FP16), v[j * BLK:(j + 1) * BLK, :], out_dtype=pl.FP32)
+            o = pl.add(pl.row_expand_mul(o, alpha), pv)  # the vector update: carried in Vec
+            m = m_new
+        out[:] = pl.row_expand_div(o, l)
+    return out
+
+
+@pytest.mark.parametrize("platform", ["a2a3sim", "a5sim"])
+def test_a_carried_accumulator_updated_by_the_vector_unit_is_carried_in_vec(platform):
+    """The loop's initial o is a matmul result (Acc) but the body rescales it on the vector unit: Vec cannot go
+    back into Acc, so the carry starts in Vec (one move or GM round trip before the loop)."""
+    q, k, v = _fp16(SQ, D), _fp16(SK, D), _fp16(SK, D)
+    out = np.zeros((SQ, D), np.float32)
+    attention_first_block_before_the_loop(q, k, v, out, config=RunConfig(platform=platform))
+    s = q.astype(np.float32) @ k.astype(np.float32).T
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out, (p / p.sum(axis=1, keepdims=True)) @ v.astype(np.float32), rtol=2e-2, atol=2e-2)

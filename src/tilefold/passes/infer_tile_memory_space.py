@@ -483,7 +483,9 @@ class _Inferer:
         return SeqStmts(tuple(stmts[:-1] + pre + [y.with_fields(values=tuple(vals))]))
 
     def loop(self, s: ForStmt | WhileStmt, moves: dict) -> list[Stmt]:
-        iter_args = tuple(self.carried(ia, self.sub(ia.init)) if ia.init is not None else ia for ia in s.iter_args)
+        pre: list[Stmt] = []
+        iter_args = tuple(self.carried(ia, self.vector_carry(ia, self.sub(ia.init), s, pre))
+                          if ia.init is not None else ia for ia in s.iter_args)
         if isinstance(s, ForStmt):
             head = dict(start=self.sub(s.start), stop=self.sub(s.stop), step=self.sub(s.step))
         else:
@@ -503,7 +505,20 @@ class _Inferer:
             and all(getattr(s, k) is v for k, v in head.items())
         if same:
             return [s]
-        return [s.with_fields(iter_args=iter_args, body=body, return_vars=tuple(rvs), **head)]
+        return pre + [s.with_fields(iter_args=iter_args, body=body, return_vars=tuple(rvs), **head)]
+
+    def vector_carry(self, ia: IterArg, init: Expr, s: Stmt, pre: list[Stmt]) -> Expr:
+        """A carried tile the body uses as a vector operand starts in Vec when its initial value lives where no
+        vector result can go back (e.g. the accumulator of a first matmul before an online-softmax loop: the
+        body's vector update could never be moved into Acc). The initial value moves once, before the loop."""
+        it = _tile(init.type)
+        if it is None or it.memory_space in (None, Mem.Vec) or self.demand.get(ia) is not Mem.Vec \
+                or self.has_path(Mem.Vec, it.memory_space):
+            return init
+        if not (self.has_path(it.memory_space, Mem.Vec) or self.can_bounce(it, it.memory_space, Mem.Vec)):
+            return init
+        fake = make_call("tile.move", (init,), {"target_memory": Mem.Vec})
+        return self.place(init, Mem.Vec, fake, 0, pre, {}, s.span if s.span.line else None)
 
     def if_stmt(self, s: IfStmt, moves: dict) -> list[Stmt]:
         cond = self.sub(s.condition)
