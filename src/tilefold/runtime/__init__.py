@@ -145,7 +145,10 @@ class RunConfig:
         return name
 
     def cache_key(self) -> Any:
-        return (self.target, self.block_dim, self.skip_passes, tuple(sorted(self.pass_options.items())))
+        # the platform as spelt and the artefact directory are part of the compiled handle (compiled.platform,
+        # compiled.output_dir); the runtime fields are not (they do not change what is compiled)
+        return (self.target, self.platform, str(self.runtime.get("save_kernels_dir")), self.block_dim,
+                self.skip_passes, tuple(sorted(self.pass_options.items())))
 
 
 @dataclass
