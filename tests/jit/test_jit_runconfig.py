@@ -177,3 +177,9 @@ def test_unsupported_runtime_names_fail_clearly(name):
 
     with pytest.raises(NotSupportedError, match=f"tilefold.runtime.{name} is not supported"):
         getattr(rt, name)
+
+
+def test_debug_names_fail_clearly():
+    with pytest.raises(NotSupportedError, match="tilefold.debug.torch_codegen") as info:
+        from tilefold.debug import torch_codegen  # noqa: F401
+    assert "tilefold.golden.run_program" in info.value.hint
