@@ -440,3 +440,22 @@ def test_markers_outside_a_kernel():
         pl.spmd(4)
     with pytest.raises(NotSupportedError, match="tilefold.language.distributed"):
         import tilefold.language.distributed  # noqa: F401
+
+
+@pl.jit.incore
+def scale_by(x: pl.Tensor[[64, 128], pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]],
+             factor: pl.Scalar[pl.FP32]):
+    out = pl.store(pl.mul(pl.load(x, [0, 0], [64, 128]), factor), [0, 0], out)
+    return out
+
+
+@pl.jit
+def literal_scalar_arg(x: pl.Tensor[[64, 128], pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]):
+    out = scale_by(x, out, 2.5)
+    return out
+
+
+def test_float_literal_passed_to_an_incore_kernel():
+    out = np.zeros_like(X)
+    literal_scalar_arg(X, out)
+    np.testing.assert_allclose(out, X * 2.5, rtol=1e-6)

@@ -851,6 +851,8 @@ def _orchestration(fn: Function, kernels: dict[str, PTOKernel]) -> _Orchestratio
                 binds.append((pname, results[a][0]))
             elif isinstance(a, ConstInt):
                 binds.append((pname, SConst(a.value)))
+            elif isinstance(a, ConstFloat):  # a literal scalar argument (PyPTO: `kernel(x, out, 2.0)`)
+                binds.append((pname, SConst(float(a.value))))
             elif isinstance(a, Var) and isinstance(a.type, ScalarType):
                 binds.append((pname, SReg(names.get(a))))
             else:
