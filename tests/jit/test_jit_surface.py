@@ -459,3 +459,24 @@ def test_float_literal_passed_to_an_incore_kernel():
     out = np.zeros_like(X)
     literal_scalar_arg(X, out)
     np.testing.assert_allclose(out, X * 2.5, rtol=1e-6)
+
+
+@pl.jit
+def spmd_with(a: pl.Tensor[[64, 128], pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP) as before:
+        out[:] = pl.mul(a, 0.0)
+    with pl.spmd(2, deps=[before], name_hint="halves") as grid:
+        off = pl.tile.get_block_idx() * 32
+        pl.store(pl.exp(pl.load(a, [off, 0], [32, 128])), [off, 0], out)
+    with pl.at(level=pl.Level.CORE_GROUP, deps=[grid]):
+        t = pl.load(out, [0, 0], [64, 128])
+        pl.store(pl.add(t, 1.0), [0, 0], out)
+    return out
+
+
+def test_spmd_with_form_binds_a_task_id_and_names_the_kernel():
+    prog = spmd_with.lower(X, np.zeros_like(X))
+    assert prog.function("halves").attr("block_dim") == 2
+    out = np.zeros_like(X)
+    spmd_with(X, out)
+    np.testing.assert_allclose(out, np.exp(X) + 1.0, rtol=1e-5)
