@@ -183,3 +183,8 @@ def test_debug_names_fail_clearly():
     with pytest.raises(NotSupportedError, match="tilefold.debug.torch_codegen") as info:
         from tilefold.debug import torch_codegen  # noqa: F401
     assert "tilefold.golden.run_program" in info.value.hint
+
+
+def test_distributed_config_is_not_supported():
+    with pytest.raises(NotSupportedError, match="distributed_config"):
+        RunConfig(platform="a2a3", distributed_config=object())

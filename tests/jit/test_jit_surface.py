@@ -480,3 +480,9 @@ def test_spmd_with_form_binds_a_task_id_and_names_the_kernel():
     out = np.zeros_like(X)
     spmd_with(X, out)
     np.testing.assert_allclose(out, np.exp(X) + 1.0, rtol=1e-5)
+
+
+def test_pl_at_role_is_not_supported():
+    err = fails("    with pl.at(level=pl.Level.CORE_GROUP, role=pl.Role.Orchestrator):  # <-\n"
+                "        out[:] = pl.exp(b)\n    return out\n", NotSupportedError)
+    assert "pl.at(role=...)" in err.message

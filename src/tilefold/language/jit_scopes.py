@@ -175,6 +175,10 @@ def at_options(p: Any, call: ast.Call) -> tuple[str, dict[str, Any]]:
             attrs["no_dep_args"] = _no_dep_args(p, kw.value)
         elif kw.arg == "allow_early_resolve":
             attrs["allow_early_resolve"] = _bool_literal(p, kw.value, "allow_early_resolve")  # timing only
+        elif kw.arg == "role":
+            raise NotSupportedError("pl.at(role=...) scopes (HOST / GLOBAL orchestrators of a distributed program) "
+                                    "are not supported: tilefold simulates one chip", span=p.span(kw.value),
+                                    hint="use pl.at(level=pl.Level.CORE_GROUP) for on-chip work")
         elif kw.arg == "predicate":
             raise p.error(kw.value, "pl.at has no predicate= option",
                           hint="PyPTO offers predicate= on pl.submit / pl.spmd; tilefold does not support it: "

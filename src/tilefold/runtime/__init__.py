@@ -118,6 +118,9 @@ class RunConfig:
             if k in _IGNORED:
                 self.extras[k] = v
                 continue
+            if k == "distributed_config":
+                raise NotSupportedError("RunConfig(distributed_config=...): multi-rank (distributed) execution is "
+                                        "not supported", hint="tilefold simulates one chip: drop distributed_config=")
             close = difflib.get_close_matches(k, known + list(RUNTIME_FIELDS) + list(_IGNORED), n=1)
             raise TilefoldError(f"RunConfig has no field {k!r}",
                                 hint=(f"did you mean {close[0]!r}? " if close else "")
