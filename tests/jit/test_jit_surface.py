@@ -193,7 +193,7 @@ def test_name_hint_repeated_by_an_unrolled_loop_is_made_unique():
     np.testing.assert_allclose(out, X + 1.0, rtol=1e-6)
 
 
-@pytest.mark.parametrize("value", ['"2fast"', "name", '""'])
+@pytest.mark.parametrize("value", ['"2fast"', "name", '""', '"class"'])
 def test_name_hint_must_be_an_identifier_string(value):
     err = fails(f"    with pl.at(level=pl.Level.CORE_GROUP, name_hint={value}):  # <-\n"
                 "        out[:] = pl.add(a, b)\n    return out\n")

@@ -15,6 +15,7 @@ with ``tile.get_block_idx``: the simulator runs the blocks as the device does an
 from __future__ import annotations
 
 import ast
+import keyword
 from typing import Any
 
 from tilefold.errors import NotSupportedError
@@ -163,7 +164,7 @@ def at_options(p: Any, call: ast.Call) -> tuple[str, dict[str, Any]]:
                 raise p.error(value, "level= must be a pl.Level member", hint="e.g. pl.at(level=pl.Level.CORE_GROUP)")
         elif kw.arg == "name_hint":
             v = kw.value.value if isinstance(kw.value, ast.Constant) else p.consts.get(getattr(kw.value, "id", None))
-            if not isinstance(v, str) or not v.isidentifier():
+            if not isinstance(v, str) or not v.isidentifier() or keyword.iskeyword(v):
                 raise p.error(kw.value, f"name_hint= must be a string naming a function, got {_src(kw.value)}",
                               hint='e.g. name_hint="matmul" (letters, digits and _, not starting with a digit)')
             attrs["name_hint"] = v
@@ -280,7 +281,7 @@ def _spmd_blocks(p: Any, call: ast.Call) -> tuple[int, dict[str, Any]]:
             attrs["allow_early_resolve"] = _bool_literal(p, kw.value, "allow_early_resolve")
         elif kw.arg == "name_hint":
             v = kw.value.value if isinstance(kw.value, ast.Constant) else None
-            if not isinstance(v, str) or not v.isidentifier():
+            if not isinstance(v, str) or not v.isidentifier() or keyword.iskeyword(v):
                 raise p.error(kw.value, "name_hint= must be a string naming a function", hint='name_hint="blocks"')
             attrs["name_hint"] = v
         else:
