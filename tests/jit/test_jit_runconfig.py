@@ -188,3 +188,23 @@ def test_debug_names_fail_clearly():
 def test_distributed_config_is_not_supported():
     with pytest.raises(NotSupportedError, match="distributed_config"):
         RunConfig(platform="a2a3", distributed_config=object())
+
+
+@pl.jit
+def explicit_edge(a: pl.Tensor[[64, 128], pl.FP32], b: pl.Out[pl.Tensor[[64, 128], pl.FP32]],
+                  out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="first") as first:
+        b[:] = pl.exp(a)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="second", deps=[first]):
+        out[:] = pl.add(a, a)  # shares no written buffer with `first`: only the declared edge orders them
+    return b, out
+
+
+def test_dep_gen_lists_declared_edges(tmp_path):
+    b, out = np.zeros_like(A), np.zeros_like(A)
+    explicit_edge(A, b, out, config=RunConfig(work_dir=str(tmp_path), enable_dep_gen=True))
+    deps = json.loads((tmp_path / "dfx_outputs" / "deps.json").read_text())
+    assert deps["tasks"][0]["task_id"] == "first"
+    assert {"from": 0, "to": 1, "tensor": None, "kind": "explicit"} in deps["edges"]
+    assert not [e for e in deps["edges"] if e["kind"] != "explicit"]  # no shared buffer: no derived edge
+    np.testing.assert_allclose(out, 2 * A, rtol=1e-6)
