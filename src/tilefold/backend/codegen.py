@@ -921,7 +921,7 @@ def _orchestration(fn: Function, kernels: dict[str, PTOKernel]) -> _Orchestratio
                 binds.append((pname, tensor_of[a]))
             elif isinstance(a, Var) and isinstance(a.type, TensorType) and a in results and results[a]:
                 binds.append((pname, results[a][0]))
-            elif isinstance(a, (ConstInt, ConstFloat, ConstBool)):
+            elif isinstance(a, (ConstInt, ConstFloat, ConstBool)):  # a literal (PyPTO: `kernel(x, out, 2.0)`)
                 binds.append((pname, SConst(a.value)))
             elif isinstance(a, Var) and isinstance(a.type, ScalarType):
                 binds.append((pname, SReg(names.get(a))))

@@ -397,7 +397,7 @@ class JitParser(Parser):
             self.in_scope = False
         jit_scopes.forget_scope_locals(self, before)
         jit_scopes.check_no_dep_args(self, s, attrs, body)
-        jit_scopes.bind_task_id(self, s)
+        jit_scopes.bind_task_id(self, s, attrs)
         out.append(ScopeStmt(level, SeqStmts(tuple(body)), attrs=tuple(attrs.items()), span=self.span(s)))
 
     def _subscript_assign(self, target: ast.Subscript, value_node: ast.expr, out: list[Stmt], s: ast.stmt) -> None:

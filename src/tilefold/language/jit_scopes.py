@@ -15,6 +15,7 @@ with ``tile.get_block_idx``: the simulator runs the blocks as the device does an
 from __future__ import annotations
 
 import ast
+import keyword
 from typing import Any
 
 from tilefold.errors import NotSupportedError
@@ -27,7 +28,7 @@ from tilefold.ir.visitor import collect_uses
 SPLIT_MODES = ("UP_DOWN", "LEFT_RIGHT", "NONE")
 AT_OPTIONS = ("level", "name_hint", "optimizations", "deps", "no_dep_args", "allow_early_resolve")
 #: scope attributes that describe the outlined kernel (carried onto the InCore function)
-KERNEL_ATTRS = ("sub_block_split", "cross_core_slot", "block_dim")
+KERNEL_ATTRS = ("sub_block_split", "cross_core_slot", "block_dim", "task_key", "deps")
 
 
 class _Tasks:
@@ -37,6 +38,9 @@ class _Tasks:
         self.ids: set[str] = set()
         self.arrays: dict[str, int] = {}
         self.manual_depth = 0
+        self.current: dict[str, str] = {}  # task-id name -> the unique key of the task it names now
+        self.members: dict[str, list[str]] = {}  # task-id array -> keys stored in it
+        self.count = 0
 
 
 def tasks(p: Any) -> _Tasks:
@@ -130,7 +134,8 @@ def deps_option(p: Any, node: ast.expr) -> tuple[str, ...]:
         base = e.value if isinstance(e, ast.Subscript) else e
         if isinstance(base, ast.Name) and (base.id in t.arrays if isinstance(e, ast.Subscript)
                                            else base.id in t.ids or base.id in t.arrays):
-            out.append(_src(e))
+            # the keys of the tasks named (a whole array: every task stored in it so far)
+            out.extend([t.current[base.id]] if base.id in t.current else t.members.get(base.id, []))
             continue
         raise p.error(e, f"deps= entry {_src(e)!r} is not a task id",
                       hint="bind one with `with pl.at(...) as tid:` before this scope (or collect several in "
@@ -163,7 +168,7 @@ def at_options(p: Any, call: ast.Call) -> tuple[str, dict[str, Any]]:
                 raise p.error(value, "level= must be a pl.Level member", hint="e.g. pl.at(level=pl.Level.CORE_GROUP)")
         elif kw.arg == "name_hint":
             v = kw.value.value if isinstance(kw.value, ast.Constant) else p.consts.get(getattr(kw.value, "id", None))
-            if not isinstance(v, str) or not v.isidentifier():
+            if not isinstance(v, str) or not v.isidentifier() or keyword.iskeyword(v):
                 raise p.error(kw.value, f"name_hint= must be a string naming a function, got {_src(kw.value)}",
                               hint='e.g. name_hint="matmul" (letters, digits and _, not starting with a digit)')
             attrs["name_hint"] = v
@@ -175,6 +180,10 @@ def at_options(p: Any, call: ast.Call) -> tuple[str, dict[str, Any]]:
             attrs["no_dep_args"] = _no_dep_args(p, kw.value)
         elif kw.arg == "allow_early_resolve":
             attrs["allow_early_resolve"] = _bool_literal(p, kw.value, "allow_early_resolve")  # timing only
+        elif kw.arg == "role":
+            raise NotSupportedError("pl.at(role=...) scopes (HOST / GLOBAL orchestrators of a distributed program) "
+                                    "are not supported: tilefold simulates one chip", span=p.span(kw.value),
+                                    hint="use pl.at(level=pl.Level.CORE_GROUP) for on-chip work")
         elif kw.arg == "predicate":
             raise p.error(kw.value, "pl.at has no predicate= option",
                           hint="PyPTO offers predicate= on pl.submit / pl.spmd; tilefold does not support it: "
@@ -187,8 +196,9 @@ def at_options(p: Any, call: ast.Call) -> tuple[str, dict[str, Any]]:
     return level, attrs
 
 
-def bind_task_id(p: Any, s: ast.With) -> None:
-    """``with pl.at(...) as tid:``: ``tid`` names the scope's task (usable in later ``deps=``)."""
+def bind_task_id(p: Any, s: ast.With, attrs: dict[str, Any] | None = None) -> None:
+    """``with pl.at(...) as tid:``: ``tid`` names the scope's task (usable in later ``deps=``); the task's unique
+    key goes into ``attrs["task_key"]`` (an unrolled loop binds one name to a task per iteration)."""
     target = s.items[0].optional_vars
     if target is None:
         return
@@ -197,7 +207,12 @@ def bind_task_id(p: Any, s: ast.With) -> None:
     if target.id in p.env:
         raise p.error(target, f"{target.id!r} is already a value; a task id needs its own name",
                       hint="use a fresh name, e.g. `as tid`")
-    tasks(p).ids.add(target.id)
+    t = tasks(p)
+    t.ids.add(target.id)
+    t.count += 1
+    t.current[target.id] = f"{target.id}#{t.count}"
+    if attrs is not None:
+        attrs["task_key"] = t.current[target.id]
 
 
 def env_mark(p: Any) -> set[str]:
@@ -255,6 +270,7 @@ def task_array_stmt(p: Any, s: ast.stmt) -> bool:
         if isinstance(idx, int) and not 0 <= idx < t.arrays[target.value.id]:
             raise p.error(target, f"task-id array index {idx} out of range [0, {t.arrays[target.value.id]})",
                           hint="size the array for every task stored in it")
+        t.members.setdefault(target.value.id, []).append(t.current[value.id])
         return True
     return False
 
@@ -276,7 +292,7 @@ def _spmd_blocks(p: Any, call: ast.Call) -> tuple[int, dict[str, Any]]:
             attrs["allow_early_resolve"] = _bool_literal(p, kw.value, "allow_early_resolve")
         elif kw.arg == "name_hint":
             v = kw.value.value if isinstance(kw.value, ast.Constant) else None
-            if not isinstance(v, str) or not v.isidentifier():
+            if not isinstance(v, str) or not v.isidentifier() or keyword.iskeyword(v):
                 raise p.error(kw.value, "name_hint= must be a string naming a function", hint='name_hint="blocks"')
             attrs["name_hint"] = v
         else:
@@ -359,7 +375,7 @@ def other_with(p: Any, s: ast.With, out: list[Stmt]) -> bool:
                           hint="read pl.tile.get_block_idx() in the body, or write the loop form "
                                "`for i in pl.spmd(n):` (dispatching a kernel from pl.spmd needs @pl.program)")
         body = _scope_body(p, s.body, [], env_mark(p))
-        bind_task_id(p, s)
+        bind_task_id(p, s, attrs)
         out.append(ScopeStmt("CORE_GROUP", SeqStmts(tuple(body)), attrs=tuple(attrs.items()), span=p.span(s)))
         return True
     if name in ("cluster", "split_aiv", "incore"):

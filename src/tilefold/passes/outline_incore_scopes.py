@@ -196,8 +196,10 @@ def _outline(fn: Function, scope: ScopeStmt, rest: list[Stmt], index: int,
                 outputs.append(Var(f"{dest.name}_written", dest.type, dest.span))
     new_body.append(ReturnStmt(tuple(returned), span=scope.span))
     rtypes = tuple(v.type for v in outputs)
-    # kernel-shaping options (pl.split request, cross_core_slot, pl.spmd's block_dim) go onto the function
-    kernel_attrs = tuple((k, v) for k, v in scope.attrs if k in ("sub_block_split", "cross_core_slot", "block_dim"))
+    # kernel-shaping options (pl.split request, cross_core_slot, pl.spmd's block_dim) and the task's id / deps
+    # (reported by the runtime's enable_dep_gen) go onto the function
+    kernel_attrs = tuple((k, v) for k, v in scope.attrs
+                         if k in ("sub_block_split", "cross_core_slot", "block_dim", "task_key", "deps"))
     incore = Function(name, params, tuple(dirs), rtypes, SeqStmts(tuple(new_body)), FunctionType.InCore,
                       attrs=kernel_attrs, span=scope.span)
     call_type = rtypes[0] if len(rtypes) == 1 else TupleType(rtypes)

@@ -9,6 +9,7 @@ function form. ``TensorSpec`` describes an argument by shape and dtype only (for
 from __future__ import annotations
 
 import difflib
+import numbers
 import os
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -102,10 +103,10 @@ class RunConfig:
     def __init__(self, platform: str = "Ascend910B", block_dim: int = 1, skip_passes: tuple[str, ...] = (),
                  pass_options: dict[str, Any] | None = None, **others: Any) -> None:
         self.platform = platform
-        if isinstance(block_dim, bool) or not isinstance(block_dim, int) or block_dim < 1:
+        if isinstance(block_dim, bool) or not isinstance(block_dim, numbers.Integral) or block_dim < 1:
             raise TilefoldError(f"RunConfig(block_dim={block_dim!r}) is not a valid value",
                                 hint="block_dim is a positive number of blocks per launch")
-        self.block_dim = block_dim
+        self.block_dim = int(block_dim)
         self.skip_passes = (skip_passes,) if isinstance(skip_passes, str) else tuple(skip_passes)
         self.pass_options = dict(pass_options or {})
         self.extras = {}
@@ -118,6 +119,9 @@ class RunConfig:
             if k in _IGNORED:
                 self.extras[k] = v
                 continue
+            if k == "distributed_config":
+                raise NotSupportedError("RunConfig(distributed_config=...): multi-rank (distributed) execution is "
+                                        "not supported", hint="tilefold simulates one chip: drop distributed_config=")
             close = difflib.get_close_matches(k, known + list(RUNTIME_FIELDS) + list(_IGNORED), n=1)
             raise TilefoldError(f"RunConfig has no field {k!r}",
                                 hint=(f"did you mean {close[0]!r}? " if close else "")
@@ -145,7 +149,10 @@ class RunConfig:
         return name
 
     def cache_key(self) -> Any:
-        return (self.target, self.block_dim, self.skip_passes, tuple(sorted(self.pass_options.items())))
+        # the platform as spelt and the artefact directory are part of the compiled handle (compiled.platform,
+        # compiled.output_dir); the runtime fields are not (they do not change what is compiled)
+        return (self.target, self.platform, str(self.runtime.get("save_kernels_dir")), self.block_dim,
+                self.skip_passes, tuple(sorted(self.pass_options.items())))
 
 
 @dataclass

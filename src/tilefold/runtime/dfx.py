@@ -32,8 +32,9 @@ def work_dir(config: Any, compiled: Any) -> Path:
     return Path(base) if base else Path(compiled.output_dir)
 
 
-def task_graph(pto: Any) -> dict[str, Any]:
-    """Tasks and buffer-derived edges of a PTO program's orchestration (one task for a single kernel)."""
+def task_graph(pto: Any, program: Any = None) -> dict[str, Any]:
+    """Tasks and buffer-derived edges of a PTO program's orchestration (one task for a single kernel), plus the
+    ``deps=`` edges the post-pass ``program`` records on its kernels (``task_key`` / ``deps`` attributes)."""
     launches = pto.orchestration if pto.orchestration is not None else ()
     tasks: list[dict[str, Any]] = []
     if not launches:
@@ -78,6 +79,16 @@ def task_graph(pto: Any) -> dict[str, Any]:
         for name in t["writes"]:
             last_writer[name] = t["id"]
             readers[name] = [x for x in readers.get(name, []) if x == t["id"]]
+    if program is not None:
+        by_key: dict[str, int] = {}
+        for t in tasks:
+            fn = next((f for f in program.functions if f.name == t["kernel"]), None)
+            if fn is not None and fn.attr("task_key"):
+                by_key[fn.attr("task_key")] = t["id"]
+                t["task_id"] = fn.attr("task_key").split("#")[0]
+            for key in (fn.attr("deps") or ()) if fn is not None else ():
+                if key in by_key:
+                    edges.append({"from": by_key[key], "to": t["id"], "tensor": None, "kind": "explicit"})
     return {"program": pto.name, "target": pto.target, "order": "program order (tilefold runs tasks one after "
             "another)", "tasks": tasks, "edges": edges}
 
@@ -102,7 +113,7 @@ def write_dfx(config: Any, compiled: Any, sim: Any, dump_inputs: dict[str, np.nd
     root = work_dir(config, compiled) / "dfx_outputs"
     root.mkdir(parents=True, exist_ok=True)
     if rt.get("enable_dep_gen"):
-        (root / "deps.json").write_text(json.dumps(task_graph(compiled.pto), indent=1))
+        (root / "deps.json").write_text(json.dumps(task_graph(compiled.pto, compiled.ir), indent=1))
     if rt.get("enable_chip_swimlane"):
         from tilefold.sim.trace import write_trace
 

@@ -55,6 +55,10 @@ Algorithm (all analysis happens before any IR is created, so a refusal never lea
    ``tile.store(..., shapes=...)``) is split on the N-D window axis its halving maps to
    (``analysis.dimensions.flattened_split_axis``), or the axis is refused (``flattened_window``).
 
+A function attribute ``sub_block_split`` (``pl.at(optimizations=[pl.split(mode)])`` of a jit scope) asks for an
+axis: ``UP_DOWN`` -> 0, ``LEFT_RIGHT`` -> 1 are tried first and fall back with a ``split-request-fallback`` remark
+when refused; ``NONE`` splits nothing (stores / custom ops limited to sub-block 0). Every check still applies.
+
 The pass never raises for a valid program: an unexpected failure (a bug of this pass) rolls the function
 back with the reason ``internal: ...`` and an ``internal-error`` remark.
 """
