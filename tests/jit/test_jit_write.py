@@ -231,3 +231,24 @@ def k(flag: pl.InOut[pl.Tensor[[16, 64], pl.FP32]], out: pl.Out[pl.Tensor[[16, 6
     np.testing.assert_allclose(report.outputs["out"], 2 * flag, rtol=1e-6)  # the load saw the old element
     assert report.outputs["flag"][0, 0] == -1.0
     assert "set_flag MTE2 -> S" in report.compiled.pto.text()
+
+
+@pl.jit
+def staged_tensor_fill(output: pl.Out[pl.Tensor[[1, 32], pl.INT32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        staged = pl.full([1, 32], dtype=pl.INT32, value=-1)  # a tensor-level value: lives in a tile
+        for i in pl.range(4):
+            pl.write(staged, [0, i], pl.cast(i, pl.INT32))
+        output[0:1, 0:32] = staged
+    return output
+
+
+def test_writes_into_a_tensor_level_full_are_staged_in_its_tile_and_stored_once():
+    """dev/10's supported form: the element writes update the on-chip value, then one bulk store."""
+    out = np.zeros((1, 32), np.int32)
+    staged_tensor_fill(out)
+    ref = np.full((1, 32), -1, np.int32)
+    ref[0, :4] = np.arange(4)
+    np.testing.assert_array_equal(out, ref)
+    text = staged_tensor_fill.compile(out).pto.text()
+    assert text.count("tstore") == 1 and "ssetval" in text and "swrite" not in text

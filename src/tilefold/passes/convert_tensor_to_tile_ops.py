@@ -27,6 +27,7 @@ from tilefold.errors import NotSupportedError, Span
 from tilefold.ir.expr import Call, ConstInt, Expr, FloorDiv, IterArg, MakeTuple, Mul, Var
 from tilefold.ir.stmt import (
     AssignStmt,
+    EvalStmt,
     ForStmt,
     Function,
     Program,
@@ -635,6 +636,13 @@ class _Structured:
             elif isinstance(s, YieldStmt):
                 out.append(s.with_fields(values=tuple(self.tile.get(v, self.gm.get(v, v)) if isinstance(v, Var)
                                                       else v for v in s.values)))
+            elif isinstance(s, EvalStmt) and isinstance(s.expr, Call) and s.expr.op_name == "tensor.write" \
+                    and isinstance(s.expr.args[0], Var) and s.expr.args[0] in self.tile:
+                # pl.write into a computed tensor (e.g. a pl.full being staged): it lives in a tile, so the element
+                # goes into the tile in place (tile.write); one store writes it out later (dev/10's staged form)
+                w = s.expr
+                tw = make_call("tile.write", [self.tile[w.args[0]], *w.args[1:]], dict(w.kwargs), span=w.span)
+                out.append(EvalStmt(tw, span=s.span))
             else:
                 probe = _HasTensorOps()
                 probe.visit_stmt(s)
