@@ -80,3 +80,26 @@ def test_assemble_into_a_computed_tensor_is_a_located_error(form):
     assert "pl.assemble into 'buf', a tensor computed in the kernel, is not supported" in err.message
     line = next(i for i, t in enumerate(src.splitlines(), 1) if "# <-" in t)
     assert err.span is not None and err.span.line == line
+
+
+@pytest.mark.parametrize("init", ["pl.full([32, 32], dtype=pl.FP32, value=0.0)", "pl.mul(c, 2.0)", "c"])
+def test_matmul_acc_into_an_accumulator_the_cube_did_not_start_names_the_remedy(init):
+    # PyPTO allows an accumulator allocated separately; tilefold has no Vec / L1 -> Acc path, so it refuses at the
+    # line (it used to hint "target_memory=pl.Mem.Acc", which a jit kernel cannot write, or "load into Vec")
+    from tilefold.errors import TypeInferenceError
+
+    src = ("import tilefold.language as pl\n\n@pl.jit\n"
+           "def k(a: pl.Tensor[[32, 64], pl.FP16], b: pl.Tensor[[64, 32], pl.FP16], c: pl.Tensor[[32, 32], pl.FP32],\n"
+           "      out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]):\n"
+           f"    with pl.at(level=pl.Level.CORE_GROUP):\n        acc = {init}\n"
+           "        for k in pl.range(2):\n"
+           "            acc = pl.matmul_acc(acc, a[:, k * 32:k * 32 + 32], b[k * 32:k * 32 + 32, :])  # <-\n"
+           "        out[:] = acc\n    return out\n")
+    from tilefold.compiler import compile as compile_program
+
+    with pytest.raises(TypeInferenceError) as info:
+        compile_program(pl.parse(src, "acc.py"))
+    assert "tile.matmul_acc needs operand #0 in Acc" in info.value.message
+    assert "start it with pl.matmul of the first K block" in (info.value.hint or "")
+    line = next(i for i, t in enumerate(src.splitlines(), 1) if "# <-" in t)
+    assert info.value.span is not None and info.value.span.line == line
