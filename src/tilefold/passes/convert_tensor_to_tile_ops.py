@@ -61,6 +61,15 @@ def _atomic_of(assemble: Call) -> dict[str, Any]:
     return {"atomic": atomic} if atomic is not None else {}
 
 
+def _refuse_assemble_into_computed(call: Call, dst: Var) -> None:
+    # the destination is a tile of this kernel, not a GM tensor: a store has nowhere to go (codegen would fail
+    # without a location), so the construct is refused here, where the line is known
+    raise NotSupportedError(f"pl.assemble into {dst.name!r}, a tensor computed in the kernel, is not supported",
+                            span=call.span if call.span.line else None,
+                            hint="assemble into a tensor parameter (an Out / InOut tensor, or one from "
+                                 "pl.create_tensor in the orchestration), or build the value with pl.concat")
+
+
 def _idx(v: int, span: Span | None = None) -> ConstInt:
     return ConstInt(v, DataType.INDEX, span=span) if span is not None else ConstInt(v, DataType.INDEX)
 
@@ -449,6 +458,10 @@ class _Lowering:
                 self.root[s.var] = self.root.get(dst, dst)
                 self.root.setdefault(dst, self.root[s.var])
         roots = list(dict.fromkeys(self.root.values()))
+        computed = {s.var for s in self.region if s.value.op_name != "tensor.assemble"}
+        for s in self.region:
+            if s.value.op_name == "tensor.assemble" and self.root[s.var] in computed:
+                _refuse_assemble_into_computed(s.value, self.root[s.var])
         m = self.rows()
         r = self.block_rows(m) if m is not None else 0
         if m is None or r == m:
@@ -673,6 +686,8 @@ class _Structured:
         where = span if span.line else None
         if call.op_name == "tensor.assemble":
             dst = call.args[0]
+            if isinstance(dst, Var) and dst in self.tile:
+                _refuse_assemble_into_computed(call, dst)
             value = self.operand(call.args[1], out, MemorySpace.Vec)
             self.check_window(dst.type, call.args[2], list(_shape(call.args[1].type)), where, "pl.assemble")
             st = make_call("tile.store", [value, call.args[2], self.gm.get(dst, dst)], _atomic_of(call), span=span)

@@ -605,6 +605,10 @@ def _vector_result_hint(mem: MemorySpace) -> str:
 
 
 def _hint(src: MemorySpace, dst: MemorySpace) -> str:
+    if dst is Mem.Acc:  # e.g. matmul_acc into a pl.full / vector / parameter accumulator: only the cube fills Acc
+        return ("an accumulator is filled only by a matmul: start it with pl.matmul of the first K block "
+                "(acc = pl.matmul(a[:, 0:K], b[0:K, :])) and add the other blocks with pl.matmul_acc; to add "
+                "a value computed elsewhere, add it to the matmul result (pl.add(pl.matmul(a, b), c))")
     if dst in (Mem.Left, Mem.Right, Mem.Bias):
         return ("cube operands come from L1: load them with target_memory=pl.Mem.Mat (the compiler extracts "
                 "them into L0A / L0B)")

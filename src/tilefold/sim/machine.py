@@ -578,6 +578,14 @@ class KernelRun:
     def x_TSubview(self, ins: TSubview) -> None:
         src = self.h(ins.src)
         row, col = self.ev_int(ins.row), self.ev_int(ins.col)
+        plain_window = ins.opcode == "tsubview" and ins.dtype is None and ins.layout is None and ins.pitch is None
+        if plain_window and (row < 0 or col < 0 or row + ins.shape[0] > src.rows or col + ins.shape[1] > src.cols):
+            # a window at a run-time offset (a pl.read value, a scalar parameter) past its tile would read the
+            # neighbouring on-chip bytes: the device would compute garbage, so the model reports it
+            raise OutOfBounds(f"subview window at ({row}, {col}) of {ins.shape[0]}x{ins.shape[1]} leaves the "
+                              f"{src.rows}x{src.cols} tile %{ins.src}", instruction=ins.text(),
+                              address=src.address, space=src.space.name,
+                              hint="check the window offsets against the shape of the tile they slice")
         dtype = ins.dtype or src.dtype
         self.handles[ins.dst] = Handle(src.space, src.address + element_offset(src, row, col), ins.shape[0],
                                        ins.shape[1], ins.pitch if ins.pitch is not None else src.pitch, dtype,
