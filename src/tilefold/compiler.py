@@ -14,6 +14,7 @@ from typing import Any
 from tilefold.backend.codegen import InternalCheckError, generate
 from tilefold.backend.pto import PTOProgram
 from tilefold.ir.stmt import Program
+from tilefold.language.parse_base import no_gc
 from tilefold.targets import Target, get_target, list_targets
 
 
@@ -172,8 +173,11 @@ def _pipeline(target: Target, skip_passes: tuple[str, ...], options: Mapping[str
     return pl_mod.default_tile_pipeline(target.name, skip_passes=tuple(skip_passes), **dict(options))
 
 
+@no_gc()
 def run_pipeline(program: Program, target: str | Target = "Ascend910B", skip_passes: tuple[str, ...] = (),
                  options: Mapping[str, Any] | None = None) -> tuple[Program, tuple[str, ...]]:
+    # The IR is immutable and acyclic: reference counting frees it, while the cyclic collector would rescan
+    # every live IR node on each full collection (more than half the compile time of a 64k-statement kernel).
     tgt = get_target(target)
     passes = _pipeline(tgt, tuple(skip_passes), options or {})
     from tilefold.passes.convert_tensor_to_tile_ops import is_tensor_level, tensor_level_passes
@@ -193,22 +197,13 @@ def compile(program: Program, target: str | Target = "Ascend910B", skip_passes: 
     The input is first checked for reads of uninitialised tiles (``tile.create`` results read before
     anything wrote them; ``tilefold.analysis.uninitialized_reads``): a ``VerificationError`` names the read.
     """
-    import gc
-
     from tilefold.analysis.uninitialized_reads import check_uninitialized_reads
 
-    # The IR is immutable and acyclic: reference counting frees it, while the cyclic collector would rescan
-    # every live IR node on each full collection (more than half the compile time of a 64k-statement kernel).
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with no_gc():  # as in run_pipeline: the collector would only rescan the acyclic IR
         check_uninitialized_reads(program)
         tgt = get_target(target)
         ir, names = run_pipeline(program, tgt, skip_passes, options)
         pto = generate(ir, tgt, codegen, entry=entry)
-    finally:
-        if enabled:
-            gc.enable()
     return CompiledProgram(ir, pto, tgt, names)
 
 

@@ -26,25 +26,42 @@ _MAX_DEPTH = 64  # definition chains deeper than this are treated as atoms (neve
 
 def affine_form(e: Expr, defs: Mapping[Var, Expr], _depth: int = 0) -> Affine | None:
     """``(coefficients, constant)`` of ``e``, or None when ``e`` is not affine in its variables."""
+    f = _affine(e, defs, _depth, {})
+    return None if f is None else (dict(f[0]), f[1])  # the memo's forms are shared: hand out a copy
+
+
+def _affine(e: Expr, defs: Mapping[Var, Expr], depth: int, memo: dict[tuple[Expr, int], Affine | None]
+            ) -> Affine | None:
+    # A definition used twice (d1 = d0 + d0; d2 = d1 + d1; ...) is expanded once per depth: without the memo
+    # the walk is exponential in the chain's length. The result is a function of (e, depth), so it is exact.
     if isinstance(e, ConstInt):
         return {}, e.value
+    key = (e, depth)
+    if key in memo:
+        return memo[key]
+    memo[key] = f = _affine_node(e, defs, depth, memo)
+    return f
+
+
+def _affine_node(e: Expr, defs: Mapping[Var, Expr], _depth: int, memo: dict[tuple[Expr, int], Affine | None]
+                 ) -> Affine | None:
     if isinstance(e, Var):
         d = defs.get(e)
         if d is not None and _depth < _MAX_DEPTH:
-            return affine_form(d, defs, _depth + 1)
+            return _affine(d, defs, _depth + 1, memo)
         return {e: 1}, 0
     if isinstance(e, Neg):
-        f = affine_form(e.operand, defs, _depth + 1)
+        f = _affine(e.operand, defs, _depth + 1, memo)
         return None if f is None else _scale(f, -1)
     if isinstance(e, (Add, Sub)):
-        a = affine_form(e.lhs, defs, _depth + 1)
-        b = affine_form(e.rhs, defs, _depth + 1)
+        a = _affine(e.lhs, defs, _depth + 1, memo)
+        b = _affine(e.rhs, defs, _depth + 1, memo)
         if a is None or b is None:
             return None
         return _combine(a, b, 1 if isinstance(e, Add) else -1)
     if isinstance(e, (Mul, FloorDiv, Mod)):
-        a = affine_form(e.lhs, defs, _depth + 1)
-        b = affine_form(e.rhs, defs, _depth + 1)
+        a = _affine(e.lhs, defs, _depth + 1, memo)
+        b = _affine(e.rhs, defs, _depth + 1, memo)
         if a is None or b is None:
             return None
         if isinstance(e, Mul):

@@ -39,12 +39,10 @@ from tilefold.ir.stmt import (
     YieldStmt,
 )
 
-_DISPATCH_CACHE: dict[tuple[type, type], Any] = {}
-
 
 def _dispatch(obj: Any, node: Any, prefix: str) -> Any:
-    key = (type(obj), type(node))
-    fn = _DISPATCH_CACHE.get(key)
+    table = type(obj)._dispatch_table
+    fn = table.get(type(node))
     if fn is None:
         for klass in type(node).__mro__:
             fn = getattr(type(obj), f"{prefix}{klass.__name__}", None)
@@ -52,12 +50,24 @@ def _dispatch(obj: Any, node: Any, prefix: str) -> Any:
                 break
         if fn is None:
             raise TypeError(f"{type(obj).__name__} cannot handle {type(node).__name__}")
-        _DISPATCH_CACHE[key] = fn
+        table[type(node)] = fn
     return fn
+
+
+def _own_dispatch_table(cls: type) -> None:
+    # Each visitor / mutator class caches its handlers in a table of its own: a class defined inside a function
+    # (a new class per call) takes its table with it when it goes, where one global cache kept every such class.
+    cls._dispatch_table = {}  # type: ignore[attr-defined]
 
 
 class IRVisitor:
     """Read-only walk. Override ``visit_<Class>`` and call the base to keep descending."""
+
+    _dispatch_table: dict[type, Any] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _own_dispatch_table(cls)
 
     def visit_program(self, program: Program) -> None:
         for fn in program.functions:
@@ -178,6 +188,12 @@ class IRMutator:
     Statement handlers may return a list of statements; ``SeqStmts`` splices lists in, so a pass can
     replace one statement with several. Variables are substituted through ``var_map``.
     """
+
+    _dispatch_table: dict[type, Any] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _own_dispatch_table(cls)
 
     def __init__(self) -> None:
         self.var_map: dict[Var, Expr] = {}
@@ -353,41 +369,42 @@ def substitute(stmt: Stmt, mapping: dict[Var, Expr]) -> Stmt:
     return SeqStmts(tuple(out)) if isinstance(out, list) else out
 
 
+class _Uses(IRVisitor):
+    """Use counts of the variables a node reads (what collect_uses returns)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[Var, int] = {}
+
+    def visit_AssignStmt(self, stmt: AssignStmt) -> None:
+        self.visit_expr(stmt.value)
+
+    def visit_ForStmt(self, stmt: ForStmt) -> None:
+        for e in (stmt.start, stmt.stop, stmt.step):
+            self.visit_expr(e)
+        for ia in stmt.iter_args:
+            if ia.init is not None:
+                self.visit_expr(ia.init)
+        self.visit_stmt(stmt.body)
+
+    def visit_WhileStmt(self, stmt: WhileStmt) -> None:
+        for ia in stmt.iter_args:
+            if ia.init is not None:
+                self.visit_expr(ia.init)
+        self.visit_expr(stmt.condition)
+        self.visit_stmt(stmt.body)
+
+    def visit_IfStmt(self, stmt: IfStmt) -> None:
+        self.visit_expr(stmt.condition)
+        self.visit_stmt(stmt.then_body)
+        if stmt.else_body is not None:
+            self.visit_stmt(stmt.else_body)
+
+    def visit_Var(self, expr: Var) -> None:
+        self.counts[expr] = self.counts.get(expr, 0) + 1
+
+
 def collect_uses(node: Stmt | Expr) -> dict[Var, int]:
     """Use counts of every variable referenced (not defined) in ``node``."""
-
-    class _Uses(IRVisitor):
-        def __init__(self) -> None:
-            self.counts: dict[Var, int] = {}
-            self._defs: set[int] = set()
-
-        def visit_AssignStmt(self, stmt: AssignStmt) -> None:
-            self.visit_expr(stmt.value)
-
-        def visit_ForStmt(self, stmt: ForStmt) -> None:
-            for e in (stmt.start, stmt.stop, stmt.step):
-                self.visit_expr(e)
-            for ia in stmt.iter_args:
-                if ia.init is not None:
-                    self.visit_expr(ia.init)
-            self.visit_stmt(stmt.body)
-
-        def visit_WhileStmt(self, stmt: WhileStmt) -> None:
-            for ia in stmt.iter_args:
-                if ia.init is not None:
-                    self.visit_expr(ia.init)
-            self.visit_expr(stmt.condition)
-            self.visit_stmt(stmt.body)
-
-        def visit_IfStmt(self, stmt: IfStmt) -> None:
-            self.visit_expr(stmt.condition)
-            self.visit_stmt(stmt.then_body)
-            if stmt.else_body is not None:
-                self.visit_stmt(stmt.else_body)
-
-        def visit_Var(self, expr: Var) -> None:
-            self.counts[expr] = self.counts.get(expr, 0) + 1
-
     v = _Uses()
     if isinstance(node, Stmt):
         v.visit_stmt(node)

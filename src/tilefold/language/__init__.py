@@ -119,14 +119,14 @@ def parse(text: str, filename: str = "<string>", *, program_name: str | None = N
 
     from tilefold.language.jit import jit_functions, parse_jit_text
 
-    has_jit = False
+    tree = None
     if "jit" in text and "@pl.program" not in text:  # a jit entry is spelt pl.jit: skip a second ast.parse else
         try:
-            has_jit = bool(jit_functions(_ast.parse(text)))
+            tree = _ast.parse(text, filename=filename)
         except (SyntaxError, RecursionError, MemoryError):
-            has_jit = False  # the program-form parser reports it, located
-    if has_jit:
-        return parse_jit_text(text, filename, program_name)
+            tree = None  # the program-form parser reports it, located
+    if tree is not None and jit_functions(tree):
+        return parse_jit_text(text, filename, program_name, tree=tree)
     return Parser(text, filename).parse_module(program_name)
 
 

@@ -68,7 +68,9 @@ class _NotConst(Exception):
     """Raised by constant folding when a node is not a compile-time constant."""
 
 
-_NOT_CONST = _NotConst()
+# raised as the class, so each raise makes a fresh instance: re-raising one shared instance chains every raise's
+# traceback onto it, which kept the frames (and the IR they hold) of every earlier parse alive
+_NOT_CONST = _NotConst
 
 
 def _plain_data(value: Any, depth: int = 0) -> Any:

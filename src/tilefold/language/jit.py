@@ -19,7 +19,7 @@ from tilefold.errors import ParseError, Span
 from tilefold.ir.stmt import Program
 from tilefold.ir.types import DataType, ScalarType, TensorType, Type, make_shape
 from tilefold.language.jit_form import JitParser, JitSource
-from tilefold.language.parse_base import _MISSING
+from tilefold.language.parse_base import _MISSING, no_gc
 
 _KINDS = ("entry", "incore", "inline")
 #: keyword options of ``@pl.jit(...)``
@@ -107,6 +107,7 @@ class JITFunction:
         """The IR types of the call's arguments (arrays -> tensors, numbers -> scalars)."""
         return tuple(_type_of(a, i, self.__name__) for i, a in enumerate(args))
 
+    @no_gc()  # the parse builds a large acyclic tree: collections would only rescan it
     def parse(self, *args: Any) -> Program:
         """The tensor-level program of this entry specialised for ``args`` (no pass has run)."""
         if self.kind != "entry":
@@ -336,13 +337,16 @@ def jit_functions(tree: ast.Module) -> dict[str, tuple[str, ast.FunctionDef]]:
     return out
 
 
+@no_gc()  # as JITFunction.parse
 def parse_jit_text(text: str, filename: str = "<string>", entry: str | None = None,
-                   arg_types: dict[str, Type] | None = None) -> Program:
+                   arg_types: dict[str, Type] | None = None, tree: ast.Module | None = None) -> Program:
     """The tensor-level program (scopes outlined) of a ``@pl.jit`` entry in source text. Parameters need full
-    annotations (no call arguments to specialise on); module constants are folded statically."""
+    annotations (no call arguments to specialise on); module constants are folded statically. ``tree`` is the
+    text's ast when the caller has parsed it already."""
     from tilefold.passes.outline_incore_scopes import outline_incore_scopes
 
-    tree = ast.parse(text, filename=filename)
+    if tree is None:
+        tree = ast.parse(text, filename=filename)
     fns = jit_functions(tree)
     entries = [n for n, (kind, _f) in fns.items() if kind == "entry"]
     if entry is not None:

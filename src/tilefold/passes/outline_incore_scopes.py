@@ -11,6 +11,8 @@ is refused: device functions hand results back through GM tensors only.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from tilefold.errors import NotSupportedError
 from tilefold.ir.expr import Call, GlobalVar, IterArg, TupleGetItem, Var
 from tilefold.ir.stmt import (
@@ -108,7 +110,31 @@ def _roots(body: list[Stmt], root: dict[Var, Var] | None = None) -> dict[Var, Va
     return root
 
 
-def _outline(fn: Function, scope: ScopeStmt, rest: list[Stmt], index: int,
+class _Reads:
+    """Where the top-level statements of a function read each variable: ``(statement index, rank of the first
+    read within that statement)`` in order. One walk of the function answers "which of these does later code
+    read" for every scope, where rescanning the rest of the function per scope was quadratic in the scopes."""
+
+    def __init__(self, stmts: list[Stmt]) -> None:
+        self.at: dict[Var, list[tuple[int, int]]] = {}
+        for k, s in enumerate(stmts):
+            for rank, v in enumerate(collect_uses(s)):
+                self.at.setdefault(v, []).append((k, rank))
+
+    def read_after(self, index: int, candidates: set[Var]) -> list[Var]:
+        """The ``candidates`` some statement after ``index`` reads, in the order of their first such read."""
+        found = []
+        for v in candidates:
+            where = self.at.get(v)
+            if where:
+                j = bisect_left(where, (index + 1, -1))  # the first read after statement ``index``
+                if j < len(where):
+                    found.append((where[j], v))
+        found.sort(key=lambda t: t[0])
+        return [v for _, v in found]
+
+
+def _outline(fn: Function, scope: ScopeStmt, position: int, reads: _Reads, index: int,
              taken: set[str]) -> tuple[Function, list[Stmt]]:
     body = flatten_stmts(scope.body)
     d = _Defs()
@@ -123,8 +149,7 @@ def _outline(fn: Function, scope: ScopeStmt, rest: list[Stmt], index: int,
                     free.append(dim)
     order = {p: i for i, p in enumerate(fn.params)}
     free.sort(key=lambda v: order.get(v, len(order)))  # the entry's parameter order, then first use
-    later = collect_uses(SeqStmts(tuple(rest))) if rest else {}
-    outputs = [v for v in later if v in d.defs]
+    outputs = reads.read_after(position, d.defs)
     roots = _roots(body)
     directions = dict(zip(fn.params, fn.param_directions, strict=False))
     written: dict[Var, ParamDirection] = {}
@@ -155,21 +180,24 @@ def _outline(fn: Function, scope: ScopeStmt, rest: list[Stmt], index: int,
     mapping = dict(zip(free, params, strict=True))
     new_body = list(body)
     dirs = []
+    read_in_scope: set[Var] | None = None  # read by a statement of the scope other than a write
     for v in free:
         if v in written:
-            reads = sum(1 for s in body if not (isinstance(s, AssignStmt) and isinstance(s.value, Call)
-                                                 and s.value.op_name in _WRITES)
-                        and v in collect_uses(s))
-            dirs.append(ParamDirection.InOut if reads or written[v] is ParamDirection.InOut else ParamDirection.Out)
+            if read_in_scope is None:
+                read_in_scope = {u for s in body if not (isinstance(s, AssignStmt) and isinstance(s.value, Call)
+                                                         and s.value.op_name in _WRITES)
+                                 for u in collect_uses(s)}
+            read = v in read_in_scope
+            dirs.append(ParamDirection.InOut if read or written[v] is ParamDirection.InOut else ParamDirection.Out)
         else:
             dirs.append(ParamDirection.In)
     # a written parameter no later code reads is still an effect of the scope: return it too
+    last_write = {r: w for w, r in roots.items()}  # root -> its last written value
     for s in body:
         if isinstance(s, AssignStmt) and isinstance(s.value, Call) and s.value.op_name in _WRITES \
                 and s.var not in outputs:
             r = roots.get(s.var)
-            last = [w for w in roots if roots[w] is r]
-            if r is not None and s.var is last[-1] and r in free and not any(roots.get(o) is r for o in outputs):
+            if r is not None and s.var is last_write[r] and r in free and not any(roots.get(o) is r for o in outputs):
                 if directions.get(r, ParamDirection.InOut) is ParamDirection.In:
                     raise NotSupportedError(f"the pl.at scope writes {r.name!r}, an input parameter",
                                             span=scope.span if scope.span.line else None,
@@ -227,9 +255,10 @@ def _run(program: Program) -> Program:
         changed = True
         out: list[Stmt] = []
         n = 0
+        reads = _Reads(stmts)
         for i, s in enumerate(stmts):
             if isinstance(s, ScopeStmt):
-                incore, call = _outline(fn, s, stmts[i + 1:], n, taken)
+                incore, call = _outline(fn, s, i, reads, n, taken)
                 functions.append(incore)
                 out.extend(call)
                 n += 1

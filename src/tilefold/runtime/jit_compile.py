@@ -7,6 +7,7 @@ from typing import Any
 from tilefold.compiler import CompiledProgram, run_pipeline
 from tilefold.compiler import compile as compile_tile_program
 from tilefold.ir.stmt import Program
+from tilefold.language.parse_base import no_gc
 
 
 def tensor_passes(target: Any) -> list:
@@ -15,6 +16,7 @@ def tensor_passes(target: Any) -> list:
     return tensor_level_passes(target)
 
 
+@no_gc()  # as run_pipeline: the collector would only rescan the acyclic IR
 def to_tile_program(program: Program, config: Any = None) -> Program:
     """The tile-level program of a tensor-level (jit) program: OutlineIncoreScopes, ConvertTensorToTileOps."""
     target = getattr(config, "target", None) or "Ascend910B"
