@@ -566,6 +566,7 @@ class _Structured:
         self.ranges: dict[Var, tuple[int, int]] = {}  # loop variable -> [first, last] value
         self.loaded: dict[tuple[Expr, MemorySpace], Var] = {}  # whole-tensor loads visible in the current block
         self.clobbers = 0  # tile-level statements seen that may write a GM tensor (they invalidate loads)
+        self.concat: dict[Var, tuple[Expr, Expr]] = {}  # concat result -> its two parts (written part by part)
 
     def operand(self, e: Expr, out: list[Stmt], mem: MemorySpace, cache: bool = True) -> Expr:
         if isinstance(e, Var) and e in self.tile:
@@ -623,7 +624,9 @@ class _Structured:
                 self.tensor_op(s, out)
             elif isinstance(s, AssignStmt) and isinstance(s.value, Var) and isinstance(s.value.type, TensorType):
                 # m = m_new: an alias of a tensor value, no data moves
-                if s.value in self.tile:
+                if s.value in self.concat:
+                    self.concat[s.var] = self.concat[s.value]
+                elif s.value in self.tile:
                     self.tile[s.var] = self.tile[s.value]
                 else:
                     self.gm[s.var] = self.gm.get(s.value, s.value)
@@ -634,6 +637,7 @@ class _Structured:
             elif isinstance(s, IfStmt):
                 out.append(self.branch(s))
             elif isinstance(s, YieldStmt):
+                self.refuse_concat_use(None, s.span if s.span.line else None, s.values)  # type: ignore[arg-type]
                 out.append(s.with_fields(values=tuple(self.tile.get(v, self.gm.get(v, v)) if isinstance(v, Var)
                                                       else v for v in s.values)))
             elif isinstance(s, EvalStmt) and isinstance(s.expr, Call) and s.expr.op_name == "tensor.write" \
@@ -651,7 +655,7 @@ class _Structured:
                                             f"{type(s).__name__} are not supported", span=getattr(s, "span", None),
                                             hint="use a pl.range loop or an if, or write this part with tile ops")
                 for v in collect_uses(s):
-                    if v in self.tile:
+                    if v in self.tile or v in self.concat:
                         raise NotSupportedError(f"{v.name!r} is a tensor-level value used by a tile-level statement",
                                                 span=getattr(s, "span", None),
                                                 hint=f"write it to a tensor first (out[:] = {v.name})")
@@ -671,14 +675,23 @@ class _Structured:
         assert op is not None and isinstance(call, Call)
         span = call.span
         where = span if span.line else None
+        self.refuse_concat_use(call, where)
         if call.op_name == "tensor.assemble":
             dst = call.args[0]
-            value = self.operand(call.args[1], out, MemorySpace.Vec)
-            self.check_window(dst.type, call.args[2], list(_shape(call.args[1].type)), where, "pl.assemble")
-            st = make_call("tile.store", [value, call.args[2], self.gm.get(dst, dst)], _atomic_of(call), span=span)
-            nv = Var(s.var.name, st.type, span)
-            out.append(AssignStmt(nv, st, span=span))
-            self.gm[s.var] = nv
+            offsets = call.args[2]
+            cur: Expr = self.gm.get(dst, dst)
+            # a concat result is never a tile: each part goes to its own column range of the window
+            for part, col in self.concat_parts(call.args[1], _idx(0)):
+                value = self.operand(part, out, MemorySpace.Vec)
+                offs = offsets
+                if isinstance(offsets, MakeTuple) and not (isinstance(col, ConstInt) and col.value == 0):
+                    offs = _tup([*offsets.elements[:-1], add_index(offsets.elements[-1], col)])
+                self.check_window(dst.type, offs, list(_shape(part.type)), where, "pl.assemble")
+                st = make_call("tile.store", [value, offs, cur], _atomic_of(call), span=span)
+                nv = Var(s.var.name, st.type, span)
+                out.append(AssignStmt(nv, st, span=span))
+                cur = nv
+            self.gm[s.var] = cur
             return
         if call.op_name == "tensor.slice":
             src = call.args[0]
@@ -702,9 +715,9 @@ class _Structured:
             out.append(AssignStmt(v, ld, span=span))
             self.tile[s.var] = v
             return
-        if call.op_name == "tensor.concat":
-            raise NotSupportedError("tensor.concat inside a loop, an if or next to a dynamic window is not supported",
-                                    span=where, hint="concatenate in a straight-line scope of its own")
+        if call.op_name == "tensor.concat":  # lowered where it is written: one store per part
+            self.concat[s.var] = (call.args[0], call.args[1])
+            return
         mem = MemorySpace.Mat if op.kind is OpKind.MATMUL else MemorySpace.Vec
         tile_op = find_op(op.extra["tile_op"])
         assert tile_op is not None
@@ -715,6 +728,29 @@ class _Structured:
         v = Var(s.var.name, tc.type, span)
         out.append(AssignStmt(v, tc, span=span))
         self.tile[s.var] = v
+
+    def concat_parts(self, value: Expr, col: Expr) -> list[tuple[Expr, Expr]]:
+        """The parts of a (nested) concat with the column each starts at, relative to the concat's own."""
+        if not (isinstance(value, Var) and value in self.concat):
+            return [(value, col)]
+        a, b = self.concat[value]
+        width = _shape(a.type)[-1]
+        return [*self.concat_parts(a, col),
+                *self.concat_parts(b, add_index(col, _idx(width) if isinstance(width, int) else width))]
+
+    def refuse_concat_use(self, call: Call, where: Span | None, values: Any = None) -> None:
+        """A concat result is only written (each part stored into its columns); any other use is refused."""
+        ok = {1} if call is not None and call.op_name == "tensor.assemble" else set()
+        ok |= {0, 1} if call is not None and call.op_name == "tensor.concat" else set()
+        args = values if values is not None else call.args
+        for i, a in enumerate(args):
+            if isinstance(a, Var) and a in self.concat and i not in ok:
+                what = call.op_name if call is not None else "a yield"
+                raise NotSupportedError(
+                    f"the result of pl.concat ({a.name!r}) is used by {what}: inside a loop, an if or next to a "
+                    "dynamic window a concat is lowered into the window it is written to, so it can only be written",
+                    span=where, hint=f"write it to a tensor window (out[r0 : r1, :] = pl.concat(...)), or apply "
+                                     f"{what} to each part before concatenating")
 
     def carried(self, value: Expr, want_tile: bool, out: list[Stmt]) -> Expr:
         """A value entering a carried slot (init or yield): a GM tensor where a tile is carried is loaded."""
@@ -897,7 +933,7 @@ def _convert_structured(fn: Function) -> Function:
     for s in body:
         if isinstance(s, ReturnStmt):
             for v in s.values:
-                if isinstance(v, Var) and v in lowering.tile.values():
+                if isinstance(v, Var) and (v in lowering.tile.values() or v in lowering.concat):
                     raise NotSupportedError(f"function {fn.name!r} returns a computed value",
                                             span=s.span if s.span.line else None,
                                             hint="write it to an output tensor: out[:] = value")
