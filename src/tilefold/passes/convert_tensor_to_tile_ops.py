@@ -507,6 +507,171 @@ class _Lowering:
         return loop, dict(zip(roots, rvs, strict=True)), dict(zip(accs, acc_rvs, strict=True))
 
 
+_POSITIONAL = {OpKind.ELEMENTWISE, OpKind.SCALAR_ELEMENTWISE, OpKind.UNARY, OpKind.CAST}
+_GRID_COLS = 256  # columns per block of a dynamic column extent (a multiple of 32: every row stays aligned)
+_WINDOW_HINT = ("read it in windows of a static extent in a loop: for j in pl.range(pl.tensor.dim(x, 1) // 64): "
+                "... x[:, j * 64 : j * 64 + 64] (a partial last window: pl.load(x, [0, j * 64], [rows, 64], "
+                "valid_shapes=[rows, pl.min(n - j * 64, 64)]))")
+
+
+def _dynamic_axis(t: Any) -> int | None:
+    """The first axis past the leading one whose extent is a ``pl.dynamic`` expression, if any."""
+    if not isinstance(t, TensorType):
+        return None
+    return next((ax for ax, d in enumerate(_shape(t)) if ax > 0 and not isinstance(d, int)), None)
+
+
+class _DynamicGrid:
+    """A straight-line element-wise region over a tensor with a dynamic column extent (and any row count): a grid
+    of ``[R, C]`` blocks, each tile loaded with the valid shape ``[min(M - r0, R), min(N - c0, C)]`` (constant
+    where the extent is), computed by position-preserving tile ops (the valid shape flows through them) and
+    stored (a store writes its valid region only). Any other region with a dynamic non-leading extent is refused
+    (a whole tensor of unknown width has no tile)."""
+
+    def __init__(self, fn: Function, region: list[AssignStmt], target: Any) -> None:
+        self.fn, self.region, self.target = fn, region, target
+        self.names: set[str] = {p.name for p in fn.params}
+        self.tiles: dict[Var, Expr] = {}  # tensor-op result -> its tile in the block
+
+    def fresh(self, base: str) -> str:
+        name, k = base, 0
+        while name in self.names:
+            k += 1
+            name = f"{base}_{k}"
+        self.names.add(name)
+        return name
+
+    def check(self) -> tuple[Any, Any]:
+        """The region's ``(M, N)``, or a located error naming the op that has no block form."""
+        written = next((s.value.args[1].type for s in self.region if s.value.op_name == "tensor.assemble"), None)
+        dims = _shape(written) if written is not None else None
+        for s in self.region:
+            call = s.value
+            op = op_of(call)
+            where = call.span if call.span.line else None
+            dyn = next(((a, ax) for a in (*call.args, s.var) if (ax := _dynamic_axis(a.type)) is not None), None)
+            what = f"{call.op_name}: a whole-tensor operand with a dynamic extent"
+            if dyn is not None:
+                ext = _shape(dyn[0].type)[dyn[1]]
+                what += f" ({getattr(ext, 'name', ext)} on axis {dyn[1]})"
+            if call.op_name == "tensor.assemble":
+                ok = all(isinstance(o, ConstInt) and o.value == 0 for o in call.args[2].elements)
+            else:
+                ok = op is not None and op.kind in _POSITIONAL
+            shapes = [a.type for a in (*call.args, s.var) if isinstance(getattr(a, "type", None), TensorType)]
+            ok = ok and dims is not None and len(dims) == 2 and all(
+                len(_shape(t)) == 2 and all(_same_dim(x, y) for x, y in zip(_shape(t), dims, strict=True))
+                for t in shapes)
+            if not ok:
+                raise NotSupportedError(
+                    f"{what} is only lowered in straight-line element-wise regions of one 2-D shape, written whole "
+                    "(tiled into blocks of dynamic valid shape)", span=where, hint=_WINDOW_HINT)
+        assert dims is not None
+        return dims
+
+    def run(self) -> tuple[list[Stmt], dict[Var, Var]]:
+        from tilefold.ir.expr import Add, Min, Sub
+
+        m, n = self.check()
+        loads = {a for s in self.region for i, a in enumerate(s.value.args) if isinstance(a, Var)
+                 and isinstance(a.type, TensorType) and not (s.value.op_name == "tensor.assemble" and i == 0)}
+        tile_bytes = sum(a.type.dtype.bits for a in loads) + sum(
+            s.var.type.dtype.bits for s in self.region if s.value.op_name != "tensor.assemble")
+        budget = self.target.capacity(MemorySpace.Vec) // 2 * 8  # bits: every tile of a block live at once (safe)
+        c = _GRID_COLS if not isinstance(n, int) else n
+        rows = [r for r in range(min(m, 1024), 0, -1) if m % r == 0] if isinstance(m, int) else \
+            [1 << k for k in range(6, -1, -1)]
+        r = next((x for x in rows if x * c * tile_bytes <= budget), None)
+        while r is None and c > 32:
+            c //= 2
+            r = next((x for x in rows if x * c * tile_bytes <= budget), None)
+        if r is None:
+            raise NotSupportedError(f"function {self.fn.name!r}: one block of the element-wise region needs more "
+                                    "Vec than there is", span=self.fn.span if self.fn.span.line else None,
+                                    hint=_WINDOW_HINT)
+
+        def blocks(extent: Any, size: int) -> Expr:
+            if isinstance(extent, int):
+                return _idx(-(-extent // size))
+            return FloorDiv(Add(extent, _idx(size - 1), DataType.INDEX), _idx(size), DataType.INDEX)
+
+        def valid(extent: Any, start: Expr, size: int) -> Expr:
+            if isinstance(extent, int) and extent % size == 0:
+                return _idx(size)
+            ext = _idx(extent) if isinstance(extent, int) else extent
+            return Min(Sub(ext, start, DataType.INDEX), _idx(size), DataType.INDEX)
+
+        root: dict[Var, Var] = {}
+        for s in self.region:
+            if s.value.op_name == "tensor.assemble":
+                dst = s.value.args[0]
+                root[s.var] = root.get(dst, dst)
+                root.setdefault(dst, root[s.var])
+        roots = list(dict.fromkeys(root.values()))
+        rb = Var(self.fresh("row_block"), _IDX)
+        cb = Var(self.fresh("col_block"), _IDX)
+        outer = tuple(IterArg(self.fresh(f"{x.name}_iter"), x.type, x.span, init=x) for x in roots)
+        inner = tuple(IterArg(self.fresh(f"{x.name}_iter"), x.type, x.span, init=o)
+                      for x, o in zip(roots, outer, strict=True))
+        current: dict[Var, Expr] = dict(zip(roots, inner, strict=True))
+        r0 = Mul(rb, _idx(r), DataType.INDEX)
+        c0 = Mul(cb, _idx(c), DataType.INDEX)
+        where = _tup([r0, c0])
+        extents = _tup([_idx(r), _idx(c)])
+        valids = [valid(m, r0, r), valid(n, c0, c)]
+        body: list[Stmt] = []
+        tiles = self.tiles
+        for s in self.region:
+            call = s.value
+            span = call.span
+            if call.op_name == "tensor.assemble":
+                value = call.args[1]
+                tile = tiles[value] if value in tiles else self.load(value, root, current, where, extents, valids,
+                                                                     tiles, body)
+                rt = root[s.var]
+                st = make_call("tile.store", [tile, where, current[rt]], _atomic_of(call), span=span)
+                nv = Var(self.fresh(rt.name), st.type, span)
+                body.append(AssignStmt(nv, st, span=span))
+                current[rt] = nv
+                continue
+            op = op_of(call)
+            assert op is not None
+            args = [tiles[a] if isinstance(a, Var) and a in tiles else
+                    self.load(a, root, current, where, extents, valids, tiles, body)
+                    if isinstance(a, Var) and isinstance(a.type, TensorType) else a for a in call.args]
+            tile_op = find_op(op.extra["tile_op"])
+            assert tile_op is not None
+            attrs = {k: v for k, v in call.kwargs if k in {p.name for p in tile_op.attr_params}}
+            tc = make_call(tile_op.name, args, attrs, span=span)
+            t = Var(self.fresh(s.var.name), tc.type, span)
+            body.append(AssignStmt(t, tc, span=span))
+            tiles[s.var] = t
+        inner_rvs = tuple(Var(self.fresh(x.name), x.type, x.span) for x in roots)
+        inner_loop = ForStmt(cb, _idx(0), blocks(n, c), _idx(1), inner,
+                             SeqStmts((*body, YieldStmt(tuple(current[x] for x in roots)))), inner_rvs,
+                             span=self.fn.span)
+        rvs = tuple(Var(self.fresh(x.name), x.type, x.span) for x in roots)
+        loop = ForStmt(rb, _idx(0), blocks(m, r), _idx(1), outer,
+                       SeqStmts((inner_loop, YieldStmt(inner_rvs))), rvs, span=self.fn.span)
+        final = dict(zip(roots, rvs, strict=True))
+        written = [s.var for s in self.region if s.value.op_name == "tensor.assemble"]
+        return [loop], {v: final[root[v]] for v in written}
+
+    def load(self, v: Var, root: dict[Var, Var], current: dict[Var, Expr], where: MakeTuple, extents: MakeTuple,
+             valids: list[Expr], tiles: dict[Var, Expr], body: list[Stmt]) -> Expr:
+        """This block's window of a tensor (a tensor written earlier in the region: its current value)."""
+        src = current[root[v]] if v in root else v
+        partial = any(not (isinstance(x, ConstInt) and x.value == e.value)
+                      for x, e in zip(valids, extents.elements, strict=True))
+        args = [src, where, extents] + ([_tup(valids)] if partial else [])
+        ld = make_call("tile.load", args, {"target_memory": MemorySpace.Vec}, span=v.span)
+        t = Var(self.fresh(f"{v.name}_tile"), ld.type, v.span)
+        body.append(AssignStmt(t, ld, span=v.span))
+        if v not in root:
+            tiles[v] = t
+        return t
+
+
 class _HasTensorOps(IRVisitor):
     def __init__(self) -> None:
         self.nested = False
@@ -567,6 +732,7 @@ class _Structured:
         self.loaded: dict[tuple[Expr, MemorySpace], Var] = {}  # whole-tensor loads visible in the current block
         self.clobbers = 0  # tile-level statements seen that may write a GM tensor (they invalidate loads)
         self.concat: dict[Var, tuple[Expr, Expr]] = {}  # concat result -> its two parts (written part by part)
+        self.use_span: Span | None = None  # the tensor op being lowered (where an operand error points)
 
     def operand(self, e: Expr, out: list[Stmt], mem: MemorySpace, cache: bool = True) -> Expr:
         if isinstance(e, Var) and e in self.tile:
@@ -577,9 +743,14 @@ class _Structured:
             if got is not None:  # loaded already in this block or an enclosing one (a write makes a new value)
                 return got
             shape = _shape(e.type)
-            if not all(isinstance(x, int) for x in shape):
-                raise NotSupportedError("a dynamic extent in a tensor-level loop is not supported",
-                                        span=e.span if e.span.line else None, hint="use constant extents here")
+            dyn = next((ax for ax, x in enumerate(shape) if not isinstance(x, int)), None)
+            if dyn is not None:  # a whole tensor of unknown extent has no tile (and no static upper bound)
+                raise NotSupportedError(
+                    f"{e.name!r} is used whole inside a loop, an if or next to a dynamic window, but axis {dyn} has "
+                    f"the dynamic extent {getattr(shape[dyn], 'name', shape[dyn])}: a whole-tensor value needs a tile "
+                    "of static shape",
+                    span=self.use_span or (e.span if e.span.line else None),
+                    hint=_WINDOW_HINT)
             call = make_call("tile.load", [src, _tup([_idx(0)] * len(shape)), _tup([_idx(x) for x in shape])],
                              {"target_memory": mem}, span=e.span)
             v = Var(f"{e.name}_tile", call.type, e.span)
@@ -675,6 +846,7 @@ class _Structured:
         assert op is not None and isinstance(call, Call)
         span = call.span
         where = span if span.line else None
+        self.use_span = where
         self.refuse_concat_use(call, where)
         if call.op_name == "tensor.assemble":
             dst = call.args[0]
@@ -987,7 +1159,9 @@ def _convert(fn: Function, target: Any) -> Function:
                                     "not supported", span=getattr(s, "span", None),
                                     hint="put tile-level code before the tensor-level ops, or write it all at one "
                                          "level")
-    lowering = _Lowering(fn, region, target)
+    grid = any(_dynamic_axis(a.type) is not None for st in region for a in (*st.value.args, st.var)
+               if isinstance(a, Var))
+    lowering: Any = (_DynamicGrid if grid else _Lowering)(fn, region, target)
     new, final = lowering.run()
     out = stmts[:first] + new
     for s in stmts[first:]:
