@@ -119,3 +119,18 @@ def concat_fed_to_compute(x: pl.Tensor[[64, 32], pl.FP32], out: pl.Out[pl.Tensor
             c = pl.concat(x[i * 32 : (i + 1) * 32, :], x[i * 32 : (i + 1) * 32, :])
             out[:] = pl.exp(c)
     return out
+
+
+@pl.jit
+def nested_concat_straight_line(a: pl.Tensor[[32, 32], pl.FP32], b: pl.Tensor[[32, 16], pl.FP32],
+                                out: pl.Out[pl.Tensor[[32, 80], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.concat(pl.concat(pl.exp(a), b), a)
+    return out
+
+
+@pl.jit
+def concat_fed_to_compute_straight_line(a: pl.Tensor[[32, 32], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.exp(pl.concat(a, a))
+    return out

@@ -99,6 +99,12 @@ def test_concat_next_to_dynamic_column_windows():
     assert k.concat_at_dynamic_columns.compile_count == 1
 
 
+def test_nested_concat_in_straight_line_code():
+    a, b, out = r(32, 32), r(32, 16), np.zeros((32, 80), np.float32)
+    k.nested_concat_straight_line(a, b, out)
+    np.testing.assert_allclose(out, np.concatenate([np.exp(a), b, a], axis=1), rtol=1e-5)
+
+
 @pytest.mark.parametrize("kernel, args, text", [
     (k.whole_dynamic_in_a_loop, ((16, 64), (16, 64)),
      "'x' is used whole inside a loop, an if or next to a dynamic window, but axis 1 has the dynamic extent N"),
@@ -106,6 +112,8 @@ def test_concat_next_to_dynamic_column_windows():
      "tensor.row_sum: a whole-tensor operand with a dynamic extent (N on axis 1) is only lowered in straight-line "
      "element-wise regions"),
     (k.concat_fed_to_compute, ((64, 32), (32, 64)), "the result of pl.concat ('c') is used by tensor.exp"),
+    (k.concat_fed_to_compute_straight_line, ((32, 32), (32, 64)), "is used by tensor.exp: a concat can only be "
+                                                                  "written to a tensor"),
 ])
 def test_what_stays_refused_is_a_located_error_with_a_hint(kernel, args, text):
     with pytest.raises(TilefoldError) as info:

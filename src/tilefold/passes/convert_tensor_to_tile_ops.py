@@ -345,9 +345,10 @@ class _Lowering:
                 value = call.args[1]
                 offs = _ints(call.args[2])
                 parts = [(value, 0)]
-                if isinstance(value, Var) and value in self.concat:
-                    a, b = self.concat[value]
-                    parts = [(a, 0), (b, _shape(a.type)[1])]
+                while any(isinstance(p, Var) and p in self.concat for p, _ in parts):  # nested concats: flattened
+                    parts = [q for p, c in parts for q in (
+                        [(self.concat[p][0], c), (self.concat[p][1], c + _shape(self.concat[p][0].type)[1])]
+                        if isinstance(p, Var) and p in self.concat else [(p, c)])]
                 for part, col in parts:
                     if isinstance(part, Var) and part in self.tiles:
                         tile = self.tiles[part]
@@ -392,6 +393,12 @@ class _Lowering:
                 self.out.append(AssignStmt(t, ld, span=span))
                 self.tiles[s.var] = t
                 continue
+            used = next((a for a in call.args if isinstance(a, Var) and a in self.concat), None)
+            if used is not None:  # a concat is lowered into the window it is written to: it has no tile
+                raise NotSupportedError(f"the result of pl.concat ({used.name!r}) is used by {name}: a concat can "
+                                        "only be written to a tensor", span=span if span.line else None,
+                                        hint=f"write it to a tensor window (out[:, :] = pl.concat(...)), or apply "
+                                             f"{name} to each part before concatenating")
             tile_op = find_op(op.extra["tile_op"])
             assert tile_op is not None
             mem = MemorySpace.Mat if op.kind is OpKind.MATMUL else MemorySpace.Vec
