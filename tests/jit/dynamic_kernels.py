@@ -134,3 +134,34 @@ def concat_fed_to_compute_straight_line(a: pl.Tensor[[32, 32], pl.FP32], out: pl
     with pl.at(level=pl.Level.CORE_GROUP):
         out[:] = pl.exp(pl.concat(a, a))
     return out
+
+
+@pl.jit
+def elementwise_1d(x: pl.Tensor[[N], pl.FP32], out: pl.Out[pl.Tensor[[N], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.adds(pl.exp(x), 1.0)
+    return out
+
+
+K = pl.dynamic("K")
+
+
+@pl.jit
+def matmul_dynamic_k(a: pl.Tensor[[16, K], pl.FP16], b: pl.Tensor[[K, 32], pl.FP16],
+                     out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]):
+    # a dynamic reduction length walked in K blocks of 64 (PyPTO's matmul_acc loop)
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = pl.matmul(a[:, 0:64], b[0:64, :], out_dtype=pl.FP32)
+        for kb in pl.range(1, pl.tensor.dim(a, 1) // 64):
+            k0 = kb * 64
+            acc = pl.matmul_acc(acc, a[:, k0 : k0 + 64], b[k0 : k0 + 64, :])
+        out[:] = acc
+    return out
+
+
+@pl.jit
+def matmul_whole_dynamic_k(a: pl.Tensor[[16, K], pl.FP16], b: pl.Tensor[[K, 32], pl.FP16],
+                           out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.matmul(a, b, out_dtype=pl.FP32)
+    return out

@@ -47,6 +47,22 @@ def test_whole_tensors_of_dynamic_rows_and_columns_are_a_grid_of_valid_shape_blo
     assert "valid_shape=[pl.min(M - row_block * 8, 8), pl.min(N - col_block * 256, 256)]" in text
 
 
+def test_a_dynamic_1d_extent_is_one_loop_of_valid_shape_blocks():
+    for n in (40, 600):
+        x, out = r(n), np.zeros(n, np.float32)
+        k.elementwise_1d(x, out)
+        np.testing.assert_allclose(out, np.exp(x) + 1, rtol=1e-5)
+    assert k.elementwise_1d.compile_count == 1
+
+
+def test_a_dynamic_reduction_length_walked_by_matmul_acc():
+    for kk in (64, 192):
+        a, b, out = r(16, kk, dtype=np.float16), r(kk, 32, dtype=np.float16), np.zeros((16, 32), np.float32)
+        k.matmul_dynamic_k(a, b, out)
+        np.testing.assert_allclose(out, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-3, atol=1e-3)
+    assert k.matmul_dynamic_k.compile_count == 1
+
+
 def _paged_reference(q, kc, vc, table):
     ks = np.concatenate([kc[b * k.BLOCK:(b + 1) * k.BLOCK] for b in table]).astype(np.float32)
     vs = np.concatenate([vc[b * k.BLOCK:(b + 1) * k.BLOCK] for b in table]).astype(np.float32)
@@ -112,12 +128,14 @@ def test_nested_concat_in_straight_line_code():
      "tensor.row_sum: a whole-tensor operand with a dynamic extent (N on axis 1) is only lowered in straight-line "
      "element-wise regions"),
     (k.concat_fed_to_compute, ((64, 32), (32, 64)), "the result of pl.concat ('c') is used by tensor.exp"),
+    (k.matmul_whole_dynamic_k, ((16, 64, np.float16), (64, 32, np.float16), (16, 32)),
+     "tensor.matmul: a whole-tensor operand with a dynamic extent (K on axis 1)"),
     (k.concat_fed_to_compute_straight_line, ((32, 32), (32, 64)), "is used by tensor.exp: a concat can only be "
                                                                   "written to a tensor"),
 ])
 def test_what_stays_refused_is_a_located_error_with_a_hint(kernel, args, text):
     with pytest.raises(TilefoldError) as info:
-        kernel(*(np.zeros(s, np.float32) for s in args))
+        kernel(*(np.zeros(s[:-1], s[-1]) if isinstance(s[-1], type) else np.zeros(s, np.float32) for s in args))
     assert text in info.value.message
     assert info.value.span is not None and info.value.span.line > 0
     assert "pl.range(pl.tensor.dim(" in (info.value.hint or "") or "pl.concat" in (info.value.hint or "")

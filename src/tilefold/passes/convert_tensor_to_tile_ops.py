@@ -525,7 +525,8 @@ def _dynamic_axis(t: Any) -> int | None:
     """The first axis past the leading one whose extent is a ``pl.dynamic`` expression, if any."""
     if not isinstance(t, TensorType):
         return None
-    return next((ax for ax, d in enumerate(_shape(t)) if ax > 0 and not isinstance(d, int)), None)
+    shape = _shape(t)
+    return next((ax for ax, d in enumerate(shape) if (ax > 0 or len(shape) == 1) and not isinstance(d, int)), None)
 
 
 class _DynamicGrid:
@@ -566,12 +567,13 @@ class _DynamicGrid:
             else:
                 ok = op is not None and op.kind in _POSITIONAL
             shapes = [a.type for a in (*call.args, s.var) if isinstance(getattr(a, "type", None), TensorType)]
-            ok = ok and dims is not None and len(dims) == 2 and all(
-                len(_shape(t)) == 2 and all(_same_dim(x, y) for x, y in zip(_shape(t), dims, strict=True))
+            ok = ok and dims is not None and len(dims) in (1, 2) and all(
+                len(_shape(t)) == len(dims) and all(_same_dim(x, y) for x, y in zip(_shape(t), dims, strict=True))
                 for t in shapes)
             if not ok:
                 raise NotSupportedError(
-                    f"{what} is only lowered in straight-line element-wise regions of one 2-D shape, written whole "
+                    f"{what} is only lowered in straight-line element-wise regions of one 1-D / 2-D shape, written "
+                    "whole "
                     "(tiled into blocks of dynamic valid shape)", span=where, hint=_WINDOW_HINT)
         assert dims is not None
         return dims
@@ -579,7 +581,9 @@ class _DynamicGrid:
     def run(self) -> tuple[list[Stmt], dict[Var, Var]]:
         from tilefold.ir.expr import Add, Min, Sub
 
-        m, n = self.check()
+        dims = self.check()
+        flat = len(dims) == 1  # a 1-D tensor: one loop over blocks of C elements
+        m, n = (1, dims[0]) if flat else dims
         loads = {a for s in self.region for i, a in enumerate(s.value.args) if isinstance(a, Var)
                  and isinstance(a.type, TensorType) and not (s.value.op_name == "tensor.assemble" and i == 0)}
         tile_bytes = sum(a.type.dtype.bits for a in loads) + sum(
@@ -618,14 +622,14 @@ class _DynamicGrid:
         rb = Var(self.fresh("row_block"), _IDX)
         cb = Var(self.fresh("col_block"), _IDX)
         outer = tuple(IterArg(self.fresh(f"{x.name}_iter"), x.type, x.span, init=x) for x in roots)
-        inner = tuple(IterArg(self.fresh(f"{x.name}_iter"), x.type, x.span, init=o)
+        inner = tuple(IterArg(self.fresh(f"{x.name}_iter"), x.type, x.span, init=x if flat else o)
                       for x, o in zip(roots, outer, strict=True))
         current: dict[Var, Expr] = dict(zip(roots, inner, strict=True))
         r0 = Mul(rb, _idx(r), DataType.INDEX)
         c0 = Mul(cb, _idx(c), DataType.INDEX)
-        where = _tup([r0, c0])
-        extents = _tup([_idx(r), _idx(c)])
-        valids = [valid(m, r0, r), valid(n, c0, c)]
+        where = _tup([c0] if flat else [r0, c0])
+        extents = _tup([_idx(c)] if flat else [_idx(r), _idx(c)])
+        valids = [valid(n, c0, c)] if flat else [valid(m, r0, r), valid(n, c0, c)]
         body: list[Stmt] = []
         tiles = self.tiles
         for s in self.region:
@@ -657,6 +661,10 @@ class _DynamicGrid:
         inner_loop = ForStmt(cb, _idx(0), blocks(n, c), _idx(1), inner,
                              SeqStmts((*body, YieldStmt(tuple(current[x] for x in roots)))), inner_rvs,
                              span=self.fn.span)
+        if flat:  # the column loop alone, carrying the written tensors from their parameters
+            final = dict(zip(roots, inner_rvs, strict=True))
+            written = [s.var for s in self.region if s.value.op_name == "tensor.assemble"]
+            return [inner_loop], {v: final[root[v]] for v in written}
         rvs = tuple(Var(self.fresh(x.name), x.type, x.span) for x in roots)
         loop = ForStmt(rb, _idx(0), blocks(m, r), _idx(1), outer,
                        SeqStmts((inner_loop, YieldStmt(inner_rvs))), rvs, span=self.fn.span)
