@@ -15,7 +15,11 @@ accumulator starting at the reduction's identity combines each block's partial r
 
 Functions with tensor-level ops inside loops or ifs, or with windows at dynamic offsets, take the structured path
 (``_Structured``): whole-value tiles, loop-carried / branch-merged tiles, loads and stores at the windows' offsets,
-each dynamic window bounded over the loop ranges (``tilefold.analysis.affine``).
+each dynamic window bounded over the loop ranges (``tilefold.analysis.affine``); a concat is stored part by part
+where it is written.
+
+Straight-line element-wise regions over a tensor with a dynamic column (or 1-D) extent become a grid of blocks of
+run-time valid shape (``_DynamicGrid``).
 """
 
 from __future__ import annotations
