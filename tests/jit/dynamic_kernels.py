@@ -165,3 +165,11 @@ def matmul_whole_dynamic_k(a: pl.Tensor[[16, K], pl.FP16], b: pl.Tensor[[K, 32],
     with pl.at(level=pl.Level.CORE_GROUP):
         out[:] = pl.matmul(a, b, out_dtype=pl.FP32)
     return out
+
+
+@pl.jit
+def constant_window_of_dynamic_columns(x: pl.Tensor[[16, N], pl.FP32], out: pl.Out[pl.Tensor[[16, N], pl.FP32]]):
+    # a window of static extent of a tensor with a dynamic column extent, in straight-line code (row-tiled path)
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:, 0:64] = pl.exp(x[:, 0:64])
+    return out

@@ -47,6 +47,15 @@ def test_whole_tensors_of_dynamic_rows_and_columns_are_a_grid_of_valid_shape_blo
     assert "valid_shape=[pl.min(M - row_block * 8, 8), pl.min(N - col_block * 256, 256)]" in text
 
 
+def test_a_constant_window_of_a_dynamic_column_extent_in_straight_line_code():
+    for n in (64, 200):
+        x, out = r(16, n), np.zeros((16, n), np.float32)
+        k.constant_window_of_dynamic_columns(x, out)
+        np.testing.assert_allclose(out[:, :64], np.exp(x[:, :64]), rtol=1e-5)
+        assert not out[:, 64:].any()  # the rest of out is not written
+    assert k.constant_window_of_dynamic_columns.compile_count == 1
+
+
 def test_a_dynamic_1d_extent_is_one_loop_of_valid_shape_blocks():
     for n in (40, 600):
         x, out = r(n), np.zeros(n, np.float32)

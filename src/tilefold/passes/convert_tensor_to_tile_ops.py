@@ -1178,8 +1178,10 @@ def _convert(fn: Function, target: Any) -> Function:
                                     "not supported", span=getattr(s, "span", None),
                                     hint="put tile-level code before the tensor-level ops, or write it all at one "
                                          "level")
-    grid = any(_dynamic_axis(a.type) is not None for st in region for a in (*st.value.args, st.var)
-               if isinstance(a, Var))
+    # a whole tensor of dynamic non-leading extent (not the source of a window, nor the target of a write)
+    grid = any(_dynamic_axis(a.type) is not None for st in region for i, a in enumerate((*st.value.args, st.var))
+               if isinstance(a, Var) and not (st.value.op_name in ("tensor.slice", "tensor.assemble")
+                                              and (i == 0 or a is st.var)))
     lowering: Any = (_DynamicGrid if grid else _Lowering)(fn, region, target)
     new, final = lowering.run()
     out = stmts[:first] + new
