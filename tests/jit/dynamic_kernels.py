@@ -106,9 +106,10 @@ def whole_dynamic_in_a_loop(x: pl.Tensor[[16, N], pl.FP32], out: pl.Out[pl.Tenso
 
 
 @pl.jit
-def row_sum_of_dynamic_columns(x: pl.Tensor[[16, N], pl.FP32], out: pl.Out[pl.Tensor[[16, 1], pl.FP32]]):
+def softmax_of_dynamic_columns(x: pl.Tensor[[16, N], pl.FP32], out: pl.Out[pl.Tensor[[16, N], pl.FP32]]):
+    # a row reduction feeding compute needs the whole row: refused (write the block loop)
     with pl.at(level=pl.Level.CORE_GROUP):
-        out[:] = pl.row_sum(x)
+        out[:] = pl.row_expand_div(x, pl.row_sum(x))
     return out
 
 
@@ -173,3 +174,16 @@ def constant_window_of_dynamic_columns(x: pl.Tensor[[16, N], pl.FP32], out: pl.O
     with pl.at(level=pl.Level.CORE_GROUP):
         out[:, 0:64] = pl.exp(x[:, 0:64])
     return out
+
+
+@pl.jit
+def row_reductions_of_dynamic_columns(x: pl.Tensor[[M, N], pl.FP32], sums: pl.Out[pl.Tensor[[M, 1], pl.FP32]],
+                                      maxes: pl.Out[pl.Tensor[[M, 1], pl.FP32]],
+                                      out: pl.Out[pl.Tensor[[M, N], pl.FP32]]):
+    # row reductions over a dynamic width: each column block is padded with the identity, reduced and combined
+    with pl.at(level=pl.Level.CORE_GROUP):
+        e = pl.mul(x, 2.0)
+        sums[:] = pl.row_sum(pl.exp(e))
+        maxes[:] = pl.row_max(e)
+        out[:] = pl.neg(e)
+    return sums, maxes, out

@@ -56,6 +56,20 @@ def test_a_constant_window_of_a_dynamic_column_extent_in_straight_line_code():
     assert k.constant_window_of_dynamic_columns.compile_count == 1
 
 
+def test_row_reductions_over_a_dynamic_width_combine_padded_column_blocks():
+    for shape in ((16, 300), (9, 513)):  # partial column blocks; partial row blocks (their rows are not stored)
+        x = r(*shape)
+        sums, maxes = np.full((shape[0], 1), 5.0, np.float32), np.full((shape[0], 1), 5.0, np.float32)
+        out = np.zeros(shape, np.float32)
+        k.row_reductions_of_dynamic_columns(x, sums, maxes, out)
+        np.testing.assert_allclose(sums, np.exp(2 * x).sum(axis=1, keepdims=True), rtol=1e-4)
+        np.testing.assert_allclose(maxes, (2 * x).max(axis=1, keepdims=True), rtol=1e-6)
+        np.testing.assert_allclose(out, -2 * x, rtol=1e-6)
+    assert k.row_reductions_of_dynamic_columns.compile_count == 1
+    text = k.row_reductions_of_dynamic_columns.lower(x, sums, maxes, out).as_python()
+    assert "pl.tile.fillpad(" in text and "pad_value=pl.PadValue.min" in text and "pl.tile.set_validshape(" in text
+
+
 def test_a_dynamic_1d_extent_is_one_loop_of_valid_shape_blocks():
     for n in (40, 600):
         x, out = r(n), np.zeros(n, np.float32)
@@ -133,9 +147,9 @@ def test_nested_concat_in_straight_line_code():
 @pytest.mark.parametrize("kernel, args, text", [
     (k.whole_dynamic_in_a_loop, ((16, 64), (16, 64)),
      "'x' is used whole inside a loop, an if or next to a dynamic window, but axis 1 has the dynamic extent N"),
-    (k.row_sum_of_dynamic_columns, ((16, 64), (16, 1)),
-     "tensor.row_sum: a whole-tensor operand with a dynamic extent (N on axis 1) is only lowered in straight-line "
-     "element-wise regions"),
+    (k.softmax_of_dynamic_columns, ((16, 64), (16, 64)),
+     "tensor.row_expand_div: a whole-tensor operand with a dynamic extent (N on axis 1) is only lowered in "
+     "straight-line element-wise regions"),
     (k.concat_fed_to_compute, ((64, 32), (32, 64)), "the result of pl.concat ('c') is used by tensor.exp"),
     (k.matmul_whole_dynamic_k, ((16, 64, np.float16), (64, 32, np.float16), (16, 32)),
      "tensor.matmul: a whole-tensor operand with a dynamic extent (K on axis 1)"),

@@ -42,7 +42,7 @@ from tilefold.ir.stmt import (
     YieldStmt,
     flatten_stmts,
 )
-from tilefold.ir.types import DataType, MemorySpace, ScalarType, TensorType, TileType
+from tilefold.ir.types import DataType, MemorySpace, PadValue, ScalarType, TensorType, TileType
 from tilefold.ir.visitor import IRVisitor, collect_uses
 from tilefold.ops.registry import OpKind, find_op, make_call, op_of
 from tilefold.passes.base import Pass
@@ -555,8 +555,12 @@ class _DynamicGrid:
 
     def check(self) -> tuple[Any, Any]:
         """The region's ``(M, N)``, or a located error naming the op that has no block form."""
-        written = next((s.value.args[1].type for s in self.region if s.value.op_name == "tensor.assemble"), None)
-        dims = _shape(written) if written is not None else None
+        self.reductions = {s.var: s for s in self.region if (o := op_of(s.value)) is not None
+                           and o.kind is OpKind.ROW_REDUCTION and "combine" in o.extra}
+        written = next((s.value.args[1].type for s in self.region if s.value.op_name == "tensor.assemble"
+                        and s.value.args[1] not in self.reductions), None)
+        red_in = next((s.value.args[0].type for s in self.reductions.values()), None)
+        dims = _shape(red_in if red_in is not None else written) if (red_in or written) is not None else None
         for s in self.region:
             call = s.value
             op = op_of(call)
@@ -569,16 +573,25 @@ class _DynamicGrid:
             if call.op_name == "tensor.assemble":
                 ok = all(isinstance(o, ConstInt) and o.value == 0 for o in call.args[2].elements)
             else:
-                ok = op is not None and op.kind in _POSITIONAL
-            shapes = [a.type for a in (*call.args, s.var) if isinstance(getattr(a, "type", None), TensorType)]
+                ok = op is not None and (op.kind in _POSITIONAL or s.var in self.reductions)
+            # a row reduction's [M, 1] result is only written (after the column blocks); its input is [M, N]
+            ok = ok and all(a not in self.reductions for i, a in enumerate(call.args)
+                            if not (call.op_name == "tensor.assemble" and i == 1))
+            reduced = s.var in self.reductions or (call.op_name == "tensor.assemble" and call.args[1] in
+                                                    self.reductions)
+            shapes = [a.type for a in ((call.args[0],) if s.var in self.reductions else () if reduced else
+                                       (*call.args, s.var)) if isinstance(getattr(a, "type", None), TensorType)]
+            if reduced and call.op_name == "tensor.assemble" and dims is not None:
+                dst = _shape(call.args[0].type)
+                ok = ok and len(dims) == 2 and len(dst) == 2 and _same_dim(dst[0], dims[0]) and dst[1] == 1
             ok = ok and dims is not None and len(dims) in (1, 2) and all(
                 len(_shape(t)) == len(dims) and all(_same_dim(x, y) for x, y in zip(_shape(t), dims, strict=True))
                 for t in shapes)
             if not ok:
                 raise NotSupportedError(
                     f"{what} is only lowered in straight-line element-wise regions of one 1-D / 2-D shape, written "
-                    "whole "
-                    "(tiled into blocks of dynamic valid shape)", span=where, hint=_WINDOW_HINT)
+                    "whole, and row reductions of them (tiled into blocks of dynamic valid shape)", span=where,
+                    hint=_WINDOW_HINT)
         assert dims is not None
         return dims
 
@@ -591,7 +604,8 @@ class _DynamicGrid:
         loads = {a for s in self.region for i, a in enumerate(s.value.args) if isinstance(a, Var)
                  and isinstance(a.type, TensorType) and not (s.value.op_name == "tensor.assemble" and i == 0)}
         tile_bytes = sum(a.type.dtype.bits for a in loads) + sum(
-            s.var.type.dtype.bits for s in self.region if s.value.op_name != "tensor.assemble")
+            s.var.type.dtype.bits * (2 if s.var in self.reductions else 1)  # + the padded copy
+            for s in self.region if s.value.op_name != "tensor.assemble")
         budget = self.target.capacity(MemorySpace.Vec) // 2 * 8  # bits: every tile of a block live at once (safe)
         c = _GRID_COLS if not isinstance(n, int) else n
         rows = [r for r in range(min(m, 1024), 0, -1) if m % r == 0] if isinstance(m, int) else \
@@ -629,6 +643,18 @@ class _DynamicGrid:
         inner = tuple(IterArg(self.fresh(f"{x.name}_iter"), x.type, x.span, init=x if flat else o)
                       for x, o in zip(roots, outer, strict=True))
         current: dict[Var, Expr] = dict(zip(roots, inner, strict=True))
+        # row reductions: an [R, 1] accumulator per reduction, from the identity, carried by the column loop
+        pre: list[Stmt] = []
+        acc_iters: dict[Var, IterArg] = {}
+        for v, st in self.reductions.items():
+            op = op_of(st.value)
+            assert op is not None
+            init = make_call("tile.full", [], {"shape": (r, 1), "dtype": v.type.dtype,
+                                               "value": op.extra["identity"]}, span=st.value.span)
+            iv = Var(self.fresh(f"{v.name}_init"), init.type, st.value.span)
+            pre.append(AssignStmt(iv, init, span=st.value.span))
+            acc_iters[v] = IterArg(self.fresh(f"{v.name}_acc"), init.type, st.value.span, init=iv)
+        acc: dict[Var, Expr] = dict(acc_iters)
         r0 = Mul(rb, _idx(r), DataType.INDEX)
         c0 = Mul(cb, _idx(c), DataType.INDEX)
         where = _tup([c0] if flat else [r0, c0])
@@ -639,6 +665,28 @@ class _DynamicGrid:
         for s in self.region:
             call = s.value
             span = call.span
+            if call.op_name == "tensor.assemble" and call.args[1] in self.reductions:
+                continue  # written after the column blocks
+            if s.var in self.reductions:  # pad the invalid columns with the identity, reduce, combine
+                op = op_of(call)
+                assert op is not None
+                src = call.args[0]
+                src_tile = tiles[src] if src in tiles else self.load(src, root, current, where, extents, valids,
+                                                                     tiles, body)
+                pad = {0.0: PadValue.zero, float("-inf"): PadValue.min, float("inf"): PadValue.max}[
+                    float(op.extra["identity"])]
+                steps = [("tile.fillpad", [src_tile], {"pad_value": pad}, "padded"),
+                         (op.extra["tile_op"], None, {}, "part"), (op.extra["combine"], None, {}, "")]
+                prev: Expr = src_tile
+                for name, args, attrs, suffix in steps:
+                    if args is None:
+                        args = [prev] if suffix == "part" else [acc[s.var], prev]
+                    tc = make_call(name, args, attrs, span=span)
+                    t = Var(self.fresh(f"{s.var.name}_{suffix}" if suffix else s.var.name), tc.type, span)
+                    body.append(AssignStmt(t, tc, span=span))
+                    prev = t
+                acc[s.var] = prev
+                continue
             if call.op_name == "tensor.assemble":
                 value = call.args[1]
                 tile = tiles[value] if value in tiles else self.load(value, root, current, where, extents, valids,
@@ -662,16 +710,34 @@ class _DynamicGrid:
             body.append(AssignStmt(t, tc, span=span))
             tiles[s.var] = t
         inner_rvs = tuple(Var(self.fresh(x.name), x.type, x.span) for x in roots)
-        inner_loop = ForStmt(cb, _idx(0), blocks(n, c), _idx(1), inner,
-                             SeqStmts((*body, YieldStmt(tuple(current[x] for x in roots)))), inner_rvs,
-                             span=self.fn.span)
+        acc_rvs = {v: Var(self.fresh(v.name), ia.type, v.span) for v, ia in acc_iters.items()}
+        inner_loop = ForStmt(cb, _idx(0), blocks(n, c), _idx(1), (*inner, *acc_iters.values()),
+                             SeqStmts((*body, YieldStmt(tuple(current[x] for x in roots)
+                                                        + tuple(acc[v] for v in acc_iters)))),
+                             (*inner_rvs, *acc_rvs.values()), span=self.fn.span)
+        after: list[Stmt] = []  # the reductions' [R, 1] results, written once their row block is complete
+        current = dict(zip(roots, inner_rvs, strict=True))
+        for st in self.region:
+            call = st.value
+            if call.op_name == "tensor.assemble" and call.args[1] in self.reductions:
+                t: Expr = acc_rvs[call.args[1]]
+                if not (isinstance(valids[0], ConstInt) and valids[0].value == r):  # the rows past M stay unwritten
+                    sv = make_call("tile.set_validshape", [t, _tup([valids[0], _idx(1)])], {}, span=call.span)
+                    t = Var(self.fresh(f"{call.args[1].name}_rows"), sv.type, call.span)
+                    after.append(AssignStmt(t, sv, span=call.span))
+                rt = root[st.var]
+                stc = make_call("tile.store", [t, _tup([r0, _idx(0)]), current[rt]], _atomic_of(call), span=call.span)
+                nv = Var(self.fresh(rt.name), stc.type, call.span)
+                after.append(AssignStmt(nv, stc, span=call.span))
+                current[rt] = nv
         if flat:  # the column loop alone, carrying the written tensors from their parameters
             final = dict(zip(roots, inner_rvs, strict=True))
             written = [s.var for s in self.region if s.value.op_name == "tensor.assemble"]
             return [inner_loop], {v: final[root[v]] for v in written}
         rvs = tuple(Var(self.fresh(x.name), x.type, x.span) for x in roots)
         loop = ForStmt(rb, _idx(0), blocks(m, r), _idx(1), outer,
-                       SeqStmts((inner_loop, YieldStmt(inner_rvs))), rvs, span=self.fn.span)
+                       SeqStmts((*pre, inner_loop, *after, YieldStmt(tuple(current[x] for x in roots)))), rvs,
+                       span=self.fn.span)
         final = dict(zip(roots, rvs, strict=True))
         written = [s.var for s in self.region if s.value.op_name == "tensor.assemble"]
         return [loop], {v: final[root[v]] for v in written}
