@@ -165,7 +165,8 @@ for _n, _fn in _NP_UNARY.items():
              (lambda f: lambda a, k: f(_f32(a[0])))(_fn), f"tile.{_n}")
 for _r, _fn in _NP_REDUCE.items():
     _declare(f"row_{_r}", (Param("tensor", V),), _reduce_infer(f"tensor.row_{_r}", 1), OpKind.ROW_REDUCTION,
-             (lambda f: lambda a, k: f(_f32(a[0]), axis=1, keepdims=True))(_fn), f"tile.row_{_r}")
+             (lambda f: lambda a, k: f(_f32(a[0]), axis=1, keepdims=True))(_fn), f"tile.row_{_r}",
+             combine=_COMBINE[_r][0], identity=_COMBINE[_r][1])  # column blocks of a dynamic width add up too
     # combine / identity: how partial column reductions of row blocks add up (ConvertTensorToTileOps tiles them)
     _declare(f"col_{_r}", (Param("tensor", V),), _reduce_infer(f"tensor.col_{_r}", 0), OpKind.COL_REDUCTION,
              (lambda f: lambda a, k: f(_f32(a[0]), axis=0, keepdims=True))(_fn), f"tile.col_{_r}",

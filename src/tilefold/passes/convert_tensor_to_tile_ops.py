@@ -15,7 +15,11 @@ accumulator starting at the reduction's identity combines each block's partial r
 
 Functions with tensor-level ops inside loops or ifs, or with windows at dynamic offsets, take the structured path
 (``_Structured``): whole-value tiles, loop-carried / branch-merged tiles, loads and stores at the windows' offsets,
-each dynamic window bounded over the loop ranges (``tilefold.analysis.affine``).
+each dynamic window bounded over the loop ranges (``tilefold.analysis.affine``); a concat is stored part by part
+where it is written.
+
+Straight-line element-wise regions over a tensor with a dynamic column (or 1-D) extent become a grid of blocks of
+run-time valid shape (``_DynamicGrid``).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from tilefold.ir.stmt import (
     YieldStmt,
     flatten_stmts,
 )
-from tilefold.ir.types import DataType, MemorySpace, ScalarType, TensorType, TileType
+from tilefold.ir.types import DataType, MemorySpace, PadValue, ScalarType, TensorType, TileType
 from tilefold.ir.visitor import IRVisitor, collect_uses
 from tilefold.ops.registry import OpKind, find_op, make_call, op_of
 from tilefold.passes.base import Pass
@@ -354,9 +358,10 @@ class _Lowering:
                 value = call.args[1]
                 offs = _ints(call.args[2])
                 parts = [(value, 0)]
-                if isinstance(value, Var) and value in self.concat:
-                    a, b = self.concat[value]
-                    parts = [(a, 0), (b, _shape(a.type)[1])]
+                while any(isinstance(p, Var) and p in self.concat for p, _ in parts):  # nested concats: flattened
+                    parts = [q for p, c in parts for q in (
+                        [(self.concat[p][0], c), (self.concat[p][1], c + _shape(self.concat[p][0].type)[1])]
+                        if isinstance(p, Var) and p in self.concat else [(p, c)])]
                 for part, col in parts:
                     if isinstance(part, Var) and part in self.tiles:
                         tile = self.tiles[part]
@@ -401,6 +406,12 @@ class _Lowering:
                 self.out.append(AssignStmt(t, ld, span=span))
                 self.tiles[s.var] = t
                 continue
+            used = next((a for a in call.args if isinstance(a, Var) and a in self.concat), None)
+            if used is not None:  # a concat is lowered into the window it is written to: it has no tile
+                raise NotSupportedError(f"the result of pl.concat ({used.name!r}) is used by {name}: a concat can "
+                                        "only be written to a tensor", span=span if span.line else None,
+                                        hint=f"write it to a tensor window (out[:, :] = pl.concat(...)), or apply "
+                                             f"{name} to each part before concatenating")
             tile_op = find_op(op.extra["tile_op"])
             assert tile_op is not None
             mem = MemorySpace.Mat if op.kind is OpKind.MATMUL else MemorySpace.Vec
@@ -520,6 +531,245 @@ class _Lowering:
         return loop, dict(zip(roots, rvs, strict=True)), dict(zip(accs, acc_rvs, strict=True))
 
 
+_POSITIONAL = {OpKind.ELEMENTWISE, OpKind.SCALAR_ELEMENTWISE, OpKind.UNARY, OpKind.CAST}
+_GRID_COLS = 256  # columns per block of a dynamic column extent (a multiple of 32: every row stays aligned)
+_WINDOW_HINT = ("read it in windows of a static extent in a loop: for j in pl.range(pl.tensor.dim(x, 1) // 64): "
+                "... x[:, j * 64 : j * 64 + 64] (a partial last window: pl.load(x, [0, j * 64], [rows, 64], "
+                "valid_shapes=[rows, pl.min(n - j * 64, 64)]))")
+
+
+def _dynamic_axis(t: Any) -> int | None:
+    """The first axis past the leading one whose extent is a ``pl.dynamic`` expression, if any."""
+    if not isinstance(t, TensorType):
+        return None
+    shape = _shape(t)
+    return next((ax for ax, d in enumerate(shape) if (ax > 0 or len(shape) == 1) and not isinstance(d, int)), None)
+
+
+class _DynamicGrid:
+    """A straight-line element-wise region over a tensor with a dynamic column extent (and any row count): a grid
+    of ``[R, C]`` blocks, each tile loaded with the valid shape ``[min(M - r0, R), min(N - c0, C)]`` (constant
+    where the extent is), computed by position-preserving tile ops (the valid shape flows through them) and
+    stored (a store writes its valid region only). Any other region with a dynamic non-leading extent is refused
+    (a whole tensor of unknown width has no tile)."""
+
+    def __init__(self, fn: Function, region: list[AssignStmt], target: Any) -> None:
+        self.fn, self.region, self.target = fn, region, target
+        self.names: set[str] = {p.name for p in fn.params}
+        self.tiles: dict[Var, Expr] = {}  # tensor-op result -> its tile in the block
+
+    def fresh(self, base: str) -> str:
+        name, k = base, 0
+        while name in self.names:
+            k += 1
+            name = f"{base}_{k}"
+        self.names.add(name)
+        return name
+
+    def check(self) -> tuple[Any, Any]:
+        """The region's ``(M, N)``, or a located error naming the op that has no block form."""
+        self.reductions = {s.var: s for s in self.region if (o := op_of(s.value)) is not None
+                           and o.kind is OpKind.ROW_REDUCTION and "combine" in o.extra}
+        written = next((s.value.args[1].type for s in self.region if s.value.op_name == "tensor.assemble"
+                        and s.value.args[1] not in self.reductions), None)
+        red_in = next((s.value.args[0].type for s in self.reductions.values()), None)
+        dims = _shape(red_in if red_in is not None else written) if (red_in or written) is not None else None
+        for s in self.region:
+            call = s.value
+            op = op_of(call)
+            where = call.span if call.span.line else None
+            dyn = next(((a, ax) for a in (*call.args, s.var) if (ax := _dynamic_axis(a.type)) is not None), None)
+            what = f"{call.op_name}: a whole-tensor operand with a dynamic extent"
+            if dyn is not None:
+                ext = _shape(dyn[0].type)[dyn[1]]
+                what += f" ({getattr(ext, 'name', ext)} on axis {dyn[1]})"
+            if call.op_name == "tensor.assemble":
+                ok = all(isinstance(o, ConstInt) and o.value == 0 for o in call.args[2].elements)
+            else:
+                ok = op is not None and (op.kind in _POSITIONAL or s.var in self.reductions)
+            # a row reduction's [M, 1] result is only written (after the column blocks); its input is [M, N]
+            ok = ok and all(a not in self.reductions for i, a in enumerate(call.args)
+                            if not (call.op_name == "tensor.assemble" and i == 1))
+            reduced = s.var in self.reductions or (call.op_name == "tensor.assemble" and call.args[1] in
+                                                    self.reductions)
+            shapes = [a.type for a in ((call.args[0],) if s.var in self.reductions else () if reduced else
+                                       (*call.args, s.var)) if isinstance(getattr(a, "type", None), TensorType)]
+            if reduced and call.op_name == "tensor.assemble" and dims is not None:
+                dst = _shape(call.args[0].type)
+                ok = ok and len(dims) == 2 and len(dst) == 2 and _same_dim(dst[0], dims[0]) and dst[1] == 1
+            ok = ok and dims is not None and len(dims) in (1, 2) and all(
+                len(_shape(t)) == len(dims) and all(_same_dim(x, y) for x, y in zip(_shape(t), dims, strict=True))
+                for t in shapes)
+            if not ok:
+                raise NotSupportedError(
+                    f"{what} is only lowered in straight-line element-wise regions of one 1-D / 2-D shape, written "
+                    "whole, and row reductions of them (tiled into blocks of dynamic valid shape)", span=where,
+                    hint=_WINDOW_HINT)
+        assert dims is not None
+        return dims
+
+    def run(self) -> tuple[list[Stmt], dict[Var, Var]]:
+        from tilefold.ir.expr import Add, Min, Sub
+
+        dims = self.check()
+        flat = len(dims) == 1  # a 1-D tensor: one loop over blocks of C elements
+        m, n = (1, dims[0]) if flat else dims
+        loads = {a for s in self.region for i, a in enumerate(s.value.args) if isinstance(a, Var)
+                 and isinstance(a.type, TensorType) and not (s.value.op_name == "tensor.assemble" and i == 0)}
+        tile_bytes = sum(a.type.dtype.bits for a in loads) + sum(
+            s.var.type.dtype.bits * (2 if s.var in self.reductions else 1)  # + the padded copy
+            for s in self.region if s.value.op_name != "tensor.assemble")
+        budget = self.target.capacity(MemorySpace.Vec) // 2 * 8  # bits: every tile of a block live at once (safe)
+        c = _GRID_COLS if not isinstance(n, int) else n
+        rows = [r for r in range(min(m, 1024), 0, -1) if m % r == 0] if isinstance(m, int) else \
+            [1 << k for k in range(6, -1, -1)]
+        r = next((x for x in rows if x * c * tile_bytes <= budget), None)
+        while r is None and c > 32:
+            c //= 2
+            r = next((x for x in rows if x * c * tile_bytes <= budget), None)
+        if r is None:
+            raise NotSupportedError(f"function {self.fn.name!r}: one block of the element-wise region needs more "
+                                    "Vec than there is", span=self.fn.span if self.fn.span.line else None,
+                                    hint=_WINDOW_HINT)
+
+        def blocks(extent: Any, size: int) -> Expr:
+            if isinstance(extent, int):
+                return _idx(-(-extent // size))
+            return FloorDiv(Add(extent, _idx(size - 1), DataType.INDEX), _idx(size), DataType.INDEX)
+
+        def valid(extent: Any, start: Expr, size: int) -> Expr:
+            if isinstance(extent, int) and extent % size == 0:
+                return _idx(size)
+            ext = _idx(extent) if isinstance(extent, int) else extent
+            return Min(Sub(ext, start, DataType.INDEX), _idx(size), DataType.INDEX)
+
+        root: dict[Var, Var] = {}
+        for s in self.region:
+            if s.value.op_name == "tensor.assemble":
+                dst = s.value.args[0]
+                root[s.var] = root.get(dst, dst)
+                root.setdefault(dst, root[s.var])
+        roots = list(dict.fromkeys(root.values()))
+        rb = Var(self.fresh("row_block"), _IDX)
+        cb = Var(self.fresh("col_block"), _IDX)
+        outer = tuple(IterArg(self.fresh(f"{x.name}_iter"), x.type, x.span, init=x) for x in roots)
+        inner = tuple(IterArg(self.fresh(f"{x.name}_iter"), x.type, x.span, init=x if flat else o)
+                      for x, o in zip(roots, outer, strict=True))
+        current: dict[Var, Expr] = dict(zip(roots, inner, strict=True))
+        # row reductions: an [R, 1] accumulator per reduction, from the identity, carried by the column loop
+        pre: list[Stmt] = []
+        acc_iters: dict[Var, IterArg] = {}
+        for v, st in self.reductions.items():
+            op = op_of(st.value)
+            assert op is not None
+            init = make_call("tile.full", [], {"shape": (r, 1), "dtype": v.type.dtype,
+                                               "value": op.extra["identity"]}, span=st.value.span)
+            iv = Var(self.fresh(f"{v.name}_init"), init.type, st.value.span)
+            pre.append(AssignStmt(iv, init, span=st.value.span))
+            acc_iters[v] = IterArg(self.fresh(f"{v.name}_acc"), init.type, st.value.span, init=iv)
+        acc: dict[Var, Expr] = dict(acc_iters)
+        r0 = Mul(rb, _idx(r), DataType.INDEX)
+        c0 = Mul(cb, _idx(c), DataType.INDEX)
+        where = _tup([c0] if flat else [r0, c0])
+        extents = _tup([_idx(c)] if flat else [_idx(r), _idx(c)])
+        valids = [valid(n, c0, c)] if flat else [valid(m, r0, r), valid(n, c0, c)]
+        body: list[Stmt] = []
+        tiles = self.tiles
+        for s in self.region:
+            call = s.value
+            span = call.span
+            if call.op_name == "tensor.assemble" and call.args[1] in self.reductions:
+                continue  # written after the column blocks
+            if s.var in self.reductions:  # pad the invalid columns with the identity, reduce, combine
+                op = op_of(call)
+                assert op is not None
+                src = call.args[0]
+                src_tile = tiles[src] if src in tiles else self.load(src, root, current, where, extents, valids,
+                                                                     tiles, body)
+                pad = {0.0: PadValue.zero, float("-inf"): PadValue.min, float("inf"): PadValue.max}[
+                    float(op.extra["identity"])]
+                steps = [("tile.fillpad", [src_tile], {"pad_value": pad}, "padded"),
+                         (op.extra["tile_op"], None, {}, "part"), (op.extra["combine"], None, {}, "")]
+                prev: Expr = src_tile
+                for name, args, attrs, suffix in steps:
+                    if args is None:
+                        args = [prev] if suffix == "part" else [acc[s.var], prev]
+                    tc = make_call(name, args, attrs, span=span)
+                    t = Var(self.fresh(f"{s.var.name}_{suffix}" if suffix else s.var.name), tc.type, span)
+                    body.append(AssignStmt(t, tc, span=span))
+                    prev = t
+                acc[s.var] = prev
+                continue
+            if call.op_name == "tensor.assemble":
+                value = call.args[1]
+                tile = tiles[value] if value in tiles else self.load(value, root, current, where, extents, valids,
+                                                                     tiles, body)
+                rt = root[s.var]
+                st = make_call("tile.store", [tile, where, current[rt]], _atomic_of(call), span=span)
+                nv = Var(self.fresh(rt.name), st.type, span)
+                body.append(AssignStmt(nv, st, span=span))
+                current[rt] = nv
+                continue
+            op = op_of(call)
+            assert op is not None
+            args = [tiles[a] if isinstance(a, Var) and a in tiles else
+                    self.load(a, root, current, where, extents, valids, tiles, body)
+                    if isinstance(a, Var) and isinstance(a.type, TensorType) else a for a in call.args]
+            tile_op = find_op(op.extra["tile_op"])
+            assert tile_op is not None
+            attrs = {k: v for k, v in call.kwargs if k in {p.name for p in tile_op.attr_params}}
+            tc = make_call(tile_op.name, args, attrs, span=span)
+            t = Var(self.fresh(s.var.name), tc.type, span)
+            body.append(AssignStmt(t, tc, span=span))
+            tiles[s.var] = t
+        inner_rvs = tuple(Var(self.fresh(x.name), x.type, x.span) for x in roots)
+        acc_rvs = {v: Var(self.fresh(v.name), ia.type, v.span) for v, ia in acc_iters.items()}
+        inner_loop = ForStmt(cb, _idx(0), blocks(n, c), _idx(1), (*inner, *acc_iters.values()),
+                             SeqStmts((*body, YieldStmt(tuple(current[x] for x in roots)
+                                                        + tuple(acc[v] for v in acc_iters)))),
+                             (*inner_rvs, *acc_rvs.values()), span=self.fn.span)
+        after: list[Stmt] = []  # the reductions' [R, 1] results, written once their row block is complete
+        current = dict(zip(roots, inner_rvs, strict=True))
+        for st in self.region:
+            call = st.value
+            if call.op_name == "tensor.assemble" and call.args[1] in self.reductions:
+                t: Expr = acc_rvs[call.args[1]]
+                if not (isinstance(valids[0], ConstInt) and valids[0].value == r):  # the rows past M stay unwritten
+                    sv = make_call("tile.set_validshape", [t, _tup([valids[0], _idx(1)])], {}, span=call.span)
+                    t = Var(self.fresh(f"{call.args[1].name}_rows"), sv.type, call.span)
+                    after.append(AssignStmt(t, sv, span=call.span))
+                rt = root[st.var]
+                stc = make_call("tile.store", [t, _tup([r0, _idx(0)]), current[rt]], _atomic_of(call), span=call.span)
+                nv = Var(self.fresh(rt.name), stc.type, call.span)
+                after.append(AssignStmt(nv, stc, span=call.span))
+                current[rt] = nv
+        if flat:  # the column loop alone, carrying the written tensors from their parameters
+            final = dict(zip(roots, inner_rvs, strict=True))
+            written = [s.var for s in self.region if s.value.op_name == "tensor.assemble"]
+            return [inner_loop], {v: final[root[v]] for v in written}
+        rvs = tuple(Var(self.fresh(x.name), x.type, x.span) for x in roots)
+        loop = ForStmt(rb, _idx(0), blocks(m, r), _idx(1), outer,
+                       SeqStmts((*pre, inner_loop, *after, YieldStmt(tuple(current[x] for x in roots)))), rvs,
+                       span=self.fn.span)
+        final = dict(zip(roots, rvs, strict=True))
+        written = [s.var for s in self.region if s.value.op_name == "tensor.assemble"]
+        return [loop], {v: final[root[v]] for v in written}
+
+    def load(self, v: Var, root: dict[Var, Var], current: dict[Var, Expr], where: MakeTuple, extents: MakeTuple,
+             valids: list[Expr], tiles: dict[Var, Expr], body: list[Stmt]) -> Expr:
+        """This block's window of a tensor (a tensor written earlier in the region: its current value)."""
+        src = current[root[v]] if v in root else v
+        partial = any(not (isinstance(x, ConstInt) and x.value == e.value)
+                      for x, e in zip(valids, extents.elements, strict=True))
+        args = [src, where, extents] + ([_tup(valids)] if partial else [])
+        ld = make_call("tile.load", args, {"target_memory": MemorySpace.Vec}, span=v.span)
+        t = Var(self.fresh(f"{v.name}_tile"), ld.type, v.span)
+        body.append(AssignStmt(t, ld, span=v.span))
+        if v not in root:
+            tiles[v] = t
+        return t
+
+
 class _HasTensorOps(IRVisitor):
     def __init__(self) -> None:
         self.nested = False
@@ -579,6 +829,8 @@ class _Structured:
         self.ranges: dict[Var, tuple[int, int]] = {}  # loop variable -> [first, last] value
         self.loaded: dict[tuple[Expr, MemorySpace], Var] = {}  # whole-tensor loads visible in the current block
         self.clobbers = 0  # tile-level statements seen that may write a GM tensor (they invalidate loads)
+        self.concat: dict[Var, tuple[Expr, Expr]] = {}  # concat result -> its two parts (written part by part)
+        self.use_span: Span | None = None  # the tensor op being lowered (where an operand error points)
 
     def operand(self, e: Expr, out: list[Stmt], mem: MemorySpace, cache: bool = True) -> Expr:
         if isinstance(e, Var) and e in self.tile:
@@ -589,9 +841,14 @@ class _Structured:
             if got is not None:  # loaded already in this block or an enclosing one (a write makes a new value)
                 return got
             shape = _shape(e.type)
-            if not all(isinstance(x, int) for x in shape):
-                raise NotSupportedError("a dynamic extent in a tensor-level loop is not supported",
-                                        span=e.span if e.span.line else None, hint="use constant extents here")
+            dyn = next((ax for ax, x in enumerate(shape) if not isinstance(x, int)), None)
+            if dyn is not None:  # a whole tensor of unknown extent has no tile (and no static upper bound)
+                raise NotSupportedError(
+                    f"{e.name!r} is used whole inside a loop, an if or next to a dynamic window, but axis {dyn} has "
+                    f"the dynamic extent {getattr(shape[dyn], 'name', shape[dyn])}: a whole-tensor value needs a tile "
+                    "of static shape",
+                    span=self.use_span or (e.span if e.span.line else None),
+                    hint=_WINDOW_HINT)
             call = make_call("tile.load", [src, _tup([_idx(0)] * len(shape)), _tup([_idx(x) for x in shape])],
                              {"target_memory": mem}, span=e.span)
             v = Var(f"{e.name}_tile", call.type, e.span)
@@ -636,7 +893,9 @@ class _Structured:
                 self.tensor_op(s, out)
             elif isinstance(s, AssignStmt) and isinstance(s.value, Var) and isinstance(s.value.type, TensorType):
                 # m = m_new: an alias of a tensor value, no data moves
-                if s.value in self.tile:
+                if s.value in self.concat:
+                    self.concat[s.var] = self.concat[s.value]
+                elif s.value in self.tile:
                     self.tile[s.var] = self.tile[s.value]
                 else:
                     self.gm[s.var] = self.gm.get(s.value, s.value)
@@ -647,6 +906,7 @@ class _Structured:
             elif isinstance(s, IfStmt):
                 out.append(self.branch(s))
             elif isinstance(s, YieldStmt):
+                self.refuse_concat_use(None, s.span if s.span.line else None, s.values)  # type: ignore[arg-type]
                 out.append(s.with_fields(values=tuple(self.tile.get(v, self.gm.get(v, v)) if isinstance(v, Var)
                                                       else v for v in s.values)))
             elif isinstance(s, EvalStmt) and isinstance(s.expr, Call) and s.expr.op_name == "tensor.write" \
@@ -664,7 +924,7 @@ class _Structured:
                                             f"{type(s).__name__} are not supported", span=getattr(s, "span", None),
                                             hint="use a pl.range loop or an if, or write this part with tile ops")
                 for v in collect_uses(s):
-                    if v in self.tile:
+                    if v in self.tile or v in self.concat:
                         raise NotSupportedError(f"{v.name!r} is a tensor-level value used by a tile-level statement",
                                                 span=getattr(s, "span", None),
                                                 hint=f"write it to a tensor first (out[:] = {v.name})")
@@ -684,16 +944,26 @@ class _Structured:
         assert op is not None and isinstance(call, Call)
         span = call.span
         where = span if span.line else None
+        self.use_span = where
+        self.refuse_concat_use(call, where)
         if call.op_name == "tensor.assemble":
             dst = call.args[0]
             if isinstance(dst, Var) and dst in self.tile:
                 _refuse_assemble_into_computed(call, dst)
-            value = self.operand(call.args[1], out, MemorySpace.Vec)
-            self.check_window(dst.type, call.args[2], list(_shape(call.args[1].type)), where, "pl.assemble")
-            st = make_call("tile.store", [value, call.args[2], self.gm.get(dst, dst)], _atomic_of(call), span=span)
-            nv = Var(s.var.name, st.type, span)
-            out.append(AssignStmt(nv, st, span=span))
-            self.gm[s.var] = nv
+            offsets = call.args[2]
+            cur: Expr = self.gm.get(dst, dst)
+            # a concat result is never a tile: each part goes to its own column range of the window
+            for part, col in self.concat_parts(call.args[1], _idx(0)):
+                value = self.operand(part, out, MemorySpace.Vec)
+                offs = offsets
+                if isinstance(offsets, MakeTuple) and not (isinstance(col, ConstInt) and col.value == 0):
+                    offs = _tup([*offsets.elements[:-1], add_index(offsets.elements[-1], col)])
+                self.check_window(dst.type, offs, list(_shape(part.type)), where, "pl.assemble")
+                st = make_call("tile.store", [value, offs, cur], _atomic_of(call), span=span)
+                nv = Var(s.var.name, st.type, span)
+                out.append(AssignStmt(nv, st, span=span))
+                cur = nv
+            self.gm[s.var] = cur
             return
         if call.op_name == "tensor.slice":
             src = call.args[0]
@@ -717,9 +987,9 @@ class _Structured:
             out.append(AssignStmt(v, ld, span=span))
             self.tile[s.var] = v
             return
-        if call.op_name == "tensor.concat":
-            raise NotSupportedError("tensor.concat inside a loop, an if or next to a dynamic window is not supported",
-                                    span=where, hint="concatenate in a straight-line scope of its own")
+        if call.op_name == "tensor.concat":  # lowered where it is written: one store per part
+            self.concat[s.var] = (call.args[0], call.args[1])
+            return
         mem = MemorySpace.Mat if op.kind is OpKind.MATMUL else MemorySpace.Vec
         tile_op = find_op(op.extra["tile_op"])
         assert tile_op is not None
@@ -730,6 +1000,29 @@ class _Structured:
         v = Var(s.var.name, tc.type, span)
         out.append(AssignStmt(v, tc, span=span))
         self.tile[s.var] = v
+
+    def concat_parts(self, value: Expr, col: Expr) -> list[tuple[Expr, Expr]]:
+        """The parts of a (nested) concat with the column each starts at, relative to the concat's own."""
+        if not (isinstance(value, Var) and value in self.concat):
+            return [(value, col)]
+        a, b = self.concat[value]
+        width = _shape(a.type)[-1]
+        return [*self.concat_parts(a, col),
+                *self.concat_parts(b, add_index(col, _idx(width) if isinstance(width, int) else width))]
+
+    def refuse_concat_use(self, call: Call, where: Span | None, values: Any = None) -> None:
+        """A concat result is only written (each part stored into its columns); any other use is refused."""
+        ok = {1} if call is not None and call.op_name == "tensor.assemble" else set()
+        ok |= {0, 1} if call is not None and call.op_name == "tensor.concat" else set()
+        args = values if values is not None else call.args
+        for i, a in enumerate(args):
+            if isinstance(a, Var) and a in self.concat and i not in ok:
+                what = call.op_name if call is not None else "a yield"
+                raise NotSupportedError(
+                    f"the result of pl.concat ({a.name!r}) is used by {what}: inside a loop, an if or next to a "
+                    "dynamic window a concat is lowered into the window it is written to, so it can only be written",
+                    span=where, hint=f"write it to a tensor window (out[r0 : r1, :] = pl.concat(...)), or apply "
+                                     f"{what} to each part before concatenating")
 
     def carried(self, value: Expr, want_tile: bool, out: list[Stmt]) -> Expr:
         """A value entering a carried slot (init or yield): a GM tensor where a tile is carried is loaded."""
@@ -912,7 +1205,7 @@ def _convert_structured(fn: Function) -> Function:
     for s in body:
         if isinstance(s, ReturnStmt):
             for v in s.values:
-                if isinstance(v, Var) and v in lowering.tile.values():
+                if isinstance(v, Var) and (v in lowering.tile.values() or v in lowering.concat):
                     raise NotSupportedError(f"function {fn.name!r} returns a computed value",
                                             span=s.span if s.span.line else None,
                                             hint="write it to an output tensor: out[:] = value")
@@ -966,7 +1259,11 @@ def _convert(fn: Function, target: Any) -> Function:
                                     "not supported", span=getattr(s, "span", None),
                                     hint="put tile-level code before the tensor-level ops, or write it all at one "
                                          "level")
-    lowering = _Lowering(fn, region, target)
+    # a whole tensor of dynamic non-leading extent (not the source of a window, nor the target of a write)
+    grid = any(_dynamic_axis(a.type) is not None for st in region for i, a in enumerate((*st.value.args, st.var))
+               if isinstance(a, Var) and not (st.value.op_name in ("tensor.slice", "tensor.assemble")
+                                              and (i == 0 or a is st.var)))
+    lowering: Any = (_DynamicGrid if grid else _Lowering)(fn, region, target)
     new, final = lowering.run()
     out = stmts[:first] + new
     for s in stmts[first:]:
