@@ -203,6 +203,8 @@ def generate_mixed(seed: int) -> str:
     if also_vec:
         lines.append(f"{dst('vout')} = v")
     lines.append(f"{dst('out')} = y")
+    if not (a_trans or b1_trans) and rnd.random() < 0.6:  # an accumulator started by pl.full (it stays in Vec)
+        lines[0] = f"h = pl.matmul_acc(pl.full([{m}, {n}], dtype=pl.FP32, value=0.5), {xw}, w1)"
     body = "\n".join(ind + t for t in lines)
     if trips > 1:
         body = f"        for i in pl.range({trips}):\n            r0 = i * {m}\n" + body
@@ -224,3 +226,4 @@ def test_mixed_generator_covers_its_forms():
     assert any("b_trans=True)\n" in s and "g, w2" in s for s in sources)  # the second matmul transposed
     assert any("a_trans=True" in s for s in sources) and any("pl.range(" in s for s in sources)
     assert any("if i % 2" in s for s in sources) and any("vout" in s for s in sources)
+    assert any("pl.matmul_acc(pl.full(" in s for s in sources)

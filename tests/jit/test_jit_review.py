@@ -82,21 +82,51 @@ def test_assemble_into_a_computed_tensor_is_a_located_error(form):
     assert err.span is not None and err.span.line == line
 
 
-@pytest.mark.parametrize("init", ["pl.full([32, 32], dtype=pl.FP32, value=0.0)", "pl.mul(c, 2.0)", "c"])
-def test_matmul_acc_into_an_accumulator_the_cube_did_not_start_names_the_remedy(init):
-    # PyPTO allows an accumulator allocated separately; tilefold has no Vec / L1 -> Acc path, so it refuses at the
-    # line (it used to hint "target_memory=pl.Mem.Acc", which a jit kernel cannot write, or "load into Vec")
+@pl.jit
+def acc_from_full(a: pl.Tensor[[32, 128], pl.FP16], b: pl.Tensor[[128, 32], pl.FP16],
+                  out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]):
+    # PyPTO: "pl.matmul_acc for every block, over an accumulator you allocated separately, also works"
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = pl.full([32, 32], dtype=pl.FP32, value=0.0)
+        for k in pl.range(4):
+            k0 = k * 32
+            acc = pl.matmul_acc(acc, a[:, k0:k0 + 32], b[k0:k0 + 32, :])
+        out[:] = pl.add(acc, 1.0)
+    return out
+
+
+@pl.jit
+def acc_from_vector(a: pl.Tensor[[32, 32], pl.FP16], b: pl.Tensor[[32, 32], pl.FP16],
+                    c: pl.Tensor[[32, 32], pl.FP32], out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.matmul_acc(pl.mul(c, 2.0), a, b)
+    return out
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_matmul_acc_into_an_accumulator_the_vector_unit_started(platform):
+    # there is no Vec -> Acc path: the product is computed by a matmul and added by the vector unit (it used to
+    # be refused: "tile.matmul_acc needs operand #0 in Acc, but it lives in Vec")
+    a, b = r(32, 128, dtype=np.float16), r(128, 32, dtype=np.float16)
+    out = np.zeros((32, 32), np.float32)
+    acc_from_full(a, b, out, config=RunConfig(platform=platform))
+    np.testing.assert_allclose(out, a.astype(np.float32) @ b.astype(np.float32) + 1.0, rtol=1e-3, atol=1e-3)
+    a2, b2, c = r(32, 32, dtype=np.float16), r(32, 32, dtype=np.float16), r(32, 32)
+    acc_from_vector(a2, b2, c, out, config=RunConfig(platform=platform))
+    np.testing.assert_allclose(out, a2.astype(np.float32) @ b2.astype(np.float32) + 2 * c, rtol=1e-3, atol=1e-3)
+
+
+def test_matmul_acc_into_a_parameter_names_the_remedy():
+    # a tensor parameter accumulator is read by the cube (L1), which has no path to Acc either: refused at the line
+    # (it used to hint "vector ops read Vec tiles: load the data with target_memory=pl.Mem.Vec")
+    from tilefold.compiler import compile as compile_program
     from tilefold.errors import TypeInferenceError
 
     src = ("import tilefold.language as pl\n\n@pl.jit\n"
            "def k(a: pl.Tensor[[32, 64], pl.FP16], b: pl.Tensor[[64, 32], pl.FP16], c: pl.Tensor[[32, 32], pl.FP32],\n"
            "      out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]):\n"
-           f"    with pl.at(level=pl.Level.CORE_GROUP):\n        acc = {init}\n"
-           "        for k in pl.range(2):\n"
-           "            acc = pl.matmul_acc(acc, a[:, k * 32:k * 32 + 32], b[k * 32:k * 32 + 32, :])  # <-\n"
-           "        out[:] = acc\n    return out\n")
-    from tilefold.compiler import compile as compile_program
-
+           "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+           "        out[:] = pl.matmul_acc(c, a, b)  # <-\n    return out\n")
     with pytest.raises(TypeInferenceError) as info:
         compile_program(pl.parse(src, "acc.py"))
     assert "tile.matmul_acc needs operand #0 in Acc" in info.value.message

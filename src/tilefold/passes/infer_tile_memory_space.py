@@ -258,6 +258,10 @@ class _Inferer:
         return s.with_fields(var=var, value=value)
 
     def assign(self, s: AssignStmt, moves: dict) -> list[Stmt]:
+        if isinstance(s.value, Call) and s.value.op_name == "tile.matmul_acc":
+            acc = _tile(self.sub(s.value.args[0]).type)
+            if acc is not None and acc.memory_space is Mem.Vec and not self.has_path(Mem.Vec, Mem.Acc):
+                return self.vector_accumulate(s, acc, moves)
         pre: list[Stmt] = []
         if isinstance(s.value, Call) and op_of(s.value) is not None:
             value: Expr = self.call(s.value, s.var, pre, moves, s.span)
@@ -270,6 +274,21 @@ class _Inferer:
                 self.check_producer(new.var.type, value, s.span)
                 self.check_capacity(new.var.type, value, s.span)
         return pre + [new]
+
+    def vector_accumulate(self, s: AssignStmt, acc: TileType, moves: dict) -> list[Stmt]:
+        """``matmul_acc(acc, a, b)`` whose accumulator lives in Vec (a ``pl.full`` start, a vector result, as
+        PyPTO allows: "an accumulator you allocated separately"): only a matmul can fill Acc and no path leads
+        from Vec to Acc, so the product is computed on its own (``tile.matmul``, FP32 like the accumulation) and
+        added by the vector unit (``tile.add``): the same value, the accumulator staying in Vec."""
+        c = s.value
+        assert isinstance(c, Call)
+        span = s.span if s.span.line else None
+        mm = make_call("tile.matmul", tuple(c.args[1:]), {"out_dtype": acc.dtype}, span=c.span)
+        product = Var(self.fresh(f"{s.var.name}_product"), mm.type, s.var.span)
+        out = self.assign(AssignStmt(product, mm, span=span) if span else AssignStmt(product, mm), moves)
+        add = make_call("tile.add", (c.args[0], product), {}, span=c.span)
+        out += self.assign(AssignStmt(s.var, add, span=span) if span else AssignStmt(s.var, add), moves)
+        return out
 
     def check_producer(self, t: Type, c: Call, span: Span | None) -> None:
         """The unit that runs ``c`` must be able to write its result's memory space: a GM load needs a
