@@ -72,6 +72,25 @@ def test_a_runtime_valid_extent_past_the_tensor_end_faults_on_the_device():
     assert "leaves tensor @x of shape [100, 64] on axis 0" in str(info.value)
 
 
+@pytest.mark.parametrize("n", [33, -1])
+def test_a_runtime_valid_extent_outside_the_tile_is_an_error_not_clamped(n):
+    """A valid extent past the tile (33 rows of a 32-row tile) or negative is not clamped into a plausible
+    result: the simulator faults and golden refuses."""
+    from tilefold.errors import TilefoldError
+    from tilefold.golden import run_program
+    from tilefold.sim import simulate
+
+    prog = pl.parse(TAIL.format(rows="n").replace("[96, 0]", "[0, 0]"))
+    compiled = compile(prog)
+    x = np.zeros((100, 64), np.float32)
+    inputs = {"x": x, "n": n, "out": np.zeros((32, 64), np.float32)}
+    with pytest.raises(OutOfBounds) as info:
+        simulate(compiled.pto, inputs, compiled.target)
+    assert "is outside [0, 32]" in str(info.value)
+    with pytest.raises(TilefoldError, match=r"is outside \[0, 32\]"):
+        run_program(prog, inputs)
+
+
 def test_a_dynamic_valid_extent_is_an_operand_of_the_load():
     x = RNG.standard_normal((16, 64)).astype(np.float32)
     prog = k.block_row_max.lower(x, 7, np.zeros((16, 1), np.float32))

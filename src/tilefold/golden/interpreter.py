@@ -475,8 +475,13 @@ class GoldenInterpreter:
         view = getattr(getattr(expr, "type", None), "tile_view", None)
         if view is None or view.valid_shape is None:
             return tuple(shape)
-        return tuple(min(max(self._int(e, env, inst, "valid extent"), 0), n)
-                     for e, n in zip(view.valid_shape, shape, strict=False))
+        valid = tuple(self._int(e, env, inst, "valid extent") for e in view.valid_shape)
+        for v, n in zip(valid, shape, strict=False):
+            if not 0 <= v <= n:  # the device would not clamp it: an error, not a plausible result
+                raise TilefoldError(f"valid shape {list(valid)} of a {list(shape)} tile: {v} is outside [0, {n}]",
+                                    span=_span(expr) if hasattr(expr, "span") else None,
+                                    hint="bound the run-time valid extent, e.g. pl.min(M - r0, R)")
+        return valid
 
     def _refuse_partial_tiles(self, op: OpDef, call: Call, args: list[Any], env: dict[Var, Any],
                               inst: Instance) -> None:

@@ -554,7 +554,12 @@ class KernelRun:
     def _valid_extents(self, ins: TLoad | TStore, h: Handle) -> tuple[int, int]:
         """The valid [rows, cols] of a load / store, evaluated and clipped to the tile (1-D: one row)."""
         valid = [1, *(self.ev_int(v) for v in ins.valid)][-2:]
-        return min(max(valid[0], 0), h.rows), min(max(valid[1], 0), h.cols)
+        for v, n, axis in ((valid[0], h.rows, "rows"), (valid[1], h.cols, "columns")):
+            if not 0 <= v <= n:  # a device would move past the tile (or nothing sensible): never clamp silently
+                raise OutOfBounds(f"valid shape {valid} of a [{h.rows}, {h.cols}] tile: {v} {axis} is outside "
+                                  f"[0, {n}]", instruction=ins.text(), space=h.space.name,
+                                  hint="bound the run-time valid extent, e.g. pl.min(M - r0, R)")
+        return valid[0], valid[1]
 
     def _mem(self, h: Handle, ins: Instr) -> np.ndarray:
         """The byte array of ``h``'s memory space on this unit (``IllegalUnit`` if the kernel's unit cannot
