@@ -409,26 +409,20 @@ def _infer_read(args, attrs) -> Type:
     if len(args) < 2 or not isinstance(args[1], MakeTuple):
         raise _fail(op, "the indices must be a list with one entry per tensor axis",
                     f"write pl.read(tensor, {[0] * t.rank})")
-    idx = args[1].elements
-    if len(idx) != t.rank:
-        raise _fail(op, f"{len(idx)} indices given for a rank-{t.rank} tensor",
-                    f"give one index per tensor axis, e.g. pl.read(tensor, {[0] * t.rank})")
-    for axis, (e, dim) in enumerate(zip(idx, t.shape, strict=True)):
-        if not isinstance(e.type, ScalarType) or e.type.dtype.is_float:
-            raise _fail(op, f"index #{axis} must be an integer scalar",
-                        "use integer constants or pl.Scalar[pl.INDEX] expressions as indices")
-        if isinstance(e, ConstInt) and isinstance(dim, ConstInt) and not 0 <= e.value < dim.value:
-            raise _fail(op, f"index {e.value} on axis {axis} is outside the tensor extent {dim.value}",
-                        f"use an index in [0, {dim.value - 1}] on axis {axis}")
+    _element_indices(op, t, args[1].elements, "pl.read")
     return ScalarType(t.dtype)
 
 
-def _golden_read(a, k):
-    arr, idx = np.asarray(a[0]), [int(i) for i in a[1]]
+def _checked_index(arr: np.ndarray, idx: list[int]) -> tuple[int, ...]:
     for axis, (i, dim) in enumerate(zip(idx, arr.shape, strict=True)):
         if not 0 <= i < dim:  # numpy would wrap a negative index; the device faults
             raise IndexError(f"element index {idx} leaves the tensor of shape {list(arr.shape)} on axis {axis}")
-    return arr[tuple(idx)].item()
+    return tuple(idx)
+
+
+def _golden_read(a, k):
+    arr = np.asarray(a[0])
+    return arr[_checked_index(arr, [int(i) for i in a[1]])].item()
 
 
 register_op(OpDef("tensor.read", (Param("tensor", ParamKind.TENSOR), Param("indices", TUP)), _infer_read,
@@ -471,11 +465,8 @@ def _element_indices(op: str, t: TensorType, idx: Sequence[Expr], spelling: str)
 
 
 def _golden_write(a, k):
-    arr, idx, value = np.array(a[0], copy=True), [int(i) for i in a[1]], a[2]
-    for axis, (i, dim) in enumerate(zip(idx, arr.shape, strict=True)):
-        if not 0 <= i < dim:
-            raise IndexError(f"element index {idx} leaves the tensor of shape {list(arr.shape)} on axis {axis}")
-    arr[tuple(idx)] = value
+    arr, value = np.array(a[0], copy=True), a[2]
+    arr[_checked_index(arr, [int(i) for i in a[1]])] = value
     return arr
 
 

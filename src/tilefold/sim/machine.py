@@ -361,18 +361,23 @@ class KernelRun:
         self.regs[ins.reg] = self.ev(ins.value)
         self.scalar(ins, self.costs.scalar_op * max(1, sexpr_nodes(ins.value)))
 
-    def x_SRead(self, ins: SRead) -> None:
-        arr = self.gm.get(ins.tensor)
-        if arr is None:
-            raise TilefoldError(f"simulator: no GM tensor @{ins.tensor}")
+    def element_index(self, ins: SRead | SWrite, arr: np.ndarray, what: str) -> list[int]:
+        """The evaluated indices of an element read / write; outside the tensor they are an OutOfBounds fault."""
         idx = [self.ev_int(i) for i in ins.indices]
         for axis, (i, dim) in enumerate(zip(idx, arr.shape, strict=True)):
             if not 0 <= i < dim:
                 raise OutOfBounds(
-                    f"element read at {idx} leaves tensor @{ins.tensor} of shape {list(arr.shape)} on axis {axis}",
+                    f"element {what} at {idx} leaves tensor @{ins.tensor} of shape {list(arr.shape)} on axis {axis}",
                     instruction=ins.text(), address=gm_byte_offset(idx, arr.shape, arr.dtype.itemsize), space="GM",
-                    hint="check the pl.read indices against the tensor shape (a runtime index may need a bound "
+                    hint=f"check the pl.{what} indices against the tensor shape (a runtime index may need a bound "
                          "check)")
+        return idx
+
+    def x_SRead(self, ins: SRead) -> None:
+        arr = self.gm.get(ins.tensor)
+        if arr is None:
+            raise TilefoldError(f"simulator: no GM tensor @{ins.tensor}")
+        idx = self.element_index(ins, arr, "read")
         view = arr[tuple(slice(i, i + 1) for i in idx)]
         if self.races is not None:  # GM race detection (sim/races.py)
             self.races.record(self, False, ins.tensor, arr, view, ins)
@@ -390,14 +395,7 @@ class KernelRun:
         arr = self.gm.get(ins.tensor)
         if arr is None:
             raise TilefoldError(f"simulator: no GM tensor @{ins.tensor}")
-        idx = [self.ev_int(i) for i in ins.indices]
-        for axis, (i, dim) in enumerate(zip(idx, arr.shape, strict=True)):
-            if not 0 <= i < dim:
-                raise OutOfBounds(
-                    f"element write at {idx} leaves tensor @{ins.tensor} of shape {list(arr.shape)} on axis {axis}",
-                    instruction=ins.text(), address=gm_byte_offset(idx, arr.shape, arr.dtype.itemsize), space="GM",
-                    hint="check the pl.write indices against the tensor shape (a runtime index may need a bound "
-                         "check)")
+        idx = self.element_index(ins, arr, "write")
         view = arr[tuple(slice(i, i + 1) for i in idx)]
         if self.races is not None:  # GM race detection (sim/races.py)
             self.races.record(self, True, ins.tensor, arr, view, ins)
