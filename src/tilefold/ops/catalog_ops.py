@@ -363,41 +363,32 @@ for _n, _fn in _PART.items():
 # ------------------------------------------------------------------------------------------------
 
 
-def _t_binary(name: str, ints: bool) -> Callable[[Any, Any], Type]:
-    base = _tn._binary_infer(f"tensor.{name}")
+def _t_checked(base_factory: Callable[[str], Callable[[Any, Any], Type]], name: str,
+               ints: bool) -> Callable[[Any, Any], Type]:
+    """The tensor form's inference: the core family's rule, then the catalog op's own checks (integer-only
+    operands; the comparison kind of cmp / cmps)."""
+    base = base_factory(f"tensor.{name}")
 
     def infer(args, attrs) -> Type:
         t = base(args, attrs)
         if ints:
             _int_only(f"tensor.{name}", t.dtype)
-        if name == "cmp":
-            _cmp_fn(attrs, "tensor.cmp")
+        if name in ("cmp", "cmps"):
+            _cmp_fn(attrs, f"tensor.{name}")
         return t
     return infer
+
+
+def _t_binary(name: str, ints: bool) -> Callable[[Any, Any], Type]:
+    return _t_checked(_tn._binary_infer, name, ints)
 
 
 def _t_scalar(name: str, ints: bool) -> Callable[[Any, Any], Type]:
-    base = _tn._scalar_infer(f"tensor.{name}")
-
-    def infer(args, attrs) -> Type:
-        t = base(args, attrs)
-        if ints:
-            _int_only(f"tensor.{name}", t.dtype)
-        if name == "cmps":
-            _cmp_fn(attrs, "tensor.cmps")
-        return t
-    return infer
+    return _t_checked(_tn._scalar_infer, name, ints)
 
 
 def _t_unary(name: str, ints: bool) -> Callable[[Any, Any], Type]:
-    base = _tn._unary_infer(f"tensor.{name}")
-
-    def infer(args, attrs) -> Type:
-        t = base(args, attrs)
-        if ints:
-            _int_only(f"tensor.{name}", t.dtype)
-        return t
-    return infer
+    return _t_checked(_tn._unary_infer, name, ints)
 
 
 def _tile_golden(name: str) -> Callable[[Any, Any], Any]:
