@@ -18,7 +18,7 @@ from tilefold.errors import TypeInferenceError
 from tilefold.ir.expr import ConstInt, Expr, MakeTuple
 from tilefold.ir.types import AtomicType, DataType, ScalarType, TensorType, Type, make_shape
 from tilefold.ops.registry import MemoryRule, MemoryRuleKind, OpDef, OpKind, Param, ParamKind, Unit, register_op
-from tilefold.ops.tile_ops import atomic_add, check_atomic
+from tilefold.ops.tile_ops import atomic_add, check_atomic, check_element_indices
 
 V = ParamKind.TILE_OR_TENSOR
 S = ParamKind.SCALAR
@@ -452,16 +452,7 @@ def _infer_write(args, attrs) -> Type:
 
 
 def _element_indices(op: str, t: TensorType, idx: Sequence[Expr], spelling: str) -> None:
-    if len(idx) != t.rank:
-        raise _fail(op, f"{len(idx)} indices given for a rank-{t.rank} tensor",
-                    f"give one index per tensor axis, e.g. {spelling}(tensor, {[0] * t.rank}, ...)")
-    for axis, (e, dim) in enumerate(zip(idx, t.shape, strict=True)):
-        if not isinstance(e.type, ScalarType) or e.type.dtype.is_float:
-            raise _fail(op, f"index #{axis} must be an integer scalar",
-                        "use integer constants or pl.Scalar[pl.INDEX] expressions as indices")
-        if isinstance(e, ConstInt) and isinstance(dim, ConstInt) and not 0 <= e.value < dim.value:
-            raise _fail(op, f"index {e.value} on axis {axis} is outside the tensor extent {dim.value}",
-                        f"use an index in [0, {dim.value - 1}] on axis {axis}")
+    check_element_indices(op, t.shape, idx, "tensor", spelling)
 
 
 def _golden_write(a, k):

@@ -1232,20 +1232,24 @@ register_op(OpDef(
 # ------------------------------------------------------------------------------------------------
 
 
-def _infer_tile_write(args, attrs) -> Type:
-    op = "tile.write"
-    t = _tile(op, args, 0)
-    idx = _tuple(op, args, 1, "indices")
-    if len(idx) != t.rank:
-        raise _fail(op, f"{len(idx)} indices given for a rank-{t.rank} tile",
-                    f"give one index per tile axis, e.g. pl.write(tile, {[0] * t.rank}, value)")
-    for axis, (e, dim) in enumerate(zip(idx, t.shape, strict=True)):
+def check_element_indices(op: str, shape: Sequence[Any], idx: Sequence[Expr], what: str, spelling: str) -> None:
+    """One integer index per axis of the ``what`` ("tensor" / "tile"); a constant one inside its extent."""
+    if len(idx) != len(shape):
+        raise _fail(op, f"{len(idx)} indices given for a rank-{len(shape)} {what}",
+                    f"give one index per {what} axis, e.g. {spelling}({what}, {[0] * len(shape)}, ...)")
+    for axis, (e, dim) in enumerate(zip(idx, shape, strict=True)):
         if not isinstance(e.type, ScalarType) or e.type.dtype.is_float:
             raise _fail(op, f"index #{axis} must be an integer scalar",
                         "use integer constants or pl.Scalar[pl.INDEX] expressions as indices")
         if isinstance(e, ConstInt) and isinstance(dim, ConstInt) and not 0 <= e.value < dim.value:
-            raise _fail(op, f"index {e.value} on axis {axis} is outside the tile extent {dim.value}",
+            raise _fail(op, f"index {e.value} on axis {axis} is outside the {what} extent {dim.value}",
                         f"use an index in [0, {dim.value - 1}] on axis {axis}")
+
+
+def _infer_tile_write(args, attrs) -> Type:
+    op = "tile.write"
+    t = _tile(op, args, 0)
+    check_element_indices(op, t.shape, _tuple(op, args, 1, "indices"), "tile", "pl.write")
     v = _scalar(op, args, 2, "write one element: a scalar expression or constant")
     if v.dtype.is_float and not t.dtype.is_float:
         raise _fail(op, f"a {v.dtype.name} value cannot be written into a {t.dtype.name} tile",

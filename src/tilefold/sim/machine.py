@@ -382,14 +382,8 @@ class KernelRun:
         if self.races is not None:  # GM race detection (sim/races.py)
             self.races.record(self, False, ins.tensor, arr, view, ins)
         self.regs[ins.reg] = view.reshape(()).item()
-        # a GM access on the scalar pipe: checked against the DMA pipes like any other access
-        self.hazards.tick(S)
-        facts = self._facts(ins)
-        for key, w in facts[2]:
-            self.hazards.access(S, key, 0, 1 << 62, w, ins, "tensor ")
-        self.stats.instructions += 1
         # priced as one scalar op plus the GM access latency of a load (no bandwidth: one element)
-        self.trace.add(S, ins, self.costs.scalar_op + self.target.path_cost(Mem.DDR, Mem.Vec).latency)
+        self.scalar_gm_access(ins, self.target.path_cost(Mem.DDR, Mem.Vec).latency)
 
     def x_SWrite(self, ins: SWrite) -> None:
         arr = self.gm.get(ins.tensor)
@@ -400,14 +394,17 @@ class KernelRun:
         if self.races is not None:  # GM race detection (sim/races.py)
             self.races.record(self, True, ins.tensor, arr, view, ins)
         view[...] = self.ev(ins.value)  # the scalar unit converts the register to the element dtype
-        # a GM access on the scalar pipe: checked against the DMA pipes like any other access
+        # priced like an element read: one scalar op plus the GM access latency of a store
+        self.scalar_gm_access(ins, self.target.path_cost(Mem.Vec, Mem.DDR).latency)
+
+    def scalar_gm_access(self, ins: SRead | SWrite, latency: float) -> None:
+        """A GM access on the scalar pipe: checked against the DMA pipes like any other access, then timed."""
         self.hazards.tick(S)
         facts = self._facts(ins)
         for key, w in facts[2]:
             self.hazards.access(S, key, 0, 1 << 62, w, ins, "tensor ")
         self.stats.instructions += 1
-        # priced like an element read: one scalar op plus the GM access latency of a store
-        self.trace.add(S, ins, self.costs.scalar_op + self.target.path_cost(Mem.Vec, Mem.DDR).latency)
+        self.trace.add(S, ins, self.costs.scalar_op + latency)
 
     def x_SSetVal(self, ins: SSetVal) -> None:
         h = self.h(ins.dst)
