@@ -132,3 +132,23 @@ def test_square_transpose_is_not_treated_as_row_local():
     out = np.zeros((64, 64), np.float32)
     square_transpose_add(x, y, out)
     np.testing.assert_allclose(out, x.T + y, rtol=1e-6)
+
+
+@pl.jit
+def k_blocked_weight_transposed(x: pl.Tensor[[32, 256], pl.FP16], w: pl.Tensor[[64, 256], pl.FP16],
+                                out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = pl.matmul(x[:, 0:64], w[:, 0:64], b_trans=True, out_dtype=pl.FP32)
+        for kb in pl.range(1, 4):
+            k0 = kb * 64
+            acc = pl.matmul_acc(acc, x[:, k0:k0 + 64], w[:, k0:k0 + 64], b_trans=True)
+        out[:] = acc
+    return out
+
+
+@pytest.mark.parametrize("platform", ["a2a3sim", "a5sim"])
+def test_matmul_acc_with_a_transposed_weight(platform):
+    x, w = _fp16(32, 256), _fp16(64, 256)
+    out = np.zeros((32, 64), np.float32)
+    k_blocked_weight_transposed(x, w, out, config=RunConfig(platform=platform))
+    np.testing.assert_allclose(out, _f32(x) @ _f32(w).T, rtol=1e-3, atol=1e-2)

@@ -357,7 +357,7 @@ def _infer_concat(args, attrs) -> Type:
 def _infer_matmul_acc(args, attrs) -> Type:
     op = "tensor.matmul_acc"
     acc = _tensor(op, args, 0, "accumulator")
-    product = _infer_matmul(args[1:], {})
+    product = _infer_matmul(args[1:], {k: attrs.get(k) for k in ("a_trans", "b_trans")})
     assert isinstance(product, TensorType)
     if not _same_dims(_dims(acc), _dims(product)):
         raise _fail(op, f"accumulator {_fmt(_dims(acc))} does not match lhs x rhs {_fmt(_dims(product))}",
@@ -365,8 +365,9 @@ def _infer_matmul_acc(args, attrs) -> Type:
     return TensorType(acc.shape, acc.dtype)
 
 
-_declare("matmul_acc", (Param("acc", V), Param("lhs", V), Param("rhs", V)), _infer_matmul_acc, OpKind.MATMUL,
-         lambda a, k: np.asarray(a[0], np.float32) + np.asarray(a[1], np.float32) @ np.asarray(a[2], np.float32),
+_declare("matmul_acc", (Param("acc", V), Param("lhs", V), Param("rhs", V), Param("a_trans", A, False),
+                        Param("b_trans", A, False)), _infer_matmul_acc, OpKind.MATMUL,
+         lambda a, k: np.asarray(a[0], np.float32) + _maybe_t(a[1], k.get("a_trans")) @ _maybe_t(a[2], k.get("b_trans")),
          "tile.matmul_acc")
 
 
