@@ -367,7 +367,8 @@ def _infer_matmul_acc(args, attrs) -> Type:
 
 _declare("matmul_acc", (Param("acc", V), Param("lhs", V), Param("rhs", V), Param("a_trans", A, False),
                         Param("b_trans", A, False)), _infer_matmul_acc, OpKind.MATMUL,
-         lambda a, k: np.asarray(a[0], np.float32) + _maybe_t(a[1], k.get("a_trans")) @ _maybe_t(a[2], k.get("b_trans")),
+         lambda a, k: (np.asarray(a[0], np.float32)
+                       + _maybe_t(a[1], k.get("a_trans")) @ _maybe_t(a[2], k.get("b_trans"))),
          "tile.matmul_acc")
 
 
