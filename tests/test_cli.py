@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import tilefold.language as pl
 from tilefold import cli
 
 GOOD = '''
@@ -35,16 +36,8 @@ THREE_D = GOOD.replace("[[16, 128], pl.FP32]", "[[2, 16, 128], pl.FP32]").replac
     "y = pl.tile.muls(hi, 0.5)", "y = pl.tile.slice(pl.tile.reshape(hi, [32, 128]), [16, 64], [0, 0])")
 
 
-def needs_parser():
-    lang = pytest.importorskip("tilefold.language")
-    if not hasattr(lang, "parse_file"):
-        pytest.skip("parser not available yet")
-    return lang
-
-
 @pytest.fixture
 def good(tmp_path) -> Path:
-    needs_parser()
     p = tmp_path / "good.py"
     p.write_text(GOOD)
     return p
@@ -62,7 +55,6 @@ def run(argv, capsys):
 
 
 def test_opt_prints_ir_that_parses_back_equal(good, capsys):
-    pl = needs_parser()
     from tilefold import ir
 
     code, out, err = run(["opt", good], capsys)
@@ -109,7 +101,6 @@ def test_opt_verify_catches_fault_injection(good, capsys, fault, prop):
 
 
 def test_opt_verify_input_properties(tmp_path, capsys):
-    needs_parser()
     p = tmp_path / "three_d.py"
     p.write_text(THREE_D)
     code, _, err = run(["opt", p, "--verify"], capsys)
@@ -123,7 +114,6 @@ def test_opt_verify_input_properties(tmp_path, capsys):
 
 
 def test_opt_bad_input_is_one_paragraph_without_traceback(tmp_path, capsys):
-    needs_parser()
     p = tmp_path / "bad.py"
     p.write_text(BAD_OP)
     code, out, err = run(["opt", p], capsys)
@@ -306,21 +296,12 @@ def test_run_inputs_from_npz(good, tmp_path, capsys, monkeypatch):
 
 
 def test_run_for_real(good, capsys):
-    pytest.importorskip("tilefold.testing")
-    from tilefold import testing
-
-    if not hasattr(testing, "run_and_compare"):
-        pytest.skip("E2E harness not available yet")
     code, out, err = run(["run", good, "--inputs", "random"], capsys)
     assert code == 0, err
     assert "MATCH" in out
 
 
 def test_compile_emits_pto_and_ir(good, capsys):
-    try:
-        from tilefold.compiler import compile as _  # noqa: F401
-    except ImportError:
-        pytest.skip("backend not available yet")
     code, out, err = run(["compile", good, "--emit", "pto"], capsys)
     assert code == 0, err
     assert "tload" in out
@@ -376,7 +357,6 @@ def test_python_dash_m_and_exit_status(good, tmp_path):
 
 
 def test_undecodable_file_is_a_user_error(tmp_path, capsys):
-    needs_parser()
     p = tmp_path / "garbage.py"
     p.write_bytes(b"\xcc\xff\x00\x81" * 10)
     code, _, err = run(["opt", p], capsys)
@@ -386,7 +366,6 @@ def test_undecodable_file_is_a_user_error(tmp_path, capsys):
 
 
 def test_opt_without_the_printer_falls_back_to_a_readable_dump(good, capsys, monkeypatch):
-    needs_parser()
     monkeypatch.setitem(sys.modules, "tilefold.language.printer", None)
     code, out, _ = run(["opt", good], capsys)
     assert code == 0
@@ -435,7 +414,6 @@ def test_compile_and_run_remarks(good, capsys):
 
 
 def test_run_reports_scalars_and_sub_block_split(tmp_path, capsys):
-    needs_parser()
     src = tmp_path / "scalar.py"
     src.write_text(SCALAR)
     code, out, err = run(["run", src, "--set", "scale=2.5"], capsys)
@@ -448,7 +426,6 @@ def test_run_reports_scalars_and_sub_block_split(tmp_path, capsys):
 
 
 def test_run_set_unknown_name_lists_scalar_params(tmp_path, capsys):
-    needs_parser()
     src = tmp_path / "scalar.py"
     src.write_text(SCALAR)
     code, _, err = run(["run", src, "--set", "scal=1"], capsys)

@@ -8,9 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import tilefold.language as pl
 from tilefold.golden import run_program
-
-pl = pytest.importorskip("tilefold.language")
 
 HEADER = "import tilefold.language as pl\n\n"
 RNG = np.random.default_rng(9)

@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import tilefold.language as pl
 from tilefold.golden import run_program
-
-pl = pytest.importorskip("tilefold.language")
 
 SRC = '''import tilefold.language as pl
 

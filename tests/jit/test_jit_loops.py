@@ -274,18 +274,6 @@ def test_a_scalar_statement_between_tensor_ops_is_lowered_in_order():
     np.testing.assert_allclose(out, np.exp(x) * 3.0, rtol=1e-5)
 
 
-def _cube_vector_hand_over() -> bool:
-    """Does this tree move a matmul result to vector work and back inside one scope (mixed kernels)?"""
-    try:
-        k.flash_attention_full_init.compile(np.zeros((16, 64), np.float16), np.zeros((64, 128), np.float16),
-                                            np.zeros((128, 64), np.float16), np.zeros((16, 64), np.float32))
-    except TypeInferenceError as exc:
-        if "data path" in exc.message:
-            return False
-        raise
-    return True
-
-
 def test_flash_attention_state_from_full_with_an_if_lowers_to_carried_vec_tiles():
     tile = to_tile_program(k.flash_attention_full_init.parse())
     fn = next(f for f in tile.functions if f.name.endswith("_incore_0"))
@@ -294,9 +282,7 @@ def test_flash_attention_state_from_full_with_an_if_lowers_to_carried_vec_tiles(
     assert all(isinstance(ia.type, TileType) and ia.type.memory_space.name == "Vec" for ia in loop.iter_args)
 
 
-def test_flash_attention_runs_end_to_end_when_cube_and_vector_hand_over():
-    if not _cube_vector_hand_over():
-        pytest.skip("needs the cube <-> vector hand-over of mixed kernels (InferTileMemorySpace GM route)")
+def test_flash_attention_runs_end_to_end_with_the_cube_vector_hand_over():
     q, kt, v = r(16, 64, dtype=np.float16), r(64, 128, dtype=np.float16), r(128, 64, dtype=np.float16)
     out = np.zeros((16, 64), np.float32)
     k.flash_attention_full_init(q, kt, v, out)
