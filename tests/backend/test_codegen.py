@@ -1,5 +1,6 @@
 """PTO codegen: text form, lowering choices, and the strict guard on lazy materializations."""
 
+import numpy as np
 import pytest
 from backend_helpers import kernel_src
 
@@ -206,4 +207,12 @@ def test_supported_user_copies_still_compile():
     src = src.replace("um: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat]", "um: pl.Tile[[16, 16], pl.FP16, pl.Mem.Vec]")
     src = src.replace("a: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.tile.extract(um,",
                       "a: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.tile.extract(wm,")
-    compile(pl.parse(src))
+    from tilefold.testing import run_and_compare
+
+    rng = np.random.default_rng(5)
+    x, w = (rng.integers(-3, 4, (16, 16)).astype(np.float16) for _ in range(2))
+    report = run_and_compare(pl.parse(src), {"x": x, "w": w, "out": np.zeros((16, 16), np.float32)})
+    assert report.fault is None and report.matches, report.summary()
+    # small integers: the FP16 products and their FP32 sums are exact in any order
+    np.testing.assert_array_equal(report.outputs["out"], w.astype(np.float32) @ w.astype(np.float32))
+    assert "tmov %um, %u[0, 0]" in report.compiled.pto.text()  # the supported Vec -> Vec copy is emitted

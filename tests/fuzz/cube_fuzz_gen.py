@@ -25,6 +25,8 @@ from tilefold import ir
 from tilefold.errors import TilefoldError
 from tilefold.passes.pass_manager import PassContext, RoundTripInstrument, VerificationInstrument
 
+from .fuzzcheck import tally
+
 TARGETS = ("Ascend910B", "Ascend910C", "Ascend950")
 #: dtype -> (accumulator dtype, itemsize, K quantum)
 DTYPES = {"BF16": ("FP32", 2, 16), "FP16": ("FP32", 2, 16), "INT8": ("INT32", 1, 32)}
@@ -596,9 +598,11 @@ def check_case(case: CubeCase, *, instruments: bool = True) -> str:
         assert exc.span is not None and exc.span.line, f"rejection without a location: {name}: {exc}\n{where}"
         assert exc.hint, f"rejection without a hint: {name}: {exc}\n{where}"
         assert case.expect_error == name, f"unexpected rejection {name}: {exc}\n{where}"
+        tally("cube-pipeline", name)  # the class the docs promise for this program (generated to be rejected)
         return f"rejected:{name}"
     except Exception as exc:  # noqa: BLE001 - a crash is a finding
         raise AssertionError(f"crash {type(exc).__name__}: {exc}\n{where}") from exc
+    tally("cube-pipeline")
     assert case.expect_error is None, f"expected {case.expect_error}, compiled and ran: {report.summary()}\n{where}"
     assert report.fault is None, f"device fault: {report.summary()}\n{where}"
     assert report.matches, f"miscompile: {report.summary()}\n{where}"

@@ -16,6 +16,8 @@ import pytest
 import tilefold.language as pl
 from tilefold.testing import run_and_compare
 
+from .fuzzcheck import counted
+
 SHAPES = [(16, 64), (64, 128), (256, 64), (1024, 128)]  # the last one: 512 KiB per FP32 tensor, > UB
 
 
@@ -72,8 +74,8 @@ def generate(seed: int) -> str:
 @pytest.mark.parametrize("seed", range(24))
 def test_tensor_level_program_golden_equals_simulated_lowering(seed):
     src = generate(seed)
-    program = pl.parse(src, f"<jit fuzz {seed}>")
-    report = run_and_compare(program, "random", seed=seed)
+    with counted("jit-tensor"):
+        report = run_and_compare(pl.parse(src, f"<jit fuzz {seed}>"), "random", seed=seed)
     assert report.fault is None, f"{report.summary()}\n{src}"
     assert report.matches, f"{report.summary()}\n{src}"
 
@@ -95,7 +97,8 @@ def generate_loop(seed: int) -> str:
 @pytest.mark.parametrize("seed", range(8))
 def test_tensor_level_loops_golden_equals_simulated_lowering(seed):
     src = generate_loop(seed)
-    report = run_and_compare(pl.parse(src, f"<jit loop fuzz {seed}>"), "random", seed=seed)
+    with counted("jit-tensor-loops"):
+        report = run_and_compare(pl.parse(src, f"<jit loop fuzz {seed}>"), "random", seed=seed)
     assert report.fault is None and report.matches, f"{report.summary()}\n{src}"
 
 
@@ -144,7 +147,8 @@ def generate_window_loop(seed: int) -> str:
 @pytest.mark.parametrize("seed", range(12))
 def test_window_loops_at_dynamic_offsets_golden_equals_simulated_lowering(seed):
     src = generate_window_loop(seed)
-    report = run_and_compare(pl.parse(src, f"<jit window fuzz {seed}>"), "random", seed=seed)
+    with counted("jit-window-loops"):
+        report = run_and_compare(pl.parse(src, f"<jit window fuzz {seed}>"), "random", seed=seed)
     assert report.fault is None and report.matches, f"{report.summary()}\n{src}"
 
 
@@ -217,7 +221,8 @@ def generate_mixed(seed: int) -> str:
 @pytest.mark.parametrize("seed", range(10))
 def test_mixed_cube_vector_scopes_golden_equals_simulated_lowering(seed, target):
     src = generate_mixed(seed)
-    report = run_and_compare(pl.parse(src, f"<jit mixed fuzz {seed}>"), "random", seed=seed, target=target)
+    with counted("jit-mixed-scopes"):
+        report = run_and_compare(pl.parse(src, f"<jit mixed fuzz {seed}>"), "random", seed=seed, target=target)
     assert report.fault is None and report.matches, f"{report.summary()}\n{src}"
 
 

@@ -46,11 +46,19 @@ def test_static_out_of_bounds_window_is_rejected(body, axis, window, extent, adv
 
 
 def test_in_bounds_and_dynamic_windows_still_parse():
-    _parse_body("b = pl.tile.get_block_idx()\n"
-                "t = pl.tile.load(x, [0, b * 32], [16, 32])\n"
-                "u = pl.tile.load(x, [0, 32], [16, 32])\n"
-                "out = pl.store(t, [0, 0], out)\n"
-                "out = pl.store(u, [b, 0], out)")
+    import numpy as np
+
+    from tilefold.golden import run_program
+
+    prog = _parse_body("b = pl.tile.get_block_idx()\n"
+                       "t = pl.tile.load(x, [0, b * 32], [16, 32])\n"
+                       "u = pl.tile.load(x, [0, 32], [16, 32])\n"
+                       "out = pl.store(t, [0, 0], out)\n"
+                       "out = pl.store(u, [b, 0], out)")
+    x = np.arange(16 * 64, dtype=np.float32).reshape(16, 64)
+    got = run_program(prog, {"x": x, "x3": np.zeros((2, 16, 64), np.float32), "out": np.zeros((16, 32), np.float32),
+                             "out3": np.zeros((2, 16, 32), np.float32)})
+    np.testing.assert_array_equal(got["out"], x[:, 32:])  # block 0: t = x[:, :32], then u = x[:, 32:] over it
 
 
 def _ir_store(tensor_shape, offsets, window, tile_shape):

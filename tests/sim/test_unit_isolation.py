@@ -156,6 +156,13 @@ def test_codegen_refuses_cross_unit_tiles_with_the_statement_location(src, space
     assert f"the {space} tile" in err.message and other in (err.hint or "")
 
 
-def test_incore_kernel_with_cube_and_vector_work_compiles():
+def test_incore_kernel_with_cube_work_compiles_and_runs():
+    from tilefold.testing import run_and_compare
+
     src = _AIV_CUBE.replace("FunctionType.AIV", "FunctionType.InCore")
-    compile(pl.parse(src))
+    rng = np.random.default_rng(3)
+    x, w = (rng.integers(-3, 4, (16, 16)).astype(np.float16) for _ in range(2))
+    report = run_and_compare(pl.parse(src), {"x": x, "w": w, "out": np.zeros((16, 16), np.float32)})
+    assert report.fault is None and report.matches, report.summary()
+    # small integers: exact in FP16 and in any FP32 summation order
+    np.testing.assert_array_equal(report.outputs["out"], x.astype(np.float32) @ w.astype(np.float32))

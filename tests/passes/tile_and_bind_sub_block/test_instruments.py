@@ -10,6 +10,7 @@ import test_split_structure as ss
 import tilefold.language as pl
 from tilefold import ir
 from tilefold.passes import PassContext, RoundTripInstrument, VerificationInstrument
+from tilefold.passes.pass_manager import print_ir
 from tilefold.passes.pipeline import default_tile_pipeline
 from tilefold.passes.tile_and_bind_sub_block import REVERTED, tile_and_bind_sub_block
 
@@ -21,11 +22,21 @@ PROGRAMS = {
 }
 
 
+#: per program, the functions the pass rolls back (every other function is split)
+ROLLED_BACK = {"identity": set(), "multi_result": set(), "loop": set(), "softmax_first": set(),
+               "misaligned_rollback": {"kernel"}, "two_functions": {"f2"}, "side_effects_rollback": {"kernel"}}
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_output_verifies_and_round_trips(name):
-    with PassContext([VerificationInstrument(), RoundTripInstrument()]):
+    instrument = RoundTripInstrument()
+    with PassContext([VerificationInstrument(), instrument]):
         after = tile_and_bind_sub_block()(PROGRAMS[name])
-    assert after is not PROGRAMS[name]
+    assert instrument.checked == ["TileAndBindSubBlock"]
+    # the instruments only observe: the output is what the pass gives without them
+    ir.assert_structural_equal(after, tile_and_bind_sub_block()(PROGRAMS[name]))
+    assert {f.name for f in after.functions if f.attr(REVERTED)} == ROLLED_BACK[name]
+    assert "get_subblock_idx" in print_ir(after)  # split, or stores guarded to sub-block 0 on a rollback
 
 
 def test_pipeline_option_reaches_the_pass():
