@@ -157,10 +157,17 @@ def test_verification_before_a_pass_checks_its_requirements():
 def test_verification_property_filter_and_switches():
     bad = break_ssa_pass().run(program(kernel_fn()))
     needs_ssa = identity("NeedsSSA", required=[P.SSAForm])
-    with PassContext([VerificationInstrument(properties=[P.TileOps2D])]):
-        needs_ssa(bad)  # SSAForm not selected
-    with PassContext([VerificationInstrument(before=False)]):
-        needs_ssa(bad)
+    only_2d = VerificationInstrument(properties=[P.TileOps2D])
+    with PassContext([only_2d]):
+        assert needs_ssa(bad) is bad  # SSAForm not selected: nothing to check, no error
+    assert only_2d.checked == []
+    after_only = VerificationInstrument(before=False)
+    with PassContext([after_only]):
+        assert needs_ssa(bad) is bad
+    assert after_only.checked == []  # the pass produces nothing, and its requirement is not checked
+    both = VerificationInstrument()
+    with PassContext([both]), pytest.raises(VerificationError, match="SSAForm violated"):
+        needs_ssa(bad)  # the same program with both switches on: the violation is caught
 
 
 # ------------------------------------------------------------------------------------------------
