@@ -208,15 +208,16 @@ def test_unknown_target_is_a_user_error(good, capsys):
 
 
 # ------------------------------------------------------------------------------------------------
-# missing modules, compile / run / bench / demo
+# compile / run / bench / demo
 # ------------------------------------------------------------------------------------------------
 
 
-def test_missing_module_is_reported_as_not_available(good, capsys, monkeypatch):
+def test_a_missing_project_module_is_an_internal_error(capsys, monkeypatch):
+    # tilefold ships whole: a module of its own that does not import is a bug, not the user's problem
     monkeypatch.setitem(sys.modules, "tilefold.demo", None)
     code, _, err = run(["demo"], capsys)
-    assert code == 2
-    assert err.strip() == "error: the demo (tilefold.demo) is not available yet"
+    assert code == 4
+    assert err.startswith("internal error: ModuleNotFoundError") and "tilefold bug" in err and "Traceback" not in err
 
 
 def test_demo_calls_main(capsys, monkeypatch):
@@ -245,9 +246,9 @@ def _fake_testing(monkeypatch, matches: bool, fault=None):
         calls["kwargs"] = kwargs
         return Report()
 
-    fake = types.ModuleType("tilefold.testing")
-    fake.run_and_compare = run_and_compare
-    monkeypatch.setitem(sys.modules, "tilefold.testing", fake)
+    import tilefold.testing
+
+    monkeypatch.setattr(tilefold.testing, "run_and_compare", run_and_compare)
     return calls
 
 
@@ -315,21 +316,30 @@ def test_bench_runs_scripts(tmp_path, capsys, monkeypatch):
     bench_dir.mkdir()
     (bench_dir / "hello.py").write_text("print('hello from bench')\n")
     (bench_dir / "fails.py").write_text("raise SystemExit(3)\n")
-    monkeypatch.setitem(sys.modules, "tilefold.bench", types.ModuleType("tilefold.bench"))
     monkeypatch.setattr(cli, "_benchmarks_dir", lambda: bench_dir)
     code = cli.main(["bench", "hello"])
-    assert code == 0
+    assert code == 0 and "hello from bench" in capsys.readouterr().out
     assert cli.main(["bench", "fails"]) == 2
     assert cli.main(["bench", "nope"]) == 1
+    assert "unknown benchmark(s) nope" in capsys.readouterr().err
 
 
-def test_bench_uses_the_harness_when_present(capsys, monkeypatch):
-    fake = types.ModuleType("tilefold.bench")
+def test_bench_passes_names_and_plot_to_the_runner(capsys, monkeypatch):
+    import tilefold.bench
+
     seen = []
-    fake.main = lambda names: seen.append(names) or 0
-    monkeypatch.setitem(sys.modules, "tilefold.bench", fake)
+    monkeypatch.setattr(tilefold.bench, "run_benchmarks",
+                        lambda names, root, argv=None: seen.append((names, root, argv)) or 0)
     assert cli.main(["bench", "a", "b"]) == 0
-    assert seen == [["a", "b"]]
+    assert cli.main(["bench", "a", "--plot"]) == 0
+    assert seen == [(["a", "b"], cli._benchmarks_dir(), None), (["a"], cli._benchmarks_dir(), ["--plot"])]
+
+
+def test_bench_outside_a_checkout_is_a_user_error(capsys, monkeypatch):
+    monkeypatch.setattr(cli, "_benchmarks_dir", lambda: None)
+    assert cli.main(["bench"]) == 2
+    err = capsys.readouterr().err
+    assert "no benchmarks/ directory next to the tilefold sources" in err and "hint:" in err
 
 
 def test_passes_lists_catalogue(capsys):
@@ -465,10 +475,13 @@ def test_docs_ops_md_is_up_to_date():
 
 
 def test_bench_runs_with_single_threaded_blas(capsys, monkeypatch):
-    fake = types.ModuleType("tilefold.bench")
+    import os
+
+    import tilefold.bench
+
     seen = {}
-    fake.main = lambda names: seen.update({v: __import__("os").environ.get(v) for v in cli.BLAS_THREAD_VARS}) or 0
-    monkeypatch.setitem(sys.modules, "tilefold.bench", fake)
+    monkeypatch.setattr(tilefold.bench, "run_benchmarks", lambda names, root, argv=None: seen.update(
+        {v: os.environ.get(v) for v in cli.BLAS_THREAD_VARS}) or 0)
     for var in cli.BLAS_THREAD_VARS:
         monkeypatch.setenv(var, "8")
     assert cli.main(["bench", "x"]) == 0

@@ -25,11 +25,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import enum
-import importlib
 import os
-import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,33 +56,14 @@ class UsageError(Exception):
     """A bad command line detected after argument parsing (e.g. an unknown pass name)."""
 
 
-class UnavailableError(Exception):
-    """A module another engineer owns is not there yet."""
-
-
-def _require(module: str, what: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and (exc.name == module or module.startswith(exc.name + ".")):
-            raise UnavailableError(f"{what} ({module}) is not available yet") from None
-        raise
-
-
-def _attr(module: str, name: str, what: str) -> Any:
-    mod = _require(module, what)
-    if not hasattr(mod, name):
-        raise UnavailableError(f"{what} ({module}.{name}) is not available yet")
-    return getattr(mod, name)
-
-
 # ------------------------------------------------------------------------------------------------
 # shared helpers
 # ------------------------------------------------------------------------------------------------
 
 
 def _parse_file(path: str):
-    parse_file = _attr("tilefold.language", "parse_file", "the pl parser")
+    from tilefold.language import parse_file
+
     hint = "give the path of a .py file with a @pl.program class"
     if not Path(path).exists():
         raise TilefoldError(f"cannot read {path!r}: no such file", hint=hint)
@@ -109,13 +88,11 @@ def _split_list(text: str | None) -> list[str]:
 
 
 def _target(name: str | None):
-    """Validate a target name when the backend exists; return what passes should receive."""
+    """Validate a target name; return what passes should receive."""
     if name is None:
         return None
-    try:
-        get_target = _attr("tilefold.targets", "get_target", "the target catalogue")
-    except UnavailableError:
-        return name
+    from tilefold.targets import get_target
+
     return get_target(name)
 
 
@@ -193,8 +170,6 @@ def cmd_opt(args: argparse.Namespace) -> int:
         manager = _pass_manager(names, options)
     except KeyError as exc:
         raise UsageError(exc.args[0] if exc.args else str(exc)) from None
-    except ModuleNotFoundError as exc:
-        raise UnavailableError(f"a requested pass is not available yet (module {exc.name} is missing)") from None
 
     explicit = _properties(_split_list(args.verify_properties)) if args.verify_properties else None
     program = _parse_file(args.file)
@@ -248,13 +223,6 @@ def _print_remarks(remarks: Sequence[Any]) -> None:
 # ------------------------------------------------------------------------------------------------
 
 
-def _first_attr(obj: Any, names: Sequence[str]) -> Any:
-    for n in names:
-        if hasattr(obj, n):
-            return getattr(obj, n)
-    return None
-
-
 def _print_stage(stage: str, program) -> None:
     """One ``--print-after-all`` stage that is not a pass (the input program)."""
     text = _print_ir(program)
@@ -276,9 +244,9 @@ def _skip_passes(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
+    from tilefold.compiler import compile as compile_fn
     from tilefold.passes.remarks import collect_remarks
 
-    compile_fn = _attr("tilefold.compiler", "compile", "the backend compiler")
     program = _parse_file(args.file)
     kwargs: dict[str, Any] = {"skip_passes": _skip_passes(args), "options": _pipeline_options(args)}
     if args.target:
@@ -299,19 +267,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     else:
         with collect_remarks() as remarks:
             compiled = compile_fn(program, **kwargs)
-    if args.emit == "ir":
-        ir_program = _first_attr(compiled, ("program", "ir", "ir_program"))
-        if ir_program is None:
-            raise UnavailableError("the compiled program exposes no IR (expected .program or .ir)")
-        text = _print_ir(ir_program)
-    else:
-        pto = _first_attr(compiled, ("pto", "pto_program"))
-        if pto is not None and hasattr(pto, "text"):
-            text = pto.text()
-        elif hasattr(compiled, "text"):
-            text = compiled.text()
-        else:
-            raise UnavailableError("the compiled program exposes no PTO text (expected .pto.text() or .text())")
+    text = _print_ir(compiled.ir) if args.emit == "ir" else compiled.pto.text()
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     if args.remarks:
         _print_remarks(remarks)
@@ -524,10 +480,8 @@ def _make_inputs(program, spec: str, seed: int, settings: Sequence[str], entry_n
         return inputs
 
     _check_input_sizes(entry)
-    try:
-        harness_random = _attr("tilefold.testing", "random_inputs", "the E2E harness")
-    except UnavailableError:
-        harness_random = None
+    from tilefold.testing import random_inputs as harness_random
+
     if harness_random is not None:
         return harness_random(program, entry.name, seed, scalars=fixed)
 
@@ -598,10 +552,8 @@ def _split_evidence(report: Any) -> str:
     program = getattr(compiled, "ir", None)
     if program is None:
         return "-"
-    try:
-        evidence = _attr("tilefold.testing", "sub_block_evidence", "the sub-block evidence")
-    except UnavailableError:
-        return "-"
+    from tilefold.testing import sub_block_evidence as evidence
+
     parts = []
     for fn in program.functions:
         if not fn.func_type.is_incore:
@@ -720,8 +672,8 @@ def _check_custom_kernels(program, kernel_files: Sequence[str]) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from tilefold.ir.types import ScalarType
     from tilefold.passes.remarks import collect_remarks
+    from tilefold.testing import run_and_compare
 
-    run_and_compare = _attr("tilefold.testing", "run_and_compare", "the E2E harness")
     _register_kernels(args.kernels or ())
     from tilefold.runtime.cli_support import is_jit_file, run_jit_file
 
@@ -835,49 +787,17 @@ def _single_threaded_blas() -> None:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     _single_threaded_blas()
-    try:
-        bench = importlib.import_module("tilefold.bench")
-    except ModuleNotFoundError:
-        bench = None
-    runner: Callable[..., Any] | None = None
-    if bench is not None:
-        runner = getattr(bench, "main", None) or getattr(bench, "run", None)
+    from tilefold.bench import run_benchmarks
+
     own = _benchmarks_dir()
     if own is None:
-        raise UnavailableError("no benchmarks/ directory next to the tilefold sources (benchmarks ship with the "
-                               "source checkout, not with an installed package)")
-    run_benchmarks = getattr(bench, "run_benchmarks", None) if bench is not None else None
-    if run_benchmarks is not None:
-        result = run_benchmarks(list(args.names) or None, root=own)  # never a benchmarks/ of the cwd
-        # the runner's codes: 1 a benchmark failed, 2 an unknown name (a usage error here)
-        return {0: EXIT_OK, 1: EXIT_USER, 2: EXIT_USAGE}.get(int(result), EXIT_USER) if isinstance(result, int) \
-            else EXIT_OK
-    if runner is not None:
-        result = runner(list(args.names), ["--plot"]) if getattr(args, "plot", False) else runner(list(args.names))
-        return int(result) if isinstance(result, int) else EXIT_OK
-    root = _benchmarks_dir()
-    if root is None:
-        raise UnavailableError("no benchmarks/ directory found")
-    scripts = sorted(p for p in root.glob("*.py") if not p.name.startswith("_"))
-    if args.names:
-        wanted = set(args.names)
-        chosen = [p for p in scripts if p.stem in wanted or p.name in wanted]
-        unknown = wanted - {p.stem for p in chosen} - {p.name for p in chosen}
-        if unknown:
-            raise UsageError(f"unknown benchmark(s) {', '.join(sorted(unknown))}; available: "
-                             f"{', '.join(p.stem for p in scripts) or 'none'}")
-        scripts = chosen
-    if not scripts:
-        print(f"no benchmarks in {root}")
-        return EXIT_OK
-    status = EXIT_OK
-    for script in scripts:
-        print(f"== {script.stem} ==", flush=True)
-        rc = subprocess.call([sys.executable, str(script)], cwd=str(root.parent))
-        if rc != 0:
-            print(f"benchmark {script.stem} failed with exit code {rc}", file=sys.stderr)
-            status = EXIT_USER
-    return status
+        raise TilefoldError("no benchmarks/ directory next to the tilefold sources",
+                            hint="benchmarks ship with the source checkout, not with an installed package: run "
+                                 "`tilefold bench` from a checkout installed with `make install`")
+    argv = ["--plot"] if getattr(args, "plot", False) else None
+    result = run_benchmarks(list(args.names) or None, root=own, argv=argv)  # never a benchmarks/ of the cwd
+    # the runner's codes: 1 a benchmark failed, 2 an unknown name (a usage error here)
+    return {0: EXIT_OK, 1: EXIT_USER, 2: EXIT_USAGE}.get(int(result), EXIT_USER)
 
 
 def _fmt_default(value: Any) -> str:
@@ -1004,7 +924,8 @@ def _operands_of(op: Any) -> str:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    main = _attr("tilefold.demo", "main", "the demo")
+    from tilefold.demo import main
+
     result = main()
     return int(result) if isinstance(result, int) else EXIT_OK
 
@@ -1147,9 +1068,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         _error(f"tilefold {args.command}: error: {exc}")
         return EXIT_USAGE
-    except UnavailableError as exc:
-        _error(f"error: {exc}")
-        return EXIT_USER
     except TilefoldError as exc:
         if show_tb:
             raise
