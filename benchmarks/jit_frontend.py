@@ -18,12 +18,15 @@ Steps timed (process CPU time, minimum and median over repeats), as ``kernel.com
 - compile: PTO code generation of the lowered program (with the cyclic GC paused, as ``tilefold.compiler.compile``
   runs it).
 
-The first table is the ``--lines`` program; the reference column is the previous measurement of the same
-``straight`` program (no timing is asserted). The scaling table (``--sizes``) gives, for each program and size,
-each step's CPU time (minimum over repeats), its growth from one size to the next (linear is the ratio of the line
-counts), and the Python calls per source line (deterministic, immune to a shared machine's noise; flat when
-the step is linear). Finer steps there: ``convert`` is ConvertTensorToTileOps, ``tile passes`` the rest of the
-pipeline.
+The first table is the ``--lines`` program; beside each step its time relative to ``ast.parse`` of the same text,
+measured in the same run (a baseline of the same machine and load; no timing is asserted). The scaling table
+(``--sizes``) gives, for each program and size, each step's CPU time (minimum over repeats), its growth from one
+size to the next (linear is the ratio of the line counts), and the Python calls per source line (deterministic,
+immune to a shared machine's noise; flat when the step is linear). Finer steps there: ``convert`` is
+ConvertTensorToTileOps, ``tile passes`` the rest of the pipeline.
+
+Goal (exit 1 when missed): every step is linear, i.e. its Python calls per line at the largest size are at most
+``LINEAR_CALLS_GROWTH`` times those at the smallest (a quadratic step doubles them at every doubling of the size).
 
     .venv/bin/python benchmarks/jit_frontend.py [--lines 1000] [--repeat 5] [--programs straight,loops]
                                                 [--sizes 250,500,1000,2000] [--size-repeat 3]
@@ -32,6 +35,7 @@ pipeline.
 from __future__ import annotations
 
 import argparse
+import ast
 import cProfile
 import pstats
 import random
@@ -48,8 +52,8 @@ from tilefold.passes.pipeline import default_tile_pipeline
 from tilefold.targets import get_target
 
 TARGET = "Ascend910B"
-#: the previous measurement of the 999-line ``straight`` program (parse + lower + compile, CPU seconds)
-REFERENCE_TOTAL_S = {"straight": 0.46}
+#: the most a step's Python calls per line may grow from the smallest to the largest size and still be linear
+LINEAR_CALLS_GROWTH = 1.2
 
 OPS = ["pl.add({a}, {b})", "pl.sub({a}, {b})", "pl.mul({a}, {b})", "pl.maximum({a}, {b})", "pl.adds({a}, 0.5)",
        "pl.muls({a}, 0.75)", "pl.neg({a})", "pl.abs({a})", "pl.exp(pl.neg(pl.abs({a})))",
@@ -224,7 +228,8 @@ def _calls(fn: Callable, arg) -> tuple[int, object]:
     return pstats.Stats(prof).total_calls, out  # type: ignore[attr-defined]
 
 
-def scaling(program: str, sizes: list[int], repeat: int) -> None:
+def scaling(program: str, sizes: list[int], repeat: int) -> bool:
+    """Print the scaling table of ``program``; True when every step is linear (see ``LINEAR_CALLS_GROWTH``)."""
     steps = _fine_steps()
     times: dict[str, list[float]] = {name: [] for name, _ in steps}
     per_line: dict[str, list[float]] = {name: [] for name, _ in steps}
@@ -260,6 +265,23 @@ def scaling(program: str, sizes: list[int], repeat: int) -> None:
     for r in [head, *rows]:
         print("  ".join(str(x).rjust(w) if i else str(x).ljust(w) for i, (x, w) in enumerate(zip(r, widths,
                                                                                                   strict=True))))
+    growth = {name: per_line[name][-1] / per_line[name][0] for name, _ in steps if per_line[name][0]}
+    worse = {name: g for name, g in growth.items() if g > LINEAR_CALLS_GROWTH}
+    print(f"{program}: calls per line, largest / smallest size: "
+          + ", ".join(f"{name} {g:.2f}x" for name, g in growth.items())
+          + f" (goal <= {LINEAR_CALLS_GROWTH}x: {'met' if not worse else 'MISSED by ' + ', '.join(worse)})")
+    return not worse
+
+
+def _ast_parse_s(text: str, repeat: int) -> float:
+    """Minimum CPU seconds of ``ast.parse`` of ``text``: the in-run baseline of the first table."""
+    best = None
+    for _ in range(repeat):
+        t0 = time.process_time()
+        ast.parse(text)
+        t = time.process_time() - t0
+        best = t if best is None else min(best, t)
+    return best or 0.0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -272,22 +294,24 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     programs = [p for p in args.programs.split(",") if p]
     print(f"CPU seconds, {args.repeat} repeats after a warm-up")
-    print(f"{'program':9} {'lines':>5} {'scopes':>6} {'step':8} {'min s':>7} {'median s':>8}  reference s")
+    print(f"{'program':9} {'lines':>5} {'scopes':>6} {'step':8} {'min s':>7} {'median s':>8}  x ast.parse (same run)")
     for program in programs:
         text = PROGRAMS[program](args.lines)
         n_lines, n_scopes = text.count("\n"), text.count("pl.at(")
         measure(text)  # warm-up
         samples = [measure(text) for _ in range(args.repeat)]
+        baseline = _ast_parse_s(text, args.repeat)
         for i, step in enumerate(("parse", "lower", "compile", "total")):
             col = [sum(x) for x in samples] if step == "total" else [x[i] for x in samples]
-            ref = REFERENCE_TOTAL_S.get(program) if step == "total" else None
             print(f"{program:9} {n_lines:5d} {n_scopes:6d} {step:8} {min(col):7.3f} {statistics.median(col):8.3f}  "
-                  + (f"{ref:.2f} (previous session)" if ref is not None else ""))
+                  + (f"{min(col) / baseline:.1f}" if baseline else "-"))
     sizes = [int(x) for x in args.sizes.split(",") if x]
+    linear = True
     if sizes:
         for program in programs:
-            scaling(program, sizes, args.size_repeat)
-    return 0
+            linear &= scaling(program, sizes, args.size_repeat)
+        print(f"jit_frontend: {'every step linear' if linear else 'GOAL NOT MET (a step grows faster than linear)'}")
+    return 0 if linear else 1
 
 
 if __name__ == "__main__":

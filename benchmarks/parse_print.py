@@ -106,12 +106,10 @@ def timed(fn: Callable[[], Any], clock: Callable[[], float], batch: int = 1) -> 
     return elapsed / batch, result
 
 
-def _verifier() -> Callable[[ir.Program], None] | None:
-    try:
-        from tilefold.passes import verify_properties
-        from tilefold.passes.base import IRProperty
-    except (ImportError, AttributeError):
-        return None
+def _verifier() -> Callable[[ir.Program], None]:
+    from tilefold.passes import verify_properties
+    from tilefold.passes.base import IRProperty
+
     props = [p for p in IRProperty if p.name in ("SSAForm", "TypeChecked", "UseAfterDef", "NormalizedStmtStructure")]
     return lambda program: verify_properties(program, props)
 
@@ -126,13 +124,12 @@ class Case:
         self.batch = batch
         self.samples: dict[str, list[float]] = {step: [] for step in STEPS + ("round trip",)}
 
-    def round(self, clock: Callable[[], float], verify: Callable[[ir.Program], None] | None,
-              record: bool = True) -> None:
+    def round(self, clock: Callable[[], float], verify: Callable[[ir.Program], None], record: bool = True) -> None:
         k = self.batch
         t_ast, tree = timed(lambda: ast.parse(self.text), clock, k)
         del tree
         t_parse, program = timed(lambda: pl.parse(self.text), clock, k)
-        t_verify = timed(lambda: verify(program), clock, k)[0] if verify else 0.0
+        t_verify = timed(lambda: verify(program), clock, k)[0]
         t_print, printed = timed(lambda: ir.python_print(program), clock, k)
         t_reparse, again = timed(lambda: pl.parse(printed), clock, k)
         if not record:  # the warm-up round also checks the round trip
@@ -167,16 +164,13 @@ def measure_all(sizes: list[int], repeat: int, clock: Callable[[], float]) -> li
     return cases
 
 
-def report(case: Case, verify_available: bool) -> None:
+def report(case: Case) -> None:
     stmts = case.stmts
     batch = f", {case.batch} calls per sample" if case.batch > 1 else ""
     print(f"\n== {stmts} statements ({len(case.text) / 1024:.0f} KiB of source), "
           f"{len(case.samples['parse'])} rounds{batch} ==")
     print(f"{'step':<11}{'min s':>9}{'stmts/s':>11}{'x ast.parse':>13}{'trimmed median s':>19}{'x ast.parse':>13}")
     for step in STEPS + ("round trip",):
-        if step == "verify" and not verify_available:
-            print(f"{step:<11}{'(verifier not available)':>35}")
-            continue
         best, typ = case.best(step), case.typical(step)
         rate = stmts / best if best else 0.0
         print(f"{step:<11}{best:>9.4f}{rate:>11.0f}{best / case.best('ast.parse'):>13.1f}"
@@ -192,9 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
     cases = measure_all(args.sizes, max(1, args.repeat), clock)
-    verify_available = _verifier() is not None
     for case in cases:
-        report(case, verify_available)
+        report(case)
     big = cases[-1]
     ok = True
     ratio = big.best("round trip") / big.best("ast.parse")
