@@ -284,7 +284,7 @@ def _entry_function(program, name: str | None = None):
 
     names = [f.name for f in program.functions]
     if not names:
-        raise TilefoldError(f"program {program.name!r} has no functions",
+        raise TilefoldError(f"program {program.name!r} has no functions", span=program.span,
                             hint="add a method decorated with @pl.function(type=pl.FunctionType.InCore) (a kernel) "
                                  "or an Orchestration function")
     if name is not None:
@@ -294,7 +294,7 @@ def _entry_function(program, name: str | None = None):
         import difflib
 
         close = difflib.get_close_matches(name, names, n=1)
-        raise TilefoldError(f"--entry {name}: program {program.name!r} has no function {name!r}",
+        raise TilefoldError(f"--entry {name}: program {program.name!r} has no function {name!r}", span=program.span,
                             hint=(f"did you mean {close[0]!r}? " if close else "")
                             + f"its functions: {', '.join(names)}")
     orch = [f for f in program.functions if f.func_type is FunctionType.Orchestration]
@@ -306,7 +306,7 @@ def _entry_function(program, name: str | None = None):
     if len(program.functions) == 1:
         return program.functions[0]
     raise TilefoldError(f"program {program.name!r} has no Orchestration function and "
-                        f"{len(kernels)} kernels; cannot tell which one to run",
+                        f"{len(kernels)} kernels; cannot tell which one to run", span=program.span,
                         hint=f"choose one with --entry NAME ({', '.join(names)}), or add an Orchestration "
                              "function that calls the kernels")
 

@@ -972,9 +972,10 @@ def select_entry_function(program: Program, entry: str | None = None) -> Functio
     if len(kernels) == 1:
         return kernels[0]
     if orch:
-        raise TilefoldError(f"program {program.name!r} has several Orchestration functions")
+        raise TilefoldError(f"program {program.name!r} has several Orchestration functions", span=program.span,
+                            hint="pass entry= the one to run")
     raise TilefoldError(f"program {program.name!r} has several kernels and no Orchestration function",
-                        hint="add an Orchestration function or pass entry=")
+                        span=program.span, hint="add an Orchestration function or pass entry=")
 
 
 def generate(program: Program, target: str | Target | None = None, mode: str = "strict",

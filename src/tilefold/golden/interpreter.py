@@ -704,15 +704,16 @@ def select_entry(program: Program, entry: str | None = None) -> Function:
         try:
             return program.function(entry)
         except KeyError:
-            raise TilefoldError(f"program {program.name!r} has no function {entry!r}",
+            raise TilefoldError(f"program {program.name!r} has no function {entry!r}", span=program.span,
                                 hint=f"functions: {', '.join(fn.name for fn in program.functions)}") from None
     if not program.functions:
-        raise TilefoldError(f"program {program.name!r} has no functions")
+        raise TilefoldError(f"program {program.name!r} has no functions", span=program.span,
+                            hint="add a kernel (@pl.function(type=pl.FunctionType.InCore)) to the program")
     orch = [fn for fn in program.functions if fn.func_type is FunctionType.Orchestration]
     if len(orch) == 1:
         return orch[0]
     if len(orch) > 1:
-        raise TilefoldError(f"program {program.name!r} has several Orchestration functions",
+        raise TilefoldError(f"program {program.name!r} has several Orchestration functions", span=program.span,
                             hint=f"pass entry= one of {', '.join(fn.name for fn in orch)}")
     called = _called_functions(program)
     roots = [fn for fn in program.functions if fn.name not in called]
@@ -720,7 +721,7 @@ def select_entry(program: Program, entry: str | None = None) -> Function:
         return roots[0]
     names = ", ".join(fn.name for fn in (roots or program.functions))
     raise TilefoldError(f"program {program.name!r} has several kernels and no Orchestration function",
-                        hint=f"pass entry= one of {names}")
+                        span=program.span, hint=f"pass entry= one of {names}")
 
 
 def _called_functions(program: Program) -> set[str]:

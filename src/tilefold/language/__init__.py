@@ -115,16 +115,12 @@ def parse(text: str, filename: str = "<string>", *, program_name: str | None = N
     The text holds a ``@pl.program`` class, bare ``@pl.function`` functions, or a fully annotated ``@pl.jit``
     entry (with its ``@pl.jit.incore`` / ``.inline`` helpers): the jit form comes back with its ``pl.at`` scopes
     outlined into InCore functions (tensor-level ops still in them)."""
-    import ast as _ast
-
     from tilefold.language.jit import jit_functions, parse_jit_text
+    from tilefold.language.parse_base import parse_python
 
     tree = None
     if "jit" in text and "@pl.program" not in text:  # a jit entry is spelt pl.jit: skip a second ast.parse else
-        try:
-            tree = _ast.parse(text, filename=filename)
-        except (SyntaxError, RecursionError, MemoryError):
-            tree = None  # the program-form parser reports it, located
+        tree = parse_python(text, filename)
     if tree is not None and jit_functions(tree):
         return parse_jit_text(text, filename, program_name, tree=tree)
     return Parser(text, filename).parse_module(program_name)

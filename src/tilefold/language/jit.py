@@ -12,6 +12,7 @@ import ast
 import inspect
 import linecache
 import textwrap
+import tokenize
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +20,7 @@ from tilefold.errors import ParseError, Span
 from tilefold.ir.stmt import Program
 from tilefold.ir.types import DataType, ScalarType, TensorType, Type, make_shape
 from tilefold.language.jit_form import JitParser, JitSource
-from tilefold.language.parse_base import _MISSING, no_gc
+from tilefold.language.parse_base import _MISSING, no_gc, parse_python
 
 _KINDS = ("entry", "incore", "inline")
 #: keyword options of ``@pl.jit(...)``
@@ -56,7 +57,7 @@ class JITFunction:
             try:
                 lines, start = inspect.getsourcelines(fn)
                 filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
-            except (OSError, TypeError) as exc:
+            except (OSError, TypeError, tokenize.TokenError) as exc:
                 raise ParseError(f"cannot read the source of {fn.__name__}: {exc}",
                                  hint="@pl.jit needs the function's source file; use pl.parse(text) for generated "
                                       "code") from None
@@ -80,7 +81,7 @@ class JITFunction:
             aliases = {k for k, v in module_globals.items() if getattr(v, "__name__", None) == "tilefold.language"}
             args = dict(source=text, filename=filename, line_offset=start - 1, col_offset=indent,
                         file_lines=file_lines, const_lookup=lookup, pl_aliases=aliases or {"pl"})
-            tree = ast.parse(text)
+            tree = parse_python(text, filename, line_offset=start - 1, col_offset=indent, lines=file_lines)
             node = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
             if node is None:
                 raise ParseError(f"{fn.__name__}: expected a function definition", hint="decorate a def")
@@ -346,7 +347,7 @@ def parse_jit_text(text: str, filename: str = "<string>", entry: str | None = No
     from tilefold.passes.outline_incore_scopes import outline_incore_scopes
 
     if tree is None:
-        tree = ast.parse(text, filename=filename)
+        tree = parse_python(text, filename)
     fns = jit_functions(tree)
     entries = [n for n, (kind, _f) in fns.items() if kind == "entry"]
     if entry is not None:

@@ -62,6 +62,53 @@ class _Missing:
 _MISSING: Any = _Missing()
 
 
+def parse_python(source: str, filename: str = "<string>", *, line_offset: int = 0, col_offset: int = 0,
+                 lines: list[str] | None = None) -> ast.Module:
+    """``ast.parse`` with the guards every reader of user source goes through: a NUL byte, invalid syntax and an
+    expression nested too deeply for Python's stack each become a located ``ParseError`` with a hint (never a
+    ``ValueError`` / ``RecursionError`` traceback). ``line_offset`` / ``col_offset`` place ``source`` in its file
+    (``lines``: the file's lines, for the quoted source line)."""
+    lines = source.splitlines() if lines is None else lines
+    nul = source.find("\x00")
+    if nul >= 0:
+        line = source.count("\n", 0, nul) + 1
+        col = nul - (source.rfind("\n", 0, nul) + 1) + 1
+        quoted = _quoted(lines, line + line_offset).replace("\x00", "\\x00")  # visible in the message
+        raise ParseError("the source contains a NUL byte (\\x00), which Python source cannot hold",
+                         span=Span(filename, line + line_offset, col + col_offset, quoted),
+                         hint="the file looks binary or corrupted: remove the NUL bytes, or check the file name")
+    try:
+        return ast.parse(source, filename=filename)
+    except RecursionError:
+        raise too_deep_error(source, filename, line_offset=line_offset, col_offset=col_offset, lines=lines) from None
+    except SyntaxError as exc:
+        line = (exc.lineno or 0) + line_offset
+        src = _quoted(lines, line) or (exc.text or "")
+        raise ParseError(f"invalid Python syntax: {exc.msg}",
+                         span=Span(filename, line, (exc.offset or 1) + col_offset, src),
+                         hint="a pl program must be valid Python") from None
+
+
+def too_deep_error(source: str, filename: str, *, line_offset: int = 0, col_offset: int = 0,
+                   lines: list[str] | None = None) -> ParseError:
+    """Python's stack ran out on ``source`` (in ``ast.parse`` or in a walk of its tree): point at the line with the
+    most operators, the likely culprit."""
+    own = source.splitlines()
+    best, best_count = 1, -1
+    for i, text in enumerate(own, start=1):
+        count = sum(text.count(op) for op in "+-*/%(&|")
+        if count > best_count:
+            best, best_count = i, count
+    src = _quoted(lines if lines is not None else own, best + line_offset)
+    return ParseError("expression nested too deeply to parse (Python's stack ran out)", span=Span(
+        filename, best + line_offset, 1 + col_offset, src[:200]),
+        hint="split the expression into several assignments (e.g. partial sums)")
+
+
+def _quoted(lines: list[str], line: int) -> str:
+    return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
 
 
 class ParserBase:

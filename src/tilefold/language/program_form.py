@@ -23,7 +23,7 @@ from tilefold.ir.types import (
     Type,
 )
 from tilefold.language.constants import _NotConst
-from tilefold.language.parse_base import _FnSig, no_gc
+from tilefold.language.parse_base import _FnSig, no_gc, parse_python, too_deep_error
 
 
 def _decorator_named(decorators: list[ast.expr], name: str) -> ast.expr | None:
@@ -54,16 +54,8 @@ class ProgramFormMixin:
 
     def _parse_module_tree(self, program_name: str | None) -> Program:
         self._release_ast = True  # the tree is private to this call
-        try:
-            tree = ast.parse(self.source, filename=self.filename)
-        except RecursionError:
-            raise self._too_deep_in_source() from None
-        except SyntaxError as exc:
-            line = (exc.lineno or 0) + self.line_offset
-            src = self.lines[line - 1] if 0 < line <= len(self.lines) else (exc.text or "")
-            raise ParseError(f"invalid Python syntax: {exc.msg}",
-                             span=Span(self.filename, line, (exc.offset or 1) + self.col_offset, src),
-                             hint="a pl program must be valid Python") from None
+        tree = parse_python(self.source, self.filename, line_offset=self.line_offset, col_offset=self.col_offset,
+                            lines=self.lines)
         if not self.source.isascii():
             self._check_ascii_names(tree)
         classes: list[ast.ClassDef] = []
@@ -227,16 +219,9 @@ class ProgramFormMixin:
                              hint="it may look like a Latin letter; retype the name in plain ASCII")
 
     def _too_deep_in_source(self) -> ParseError:
-        """ast.parse ran out of stack: point at the line with the most operators (the likely culprit)."""
-        best, best_count = 1, -1
-        for i, line in enumerate(self.lines, start=1):
-            count = sum(line.count(op) for op in "+-*/%(&|")
-            if count > best_count:
-                best, best_count = i, count
-        src = self.lines[best - 1] if 0 < best <= len(self.lines) else ""
-        return ParseError("expression nested too deeply to parse (Python's stack ran out)", span=Span(
-            self.filename, best + self.line_offset, 1 + self.col_offset, src[:200]),
-            hint="split the expression into several assignments (e.g. partial sums)")
+        """The stack ran out while walking the tree (see ``parse_python`` for ``ast.parse`` itself)."""
+        return too_deep_error(self.source, self.filename, line_offset=self.line_offset, col_offset=self.col_offset,
+                              lines=self.lines)
 
     def _signature(self, fn: ast.FunctionDef) -> _FnSig:
         dec = self._function_decorator(fn)

@@ -5,7 +5,6 @@ tensor-level program against the simulator of the lowered one."""
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +13,16 @@ from tilefold.ir.types import DataType, TensorType, make_shape
 
 
 def is_jit_file(path: str | Path) -> bool:
+    """Does the file hold ``@pl.jit`` kernels (and no ``@pl.program``)? Source Python cannot parse is reported
+    here, located, by the parser's own guard."""
     from tilefold.language.jit import jit_functions
+    from tilefold.language.parse_base import parse_python
 
     try:
         text = Path(path).read_text()
-        return bool(jit_functions(ast.parse(text))) and "@pl.program" not in text
-    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
-        return False
+    except (OSError, UnicodeDecodeError):
+        return False  # the program-form reader reports the file it cannot read
+    return bool(jit_functions(parse_python(text, str(path)))) and "@pl.program" not in text
 
 
 def parse_shapes(items: list[str]) -> dict[str, TensorType]:

@@ -1,5 +1,6 @@
 # exit: 2
 # expect: cannot tell which one to run
+# expect: cli_entry_needed.py:10
 # expect: --entry NAME (scale, shift)
 # argv: run {file}
 import tilefold.language as pl

@@ -1,5 +1,6 @@
 # exit: 2
 # expect: no functions
+# expect: empty_program.py:9
 # argv: run {file}
 import tilefold.language as pl
 
