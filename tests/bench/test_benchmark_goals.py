@@ -1,0 +1,47 @@
+"""Benchmarks exit non-zero when their stated goal is missed (``tilefold bench`` reports it as a failure)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"tilefold_benchmark_{name}", BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _row(ratio: float, ok: bool = True) -> dict[str, object]:
+    return {"workload": "w", "sim_ms": ratio, "numpy_ms": 1.0, "ratio": ratio, "cycles": 1.0, "instructions": 1,
+            "ok": ok}
+
+
+@pytest.mark.parametrize("rows, code, said", [
+    ([_row(3.0), _row(4.9)], 0, "goal (within 5x of numpy) met"),
+    ([_row(3.0), _row(5.5)], 1, "MISSED"),
+    ([_row(3.0, ok=False)], 1, "WRONG result"),
+])
+def test_simulator_benchmark_fails_on_a_miss(monkeypatch, capsys, rows, code, said):
+    simulator = _load("simulator")
+    monkeypatch.setattr(simulator, "run", lambda repeats: rows)
+    assert simulator.main(["--repeats", "1"]) == code
+    assert said in capsys.readouterr().out
+
+
+def test_jit_frontend_benchmark_checks_linearity(monkeypatch, capsys):
+    jit_frontend = _load("jit_frontend")
+    argv = ["--lines", "120", "--repeat", "1", "--programs", "straight", "--sizes", "60,120", "--size-repeat", "1"]
+    assert jit_frontend.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "x ast.parse (same run)" in out and "every step linear" in out and "previous" not in out
+    monkeypatch.setattr(jit_frontend, "LINEAR_CALLS_GROWTH", 0.5)  # no step can meet this
+    assert jit_frontend.main(argv) == 1
+    assert "GOAL NOT MET" in capsys.readouterr().out
