@@ -655,10 +655,8 @@ def _check_custom_kernels(program, kernel_files: Sequence[str]) -> None:
     if not calls:
         return
     symbol, call = calls[0]
-    try:
-        from tilefold.custom.library import EXAMPLE_KERNELS
-    except ImportError:
-        EXAMPLE_KERNELS = {}
+    from tilefold.custom.library import EXAMPLE_KERNELS
+
     if symbol in EXAMPLE_KERNELS:
         hint = "its reference kernel ships with the examples: add --kernels examples"
     else:

@@ -79,15 +79,12 @@ def _plain_data(value: Any, depth: int = 0) -> Any:
         return value
     if isinstance(value, (list, tuple)) and depth < 8:
         return tuple(_plain_data(v, depth + 1) for v in value)
-    try:  # numpy scalars
-        import numpy as np
+    import numpy as np
 
-        if isinstance(value, np.integer):
-            return int(value)
-        if isinstance(value, np.floating):
-            return float(value)
-    except ImportError:  # pragma: no cover
-        pass
+    if isinstance(value, np.integer):  # numpy scalars
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
     raise _NOT_CONST
 
 

@@ -302,7 +302,7 @@ class _Inferer:
         mem = tt.memory_space
         where = span if span is not None and span.line else (c.span if c.span.line else None)
         if op.kind is OpKind.LOAD and mem is not Mem.DDR and not self.has_path(Mem.DDR, mem):
-            tname = self.target.name if self.target is not None else "the target"
+            tname = self.target.name
             raise NotSupportedError(
                 f"{c.op_name} cannot load from GM into {mem.name}: {tname} has no GM -> {mem.name} data path",
                 span=where, hint=_load_hint(mem))
@@ -315,7 +315,7 @@ class _Inferer:
         """A single tile larger than its whole (non-Vec) memory space can never be placed: say so at the op.
         Vec tiles are left to memory planning (TileAndBindSubBlock may still halve them)."""
         tt = _tile(t)
-        if self.target is None or tt is None or tt.memory_space in (None, Mem.Vec, Mem.DDR):
+        if tt is None or tt.memory_space in (None, Mem.Vec, Mem.DDR):
             return
         shape = tt.static_shape
         if shape is None or len(shape) != 2:
@@ -445,8 +445,6 @@ class _Inferer:
                  "be written back directly")
 
     def has_path(self, src: MemorySpace, dst: MemorySpace) -> bool:
-        if self.target is None:
-            return (src, dst) in _DEFAULT_PATHS
         return self.target.supports_path(src, dst)
 
     # ------------------------------------------------------------------------------------ control flow
@@ -584,17 +582,9 @@ def _same_type(a: Type, b: Type) -> bool:
 
 
 def _resolve_target(target: Any):
-    try:
-        from tilefold.targets import get_target
-    except ImportError:  # pragma: no cover - backend not installed
-        return None
+    from tilefold.targets import get_target
+
     return get_target(target)
-
-
-_DEFAULT_PATHS = {
-    (Mem.DDR, Mem.Mat), (Mem.DDR, Mem.Vec), (Mem.Mat, Mem.Left), (Mem.Mat, Mem.Right), (Mem.Mat, Mem.Bias),
-    (Mem.Vec, Mem.Vec), (Mem.Acc, Mem.DDR), (Mem.Vec, Mem.DDR),
-}
 
 
 def _capacity_hint(mem: MemorySpace) -> str:

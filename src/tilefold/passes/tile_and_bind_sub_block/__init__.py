@@ -100,10 +100,8 @@ from tilefold.passes.tile_and_bind_sub_block.rollback import _revert, limit_func
 
 def _context_enabled() -> bool:
     """The ``enable_auto_bind_sub_block`` option of the active PassContext (default on)."""
-    try:
-        from tilefold.passes.pass_manager import PassContext
-    except ImportError:  # pragma: no cover
-        return True
+    from tilefold.passes.pass_manager import PassContext
+
     return bool(PassContext.current().options.get("enable_auto_bind_sub_block", True))
 
 

@@ -38,10 +38,8 @@ INDEX = DataType.INDEX
 
 
 def _remark(pass_name: str, function: str, kind: str, message: str, **details: Any) -> None:
-    try:
-        from tilefold.passes import remarks
-    except ImportError:  # the remarks module is optional at import time
-        return
+    from tilefold.passes import remarks
+
     try:
         remarks.emit(remarks.Remark(pass_name, function, kind, message, details))
     except Exception:  # noqa: BLE001 - a remark must never break compilation
