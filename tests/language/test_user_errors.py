@@ -277,3 +277,93 @@ def test_kernels_file_errors_name_the_file_and_line(tmp_path, capsys, text, expe
     assert code == cli.EXIT_USER, err
     assert "tilefold bug" not in err and expect in err
     assert f"{kfile}:{line}" in err
+
+
+# ---- entry selection and unparsable source: located wherever they are reached -----------------
+
+TWO_KERNELS = '''import tilefold.language as pl
+
+
+@pl.program
+class Two:
+    @pl.function(type=pl.FunctionType.InCore)
+    def a(self, x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        t = pl.tile.load(x, [0, 0], [16, 64])
+        out = pl.store(t, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def b(self, x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        t = pl.tile.load(x, [0, 0], [16, 64])
+        out = pl.store(t, [0, 0], out)
+        return out
+'''
+
+
+@pytest.mark.parametrize("call, message", [
+    ("golden", "several kernels and no Orchestration function"),
+    ("golden-entry", "has no function 'c'"),
+    ("compile", "several kernels and no Orchestration function"),
+    ("compile-entry", "has no function 'c'"),
+])
+def test_entry_selection_errors_point_at_the_program(call, message):
+    import numpy as np
+
+    from tilefold.compiler import compile
+    from tilefold.errors import TilefoldError
+    from tilefold.golden import run_program
+
+    prog = pl.parse(TWO_KERNELS, filename="two.py")
+    inputs = {"x": np.zeros((16, 64), np.float32), "out": np.zeros((16, 64), np.float32)}
+    run = {"golden": lambda: run_program(prog, inputs), "golden-entry": lambda: run_program(prog, inputs, entry="c"),
+           "compile": lambda: compile(prog), "compile-entry": lambda: compile(prog, entry="c")}[call]
+    with pytest.raises(TilefoldError, match=message) as exc:
+        run()
+    span = exc.value.span
+    assert span is not None and (span.filename, span.line) == ("two.py", 5) and exc.value.hint
+
+
+@pytest.mark.parametrize("text, message, line", [
+    ("import tilefold.language as pl\n\nX = 1 + \x00 2\n", "NUL byte", 3),
+    ("import tilefold.language as pl\n\n@pl.jit\ndef k(x: pl.Tensor[[16, 64], pl.FP32]):\n    n = "
+     + " + ".join(["1"] * 3000) + "\n    return x\n", "nested too deeply", 5),
+    ("import tilefold.language as pl\n\n@pl.jit\ndef k(x: pl.Tensor[[16, 64], pl.FP32]):\n    return x +\n",
+     "invalid Python syntax", 5),
+])
+def test_unparsable_source_is_a_located_parse_error(text, message, line, tmp_path):
+    from tilefold.errors import ParseError
+    from tilefold.runtime.cli_support import is_jit_file
+
+    with pytest.raises(ParseError, match=message) as exc:
+        pl.parse(text, filename="src.py")
+    assert (exc.value.span.filename, exc.value.span.line) == ("src.py", line) and exc.value.hint
+    path = tmp_path / "src.py"
+    path.write_text(text)
+    with pytest.raises(ParseError, match=message):  # `tilefold run` asks this first
+        is_jit_file(path)
+
+
+def test_a_jit_kernel_too_deep_for_ast_parse_is_a_located_error(tmp_path, monkeypatch):
+    # how deep ast.parse can go depends on the caller's stack: a module Python imported can still be too deep
+    # for the jit's ast.parse of its source. Simulated here by the RecursionError ast.parse raises then.
+    import ast
+    import importlib.util
+
+    from tilefold.errors import ParseError
+
+    path = tmp_path / "deep_kernel.py"
+    path.write_text("import tilefold.language as pl\n\n\n@pl.jit\n"
+                    "def deep(x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):\n"
+                    "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+                    f"        out[:] = pl.muls(x, {' + '.join(['1.0'] * 50)})\n    return out\n")
+    spec = importlib.util.spec_from_file_location("deep_kernel", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    def out_of_stack(*args, **kwargs):
+        raise RecursionError("maximum recursion depth exceeded during ast construction")
+
+    monkeypatch.setattr(ast, "parse", out_of_stack)
+    with pytest.raises(ParseError, match="nested too deeply") as exc:
+        module.deep.parse()
+    assert (exc.value.span.filename, exc.value.span.line) == (str(path), 7) and exc.value.hint

@@ -964,7 +964,11 @@ def _orchestration(fn: Function, kernels: dict[str, PTOKernel]) -> _Orchestratio
 
 def select_entry_function(program: Program, entry: str | None = None) -> Function:
     if entry is not None:
-        return program.function(entry)
+        try:
+            return program.function(entry)
+        except KeyError:
+            raise TilefoldError(f"program {program.name!r} has no function {entry!r}", span=program.span,
+                                hint=f"functions: {', '.join(fn.name for fn in program.functions)}") from None
     orch = [fn for fn in program.functions if fn.func_type is FunctionType.Orchestration]
     if len(orch) == 1:
         return orch[0]
