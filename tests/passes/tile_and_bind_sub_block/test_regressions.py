@@ -236,10 +236,10 @@ def golden_multi():
         tilefold.unregister_custom_op("golden_dsl.max_exp")
 
 
-# MemoryReuse (not this pass) currently overlaps a multi-result custom op's output init with a later tile
-# while the tuple element bound to it is still live: ``s = row_sum(e)`` gets ``e0``'s bytes although
-# ``row_expand_div(e, s)`` still reads ``e``. That breaks MULTI with the sub-block pass OFF as well, so the
-# E2E comparison of the split runs without MemoryReuse; the default pipeline is tracked by the xfail below.
+# MemoryReuse (not this pass) once overlapped a multi-result custom op's output init with a later tile
+# while the tuple element bound to it was still live: ``s = row_sum(e)`` got ``e0``'s bytes although
+# ``row_expand_div(e, s)`` still read ``e``. The E2E comparisons of the split below run without MemoryReuse
+# (the split alone); test_reported_multi_program_through_the_full_default_pipeline runs the default pipeline.
 NO_REUSE = ("memory-reuse",)
 
 
