@@ -375,15 +375,6 @@ def test_undecodable_file_is_a_user_error(tmp_path, capsys):
     assert code == 2 and "not a regular file" in err
 
 
-def test_opt_without_the_printer_falls_back_to_a_readable_dump(good, capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "tilefold.language.printer", None)
-    code, out, _ = run(["opt", good], capsys)
-    assert code == 0
-    assert out.startswith("program Example:")
-    assert "def kernel(%x: Tensor[[16, 128], FP32], %out: Tensor[[16, 64], FP32] [Out])" in out
-    assert "%hi: Tile[[16, 64], FP32, Vec] = tile.slice(%t, [16, 64], [0, 64])" in out
-
-
 # ------------------------------------------------------------------------------------------------
 # first-user review: default pipeline, remarks, run table, --set, ops, bench threads
 # ------------------------------------------------------------------------------------------------

@@ -244,13 +244,9 @@ class RoundTripInstrument(PassInstrument):
 
 
 def print_ir(program: Program) -> str:
-    """The ``pl`` text of ``program`` (the compact structural form when the printer is unavailable)."""
-    try:
-        import tilefold.language.printer as printer
-    except ImportError:
-        from tilefold.ir.structural import dump_ir
+    """The ``pl`` text of ``program``."""
+    import tilefold.language.printer as printer
 
-        return dump_ir(program)
     return printer.python_print(program)
 
 
