@@ -14,6 +14,7 @@ allow.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import dataclass, field
 
@@ -582,6 +583,14 @@ def small_int_inputs(program: ir.Program, seed: int = 0) -> dict[str, np.ndarray
     return out
 
 
+#: the rejections the generator expects, with the message the docs give each: an error of the same class for
+#: another reason is a finding
+DOCUMENTED_REJECTIONS = {
+    "AccWindowError": re.compile(r"is not contiguous in L0C.s block layout"),  # docs/passes/canonicalize_tile_slice.md
+    "NotSupportedError": re.compile(r"does not fit in (Left|Right|Acc)"),  # InferTileMemorySpace's capacity check
+}
+
+
 def check_case(case: CubeCase, *, instruments: bool = True) -> str:
     """Run one case; returns "correct" or "rejected:<Error>"; raises AssertionError on a finding."""
     from tilefold.testing import run_and_compare
@@ -598,6 +607,7 @@ def check_case(case: CubeCase, *, instruments: bool = True) -> str:
         assert exc.span is not None and exc.span.line, f"rejection without a location: {name}: {exc}\n{where}"
         assert exc.hint, f"rejection without a hint: {name}: {exc}\n{where}"
         assert case.expect_error == name, f"unexpected rejection {name}: {exc}\n{where}"
+        assert DOCUMENTED_REJECTIONS[name].search(exc.message), f"{name} for another reason: {exc}\n{where}"
         tally("cube-pipeline", name)  # the class the docs promise for this program (generated to be rejected)
         return f"rejected:{name}"
     except Exception as exc:  # noqa: BLE001 - a crash is a finding
