@@ -129,7 +129,8 @@ def check_program(text: str, inputs: Mapping[str, Any], *, configs: Sequence[tup
         except TilefoldError as exc:
             cls = documented_refusal(exc)
             tally(fuzzer, cls.name if cls is not None else "undocumented")
-            msg = f"{tag} refused: {type(exc).__name__}: {str(exc).splitlines()[0]}"
+            where = f" at {exc.span}" if exc.span is not None and exc.span.line else ""
+            msg = f"{tag} refused{where}: {type(exc).__name__}: {exc.message}"
             if refusals is not None:
                 refusals.append(msg)
             if cls is None:
