@@ -366,3 +366,313 @@ for _n, _doc in UNARY_DOC.items():
     _dts = (FLOATS if _n in UNARY_FLOAT else ()) + ((INT32, INT16) if _n in ("neg", "abs", "relu") else ()) \
         + (INTS if _n == "not_" else ())
     both(_n, _dts, _unary_cases(_n), f"value: {_doc}; every edge value")
+
+
+# ------------------------------------------------------------------------------------------------
+# cast
+# ------------------------------------------------------------------------------------------------
+
+def _round_half_away(x):
+    # exact in float64 for FP32 / FP16 / BF16 inputs (x + 0.5 needs at most 25 significant bits here)
+    return np.where(x < 0, -np.floor(-x + 0.5), np.floor(x + 0.5))
+
+
+def _round_half_even(x):
+    fl = np.floor(x)
+    diff = x - fl
+    odd = np.mod(fl, 2) != 0
+    return np.where(diff > 0.5, fl + 1, np.where(diff < 0.5, fl, np.where(odd, fl + 1, fl)))
+
+
+#: PyPTO's cast modes for a float -> integer conversion (ROUND: ties away from zero, RINT: ties to even)
+CAST_MODES = {"round": _round_half_away, "rint": _round_half_even, "floor": np.floor, "ceil": np.ceil,
+              "trunc": np.trunc}
+
+
+def cast_ref(x: np.ndarray, target: np.dtype, mode: str = "round") -> np.ndarray:
+    target = np.dtype(target)
+    if is_float(x.dtype) and is_float(target):
+        if target == BF16:
+            return bf16_rne_bits(x.astype(np.float32)) if x.dtype != BF16 else x.copy()
+        return to_float(f64(x), target)
+    if is_float(x.dtype):  # float -> integer: round per the mode, NaN -> 0, saturate
+        lo, hi = int_min_max(target)
+        with np.errstate(invalid="ignore"):
+            r = CAST_MODES[mode](f64(x))
+            r = np.where(np.isnan(r), 0.0, np.clip(r, lo, hi))
+        return np.array([int(v) for v in r.ravel()], dtype=np.int64).reshape(x.shape).astype(target)
+    if is_float(target):  # integer -> float: one rounding of the exact integer
+        return to_float(obj(x).astype(np.float64), target) if target != BF16 else bf16_rne_bits(
+            to_float(obj(x).astype(np.float64), FP32))
+    return wrap(obj(x), target)  # integer -> integer wraps
+
+
+def cast_values(dt: np.dtype) -> np.ndarray:
+    """Rounding-mode ties, FP16 / BF16 ties and overflow, the FP16 subnormal range, NaN and infinities."""
+    if not is_float(dt):
+        lo, hi = int_min_max(dt)
+        vals = [0, 1, -1, 127, 128, -129, 255, 256, 32767, 32768, -32769, 65504, 65519, 65520, 70000,
+                2 ** 24 + 1, 2 ** 24 + 3, -(2 ** 24) - 1, hi, lo, hi - 1, 12345678]
+        vals = [v for v in vals if lo <= v <= hi]
+        return np.resize(np.array(vals, np.int64), N * N).reshape(N, N).astype(dt)
+    vals = [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, -3.5, 0.49999997, -0.49999997, 1.4999999, -2.7, 2.7, 0.0, -0.0,
+            math.nan, math.inf, -math.inf, 1e10, -1e10, 2147483520.0, -2147483648.0, 65504.0, 65519.99, 65520.0,
+            70000.0, -70000.0, 1 + 2 ** -11, 1 + 3 * 2 ** -11, 1 + 2 ** -8, 1 + 3 * 2 ** -8, -(1 + 2 ** -8),
+            2 ** -25, 3 * 2 ** -25, 2 ** -26, 2 ** -24, 5 * 2 ** -26, 1e-8, 40000.5, 32767.5, -32768.5, 127.5,
+            -128.5, 1e-40, 3.0e38]
+    rng = np.random.default_rng(3)
+    vals = np.concatenate([np.array(vals), rng.uniform(-300, 300, N * N - len(vals))])
+    return to_float(vals, dt).reshape(N, N)
+
+
+CAST_TARGETS = {FP32: (FP16, BF16, INT32, INT16, INT8), FP16: (FP32, BF16, INT32, INT16), BF16: (FP32, FP16, INT32),
+                INT32: (FP32, FP16, INT16, INT8), INT16: (FP32, FP16, INT32, INT8), INT8: (FP16, INT32, INT16)}
+
+
+def _cast_cases(op: str, dt: np.dtype) -> list[Case]:
+    x = cast_values(dt)
+    cases = []
+    for target in CAST_TARGETS[dt]:
+        modes = ("round", "rint", "floor", "ceil", "trunc") if is_float(dt) and not is_float(target) else ("round",)
+        for mode in modes:
+            cases.append(op_case(op, [x], cast_ref(x, target, mode),
+                                 attrs=f"target_type=pl.{DT_NAME[target]}, mode='{mode}'",
+                                 label=f"{op}[->{DT_NAME[target]}, {mode}]"))
+    return cases
+
+
+both("cast", tuple(CAST_TARGETS), _cast_cases,
+     "value: every target dtype and rounding mode on ties, overflow, subnormals, NaN / inf",
+     "float -> int: round = ties away from zero (PyPTO ROUND), rint = ties to even (RINT), floor / ceil / trunc; "
+     "NaN -> 0, saturating. float -> float: nearest-even (BF16 by the bit rule), overflow to inf. int -> int: wrap")
+
+
+# ------------------------------------------------------------------------------------------------
+# reductions
+# ------------------------------------------------------------------------------------------------
+
+def reduction_input(dt: np.dtype, *, prod: bool = False) -> np.ndarray:
+    """Random values; rows / columns 0-7 each carry one special (NaN, +-inf, both infinities, -0, a subnormal,
+    two largest values that overflow a sum); the other rows and columns are finite."""
+    rng = np.random.default_rng(11)
+    if not is_float(dt):
+        lo, hi = int_min_max(dt)
+        x = rng.integers(-50, 50, (N, N)).astype(np.int64)
+        x[0, 0], x[1, 1], x[1, 2], x[2, 2], x[3, 3] = hi, hi, hi, lo, 0  # wrap-around in sums, an exact zero
+        x[4, 5] = x[4, 4] = 7  # ties for the arg-extrema: the first one counts
+        if prod:
+            x = np.clip(x, -3, 3)
+            x[5] = 3
+        return x.astype(dt)
+    p, emin, big = FLOAT_FORMAT[dt]
+    mag = rng.uniform(0.5, 2.0, (N, N)) if prod else rng.uniform(-10, 10, (N, N))
+    if prod:
+        mag *= rng.choice([-1.0, 1.0], (N, N))
+    x = mag
+    x[0, 0] = math.nan
+    x[1, 1] = math.inf
+    x[2, 2] = -math.inf
+    x[3, 3], x[3, 4] = math.inf, -math.inf
+    x[4, 4] = -0.0
+    # with a product, the subnormal's row and column are +-1 so that its product is exact (gradual underflow loses
+    # bits in an order-dependent way)
+    if prod:
+        x[5, :] = np.sign(x[5, :])
+        x[:, 5] = np.sign(x[:, 5])
+    x[5, 5] = 2.0 ** (emin - p + 1)
+    x[6, 6], x[6, 7] = big, big
+    x[7, 7] = x[7, 8] = 9.5  # a tie for the arg-extrema
+    return to_float(x, dt)
+
+
+def _reduce(x64, kind: str, axis: int):
+    if kind == "sum":
+        return np.sum(x64, axis=axis, keepdims=True)
+    if kind == "prod":
+        return np.prod(x64, axis=axis, keepdims=True)
+    nan = np.isnan(x64).any(axis=axis, keepdims=True)
+    ext = (np.max if kind == "max" else np.min)(np.where(np.isnan(x64), 0.0, x64), axis=axis, keepdims=True)
+    return np.where(nan, np.nan, ext)
+
+
+def _arg(x: np.ndarray, kind: str, axis: int) -> np.ndarray:
+    """Index of the first extremum along ``axis`` (a NaN counts as the extremum: the first NaN wins)."""
+    moved = np.moveaxis(x, axis, -1)
+    out = np.zeros(moved.shape[:-1], np.int64)
+    for idx in np.ndindex(moved.shape[:-1]):
+        line = [float(v) for v in moved[idx]] if is_float(x.dtype) else [int(v) for v in moved[idx]]
+        nans = [i for i, v in enumerate(line) if v != v]
+        if nans:
+            out[idx] = nans[0]
+            continue
+        best = max(line) if kind == "argmax" else min(line)
+        out[idx] = line.index(best)
+    return np.expand_dims(out, axis).astype(np.int32)
+
+
+def _reduction_cases(kind: str, axis: int):
+    def build(op: str, dt: np.dtype) -> list[Case]:
+        x = reduction_input(dt, prod=kind == "prod")
+        if kind.startswith("arg"):
+            return [op_case(op, [x], _arg(x, kind, axis))]
+        if not is_float(dt):
+            return [op_case(op, [x], wrap(_reduce(obj(x), kind, axis) if kind in ("sum", "prod") else
+                                          _reduce(x.astype(np.int64), kind, axis), dt))]
+        with np.errstate(all="ignore"):
+            x64 = f64(x)
+            want = to_float(_reduce(x64, kind, axis), dt)
+            if kind in ("max", "min"):
+                return [op_case(op, [x], want, EXACT_ZERO_SIGN_FREE)]
+            # the order of an FP32 reduction is free: n * eps32 of the sum of magnitudes (of the product), plus
+            # one ulp of the output dtype for the final rounding of the FP32 result
+            scale = np.sum(np.abs(x64), axis=axis, keepdims=True) if kind == "sum" else np.abs(f64(want))
+            bound = N * 2.0 ** -23 * np.where(np.isfinite(scale), scale, 0.0) + ulp(f64(want), dt)
+        return [op_case(op, [x], want, Tol(atol=bound, signed_zero=False))]
+    return build
+
+
+for _k in ("sum", "max", "min", "prod", "argmax", "argmin"):
+    for _p, _ax in (("row", 1), ("col", 0)):
+        _doc = {"sum": "sum (order free within n eps)", "max": "maximum, NaN propagates", "min": "minimum, NaN propagates",
+                "prod": "product (order free within n eps)",
+                "argmax": "INT32 index of the first maximum (first NaN if any)",
+                "argmin": "INT32 index of the first minimum (first NaN if any)"}[_k]
+        both(f"{_p}_{_k}", FLOATS + (INT32, INT16), _reduction_cases(_k, _ax),
+             f"value: {_p} {_doc}; lines with NaN, +-inf, both infinities, -0, subnormals, overflow, ties, int wrap")
+
+
+# ------------------------------------------------------------------------------------------------
+# broadcasts: row_expand_* (vector [M, 1]) and col_expand_* (vector [1, N])
+# ------------------------------------------------------------------------------------------------
+
+EXPAND_FNS = {"": None, "_add": "add", "_sub": "sub", "_mul": "mul", "_div": "div", "_max": "maximum",
+              "_min": "minimum", "_expdif": "expdif"}
+
+
+def _expand_cases(prefix: str, suffix: str):
+    def build(op: str, dt: np.dtype) -> list[Case]:
+        e = edges(dt)
+        if prefix == "row":  # t[i, j] = e[j], v[i] = e[i]: every pair
+            t, v = grid(e)[1], e[:, None].copy()
+        else:
+            t, v = grid(e)[0], e[None, :].copy()
+        vb = np.broadcast_to(v, t.shape)
+        name = EXPAND_FNS[suffix]
+        if name is None:
+            return [op_case(op, [t, v], np.ascontiguousarray(vb))]
+        if name == "expdif":  # the difference rounds in FP32, then exp
+            want = to_float(_quiet(lambda a, b: np.exp(f32r(a - b)))(f64(t), f64(vb)), dt)
+            return [op_case(op, [t, v], want, Tol(ulps=_ulps(dt)))]
+        tol = EXACT_ZERO_SIGN_FREE if name in SIGN_FREE else EXACT
+        return [op_case(op, [t, v], ref(name, t, np.ascontiguousarray(vb)), tol)]
+    return build
+
+
+for _p in ("row", "col"):
+    for _s, _fn in EXPAND_FNS.items():
+        _dts = FLOATS if _fn in ("div", "expdif") else FLOATS + (INT32, INT16)
+        _doc = "the vector broadcast (the target's values are not read)" if _fn is None else \
+            "exp(target - vector), the difference in FP32 (ulps)" if _fn == "expdif" else \
+            f"target {BINARY_DOC[_fn]} with the vector broadcast"
+        both(f"{_p}_expand{_s}", _dts, _expand_cases(_p, _s), f"value: {_doc}; all pairs of edge values")
+
+
+# ------------------------------------------------------------------------------------------------
+# select, three-input adds, activations with a slope, expands, partial arithmetic
+# ------------------------------------------------------------------------------------------------
+
+def _mask(dt: np.dtype) -> np.ndarray:
+    rng = np.random.default_rng(5)
+    m = rng.integers(0, 2, (N, N)).astype(np.float64)
+    if is_float(dt):
+        m[0, :8] = [math.nan, -0.0, 0.0, 2.5, -1.0, math.inf, 1e-3, 0.0]  # any non-zero picks, NaN too; -0 does not
+    else:
+        m[0, :4] = [-1, 0, 5, 0]
+    return to_float(m, dt) if is_float(dt) else m.astype(dt)
+
+
+def _sel_cases(op: str, dt: np.dtype) -> list[Case]:
+    mask = _mask(dt)
+    a, b = grid(edges(dt))
+    pick = f64(mask) != 0
+    if op.endswith("sels"):
+        s = "2.5" if is_float(dt) else "7"
+        want = np.where(pick, a, np.asarray(float(s) if is_float(dt) else int(s)).astype(dt))
+        return [op_case(op, [mask, a, s], want.astype(dt))]
+    return [op_case(op, [mask, a, b], np.where(pick, a, b).astype(dt))]
+
+
+entry("tile.sel", FLOATS + (INT32,), lambda dt: _sel_cases("tile.sel", dt),
+      "value: lhs where the mask is non-zero (NaN counts as non-zero, -0 as zero), rhs elsewhere; exact bytes")
+entry("tile.sels", FLOATS + (INT32,), lambda dt: _sel_cases("tile.sels", dt),
+      "value: the tile where the mask is non-zero, the scalar elsewhere")
+
+
+def _three_cases(name: str):
+    def build(op: str, dt: np.dtype) -> list[Case]:
+        a, b = grid(edges(dt))
+        c = np.roll(b, 3, axis=0).copy()
+        s = ("1.5" if is_float(dt) else "7") if name in ("addsc", "subsc") else None
+        if is_float(dt):  # two FP32 operations, left to right
+            x, y, z = f64(a), (float(s) if s else f64(b)), f64(c)
+            with np.errstate(all="ignore"):
+                first = f32r(x + y) if name in ("addc", "addsc") else f32r(x - y)
+                want = to_float(f32r(first + z), dt)
+        else:
+            x, y, z = obj(a), (int(s) if s else obj(b)), obj(c)
+            want = wrap((x + y if name in ("addc", "addsc") else x - y) + z, dt)
+        operands = [a, s, c] if s else [a, b, c]
+        return [op_case(op, operands, want)]
+    return build
+
+
+for _n, _doc in (("addc", "src0 + src1 + src2"), ("subc", "src0 - src1 + src2"), ("addsc", "src0 + scalar + src1"),
+                 ("subsc", "src0 - scalar + src1")):
+    entry(f"tile.{_n}", FLOATS + (INT32, INT16), (lambda n: lambda dt: _three_cases(n)(f"tile.{n}", dt))(_n),
+          f"value: {_doc}, two FP32 operations left to right (one rounding each; ints wrap)")
+
+
+def _slope_cases(op: str, dt: np.dtype) -> list[Case]:
+    a, b = grid(edges(dt))
+    if op == "tile.lrelu":
+        return [op_case(op, [a, "0.25"], float_ref(FLOAT_BINARY["prelu"], a, 0.25))]
+    return [op_case(op, [a, b], float_ref(FLOAT_BINARY["prelu"], a, b))]
+
+
+entry("tile.prelu", FLOATS, lambda dt: _slope_cases("tile.prelu", dt), "value: x where x > 0, else slope * x (slope tile)")
+entry("tile.lrelu", FLOATS, lambda dt: _slope_cases("tile.lrelu", dt), "value: x where x > 0, else 0.25 * x")
+
+
+def _expands_cases(op: str, dt: np.dtype) -> list[Case]:
+    a = grid(edges(dt))[0]
+    s = "2.5" if is_float(dt) else "-7"
+    return [op_case(op, [a, s], np.full(a.shape, float(s) if is_float(dt) else int(s)).astype(dt))]
+
+
+both("expands", FLOATS + INTS, _expands_cases, "value: every element set to the scalar (target values unread)")
+
+
+PART = {"add": "add", "mul": "mul", "max": "maximum", "min": "minimum"}
+
+
+def _part_cases(name: str):
+    def build(op: str, dt: np.dtype) -> list[Case]:
+        a, b = grid(edges(dt))
+        small = b[:16, :16].copy()
+        want = a.copy()
+        want[:16, :16] = ref(PART[name], a[:16, :16].copy(), small)
+        tol = EXACT_ZERO_SIGN_FREE if PART[name] in SIGN_FREE else EXACT
+        return [op_case(op, [a, small], want, tol, label=f"{op}[big, small]"),
+                op_case(op, [small, a], _part_swapped(name, small, a), tol, label=f"{op}[small, big]")]
+    return build
+
+
+def _part_swapped(name: str, small: np.ndarray, big: np.ndarray) -> np.ndarray:
+    want = big.copy()
+    want[:16, :16] = ref(PART[name], small, big[:16, :16].copy())
+    return want
+
+
+for _n in PART:
+    both(f"part_{_n}", FLOATS + (INT32,), _part_cases(_n),
+         f"value: {PART[_n]} on the smaller operand's region [0:16, 0:16], the larger operand elsewhere; both orders")

@@ -18,7 +18,7 @@ from tilefold.errors import TypeInferenceError
 from tilefold.ir.expr import ConstInt, Expr, MakeTuple
 from tilefold.ir.types import AtomicType, DataType, ScalarType, TensorType, Type, make_shape
 from tilefold.ops.registry import MemoryRule, MemoryRuleKind, OpDef, OpKind, Param, ParamKind, Unit, register_op
-from tilefold.ops.tile_ops import atomic_add, check_atomic, check_element_indices
+from tilefold.ops.tile_ops import atomic_add, check_atomic, check_cast_mode, check_element_indices
 
 V = ParamKind.TILE_OR_TENSOR
 S = ParamKind.SCALAR
@@ -185,6 +185,7 @@ def _infer_cast(args, attrs) -> Type:
     dt = attrs.get("target_type")
     if not isinstance(dt, DataType):
         raise _fail("tensor.cast", "target_type must be a data type", "e.g. pl.cast(x, target_type=pl.FP16)")
+    check_cast_mode("tensor.cast", attrs.get("mode"))
     return TensorType(a.shape, dt)
 
 

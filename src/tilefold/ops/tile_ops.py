@@ -825,20 +825,38 @@ _register_vector_family(_UNARY, (Param("tile", T),), _infer_unary, OpKind.UNARY,
                         lambda fn: lambda a, k: fn(_f32(a[0])))
 
 
+def _round_half_away(x: np.ndarray) -> np.ndarray:
+    # x - trunc(x) is exact; floor(x + 0.5) is not (0.49999997 + 0.5 rounds to 1 in FP32)
+    whole = np.trunc(x)
+    return whole + np.where(np.abs(x - whole) >= 0.5, np.sign(x), 0)
+
+
+#: PyPTO's cast rounding modes, applied on a float -> integer conversion (``ROUND`` rounds ties away from zero,
+#: ``RINT`` to even: PyPTO's LowerCompositeOps page); float -> float rounds to nearest even in every mode
+CAST_MODES = {"round": _round_half_away, "rint": np.rint, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}
+
+
+def check_cast_mode(op: str, mode: Any) -> None:
+    if mode is not None and (not isinstance(mode, str) or mode.lower() not in CAST_MODES):
+        raise _fail(op, f"mode={mode!r} is not a cast rounding mode",
+                    f"use one of {', '.join(repr(m) for m in CAST_MODES)} (round: nearest, ties away from zero; "
+                    "rint: nearest, ties to even)")
+
+
 def _infer_cast(args, attrs) -> Type:
     a = _tile("tile.cast", args, 0)
     dtype = attrs.get("target_type")
     if not isinstance(dtype, DataType):
         raise _fail("tile.cast", "missing target_type=<dtype>",
                     "add target_type=pl.<dtype>, e.g. pl.tile.cast(t, target_type=pl.FP16)")
+    check_cast_mode("tile.cast", attrs.get("mode"))
     return _vec_tile(a.shape, dtype, _valid_view(a))
 
 
 def _golden_cast(a, k):
     x = _f32(a[0])
     if k["target_type"].is_int and np.asarray(x).dtype.kind == "f":
-        mode = k.get("mode", "round")
-        x = {"round": np.rint, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}.get(mode, np.rint)(x)
+        x = CAST_MODES[str(k.get("mode") or "round").lower()](x)
     return x
 
 
