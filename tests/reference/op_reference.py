@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from ref_values import (
     BF16,
+    BYTES,
     EXACT,
     EXACT_ZERO_SIGN_FREE,
     FLOAT_FORMAT,
@@ -68,6 +69,8 @@ class Case:
     expected: dict[str, np.ndarray]  # the reference's outputs
     tol: Tol = EXACT
     target: str = "Ascend910B"
+    block_dim: int = 1
+    setup: Callable[[], None] | None = None  # run before the kernel (registers a custom kernel)
 
 
 @dataclass
@@ -676,3 +679,466 @@ def _part_swapped(name: str, small: np.ndarray, big: np.ndarray) -> np.ndarray:
 for _n in PART:
     both(f"part_{_n}", FLOATS + (INT32,), _part_cases(_n),
          f"value: {PART[_n]} on the smaller operand's region [0:16, 0:16], the larger operand elsewhere; both orders")
+
+
+# ------------------------------------------------------------------------------------------------
+# cube: the matmul family (operands in L1, the product in Acc; FP32 / INT32 accumulation)
+# ------------------------------------------------------------------------------------------------
+
+MM_DTYPES = (FP16, BF16, INT8)
+
+
+def mm_operand(dt: np.dtype, shape, seed: int, specials: bool = False) -> np.ndarray:
+    """Small integers and halves (every product and sum exact in FP32); with ``specials`` +inf, NaN and -0."""
+    rng = np.random.default_rng(seed)
+    if not is_float(dt):
+        return rng.integers(-128, 128, shape).astype(dt)
+    x = rng.integers(-8, 9, shape) * 0.5
+    if specials:
+        x[..., 0, 0] = math.inf
+        x[..., 1, 5] = math.nan
+        x[..., 2, :] = -0.0
+    return to_float(x, dt)
+
+
+def mm_ref(a: np.ndarray, b: np.ndarray, out: np.dtype, acc: np.ndarray | None = None) -> np.ndarray:
+    if not is_float(a.dtype):
+        r = np.einsum("...mk,...kn->...mn", obj(a), obj(b))
+        return wrap(r + (obj(acc) if acc is not None else 0), out)
+    with np.errstate(all="ignore"):
+        a64, b64 = f64(a), f64(b)
+        r = np.sum(a64[..., :, :, None] * b64[..., None, :, :], axis=-2)  # exact: small integers and halves
+        if acc is not None:
+            r = r + f64(acc)
+    return to_float(r, out)
+
+
+def _acc_dt(dt: np.dtype) -> np.dtype:
+    return FP32 if is_float(dt) else INT32
+
+
+def _mm_kernel(ins: dict[str, np.ndarray], want: np.ndarray, body: list[str], label: str,
+               tol: Tol = EXACT_ZERO_SIGN_FREE) -> Case:
+    loads = [f"{n.replace('a', 'x', 1)} = pl.load({n}, {origin(a.ndim)}, {list(a.shape)}, target_memory=pl.Mem.Mat)"
+             for n, a in ins.items()]
+    body = loads + body + [f"pl.store(r, {origin(want.ndim)}, out)"]
+    return Case(label, kernel(ins, {"out": (want.shape, want.dtype)}, body), ins, {"out": want}, tol)
+
+
+def _matmul_cases(op: str, dt: np.dtype) -> list[Case]:
+    name = op.split(".", 1)[1]
+    acc_dt = _acc_dt(dt)
+    m = 1 if name.startswith("gemv") else 16
+    batch = (2,) if name.startswith("batch") else ()
+    a = mm_operand(dt, batch + (m, 32), 1, specials=m > 2)
+    b = mm_operand(dt, batch + (32, 16), 2)
+    if name in ("matmul", "gemv", "batch_matmul"):
+        return [_mm_kernel({"a0": a, "a1": b}, mm_ref(a, b, acc_dt), [f"r = pl.tile.{name}(x0, x1)"], op)]
+    if name == "matmul_bias":
+        bias = (mm_operand(dt, (1, 16), 3) if is_float(dt) else np.arange(-8, 8).reshape(1, 16)).astype(acc_dt)
+        want = mm_ref(a, b, acc_dt, np.broadcast_to(bias, (m, 16)))
+        ins = {"a0": a, "a1": b, "a2": bias}
+        return [_mm_kernel(ins, want, ["r = pl.tile.matmul_bias(x0, x1, x2)"], op)]
+    first = name.replace("_acc", "")  # the accumulator comes from the plain form
+    a2, b2 = mm_operand(dt, a.shape, 4), mm_operand(dt, b.shape, 5)
+    want = mm_ref(a, b, acc_dt, mm_ref(a2, b2, acc_dt))
+    ins = {"a0": a2, "a1": b2, "a2": a, "a3": b}
+    return [_mm_kernel(ins, want, [f"c = pl.tile.{first}(x0, x1)", f"r = pl.tile.{name}(c, x2, x3)"], op)]
+
+
+for _n, _doc in (("matmul", "lhs @ rhs"), ("matmul_acc", "acc + lhs @ rhs"), ("matmul_bias", "lhs @ rhs + bias row"),
+                 ("gemv", "[1, K] @ [K, N]"), ("gemv_acc", "acc + [1, K] @ [K, N]"),
+                 ("batch_matmul", "per page lhs @ rhs"), ("batch_matmul_acc", "per page acc + lhs @ rhs")):
+    entry(f"tile.{_n}", MM_DTYPES, (lambda n: lambda dt: _matmul_cases(f"tile.{n}", dt))(_n),
+          f"value: {_doc}, FP32 (INT32 for INT8) accumulation; +inf / NaN / -0 operands propagate")
+
+
+def _tensor_matmul_cases(op: str, dt: np.dtype) -> list[Case]:
+    cases = []
+    for a_t, b_t in ((False, False), (True, False), (False, True)):
+        a = mm_operand(dt, (16, 32), 1, specials=True)
+        b = mm_operand(dt, (32, 16), 2)
+        a_in = np.ascontiguousarray(a.T) if a_t else a
+        b_in = np.ascontiguousarray(b.T) if b_t else b
+        flags = f"a_trans={a_t}, b_trans={b_t}"
+        if op == "tensor.matmul":
+            want = mm_ref(a, b, FP32)
+            body = [f"out[:] = pl.tensor.matmul(a0, a1, out_dtype=pl.FP32, {flags})"]
+            ins = {"a0": a_in, "a1": b_in}
+        else:
+            a2, b2 = mm_operand(dt, (16, 32), 4), mm_operand(dt, (32, 16), 5)  # the accumulator: a matmul's
+            want = mm_ref(a, b, FP32, mm_ref(a2, b2, FP32))
+            body = ["acc = pl.tensor.matmul(a2, a3, out_dtype=pl.FP32)",
+                    f"out[:] = pl.tensor.matmul_acc(acc, a0, a1, {flags})"]
+            ins = {"a0": a_in, "a1": b_in, "a2": a2, "a3": b2}
+        cases.append(Case(f"{op}[{flags}]", kernel(ins, {"out": (want.shape, want.dtype)}, body), ins, {"out": want},
+                          EXACT_ZERO_SIGN_FREE))
+    return cases
+
+
+entry("tensor.matmul", (FP16, BF16), lambda dt: _tensor_matmul_cases("tensor.matmul", dt),
+      "value: lhs @ rhs in FP32, with a_trans / b_trans (operands stored transposed)")
+entry("tensor.matmul_acc", (FP16, BF16), lambda dt: _tensor_matmul_cases("tensor.matmul_acc", dt),
+      "value: acc + lhs @ rhs in FP32, with a_trans / b_trans")
+
+
+# ------------------------------------------------------------------------------------------------
+# data movement and views: the bytes themselves must arrive (NaN, -0, subnormals, every int pattern)
+# ------------------------------------------------------------------------------------------------
+
+ALL = FLOATS + INTS
+
+
+def pattern(dt: np.dtype, shape, seed: int = 0) -> np.ndarray:
+    """Edge values spread over ``shape`` (shuffled, so that a wrong window shows)."""
+    rng = np.random.default_rng(seed)
+    vals = edges(dt)
+    return rng.permutation(np.resize(vals, int(np.prod(shape)))).reshape(shape).astype(dt)
+
+
+def _src(ins, want, body, label, tol=BYTES, inout=(), **kw) -> Case:
+    outs = {} if "out" in inout else {"out": (want.shape, want.dtype)}
+    return Case(label, kernel(ins, outs, body, inout=inout), ins, {"out": want}, tol, **kw)
+
+
+def _load_cases(dt):
+    a = pattern(dt, (32, 64))
+    return [_src({"a0": a}, a[4:12, 16:48].copy(), ["x = pl.load(a0, [4, 16], [8, 32])", "pl.store(x, [0, 0], out)"],
+                 "tile.load[window]")]
+
+
+def _store_cases(dt):
+    t = pattern(dt, (8, 32), 1)
+    base = pattern(dt, (32, 64), 2)
+    want = base.copy()
+    want[8:16, 32:64] = t
+    cases = [_src({"a0": t, "out": base}, want, ["x = pl.load(a0, [0, 0], [8, 32])", "pl.store(x, [8, 32], out)"],
+                  "tile.store[window]", inout=("out",))]
+    if dt in (FP32, FP16, INT32):  # PyPTO's AtomicAddDtypeValid set: the store adds into GM
+        t2 = (grid(edges(dt))[0][:8, :32] if True else t).copy()
+        old = base[8:16, 32:64]
+        with np.errstate(all="ignore"):
+            added = to_float(f32r(f64(old) + f64(t2)), dt) if is_float(dt) else wrap(obj(old) + obj(t2), dt)
+        want2 = base.copy()
+        want2[8:16, 32:64] = added
+        cases.append(_src({"a0": t2, "out": base}, want2,
+                          ["x = pl.load(a0, [0, 0], [8, 32])", "pl.store(x, [8, 32], out, atomic=pl.AtomicType.Add)"],
+                          "tile.store[atomic add]", tol=EXACT, inout=("out",)))
+    return cases
+
+
+entry("tile.load", ALL, _load_cases, "bytes: a [8, 32] window at [4, 16] of a tensor of edge values")
+entry("tile.store", ALL, _store_cases, "bytes: the window [8:16, 32:64] replaced, the rest of the InOut tensor kept; "
+      "atomic=Add (FP32 / FP16 / INT32): old + tile in FP32 (ints wrap)")
+
+
+def _view_case(dt, op):
+    a = pattern(dt, (32, 32), 3)
+    if op == "tile.slice":
+        return [_src({"a0": a}, a[4:12, 16:32].copy(),
+                     ["x = pl.load(a0, [0, 0], [32, 32])", "pl.store(pl.tile.slice(x, [8, 16], [4, 16]), [0, 0], out)"],
+                     op)]
+    if op == "tile.extract":
+        return [_src({"a0": a}, a[8:24, 0:16].copy(),
+                     ["x = pl.load(a0, [0, 0], [32, 32])",
+                      "pl.store(pl.tile.extract(x, 8, 0, shape=[16, 16], target_memory=pl.Mem.Vec), [0, 0], out)"], op)]
+    if op == "tile.move":
+        return [_src({"a0": a}, a.copy(),
+                     ["x = pl.load(a0, [0, 0], [32, 32])",
+                      "pl.store(pl.tile.move(x, target_memory=pl.Mem.Vec), [0, 0], out)"], "tile.move[Vec->Vec]")]
+    if op == "tile.reshape":
+        return [_src({"a0": a}, a.reshape(64, 16).copy(),
+                     ["x = pl.load(a0, [0, 0], [32, 32])", "pl.store(pl.tile.reshape(x, [64, 16]), [0, 0], out)"], op)]
+    if op == "tile.transpose":
+        b = pattern(dt, (16, 32), 4)
+        return [_src({"a0": b}, np.ascontiguousarray(b.T),
+                     ["x = pl.load(a0, [0, 0], [16, 32])", "pl.store(pl.tile.transpose(x, axis1=0, axis2=1), [0, 0], out)"],
+                     op)]
+    if op == "tile.reinterpret_view":
+        to = {FP32: INT32, FP16: INT16, BF16: INT16, INT32: INT16, INT16: INT8, INT8: INT16}[dt]
+        src = a if is_float(dt) else a
+        want = np.ascontiguousarray(src).view(to)
+        return [_src({"a0": src}, want.copy(),
+                     ["x = pl.load(a0, [0, 0], [32, 32])",
+                      f"pl.store(pl.tile.reinterpret_view(x, dtype=pl.{DT_NAME[to]}), [0, 0], out)"],
+                     f"tile.reinterpret_view[->{DT_NAME[to]}]")]
+    raise KeyError(op)
+
+
+for _op, _doc in (("tile.slice", "the [8, 16] window at [4, 16] of a Vec tile"),
+                  ("tile.extract", "a [16, 16] window at (8, 0) of an L1 tile"),
+                  ("tile.move", "an L1 tile moved to Vec"), ("tile.reshape", "[32, 32] read as [64, 16], row-major"),
+                  ("tile.transpose", "[16, 32] -> [32, 16]"),
+                  ("tile.reinterpret_view", "the same bytes read as an integer type of another width")):
+    entry(_op, ALL, (lambda o: lambda dt: _view_case(dt, o))(_op), f"bytes: {_doc}")
+
+
+def _transpose_view_cases(dt):
+    a, b = mm_operand(dt, (16, 32), 1, specials=True), mm_operand(dt, (16, 32), 2)  # b stored [N, K]
+    want = mm_ref(a, np.ascontiguousarray(b.T), _acc_dt(dt))
+    return [_mm_kernel({"a0": a, "a1": b}, want, ["r = pl.tile.matmul(x0, pl.tile.transpose_view(x1))"],
+                       "tile.transpose_view")]
+
+
+entry("tile.transpose_view", MM_DTYPES, _transpose_view_cases,
+      "value: a [N, K] L1 tile read as [K, N] by the matmul (lhs @ rhs^T)")
+
+
+def _pad_scalar(dt, pad: str):
+    if pad == "zero":
+        return 0
+    if is_float(dt):
+        return -math.inf if pad == "min" else math.inf
+    lo, hi = int_min_max(dt)
+    return lo if pad == "min" else hi
+
+
+def _fillpad_cases(dt):
+    a = pattern(dt, (32, 32), 6)
+    cases = []
+    for pad in ("zero", "min", "max"):
+        want = np.full(a.shape, _pad_scalar(dt, pad)).astype(dt) if is_float(dt) else \
+            np.full(a.shape, _pad_scalar(dt, pad), dtype=np.int64).astype(dt)
+        want[:20, :24] = a[:20, :24]
+        cases.append(_src({"a0": a}, want, ["x = pl.load(a0, [0, 0], [32, 32], valid_shapes=[20, 24])",
+                                            f"pl.store(pl.tile.fillpad(x, pad_value=pl.PadValue.{pad}), [0, 0], out)"],
+                          f"tile.fillpad[{pad}]"))
+    return cases
+
+
+def _set_validshape_cases(dt):
+    a = pattern(dt, (32, 32), 7)
+    want = np.zeros_like(a)
+    want[:16, :8] = a[:16, :8]
+    return [_src({"a0": a}, want, ["x = pl.load(a0, [0, 0], [32, 32])",
+                                   "v = pl.tile.set_validshape(x, [16, 8])",
+                                   "pl.store(pl.tile.fillpad(v, pad_value=pl.PadValue.zero), [0, 0], out)"],
+                 "tile.set_validshape")]
+
+
+entry("tile.fillpad", ALL, _fillpad_cases,
+      "bytes: the valid [20, 24] region kept, the rest 0 / lowest / highest (+-inf for floats, the int range ends)")
+entry("tile.set_validshape", ALL, _set_validshape_cases,
+      "bytes: the declared valid region [16, 8] survives a zero fillpad, the rest becomes padding")
+
+
+# ------------------------------------------------------------------------------------------------
+# creation and element access
+# ------------------------------------------------------------------------------------------------
+
+def _full_values(dt):
+    if is_float(dt):  # FP16 overflow to inf, a BF16 tie (1 + 2^-8 -> 1), -0
+        return ["2.5", "-0.0", "70000.0", "1.00390625", "-3.0e38"]
+    lo, hi = int_min_max(dt)
+    return ["-7", str(hi), str(lo)]
+
+
+def _full_value(dt, v: str) -> np.ndarray:
+    return to_float(np.array([float(v)]), dt)[0] if is_float(dt) else np.array([int(v)]).astype(dt)[0]
+
+
+def _tile_full_cases(dt):
+    cases = []
+    for v in _full_values(dt):
+        want = np.full((32, 32), _full_value(dt, v), dtype=dt)
+        cases.append(_src({}, want, [f"pl.store(pl.tile.full([32, 32], dtype=pl.{DT_NAME[dt]}, value={v}), [0, 0], out)"],
+                          f"tile.full[{v}]"))
+    return cases
+
+
+def _tensor_full_cases(dt):
+    cases = []
+    for v in _full_values(dt):
+        want = np.full((32, 32), _full_value(dt, v), dtype=dt)
+        cases.append(_src({}, want, [f"out[:] = pl.full([32, 32], dtype=pl.{DT_NAME[dt]}, value={v})"],
+                          f"tensor.full[{v}]"))
+    return cases
+
+
+entry("tile.full", ALL, _tile_full_cases, "value: every element the constant, rounded to the dtype (FP16 overflow -> "
+      "inf, BF16 ties to even, -0 kept)")
+entry("tensor.full", ALL, _tensor_full_cases, "value: as tile.full, on a tensor")
+
+
+def _tile_create_cases(dt):
+    s = "2.5" if is_float(dt) else "-7"
+    want = np.full((32, 16), float(s) if is_float(dt) else int(s)).astype(dt)
+    return [_src({}, want, [f"t = pl.tile.create([32, 16], dtype=pl.{DT_NAME[dt]})",
+                            f"pl.store(pl.tile.expands(t, {s}), [0, 0], out)"], "tile.create")]
+
+
+entry("tile.create", ALL, _tile_create_cases,
+      "shape and dtype only: a created tile's contents are undefined until written (reading them is rejected), so "
+      "the case fills it with expands and checks the [32, 16] result", "no value semantics")
+
+
+def _tensor_create_cases(dt):
+    a = pattern(dt, (32, 32), 8)
+    body = [f"t = pl.create_tensor([32, 32], dtype=pl.{DT_NAME[dt]})",
+            "with pl.at(level=pl.Level.CORE_GROUP):", "    t[:] = pl.tensor.neg(a0) if False else a0",
+            "    out[:] = t"]
+    want = a.copy()
+    return [Case("tensor.create", _create_kernel(a, dt), {"a0": a}, {"out": want}, BYTES)] if body else []
+
+
+def _create_kernel(a, dt) -> str:
+    t = _ty(a.shape, dt)
+    return (f"import tilefold.language as pl\n\n\n@pl.jit\ndef k(a0: {t}, out: pl.Out[{t}]):\n"
+            f"    t = pl.create_tensor([32, 32], dtype=pl.{DT_NAME[dt]})\n"
+            f"    with pl.at(level=pl.Level.CORE_GROUP):\n"
+            f"        t = pl.assemble(t, a0, [0, 0])\n"
+            f"    with pl.at(level=pl.Level.CORE_GROUP):\n"
+            f"        out[:] = pl.tensor.slice(t, [32, 32], [0, 0])\n"
+            f"    return out\n")
+
+
+entry("tensor.create", ALL, _tensor_create_cases,
+      "shape and dtype only: a fresh GM tensor holds what a first kernel writes into it and a second reads back "
+      "(its initial contents are undefined)", "no value semantics")
+
+
+def _tile_write_cases(dt):
+    v = "-0.0" if is_float(dt) else "-7"
+    want = np.full((32, 32), 1.5 if is_float(dt) else 3).astype(dt)
+    want[3, 5] = float(v) if is_float(dt) else int(v)
+    fill = "1.5" if is_float(dt) else "3"
+    return [_src({}, want, [f"t = pl.tile.full([32, 32], dtype=pl.{DT_NAME[dt]}, value={fill})",
+                            f"t = pl.write(t, [3, 5], {v})", "pl.store(t, [0, 0], out)"], "tile.write")]
+
+
+entry("tile.write", ALL, _tile_write_cases, "bytes: one element [3, 5] of a Vec tile set, the others kept")
+
+
+def _tensor_write_cases(dt):
+    base = pattern(dt, (32, 32), 9)
+    v = "-0.0" if is_float(dt) else "-7"
+    want = base.copy()
+    want[3, 5] = float(v) if is_float(dt) else int(v)
+    return [_src({"out": base}, want, [f"pl.write(out, [3, 5], {v})"], "tensor.write", inout=("out",))]
+
+
+def _tensor_read_cases(dt):
+    a = pattern(dt, (32, 32), 10)
+    return [_src({"a0": a}, np.full((32, 32), a[3, 5], dtype=dt), ["s = pl.read(a0, [3, 5])",
+                                                                   "out[:] = pl.tensor.expands(a0, s)"], "tensor.read")]
+
+
+entry("tensor.write", ALL, _tensor_write_cases, "bytes: one GM element [3, 5] set, the others kept")
+entry("tensor.read", ALL, _tensor_read_cases, "bytes: the GM element [3, 5] read into a scalar and broadcast")
+
+
+def _tensor_slice_cases(dt):
+    a = pattern(dt, (32, 64), 11)
+    return [_src({"a0": a}, a[8:24, 16:48].copy(), ["out[:] = pl.tensor.slice(a0, [16, 32], [8, 16])"],
+                 "tensor.slice")]
+
+
+def _assemble_cases(dt):
+    a, base = pattern(dt, (16, 32), 12), pattern(dt, (32, 64), 13)
+    want = base.copy()
+    want[8:24, 32:64] = a
+    cases = [_src({"a0": a, "out": base}, want, ["out = pl.assemble(out, a0, [8, 32])"], "tensor.assemble",
+                  inout=("out",))]
+    if dt in (FP32, FP16, INT32):
+        old = base[8:24, 32:64]
+        want2 = base.copy()
+        with np.errstate(all="ignore"):
+            want2[8:24, 32:64] = (to_float(f32r(f64(old) + f64(a)), dt) if is_float(dt)
+                                  else wrap(obj(old) + obj(a), dt))
+        cases.append(_src({"a0": a, "out": base}, want2, ["out = pl.assemble(out, a0, [8, 32], atomic=pl.AtomicType.Add)"],
+                          "tensor.assemble[atomic add]", tol=EXACT, inout=("out",)))
+    return cases
+
+
+def _concat_cases(dt):
+    a, b = pattern(dt, (32, 32), 14), pattern(dt, (32, 16), 15)
+    return [_src({"a0": a, "a1": b}, np.concatenate([a, b], axis=1), ["out[:] = pl.concat(a0, a1)"], "tensor.concat")]
+
+
+def _tensor_transpose_cases(dt):
+    a = pattern(dt, (16, 32), 16)
+    return [_src({"a0": a}, np.ascontiguousarray(a.T), ["out[:] = pl.transpose(a0, 0, 1)"], "tensor.transpose")]
+
+
+entry("tensor.slice", ALL, _tensor_slice_cases, "bytes: the [16, 32] window at [8, 16]")
+entry("tensor.assemble", ALL, _assemble_cases, "bytes: the value written at [8, 32] of the InOut target, the rest kept; "
+      "atomic=Add: old + value in FP32 (ints wrap)")
+entry("tensor.concat", ALL, _concat_cases, "bytes: [32, 32] and [32, 16] joined along columns")
+entry("tensor.transpose", ALL, _tensor_transpose_cases, "bytes: [16, 32] -> [32, 16]")
+
+
+# ------------------------------------------------------------------------------------------------
+# block identity (no golden formula in the registry: the interpreter and the simulator supply the indices)
+# ------------------------------------------------------------------------------------------------
+
+_BLOCK_KERNEL = '''import tilefold.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV, attrs={{"block_dim": 2}})
+    def kernel(self, x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        b = pl.tile.get_block_idx()
+        sb = pl.tile.get_subblock_idx()
+        n = pl.tile.get_block_num()
+        row = b * 16 + sb * 8
+        t = pl.tile.load(x, [row, 0], [8, 64])
+        out = pl.store(pl.tile.adds(t, {expr}), [row, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        out = self.kernel(x, out)
+        return out
+'''
+
+
+def _block_cases(op: str):
+    def build(dt):
+        x = np.zeros((32, 64), np.float32)
+        rows = np.arange(32)
+        block, sub = rows // 16, (rows // 8) % 2
+        value = {"tile.get_block_idx": block * 100 + sub * 10 + 2, "tile.get_subblock_idx": block * 100 + sub * 10 + 2,
+                 "tile.get_block_num": block * 100 + sub * 10 + 2}[op]
+        want = np.broadcast_to(value[:, None].astype(np.float32), (32, 64)).copy()
+        return [Case(op, _BLOCK_KERNEL.format(expr="b * 100 + sb * 10 + n"), {"x": x}, {"out": want}, EXACT)]
+    return build
+
+
+for _op in ("tile.get_block_idx", "tile.get_subblock_idx", "tile.get_block_num"):
+    entry(_op, (FP32,), _block_cases(_op), "value: 2 blocks x 2 sub-blocks each write b * 100 + sb * 10 + "
+          "block_num into their own 8 rows", "no golden formula: the indices come from the launch")
+
+
+# ------------------------------------------------------------------------------------------------
+# custom kernels: the registry passes the user's kernel through (its values are the user's function)
+# ------------------------------------------------------------------------------------------------
+
+def _affine(x: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return (x * np.float32(2.0) + np.float32(1.0)).astype(np.float32)
+
+
+def _register_custom() -> None:
+    from tilefold.custom import register_custom_op
+
+    register_custom_op("reference.affine", _affine, replace=True)
+
+
+def _custom_cases(op: str):
+    def build(dt):
+        x = float_edges(FP32).reshape(1, 32).repeat(8, axis=0)
+        with np.errstate(all="ignore"):
+            want = to_float(f64(x) * 2.0 + 1.0, FP32)
+        spell = "custom_macro" if op.endswith("macro") else "custom"
+        body = ["x = pl.load(a0, [0, 0], [8, 32])", "init = pl.tile.create([8, 32], dtype=pl.FP32)",
+                f'r = pl.tile.{spell}("reference.affine", ins=[x], outs=[init], no_side_effect=True)',
+                "pl.store(r, [0, 0], out)"]
+        return [Case(op, kernel({"a0": x}, {"out": (want.shape, want.dtype)}, body), {"a0": x}, {"out": want},
+                     EXACT, setup=_register_custom)]
+    return build
+
+
+for _op in ("tile.custom", "tile.custom_macro"):
+    entry(_op, (FP32,), _custom_cases(_op), "value: the registered kernel's result (x * 2 + 1 on edge values) lands in "
+          "the outs", "no golden formula: the user's kernel is the semantics")

@@ -139,14 +139,18 @@ class Tol:
     ulps: int = 0
     atol: np.ndarray | float | None = None
     signed_zero: bool = True
+    bitwise: bool = False  # data movement: the bytes themselves (NaN payloads, signed zeros) are compared
 
     def describe(self) -> str:
+        if self.bitwise:
+            return "identical bytes"
         if not self.ulps and self.atol is None:
             return "exact" + ("" if self.signed_zero else " (zero sign free)")
         return f"{self.ulps} ulp" + (" + reduction bound" if self.atol is not None else "")
 
 
 EXACT = Tol()
+BYTES = Tol(bitwise=True)
 EXACT_ZERO_SIGN_FREE = Tol(signed_zero=False)
 
 
@@ -157,7 +161,10 @@ def mismatches(got: np.ndarray, want: np.ndarray, tol: Tol) -> list[str]:
         return [f"shape {got.shape} != reference shape {want.shape}"]
     if got.dtype != want.dtype:
         return [f"dtype {got.dtype} != reference dtype {want.dtype}"]
-    if not is_float(want.dtype):
+    if tol.bitwise:
+        width = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[want.dtype.itemsize]
+        bad = np.ascontiguousarray(got).view(width) != np.ascontiguousarray(want).view(width)
+    elif not is_float(want.dtype):
         bad = got != want
     else:
         g, w = f64(got), f64(want)

@@ -43,14 +43,18 @@ def parse(case: Case):
 
 def golden_problems(case: Case, program=None) -> list[str]:
     program = program or parse(case)
-    got = run_program(program, _inputs(case))
+    if case.setup:
+        case.setup()
+    got = run_program(program, _inputs(case), block_dim=case.block_dim)
     return _check(case, got, "golden")
 
 
 def simulator_problems(case: Case, program=None) -> list[str]:
     program = program or parse(case)
+    if case.setup:
+        case.setup()
     compiled = compile(program, target=case.target)
-    sim = simulate(compiled.pto, _inputs(case), compiled.target)
+    sim = simulate(compiled.pto, _inputs(case), compiled.target, block_dim=case.block_dim)
     return _check(case, sim.outputs, "simulator")
 
 
