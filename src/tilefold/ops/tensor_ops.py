@@ -18,7 +18,7 @@ from tilefold.errors import TypeInferenceError
 from tilefold.ir.expr import ConstInt, Expr, MakeTuple
 from tilefold.ir.types import AtomicType, DataType, ScalarType, TensorType, Type, make_shape
 from tilefold.ops.registry import MemoryRule, MemoryRuleKind, OpDef, OpKind, Param, ParamKind, Unit, register_op
-from tilefold.ops.tile_ops import atomic_add, check_atomic, check_cast_mode, check_element_indices
+from tilefold.ops.tile_ops import CAST_NOTE, atomic_add, check_atomic, check_cast_mode, check_element_indices
 
 V = ParamKind.TILE_OR_TENSOR
 S = ParamKind.SCALAR
@@ -190,7 +190,7 @@ def _infer_cast(args, attrs) -> Type:
 
 
 _declare("cast", (Param("tensor", V), Param("target_type", A), Param("mode", A, "round")), _infer_cast, OpKind.CAST,
-         _as_tile_op("tile.cast"), "tile.cast")
+         _as_tile_op("tile.cast"), "tile.cast", note=CAST_NOTE)
 
 
 def _infer_matmul(args, attrs) -> Type:

@@ -836,6 +836,11 @@ def _round_half_away(x: np.ndarray) -> np.ndarray:
 CAST_MODES = {"round": _round_half_away, "rint": np.rint, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}
 
 
+CAST_NOTE = ("mode= rounds a float -> integer conversion: round (default; PyPTO's ROUND, nearest with ties away from "
+             "zero), rint (ties to even), floor, ceil, trunc; NaN gives 0 and out-of-range values saturate. Float -> "
+             "float rounds to nearest even (overflow to inf); integer -> integer wraps")
+
+
 def check_cast_mode(op: str, mode: Any) -> None:
     if mode is not None and (not isinstance(mode, str) or mode.lower() not in CAST_MODES):
         raise _fail(op, f"mode={mode!r} is not a cast rounding mode",
@@ -863,6 +868,7 @@ def _golden_cast(a, k):
 register_op(OpDef(
     "tile.cast", (Param("tile", T), Param("target_type", A), Param("mode", A, "round")),
     _infer_cast, OpKind.CAST, Unit.VECTOR, VEC, golden=_golden_cast, pto="tcvt", cost="vector",
+    extra={"note": CAST_NOTE},
 ))
 
 
