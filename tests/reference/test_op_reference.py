@@ -49,3 +49,18 @@ def test_op_matches_reference(op, dtype):
             problems.append(f"{case.label} [{DT_NAME[dtype]}, {case.tol.describe()}]:\n    " + "\n    ".join(found[:8])
                             + f"\n{case.source}")
     assert not problems, "\n".join(problems)
+
+
+def test_cast_refuses_an_unknown_rounding_mode():
+    """An unknown mode used to fall back to rint silently; it is a located error naming the modes."""
+    import tilefold.language as pl
+    from tilefold.errors import TilefoldError
+
+    src = ("import tilefold.language as pl\n\n\n@pl.jit\ndef k(a: pl.Tensor[[32, 32], pl.FP32], "
+           "out: pl.Out[pl.Tensor[[32, 32], pl.INT32]]):\n    with pl.at(level=pl.Level.CORE_GROUP):\n"
+           "        out[:] = pl.cast(a, target_type=pl.INT32, mode='nearest')\n    return out\n")
+    with pytest.raises(TilefoldError) as info:
+        pl.parse(src, "cast_mode.py")
+    text = str(info.value)
+    assert "mode='nearest' is not a cast rounding mode" in text and "cast_mode.py:7" in text, text
+    assert "rint" in (info.value.hint or ""), info.value.hint
