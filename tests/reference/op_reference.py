@@ -792,7 +792,11 @@ def pattern(dt: np.dtype, shape, seed: int = 0) -> np.ndarray:
     """Edge values spread over ``shape`` (shuffled, so that a wrong window shows)."""
     rng = np.random.default_rng(seed)
     vals = edges(dt)
-    return rng.permutation(np.resize(vals, int(np.prod(shape)))).reshape(shape).astype(dt)
+    out = rng.permutation(np.resize(vals, int(np.prod(shape)))).reshape(shape).astype(dt)
+    if is_float(dt):  # a signalling NaN and a NaN with a payload: a copy must not quiet or canonicalise them
+        bits = out.reshape(-1).view({4: np.uint32, 2: np.uint16}[dt.itemsize])
+        bits[1], bits[2] = {FP32: (0x7F800001, 0xFFC01234), FP16: (0x7C01, 0xFE12), BF16: (0x7F81, 0xFFC3)}[dt]
+    return out
 
 
 def _src(ins, want, body, label, tol=BYTES, inout=(), **kw) -> Case:
@@ -854,12 +858,19 @@ def _view_case(dt, op):
                      ["x = pl.load(a0, [0, 0], [16, 32])", "pl.store(pl.tile.transpose(x, axis1=0, axis2=1), [0, 0], out)"],
                      op)]
     if op == "tile.reinterpret_view":
-        to = {FP32: INT32, FP16: INT16, BF16: INT16, INT32: INT16, INT16: INT8, INT8: INT16}[dt]
-        want = np.ascontiguousarray(a).view(to)
-        return [_src({"a0": a}, want.copy(),
+        # integers read as floats too: every bit pattern, NaN payloads and signalling NaNs included, must survive
+        if dt == INT32:  # signalling / payload NaNs, -0 and a subnormal as FP32
+            a = a.copy()
+            a[0, :4] = np.array([0x7F800001, 0xFF800001, 0x7FC00001, 0x00000001], np.uint32).view(np.int32)
+        if dt == INT16:  # the same as FP16 and as BF16
+            a = a.copy()
+            a[0, :5] = np.array([0x7C01, 0xFC01, 0x7F81, 0xFF81, 0x8000], np.uint16).view(np.int16)
+        targets = {FP32: (INT32,), FP16: (INT16,), BF16: (INT16, FP16), INT32: (INT16, FP32), INT16: (INT8, FP16, BF16),
+                   INT8: (INT16,)}[dt]
+        return [_src({"a0": a}, np.ascontiguousarray(a).view(to).copy(),
                      ["x = pl.load(a0, [0, 0], [32, 32])",
                       f"pl.store(pl.tile.reinterpret_view(x, dtype=pl.{DT_NAME[to]}), [0, 0], out)"],
-                     f"tile.reinterpret_view[->{DT_NAME[to]}]")]
+                     f"tile.reinterpret_view[->{DT_NAME[to]}]") for to in targets]
     raise KeyError(op)
 
 

@@ -1185,8 +1185,10 @@ def _golden_valid_load(tensor: np.ndarray, offsets, shapes, valid) -> np.ndarray
     """The tile a load moving only its valid region gives: the window's valid part, the rest undefined."""
     dtype = np.asarray(tensor).dtype
     ext = [min(max(int(v), 0), int(n)) for v, n in zip(valid, shapes, strict=True)]
-    wide = np.float64 if dtype.kind in "fV" else dtype  # NaN needs a float; the interpreter casts back
-    tile = np.full(tuple(int(n) for n in shapes), _undefined_fill(dtype), wide)
+    # in the tensor's own dtype where it holds the undefined fill (floats: NaN; numpy ints: 0), so that the moved
+    # region keeps its bytes, NaN payloads too; other ml_dtypes (int4) go through float64 as before
+    own = dtype.kind in "fiu" or dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+    tile = np.full(tuple(int(n) for n in shapes), _undefined_fill(dtype), dtype if own else np.float64)
     tile[tuple(slice(0, e) for e in ext)] = _window(tensor, offsets, ext)
     return tile
 
@@ -1234,7 +1236,7 @@ def _golden_fillpad(a, k):
     tile = np.asarray(a[0])
     pad = pad_value_of(k.get("pad_value", PadValue.zero))
     valid = a[1] if len(a) > 1 and a[1] is not None else tile.shape
-    out = np.array(tile, dtype=np.float64 if tile.dtype.kind in "fV" else tile.dtype, copy=True)
+    out = np.array(tile, copy=True)  # in the tile's dtype: the valid region keeps its bytes (NaN payloads too)
     if pad is PadValue.null:
         return out
     mask = np.ones(out.shape, bool)
