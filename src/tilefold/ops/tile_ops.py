@@ -1236,7 +1236,9 @@ def _golden_fillpad(a, k):
     tile = np.asarray(a[0])
     pad = pad_value_of(k.get("pad_value", PadValue.zero))
     valid = a[1] if len(a) > 1 and a[1] is not None else tile.shape
-    out = np.array(tile, copy=True)  # in the tile's dtype: the valid region keeps its bytes (NaN payloads too)
+    # in the tile's dtype: the valid region keeps its bytes (NaN payloads too); an int4 tile pads through float64
+    own = tile.dtype.kind in "fiu" or tile.dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+    out = np.array(tile, dtype=None if own else np.float64, copy=True)
     if pad is PadValue.null:
         return out
     mask = np.ones(out.shape, bool)
