@@ -68,7 +68,8 @@ def to_float(x64, dtype: np.dtype) -> np.ndarray:
 
 
 def f64(x) -> np.ndarray:
-    return np.asarray(x).astype(np.float64)
+    with np.errstate(invalid="ignore"):  # a signalling NaN raises the invalid flag when widened
+        return np.asarray(x).astype(np.float64)
 
 
 def f32r(x64) -> np.ndarray:
