@@ -6,6 +6,7 @@ Not a pytest module (its name does not match ``test_*.py``); run it by hand from
     .venv/bin/python tests/reference/mutation_check.py            # every op of all_ops()
     .venv/bin/python tests/reference/mutation_check.py tile.add   # some ops only
     .venv/bin/python tests/reference/mutation_check.py --last     # corrupt only the last element of each result
+    .venv/bin/python tests/reference/mutation_check.py --sim      # count only what the simulator check catches
 
 Each mutant replaces one op's ``golden`` in the registry (which the golden interpreter and the simulator share) by
 the original scaled by 1.05 (float results) or plus 1 (integer results; bool results negated). The relevant subset
@@ -36,6 +37,7 @@ from tilefold.ops import all_ops  # noqa: E402
 from tilefold.ops import registry as reg  # noqa: E402
 
 LAST_ONLY = False  # --last: only the last element of an array result is corrupted
+SIM_ONLY = False  # --sim: only the simulator's comparison with the reference counts (not golden's)
 
 
 def corrupt(value):
@@ -84,6 +86,8 @@ def _all_cases():
 def _fails(case) -> bool:
     try:
         program = parse(case)
+        if SIM_ONLY:
+            return bool(simulator_problems(case, program))
         return bool(golden_problems(case, program) or simulator_problems(case, program))
     except Exception:  # a mutant that makes golden or the simulator raise is caught too
         return True
@@ -130,4 +134,7 @@ if __name__ == "__main__":
     if "--last" in args:
         args.remove("--last")
         LAST_ONLY = True
+    if "--sim" in args:
+        args.remove("--sim")
+        SIM_ONLY = True
     sys.exit(main(args))
