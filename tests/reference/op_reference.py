@@ -106,27 +106,23 @@ def _ty(shape, dtype) -> str:
 
 
 def kernel(ins: dict[str, np.ndarray], outs: dict[str, tuple[tuple[int, ...], np.dtype]], body: list[str],
-           *, scope: bool = True, inout: tuple[str, ...] = ()) -> str:
+           *, inout: tuple[str, ...] = ()) -> str:
+    """A ``@pl.jit`` kernel: ``ins`` as In (or InOut when named in ``inout``) tensors, ``outs`` as Out tensors, the
+    ``body`` lines inside one ``pl.at`` scope."""
     params = [f"{n}: {_ty(a.shape, a.dtype)}" for n, a in ins.items() if n not in inout]
     params += [f"{n}: pl.InOut[{_ty(a.shape, a.dtype)}]" for n, a in ins.items() if n in inout]
     params += [f"{n}: pl.Out[{_ty(s, d)}]" for n, (s, d) in outs.items()]
-    ind = " " * (8 if scope else 4)
-    lines = "\n".join(ind + b for b in body)
+    lines = "\n".join(" " * 8 + b for b in body)
     ret = ", ".join(list(inout) + list(outs))
-    head = "    with pl.at(level=pl.Level.CORE_GROUP):\n" if scope else ""
-    return f"import tilefold.language as pl\n\n\n@pl.jit\ndef k({', '.join(params)}):\n{head}{lines}\n    return {ret}\n"
-
-
-def _zeros(d: dict[str, np.ndarray]) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
-    return {n: (a.shape, a.dtype) for n, a in d.items()}
+    return (f"import tilefold.language as pl\n\n\n@pl.jit\ndef k({', '.join(params)}):\n"
+            f"    with pl.at(level=pl.Level.CORE_GROUP):\n{lines}\n    return {ret}\n")
 
 
 def origin(rank: int) -> str:
     return "[" + ", ".join(["0"] * rank) + "]"
 
 
-def op_case(op: str, operands: list, want: np.ndarray, tol: Tol = EXACT, attrs: str = "", label: str = "",
-            mem: str | None = None) -> Case:
+def op_case(op: str, operands: list, want: np.ndarray, tol: Tol = EXACT, attrs: str = "", label: str = "") -> Case:
     """One kernel applying ``op`` (``tile.X`` on loaded tiles, ``tensor.X`` on the tensors) to ``operands``: arrays
     become kernel inputs, strings are written as they are (scalar literals)."""
     level, name = op.split(".", 1)
@@ -137,8 +133,7 @@ def op_case(op: str, operands: list, want: np.ndarray, tol: Tol = EXACT, attrs: 
         if isinstance(o, np.ndarray):
             ins[f"a{i}"] = o
             if level == "tile":
-                target = f", target_memory=pl.Mem.{mem}" if mem else ""
-                body.append(f"x{i} = pl.load(a{i}, {origin(o.ndim)}, {list(o.shape)}{target})")
+                body.append(f"x{i} = pl.load(a{i}, {origin(o.ndim)}, {list(o.shape)})")
                 args.append(f"x{i}")
             else:
                 args.append(f"a{i}")
@@ -1110,13 +1105,12 @@ class P:
 
 def _block_cases(op: str):
     def build(dt):
-        x = np.zeros((32, 64), np.float32)
         rows = np.arange(32)
-        block, sub = rows // 16, (rows // 8) % 2
-        value = {"tile.get_block_idx": block * 100 + sub * 10 + 2, "tile.get_subblock_idx": block * 100 + sub * 10 + 2,
-                 "tile.get_block_num": block * 100 + sub * 10 + 2}[op]
-        want = np.broadcast_to(value[:, None].astype(np.float32), (32, 64)).copy()
-        return [Case(op, _BLOCK_KERNEL.format(expr="b * 100 + sb * 10 + n"), {"x": x}, {"out": want}, EXACT)]
+        block, sub = rows // 16, (rows // 8) % 2  # rows [16 b + 8 sb, +8) belong to block b, sub-block sb
+        value = (block * 100 + sub * 10 + 2).astype(np.float32)  # block_num is 2
+        want = np.ascontiguousarray(np.broadcast_to(value[:, None], (32, 64)))
+        return [Case(op, _BLOCK_KERNEL.format(expr="b * 100 + sb * 10 + n"), {"x": np.zeros((32, 64), np.float32)},
+                     {"out": want}, EXACT)]
     return build
 
 
