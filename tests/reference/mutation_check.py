@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from op_reference import TABLE  # noqa: E402
-from run_reference import golden_problems, ops_in, parse, simulator_problems  # noqa: E402
+from run_reference import golden_problems, ops_in, parse, register_kernels, simulator_problems  # noqa: E402
 
 import tilefold.sim.machine as machine  # noqa: E402
 from tilefold.compiler import compile  # noqa: E402
@@ -74,8 +74,7 @@ def _all_cases():
         for dt in e.dtypes:
             for case in e.cases(dt):
                 program = parse(case)
-                if case.setup:
-                    case.setup()
+                register_kernels(case)
                 names = ops_in(program)
                 ir = compile(program, target=case.target).ir
                 names |= ops_in(ir) if ir is not None else set()

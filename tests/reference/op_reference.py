@@ -69,7 +69,7 @@ class Case:
     tol: Tol = EXACT
     target: str = "Ascend910B"
     block_dim: int = 1
-    setup: Callable[[], None] | None = None  # run before the kernel (registers a custom kernel)
+    custom_kernels: dict[str, Callable] = field(default_factory=dict)  # symbol -> numpy kernel, registered first
 
 
 @dataclass
@@ -1128,12 +1128,6 @@ def _affine(x: np.ndarray) -> np.ndarray:
         return (x * np.float32(2.0) + np.float32(1.0)).astype(np.float32)
 
 
-def _register_custom() -> None:
-    from tilefold.custom import register_custom_op
-
-    register_custom_op("reference.affine", _affine, replace=True)
-
-
 def _custom_cases(op: str):
     def build(dt):
         x = float_edges(FP32).reshape(1, 32).repeat(8, axis=0)
@@ -1144,7 +1138,7 @@ def _custom_cases(op: str):
                 f'r = pl.tile.{spell}("reference.affine", ins=[x], outs=[init], no_side_effect=True)',
                 "pl.store(r, [0, 0], out)"]
         return [Case(op, kernel({"a0": x}, {"out": (want.shape, want.dtype)}, body), {"a0": x}, {"out": want},
-                     EXACT, setup=_register_custom)]
+                     EXACT, custom_kernels={"reference.affine": _affine})]
     return build
 
 

@@ -30,6 +30,13 @@ def ops_in(program) -> set[str]:
     return v.names
 
 
+def register_kernels(case: Case) -> None:
+    from tilefold.custom import register_custom_op
+
+    for symbol, fn in case.custom_kernels.items():
+        register_custom_op(symbol, fn, replace=True)
+
+
 def _inputs(case: Case) -> dict[str, np.ndarray]:
     full = {k: np.array(v, copy=True) for k, v in case.inputs.items()}
     for name, want in case.expected.items():
@@ -43,16 +50,14 @@ def parse(case: Case):
 
 def golden_problems(case: Case, program=None) -> list[str]:
     program = program or parse(case)
-    if case.setup:
-        case.setup()
+    register_kernels(case)
     got = run_program(program, _inputs(case), block_dim=case.block_dim)
     return _check(case, got, "golden")
 
 
 def simulator_problems(case: Case, program=None) -> list[str]:
     program = program or parse(case)
-    if case.setup:
-        case.setup()
+    register_kernels(case)
     compiled = compile(program, target=case.target)
     sim = simulate(compiled.pto, _inputs(case), compiled.target, block_dim=case.block_dim)
     return _check(case, sim.outputs, "simulator")

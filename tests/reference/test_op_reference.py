@@ -64,3 +64,19 @@ def test_cast_refuses_an_unknown_rounding_mode():
     text = str(info.value)
     assert "mode='nearest' is not a cast rounding mode" in text and "cast_mode.py:7" in text, text
     assert "rint" in (info.value.hint or ""), info.value.hint
+
+
+def test_the_reference_is_written_apart_from_the_registry():
+    """The reference modules import numpy, ml_dtypes and each other only: no registry, golden or simulator code."""
+    import ast
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    for name in ("op_reference.py", "ref_values.py"):
+        tree = ast.parse((here / name).read_text())
+        for node in ast.walk(tree):
+            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            for mod in mods:
+                assert mod.split(".")[0] in {"numpy", "ml_dtypes", "math", "os", "dataclasses", "collections",
+                                             "__future__", "ref_values"}, f"{name} imports {mod}"
