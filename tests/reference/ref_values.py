@@ -147,6 +147,8 @@ class Tol:
             return "identical bytes"
         if not self.ulps and self.atol is None:
             return "exact" + ("" if self.signed_zero else " (zero sign free)")
+        if not self.ulps:
+            return "reduction bound"
         return f"{self.ulps} ulp" + (" + reduction bound" if self.atol is not None else "")
 
 
