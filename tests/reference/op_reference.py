@@ -37,6 +37,8 @@ from ref_values import (
     EXACT,
     EXACT_ZERO_SIGN_FREE,
     FLOAT_FORMAT,
+    FP8E4M3,
+    FP8E5M2,
     Tol,
     bf16_rne_bits,
     edges,
@@ -48,6 +50,7 @@ from ref_values import (
     int_min_max,
     is_float,
     to_float,
+    to_fp8,
     ulp,
     wrap,
 )
@@ -56,7 +59,8 @@ FP32, FP16, INT32, INT16, INT8 = (np.dtype(np.float32), np.dtype(np.float16), np
                                   np.dtype(np.int16), np.dtype(np.int8))
 FLOATS = (FP32, FP16, BF16)
 INTS = (INT32, INT16, INT8)
-DT_NAME = {FP32: "FP32", FP16: "FP16", BF16: "BF16", INT32: "INT32", INT16: "INT16", INT8: "INT8"}
+DT_NAME = {FP32: "FP32", FP16: "FP16", BF16: "BF16", INT32: "INT32", INT16: "INT16", INT8: "INT8",
+           FP8E4M3: "FP8E4M3", FP8E5M2: "FP8E5M2"}
 N = 32  # every edge-value tile is [N, N]
 
 
@@ -388,6 +392,8 @@ CAST_MODES = {"round": _round_half_away, "rint": _round_half_even, "floor": np.f
 
 def cast_ref(x: np.ndarray, target: np.dtype, mode: str = "round") -> np.ndarray:
     target = np.dtype(target)
+    if target in (FP8E4M3, FP8E5M2):
+        return to_fp8(f64(x) if is_float(x.dtype) else obj(x).astype(np.float64), target)
     if is_float(x.dtype) and is_float(target):
         if target == BF16:
             return bf16_rne_bits(x.astype(np.float32)) if x.dtype != BF16 else x.copy()
@@ -408,7 +414,8 @@ def cast_ref(x: np.ndarray, target: np.dtype, mode: str = "round") -> np.ndarray
 
 
 def cast_values(dt: np.dtype) -> np.ndarray:
-    """Rounding-mode ties, FP16 / BF16 ties and overflow, the FP16 subnormal range, NaN and infinities."""
+    """Rounding-mode ties, FP16 / BF16 / FP8 ties and overflow, the FP16 / FP8 subnormal ranges, NaN and
+    infinities."""
     if not is_float(dt):
         lo, hi = int_min_max(dt)
         vals = [0, 1, -1, 127, 128, -129, 255, 256, 257, 32767, 32768, -32769, 65504, 65519, 65520, 70000,
@@ -420,13 +427,15 @@ def cast_values(dt: np.dtype) -> np.ndarray:
             math.nan, math.inf, -math.inf, 1e10, -1e10, 2147483520.0, -2147483648.0, 65504.0, 65519.99, 65520.0,
             70000.0, -70000.0, 1 + 2 ** -11, 1 + 3 * 2 ** -11, 1 + 2 ** -8, 1 + 3 * 2 ** -8, -(1 + 2 ** -8),
             2 ** -25, 3 * 2 ** -25, 2 ** -26, 2 ** -24, 5 * 2 ** -26, 1e-8, 40000.5, 32767.5, -32768.5, 127.5,
-            -128.5, 1e-40, 3.0e38]
+            -128.5, 1e-40, 3.0e38,
+            448.0, 464.0, 465.0, -480.0, 57344.0, 61440.0, 61439.0, 2 ** -10, 3 * 2 ** -10, 2 ** -17, 3 * 2 ** -17]
     rng = np.random.default_rng(3)
     vals = np.concatenate([np.array(vals), rng.uniform(-300, 300, N * N - len(vals))])
     return to_float(vals, dt).reshape(N, N)
 
 
-CAST_TARGETS = {FP32: (FP16, BF16, INT32, INT16, INT8), FP16: (FP32, BF16, INT32, INT16), BF16: (FP32, FP16, INT32),
+CAST_TARGETS = {FP32: (FP16, BF16, FP8E4M3, FP8E5M2, INT32, INT16, INT8), FP16: (FP32, BF16, FP8E4M3, INT32, INT16),
+                BF16: (FP32, FP16, INT32),
                 INT32: (FP32, FP16, BF16, INT16, INT8), INT16: (FP32, FP16, BF16, INT32, INT8), INT8: (FP16, INT32, INT16)}
 
 
@@ -445,7 +454,8 @@ def _cast_cases(op: str, dt: np.dtype) -> list[Case]:
 both("cast", tuple(CAST_TARGETS), _cast_cases,
      "value: every target dtype and rounding mode on ties, overflow, subnormals, NaN / inf",
      "float -> int: round = ties away from zero (PyPTO ROUND), rint = ties to even (RINT), floor / ceil / trunc; "
-     "NaN -> 0, saturating. float -> float: nearest-even (BF16 by the bit rule), overflow to inf. int -> int: wrap")
+     "NaN -> 0, saturating. float -> float: nearest-even (BF16 by the bit rule), overflow to inf (FP8E4M3, which has "
+     "no inf: NaN, ml_dtypes' model). int -> int: wrap")
 
 
 # ------------------------------------------------------------------------------------------------

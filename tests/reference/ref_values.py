@@ -25,7 +25,12 @@ RNG_SEED = 20261202
 
 
 def is_float(dtype: np.dtype) -> bool:
+    """FP32 / FP16 / BF16: the dtypes arithmetic is checked in (the FP8 types are storage only, see to_fp8)."""
     return np.dtype(dtype) in FLOAT_FORMAT
+
+
+def is_fp8(dtype: np.dtype) -> bool:
+    return np.dtype(dtype) in (np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(ml_dtypes.float8_e5m2))
 
 
 def int_bits(dtype: np.dtype) -> int:
@@ -56,6 +61,28 @@ def bf16_rne_bits(x32: np.ndarray) -> np.ndarray:
     return rounded.view(BF16)
 
 
+FP8E4M3 = np.dtype(ml_dtypes.float8_e4m3fn)
+FP8E5M2 = np.dtype(ml_dtypes.float8_e5m2)
+#: FP8 formats (storage only): (significand bits, minimum normal exponent, largest finite value, has infinities)
+FP8_FORMAT = {FP8E4M3: (4, -6, 448.0, False), FP8E5M2: (3, -14, 57344.0, True)}
+
+
+def to_fp8(x64, dtype: np.dtype) -> np.ndarray:
+    """float64 -> FP8 by rounding the significand to nearest even at the format's precision (subnormals below the
+    normal range); a result beyond the largest finite value is +-inf (E5M2) or NaN (E4M3FN, which has no
+    infinity: ml_dtypes' model; PyPTO is silent, Ascend's saturating mode would clamp instead)."""
+    p, emin, big, has_inf = FP8_FORMAT[np.dtype(dtype)]
+    x = np.asarray(x64, np.float64)
+    with np.errstate(all="ignore"):
+        _, e = np.frexp(np.where(np.isfinite(x) & (x != 0), x, 1.0))
+        quantum = np.exp2(np.maximum(e - 1, emin) - (p - 1))
+        r = np.rint(x / quantum) * quantum  # x / quantum is exact: a power-of-two scaling
+        over = np.abs(r) > big
+        r = np.where(over, np.copysign(np.inf, x) if has_inf else np.nan, r)
+        r = np.where(np.isinf(x), x if has_inf else np.nan, r)
+    return r.astype(dtype)  # every value is representable now: the conversion is exact
+
+
 def to_float(x64, dtype: np.dtype) -> np.ndarray:
     """float64 values rounded once to ``dtype`` (nearest, ties to even; overflow to +-inf)."""
     dtype = np.dtype(dtype)
@@ -80,7 +107,7 @@ def f32r(x64) -> np.ndarray:
 
 def ulp(values, dtype: np.dtype) -> np.ndarray:
     """Spacing of ``dtype`` at each value's magnitude (subnormal spacing below the normal range)."""
-    p, emin, _ = FLOAT_FORMAT[np.dtype(dtype)]
+    p, emin = (FLOAT_FORMAT[np.dtype(dtype)] if is_float(dtype) else FP8_FORMAT[np.dtype(dtype)])[:2]
     mag = np.abs(np.asarray(values, np.float64))
     with np.errstate(divide="ignore", invalid="ignore"):
         e = np.floor(np.log2(np.where(mag > 0, mag, 1.0)))
@@ -167,7 +194,7 @@ def mismatches(got: np.ndarray, want: np.ndarray, tol: Tol) -> list[str]:
     if tol.bitwise:
         width = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[want.dtype.itemsize]
         bad = np.ascontiguousarray(got).view(width) != np.ascontiguousarray(want).view(width)
-    elif not is_float(want.dtype):
+    elif not is_float(want.dtype) and not is_fp8(want.dtype):
         bad = got != want
     else:
         g, w = f64(got), f64(want)
