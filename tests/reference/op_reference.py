@@ -83,6 +83,9 @@ class Entry:
     build: Callable[[np.dtype], list[Case]]
     checks: str  # what the entry pins down
     note: str = ""
+    # the simulator runs the cases on each of these targets (ops whose lowering depends on the target: casts
+    # legalised per architecture, the cube's data paths)
+    targets: tuple[str, ...] = ("Ascend910B",)
     cases_cache: dict = field(default_factory=dict, repr=False)
 
     def cases(self, dtype: np.dtype) -> list[Case]:
@@ -1155,3 +1158,9 @@ def _custom_cases(op: str):
 for _op in ("tile.custom", "tile.custom_macro"):
     entry(_op, (FP32,), _custom_cases(_op), "value: the registered kernel's result (x * 2 + 1 on edge values) lands in "
           "the outs", "no golden formula: the user's kernel is the semantics")
+
+
+BOTH_TARGETS = ("Ascend910B", "Ascend950")
+for _op, _e in TABLE.items():
+    if _e.op.endswith(".cast") or "matmul" in _op or "gemv" in _op or _op == "tile.transpose_view":
+        _e.targets = BOTH_TARGETS

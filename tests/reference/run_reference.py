@@ -55,12 +55,12 @@ def golden_problems(case: Case, program=None) -> list[str]:
     return _check(case, got, "golden")
 
 
-def simulator_problems(case: Case, program=None) -> list[str]:
+def simulator_problems(case: Case, program=None, target: str | None = None) -> list[str]:
     program = program or parse(case)
     register_kernels(case)
-    compiled = compile(program, target=case.target)
+    compiled = compile(program, target=target or case.target)
     sim = simulate(compiled.pto, _inputs(case), compiled.target, block_dim=case.block_dim)
-    return _check(case, sim.outputs, "simulator")
+    return _check(case, sim.outputs, f"simulator ({compiled.target.name})")
 
 
 def _check(case: Case, got: dict[str, np.ndarray], who: str) -> list[str]:
