@@ -57,10 +57,12 @@ from ref_values import (
 
 FP32, FP16, INT32, INT16, INT8 = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32),
                                   np.dtype(np.int16), np.dtype(np.int8))
+UINT32, UINT16, UINT8 = np.dtype(np.uint32), np.dtype(np.uint16), np.dtype(np.uint8)
 FLOATS = (FP32, FP16, BF16)
 INTS = (INT32, INT16, INT8)
+UINTS = (UINT32, UINT16, UINT8)
 DT_NAME = {FP32: "FP32", FP16: "FP16", BF16: "BF16", INT32: "INT32", INT16: "INT16", INT8: "INT8",
-           FP8E4M3: "FP8E4M3", FP8E5M2: "FP8E5M2"}
+           FP8E4M3: "FP8E4M3", FP8E5M2: "FP8E5M2", UINT32: "UINT32", UINT16: "UINT16", UINT8: "UINT8"}
 N = 32  # every edge-value tile is [N, N]
 
 
@@ -176,7 +178,8 @@ def _quiet(fn):
 
 def obj(a) -> np.ndarray:
     """Integers as Python ints (no overflow while the reference computes)."""
-    return np.asarray(a).astype(np.int64).astype(object)
+    a = np.asarray(a)
+    return a.astype(np.uint64 if a.dtype.kind == "u" else np.int64).astype(object)
 
 
 def _floor_mod(x: float, y: float) -> float:
@@ -284,9 +287,11 @@ BINARY_DOC = {
     "and_": "bitwise and", "or_": "bitwise or", "xor": "bitwise xor",
     "shl": "x << s, wrapping", "shr": "x >> s, arithmetic on signed ints",
 }
-BINARY_DTYPES = {"add": FLOATS + INTS, "sub": FLOATS + INTS, "mul": FLOATS + INTS, "div": FLOATS,
-                 "maximum": FLOATS + INTS, "minimum": FLOATS + INTS, "rem": FLOATS + (INT32, INT16),
-                 "fmod": FLOATS + (INT32, INT16), "and_": INTS, "or_": INTS, "xor": INTS, "shl": INTS, "shr": INTS}
+BINARY_DTYPES = {"add": FLOATS + INTS + UINTS, "sub": FLOATS + INTS + UINTS, "mul": FLOATS + INTS + UINTS,
+                 "div": FLOATS, "maximum": FLOATS + INTS + UINTS, "minimum": FLOATS + INTS + UINTS,
+                 "rem": FLOATS + (INT32, INT16), "fmod": FLOATS + (INT32, INT16), "and_": INTS + UINTS,
+                 "or_": INTS + UINTS, "xor": INTS + UINTS, "shl": INTS + UINTS,
+                 "shr": INTS + UINTS}  # shr of an unsigned integer is logical
 for _n, _doc in BINARY_DOC.items():
     both(_n, BINARY_DTYPES[_n], _binary_cases(_n), f"value: {_doc}; all pairs of edge values")
 
@@ -303,7 +308,7 @@ def _scalar_cases(name: str):
 
     def build(op: str, dt: np.dtype) -> list[Case]:
         a = grid(edges(dt))[0].T.copy()
-        s = fs if is_float(dt) else is_
+        s = fs if is_float(dt) else is_ if dt.kind == "i" else str(abs(int(is_)))  # unsigned: a positive scalar
         tol = EXACT_ZERO_SIGN_FREE if base in SIGN_FREE else EXACT
         return [op_case(op, [a, s], ref(base, a, float(s) if is_float(dt) else int(s)), tol)]
     return build
@@ -368,7 +373,7 @@ UNARY_DOC = {"exp": "e^x (ulps)", "log": "ln x: -inf at +-0, NaN below 0 (ulps)"
              "cos": "cos (ulps)", "not_": "bitwise not"}
 for _n, _doc in UNARY_DOC.items():
     _dts = (FLOATS if _n in UNARY_FLOAT else ()) + ((INT32, INT16) if _n in ("neg", "abs", "relu") else ()) \
-        + (INTS if _n == "not_" else ())
+        + (INTS + UINTS if _n == "not_" else ())
     both(_n, _dts, _unary_cases(_n), f"value: {_doc}; every edge value")
 
 

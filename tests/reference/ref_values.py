@@ -39,6 +39,8 @@ def int_bits(dtype: np.dtype) -> int:
 
 def int_min_max(dtype: np.dtype) -> tuple[int, int]:
     bits = int_bits(dtype)
+    if np.dtype(dtype).kind == "u":
+        return 0, (1 << bits) - 1
     return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 
@@ -48,7 +50,7 @@ def wrap(values, dtype: np.dtype) -> np.ndarray:
     span = 1 << int_bits(dtype)
     arr = np.asarray(values, dtype=object)
     out = np.vectorize(lambda v: (int(v) - lo) % span + lo, otypes=[object])(arr)
-    return out.astype(np.int64).astype(dtype)
+    return out.astype(np.int64 if lo < 0 else np.uint64).astype(dtype)
 
 
 def bf16_rne_bits(x32: np.ndarray) -> np.ndarray:
@@ -134,9 +136,10 @@ def float_edges(dtype: np.dtype, n: int = 32, *, finite_only: bool = False, lo: 
 def int_edges(dtype: np.dtype, n: int = 32) -> np.ndarray:
     lo, hi = int_min_max(dtype)
     vals = [0, 1, -1, 2, -2, 3, -3, 7, -7, 5, -5, hi, lo, hi - 1, lo + 1, hi // 2, lo // 2, 100, -100, 13, -13]
+    vals = [v for v in vals if lo <= v <= hi]  # unsigned types: the negative ones drop out
     rng = np.random.default_rng(RNG_SEED)
     vals += [int(v) for v in rng.integers(lo, hi, n - len(vals), endpoint=True)]
-    return np.array(vals[:n], dtype=np.int64).astype(dtype)
+    return np.array(vals[:n], dtype=object).astype(np.int64 if lo < 0 else np.uint64).astype(dtype)
 
 
 def edges(dtype: np.dtype, n: int = 32, **kw) -> np.ndarray:
