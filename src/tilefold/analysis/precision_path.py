@@ -183,6 +183,7 @@ class _Analysis:
         self.functions = {fn.name: fn for fn in program.functions}
         self.root_state: dict[Var, PrecisionPath] = {}  # storage root (an entry parameter or a local) -> path
         self.depth = 0
+        self.loop_depth = 0
         self.return_roots: list[Var | None] = []  # storage roots of the values the last ReturnStmt returned
         self.call_roots: list[Var | None] = []
         self.tuple_roots: dict[Var, list[Var | None]] = {}  # a function call's result -> its values' roots
@@ -340,7 +341,9 @@ class _Analysis:
         if isinstance(stmt, ForStmt) and all(isinstance(e, ConstInt) for e in (stmt.start, stmt.stop, stmt.step)) \
                 and stmt.step.value != 0:
             trips = max(1, len(range(stmt.start.value, stmt.stop.value, stmt.step.value)))
-        passes = min(trips or _MAX_LOOP_PASSES, _MAX_LOOP_PASSES)
+        # nested loops multiply the passes: below the third level one pass (plus the extension below) is enough
+        passes = min(trips or _MAX_LOOP_PASSES, _MAX_LOOP_PASSES if self.loop_depth < 3 else 1)
+        self.loop_depth += 1
         growth: list[int] = [0] * len(carried)
         changed = False
         for _ in range(passes):
@@ -357,6 +360,7 @@ class _Analysis:
                     self.assign(arg, new, None, env, roots)
             if not changed:
                 break
+        self.loop_depth -= 1
         if changed and trips is not None and trips > passes:
             # still growing (an accumulator gains terms every trip): extend the last pass's growth to all trips
             for i, arg in enumerate(carried):
