@@ -52,6 +52,7 @@ from tilefold.ir.stmt import (
     EvalStmt,
     ForStmt,
     Function,
+    FunctionType,
     IfStmt,
     ParamDirection,
     Program,
@@ -387,16 +388,25 @@ def _reduce(value: Any, length: int) -> Any:
     return value.reduced(length)
 
 
-def _entry_function(program: Program, entry: str | None) -> Function:
-    from tilefold.golden import select_entry
+def _entry_function(program: Program, entry: Function | str | None) -> Function:
+    if isinstance(entry, Function):
+        return entry
+    if isinstance(entry, str):
+        return program.function(entry)
+    orch = [fn for fn in program.functions if fn.func_type is FunctionType.Orchestration]
+    candidates = orch or list(program.functions)
+    if len(candidates) != 1:
+        raise TilefoldError(f"program {program.name!r}: which function is the entry is ambiguous",
+                            hint="pass the entry Function (tilefold.golden.select_entry chooses it as run_program "
+                                 "does)")
+    return candidates[0]
 
-    return select_entry(program, entry)
 
-
-def precision_paths(program: Program, entry: str | None = None) -> dict[str, PrecisionPath]:
+def precision_paths(program: Program, entry: Function | str | None = None) -> dict[str, PrecisionPath]:
     """The precision path of every Out / InOut parameter of the entry function (by name), and of returned
     values that are not parameters (``"return"`` / ``"return0"``, ``"return1"``, ..., as
-    ``tilefold.golden.run_program`` names them)."""
+    ``tilefold.golden.run_program`` names them). ``entry``: the entry Function or its name; None: the
+    Orchestration function, or the program's only function."""
     fn = _entry_function(program, entry)
     analysis = _Analysis(program)
     env: dict[Var, Any] = {}
