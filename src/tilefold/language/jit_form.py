@@ -36,6 +36,7 @@ from tilefold.ir.stmt import (
     Stmt,
 )
 from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, TupleType, Type, UnknownType
+from tilefold.language.call_results import bind_call_results
 from tilefold.language.parser import Parser
 from tilefold.ops.catalog_ops import UNSUPPORTED as CATALOG_UNSUPPORTED
 from tilefold.ops.registry import all_ops, find_op
@@ -108,8 +109,8 @@ class JitParser(Parser):
         rets = [s for s in body if isinstance(s, ReturnStmt)]
         rtypes = tuple(v.type for v in rets[-1].values) if rets else ()
         ftype = FunctionType.Orchestration if src.kind == "entry" else FunctionType.InCore
-        return Function(fname, tuple(params), tuple(dirs), rtypes, SeqStmts(tuple(body)), ftype,
-                        span=self.span(fn))
+        return bind_call_results(Function(fname, tuple(params), tuple(dirs), rtypes, SeqStmts(tuple(body)), ftype,
+                                          span=self.span(fn)))
 
     def _dynamic_dims(self, fn: ast.FunctionDef) -> dict[str, Var]:
         """``pl.dynamic`` extents named in the parameter annotations (by module / closure name, or inline
