@@ -68,7 +68,7 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import AtomicType, MemorySpace, ScalarType, TensorType, TileType, TupleType
 from tilefold.ops import OpKind, Unit, custom_segments, op_of
-from tilefold.ops.registry import position_mixing_operands
+from tilefold.ops.registry import position_mixing_operands, valid_shape_operands
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
 from .pipelining import plan_stages
@@ -602,9 +602,9 @@ class FunctionCodegen:
                     args.append(tuple(self.sexpr(e) for e in a.elements))
                 else:
                     args.append(self.sexpr(a))
-            if op.extra.get("reads_valid_shape"):  # e.g. fillpad: the operand's valid extents as an operand
-                view = getattr(call.args[0].type, "tile_view", None)
-                extents = view.valid_shape if view is not None and view.valid_shape else call.args[0].type.shape
+            for i in valid_shape_operands(op):  # e.g. fillpad, part_*: the operands' valid extents as operands
+                view = getattr(call.args[i].type, "tile_view", None)
+                extents = view.valid_shape if view is not None and view.valid_shape else call.args[i].type.shape
                 args.append(tuple(self.sexpr(e) for e in extents))
             if var is None:
                 return ()

@@ -903,7 +903,7 @@ def _infer_expand(name, axis):
         if tgt.dtype != vec.dtype:
             raise _fail(name, f"operand dtypes {tgt.dtype.name} and {vec.dtype.name} differ",
                         "cast the vector or the target with pl.tile.cast so both share a dtype")
-        return _vec_tile(tgt.shape, tgt.dtype)
+        return _vec_tile(tgt.shape, tgt.dtype, _valid_view(tgt))  # valid where the target is
     return infer
 
 
