@@ -397,12 +397,18 @@ def parse_jit_text(text: str, filename: str = "<string>", entry: str | None = No
                          span=Span(filename, 1, 1, ""),
                          hint="choose one: tilefold run FILE --kernel NAME, or pl.parse(text, program_name=NAME)")
     base = JitParser(text, filename, resolve=lambda name: None, registry={})
+    dynamic: dict[str, Any] = {}
     for stmt in tree.body:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             base._note_import(stmt)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            dim = _dynamic_constant(stmt, base.pl)
+            if dim is not None:
+                dynamic[dim[0]] = dim[1]
+                continue
             base._module_const(stmt)
-    args = dict(source=text, filename=filename, consts=dict(base.consts), pl_aliases=set(base.pl))
+    args = dict(source=text, filename=filename, consts=dict(base.consts), pl_aliases=set(base.pl),
+                const_lookup=lambda name: dynamic.get(name, _MISSING))
 
     def resolve(name: str) -> JitSource | None:
         got = fns.get(name)
@@ -422,3 +428,20 @@ def parse_jit_text(text: str, filename: str = "<string>", entry: str | None = No
     fn = parser.parse_function(JitSource(name, "entry", node, args), types, name)
     subs = [registry[k] for k in registry.get("__order__", [])]
     return outline_incore_scopes()(Program(name, (*subs, fn), span=fn.span))
+
+
+def _dynamic_constant(stmt: ast.Assign | ast.AnnAssign, pl_names: Any) -> tuple[str, Any] | None:
+    """``N = pl.dynamic("N")`` at module level, recognised from its text (the file is never run): (name, dim)."""
+    from tilefold.language.dsl import DynamicDim
+
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    value = stmt.value
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name) or not isinstance(value, ast.Call):
+        return None
+    f = value.func
+    if not (isinstance(f, ast.Attribute) and f.attr == "dynamic" and isinstance(f.value, ast.Name)
+            and f.value.id in pl_names and len(value.args) == 1 and not value.keywords
+            and isinstance(value.args[0], ast.Constant) and isinstance(value.args[0].value, str)):
+        return None
+    return targets[0].id, DynamicDim(value.args[0].value)
+
