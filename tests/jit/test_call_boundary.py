@@ -14,8 +14,8 @@ import tilefold.language as pl
 from tilefold import cli
 from tilefold.errors import NotSupportedError, ParseError, TilefoldError
 from tilefold.ir.stmt import ForStmt, flatten_stmts
-from tilefold.language.jit_args import ArgumentError
 from tilefold.runtime import TensorSpec
+from tilefold.runtime.call_boundary import ArgumentError
 from tilefold.sim import DeviceFault
 
 RNG = np.random.default_rng(1919)

@@ -18,7 +18,6 @@ from typing import Any
 from tilefold.errors import ParseError, Span
 from tilefold.ir.stmt import Program
 from tilefold.ir.types import DataType, ScalarType, TensorType, Type, make_shape
-from tilefold.language.jit_args import exact_value
 from tilefold.language.jit_form import JitParser, JitSource
 from tilefold.language.parse_base import _MISSING, no_gc
 
@@ -71,6 +70,8 @@ class JITFunction:
                 closure = {n: c.cell_contents for n, c in zip(fn.__code__.co_freevars, fn.__closure__, strict=False)
                            if _cell_ok(c)}
 
+            from tilefold.runtime.call_boundary import exact_value  # lazily: tilefold.runtime imports this module
+
             def lookup(name: str) -> Any:
                 # exact values: an int subclass used as a shape must not get its __mul__ / __eq__ called
                 if name in closure:
@@ -119,9 +120,9 @@ class JITFunction:
         return names
 
     def bind_arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> tuple[Any, ...]:
-        """The call's arguments in parameter order, bound and checked as ``tilefold.language.jit_args`` says
+        """The call's arguments in parameter order, bound and checked as ``tilefold.runtime.call_boundary`` says
         (Python's binding rules, a kind per annotation, a size limit), before anything is parsed or allocated."""
-        from tilefold.language.jit_args import bind, check_kinds, check_sizes, param_kinds
+        from tilefold.runtime.call_boundary import bind, check_kinds, check_sizes, param_kinds
 
         node, _ = self.source()
         params = param_kinds(node)
@@ -331,7 +332,7 @@ class TensorSpec:
     """Shape and dtype of an argument, without data (``tilefold.runtime.TensorSpec``)."""
 
     def __init__(self, shape: Any, dtype: DataType = DataType.FP32, name: str | None = None) -> None:
-        from tilefold.language.jit_args import exact_value
+        from tilefold.runtime.call_boundary import exact_value
 
         dims = exact_value(shape)  # read without calling the user's methods (an int subclass's __index__ ...)
         if type(dims) not in (list, tuple) or not all(type(d) is int and d >= 0 for d in dims):

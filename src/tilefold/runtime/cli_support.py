@@ -67,9 +67,9 @@ def _concrete_inputs(program: Any, given: dict[str, TensorType], seed: int, fixe
     from tilefold.golden import select_entry
     from tilefold.ir.expr import ConstInt
     from tilefold.ir.types import ScalarType
-    from tilefold.language.jit_args import MAX_ARGUMENT_BYTES, logical_bytes
+    from tilefold.runtime.call_boundary import MAX_ARGUMENT_BYTES, logical_bytes
     from tilefold.runtime.execute import hidden_extents
-    from tilefold.testing.precision import random_inputs
+    from tilefold.testing import random_inputs
 
     entry = select_entry(program, None)
     dims: dict[str, int] = {}

@@ -14,8 +14,8 @@ import numpy as np
 from tilefold.errors import TilefoldError
 from tilefold.ir.stmt import Function, ParamDirection
 from tilefold.ir.types import ScalarType, TensorType
-from tilefold.language.jit_args import MAX_ARGUMENT_BYTES, ArgumentError, logical_bytes
 from tilefold.runtime.arrays import as_numpy, is_array, write_back
+from tilefold.runtime.call_boundary import MAX_ARGUMENT_BYTES, ArgumentError, logical_bytes
 
 
 def hidden_extents(entry: Function) -> dict[str, list[list[Any]]]:

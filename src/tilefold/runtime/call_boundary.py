@@ -24,6 +24,7 @@ from typing import Any
 
 from tilefold.errors import Span, TilefoldError
 from tilefold.ir.types import DataType
+from tilefold.runtime.arrays import is_array
 
 #: the largest array a jit call (or ``tilefold run``) hands to the simulator, per argument: its GM is byte-exact
 MAX_ARGUMENT_BYTES = 256 * 2**20
@@ -123,6 +124,12 @@ def exact_value(value: Any, depth: int = 0) -> Any:
     return value
 
 
+def _is_spec(v: Any) -> bool:
+    """A ``TensorSpec`` (shape and dtype without data; defined with the jit decorator, above this layer)."""
+    return type(v).__name__ == "TensorSpec" and type(v.__dict__.get("dtype")) is DataType \
+        and type(v.__dict__.get("shape")) is tuple
+
+
 def _number(value: Any) -> Any:
     """A Python number from a number-like argument (numpy scalars and 0-d arrays included), else None."""
     value = exact_value(value)
@@ -145,14 +152,11 @@ def _describe(value: Any) -> str:
 
 def check_kinds(fname: str, params: Sequence[ParamKind], values: Sequence[Any], span: Span | None = None) -> tuple:
     """Each value checked against its parameter's annotation; scalars returned as exact Python numbers."""
-    from tilefold.language.jit import TensorSpec
-    from tilefold.runtime.arrays import is_array
-
     out = []
     for p, v in zip(params, values, strict=True):
         where = f"{fname}(): argument '{p.name}'"
         if p.kind == "tensor":
-            if not (is_array(v) or isinstance(v, TensorSpec)):
+            if not (is_array(v) or _is_spec(v)):
                 raise ArgumentError(f"{where} is {_describe(v)}, but the parameter is {p.annotation}",
                                     span=span, hint="pass a numpy array (or a torch tensor, or a TensorSpec to "
                                                     "compile() / lower())")
@@ -222,11 +226,8 @@ def logical_bytes(shape: Sequence[Any], itemsize: int) -> int:
 def check_sizes(fname: str, params: Sequence[ParamKind], values: Sequence[Any], span: Span | None = None,
                 limit: int = MAX_ARGUMENT_BYTES) -> None:
     """Refuse an array (or TensorSpec) above ``limit`` bytes from its shape alone, before anything is copied."""
-    from tilefold.language.jit import TensorSpec
-    from tilefold.runtime.arrays import is_array
-
     for p, v in zip(params, values, strict=True):
-        if isinstance(v, TensorSpec):
+        if _is_spec(v):
             shape, itemsize = v.shape, v.dtype.itemsize
         elif is_array(v):
             shape, itemsize = _array_extent(v)
