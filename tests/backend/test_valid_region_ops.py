@@ -168,3 +168,68 @@ class Keep:
     assert report.fault is None, report.summary()
     np.testing.assert_allclose(report.golden_outputs["out"], ref, rtol=1e-5, atol=1e-5, err_msg="golden")
     np.testing.assert_allclose(report.outputs["out"], ref, rtol=1e-5, atol=1e-5, err_msg="device")
+
+
+# windows of a partial tile: the valid part of the window, clipped (a static or a run-time extent)
+_WINDOWS = {
+    "pl.tile.slice(a, [8, 64], [0, 0])": ((8, 64), lambda n: (min(n, 8), 40), (0, 0)),
+    "pl.tile.slice(a, [16, 32], [0, 32])": ((16, 32), lambda n: (n, 8), (0, 32)),
+    "pl.tile.slice(a, [8, 32], [8, 0])": ((8, 32), lambda n: (max(0, min(n - 8, 8)), 32), (8, 0)),
+    "pl.tile.extract(a, 0, 32, shape=[16, 32], target_memory=pl.Mem.Vec)": ((16, 32), lambda n: (n, 8), (0, 32)),
+}
+
+
+@pytest.mark.parametrize("n", [5, 11, 16])
+@pytest.mark.parametrize("expr", sorted(_WINDOWS))
+def test_a_window_of_a_partial_tile_stores_its_valid_part_only(expr, n):
+    (r, c), valid, (r0, c0) = _WINDOWS[expr]
+    src = f'''import tilefold.language as pl
+
+
+@pl.program
+class Win:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],
+               out: pl.InOut[pl.Tensor[[{r}, {c}], pl.FP32]]) -> pl.Tensor[[{r}, {c}], pl.FP32]:
+        a = pl.tile.load(x, [0, 0], [16, 64], valid_shapes=[n, 40], target_memory=pl.Mem.Vec)
+        b = {expr}
+        out = pl.store(b, [0, 0], out)
+        return out
+'''
+    x = RNG.uniform(-3, 3, (16, 64)).astype(np.float32)
+    vr, vc = valid(n)
+    ref = np.full((r, c), OLD, np.float32)
+    ref[:vr, :vc] = x[r0:r0 + vr, c0:c0 + vc]
+    report = run_and_compare(pl.parse(src), {"x": x, "n": n, "out": np.full((r, c), OLD, np.float32)})
+    assert report.fault is None, report.summary()
+    np.testing.assert_array_equal(report.golden_outputs["out"], ref)
+    np.testing.assert_array_equal(report.outputs["out"], ref)
+
+
+def test_a_reshape_of_a_partial_tile_is_refused():
+    src = '''import tilefold.language as pl
+
+
+@pl.program
+class R:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX],
+               out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        a = pl.tile.load(x, [0, 0], [16, 64], valid_shapes=[n, 40], target_memory=pl.Mem.Vec)
+        out = pl.store(pl.tile.reshape(a, [32, 32]), [0, 0], out)
+        return out
+'''
+    with pytest.raises(TilefoldError, match="reshape of a tile whose valid shape is smaller"):
+        pl.parse(src)
+
+
+@pytest.mark.parametrize("split", [True, False])
+def test_a_binary_op_of_two_run_time_valid_shapes_is_valid_on_their_intersection(split):
+    src = _part_src("part_add", "[ra, ca]", "[rb, cb]").replace("pl.tile.part_add(a, b)", "pl.tile.mul(a, b)")
+    x = RNG.uniform(-4, 4, (16, 16)).astype(np.float32)
+    y = RNG.uniform(-4, 4, (16, 16)).astype(np.float32)
+    ra, ca, rb, cb = 12, 5, 7, 9
+    ref = np.full((16, 16), OLD, np.float32)
+    ref[:7, :5] = x[:7, :5] * y[:7, :5]
+    inputs = {"x": x, "y": y, "ra": ra, "ca": ca, "rb": rb, "cb": cb, "out": np.full((16, 16), OLD, np.float32)}
+    _check(src, inputs, ref, split)
