@@ -295,3 +295,30 @@ def test_the_block_row_choice_falls_back_to_divisors_only_when_they_are_large_en
     assert _static_block_rows(64, lambda r: r <= 40) == 32  # 32 >= 40 / 2: the divisor
     assert _static_block_rows(7, lambda r: r <= 0) is None
     assert pl is not None
+
+
+def test_a_user_object_for_a_parameter_is_refused_without_touching_it():
+    touched = []
+
+    class Lookalike:
+        @property
+        def shape(self):
+            touched.append("shape")
+            return (16, 64)
+
+        def __eq__(self, other):
+            touched.append("__eq__")
+            return True
+
+        __hash__ = object.__hash__
+
+        def __float__(self):
+            touched.append("__float__")
+            return 1.0
+
+    x = _x(16, 64)
+    with pytest.raises(ArgumentError, match="argument 'x' is a Lookalike, but the parameter is pl.Tensor"):
+        k.axpy(Lookalike(), x, 1.0, np.zeros_like(x))
+    with pytest.raises(ArgumentError, match="argument 'alpha' is a Lookalike"):
+        k.axpy(x, x, Lookalike(), np.zeros_like(x))
+    assert touched == []

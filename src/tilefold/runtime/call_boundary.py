@@ -144,9 +144,11 @@ def _number(value: Any) -> Any:
 
 
 def _describe(value: Any) -> str:
-    shape = getattr(value, "shape", None)
-    if shape is not None and type(value).__module__.split(".")[0] in ("numpy", "torch"):
-        return f"an array of shape {list(exact_value(tuple(shape)))} ({getattr(value, 'dtype', '?')})"
+    """What the argument is, for a message: an array's shape and dtype, else its type's name (no attribute of a
+    user object is read: a property would run user code)."""
+    if is_array(value):
+        shape, _ = _array_extent(value)
+        return f"an array of shape {list(shape)} ({value.dtype})"
     return f"a {type(value).__name__}"
 
 
