@@ -210,8 +210,8 @@ def _unbound_return_program():
 
 
 def test_codegen_refuses_a_call_left_in_a_return():
-    from tilefold.passes.allocate_memory_addr import plan_memory
     from tilefold.passes.infer_tile_memory_space import infer_tile_memory_space
+    from tilefold.passes.memory_planning.allocate_memory_addr import plan_memory
 
     program = plan_memory(infer_tile_memory_space()(_unbound_return_program()), "Ascend910B")
     with pytest.raises(InternalCheckError, match="returns the call tile.store directly"):

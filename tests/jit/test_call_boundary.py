@@ -288,7 +288,7 @@ def test_the_one_row_error_names_the_memory_that_fails():
 
 
 def test_the_block_row_choice_falls_back_to_divisors_only_when_they_are_large_enough():
-    from tilefold.passes.convert_tensor_to_tile_ops import _static_block_rows
+    from tilefold.passes.tensor_lowering.convert_tensor_to_tile_ops import _static_block_rows
 
     assert _static_block_rows(300, lambda r: r <= 15) == 15  # a divisor
     assert _static_block_rows(307, lambda r: r <= 15) == 15  # prime: the largest that fits, plus a remainder
