@@ -324,7 +324,8 @@ def test_entry_selection_errors_point_at_the_program(call, message):
 
 
 @pytest.mark.parametrize("text, message, line", [
-    ("import tilefold.language as pl\n\nX = 1 + \x00 2\n", "NUL byte", 3),
+    ("import tilefold.language as pl\n\n@pl.jit\ndef k(x: pl.Tensor[[16, 64], pl.FP32]):\n    return x \x00\n",
+     "NUL byte", 5),
     ("import tilefold.language as pl\n\n@pl.jit\ndef k(x: pl.Tensor[[16, 64], pl.FP32]):\n    n = "
      + " + ".join(["1"] * 3000) + "\n    return x\n", "nested too deeply", 5),
     ("import tilefold.language as pl\n\n@pl.jit\ndef k(x: pl.Tensor[[16, 64], pl.FP32]):\n    return x +\n",
