@@ -179,6 +179,8 @@ def _collect(fn_ir) -> tuple[dict[str, tuple[int, ...]], set[str], set[str]]:
             guard = in_guard or dict(stmt.attrs).get(LIMIT) is not None
             for r in stmt.return_vars:
                 note(r)
+                if guard:  # a guarded store / custom op keeps its name on the if's result
+                    guarded.add(r.name)
             walk(stmt.then_body, guard)
             walk(stmt.else_body, guard)
 
@@ -417,6 +419,7 @@ def limit_to_sub_block0(fn: func.FuncOp, targets: list[Operation]) -> None:
         blk = op.parent_block()
         idx = hivm_op_class("hivm.hir.get_sub_block_idx").build([], [i64], _idx_pieces())
         zero = arith.ConstantOp(IntegerAttr(0, i64), i64)
+        zero.result.name_hint = "c0_i64"
         cmp = arith.CmpiOp(idx.results[0], zero.result, "eq")
         for new in (idx, zero, cmp):
             blk.insert_op_before(new, op)

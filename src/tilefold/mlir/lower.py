@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, bufferization, func, memref, scf, tensor
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AffineMapAttr,
     ArrayAttr,
     FloatAttr,
@@ -325,7 +326,7 @@ class Lowering:
         dyn = list(op.offsets)
         offs = []
         for s in static:
-            if s == memref.SubviewOp.DYNAMIC_INDEX:
+            if s == DYNAMIC_INDEX:
                 offs.append(self.scalar(dyn.pop(0), op))
             else:
                 offs.append(str(s))

@@ -136,6 +136,7 @@ def print_module(module) -> str:
     # mlir-opt's spelling of the two ops every function has
     text = re.sub(r"^builtin\.module", "module", text, flags=re.M)
     text = re.sub(r"^(\s*)func\.return\b", r"\1return", text, flags=re.M)
+    text = re.sub(r"^(\s*)\}\{", r"\1} {", text, flags=re.M)  # `} {attrs}` after a region, as mlir-opt prints
     return _alias_affine_maps(text).rstrip("\n") + "\n"
 
 
