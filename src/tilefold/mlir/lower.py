@@ -473,7 +473,12 @@ class Lowering:
             self._write(outs[0], nm, op)
 
     def _init(self, v: SSAValue, op: Operation, d: int) -> str:
-        return self.tile(v, op)
+        """The shape-giving target of a row / col expand: a defined tile (a broadcast reads its target)."""
+        shape = tile_shape(shape_of(v.type))
+        nm = self.fresh((v.name_hint or "t") + "_shape")
+        self.emit(d, f"{nm}: {self.ttype(v.type, op)} = pl.tile.full([{', '.join(map(str, shape))}], "
+                     f"dtype=pl.{self._dt(v.type, op)}, value=0.0, target_memory=pl.Mem.Vec)")
+        return nm
 
     def _custom(self, op: HivmOp, ins: list[SSAValue], outs: list[SSAValue], d: int) -> None:
         sym = op.symbol() or (op.attributes.get("symbol").data if isinstance(op.attributes.get("symbol"),

@@ -206,8 +206,12 @@ def parse_chunk(chunk: Chunk, filename: str):
                 pass
             return op
 
+    import warnings
+
     try:
-        return _Locating(make_context(), chunk.text, filename).parse_module()
+        with warnings.catch_warnings():  # operands are read before their types (the types come from the values)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return _Locating(make_context(), chunk.text, filename).parse_module()
     except ParseError as exc:
         span = exc.span
         pos = span.start
