@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects import affine, arith, bufferization, func, memref, scf, tensor
+from xdsl.dialects import affine, arith, func, memref, scf, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
@@ -37,7 +37,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 
-from tilefold.mlir.dialect import HivmOp, hivm_op_class
+from tilefold.mlir.dialect import HivmOp, ToTensorOp, hivm_op_class
 from tilefold.mlir.lower import Lowering, NotLowered, shape_of
 
 TILED = "tiled_op"
@@ -255,7 +255,7 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
         if len(new) > 1:
             raise NotLowered(f"%{v.name_hint}: versions halved differently")
         shape = _mlir_shape(next(iter(new)), len(shape_of(v.type)))
-        if not isinstance(owner, HivmOp | memref.AllocOp | tensor.EmptyOp | bufferization.ToTensorOp | scf.ForOp
+        if not isinstance(owner, HivmOp | memref.AllocOp | tensor.EmptyOp | ToTensorOp | scf.ForOp
                           | scf.IfOp | Block):
             raise NotLowered(f"{owner.name} produces a halved value")
         plan.retype[v] = _retyped(v.type, shape)

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, IntegerType, StringAttr, UnitAttr
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, FunctionType, IntegerAttr, IntegerType, MemRefType, StringAttr, TensorType, UnitAttr
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.irdl import traits_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -84,6 +84,18 @@ def _line(parser: Parser, pos: int) -> int:
     return parser.lexer.input.content.count("\n", 0, pos)
 
 
+def _region_follows(parser: Parser) -> bool:
+    """At ``{``: a region (its first token on a later line, or an op / block label) rather than an attr dict."""
+    state = _save(parser)
+    line = _line(parser, parser._current_token.span.start)
+    parser._consume_token()
+    tok = parser._current_token
+    region = _line(parser, tok.span.start) != line or tok.text.startswith(("%", "^")) or (
+        tok.kind.name == "BARE_IDENT" and _peek_after_ident(parser) not in ("=", ",", "}"))
+    _restore(parser, state)
+    return region
+
+
 def _save(parser: Parser):
     return parser.lexer.pos, parser._current_token
 
@@ -135,12 +147,17 @@ class HivmOp(Operation):
         pieces: list[Piece] = []
         results: list[Attribute] = []
         attrs: dict[str, Attribute] = {}
+        regions: list[Region] = []
         start_line = _line(parser, parser._current_token.span.start)
         bare_allowed = True  # a bare operand may follow the op name, an attr dict or a comma
         while True:
             tok = parser._current_token
             text = tok.text
             if text == "{":
+                if _region_follows(parser):
+                    regions.append(parser.parse_region())
+                    pieces.append(Piece("region"))
+                    continue
                 attrs.update(parser.parse_optional_attr_dict())
                 pieces.append(Piece("attrdict"))
                 bare_allowed = True
@@ -169,6 +186,13 @@ class HivmOp(Operation):
                 parser._consume_token()
                 results = _parse_types_list(parser)
                 pieces.append(Piece("results", sep=":", open=""))
+                continue
+            if text == ":":  # a trailing type (``scope.scope : () -> ()``, ``annotation.mark %x {..} : t``)
+                parser._consume_token()
+                t = parser.parse_type()
+                if isinstance(t, FunctionType):
+                    results = list(t.outputs.data)
+                pieces.append(Piece("type", value=t))
                 continue
             if text.startswith("%") and bare_allowed and (_line(parser, tok.span.start) == start_line or pieces):
                 state = _save(parser)
@@ -208,7 +232,10 @@ class HivmOp(Operation):
                         pieces.append(Piece("attr", keyword=text, sep=sep, text=_balanced_text(parser, "<")))
                     elif parser._current_token.text.startswith("%"):
                         operands.append(parser.parse_operand())
-                        pieces.append(Piece("attr", keyword=text, sep=sep, text="%"))
+                        typed = parser.parse_optional_punctuation(":") is not None
+                        if typed:
+                            parser.parse_type()
+                        pieces.append(Piece("attr", keyword=text, sep=sep, text="%", typed=typed))
                     else:
                         pieces.append(Piece("attr", keyword=text, sep=sep, value=parser.parse_attribute()))
                     continue
@@ -217,7 +244,7 @@ class HivmOp(Operation):
                     pieces.append(Piece("word", text=text))
                     continue
             break
-        op = cls.create(operands=operands, result_types=results, attributes=attrs)
+        op = cls.create(operands=operands, result_types=results, attributes=attrs, regions=regions)
         op.pieces = pieces
         return op
 
@@ -254,6 +281,7 @@ class HivmOp(Operation):
         pieces = self.layout()
         it = iter(self.operands)
         attrs_printed = False
+        regions_printed = 0
         pending: list[SSAValue] = []
         for p in pieces:
             if p.kind == "attrdict":
@@ -273,6 +301,13 @@ class HivmOp(Operation):
                 pending = [next(it) for _ in range(p.count)]
                 printer.print_string(" ")
                 printer.print_list(pending, printer.print_operand)
+            elif p.kind == "region":
+                printer.print_string(" ")
+                printer.print_region(self.regions[regions_printed])
+                regions_printed += 1
+            elif p.kind == "type":
+                printer.print_string(" : ")
+                printer.print_attribute(p.value)
             elif p.kind == "types":
                 printer.print_string(" : ")
                 printer.print_list([v.type for v in pending], printer.print_attribute)
@@ -284,7 +319,11 @@ class HivmOp(Operation):
             elif p.kind == "attr":
                 printer.print_string(f" {p.keyword} {p.sep} ")
                 if p.text == "%":
-                    printer.print_operand(next(it))
+                    v = next(it)
+                    printer.print_operand(v)
+                    if p.typed:
+                        printer.print_string(" : ")
+                        printer.print_attribute(v.type)
                 elif p.value is not None:
                     _print_hivm_attr(printer, p.value)
                 else:
@@ -399,18 +438,77 @@ def default_pieces(n_ins: int, n_results: int, n_outs: int = 0) -> list[Piece]:
 
 
 def hivm_op_class(name: str) -> type[HivmOp]:
-    return _CLASSES.setdefault(name, HivmOp.with_name(name))
+    if name not in _CLASSES:
+        _CLASSES[name] = HivmOp.with_name(name)
+    return _CLASSES[name]
 
 
 _CLASSES: dict[str, type[HivmOp]] = {}
+
+
+class ToTensorOp(Operation):
+    """``bufferization.to_tensor %m [restrict] [writable] : memref_t [to tensor_t]``. xDSL's own declaration insists
+    that the memref type be the tensor type's plain memref, which refuses the memory spaces HIVM puts on local
+    buffers (``#hivm.address_space<ub>``); this one reads any memref."""
+
+    name = "bufferization.to_tensor"
+    traits = traits_def()
+    words: list[str]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ToTensorOp:
+        src = parser.parse_operand()
+        words = []
+        while (w := parser.parse_optional_keyword_in(("restrict", "writable"))) is not None:
+            words.append(w)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        parser.parse_type()
+        if parser.parse_optional_keyword("to") is not None:
+            result = parser.parse_type()
+        else:
+            mt = src.type
+            result = TensorType(mt.get_element_type(), mt.get_shape()) if isinstance(mt, MemRefType) else mt
+        op = cls.create(operands=[src], result_types=[result], attributes=attrs)
+        op.words = words
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.operands[0])
+        for w in getattr(self, "words", ()):
+            printer.print_string(" " + w)
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.operands[0].type)
+        printer.print_string(" to ")
+        printer.print_attribute(self.results[0].type)
+
+
+#: standard ops whose xDSL declaration is stricter than what HIVM kernels write
+OVERRIDES: dict[str, type[Operation]] = {"bufferization.to_tensor": ToTensorOp}
 
 
 class HivmContext(Context):
     """xDSL's context with the standard dialects, every ``hivm.*`` op as a :class:`HivmOp`, and unregistered
     attributes (``#hivm.*`` / ``#hacc.*``) and ops read generically."""
 
+    #: set by the parser before each op: the op is written in the generic form ``"name"(...)``
+    generic_next: bool = False
+
     def get_optional_op(self, name: str, *, dialect_stack: Sequence[str] = ()):
         if name.startswith(HIVM_PREFIX) and name.count(".") >= 2:
+            return hivm_op_class(name)
+        if name in OVERRIDES:
+            return OVERRIDES[name]
+        known = self._get_known_op(name)
+        if known is not None:
+            return known
+        if not self.generic_next and "." in name:
+            # an op of a dialect xDSL does not know (annotation.mark, scope.scope, ...) in its custom format: the
+            # same generic reader as hivm ops (keywords, groups, attr dicts, regions, trailing types)
             return hivm_op_class(name)
         return super().get_optional_op(name, dialect_stack=dialect_stack)
 

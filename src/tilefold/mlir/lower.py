@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith, bufferization, func, memref, scf, tensor
+from xdsl.dialects import arith, func, memref, scf, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
@@ -285,7 +285,7 @@ class Lowering:
             if isinstance(op, memref.AllocOp):
                 self.alloc_version[op.results[0]] = nm
             return
-        if isinstance(op, bufferization.ToTensorOp):
+        if op.name == "bufferization.to_tensor":
             src = op.operands[0]
             self.names[op.results[0]] = self.tile(src, op)
             return

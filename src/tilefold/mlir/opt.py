@@ -199,6 +199,10 @@ def parse_chunk(chunk: Chunk, filename: str):
     class _Locating(Parser):
         def parse_operation(self):
             pos = self._current_token.span.start
+            state = self.lexer.pos, self._current_token
+            self._parse_op_result_list()
+            self.ctx.generic_next = self._current_token.kind.name == "STRING_LIT"
+            self.lexer.pos, self._parser_state.current_token = state
             op = super().parse_operation()
             try:
                 op._tf_pos = pos
