@@ -19,7 +19,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, FunctionType, IntegerAttr, IntegerType, MemRefType, StringAttr, TensorType, UnitAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    FunctionType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+)
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.irdl import traits_def
 from xdsl.parser import Parser
