@@ -46,6 +46,9 @@ def _rng_inputs(program, seed=0):
     fn = program.functions[0]
     out = {}
     for p in fn.params:
+        if not hasattr(p.type, "shape"):  # a scalar parameter: a loop count
+            out[p.name] = 3
+            continue
         shape = tuple(int(getattr(s, "value", s)) for s in p.type.shape)
         out[p.name] = rng.standard_normal(shape).astype(np.float32)
     return out
@@ -57,6 +60,10 @@ CASES = {  # kernel: numpy reference on the named inputs
     ("constructs.mlir", "column_sum"): lambda i: {"dst": i["src"].sum(axis=0, keepdims=True)},
     ("constructs.mlir", "row_blocks"): lambda i: {"dst": np.maximum(i["src"], 0)},
     ("limit.mlir", "odd_rows"): lambda i: {"dst": np.abs(i["src"])},
+    ("constructs.mlir", "doubling"): lambda i: {"dst": i["src"] * np.float32(2 ** i["n"])},
+    ("constructs.mlir", "column_window"): lambda i: {"dst": np.exp(i["src"][:, 64:])},
+    ("constructs.mlir", "choose"): lambda i: {"dst": np.exp(i["src"]) if i["flag"] > 0 else np.abs(i["src"])},
+    ("constructs.mlir", "block_views"): lambda i: {"out": i["x"] * i["y"]},
 }
 
 
@@ -71,7 +78,8 @@ def test_pass_on_and_off_simulate_to_numpys_answer(case, tmp_path):
     want = CASES[case](inputs)
     results = {}
     for label, options in (("on", {}), ("off", OFF)):
-        report = run_and_compare(program, {k: v.copy() for k, v in inputs.items()}, options=options)
+        report = run_and_compare(program, {k: getattr(v, "copy", lambda v=v: v)() for k, v in inputs.items()},
+                                 options=options)
         assert report.matches, (label, report.details)
         for k, v in want.items():
             np.testing.assert_allclose(report.outputs[k], v, rtol=1e-5, atol=1e-5)

@@ -25,6 +25,7 @@ from xdsl.dialects import affine, arith, func, memref, scf, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
+    DenseArrayBase,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -100,14 +101,18 @@ def _run_on_function(fn: func.FuncOp, filename: str, source: str, opts: Options,
         opts.remarks.append(Remark(name, f"not lowered, rolled back: {exc.render()}"))
         limit_to_sub_block0(fn, _guard_targets(fn))
         return
+    except Exception as exc:  # noqa: BLE001 - a bug of the lowering: nothing was rewritten yet, so roll back
+        opts.remarks.append(Remark(name, f"internal error while lowering, rolled back: {type(exc).__name__}: {exc}"))
+        limit_to_sub_block0(fn, _guard_targets(fn))
+        return
     if decision.axis is None:
         opts.remarks.append(Remark(name, f"rolled back: {decision.reason}"))
         limit_to_sub_block0(fn, _guard_targets(fn))
         return
     try:
         plan = plan_split(fn, decision)
-    except NotLowered as exc:
-        opts.remarks.append(Remark(name, f"split not expressible in MLIR, rolled back: {exc.message}"))
+    except (NotLowered, KeyError, ValueError, TypeError, AttributeError) as exc:
+        opts.remarks.append(Remark(name, f"split not expressible in MLIR, rolled back: {getattr(exc, 'message', exc)}"))
         limit_to_sub_block0(fn, _guard_targets(fn))
         return
     apply_split(fn, decision, plan)
@@ -212,6 +217,7 @@ class SplitPlan:
     tiled_customs: list[HivmOp] = field(default_factory=list)
     half: dict[Operation, tuple[int, int]] = field(default_factory=dict)  # load/store -> (mlir axis, half)
     fresh_inits: list[tuple[HivmOp, int, Attribute]] = field(default_factory=list)  # (op, outs index, type)
+    slices: list[Operation] = field(default_factory=list)  # extract_slices re-emitted on their halved source
 
 
 def _mlir_shape(tile: tuple[int, ...], rank: int) -> list[int]:
@@ -255,8 +261,14 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
         if len(new) > 1:
             raise NotLowered(f"%{v.name_hint}: versions halved differently")
         shape = _mlir_shape(next(iter(new)), len(shape_of(v.type)))
-        if not isinstance(owner, HivmOp | memref.AllocOp | tensor.EmptyOp | ToTensorOp | scf.ForOp
-                          | scf.IfOp | Block):
+        if isinstance(owner, tensor.ExtractSliceOp):
+            src_t = by_value.get(owner.source)
+            src_new = {changed[n] for n in src_t or () if n in changed}
+            if not src_new:
+                raise NotLowered("a halved slice of a source that is not halved")
+            plan.slices.append(owner)
+        elif not isinstance(owner, HivmOp | memref.AllocOp | tensor.EmptyOp | ToTensorOp | scf.ForOp
+                            | scf.IfOp | scf.WhileOp | Block):
             raise NotLowered(f"{owner.name} produces a halved value")
         plan.retype[v] = _retyped(v.type, shape)
     for n, op in low.ops_of.items():
@@ -376,6 +388,9 @@ def apply_split(fn: func.FuncOp, d: Decision, plan: SplitPlan) -> None:
         _replace_group_operand(op, group, 0, sv.result)
     for op in plan.tiled_stores + plan.tiled_customs:
         op.attributes[TILED] = UnitAttr()
+    for op in plan.slices:  # a slice covering its source on the split axis: same offsets, halved sizes
+        sizes = shape_of(op.results[0].type)
+        op.properties["static_sizes"] = DenseArrayBase.from_list(i64, sizes)
     for op, i, t in plan.fresh_inits:
         empty = tensor.EmptyOp([], t)
         op.parent_block().insert_op_before(empty, op)

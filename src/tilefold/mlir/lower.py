@@ -120,6 +120,7 @@ class Lowering:
     customs: list[Operation] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     _used: set[str] = field(default_factory=set)
+    _view_params: dict[Operation, str] = field(default_factory=dict)
 
     # ------------------------------------------------------------ helpers
     def fail(self, op: Operation, msg: str, hint: str | None = None):
@@ -193,21 +194,26 @@ class Lowering:
             self.names[arg] = name
             if isinstance(t, MemRefType):
                 views = [u.operation for u in arg.uses if isinstance(u.operation, memref.ReinterpretCastOp)]
+                others = [u.operation for u in arg.uses if not isinstance(u.operation, memref.ReinterpretCastOp)]
                 shape = shape_of(t)
-                if shape is not None and all(d >= 0 for d in shape):
-                    gm_shape = shape
-                    self.views[arg] = GMView(name, ["0"] * len(shape), shape)
-                elif len(views) == 1 and all(d >= 0 for d in shape_of(views[0].result.type)):
-                    gm_shape = shape_of(views[0].result.type)
-                else:
-                    self.fail(fn, f"argument %{arg.name_hint} ({t}) is not read through one static view")
                 kind = "pl.Out" if arg in stored else None
-                tensor_t = f"pl.Tensor[[{', '.join(map(str, gm_shape))}], pl.{self._dt(t, fn)}]"
-                sig.append(f"{name}: {kind}[{tensor_t}]" if kind else f"{name}: {tensor_t}")
-                self.params.append(name)
-                self.gm_current[name] = name
-                if kind:
-                    self.outs.add(name)
+                if shape is not None and all(d >= 0 for d in shape) and not views:
+                    self._param(sig, name, shape, t, kind)
+                    self.views[arg] = GMView(name, ["0"] * len(tile_shape(shape)), tile_shape(shape))
+                    continue
+                static = [v for v in views if all(d >= 0 for d in shape_of(v.result.type))]
+                if others or len(static) != len(views) or not views or (kind and len(views) != 1):
+                    self.fail(fn, f"argument %{arg.name_hint} ({t}) is not read through static views (or is "
+                                  "stored through several)",
+                              hint="each reinterpret_cast view of a GM argument becomes a tensor parameter; a "
+                                   "stored argument must have one view so that tilefold sees every access to it")
+                # each view is a tensor of its own (read-only views cannot alias a write)
+                for k, v in enumerate(views):
+                    vname = name if k == 0 else self.fresh(f"{name}_view{k}")
+                    vshape = shape_of(v.result.type)
+                    self._param(sig, vname, vshape, t, kind)
+                    self.views[v.result] = GMView(vname, ["0"] * len(tile_shape(vshape)), tile_shape(vshape))
+                    self._view_params[v] = vname
             elif isinstance(t, IndexType | IntegerType):
                 sig.append(f"{name}: pl.Scalar[pl.{'INDEX' if isinstance(t, IndexType) else self._dt(t, fn)}]")
             elif str(t) in DTYPES:
@@ -222,6 +228,14 @@ class Lowering:
                   "    @pl.function(type=pl.FunctionType.AIV)",
                   f"    def {self.fresh_fn()}(self, {', '.join(sig)}):"]
         return "\n".join(header + self.lines) + "\n"
+
+    def _param(self, sig: list[str], name: str, shape: list[int], t: Attribute, kind: str | None) -> None:
+        tensor_t = f"pl.Tensor[[{', '.join(map(str, tile_shape(shape)))}], pl.{self._dt(t, self.fn)}]"
+        sig.append(f"{name}: {kind}[{tensor_t}]" if kind else f"{name}: {tensor_t}")
+        self.params.append(name)
+        self.gm_current[name] = name
+        if kind:
+            self.outs.add(name)
 
     def fresh_fn(self) -> str:
         return "".join(c if c.isalnum() or c == "_" else "_" for c in self.fn.sym_name.data) or "kernel"
@@ -264,14 +278,8 @@ class Lowering:
             self._arith(op)
             return
         if isinstance(op, memref.ReinterpretCastOp):
-            src = op.source
-            if src not in self.names:
-                self.fail(op, "the source is not a function argument")
-            shape = shape_of(op.result.type)
-            offs = list(op.static_offsets.get_values()) if hasattr(op, "static_offsets") else [0]
-            if any(o != 0 for o in offs):
-                self.fail(op, "a reinterpret_cast at a non-zero offset is not lowered")
-            self.views[op.result] = GMView(self.names[src], ["0"] * len(shape), shape)
+            if op not in self._view_params:  # views of arguments were made parameters up front
+                self.fail(op, "a reinterpret_cast of something else than a function argument is not lowered")
             return
         if isinstance(op, memref.SubviewOp):
             self._subview(op)
@@ -298,7 +306,76 @@ class Lowering:
         if isinstance(op, scf.IfOp):
             self._if(op, d)
             return
+        if isinstance(op, scf.WhileOp):
+            self._while(op, d)
+            return
+        if isinstance(op, tensor.ExtractSliceOp):
+            self._extract_slice(op, d)
+            return
         self.fail(op, "this op is not lowered to tilefold")
+
+    def _extract_slice(self, op: tensor.ExtractSliceOp, d: int) -> None:
+        src = self.tile(op.source, op)
+        static = list(op.static_offsets.get_values())
+        dyn = list(op.offsets)
+        offs = [self.scalar(dyn.pop(0), op) if o == DYNAMIC_INDEX else str(o) for o in static]
+        sizes = list(op.static_sizes.get_values())
+        strides = list(op.static_strides.get_values())
+        if any(x < 0 for x in sizes) or any(x != 1 for x in strides):
+            self.fail(op, "a slice with dynamic sizes or non-unit strides is not lowered")
+        if len(sizes) != len(shape_of(op.source.type)) or len(shape_of(op.result.type)) != len(sizes):
+            self.fail(op, "a rank-reducing slice is not lowered")
+        if len(sizes) == 1:
+            sizes, offs = [1, sizes[0]], ["0", offs[0]]
+        nm = self.define(op.result, op)
+        self.emit(d, f"{nm}: {self.ttype(op.result.type, op)} = pl.tile.slice({src}, [{', '.join(map(str, sizes))}], "
+                     f"[{', '.join(offs)}])")
+
+    def _while(self, op: scf.WhileOp, d: int) -> None:
+        before, after = op.before_region.blocks[0], op.after_region.blocks[0]
+        cond_op = before.last_op
+        if not isinstance(cond_op, scf.ConditionOp) or list(cond_op.args) != list(before.args):
+            self.fail(op, "only a while whose condition passes its arguments on unchanged is lowered")
+        if any(isinstance(a.type, MemRefType) for a in op.arguments):
+            self.fail(op, "a while carrying a buffer (memref) is not lowered")
+        gm = self._carried_gm(list(after.ops))
+        inits = [self.tile(a, op) if isinstance(a.type, TensorType) else self.scalar(a, op) for a in op.arguments]
+        inits += [self.gm_current[p] for p in gm]
+        names = []
+        for a, b in zip(before.args, after.args, strict=True):
+            nm = self.name_for(a)
+            for v in (a, b):
+                self.names[v] = nm
+                if not isinstance(v.type, TensorType):
+                    self.exprs[v] = nm
+            names.append(nm)
+        saved = dict(self.gm_current)
+        for p in gm:
+            self.gm_current[p] = self.fresh(p + "_iter")
+            names.append(self.gm_current[p])
+        self.emit(d, f"for ({', '.join(names)},) in pl.while_(init_values=({', '.join(inits)},)):")
+        for o in before.ops:
+            if o is not cond_op:
+                if isinstance(o, HivmOp):
+                    self.fail(o, "only scalar work in a while condition region is lowered")
+                self.op(o, d + 1)
+        self.emit(d + 1, f"pl.cond({self.scalar(cond_op.condition, op)})")
+        self.block(after, d + 1)
+        yielded = after.last_op
+        ys = [self.tile(v, op) if isinstance(v.type, TensorType) else self.scalar(v, op)
+              for v in (yielded.operands if yielded is not None else ())]
+        ys += [self.gm_current[p] for p in gm]
+        self.gm_current = saved
+        outs_n = []
+        for r in op.results:
+            outs_n.append(self.define(r, op))
+            if not isinstance(r.type, TensorType):
+                self.exprs[r] = self.names[r]
+        for p in gm:
+            nm = self.fresh(p + "_out")
+            outs_n.append(nm)
+            self.gm_current[p] = nm
+        self.emit(d + 1, f"{', '.join(outs_n)} = pl.yield_({', '.join(ys)})")
 
     def _arith(self, op: Operation) -> None:
         syms = {"addi": "+", "subi": "-", "muli": "*", "floordivsi": "//", "divsi": "//", "divui": "//",
@@ -334,6 +411,8 @@ class Lowering:
         strides = list(op.static_strides.get_values())
         if any(s < 0 for s in sizes) or any(s != 1 for s in strides):
             self.fail(op, "a GM window with dynamic sizes or non-unit strides is not lowered")
+        if len(offs) == 1 and len(base.offsets) == 2:  # rank 1: the tensor [1, n]
+            offs, sizes = ["0", offs[0]], [1, sizes[0]]
         if len(offs) != len(base.offsets):
             self.fail(op, "a rank-reducing subview is not lowered")
         new = [o if b == "0" else f"({b} + {o})" for b, o in zip(base.offsets, offs, strict=True)]
@@ -358,7 +437,7 @@ class Lowering:
             if view is None:
                 self.fail(op, "the load does not read a GM window")
             shape = shape_of(dst.type)
-            if tile_shape(view.sizes) != tile_shape(shape):
+            if view.sizes != tile_shape(shape):
                 self.fail(op, "a load whose window and buffer shapes differ (padding) is not lowered")
             nm = self.fresh(dst.name_hint or "t")
             self.ops_of[nm] = op
@@ -375,7 +454,7 @@ class Lowering:
             if op.results:
                 self.fail(op, "a store with a tensor result is not lowered")
             tile = self.tile(src, op)
-            if tile_shape(shape_of(src.type)) != tile_shape(view.sizes):
+            if tile_shape(shape_of(src.type)) != view.sizes:
                 self.fail(op, "a store whose tile and window shapes differ is not lowered")
             offs, _ = self._window(view)
             nm = self.fresh(view.param)

@@ -154,3 +154,78 @@ func.func @flag_beside(%src: memref<16x64xf32>, %dst: memref<16x64xf32>, %flagsr
   hivm.hir.store ins(%ft : tensor<1x1xf32>) outs(%flag : memref<1x1xf32>)
   return
 }
+
+// -----
+
+// A while loop carrying a counter and a tile: the tile is halved through the loop (iter args, results).
+// CHECK-LABEL: func.func @doubling
+// CHECK: scf.for
+// CHECK: scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : (index, tensor<8x64xf32>) -> (index, tensor<8x64xf32>)
+// CHECK: hivm.hir.vadd {{.*}} -> tensor<8x64xf32>
+// CHECK: hivm.hir.store ins(%{{.*}} : tensor<8x64xf32>) {{.*}} {tiled_op}
+// CHECK: } {map_for_to_forall, mapping = [#hivm.sub_block<x>]}
+func.func @doubling(%src: memref<16x64xf32>, %dst: memref<16x64xf32>, %n: index) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %buf = memref.alloc() : memref<16x64xf32>
+  hivm.hir.load ins(%src : memref<16x64xf32>) outs(%buf : memref<16x64xf32>)
+  %t = bufferization.to_tensor %buf restrict writable : memref<16x64xf32> to tensor<16x64xf32>
+  %e = tensor.empty() : tensor<16x64xf32>
+  %r:2 = scf.while (%i = %c0, %acc = %t) : (index, tensor<16x64xf32>) -> (index, tensor<16x64xf32>) {
+    %go = arith.cmpi slt, %i, %n : index
+    scf.condition(%go) %i, %acc : index, tensor<16x64xf32>
+  } do {
+  ^bb0(%i2: index, %acc2: tensor<16x64xf32>):
+    %twice = hivm.hir.vadd ins(%acc2, %acc2 : tensor<16x64xf32>, tensor<16x64xf32>) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+    %next = arith.addi %i2, %c1 : index
+    scf.yield %next, %twice : index, tensor<16x64xf32>
+  }
+  hivm.hir.store ins(%r#1 : tensor<16x64xf32>) outs(%dst : memref<16x64xf32>)
+  return
+}
+
+// -----
+
+// A slice covering its source's rows (a column window of a 16x128 tile): the rows split, the window keeps its
+// offset and halves its rows.
+// CHECK-LABEL: func.func @column_window
+// CHECK: tensor.extract_slice %{{.*}}[0, 64] [8, 64] [1, 1] : tensor<8x128xf32> to tensor<8x64xf32>
+// CHECK: hivm.hir.store ins(%{{.*}} : tensor<8x64xf32>) {{.*}} {tiled_op}
+func.func @column_window(%src: memref<16x128xf32>, %dst: memref<16x64xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %buf = memref.alloc() : memref<16x128xf32>
+  hivm.hir.load ins(%src : memref<16x128xf32>) outs(%buf : memref<16x128xf32>)
+  %t = bufferization.to_tensor %buf restrict writable : memref<16x128xf32> to tensor<16x128xf32>
+  %e = tensor.empty() : tensor<16x128xf32>
+  %x = hivm.hir.vexp ins(%t : tensor<16x128xf32>) outs(%e : tensor<16x128xf32>) -> tensor<16x128xf32>
+  %w = tensor.extract_slice %x[0, 64] [16, 64] [1, 1] : tensor<16x128xf32> to tensor<16x64xf32>
+  hivm.hir.store ins(%w : tensor<16x64xf32>) outs(%dst : memref<16x64xf32>)
+  return
+}
+
+// -----
+
+// Triton-style kernel: dynamic GM arguments read through reinterpret_cast views at a block offset.
+// CHECK-LABEL: func.func @block_views
+// CHECK: scf.for
+// CHECK: memref.subview %{{.*}}[%{{.*}}] [32] [1]
+// CHECK: hivm.hir.vmul {{.*}} -> tensor<32xf32>
+// CHECK: hivm.hir.store ins(%{{.*}} : tensor<32xf32>) {{.*}} {tiled_op}
+func.func @block_views(%x: memref<?xf32>, %y: memref<?xf32>, %out: memref<?xf32>) attributes {hacc.entry, hacc.function_kind = #hacc.function_kind<DEVICE>, hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %bid = hivm.hir.get_block_idx -> i64
+  %b = arith.index_cast %bid : i64 to index
+  %c64 = arith.constant 64 : index
+  %off = arith.muli %b, %c64 : index
+  %vx = memref.reinterpret_cast %x to offset: [%off], sizes: [64], strides: [1] : memref<?xf32> to memref<64xf32, strided<[1], offset: ?>>
+  %vy = memref.reinterpret_cast %y to offset: [%off], sizes: [64], strides: [1] : memref<?xf32> to memref<64xf32, strided<[1], offset: ?>>
+  %vo = memref.reinterpret_cast %out to offset: [%off], sizes: [64], strides: [1] : memref<?xf32> to memref<64xf32, strided<[1], offset: ?>>
+  %bx = memref.alloc() : memref<64xf32>
+  hivm.hir.load ins(%vx : memref<64xf32, strided<[1], offset: ?>>) outs(%bx : memref<64xf32>)
+  %by = memref.alloc() : memref<64xf32>
+  hivm.hir.load ins(%vy : memref<64xf32, strided<[1], offset: ?>>) outs(%by : memref<64xf32>)
+  %tx = bufferization.to_tensor %bx restrict writable : memref<64xf32> to tensor<64xf32>
+  %ty = bufferization.to_tensor %by restrict writable : memref<64xf32> to tensor<64xf32>
+  %e = tensor.empty() : tensor<64xf32>
+  %p = hivm.hir.vmul ins(%tx, %ty : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  hivm.hir.store ins(%p : tensor<64xf32>) outs(%vo : memref<64xf32, strided<[1], offset: ?>>)
+  return
+}
