@@ -64,6 +64,7 @@ CASES = {  # kernel: numpy reference on the named inputs
     ("constructs.mlir", "column_window"): lambda i: {"dst": np.exp(i["src"][:, 64:])},
     ("constructs.mlir", "choose"): lambda i: {"dst": np.exp(i["src"]) if i["flag"] > 0 else np.abs(i["src"])},
     ("constructs.mlir", "block_views"): lambda i: {"out": i["x"] * i["y"]},
+    ("constructs.mlir", "tensor_form"): lambda i: {"dst": (i["src"] + np.float32(1)) * i["col"]},
 }
 
 

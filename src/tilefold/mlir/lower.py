@@ -57,6 +57,7 @@ BINARY = {"vadd": ("add", "adds"), "vsub": ("sub", "subs"), "vmul": ("mul", "mul
           "vmax": ("maximum", "maxs"), "vmin": ("minimum", "mins"), "vand": ("and_", "ands"), "vor": ("or_", "ors")}
 UNARY = {"vexp": "exp", "vabs": "abs", "vln": "log", "vrelu": "relu", "vsqrt": "sqrt", "vrsqrt": "rsqrt",
          "vrec": "recip", "vnot": "not_", "vsin": "sin", "vcos": "cos"}
+EXPAND = {"vadd": "add", "vsub": "sub", "vmul": "mul", "vdiv": "div", "vmax": "max", "vmin": "min"}
 REDUCE = {"sum": "sum", "max": "max", "min": "min", "prod": "prod"}
 DTYPES = {"f32": "FP32", "f16": "FP16", "bf16": "BF16", "i32": "INT32", "i16": "INT16", "i8": "INT8",
           "i64": "INT64", "ui8": "UINT8", "i1": "BOOL"}
@@ -439,12 +440,16 @@ class Lowering:
             shape = shape_of(dst.type)
             if view.sizes != tile_shape(shape):
                 self.fail(op, "a load whose window and buffer shapes differ (padding) is not lowered")
-            nm = self.fresh(dst.name_hint or "t")
-            self.ops_of[nm] = op
             offs, sizes = self._window(view)
+            if op.results:  # tensor form: ``%t = hivm.hir.load ins(%gm) outs(%empty) -> tensor``
+                nm = self.define(op.results[0], op)
+            else:
+                nm = self.fresh(dst.name_hint or "t")
+                self.ops_of[nm] = op
             self.emit(d, f"{nm}: {self.ttype(dst.type, op)} = pl.tile.load({self.gm_current[view.param]}, "
                          f"{offs}, {sizes}, target_memory=pl.Mem.Vec)")
-            self._write(dst, nm, op)
+            if not op.results:
+                self._write(dst, nm, op)
             return
         if short == "store":
             src, dst = ins[0], outs[0]
@@ -493,9 +498,16 @@ class Lowering:
                 self.fail(op, "expected two ins operands")
             a, b = ins
             if len(shaped) == 2:
-                if shape_of(a.type) != shape_of(b.type) or op.keyword_attr("broadcast") is not None:
-                    self.fail(op, "an elementwise op with an implicit broadcast is not lowered")
-                expr = f"pl.tile.{full}({self.tile(a, op)}, {self.tile(b, op)})"
+                sa, sb_ = tile_shape(shape_of(a.type)), tile_shape(shape_of(b.type))
+                if sa == sb_:
+                    expr = f"pl.tile.{full}({self.tile(a, op)}, {self.tile(b, op)})"
+                elif short in EXPAND and len(sa) == 2 and sb_ == [sa[0], 1]:  # ``broadcast = [1]``
+                    expr = f"pl.tile.row_expand_{EXPAND[short]}({self.tile(a, op)}, {self.tile(b, op)})"
+                elif short in EXPAND and len(sa) == 2 and sb_ == [1, sa[1]]:  # ``broadcast = [0]``
+                    expr = f"pl.tile.col_expand_{EXPAND[short]}({self.tile(a, op)}, {self.tile(b, op)})"
+                else:
+                    self.fail(op, f"an elementwise op on shapes {sa} and {sb_} is not lowered (only a [n, 1] or "
+                                  "[1, m] second operand broadcasts)")
             elif len(shaped) == 1 and shaped[0] is a:
                 expr = f"pl.tile.{scal}({self.tile(a, op)}, {self.scalar(b, op)})"
             elif len(shaped) == 1 and short in ("vadd", "vmul", "vmax", "vmin"):
@@ -504,6 +516,15 @@ class Lowering:
                 self.fail(op, "a scalar first operand is not lowered")
         elif short in UNARY:
             expr = f"pl.tile.{UNARY[short]}({self.tile(ins[0], op)})"
+        elif short == "vbrc" and not isinstance(ins[0].type, MemRefType | TensorType):  # a scalar filled in
+            t = tile_shape(shape_of(outs[0].type))
+            value = self.scalar(ins[0], op)
+            try:
+                float(value)
+                expr = (f"pl.tile.full([{', '.join(map(str, t))}], dtype=pl.{self._dt(res_t, op)}, value={value}, "
+                        "target_memory=pl.Mem.Vec)")
+            except ValueError:
+                expr = f"pl.tile.expands({self._init(outs[0], op, d)}, {value})"
         elif short == "vbrc":
             src, dst = ins[0], outs[0]
             s, t = tile_shape(shape_of(src.type)), tile_shape(shape_of(dst.type))

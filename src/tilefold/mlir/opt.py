@@ -130,8 +130,18 @@ def print_module(module) -> str:
 
     from xdsl.printer import Printer
 
+    class _MlirPrinter(Printer):
+        def _print_results(self, op) -> None:  # mlir-opt's `%r:2 = ...` and `%r#1` for several results
+            results = op.results
+            if len(results) <= 1:
+                return super()._print_results(op)
+            name = self.print_ssa_value(results[0])
+            self.print_string(f":{len(results)} = ")
+            for i, r in enumerate(results):
+                self._ssa_values[r] = f"{name}#{i}"
+
     buf = io.StringIO()
-    Printer(stream=buf).print_op(module)
+    _MlirPrinter(stream=buf).print_op(module)
     text = buf.getvalue()
     # mlir-opt's spelling of the two ops every function has
     text = re.sub(r"^builtin\.module", "module", text, flags=re.M)

@@ -229,3 +229,27 @@ func.func @block_views(%x: memref<?xf32>, %y: memref<?xf32>, %out: memref<?xf32>
   hivm.hir.store ins(%p : tensor<64xf32>) outs(%vo : memref<64xf32, strided<[1], offset: ?>>)
   return
 }
+
+// -----
+
+// Tensor-form loads (outs a tensor.empty, a result), a scalar broadcast and an implicit row broadcast
+// (broadcast = [1]): all halved on rows.
+// CHECK-LABEL: func.func @tensor_form
+// CHECK: %[[IN:.*]] = memref.subview %{{.*}}[%{{.*}}, 0] [8, 64] [1, 1]
+// CHECK: hivm.hir.load ins(%[[IN]] : {{.*}}) outs(%{{.*}} : tensor<8x64xf32>) -> tensor<8x64xf32>
+// CHECK: hivm.hir.vbrc ins(%{{.*}} : f32) outs(%{{.*}} : tensor<8x64xf32>) -> tensor<8x64xf32>
+// CHECK: hivm.hir.vmul ins(%{{.*}}, %{{.*}} : tensor<8x64xf32>, tensor<8x1xf32>) {{.*}} broadcast = [1] -> tensor<8x64xf32>
+// CHECK: hivm.hir.store ins(%{{.*}} : tensor<8x64xf32>) {{.*}} {tiled_op}
+func.func @tensor_form(%src: memref<16x64xf32>, %col: memref<16x1xf32>, %dst: memref<16x64xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %t = hivm.hir.load ins(%src : memref<16x64xf32>) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %ec = tensor.empty() : tensor<16x1xf32>
+  %c = hivm.hir.load ins(%col : memref<16x1xf32>) outs(%ec : tensor<16x1xf32>) -> tensor<16x1xf32>
+  %e2 = tensor.empty() : tensor<16x64xf32>
+  %ones = hivm.hir.vbrc ins(%one : f32) outs(%e2 : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %s = hivm.hir.vadd ins(%t, %ones : tensor<16x64xf32>, tensor<16x64xf32>) outs(%e2 : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %m = hivm.hir.vmul ins(%s, %c : tensor<16x64xf32>, tensor<16x1xf32>) outs(%e2 : tensor<16x64xf32>) broadcast = [1] -> tensor<16x64xf32>
+  hivm.hir.store ins(%m : tensor<16x64xf32>) outs(%dst : memref<16x64xf32>)
+  return
+}
