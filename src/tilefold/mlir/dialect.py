@@ -268,7 +268,10 @@ class HivmOp(Operation):
             t = parser._current_token
             if t.text.startswith("%"):
                 operands.append(parser.parse_operand())
-                piece.items.append(("operand",))
+                if parser._current_token.text == "{":  # ``ins(%a {align_dim = 1 : i64} : ...)``
+                    piece.items.append(("operand", parser.parse_optional_attr_dict()))
+                else:
+                    piece.items.append(("operand",))
             elif t.text == "<":
                 piece.items.append(("text", _balanced_text(parser, "<")))
             elif t.kind.name == "BARE_IDENT" and t.text not in ("true", "false", "unit", "dense", "array",
@@ -348,6 +351,9 @@ class HivmOp(Operation):
                         v = next(it)
                         vals.append(v)
                         printer.print_operand(v)
+                        if len(item) > 1 and item[1]:
+                            printer.print_string(" ")
+                            printer.print_attr_dict(item[1])
                     elif item[0] == "text":
                         printer.print_string(item[1])
                     else:

@@ -469,7 +469,7 @@ class Lowering:
             self.gm_current[view.param] = nm
             return
         if short in BINARY or short in UNARY or short in ("vbrc", "vreduce", "vcast", "vtranspose", "copy",
-                                                          "custom"):
+                                                          "custom", "custom_macro"):
             self._compute(op, short, ins, outs, d)
             return
         self.fail(op, "this hivm op is not lowered to tilefold")
@@ -488,7 +488,7 @@ class Lowering:
             self.fail(op, "the destination is not a local buffer (memref.alloc)")
 
     def _compute(self, op: HivmOp, short: str, ins: list[SSAValue], outs: list[SSAValue], d: int) -> None:
-        if len(outs) != 1 and short != "custom":
+        if len(outs) != 1 and short not in ("custom", "custom_macro"):
             self.fail(op, "expected one outs operand")
         res_t = op.results[0].type if op.results else outs[0].type
         shaped = [v for v in ins if isinstance(v.type, MemRefType | TensorType)]
@@ -585,10 +585,20 @@ class Lowering:
                                                                                StringAttr) else None)
         if sym is None:
             self.fail(op, "a custom op without a name")
-        maps = op.attributes.get("indexing_maps")
+        maps = op.attributes.get("indexing_map") or op.attributes.get("indexing_maps")
         iters = op.attributes.get("iterator_types")
         args = [f"{sym!r}", "ins=[" + ", ".join(self._custom_in(v, op) for v in ins) + "]",
                 "outs=[" + ", ".join(self.tile(v, op) for v in outs) + "]"]
+        tmps = op.group("tmps") + op.group("temp_buffers")
+        if tmps:
+            args.append("tmps=[" + ", ".join(self.tile(v, op) for v in tmps) + "]")
+        if sym.startswith("__builtin"):
+            args.append("builtin=True")
+        if "extra_buffers_types" in op.attributes or "extra_buffers_sizes" in op.attributes:
+            args.append(f"extra_buffers_info=({str(op.attributes.get('extra_buffers_types'))!r},)")
+        macro = op.name.endswith("custom_macro")
+        if macro and ("sync_event_slots" in op.attributes or op.group("sync_related_args")):
+            self.fail(op, "a custom_macro with synchronisation slots or arguments is not lowered")
         if isinstance(maps, ArrayAttr):
             texts = []
             for m in maps.data:
@@ -599,23 +609,26 @@ class Lowering:
         if isinstance(iters, ArrayAttr):
             kinds = []
             for it in iters.data:
-                text = str(it)
-                kinds.append("pl.reduction" if "reduction" in text else "pl.parallel")
+                # only a parallel iterator may be split; any other kind (reduction, broadcast, transpose, ...)
+                # is kept whole, as a reduction is
+                kinds.append("pl.parallel" if "<parallel>" in str(it) or str(it).strip('"') == "parallel"
+                             else "pl.reduction")
             args.append("iterator_types=[" + ", ".join(kinds) + "]")
         if "no_side_effect" in op.attributes:
             args.append("no_side_effect=True")
+        kind = "custom_macro" if macro else "custom"
         self.customs.append(op)
         if len(op.results) > 1:
             self.fail(op, "a custom op with several results is not lowered")
         if op.results:
             nm = self.define(op.results[0], op)
-            self.emit(d, f"{nm}: {self.ttype(op.results[0].type, op)} = pl.tile.custom({', '.join(args)})")
+            self.emit(d, f"{nm}: {self.ttype(op.results[0].type, op)} = pl.tile.{kind}({', '.join(args)})")
         else:
             if len(outs) != 1:
                 self.fail(op, "a memref-form custom op must have one outs buffer")
             nm = self.fresh(outs[0].name_hint or "t")
             self.ops_of[nm] = op
-            self.emit(d, f"{nm}: {self.ttype(outs[0].type, op)} = pl.tile.custom({', '.join(args)})")
+            self.emit(d, f"{nm}: {self.ttype(outs[0].type, op)} = pl.tile.{kind}({', '.join(args)})")
             self._write(outs[0], nm, op)
 
     def _custom_in(self, v: SSAValue, op: Operation) -> str:
