@@ -222,6 +222,10 @@ def parse_chunk(chunk: Chunk, filename: str):
 
     import warnings
 
+    from xdsl.dialects.builtin import ModuleOp
+
+    if not re.sub(r"//[^\n]*", "", chunk.text).strip():  # nothing but comments: an empty module, as mlir-opt
+        return ModuleOp([])
     try:
         with warnings.catch_warnings():  # operands are read before their types (the types come from the values)
             warnings.simplefilter("ignore", DeprecationWarning)
