@@ -42,6 +42,8 @@ from tilefold.mlir.dialect import HivmOp, ToTensorOp, hivm_op_class
 from tilefold.mlir.lower import Lowering, NotLowered, shape_of
 
 TILED = "tiled_op"
+#: LimitUniqueSubBlockIdToStoreCopy's ops: what writes memory other than the sub-block's own buffers
+GUARDED_OPS = ("hivm.hir.store", "hivm.hir.copy", "hivm.hir.custom", "hivm.hir.custom_macro")
 LIMIT = "limit_sub_block_id0"
 
 
@@ -84,8 +86,7 @@ def run_on_module(module: Operation, filename: str, source: str, opts: Options, 
 
 
 def _guard_targets(fn: func.FuncOp) -> list[Operation]:
-    return [op for op in fn.walk() if op.name in ("hivm.hir.store", "hivm.hir.custom", "hivm.hir.custom_macro")
-            and TILED not in op.attributes]
+    return [op for op in fn.walk() if op.name in GUARDED_OPS and TILED not in op.attributes]
 
 
 def _run_on_function(fn: func.FuncOp, filename: str, source: str, opts: Options, line_offset: int) -> None:

@@ -341,7 +341,7 @@ class HivmOp(Operation):
                 else:
                     printer.print_string(p.text)
             elif p.kind == "group":
-                sep = " " if p.keyword or p.open == "(" else ""
+                sep = " " if p.keyword or (p.open == "(" and p is not pieces[0]) else ""
                 printer.print_string(f"{sep}{p.keyword}{p.open}")
                 vals: list[SSAValue] = []
                 for i, item in enumerate(p.items):

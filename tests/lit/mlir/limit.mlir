@@ -78,3 +78,22 @@ func.func @already_bound(%src: memref<16x64xf32>, %dst: memref<16x64xf32>) attri
   hivm.hir.store ins(%buf : memref<16x64xf32>) outs(%dst : memref<16x64xf32>)
   return
 }
+
+// -----
+
+// A copy to GM is not lowered (tilefold writes GM with stores): rolled back, and the copy is guarded like a store
+// (LimitUniqueSubBlockIdToStoreCopy limits stores and copies).
+// CHECK-LABEL: func.func @copy_out
+// CHECK: scf.if
+// CHECK-NEXT: hivm.hir.copy ins(%{{.*}} : memref<16x64xf32>) outs(%{{.*}} : memref<16x64xf32>)
+// CHECK: } {limit_sub_block_id0}
+// NOTILE-LABEL: func.func @copy_out
+// NOTILE: scf.if
+// NOTILE-NEXT: hivm.hir.copy
+// NOTILE: } {limit_sub_block_id0}
+func.func @copy_out(%src: memref<16x64xf32>, %dst: memref<16x64xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %buf = memref.alloc() : memref<16x64xf32>
+  hivm.hir.load ins(%src : memref<16x64xf32>) outs(%buf : memref<16x64xf32>)
+  hivm.hir.copy ins(%buf : memref<16x64xf32>) outs(%dst : memref<16x64xf32>)
+  return
+}
