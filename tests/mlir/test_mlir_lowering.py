@@ -119,3 +119,17 @@ def test_mlir_opt_options_and_exit_codes(tmp_path, capsys):
     assert "tiled_op" not in out and "limit_sub_block_id0" in out
     assert main([str(src), "-no-such-option"]) == 1
     assert "unknown option" in capsys.readouterr().err
+
+
+def test_cli_mlir_opt_and_run(tmp_path, capsys):
+    from tilefold.cli import main as cli_main
+
+    src = LIT / "split_elementwise.mlir"
+    assert cli_main(["mlir-opt", str(src), "-hivm-bind-sub-block", "-split-input-file"]) == 0
+    assert "map_for_to_forall" in capsys.readouterr().out
+    fn, chunk = _function(src, "scale_shift")
+    path = tmp_path / "k.mlir"
+    path.write_text(chunk.text)
+    assert cli_main(["run", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "MATCH" in out and "split 1:2 on axis 0" in out

@@ -8,7 +8,7 @@ its decision to the MLIR function, in upstream's shape.
   ``%off = affine.apply (d0 * half)(%sb)``; split stores and custom ops get ``{tiled_op}``; a store the pass left
   whole (partial split) is guarded as below;
 * **rolled back / not split** (the pass refused, or ``enable-tile=false``, or the function is not lowered): each
-  store and custom op not marked ``tiled_op`` runs under
+  store, copy and custom op not marked ``tiled_op`` runs under
   ``%idx = hivm.hir.get_sub_block_idx -> i64; %c = arith.cmpi eq, %idx, %c0_i64``,
   ``scf.if %c {...} {limit_sub_block_id0}``.
 
