@@ -719,7 +719,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.remarks:
             _print_remarks(remarks)
         return EXIT_OK if report.matches else EXIT_MISMATCH
-    program = _parse_file(args.file)
+    if str(args.file).endswith(".mlir"):  # an HIVM MLIR kernel (tilefold.mlir lowers its AIV function)
+        program = _attr("tilefold.mlir", "load_program", "reading MLIR")(args.file, args.entry)
+    else:
+        program = _parse_file(args.file)
     _check_custom_kernels(program, args.kernels or ())
     running = contextlib.ExitStack()  # a spinner on a terminal while compiling and running; closed before printing
     running.enter_context(status(f"compiling, simulating and running the golden reference on {args.file}"))
@@ -1070,6 +1073,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_pipeline_flags(p)
     p.set_defaults(func=cmd_run)
 
+    p = sub.add_parser("mlir-opt", add_help=False,
+                       help="read HIVM MLIR, run -hivm-bind-sub-block, print MLIR (docs/mlir.md)")
+    p.add_argument("args", nargs=argparse.REMAINDER)
+    p.set_defaults(func=lambda a: _cmd_mlir_opt(a.args))
+
     p = sub.add_parser("bench", help="run the benchmarks in benchmarks/ (all take several minutes; "
                                      "`tilefold bench NAME` runs one) with single-threaded BLAS")
     p.add_argument("names", nargs="*", metavar="NAME")
@@ -1093,12 +1101,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _cmd_mlir_opt(argv: list[str]) -> int:
+    try:
+        from tilefold.mlir import main as mlir_main
+    except ImportError as exc:  # xDSL missing
+        _error(f"error: tilefold mlir-opt needs xDSL ({exc.name} is not installed)\n"
+               "hint: pip install 'tilefold[mlir]'")
+        return EXIT_USER
+    return mlir_main(argv)
+
+
 def _error(text: str) -> None:
     sys.stdout.flush()
     print(text, file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["mlir-opt"]:  # mlir-opt's own single-dash options (-split-input-file, ...): parsed there
+        return _cmd_mlir_opt(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)  # exits with 2 on usage errors
     show_tb = args.traceback or bool(os.environ.get("TILEFOLD_TRACEBACK"))

@@ -3,8 +3,9 @@
 Rule: after the demand pass has decided which loads and stores are halved, every global-memory tensor the function
 both reads and writes (or writes twice) is checked: the bytes sub-block ``sb`` reads or writes must not be written
 by sub-block ``1 - sb`` (the two sub-blocks are not ordered). Each access is a box per sub-block — a split load or
-store covers ``[offset + sb * half, +half)`` on its split axis, a whole load is read by both sub-blocks, a guarded
-store / fenced custom op writes on sub-block 0 only. A box that cannot be computed (a dynamic offset or extent, a
+store covers ``[offset + sb * half, +half)`` on its split axis, a whole load is read by both sub-blocks (unless only
+work guarded to sub-block 0 uses it: ``sub_block0_only``), a guarded store / fenced custom op writes on sub-block 0
+only. A box that cannot be computed (a dynamic offset or extent, a
 GM tensor handed to a custom op) overlaps everything. Any overlap refuses the axis (``gm_read_after_write``), so a
 kernel that stores rows ``[0, 64)`` of ``o`` and then loads rows ``[16, 80)`` of ``o`` is not split, while an
 in-place update (``o[r] = f(o[r])`` on the same rows) is. Upstream refuses any function that loads and stores the
@@ -26,6 +27,7 @@ from tilefold.ir.visitor import IRVisitor
 from tilefold.ops.custom.structured import custom_segments
 from tilefold.ops.registry import OpKind, op_of
 from tilefold.passes.tile_and_bind_sub_block.common import FULL, _Abort, _name, _window_axis, load_window, store_window
+from tilefold.passes.tile_and_bind_sub_block.sub_block0_only import SubBlock0Only
 
 if TYPE_CHECKING:
     from tilefold.passes.tile_and_bind_sub_block.splitter import Splitter
@@ -163,6 +165,7 @@ class _Collector:
         self.loop_vars: set = set()
         # "@name" of a loop variable -> its constant iteration range (None: not constant, or the name is reused)
         self.loop_ranges: dict[str, range | None] = {}
+        self.sb0_only = SubBlock0Only(sp)
 
     def body(self, body: Stmt | None) -> None:
         for s in flatten_stmts(body):
@@ -226,6 +229,8 @@ class _Collector:
         box = _static_box(offs_t.elements, shape_t.elements, self.params, self.loop_vars)
         axis = self.sp.mode.get(var, FULL) if var is not None else FULL
         if axis is None or axis < 0:
+            if sb == 1 and var is not None and self.sb0_only(var):
+                return None  # dead on sub-block 1: it feeds only work guarded to sub-block 0
             return box
         half = var.type.shape[axis].value // 2
         window = load_window(call)
