@@ -720,7 +720,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             _print_remarks(remarks)
         return EXIT_OK if report.matches else EXIT_MISMATCH
     if str(args.file).endswith(".mlir"):  # an HIVM MLIR kernel (tilefold.mlir lowers its AIV function)
-        program = _attr("tilefold.mlir", "load_program", "reading MLIR")(args.file, args.entry)
+        from tilefold.mlir import load_program
+
+        program = load_program(args.file, args.entry)
     else:
         program = _parse_file(args.file)
     _check_custom_kernels(program, args.kernels or ())
