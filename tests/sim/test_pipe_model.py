@@ -118,7 +118,8 @@ def _copy_kernel(func_type="InCore"):
 
 
 def test_shared_gm_transfer_slows_when_two_cores_transfer_at_once(target):
-    narrow = target.with_changes(gm_bytes_per_cycle=64.0)  # one core's DMA alone saturates GM
+    engine = target.path_cost(MemorySpace.DDR, MemorySpace.Vec).bytes_per_cycle
+    narrow = target.with_changes(gm_bytes_per_cycle=engine)  # one core's DMA alone saturates GM
     x = np.ones((128, 128), np.float32)
     one = simulate(_copy_kernel(), {"x": x}, target=narrow, block_dim=1)
     two = simulate(_copy_kernel(), {"x": x}, target=narrow, block_dim=2)
