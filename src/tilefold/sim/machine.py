@@ -58,6 +58,7 @@ from tilefold.budget import DEFAULT_MAX_STEPS, StepBudget
 from tilefold.errors import CustomOpError, TilefoldError
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.ops import get_op
+from tilefold.ops.custom.kernels import call_cost, call_kernel, describe_kernel, get_custom_op
 from tilefold.ops.tile_ops import atomic_add
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 from tilefold.targets.costs import dtype_key
@@ -744,8 +745,6 @@ class KernelRun:
         self.charge(ins, 0.0, float(price.cycles), origin=ORIGIN_CODE[price.origin])
 
     def x_TCustom(self, ins: TCustom) -> None:
-        from tilefold.custom import call_cost, call_kernel, describe_kernel, get_custom_op
-
         entry = get_custom_op(ins.symbol)
         ins_vals = []
         shapes = []
