@@ -68,6 +68,7 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import AtomicType, MemorySpace, ScalarType, TensorType, TileType, TupleType
 from tilefold.ops import OpKind, Unit, custom_segments, op_of
+from tilefold.ops.custom.cost import custom_work_facts
 from tilefold.ops.registry import position_mixing_operands
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
@@ -755,7 +756,9 @@ class FunctionCodegen:
         ins = tuple(operand(e) for e in seg["ins"])
         tmps = tuple(self.handle(e) for e in seg["tmps"] if isinstance(e.type, TileType))
         symbol = call.kwarg("symbol") or "<builtin>"
-        out.append(TCustom(symbol, outs, ins, tmps, opcode=call.op_name.split(".")[-1]))
+        iterators, ranges, pipe = custom_work_facts(call, self.target)
+        out.append(TCustom(symbol, outs, ins, tmps, opcode=call.op_name.split(".")[-1], iterators=iterators,
+                           ranges=ranges, pipe=pipe))
         if var is not None:
             if isinstance(call.type, TupleType):
                 self.custom_outs[var] = outs

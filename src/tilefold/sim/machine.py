@@ -58,6 +58,7 @@ from tilefold.budget import DEFAULT_MAX_STEPS, StepBudget
 from tilefold.errors import CustomOpError, TilefoldError
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.ops import get_op
+from tilefold.ops.custom.cost import CostDeclaration
 from tilefold.ops.custom.kernels import call_cost, call_kernel, describe_kernel, get_custom_op
 from tilefold.ops.tile_ops import atomic_add
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
@@ -345,7 +346,7 @@ class KernelRun:
         if facts is None or facts[-1] is not ins:
             facts = self._facts(ins)
         pipe = facts[0]
-        if pipe != S:
+        if facts[1] or facts[2]:  # every pipe's accesses are checked (a scalar-loop custom op runs on S)
             hz = self.hazards
             hz.seq[pipe] += 1  # HazardTracker.tick
             handles = self.handles
@@ -789,8 +790,19 @@ class KernelRun:
                     hint=f"convert the result with .astype(...) to {h.np_dtype}")
             write(self._mem(h, ins), h, arr, "")
             touched.append(h)
-        cycles = call_cost(entry, shapes, ins.span, self.target)
         origin = ORIGIN_CODE["declared"]
+        cycles = None
+        if isinstance(entry.cost, CostDeclaration):  # priced by its declared work over the iteration space
+            first = next((self.h(a) for a in ins.ins if isinstance(a, str)), None)
+            try:
+                priced = entry.cost.price(self.target.name, first.dtype.name if first is not None else "",
+                                          ins.iterators, ins.ranges)
+            except CustomOpError as e:
+                e.span = e.span or ins.span
+                raise
+            cycles = None if priced is None else priced[0]
+        else:
+            cycles = call_cost(entry, shapes, ins.span, self.target)
         if cycles is None:  # no declared cost: one measured one-pass vector op (TADDS) per tile read or written
             table = self.costs.table
             cycles = 0
