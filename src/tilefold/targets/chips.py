@@ -148,7 +148,7 @@ _BASE_PATHS = frozenset({
 #: one kernel launch before the first block starts, per target: the one constant fitted to the seed's softmax
 #: tables (section 4.4, 910B2 / 950PR) by ``benchmarks/sub_block.py --calibrate`` together with the softmax
 #: custom ops' declared costs (docs/backend.md has the fit)
-LAUNCH_OVERHEAD = {"Ascend910B": 14_000, "Ascend950": 3_200}
+LAUNCH_OVERHEAD = {"Ascend910B": 13_145, "Ascend950": 3_363}
 
 _ALIGN = {Mem.Vec: 32, Mem.Mat: 32, Mem.Left: 32, Mem.Right: 32, Mem.Acc: 512, Mem.Bias: 64}
 
