@@ -47,7 +47,7 @@ from tilefold.compiler import compile as compile_program
 from tilefold.custom import register_custom_op
 from tilefold.golden import run_program
 from tilefold.ir import DataType
-from tilefold.ops.custom.cost import CostDeclaration, WorkCost
+from tilefold.ops.custom.library import SEED_SOFTMAX_WORK, seed_softmax_cost
 from tilefold.passes.tile_and_bind_sub_block import tile_and_bind_sub_block
 from tilefold.sim import simulate
 from tilefold.targets import get_target
@@ -71,22 +71,13 @@ def _softmax(axis: int):
     return kernel
 
 
-#: the softmax kernels' declared work per target: reduce axis -> (cycles per parallel point, per reduction step),
-#: a scalar loop on S. Fitted by ``--calibrate`` on the seed's 12 times per target (with the launch constant).
-DECLARED = {
-    "Ascend910B": {1: (106.1, 661.2), 0: (99.1, 596.3)},
-    "Ascend950": {1: (22.8, 176.2), 0: (1.7, 164.2)},
-}
-SOURCE = "fitted by benchmarks/sub_block.py --calibrate on the seed's section 4.4 table (910B2 / 950PR)"
+#: the softmax kernels' declared work per target (one fact, one place: the seed kernels' registry entry)
+DECLARED = SEED_SOFTMAX_WORK
 
 
-def declaration(axis: int, values: dict | None = None) -> CostDeclaration:
+def declaration(axis: int, values: dict | None = None):
     """The work-based cost of the softmax kernel reducing ``axis``, one entry per target (910C priced as 910B)."""
-    values = DECLARED if values is None else values
-    by_target = {t: {"FP32": WorkCost(per[axis][0], per[axis][1], 0.0, "S", SOURCE)} for t, per in values.items()}
-    if "Ascend910B" in by_target:
-        by_target.setdefault("Ascend910C", by_target["Ascend910B"])
-    return CostDeclaration(by_target)
+    return seed_softmax_cost(axis, values)
 
 
 def register_kernels(values: dict | None = None) -> None:

@@ -65,3 +65,18 @@ def test_one_declaration_prices_every_shape_and_both_halves(declared, target, co
         halves = [r for r in rt.instruction_records(pipe) if r["instruction"].startswith("custom")]
         assert [h["cycles"] for h in halves] == [f + p * rows // 2 + s * rows // 2 * cols] * 2
     assert rb.body_cycles > 1.6 * rt.body_cycles  # the split halves the per-step work of each sub-block
+
+
+def test_seed_softmax_tables_are_reproduced_with_one_launch_constant_per_target(capsys):
+    """benchmarks/sub_block.py --calibrate: the seed's 910B2 / 950PR times within 2 % with the stored
+    declarations and one launch constant per target, and the 3-shape cross-validation within 2 %."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import sub_block
+
+    assert sub_block.calibrate() == 0
+    out = capsys.readouterr().out
+    assert "3-shape cross-validation" in out and "910B -> 950" in out and "from 12 measured times" in out
+    sub_block.register_kernels()

@@ -792,7 +792,7 @@ class KernelRun:
             touched.append(h)
         origin = ORIGIN_CODE["declared"]
         cycles = None
-        if isinstance(entry.cost, CostDeclaration):  # priced by its declared work over the iteration space
+        if isinstance(entry.cost, CostDeclaration) and ins.iterators:  # its declared work over the iteration space
             first = next((self.h(a) for a in ins.ins if isinstance(a, str)), None)
             try:
                 priced = entry.cost.price(self.target.name, first.dtype.name if first is not None else "",

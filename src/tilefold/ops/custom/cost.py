@@ -13,6 +13,9 @@ per_step * steps`` cycles on ``pipe`` (a scalar loop runs on ``"S"``, vector cod
 both halves of a sub-block split (the tiled op's loop ranges are its half's), because the counts come from
 the ranges, not from the shapes the declaration was written for. Register it as a kernel's cost:
 ``register_custom_op(symbol, kernel, cost=CostDeclaration({"Ascend910B": {"FP32": WorkCost(...)}}))``.
+A call without indexing maps / iterator types (no iteration space), or on a target the declaration does not
+name, gets the simulator's estimate instead (one measured TADDS pass per tile touched, marked extrapolated).
+The seed's softmax kernels are declared this way in ``library.py`` (``SEED_SOFTMAX_WORK``).
 """
 
 from __future__ import annotations
