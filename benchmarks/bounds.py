@@ -44,8 +44,7 @@ from tilefold.compiler import compile as compile_program
 from tilefold.golden import run_program
 from tilefold.ir.types import MemorySpace as Mem
 from tilefold.sim import simulate
-from tilefold.targets import get_target
-from tilefold.targets.costs import instruction_cycles
+from tilefold.targets import get_target, instruction_cycles
 from tilefold.testing.precision import compare
 
 TILE_ROWS, COLS = 32, 256  # copy tile: 32 KiB of FP32

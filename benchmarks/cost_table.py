@@ -3,7 +3,7 @@
 For every row of PTO-ISA's two CSV tables (``/work/shared/reference/pto-isa-costmodel/``, copies in
 ``tests/data``) the measured formula is evaluated on a grid of shapes (rows 1 .. 256; A2/A3 at the row's
 cols, A5 at contiguous full / tail sizes and strided 2-D tiles) and compared with
-``tilefold.targets.costs.instruction_cycles``. Printed per target: cases, share within +-25 %, median ratio.
+``tilefold.targets.instruction_cycles``. Printed per target: cases, share within +-25 %, median ratio.
 Then the extrapolation rule for columns the A2/A3 table lacks, checked by leaving each measured column out of
 its family and predicting it from the rest. Ends with ``cost tables: ...``.
 
@@ -20,8 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tilefold.targets import costs
-from tilefold.targets.costs import instruction_cycles
+from tilefold.targets import costs, instruction_cycles
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 ROWS = (1, 2, 4, 8, 16, 32, 64, 128, 256)

@@ -169,7 +169,7 @@ def test_unpriced_custom_op_is_one_measured_pass_per_operand(target, custom_ops)
     """Without a declared cost a custom op is priced like one TADDS pass over each tile it reads or writes,
     marked extrapolated (an estimate, documented in docs/backend.md)."""
     res = simulate(_custom_prog("test.cycles.unpriced"), {}, target=target)
-    from tilefold.targets.costs import instruction_cycles
+    from tilefold.targets import instruction_cycles
 
     assert res.cycles == 2 * instruction_cycles("TADDS", "fp32", (8, 24), target=target).cycles
     assert res.instruction_records()[0]["origin"] == "extrapolated"

@@ -19,6 +19,8 @@ from dataclasses import dataclass, replace
 
 from tilefold.errors import NotSupportedError
 from tilefold.ir.types import MemorySpace
+from tilefold.targets.costs import Price, price_instruction
+from tilefold.targets.costs import table as cost_table
 
 KIB = 1024
 
@@ -71,9 +73,7 @@ class CostModel:
 
     @property
     def table(self):
-        from tilefold.targets.costs import table
-
-        return table(self.table_name)
+        return cost_table(self.table_name)
 
     @property
     def cube_fractal(self) -> tuple[int, int, int]:
@@ -243,11 +243,25 @@ def get_target(name: str | Target | None = None) -> Target:
     raise NotSupportedError(f"unknown target {name!r}", hint=f"known targets: {', '.join(sorted(TARGETS))}")
 
 
+def instruction_cycles(op: str, dtypes, shape, valid_shape=None, target: str | Target | None = "Ascend910B", *,
+                       blocks: int = 1) -> Price:
+    """The price of one PTO instruction on ``target``, as the simulator charges it.
+
+    ``op``: a PTO mnemonic (``"TADDS"``) or its lower-case form (``tilefold.sim.instruction_cycles`` also takes a
+    tilefold op name). ``dtypes``: one dtype, or ``(src, dst)`` (``TCVT``; matmul: the operand dtype).
+    ``shape``: the tile's ``(rows, cols)``; for ``TMATMUL`` ``(m, k, n)``. ``valid_shape``: the valid
+    ``(rows, cols)`` (default: the whole tile; valid cols below cols make the tile strided). ``TLOAD`` /
+    ``TSTORE`` / ``TMOV`` are the GM -> UB, UB -> GM and UB -> UB transfers of the valid region, ``blocks`` its
+    contiguous blocks (1 for a 2-D window). Returns a ``Price`` (cycles, pipe, origin, the rule used)."""
+    return price_instruction(get_target(target).costs.table, op, dtypes, shape, valid_shape, blocks=blocks)
+
+
 def list_targets() -> list[str]:
     return sorted(TARGETS)
 
 
 __all__ = ["PATH_PIPES", "PIPE_ORDER", "Pipe",
            "ASCEND_910B", "ASCEND_910C", "ASCEND_950", "CUBE_SPACES", "DEFAULT_TARGET", "KERNEL_MEMORY_SPACES",
-           "KIB", "LAUNCH_OVERHEAD", "CostModel", "Mem", "PathCost", "TARGETS", "Target", "get_target",
+           "KIB", "LAUNCH_OVERHEAD", "CostModel", "Mem", "PathCost", "Price", "TARGETS", "Target", "get_target",
+           "instruction_cycles",
            "kernel_memory_spaces", "list_targets", "path_hint", "unit_isolation_hint"]

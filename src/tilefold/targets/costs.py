@@ -17,8 +17,10 @@ This module turns them into prices:
 - ``cube``: ``startup + ceil(m/16) * ceil(k / (32 / elem_bytes)) * ceil(n/16) * f`` (f = 2 for FP32).
 - ``path``: (bytes per cycle, latency per contiguous block) of a data path.
 
-``instruction_cycles(op, dtypes, shape, valid_shape, target)`` prices one instruction; it is what the
-simulator charges (``sim/machine.py``), so a one-op kernel's instruction record shows exactly this price.
+``price_instruction(table, op, dtypes, shape, valid_shape)`` prices one instruction;
+``tilefold.targets.instruction_cycles(op, dtypes, shape, valid_shape, target)`` is the same on a target. It is
+what the simulator charges (``sim/machine.py``), so a one-op kernel's instruction record shows exactly this
+price.
 """
 
 from __future__ import annotations
@@ -150,12 +152,12 @@ class A2A3Table(_Table):
     name = "A2/A3"
 
     def __init__(self) -> None:
-        from tilefold.targets import costs_a2a3
+        import tilefold.targets.costs_a2a3 as data
 
-        self.module = costs_a2a3
+        self.module = data
         self.exact: dict[tuple[str, str, int], tuple[float, float]] = {}
         self.any: dict[str, tuple[float, float]] = {}  # op -> (slope, bias) for every dtype / cols
-        for row in csv.DictReader(io.StringIO(costs_a2a3.MEASURED_CSV)):
+        for row in csv.DictReader(io.StringIO(data.MEASURED_CSV)):
             slope, bias = float(row["slope"]), float(row["bias"])
             if row["cols"] == "*":
                 self.any[row["op"]] = (slope, bias)
@@ -223,13 +225,13 @@ class A5Table(_Table):
     name = "A5"
 
     def __init__(self, a2a3: A2A3Table) -> None:
-        from tilefold.targets import costs_a5
+        import tilefold.targets.costs_a5 as data
 
-        self.module = costs_a5
+        self.module = data
         self.a2a3 = a2a3
         # (op, src, dst, path, tail) -> [(vf_impl, op_params, kind, params)]
         self.entries: dict[tuple[str, str, str, str, str], list[tuple[str, str, str, tuple[float, ...]]]] = {}
-        for row in csv.DictReader(io.StringIO(costs_a5.MEASURED_CSV)):
+        for row in csv.DictReader(io.StringIO(data.MEASURED_CSV)):
             key = (row["op"], row["src_dtype"], row["dst_dtype"], row["shape_path"], row["tail_kind"])
             params = tuple(float(row[f"param{i}"]) for i in range(4))
             self.entries.setdefault(key, []).append((row["vf_impl_kind"], row["op_params"], row["formula_kind"],
@@ -332,35 +334,18 @@ def table(name: str) -> _Table:
 
 
 def pto_mnemonic(op: str) -> str:
-    """``"tile.adds"`` / ``"adds"`` / ``"tadds"`` / ``"TADDS"`` -> ``"TADDS"``."""
-    from tilefold.ops import all_ops
-
-    if op.upper() == op and op.startswith("T"):
-        return op
-    ops = all_ops()
-    for name in (op, f"tile.{op}"):
-        o = ops.get(name)
-        if o is not None and o.pto:
-            return o.pto.upper()
+    """``"tadds"`` / ``"TADDS"`` -> ``"TADDS"``. tilefold op names (``"tile.adds"``) are resolved through the op
+    registry by ``tilefold.sim.instruction_cycles`` (this package sits below the registry)."""
+    if "." in op:
+        raise NotSupportedError(f"{op!r} is a tilefold op name, not a PTO mnemonic",
+                                hint="use tilefold.sim.instruction_cycles (resolves the registry's PTO name) or pass "
+                                     "the mnemonic, e.g. 'TADDS'")
     return op.upper()
 
 
-def instruction_cycles(op: str, dtypes, shape, valid_shape=None, target="Ascend910B", *,
-                       blocks: int = 1) -> Price:
-    """The price of one PTO instruction on ``target``, as the simulator charges it.
-
-    ``op``: a PTO mnemonic (``"TADDS"``), its lower-case form or a tilefold op (``"tile.adds"``).
-    ``dtypes``: one dtype, or ``(src, dst)`` (``TCVT``; matmul: the operand dtype). ``shape``: the tile's
-    ``(rows, cols)``; for ``TMATMUL`` ``(m, k, n)``. ``valid_shape``: the valid ``(rows, cols)`` (default: the
-    whole tile; valid cols below cols make the tile strided). ``TLOAD`` / ``TSTORE`` / ``TMOV`` are the GM -> UB,
-    UB -> GM and UB -> UB transfers of the valid region, ``blocks`` its contiguous blocks (1 for a 2-D window).
-    Returns a ``Price`` (cycles, pipe, origin measured / extrapolated / assumed, the rule used)."""
-    from tilefold.targets import get_target
-
-    tgt = get_target(target)
-    tab = tgt.costs.table
-    if tab is None:
-        raise NotSupportedError(f"target {tgt.name} has no instruction cost table")
+def price_instruction(tab: _Table, op: str, dtypes, shape, valid_shape=None, *, blocks: int = 1) -> Price:
+    """The price of one PTO instruction from cost table ``tab`` (``tilefold.targets.instruction_cycles`` documents
+    the arguments)."""
     src, dst = (dtypes, dtypes) if isinstance(dtypes, str) or not isinstance(dtypes, (tuple, list)) else dtypes
     src, dst = dtype_key(src), dtype_key(dst)
     name = pto_mnemonic(op)
@@ -376,5 +361,5 @@ def instruction_cycles(op: str, dtypes, shape, valid_shape=None, target="Ascend9
     return tab.vector(name, src, dst, rows, cols, vr, vc)
 
 
-__all__ = ["A2A3Table", "A5Table", "FamilyFit", "ORIGINS", "Price", "dtype_key", "instruction_cycles",
-           "pto_mnemonic", "repeats_per_row", "table"]
+__all__ = ["A2A3Table", "A5Table", "FamilyFit", "ORIGINS", "Price", "dtype_key",
+           "price_instruction", "pto_mnemonic", "repeats_per_row", "table"]
