@@ -22,6 +22,7 @@ from tilefold.ir.stmt import (
 from tilefold.ir.types import (
     Type,
 )
+from tilefold.language.call_results import bind_call_results
 from tilefold.language.constants import _NotConst
 from tilefold.language.parse_base import _FnSig, no_gc
 
@@ -303,6 +304,7 @@ class ProgramFormMixin:
             params.append(v)
             self._define(name, v, p)
         body = self._body(fn.body, None, release=self._release_ast)
-        return Function(fn.name, tuple(params), tuple(d for _n, _t, d in sig.params), sig.return_types,
-                        SeqStmts(tuple(body)), sig.func_type, sig.attrs, span=self.span(fn))
+        return bind_call_results(Function(fn.name, tuple(params), tuple(d for _n, _t, d in sig.params),
+                                          sig.return_types, SeqStmts(tuple(body)), sig.func_type, sig.attrs,
+                                          span=self.span(fn)))
 
