@@ -763,7 +763,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         ("cycles", _fmt_cycles(getattr(report, "cycles", None))),
         ("unit cycles", _fmt_cycles(getattr(report, "unit_cycles", None))),
         ("time", "-" if sim is None else f"{sim.microseconds:.3f} us at {sim.target.clock_ghz:g} GHz"),
-        ("utilisation", "-" if sim is None else ", ".join(
+        ("launch", "-" if sim is None else f"{sim.launch_cycles:.0f} cycles (overhead), body "
+                                            f"{sim.body_cycles:.0f} cycles"),
+        ("utilisation", "-" if sim is None else "over the body: " + ", ".join(
             f"{p}={u:.0%}" for p, u in sim.pipe_utilisation().items() if u > 0) or "-"),
         ("critical pipe", "-" if sim is None else sim.critical_pipe()),
         ("scalars", ", ".join(f"{k}={v!r}" + ("" if k in explicit or args.inputs != "random" else " (random)")

@@ -68,10 +68,11 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import AtomicType, MemorySpace, ScalarType, TensorType, TileType, TupleType
 from tilefold.ops import OpKind, Unit, custom_segments, op_of
+from tilefold.ops.custom.cost import custom_work_facts
 from tilefold.ops.registry import position_mixing_operands, valid_shape_operands
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
-from .pipelining import plan_stages
+from .pipelining import lower_pipelined, plan_stages
 from .pto import (
     Buffer,
     For,
@@ -401,32 +402,9 @@ class FunctionCodegen:
         self._bind_results(s.return_vars, s.iter_args, out)
 
     def pipelined_for(self, s: ForStmt, plan, out: list[Instr]) -> None:
-        """``plan.stages`` copies of the body per iteration, copy k on its own stage buffers, stepping
-        ``stages * step``; a tail loop runs the last ``trip % stages`` iterations on copy 0's buffers."""
-        n, step = plan.stages, int(s.step.value)
-        var = self.reg(s.loop_var)
-        start, stop = self.sexpr(s.start), self.sexpr(s.stop)
-        trip, main_stop = self.names.fresh(var + ".trip"), self.names.fresh(var + ".main_stop")
-        out.append(SAssign(trip, SBin("max", SBin("//", SBin("+", SBin("-", stop, start), SConst(step - 1)),
-                                                  SConst(step)), SConst(0))))
-        out.append(SAssign(main_stop, SBin("+", start, SBin("*", SBin("//", SReg(trip), SConst(n)),
-                                                             SConst(n * step)))))
-        self._carry_in(s.iter_args, out)
-        body: list[Instr] = []
-        key = id(s.loop_var)
-        for k in range(n):
-            self.stage_shift, self.stage_copy = plan.deltas[k], k
-            if k:
-                reg_k = self.names.fresh(f"{var}.{k}")
-                body.append(SAssign(reg_k, SBin("+", SReg(var), SConst(k * step))))
-                self.names.by_var[key] = reg_k
-            try:
-                body.extend(self._body_copy(s))
-            finally:
-                self.names.by_var[key] = var
-                self.stage_shift, self.stage_copy = {}, 0
-        out.append(For(var, start, SReg(main_stop), SConst(n * step), tuple(body)))
-        out.append(For(var, SReg(main_stop), stop, SConst(step), tuple(self._body_copy(s))))
+        """``plan.stages`` copies of the body per iteration, copy k on its own stage buffers
+        (``pipelining.lower_pipelined``)."""
+        out.extend(lower_pipelined(self, s, plan))
         self._bind_results(s.return_vars, s.iter_args, out)
 
     def _body_copy(self, s: ForStmt) -> list[Instr]:
@@ -779,7 +757,9 @@ class FunctionCodegen:
         ins = tuple(operand(e) for e in seg["ins"])
         tmps = tuple(self.handle(e) for e in seg["tmps"] if isinstance(e.type, TileType))
         symbol = call.kwarg("symbol") or "<builtin>"
-        out.append(TCustom(symbol, outs, ins, tmps, opcode=call.op_name.split(".")[-1]))
+        iterators, ranges, pipe = custom_work_facts(call, self.target)
+        out.append(TCustom(symbol, outs, ins, tmps, opcode=call.op_name.split(".")[-1], iterators=iterators,
+                           ranges=ranges, pipe=pipe))
         if var is not None:
             if isinstance(call.type, TupleType):
                 self.custom_outs[var] = outs
