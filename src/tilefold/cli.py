@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import enum
-import importlib
 import os
 import subprocess
 import sys
@@ -62,29 +61,14 @@ class UnavailableError(Exception):
     """A module another engineer owns is not there yet."""
 
 
-def _require(module: str, what: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and (exc.name == module or module.startswith(exc.name + ".")):
-            raise UnavailableError(f"{what} ({module}) is not available yet") from None
-        raise
-
-
-def _attr(module: str, name: str, what: str) -> Any:
-    mod = _require(module, what)
-    if not hasattr(mod, name):
-        raise UnavailableError(f"{what} ({module}.{name}) is not available yet")
-    return getattr(mod, name)
-
-
 # ------------------------------------------------------------------------------------------------
 # shared helpers
 # ------------------------------------------------------------------------------------------------
 
 
 def _parse_file(path: str):
-    parse_file = _attr("tilefold.language", "parse_file", "the pl parser")
+    from tilefold.language import parse_file
+
     hint = "give the path of a .py file with a @pl.program class"
     if not Path(path).exists():
         raise TilefoldError(f"cannot read {path!r}: no such file", hint=hint)
@@ -112,10 +96,8 @@ def _target(name: str | None):
     """Validate a target name when the backend exists; return what passes should receive."""
     if name is None:
         return None
-    try:
-        get_target = _attr("tilefold.targets", "get_target", "the target catalogue")
-    except UnavailableError:
-        return name
+    from tilefold.targets import get_target
+
     return get_target(name)
 
 
@@ -175,14 +157,10 @@ def _expand_default(names: list[str]) -> list[str]:
 
 
 def cmd_opt(args: argparse.Namespace) -> int:
-    from tilefold.passes.pass_manager import (
-        DumpInstrument,
-        PassContext,
-        RoundTripInstrument,
-        VerificationInstrument,
-    )
+    from tilefold.passes.pass_manager import DumpInstrument, PassContext, VerificationInstrument
     from tilefold.passes.remarks import collect_remarks
     from tilefold.passes.verifier import ALL_VERIFIABLE, verify_properties
+    from tilefold.testing.round_trip import RoundTripInstrument
 
     names = _expand_default(_split_list(args.passes))
     options = _pipeline_options(args)
@@ -217,7 +195,7 @@ def cmd_opt(args: argparse.Namespace) -> int:
     if explicit is not None and names:
         verify_properties(result, explicit, context=f"after the last pass ({manager.passes[-1].name})")
     if args.round_trip and not names:
-        from tilefold.passes.pass_manager import round_trip_check
+        from tilefold.testing.round_trip import round_trip_check
 
         round_trip_check(result, "round trip of the input program")
     for p in manager.passes:  # passes may also expose remarks on the pass object
@@ -276,9 +254,9 @@ def _skip_passes(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
+    from tilefold.compiler import compile as compile_fn
     from tilefold.passes.remarks import collect_remarks
 
-    compile_fn = _attr("tilefold.compiler", "compile", "the backend compiler")
     program = _parse_file(args.file)
     kwargs: dict[str, Any] = {"skip_passes": _skip_passes(args), "options": _pipeline_options(args)}
     if args.target:
@@ -490,10 +468,9 @@ def _load_npz(spec: str, entry) -> dict[str, Any]:
 
 def _make_inputs(program, spec: str, seed: int, settings: Sequence[str], entry_name: str | None = None
                  ) -> dict[str, Any]:
-    import numpy as np
 
     from tilefold.ir.stmt import ParamDirection
-    from tilefold.ir.types import ScalarType, TensorType
+    from tilefold.ir.types import ScalarType
 
     entry = _entry_function(program, entry_name)
     scalar_types = {p.name: p.type.dtype for p in entry.params if isinstance(p.type, ScalarType)}
@@ -524,38 +501,9 @@ def _make_inputs(program, spec: str, seed: int, settings: Sequence[str], entry_n
         return inputs
 
     _check_input_sizes(entry)
-    try:
-        harness_random = _attr("tilefold.testing", "random_inputs", "the E2E harness")
-    except UnavailableError:
-        harness_random = None
-    if harness_random is not None:
-        return harness_random(program, entry.name, seed, scalars=fixed)
+    from tilefold.testing import random_inputs
 
-    rng = np.random.default_rng(seed)
-    inputs: dict[str, Any] = {}
-    for p, direction in zip(entry.params, entry.param_directions, strict=False):
-        if p.name in fixed:
-            inputs[p.name] = fixed[p.name]
-            continue
-        t = p.type
-        if isinstance(t, TensorType):
-            shape = t.static_shape
-            if shape is None:
-                raise TilefoldError(f"parameter {p.name} of {entry.name} has a symbolic shape; random inputs "
-                                    "need static shapes", hint="pass --inputs FILE.npz")
-            dt = t.dtype.np_dtype
-            if direction is ParamDirection.Out:
-                inputs[p.name] = np.zeros(shape, dtype=dt)
-            elif t.dtype.is_float:
-                inputs[p.name] = rng.uniform(-1.0, 1.0, size=shape).astype(dt)
-            elif t.dtype.is_bool:
-                inputs[p.name] = rng.integers(0, 2, size=shape).astype(dt)
-            else:
-                inputs[p.name] = rng.integers(-8, 8, size=shape).astype(dt)
-        elif isinstance(t, ScalarType):
-            raise TilefoldError(f"scalar parameter {p.name} of {entry.name} needs a value",
-                                hint=f"pass --set {p.name}=VALUE")
-    return inputs
+    return random_inputs(program, entry.name, seed, scalars=fixed)
 
 
 def _fmt_cell(value: Any) -> str:
@@ -598,10 +546,8 @@ def _split_evidence(report: Any) -> str:
     program = getattr(compiled, "ir", None)
     if program is None:
         return "-"
-    try:
-        evidence = _attr("tilefold.testing", "sub_block_evidence", "the sub-block evidence")
-    except UnavailableError:
-        return "-"
+    from tilefold.testing import sub_block_evidence as evidence
+
     parts = []
     for fn in program.functions:
         if not fn.func_type.is_incore:
@@ -720,10 +666,10 @@ def _check_custom_kernels(program, kernel_files: Sequence[str]) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from tilefold.ir.types import ScalarType
     from tilefold.passes.remarks import collect_remarks
+    from tilefold.testing import run_and_compare
 
-    run_and_compare = _attr("tilefold.testing", "run_and_compare", "the E2E harness")
     _register_kernels(args.kernels or ())
-    from tilefold.runtime.cli_support import is_jit_file, run_jit_file
+    from tilefold.cli_jit import is_jit_file, run_jit_file
 
     if is_jit_file(args.file):  # a file of @pl.jit kernels: --kernel picks one, --shape gives bare shapes
         with collect_remarks() as remarks:
@@ -835,10 +781,8 @@ def _single_threaded_blas() -> None:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     _single_threaded_blas()
-    try:
-        bench = importlib.import_module("tilefold.bench")
-    except ModuleNotFoundError:
-        bench = None
+    import tilefold.bench as bench
+
     runner: Callable[..., Any] | None = None
     if bench is not None:
         runner = getattr(bench, "main", None) or getattr(bench, "run", None)
@@ -1004,7 +948,8 @@ def _operands_of(op: Any) -> str:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    main = _attr("tilefold.demo", "main", "the demo")
+    from tilefold.demo import main
+
     result = main()
     return int(result) if isinstance(result, int) else EXIT_OK
 

@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 import tilefold.language as pl
 from tilefold import ir
 from tilefold.errors import TilefoldError
-from tilefold.passes.pass_manager import PassContext, RoundTripInstrument, VerificationInstrument
+from tilefold.passes.pass_manager import PassContext, VerificationInstrument
+from tilefold.testing.round_trip import RoundTripInstrument
 
 TARGETS = ("Ascend910B", "Ascend910C", "Ascend950")
 #: dtype -> (accumulator dtype, itemsize, K quantum)

@@ -24,10 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, Type, make_shape
+from tilefold.ir.shapes import make_shape
+from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, Type
 from tilefold.ops import tensor_ops as _tn
 from tilefold.ops import tile_ops as _tl
-from tilefold.ops.registry import OpDef, OpKind, Param, ParamKind, Unit, register_op
+from tilefold.ops.registry import OpDef, OpKind, Param, ParamKind, Unit, register_op, register_spelling
 
 T = ParamKind.TILE
 V = ParamKind.TILE_OR_TENSOR
@@ -38,6 +39,8 @@ A = ParamKind.ATTR
 #: them. (The bitwise ops keep PyPTO's trailing underscore in their registry names, ``tile.and_``: ``and`` is a
 #: Python keyword, and the printed ``pl`` text must parse again.)
 SPELLINGS = {"maximums": "maxs", "minimums": "mins"}
+for _alias, _canonical in SPELLINGS.items():
+    register_spelling(_alias, _canonical)
 
 #: PyPTO catalog operators tilefold refuses, with the reason (``pl.<name>`` in a jit kernel raises NotSupportedError
 #: with it). Composite operators PyPTO's users write themselves (SiLU = x * sigmoid(x) from neg / exp / adds /

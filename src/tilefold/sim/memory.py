@@ -171,7 +171,7 @@ def assign(dst: np.ndarray, value) -> None:
     if value.dtype == dst.dtype:
         np.copyto(dst, np.broadcast_to(value, dst.shape) if value.shape != dst.shape else value)
         return
-    from tilefold.golden.values import is_float_dtype, to_dtype
+    from tilefold.ops.conversions import is_float_dtype, to_dtype
 
     if is_float_dtype(dst.dtype) and is_float_dtype(value.dtype):
         np.copyto(dst, value.astype(dst.dtype) if value.dtype.kind == "V" or dst.dtype.kind == "V"

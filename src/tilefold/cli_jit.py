@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from tilefold.errors import TilefoldError
-from tilefold.ir.types import DataType, TensorType, make_shape
+from tilefold.ir.shapes import make_shape
+from tilefold.ir.types import DataType, TensorType
 
 
 def is_jit_file(path: str | Path) -> bool:
-    from tilefold.language.jit import jit_functions
+    from tilefold.runtime.jit import jit_functions
 
     try:
         text = Path(path).read_text()
@@ -43,7 +44,7 @@ def parse_shapes(items: list[str]) -> dict[str, TensorType]:
 def run_jit_file(path: str | Path, kernel: str | None, shapes: list[str], seed: int = 0, target: str | None = None,
                  block_dim: int = 1, skip_passes: tuple[str, ...] = (), options: dict[str, Any] | None = None) -> Any:
     """(program, report) of one jit entry of ``path`` on random inputs (``tilefold.testing.run_and_compare``)."""
-    from tilefold.language.jit import parse_jit_text
+    from tilefold.runtime.jit import parse_jit_text
     from tilefold.testing import run_and_compare
 
     p = Path(path)

@@ -1,7 +1,7 @@
 """``@pl.jit`` / ``@pl.jit.incore`` / ``@pl.jit.inline``: kernels written as plain functions.
 
 The decorator never runs the function. It keeps the function's source location and module namespace; on
-``lower`` / ``compile`` / a call, the body is parsed with ``ast`` (``tilefold.language.jit_form``), specialised on
+``lower`` / ``compile`` / a call, the body is parsed with ``ast`` (``tilefold.frontend.jit_form``), specialised on
 the shapes and dtypes of the arguments, lowered by the tensor-level passes and the default tile pipeline, and
 cached per signature. Running (``kernel(a, b, out)``) is ``tilefold.runtime``'s job; this module only builds IR.
 """
@@ -16,10 +16,13 @@ from collections.abc import Callable
 from typing import Any
 
 from tilefold.errors import ParseError, Span
+from tilefold.frontend.jit_form import JitParser, JitSource
+from tilefold.frontend.parse_base import _MISSING
+from tilefold.ir.shapes import make_shape
 from tilefold.ir.stmt import Program
-from tilefold.ir.types import DataType, ScalarType, TensorType, Type, make_shape
-from tilefold.language.jit_form import JitParser, JitSource
-from tilefold.language.parse_base import _MISSING, no_gc
+from tilefold.ir.types import DataType, ScalarType, TensorType, Type
+from tilefold.runtime.arrays import TensorSpec
+from tilefold.util.gc import no_gc
 
 _KINDS = ("entry", "incore", "inline")
 #: keyword options of ``@pl.jit(...)``
@@ -134,7 +137,7 @@ class JITFunction:
 
     def dynamic_axes(self) -> dict[int, set[int]]:
         """Parameter index -> axes of its annotation that are ``pl.dynamic`` extents (read from the ast)."""
-        from tilefold.language.dsl import DynamicDim
+        from tilefold.frontend.dsl import DynamicDim
 
         node, pargs = self.source()
         lookup = pargs["const_lookup"]
@@ -176,7 +179,7 @@ class JITFunction:
         if self.kind != "entry":
             raise ParseError(f"{self.__name__} is a @pl.jit.{self.kind} function and is never executed",
                              hint="call it from a @pl.jit entry; call the entry with arrays to run it")
-        from tilefold.runtime import run_jit
+        from tilefold.runtime.execute import run_jit
 
         return run_jit(self, args, config)
 
@@ -287,22 +290,10 @@ def _key_of(t: Type) -> Any:
 
 def _config_key(config: Any) -> Any:
     if config is None:
-        from tilefold.runtime import RunConfig
+        from tilefold.runtime.config import RunConfig
 
         config = RunConfig()  # no config is the default config
     return getattr(config, "cache_key", lambda: id(config))()
-
-
-class TensorSpec:
-    """Shape and dtype of an argument, without data (``tilefold.runtime.TensorSpec``)."""
-
-    def __init__(self, shape: Any, dtype: DataType = DataType.FP32, name: str | None = None) -> None:
-        self.shape = tuple(int(s) for s in shape)
-        self.dtype = dtype
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"TensorSpec({list(self.shape)}, {self.dtype.name})"
 
 
 def span_of(fn: JITFunction) -> Span:

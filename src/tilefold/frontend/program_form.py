@@ -8,6 +8,8 @@ import ast
 from typing import Any
 
 from tilefold.errors import ParseError, Span
+from tilefold.frontend.constants import _NotConst
+from tilefold.frontend.parse_base import _FnSig
 from tilefold.ir.expr import (
     GlobalVar,
     Var,
@@ -22,8 +24,7 @@ from tilefold.ir.stmt import (
 from tilefold.ir.types import (
     Type,
 )
-from tilefold.language.constants import _NotConst
-from tilefold.language.parse_base import _FnSig, no_gc
+from tilefold.util.gc import no_gc
 
 
 def _decorator_named(decorators: list[ast.expr], name: str) -> ast.expr | None:
