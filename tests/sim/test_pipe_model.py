@@ -118,7 +118,8 @@ def _copy_kernel(func_type="InCore"):
 
 
 def test_shared_gm_transfer_slows_when_two_cores_transfer_at_once(target):
-    narrow = target.with_changes(gm_bytes_per_cycle=64.0)  # one core's DMA alone saturates GM
+    engine = target.path_cost(MemorySpace.DDR, MemorySpace.Vec).bytes_per_cycle
+    narrow = target.with_changes(gm_bytes_per_cycle=engine)  # one core's DMA alone saturates GM
     x = np.ones((128, 128), np.float32)
     one = simulate(_copy_kernel(), {"x": x}, target=narrow, block_dim=1)
     two = simulate(_copy_kernel(), {"x": x}, target=narrow, block_dim=2)
@@ -249,7 +250,10 @@ def test_trace_is_valid_trace_event_json_with_lanes_slices_and_flows(target, tmp
     doc = json.loads(path.read_text())
     flows = _validate_trace_events(doc)
     assert flows, "the set_flag -> wait_flag pair is a flow arrow"
-    lanes = [ev["args"]["name"] for ev in doc["traceEvents"] if ev["ph"] == "M" and ev["name"] == "thread_name"]
+    unit_pid = next(ev["pid"] for ev in doc["traceEvents"] if ev["ph"] == "M" and ev["name"] == "process_name"
+                    and ev["args"]["name"] != "launch")
+    lanes = [ev["args"]["name"] for ev in doc["traceEvents"]
+             if ev["ph"] == "M" and ev["name"] == "thread_name" and ev["pid"] == unit_pid]
     assert lanes[:6] == ["MTE2", "MTE1", "CUBE", "VECTOR", "FIXPIPE", "MTE3"]
     slices = {ev["name"]: ev for ev in doc["traceEvents"] if ev["ph"] == "X"}
     assert lanes[slices["tload %t, @x[0, 0]"]["tid"]] == "MTE2"
@@ -267,6 +271,29 @@ def test_utilisation_and_critical_pipe(target):
     assert res.critical_pipe() == "MTE2"
 
 
+def test_utilisation_is_over_the_kernel_body_and_the_launch_is_its_own_span(target, tmp_path):
+    """The launch overhead is not in the utilisation's denominator; the trace and the picture show it as its
+    own span before the units' lanes; every costed slice says where its price comes from."""
+    import json
+
+    from tilefold.sim.trace import chrome_trace
+
+    slow = target.with_changes(launch_overhead_cycles=5000)
+    fast = simulate(_load_and_vector(dependent=False), {"x": _x()}, target=target)
+    res = simulate(_load_and_vector(dependent=False), {"x": _x()}, target=slow)
+    assert res.cycles == fast.cycles + 5000 and res.body_cycles == fast.cycles
+    assert res.pipe_utilisation() == fast.pipe_utilisation()
+    assert res.launch_spans == [(res.launch_spans[0][0], 0.0, 5000.0)]
+    doc = chrome_trace(res)
+    launch = [ev for ev in doc["traceEvents"] if ev["ph"] == "X" and ev.get("cat") == "launch"]
+    assert len(launch) == 1 and launch[0]["dur"] == pytest.approx(slow.cycles_to_us(5000))
+    units = [ev for ev in doc["traceEvents"] if ev["ph"] == "X" and ev.get("cat") != "launch"]
+    assert min(ev["ts"] for ev in units) >= launch[0]["ts"] + launch[0]["dur"] - 1e-9
+    costs = {ev["args"]["cost"] for ev in units if ev["dur"] > 0}
+    assert costs <= {"measured", "extrapolated", "declared", "assumed"} and "measured" in costs
+    json.dumps(doc)
+
+
 def test_cli_run_writes_a_trace_and_prints_the_critical_pipe(tmp_path, capsys):
     import json
     from pathlib import Path
@@ -278,6 +305,7 @@ def test_cli_run_writes_a_trace_and_prints_the_critical_pipe(tmp_path, capsys):
     assert main(["run", str(example), "--trace", str(out), "--max-steps", "100000"]) == 0
     text = capsys.readouterr().out
     assert "critical pipe" in text and "utilisation" in text and " us at " in text
+    assert "launch" in text and "(overhead), body" in text
     _validate_trace_events(json.loads(out.read_text()))
 
 

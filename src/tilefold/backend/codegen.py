@@ -68,10 +68,11 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import AtomicType, MemorySpace, ScalarType, TensorType, TileType, TupleType
 from tilefold.ops import OpKind, Unit, custom_segments, op_of
-from tilefold.ops.registry import position_mixing_operands
+from tilefold.ops.custom.structured import custom_work_facts
+from tilefold.ops.registry import position_mixing_operands, valid_shape_operands
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
-from .pipelining import plan_stages
+from .pipelining import lower_pipelined, plan_stages
 from .pto import (
     Buffer,
     For,
@@ -313,13 +314,14 @@ class FunctionCodegen:
         elif isinstance(s, IfStmt):
             self.if_stmt(s, out)
         elif isinstance(s, ReturnStmt):
+            _require_bound_values(s, self.fn.name)
             names = []
             for v in s.values:
                 if isinstance(v, Var) and v in self.tensor_name:
                     names.append(self.tensor_name[v])
             self.returns = tuple(names)
         elif isinstance(s, YieldStmt):
-            pass  # handled by the enclosing construct
+            _require_bound_values(s, self.fn.name)  # the values are carried by the enclosing construct
         elif isinstance(s, SeqStmts):
             for x in s.stmts:
                 self.stmt(x, out)
@@ -400,32 +402,9 @@ class FunctionCodegen:
         self._bind_results(s.return_vars, s.iter_args, out)
 
     def pipelined_for(self, s: ForStmt, plan, out: list[Instr]) -> None:
-        """``plan.stages`` copies of the body per iteration, copy k on its own stage buffers, stepping
-        ``stages * step``; a tail loop runs the last ``trip % stages`` iterations on copy 0's buffers."""
-        n, step = plan.stages, int(s.step.value)
-        var = self.reg(s.loop_var)
-        start, stop = self.sexpr(s.start), self.sexpr(s.stop)
-        trip, main_stop = self.names.fresh(var + ".trip"), self.names.fresh(var + ".main_stop")
-        out.append(SAssign(trip, SBin("max", SBin("//", SBin("+", SBin("-", stop, start), SConst(step - 1)),
-                                                  SConst(step)), SConst(0))))
-        out.append(SAssign(main_stop, SBin("+", start, SBin("*", SBin("//", SReg(trip), SConst(n)),
-                                                             SConst(n * step)))))
-        self._carry_in(s.iter_args, out)
-        body: list[Instr] = []
-        key = id(s.loop_var)
-        for k in range(n):
-            self.stage_shift, self.stage_copy = plan.deltas[k], k
-            if k:
-                reg_k = self.names.fresh(f"{var}.{k}")
-                body.append(SAssign(reg_k, SBin("+", SReg(var), SConst(k * step))))
-                self.names.by_var[key] = reg_k
-            try:
-                body.extend(self._body_copy(s))
-            finally:
-                self.names.by_var[key] = var
-                self.stage_shift, self.stage_copy = {}, 0
-        out.append(For(var, start, SReg(main_stop), SConst(n * step), tuple(body)))
-        out.append(For(var, SReg(main_stop), stop, SConst(step), tuple(self._body_copy(s))))
+        """``plan.stages`` copies of the body per iteration, copy k on its own stage buffers
+        (``pipelining.lower_pipelined``)."""
+        out.extend(lower_pipelined(self, s, plan))
         self._bind_results(s.return_vars, s.iter_args, out)
 
     def _body_copy(self, s: ForStmt) -> list[Instr]:
@@ -601,9 +580,9 @@ class FunctionCodegen:
                     args.append(tuple(self.sexpr(e) for e in a.elements))
                 else:
                     args.append(self.sexpr(a))
-            if op.extra.get("reads_valid_shape"):  # e.g. fillpad: the operand's valid extents as an operand
-                view = getattr(call.args[0].type, "tile_view", None)
-                extents = view.valid_shape if view is not None and view.valid_shape else call.args[0].type.shape
+            for i in valid_shape_operands(op):  # e.g. fillpad, part_*: the operands' valid extents as operands
+                view = getattr(call.args[i].type, "tile_view", None)
+                extents = view.valid_shape if view is not None and view.valid_shape else call.args[i].type.shape
                 args.append(tuple(self.sexpr(e) for e in extents))
             if var is None:
                 return ()
@@ -778,7 +757,9 @@ class FunctionCodegen:
         ins = tuple(operand(e) for e in seg["ins"])
         tmps = tuple(self.handle(e) for e in seg["tmps"] if isinstance(e.type, TileType))
         symbol = call.kwarg("symbol") or "<builtin>"
-        out.append(TCustom(symbol, outs, ins, tmps, opcode=call.op_name.split(".")[-1]))
+        iterators, ranges, pipe = custom_work_facts(call, self.target)
+        out.append(TCustom(symbol, outs, ins, tmps, opcode=call.op_name.split(".")[-1], iterators=iterators,
+                           ranges=ranges, pipe=pipe))
         if var is not None:
             if isinstance(call.type, TupleType):
                 self.custom_outs[var] = outs
@@ -881,6 +862,17 @@ def _create_tensor(fn: Function, var: Var, call: Call, name: str) -> TensorParam
     return TensorParam(name, shape, t.dtype, "Local")
 
 
+def _require_bound_values(s: ReturnStmt | YieldStmt, fn_name: str) -> None:
+    """Codegen lowers calls where they are statements; a call left as a return / yield value would be dropped
+    with its effect (a store, a launch). The front ends bind such results (language/call_results.py), so one
+    here comes from a pass or hand-built IR: refuse it rather than emit a program without it."""
+    for v in s.values:
+        if isinstance(v, Call):
+            verb = "returns" if isinstance(s, ReturnStmt) else "yields"
+            raise InternalCheckError(f"internal error: {fn_name!r} {verb} the call {v.op_name} directly; bind its "
+                                     "result to a variable first (tilefold.frontend.call_results)")
+
+
 def _return_names(fn: Function, ret: ReturnStmt, tensor_of: dict[Var, str]) -> tuple[tuple[str, str], ...]:
     """Name returned tensors like the golden interpreter: values that are not the entry's Out / InOut
     tensors are ``"return"`` (one such value) or ``"return<i>"`` (by position in the return statement)."""
@@ -953,6 +945,7 @@ def _orchestration(fn: Function, kernels: dict[str, PTOKernel]) -> _Orchestratio
         elif isinstance(s, EvalStmt) and isinstance(s.expr, Call):
             lower_call(s.expr)
         elif isinstance(s, ReturnStmt):
+            _require_bound_values(s, fn.name)
             returns = _return_names(fn, s, tensor_of)
         elif isinstance(s, YieldStmt):
             continue

@@ -1,7 +1,11 @@
 """Software pipelining of ``pl.pipeline(..., stage=N)`` loops: one buffer set per stage.
 
 Codegen lowers a pipelined loop as ``N`` copies of its body per iteration of a loop stepping ``N * step``
-(then a tail loop for the remaining ``trip % N`` iterations). Copy ``k`` gets its own *stage buffers*:
+(``lower_pipelined``); when ``N`` may not divide the trip count, copies ``1 .. N-1`` are guarded by an
+``if``, so the last partial iteration is the tail, in the same loop and on the same stage buffers (a tail
+loop after the main one would start only once every copy's events at the loop exit fired: a single-buffered
+tail, and stage 3 slower than stage 2 on two iterations). A constant trip count below ``N`` uses that many
+copies. Copy ``k`` gets its own *stage buffers*:
 every storage root used only inside the loop body is moved, for copy ``k > 0``, to a fresh region above
 everything memory planning placed in that space (the region of copy ``k`` is ``k - 1`` regions above the
 high-water mark). Copies then touch disjoint bytes, so the sync pass (``sync.py``) puts no event between
@@ -17,6 +21,7 @@ capacity, the depth drops to what fits (down to 1: no pipelining) -- PyPTO's "yo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from tilefold.ir.expr import Var
 from tilefold.ir.stmt import AssignStmt, ForStmt, Function, IfStmt, SeqStmts, Stmt, WhileStmt
@@ -144,4 +149,48 @@ def plan_stages(fn: Function, loop: ForStmt, stages: int, target: Target) -> Sta
     return StagePlan(fit, tuple(deltas))
 
 
-__all__ = ["StagePlan", "plan_stages"]
+def lower_pipelined(gen: Any, loop: ForStmt, plan: StagePlan) -> list:
+    """The instructions of a pipelined loop: one loop stepping ``stages * step`` whose iteration runs body
+    copies ``0 .. stages - 1``, copy ``k`` on stage buffer set ``k`` with loop variable ``i + k * step``.
+    When the trip count may not be a multiple of the depth, copies ``k >= 1`` run under
+    ``if i + k * step < stop``: the last, partial iteration is the tail, on its own stage buffers like every
+    other iteration, and no loop boundary stands between it and the iterations before it (events at a loop's
+    exit would wait for every copy). A constant trip count below the depth uses that many copies.
+    ``gen`` is codegen's function lowerer (its ``_body_copy`` / ``_carry_in`` / register names)."""
+    from tilefold.backend.pto import For, If, SAssign, SBin, SConst, SReg
+    from tilefold.ir.expr import ConstInt
+
+    n, step = plan.stages, int(loop.step.value)
+    static = isinstance(loop.start, ConstInt) and isinstance(loop.stop, ConstInt)
+    trip = max(0, -(-(loop.stop.value - loop.start.value) // step)) if static else None
+    if trip is not None:
+        n = max(1, min(n, trip))
+    var = gen.reg(loop.loop_var)
+    start, stop = gen.sexpr(loop.start), gen.sexpr(loop.stop)
+    out: list = []
+    gen._carry_in(loop.iter_args, out)
+    guarded = trip is None or trip % n != 0
+    body: list = []
+    key = id(loop.loop_var)
+    for k in range(n):
+        gen.stage_shift, gen.stage_copy = plan.deltas[k], k
+        copy: list = []
+        first = SBin("+", SReg(var), SConst(k * step))
+        if k:
+            reg_k = gen.names.fresh(f"{var}.{k}")
+            copy.append(SAssign(reg_k, first))
+            gen.names.by_var[key] = reg_k
+        try:
+            copy.extend(gen._body_copy(loop))
+        finally:
+            gen.names.by_var[key] = var
+            gen.stage_shift, gen.stage_copy = {}, 0
+        if k and guarded:
+            body.append(If(SBin("<", first, stop), tuple(copy), ()))
+        else:
+            body.extend(copy)
+    out.append(For(var, start, stop, SConst(n * step), tuple(body)))
+    return out
+
+
+__all__ = ["StagePlan", "lower_pipelined", "plan_stages"]

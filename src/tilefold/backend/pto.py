@@ -268,6 +268,11 @@ class TCustom(Instr):
     ins: tuple[Any, ...]
     tmps: tuple[str, ...] = ()
     opcode: str = "custom"
+    # the structured description the work-based price needs (ops/custom/cost.py): iterator types, the loop
+    # ranges read off this call's tile shapes, and the pipe its declaration names ("" = where its results live)
+    iterators: tuple[str, ...] = ()
+    ranges: tuple[Any, ...] = ()
+    pipe: str = ""
 
     def text(self) -> str:
         def fmt(a):

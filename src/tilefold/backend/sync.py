@@ -72,6 +72,8 @@ def instruction_pipe(ins: Instr, space_of: Callable[[str], MemorySpace], target:
         return target.path_pipe(space_of(ins.src), space_of(ins.dst))
     if t is TVector or t is TMatmul:
         return _UNIT_PIPES.get(get_op(ins.op).unit, Pipe.VECTOR)
+    if t is TCustom and ins.pipe:  # the pipe its cost declaration names (a scalar loop: S)
+        return Pipe(ins.pipe)
     if t is TCustom:  # a custom kernel runs where its results live: the cube for Acc, else the vector unit
         return Pipe.CUBE if any(space_of(o) is Mem.Acc for o in ins.outs) else Pipe.VECTOR
     if t is SetFlag:

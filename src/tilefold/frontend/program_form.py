@@ -8,6 +8,7 @@ import ast
 from typing import Any
 
 from tilefold.errors import ParseError, Span
+from tilefold.frontend.call_results import bind_call_results
 from tilefold.frontend.constants import _NotConst
 from tilefold.frontend.parse_base import _FnSig
 from tilefold.ir.expr import (
@@ -304,6 +305,7 @@ class ProgramFormMixin:
             params.append(v)
             self._define(name, v, p)
         body = self._body(fn.body, None, release=self._release_ast)
-        return Function(fn.name, tuple(params), tuple(d for _n, _t, d in sig.params), sig.return_types,
-                        SeqStmts(tuple(body)), sig.func_type, sig.attrs, span=self.span(fn))
+        return bind_call_results(Function(fn.name, tuple(params), tuple(d for _n, _t, d in sig.params),
+                                          sig.return_types, SeqStmts(tuple(body)), sig.func_type, sig.attrs,
+                                          span=self.span(fn)))
 

@@ -104,6 +104,18 @@ _NUMPY_DTYPES = {
 }
 
 
+# numpy dtype -> DataType, the inverse of the table above (INDEX is an int64 too: arrays never carry it)
+_FROM_NUMPY = {np.dtype(np_type): dt for dt, np_type in _NUMPY_DTYPES.items() if dt is not DataType.INDEX}
+
+
+def dtype_from_numpy(np_dtype) -> DataType | None:
+    """The DataType of a numpy dtype (None when tilefold has none): the one numpy -> DataType table."""
+    try:
+        return _FROM_NUMPY.get(np.dtype(np_dtype))
+    except TypeError:
+        return None
+
+
 class MemorySpace(enum.Enum):
     """Where a tile lives. DDR is global memory (GM)."""
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from tilefold.errors import TypeInferenceError
-from tilefold.ir.expr import ConstInt, Expr, MakeTuple, Min
+from tilefold.ir.expr import ConstInt, Expr, MakeTuple, Max, Min, Sub
 from tilefold.ir.shapes import make_shape
 from tilefold.ir.types import (
     INDEX,
@@ -33,6 +33,7 @@ from tilefold.ir.types import (
 from tilefold.ops.custom.structured import CUSTOM_SEGMENTS, StructuredView
 from tilefold.ops.operand_checks import describe, shape_repr
 from tilefold.ops.registry import (
+    FLOAT_ONLY,
     MemoryRule,
     MemoryRuleKind,
     OpDef,
@@ -174,8 +175,28 @@ def _valid_view(*tiles: TileType) -> TileView | None:
             if isinstance(mine, ConstInt) and isinstance(theirs, ConstInt):
                 valid[axis] = mine if mine.value < theirs.value else theirs
             else:
-                valid[axis] = Min(mine, theirs, INDEX)
+                valid[axis] = Min(mine, theirs)
     return TileView(valid_shape=tuple(valid)) if valid is not None else None
+
+
+def _window_valid_view(src: TileType, offsets: Sequence[Expr], extents: Sequence[Expr]) -> TileView | None:
+    """The valid shape of a window of ``src`` (a slice, an extract): per axis the source's valid extent past the
+    window's offset, clipped to ``[0, extent]`` (``min(max(v - off, 0), ext)`` at run time). None when the source
+    is fully valid (or the window lies inside its valid region)."""
+    vs = src.tile_view.valid_shape if src.tile_view is not None else None
+    if vs is None:
+        return None
+    out: list[Expr] = []
+    for v, off, ext in zip(vs, offsets, extents, strict=True):
+        if isinstance(v, ConstInt) and isinstance(off, ConstInt) and isinstance(ext, ConstInt):
+            out.append(ConstInt(max(0, min(v.value - off.value, ext.value))))
+        else:
+            past = v if isinstance(off, ConstInt) and off.value == 0 else Sub(v, off)
+            out.append(Min(Max(past, ConstInt(0)), ext))
+    if all(isinstance(x, ConstInt) and isinstance(e, ConstInt) and x.value == e.value
+           for x, e in zip(out, extents, strict=True)):
+        return None
+    return TileView(valid_shape=tuple(out))
 
 
 def _vec_tile(shape, dtype: DataType, view: TileView | None = None) -> TileType:
@@ -389,7 +410,7 @@ def _infer_slice(args, attrs) -> Type:
             if off.value < 0 or off.value + ext.value > src_static[d]:
                 raise _fail(op, f"window [{off.value}, {off.value + ext.value}) on axis {d} is outside the "
                                 f"source extent {src_static[d]}", _window_hint(d, off.value, ext.value, src_static[d]))
-    view = None
+    view = _window_valid_view(src, offset, shape)  # a window of a partial tile is partial (unless given)
     if len(args) >= 4:
         valid = _tuple(op, args, 3, "valid_shape")
         if len(valid) != src.rank:
@@ -452,7 +473,13 @@ def _infer_extract(args, attrs) -> Type:
                 raise _fail(op, f"window [{idx.value}, {idx.value + shape[d]}) on axis {d} is outside the "
                                 f"source extent {src_static[d]}", _window_hint(d, idx.value, shape[d], src_static[d]))
     mem = attrs.get("target_memory") or src.memory_space
-    return TileType(make_shape(shape), src.dtype, mem)
+    out_shape = make_shape(shape)
+    view = _window_valid_view(src, (_index_expr(args[1]), _index_expr(args[2])), out_shape)
+    return TileType(out_shape, src.dtype, mem, None, canonical_tile_view(out_shape, mem, view) if view else None)
+
+
+def _index_expr(e: Expr) -> Expr:
+    return e if isinstance(e, Expr) else ConstInt(int(e))
 
 
 register_op(OpDef(
@@ -488,6 +515,13 @@ def _infer_reshape(args, attrs) -> Type:
     if a is not None and b is not None and int(np.prod(a)) != int(np.prod(b)):
         raise _fail(op, f"cannot reshape {list(a)} ({int(np.prod(a))} elements) to {list(b)}",
                     f"choose extents whose product is {int(np.prod(a))}, the source's element count")
+    view = _valid_view(src)
+    if view is not None:
+        if a is not None and b is not None and tuple(a) == tuple(b):
+            return TileType(tuple(shape), src.dtype, src.memory_space, None, src.tile_view)
+        # the valid region of a partial tile is not a rectangle of another shape: its padding would pass for data
+        raise _fail(op, f"reshape of a tile whose valid shape is smaller than its shape {_shape_repr(src.shape)}",
+                    "fill the padding first (pl.tile.fillpad), or reshape before pl.tile.set_validshape")
     return TileType(tuple(shape), src.dtype, src.memory_space)
 
 
@@ -767,18 +801,23 @@ _BINARY = {
 }
 
 
-def _register_vector_family(table: dict, params: tuple[Param, ...], infer_of, kind: OpKind, golden_of) -> None:
+def _register_vector_family(table: dict, params: tuple[Param, ...], infer_of, kind: OpKind, golden_of,
+                            float_only: tuple[str, ...] = ()) -> None:
     """Register ``tile.<name>`` (PTO ``t<name>``) for each numpy function of ``table``: a vector op whose type
-    rule is ``infer_of("tile.<name>")`` and whose golden is ``golden_of(fn)``."""
+    rule is ``infer_of("tile.<name>")`` and whose golden is ``golden_of(fn)``; the ops named in ``float_only``
+    take floating-point operands only."""
     for name, fn in table.items():
         register_op(OpDef(
             f"tile.{name}", params, infer_of(f"tile.{name}"), kind, Unit.VECTOR, VEC,
             golden=golden_of(fn), pto=f"t{name}", cost="vector", extra={"numpy": fn},
+            operand_dtypes=FLOAT_ONLY if name in float_only else None,
         ))
 
 
+# Division, exp, log, sqrt, rsqrt and recip are float math: PyPTO's catalog defines no integer form of them (PTO
+# prices them for FP16 / FP32 only), so integer and bool operands are refused rather than given a made-up meaning.
 _register_vector_family(_BINARY, (Param("lhs", T), Param("rhs", T)), _infer_binary, OpKind.ELEMENTWISE,
-                        lambda fn: lambda a, k: fn(_f32(a[0]), _f32(a[1])))
+                        lambda fn: lambda a, k: fn(_f32(a[0]), _f32(a[1])), float_only=("div",))
 
 
 def _infer_scalar_binary(name):
@@ -798,7 +837,7 @@ _SCALAR_BINARY = {
     "maxs": np.maximum, "mins": np.minimum,
 }
 _register_vector_family(_SCALAR_BINARY, (Param("tile", T), Param("scalar", S)), _infer_scalar_binary,
-                        OpKind.SCALAR_ELEMENTWISE, lambda fn: lambda a, k: fn(_f32(a[0]), a[1]))
+                        OpKind.SCALAR_ELEMENTWISE, lambda fn: lambda a, k: fn(_f32(a[0]), a[1]), float_only=("divs",))
 
 
 def _infer_unary(name):
@@ -813,7 +852,30 @@ _UNARY = {
     "abs": np.abs, "recip": lambda x: 1.0 / x, "relu": lambda x: np.maximum(x, 0),
 }
 _register_vector_family(_UNARY, (Param("tile", T),), _infer_unary, OpKind.UNARY,
-                        lambda fn: lambda a, k: fn(_f32(a[0])))
+                        lambda fn: lambda a, k: fn(_f32(a[0])), float_only=("exp", "log", "sqrt", "rsqrt", "recip"))
+
+
+def _round_half_away(x: np.ndarray) -> np.ndarray:
+    # x - trunc(x) is exact; floor(x + 0.5) is not (0.49999997 + 0.5 rounds to 1 in FP32)
+    whole = np.trunc(x)
+    return whole + np.where(np.abs(x - whole) >= 0.5, np.sign(x), 0)
+
+
+#: PyPTO's cast rounding modes, applied on a float -> integer conversion (``ROUND`` rounds ties away from zero,
+#: ``RINT`` to even: PyPTO's LowerCompositeOps page); float -> float rounds to nearest even in every mode
+CAST_MODES = {"round": _round_half_away, "rint": np.rint, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}
+
+
+CAST_NOTE = ("mode= rounds a float -> integer conversion: round (default; PyPTO's ROUND, nearest with ties away from "
+             "zero), rint (ties to even), floor, ceil, trunc; NaN gives 0 and out-of-range values saturate. Float -> "
+             "float rounds to nearest even (overflow to inf); integer -> integer wraps")
+
+
+def check_cast_mode(op: str, mode: Any) -> None:
+    if mode is not None and (not isinstance(mode, str) or mode.lower() not in CAST_MODES):
+        raise _fail(op, f"mode={mode!r} is not a cast rounding mode",
+                    f"use one of {', '.join(repr(m) for m in CAST_MODES)} (round: nearest, ties away from zero; "
+                    "rint: nearest, ties to even)")
 
 
 def _infer_cast(args, attrs) -> Type:
@@ -822,20 +884,21 @@ def _infer_cast(args, attrs) -> Type:
     if not isinstance(dtype, DataType):
         raise _fail("tile.cast", "missing target_type=<dtype>",
                     "add target_type=pl.<dtype>, e.g. pl.tile.cast(t, target_type=pl.FP16)")
+    check_cast_mode("tile.cast", attrs.get("mode"))
     return _vec_tile(a.shape, dtype, _valid_view(a))
 
 
 def _golden_cast(a, k):
     x = _f32(a[0])
     if k["target_type"].is_int and np.asarray(x).dtype.kind == "f":
-        mode = k.get("mode", "round")
-        x = {"round": np.rint, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}.get(mode, np.rint)(x)
+        x = CAST_MODES[str(k.get("mode") or "round").lower()](x)
     return x
 
 
 register_op(OpDef(
     "tile.cast", (Param("tile", T), Param("target_type", A), Param("mode", A, "round")),
     _infer_cast, OpKind.CAST, Unit.VECTOR, VEC, golden=_golden_cast, pto="tcvt", cost="vector",
+    extra={"note": CAST_NOTE},
 ))
 
 
@@ -894,7 +957,7 @@ def _infer_expand(name, axis):
         if tgt.dtype != vec.dtype:
             raise _fail(name, f"operand dtypes {tgt.dtype.name} and {vec.dtype.name} differ",
                         "cast the vector or the target with pl.tile.cast so both share a dtype")
-        return _vec_tile(tgt.shape, tgt.dtype)
+        return _vec_tile(tgt.shape, tgt.dtype, _valid_view(tgt))  # valid where the target is
     return infer
 
 
@@ -913,6 +976,7 @@ for _prefix, _axis, _kind in (("row", 1, OpKind.ROW_BROADCAST), ("col", 0, OpKin
             _nm, (Param("target", T), Param("vector", T)), _infer_expand(_nm, _axis), _kind, Unit.VECTOR, VEC,
             golden=(lambda fn: lambda a, k: fn(_f32(a[0]), _f32(a[1])))(_fn),
             pto=f"t{_prefix}expand{_suffix.lstrip('_')}", cost="vector", extra={"axis": _axis},
+            operand_dtypes=FLOAT_ONLY if _suffix in ("_div", "_expdif") else None,
         ))
 
 
@@ -1084,8 +1148,10 @@ def _golden_valid_load(tensor: np.ndarray, offsets, shapes, valid) -> np.ndarray
     """The tile a load moving only its valid region gives: the window's valid part, the rest undefined."""
     dtype = np.asarray(tensor).dtype
     ext = [min(max(int(v), 0), int(n)) for v, n in zip(valid, shapes, strict=True)]
-    wide = np.float64 if dtype.kind in "fV" else dtype  # NaN needs a float; the interpreter casts back
-    tile = np.full(tuple(int(n) for n in shapes), _undefined_fill(dtype), wide)
+    # in the tensor's own dtype where it holds the undefined fill (floats: NaN; numpy ints: 0), so that the moved
+    # region keeps its bytes, NaN payloads too; other ml_dtypes (int4) go through float64 as before
+    own = dtype.kind in "fiu" or dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+    tile = np.full(tuple(int(n) for n in shapes), _undefined_fill(dtype), dtype if own else np.float64)
     tile[tuple(slice(0, e) for e in ext)] = _window(tensor, offsets, ext)
     return tile
 
@@ -1133,7 +1199,9 @@ def _golden_fillpad(a, k):
     tile = np.asarray(a[0])
     pad = pad_value_of(k.get("pad_value", PadValue.zero))
     valid = a[1] if len(a) > 1 and a[1] is not None else tile.shape
-    out = np.array(tile, dtype=np.float64 if tile.dtype.kind in "fV" else tile.dtype, copy=True)
+    # in the tile's dtype: the valid region keeps its bytes (NaN payloads too); an int4 tile pads through float64
+    own = tile.dtype.kind in "fiu" or tile.dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+    out = np.array(tile, dtype=None if own else np.float64, copy=True)
     if pad is PadValue.null:
         return out
     mask = np.ones(out.shape, bool)

@@ -58,7 +58,7 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.structural import format_node, structural_equal
 from tilefold.ir.types import ScalarType, TensorType, TileType, TupleType, Type, UnknownType
-from tilefold.ops.registry import op_of
+from tilefold.ops.registry import check_operand_dtypes, op_of
 from tilefold.passes.base import IRProperty
 
 __all__ = [
@@ -327,6 +327,7 @@ def _check_call(call: Call, stmt: Stmt, program: Program, r: _Report) -> Type | 
               "declare the op in tilefold.ops (register_op) or use a registered one")
         return None
     try:
+        check_operand_dtypes(op, call.args)  # a pass must not build an op on a dtype it is not defined for
         inferred = op.infer(tuple(call.args), dict(call.kwargs))
     except TypeInferenceError as exc:
         r.add(stmt, f"{call.op_name} no longer type-checks: {exc.message}", exc.hint)
@@ -527,6 +528,11 @@ def _check_normalized(fn: Function, program: Program, r: _Report) -> None:
             continue
         if isinstance(stmt, YieldStmt) and role not in ("loop", "if"):
             r.add(stmt, "a yield appears outside any loop or if body")
+        if isinstance(stmt, (YieldStmt, ReturnStmt)):
+            for v in stmt.values:
+                if isinstance(v, Call):  # lowering emits calls where they are statements: this one would be lost
+                    r.add(stmt, f"the call {v.op_name} is {'returned' if isinstance(stmt, ReturnStmt) else 'yielded'}"
+                                " directly; bind its result to a variable first")
         if isinstance(stmt, (ForStmt, WhileStmt)):
             if not isinstance(stmt.body, SeqStmts):
                 r.add(stmt, f"the loop body is a {type(stmt.body).__name__}, not a SeqStmts")

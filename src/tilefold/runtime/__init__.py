@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 
 from tilefold.errors import NotSupportedError
-from tilefold.runtime.arrays import TensorSpec
 from tilefold.runtime.compiled import CompiledKernel
 from tilefold.runtime.config import PLATFORMS, RUNTIME_FIELDS, RunConfig
 from tilefold.runtime.execute import run_jit
 from tilefold.runtime.jit import JITFunction
+from tilefold.runtime.tensor_args import TensorSpec
 
 
 @dataclass
@@ -28,16 +28,16 @@ class RunResult:
     compiled: Any
 
 
-def run(kernel: JITFunction, *args: Any, config: RunConfig | None = None) -> Any:
+def run(kernel: JITFunction, *args: Any, config: RunConfig | None = None, **kwargs: Any) -> Any:
     """``run(kernel, *args, config=...)``: the same as calling the kernel (or the ``CompiledProgram``)."""
     from tilefold.compiler import CompiledProgram
 
     if isinstance(kernel, CompiledProgram):
-        return CompiledKernel.of(kernel)(*args, config=config)
+        return CompiledKernel.of(kernel)(*args, config=config, **kwargs)
     if not isinstance(kernel, JITFunction):
         raise NotSupportedError("tilefold.runtime.run runs @pl.jit kernels and compiled programs",
                                 hint="decorate the kernel with @pl.jit; for @pl.program IR use tilefold.testing")
-    return run_jit(kernel, args, config)
+    return run_jit(kernel, args, config, kwargs)
 
 
 from tilefold.runtime.benchmark import BenchmarkStats, benchmark  # noqa: E402  (they use RunConfig)

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from tilefold.errors import TilefoldError
-from tilefold.ir.types import DataType
 
 
 def _torch() -> Any:
@@ -85,15 +84,3 @@ def write_back(dst: Any, value: np.ndarray, what: str = "an output") -> None:
                 from None
         return
     raise TypeError(f"cannot write into a {type(dst).__name__}")
-
-
-class TensorSpec:
-    """Shape and dtype of an argument, without data (``tilefold.runtime.TensorSpec``)."""
-
-    def __init__(self, shape: Any, dtype: DataType = DataType.FP32, name: str | None = None) -> None:
-        self.shape = tuple(int(s) for s in shape)
-        self.dtype = dtype
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"TensorSpec({list(self.shape)}, {self.dtype.name})"

@@ -22,8 +22,23 @@ from tilefold.sim.faults import (
 from tilefold.sim.machine import Core, Machine, SimResult, simulate
 from tilefold.sim.memory import Handle, copy_rows, read, write
 
+
+def instruction_cycles(op: str, dtypes, shape, valid_shape=None, target="Ascend910B", *, blocks: int = 1):
+    """The price of one instruction as the simulator charges it (``tilefold.targets.instruction_cycles``),
+    ``op`` also a tilefold op name (``"tile.adds"``, ``"adds"``: the registry's PTO instruction)."""
+    from tilefold.ops import all_ops
+    from tilefold.targets import instruction_cycles as price
+
+    ops = all_ops()
+    for name in (op, f"tile.{op}"):
+        o = ops.get(name)
+        if o is not None and o.pto:
+            op = o.pto
+            break
+    return price(op, dtypes, shape, valid_shape, target, blocks=blocks)
+
 __all__ = [
     "Core", "Deadlock", "DeviceFault", "DeviceHang", "Handle", "IllegalUnit", "Machine", "MissingSync",
     "OutOfBounds", "RaceDetected", "SimResult",
-    "UnsupportedDataPath", "copy_rows", "read", "simulate", "write",
+    "UnsupportedDataPath", "copy_rows", "instruction_cycles", "read", "simulate", "write",
 ]

@@ -58,14 +58,16 @@ from tilefold.budget import DEFAULT_MAX_STEPS, StepBudget
 from tilefold.errors import CustomOpError, TilefoldError
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.ops import get_op
+from tilefold.ops.custom.cost import CostDeclaration
 from tilefold.ops.custom.kernels import call_cost, call_kernel, describe_kernel, get_custom_op
 from tilefold.ops.tile_ops import atomic_add
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
+from tilefold.targets.costs import dtype_key
 
 from .faults import DeviceFault, DeviceHang, IllegalUnit, OutOfBounds, UnsupportedDataPath
 from .hazards import HazardTracker
 from .memory import FR, Handle, assign, copy_rows, nd_view, read, write
-from .timeline import PIPE_INDEX, PIPES, S, UnitTrace, schedule
+from .timeline import ORIGIN_CODE, ORIGIN_NAMES, PIPE_INDEX, PIPES, S, UnitTrace, schedule
 
 Mem = MemorySpace
 
@@ -96,18 +98,50 @@ class SimResult:
     target: Target | None = None
     traces: list[UnitTrace] = field(default_factory=list)  # every unit's records with start / end times
     busy: dict[str, dict[Any, float]] = field(default_factory=dict)  # unit -> pipe -> busy cycles
+    # every launch's overhead span (kernel, start cycle, end cycle): before its first block starts
+    launch_spans: list[tuple[str, float, float]] = field(default_factory=list)
 
     @property
     def microseconds(self) -> float:
         return self.target.cycles_to_us(self.cycles) if self.target is not None else math.nan
 
+    @property
+    def launch_cycles(self) -> float:
+        """Cycles spent in launch overhead (summed over the launches)."""
+        return sum(e - s for _, s, e in self.launch_spans)
+
+    @property
+    def body_cycles(self) -> float:
+        """The kernel body's time: the simulated time without the launch overhead."""
+        return self.cycles - self.launch_cycles
+
     def pipe_utilisation(self) -> dict[str, float]:
-        """Busy cycles / kernel cycles per pipe, over the busiest unit of each pipe."""
+        """Busy cycles / kernel-body cycles per pipe (the launch overhead is not in the denominator), over the
+        busiest unit of each pipe."""
+        body = self.body_cycles
         out: dict[str, float] = {}
         for per in self.busy.values():
             for pipe, cyc in per.items():
-                out[pipe.value] = max(out.get(pipe.value, 0.0), cyc / self.cycles if self.cycles else 0.0)
+                out[pipe.value] = max(out.get(pipe.value, 0.0), cyc / body if body > 0 else 0.0)
         return {p.value: out.get(p.value, 0.0) for p in PIPES}
+
+    def instruction_records(self, pipe: str | None = None) -> list[dict[str, Any]]:
+        """Every costed instruction of every unit: text, pipe, start / end cycle, cycles, cost origin
+        (measured / extrapolated / declared / assumed). A one-op kernel's op is the one record on its pipe."""
+        out = []
+        for unit in self.traces:
+            for r, p in enumerate(unit.pipe):
+                if pipe is not None and PIPES[p].value != pipe:
+                    continue
+                origin = ORIGIN_NAMES[unit.origin[r]]
+                if not origin:
+                    continue
+                instr = unit.instr[r]
+                text = instr.text() if hasattr(instr, "text") else str(instr)
+                out.append({"unit": unit.name, "instruction": text, "pipe": PIPES[p].value,
+                            "start": unit.start[r], "end": unit.end[r], "cycles": unit.end[r] - unit.start[r],
+                            "origin": origin})
+        return out
 
     def critical_pipe(self) -> str:
         util = self.pipe_utilisation()
@@ -301,7 +335,7 @@ class KernelRun:
         return self._facts(ins)[0]
 
     def charge(self, ins: Instr, latency: float = 0.0, work: float = 0.0, nbytes: int = 0,
-               gm_cap: float = 0.0) -> None:
+               gm_cap: float = 0.0, origin: int = 0) -> None:
         """Record ``ins`` on its pipe (after checking its accesses against the other pipes): ``latency`` +
         ``work`` cycles, or, with ``gm_cap`` > 0, ``latency`` then ``nbytes`` over the shared GM at most
         ``gm_cap`` bytes per cycle."""
@@ -312,7 +346,7 @@ class KernelRun:
         if facts is None or facts[-1] is not ins:
             facts = self._facts(ins)
         pipe = facts[0]
-        if pipe != S:
+        if facts[1] or facts[2]:  # every pipe's accesses are checked (a scalar-loop custom op runs on S)
             hz = self.hazards
             hz.seq[pipe] += 1  # HazardTracker.tick
             handles = self.handles
@@ -323,9 +357,9 @@ class KernelRun:
             for key, w in facts[2]:
                 access(pipe, key, 0, 1 << 62, w, ins, "tensor ")
         if gm_cap > 0:
-            self.trace.add(pipe, ins, latency, 0.0, float(nbytes), gm_cap)
+            self.trace.add(pipe, ins, latency, 0.0, float(nbytes), gm_cap, origin=origin)
         else:
-            self.trace.add(pipe, ins, latency, work)
+            self.trace.add(pipe, ins, latency, work, origin=origin)
 
     def scalar(self, ins: Instr, cycles: float) -> None:
         self.stats.instructions += 1
@@ -469,12 +503,14 @@ class KernelRun:
                 f"{self.target.name} has no {src.name} -> {dst.name} data path",
                 instruction=ins.text(), address=addr, space=dst.name, hint=path_hint(self.target, src, dst))
 
-    def _dma(self, ins: Instr, src: MemorySpace, dst: MemorySpace, nbytes: int) -> None:
-        pc = self.m.path_info(src, dst)[1]
+    def _dma(self, ins: Instr, src: MemorySpace, dst: MemorySpace, nbytes: int, blocks: int = 1) -> None:
+        """A transfer of ``nbytes`` in ``blocks`` contiguous blocks: the path's latency per block, then the
+        bytes at its rate (on GM: shared with the chip's other transfers in flight)."""
+        _, pc, origin = self.m.path_info(src, dst)
         if src is Mem.DDR or dst is Mem.DDR:
-            self.charge(ins, pc.latency, 0.0, nbytes, pc.bytes_per_cycle)
+            self.charge(ins, pc.latency * blocks, 0.0, nbytes, pc.bytes_per_cycle, origin)
         else:
-            self.charge(ins, pc.latency, math.ceil(nbytes / pc.bytes_per_cycle), nbytes)
+            self.charge(ins, pc.latency * blocks, math.ceil(nbytes / pc.bytes_per_cycle), nbytes, origin=origin)
 
     def _gm_window(self, tensor: str, offsets, window: tuple[int, ...], rows: int, cols: int,
                    ins: Instr) -> np.ndarray:
@@ -520,22 +556,24 @@ class KernelRun:
             tile = np.array(read(mem, dst, ""), copy=True)
             tile[:vr, :vc] = src.reshape(vr, vc)
             write(mem, dst, tile, "")
-            self._dma(ins, Mem.DDR, dst.space, vr * vc * dst.isz)
+            self._dma(ins, Mem.DDR, dst.space, vr * vc * dst.isz, _blocks(ins.window))
             return
         src = self._gm_window(ins.tensor, ins.offsets, ins.window, dst.rows, dst.cols, ins)
         if self.races is not None:  # GM race detection (sim/races.py)
             self.races.record(self, False, ins.tensor, self.gm[ins.tensor], src, ins)
         write(mem, dst, src.reshape(dst.rows, dst.cols), "")
-        self._dma(ins, Mem.DDR, dst.space, dst.nbytes)
+        self._dma(ins, Mem.DDR, dst.space, dst.nbytes, _blocks(ins.window))
 
     def x_TStore(self, ins: TStore) -> None:
         src = self.h(ins.src)
         mem = self._mem(src, ins)
         self._path(src.space, Mem.DDR, ins, src.address)
+        nbytes = src.nbytes
         if ins.valid:  # the instruction writes the tile's valid region only (whose bounds are what is checked)
             vr, vc = self._valid_extents(ins, src)
             win = self._gm_window(ins.tensor, ins.offsets, _valid_window(ins, vr, vc), vr, vc, ins)
             value = read(mem, src, "")[:vr, :vc]
+            nbytes = vr * vc * src.isz
         else:
             win = self._gm_window(ins.tensor, ins.offsets, ins.window, src.rows, src.cols, ins)
             value = read(mem, src, "")
@@ -545,7 +583,7 @@ class KernelRun:
         if ins.atomic:  # read-add-write of the GM window, FP32 adds for floats, wrapping integer adds
             value = atomic_add(win, value)
         assign(win, value)  # in place: win is a view
-        self._dma(ins, src.space, Mem.DDR, src.nbytes)
+        self._dma(ins, src.space, Mem.DDR, nbytes, _blocks(ins.window))
 
     def _valid_extents(self, ins: TLoad | TStore, h: Handle) -> tuple[int, int]:
         """The valid [rows, cols] of a load / store, evaluated and clipped to the tile (1-D: one row)."""
@@ -638,15 +676,18 @@ class KernelRun:
             self._vec_operand(dst, ins)
         vec = self._mem(dst, ins)
         args = []
-        nbytes = dst.nbytes
+        shape_of = dst  # the instruction is priced on its largest tile operand
+        src_dtype = None
         for kind, a in plan:
             if kind == 0:
                 h = handles.get(a) or self.h(a)
                 if h.space is not Mem.Vec or h.address % align:
                     self._vec_operand(h, ins)
                 args.append(read(vec, h, ""))
-                if h.nbytes > nbytes:
-                    nbytes = h.nbytes
+                if src_dtype is None:
+                    src_dtype = h.dtype
+                if h.rows * h.cols > shape_of.rows * shape_of.cols:
+                    shape_of = h
             elif kind == 2:
                 args.append(a)
             elif kind == 1:
@@ -656,11 +697,15 @@ class KernelRun:
         if op.golden is None:
             raise TilefoldError(f"simulator: {op.name} has no golden semantics")
         write(vec, dst, op.golden(args, attrs), "")
-        c = self.costs
-        rate = self.m.vector_rates.get(id(dst.dtype))
-        if rate is None:
-            rate = self.m.vector_rates[id(dst.dtype)] = c.vector_rate(dst.dtype.name)
-        self.charge(ins, c.vector_startup, math.ceil(nbytes / rate))
+        src_dtype = src_dtype or dst.dtype
+        key = (ins.opcode, id(src_dtype), id(dst.dtype), shape_of.rows, shape_of.cols, shape_of.pitch)
+        price = self.m.vector_prices.get(key)
+        if price is None:
+            p = self.costs.table.vector(ins.opcode.upper(), dtype_key(src_dtype), dtype_key(dst.dtype),
+                                        shape_of.rows, max(shape_of.pitch, shape_of.cols), shape_of.rows,
+                                        shape_of.cols)
+            price = self.m.vector_prices[key] = (float(p.cycles), ORIGIN_CODE[p.origin])
+        self.charge(ins, 0.0, price[0], origin=price[1])
 
     def x_TMatmul(self, ins: TMatmul) -> None:
         op = self.m.op(ins.op)
@@ -697,14 +742,14 @@ class KernelRun:
         if bias is not None:
             args.append(read(self._mem(bias, ins), bias, ""))
         write(acc_mem, mad, op.golden(args, {}), "")
-        self.charge(ins, self.costs.cube_startup, cube_cycles(self.costs, m, k, n, lhs.dtype.itemsize,
-                                                             lhs.dtype.name) - self.costs.cube_startup)
+        price = self.costs.table.cube(m, k, n, dtype_key(lhs.dtype))
+        self.charge(ins, 0.0, float(price.cycles), origin=ORIGIN_CODE[price.origin])
 
     def x_TCustom(self, ins: TCustom) -> None:
         entry = get_custom_op(ins.symbol)
         ins_vals = []
         shapes = []
-        nbytes = 0
+        touched = []
         for a in ins.ins:
             if isinstance(a, str):
                 h = self.h(a)
@@ -714,7 +759,7 @@ class KernelRun:
                 arr = np.array(read(mem, h, ""), copy=True)
                 ins_vals.append(arr)
                 shapes.append(arr.shape)
-                nbytes += h.nbytes
+                touched.append(h)
             else:
                 ins_vals.append(self.ev(a))
         outs = [self.h(o) for o in ins.outs]
@@ -744,12 +789,28 @@ class KernelRun:
                     f"{h.dtype.name} ({h.np_dtype}){kernel}", span=ins.span,
                     hint=f"convert the result with .astype(...) to {h.np_dtype}")
             write(self._mem(h, ins), h, arr, "")
-            nbytes += h.nbytes
-        c = self.costs
-        cycles = call_cost(entry, shapes, ins.span, self.target)
-        if cycles is None:  # the default guess: a vector pass over the bytes the call touches
-            cycles = c.custom_startup + math.ceil(nbytes / c.vector_bytes_per_cycle)
-        self.charge(ins, 0.0, cycles)
+            touched.append(h)
+        origin = ORIGIN_CODE["declared"]
+        cycles = None
+        if isinstance(entry.cost, CostDeclaration) and ins.iterators:  # its declared work over the iteration space
+            first = next((self.h(a) for a in ins.ins if isinstance(a, str)), None)
+            try:
+                priced = entry.cost.price(self.target.name, first.dtype.name if first is not None else "",
+                                          ins.iterators, ins.ranges)
+            except CustomOpError as e:
+                e.span = e.span or ins.span
+                raise
+            cycles = None if priced is None else priced[0]
+        else:
+            cycles = call_cost(entry, shapes, ins.span, self.target)
+        if cycles is None:  # no declared cost: one measured one-pass vector op (TADDS) per tile read or written
+            table = self.costs.table
+            cycles = 0
+            for h in touched:
+                cycles += table.vector("TADDS", dtype_key(h.dtype), dtype_key(h.dtype), h.rows,
+                                       max(h.pitch, h.cols), h.rows, h.cols).cycles
+            origin = ORIGIN_CODE["extrapolated"]
+        self.charge(ins, 0.0, cycles, origin=origin)
 
 
 def element_offset(h: Handle, row: int, col: int) -> int:
@@ -763,16 +824,10 @@ def element_offset(h: Handle, row: int, col: int) -> int:
     return (row * h.pitch + col) * isz
 
 
-def cube_cycles(costs, m: int, k: int, n: int, in_itemsize: int, dtype_name: str = "") -> int:
-    """Cycles of one cube instruction: start-up plus its fractal MACs at the target's rate. A fractal is
-    ``cube_fractal`` (m, k, n) for 16-bit inputs; its k depth doubles for 8-bit inputs and halves for
-    32-bit ones (the fractal holds the same 512 bytes of lhs row); ``cube_rate_by_dtype`` scales the
-    rate further per input dtype."""
-    fm, fk, fn = costs.cube_fractal
-    k0 = max(1, fk * 2 // in_itemsize)
-    fractals = math.ceil(m / fm) * math.ceil(k / k0) * math.ceil(n / fn)
-    rate = costs.cube_fractals_per_cycle * costs.cube_rate_by_dtype.get(dtype_name, 1.0)
-    return costs.cube_startup + math.ceil(fractals / rate)
+def _blocks(window: tuple[int, ...]) -> int:
+    """Contiguous blocks of a GM window: one per index of its leading axes (a 2-D window moves as one strided
+    block; an N-D window is one DMA block per leading index)."""
+    return math.prod(window[:-2]) if len(window) > 2 else 1
 
 
 def _valid_window(ins: TLoad | TStore, vr: int, vc: int) -> tuple[int, ...]:
@@ -833,21 +888,31 @@ class Machine:
         }
         self.budget = StepBudget(None, "simulator")
         self.traces: list[UnitTrace] = []
+        self.launch_spans: list[tuple[str, float, float]] = []
         self.busy: dict[str, dict[Any, float]] = {}
-        self.vector_rates: dict[int, int] = {}  # id(DataType) -> vector bytes per cycle
+        self.vector_prices: dict[tuple, tuple[float, int]] = {}  # (opcode, dtypes, shape) -> (cycles, origin)
         self.pipes: dict[int, tuple] = {}  # id(instruction) -> (pipe, tile accesses, GM accesses, instruction)
         self.cores: dict[int, Core] = {}
         self.vector_info: dict[int, tuple] = {}  # id(TVector) -> (instruction, OpDef, attrs)
         self._mads: dict[tuple, Handle] = {}
-        self._paths: dict[tuple[int, int], tuple[bool, Any]] = {}
+        self._paths: dict[tuple[int, int], tuple[bool, Any, int]] = {}
         self.races: Any = None  # sim/races.py LaunchAccesses of the running launch, when it has >1 unit
 
-    def path_info(self, src: MemorySpace, dst: MemorySpace) -> tuple[bool, Any]:
-        """(path supported, its PathCost), cached by the members' ids (enum hashing is slow)."""
+    def path_info(self, src: MemorySpace, dst: MemorySpace) -> tuple[bool, Any, int]:
+        """(path supported, its PathCost, its cost origin code), cached by the members' ids (enum hashing is
+        slow)."""
         key = (id(src), id(dst))
         info = self._paths.get(key)
         if info is None:
-            info = self._paths[key] = (self.target.supports_path(src, dst), self.target.path_cost(src, dst))
+            supported = self.target.supports_path(src, dst)
+            try:
+                origin = ORIGIN_CODE[self.target.costs.table.path(src.name, dst.name)[2]]
+                pc = self.target.path_cost(src, dst)
+            except TilefoldError:
+                if supported:
+                    raise
+                origin, pc = 0, None  # no such path: the instruction traps before it is priced
+            info = self._paths[key] = (supported, pc, origin)
         return info
 
     def mad_handle(self, dst: Handle, m: int, n: int) -> Handle:
@@ -939,6 +1004,7 @@ class Machine:
             self.races, races = None, self.races
             races.check()  # units of one launch are unordered: conflicting GM accesses are a race
         start = t0 + self.target.launch_overhead_cycles
+        self.launch_spans.append((kernel.name, t0, start))
         sched = schedule(list(traces.values()), self.target.gm_bytes_per_cycle, start)
         self.traces.extend(traces.values())
         for name, per in sched.busy.items():
@@ -995,7 +1061,8 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
         time, unit_cycles, n_instr, n_bytes = machine.launch(kernel, gm, scalars, block_dim)
         outputs = {t.name: gm[t.name] for t in kernel.tensors if t.direction in ("Out", "InOut")}
         machine.release()
-        return SimResult(outputs, time, unit_cycles, n_instr, n_bytes, [], tgt, machine.traces, machine.busy)
+        return SimResult(outputs, time, unit_cycles, n_instr, n_bytes, [], tgt, machine.traces, machine.busy,
+                         machine.launch_spans)
 
     gm, _ = _prepare_gm(pto.entry_tensors, inputs, f"orchestration {pto.entry!r}")
     for t in pto.entry_locals:  # tensors the orchestration creates (pl.create_tensor): fresh zero-filled GM
@@ -1026,7 +1093,8 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
     for out_name, tensor in pto.entry_returns:  # returned tensors that are not Out parameters
         outputs[out_name] = gm[tensor]
     machine.release()
-    return SimResult(outputs, total, unit_cycles, n_instr, n_bytes, launches, tgt, machine.traces, machine.busy)
+    return SimResult(outputs, total, unit_cycles, n_instr, n_bytes, launches, tgt, machine.traces, machine.busy,
+                     machine.launch_spans)
 
 
 __all__ = ["Core", "Machine", "SimResult", "simulate", "nd_view", "DataType"]

@@ -40,12 +40,18 @@ PIPE_INDEX: dict[Pipe, int] = {p: i for i, p in enumerate(PIPES)}
 S = PIPE_INDEX[Pipe.S]
 NPIPES = len(PIPES)
 
+#: where a record's cost comes from (``targets.costs.ORIGINS``), stored as a small code per record; 0 = the
+#: record costs nothing of its own (an event, a block boundary). Scalar-pipe work is "assumed".
+ORIGIN_NAMES: tuple[str, ...] = ("", "measured", "extrapolated", "declared", "assumed")
+ORIGIN_CODE: dict[str, int] = {name: i for i, name in enumerate(ORIGIN_NAMES) if name}
+_ASSUMED = ORIGIN_CODE["assumed"]
+
 
 class UnitTrace:
     """The records of one unit, in issue order (plain lists: the hot path appends to them)."""
 
     __slots__ = ("name", "pipe", "deps", "latency", "work", "gm_bytes", "gm_cap", "instr", "last", "start",
-                 "end", "flows", "block_starts", "floating", "last_work")
+                 "end", "flows", "block_starts", "floating", "last_work", "origin")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -56,6 +62,7 @@ class UnitTrace:
         self.work = array("d")
         self.gm_bytes = array("d")
         self.gm_cap = array("d")
+        self.origin = array("b")  # ORIGIN_NAMES index per record
         self.instr: list[Any] = []
         self.last = [-1] * NPIPES  # last record of each pipe
         self.start = array("d")
@@ -74,6 +81,7 @@ class UnitTrace:
         self.deps.append(deps)
         for lst in (self.latency, self.work, self.gm_bytes, self.gm_cap):
             lst.append(0.0)
+        self.origin.append(0)
         self.instr.append(instr)
         self.floating.add(idx)
         return idx
@@ -82,7 +90,7 @@ class UnitTrace:
         return len(self.pipe)
 
     def add(self, pipe: int, instr: Any, latency: float = 0.0, work: float = 0.0, gm_bytes: float = 0.0,
-            gm_cap: float = 0.0, extra_dep: int = -1) -> int:
+            gm_cap: float = 0.0, extra_dep: int = -1, origin: int = 0) -> int:
         idx = len(self.pipe)
         issuer = self.last[S]
         if extra_dep >= 0:
@@ -95,6 +103,7 @@ class UnitTrace:
         self.work.append(work)
         self.gm_bytes.append(gm_bytes)
         self.gm_cap.append(gm_cap)
+        self.origin.append(origin if origin or pipe != S or latency <= 0 else _ASSUMED)
         self.instr.append(instr)
         self.last[pipe] = idx
         if latency > 0 or work > 0 or gm_bytes > 0:
@@ -110,6 +119,7 @@ class UnitTrace:
             self.deps.append(prev)
             for lst in (self.latency, self.work, self.gm_bytes, self.gm_cap):
                 lst.append(0.0)
+            self.origin.append(0)
             self.instr.append(label)
             self.last[S] = idx
         self.block_starts.append(len(self.pipe))
@@ -321,4 +331,4 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
     return Schedule(makespan, unit_end, busy_map)
 
 
-__all__ = ["NPIPES", "PIPES", "PIPE_INDEX", "Schedule", "UnitTrace", "schedule"]
+__all__ = ["NPIPES", "ORIGIN_CODE", "ORIGIN_NAMES", "PIPES", "PIPE_INDEX", "Schedule", "UnitTrace", "schedule"]

@@ -2,8 +2,11 @@
 
 ``chrome_trace(result)`` gives one process per unit and one thread (lane) per pipe, in PyPTO's L0 trace
 order MTE2, MTE1, CUBE, VECTOR, FIXPIPE, MTE3, then S; every instruction is a complete ("X") slice named
-by its PTO text; every ``set_flag`` -> ``wait_flag`` pair that ordered two pipes is a flow arrow ("s" /
-"f" events). Times are microseconds at the target's clock (the format's unit); ``args`` keep the cycles.
+by its PTO text, its ``args`` holding the cycles and the cost origin (measured / extrapolated / declared /
+assumed: where the instruction's price comes from, ``targets/costs.py``); every ``set_flag`` -> ``wait_flag``
+pair that ordered two pipes is a flow arrow ("s" / "f" events). A first process "launch" shows each kernel
+launch's overhead as its own span (why the units' lanes start late). Times are microseconds at the target's
+clock (the format's unit).
 Open the file in https://ui.perfetto.dev or chrome://tracing.
 
 ``plot_timeline(result, path)`` draws the same lanes with matplotlib (the optional ``tilefold[plot]``
@@ -18,9 +21,9 @@ from typing import Any
 
 from tilefold.errors import TilefoldError
 
-from .timeline import PIPES, S
+from .timeline import ORIGIN_NAMES, PIPES, S
 
-_LANE_COLOURS = {"MTE2": "#4e79a7", "MTE1": "#59a14f", "CUBE": "#e15759", "VECTOR": "#f28e2b",
+_LANE_COLOURS = {"launch": "#d3d3d3", "MTE2": "#4e79a7", "MTE1": "#59a14f", "CUBE": "#e15759", "VECTOR": "#f28e2b",
                  "FIXPIPE": "#b07aa1", "MTE3": "#76b7b2", "S": "#9c9c9c"}
 
 
@@ -35,7 +38,17 @@ def chrome_trace(result, *, include_scalar: bool = True) -> dict[str, Any]:
     per_us = (target.clock_ghz * 1000.0) if target is not None else 1000.0
     events: list[dict[str, Any]] = []
     flow_id = 0
-    for pid, unit in enumerate(result.traces):
+    spans = list(getattr(result, "launch_spans", ()))
+    first = 1 if spans else 0
+    if spans:
+        events.append({"ph": "M", "name": "process_name", "pid": 0, "tid": 0, "args": {"name": "launch"}})
+        events.append({"ph": "M", "name": "process_sort_index", "pid": 0, "tid": 0, "args": {"sort_index": 0}})
+        events.append({"ph": "M", "name": "thread_name", "pid": 0, "tid": 0, "args": {"name": "launch overhead"}})
+        for kernel, start, end in spans:
+            events.append({"ph": "X", "name": f"launch @{kernel}", "cat": "launch", "pid": 0, "tid": 0,
+                           "ts": start / per_us, "dur": (end - start) / per_us,
+                           "args": {"start_cycle": start, "end_cycle": end, "cost": "launch overhead (fitted)"}})
+    for pid, unit in enumerate(result.traces, start=first):
         events.append({"ph": "M", "name": "process_name", "pid": pid, "tid": 0, "args": {"name": unit.name}})
         events.append({"ph": "M", "name": "process_sort_index", "pid": pid, "tid": 0, "args": {"sort_index": pid}})
         for tid, pipe in enumerate(PIPES):
@@ -48,7 +61,8 @@ def chrome_trace(result, *, include_scalar: bool = True) -> dict[str, Any]:
             start, end = unit.start[r], unit.end[r]
             events.append({"ph": "X", "name": _text(unit.instr[r]), "cat": PIPES[pipe].value, "pid": pid,
                            "tid": pipe, "ts": start / per_us, "dur": (end - start) / per_us,
-                           "args": {"start_cycle": start, "end_cycle": end}})
+                           "args": {"start_cycle": start, "end_cycle": end,
+                                    "cost": ORIGIN_NAMES[unit.origin[r]] or "-"}})
         for set_rec, wait_rec in unit.flows:
             flow_id += 1
             events.append({"ph": "s", "name": "sync", "cat": "sync", "id": flow_id, "pid": pid,
@@ -56,7 +70,8 @@ def chrome_trace(result, *, include_scalar: bool = True) -> dict[str, Any]:
             events.append({"ph": "f", "bp": "e", "name": "sync", "cat": "sync", "id": flow_id, "pid": pid,
                            "tid": unit.pipe[wait_rec], "ts": unit.start[wait_rec] / per_us})
     meta = {"cycles": result.cycles, "target": getattr(target, "name", None),
-            "clock_ghz": getattr(target, "clock_ghz", None)}
+            "clock_ghz": getattr(target, "clock_ghz", None),
+            "launch_cycles": getattr(result, "launch_cycles", 0.0), "body_cycles": getattr(result, "body_cycles", None)}
     return {"traceEvents": events, "displayTimeUnit": "ns", "otherData": meta}
 
 
@@ -80,9 +95,13 @@ def _pyplot():
 
 
 def plot_timeline(result, path: str | Path, *, title: str | None = None) -> Path:
-    """A PNG of every unit's pipe lanes (busy spans as bars; scalar issue omitted when nothing else ran)."""
+    """A PNG of every unit's pipe lanes (busy spans as bars; scalar issue omitted when nothing else ran), under
+    a first lane "launch" holding each launch's overhead span: the units start after it."""
     plt = _pyplot()
     lanes: list[tuple[str, str, list[tuple[float, float]]]] = []
+    launch = [(s, e - s) for _, s, e in getattr(result, "launch_spans", ()) if e > s]
+    if launch:
+        lanes.append(("kernel", "launch", launch))
     for unit in result.traces:
         spans: dict[int, list[tuple[float, float]]] = {}
         for r, pipe in enumerate(unit.pipe):
@@ -99,9 +118,11 @@ def plot_timeline(result, path: str | Path, *, title: str | None = None) -> Path
     ax.set_yticks(range(len(lanes)))
     ax.set_yticklabels([f"{u} {p}" for u, p, _ in lanes], fontsize=8)
     ax.invert_yaxis()
-    ax.set_xlabel("cycles")
+    ax.set_xlabel("cycles (the launch lane: launch overhead before the first block starts)")
     target = getattr(result.target, "name", "")
-    ax.set_title(title or f"{target}: {result.cycles:.0f} cycles ({result.microseconds:.2f} us)", fontsize=10)
+    launch_cyc = getattr(result, "launch_cycles", 0.0)
+    ax.set_title(title or f"{target}: {result.cycles:.0f} cycles ({result.microseconds:.2f} us) = launch "
+                          f"{launch_cyc:.0f} + body {result.cycles - launch_cyc:.0f}", fontsize=10)
     ax.grid(axis="x", linewidth=0.3)
     fig.tight_layout()
     path = Path(path)

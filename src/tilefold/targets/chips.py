@@ -15,10 +15,12 @@ own DMA engine capped at its path's ``bytes_per_cycle``.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from tilefold.errors import NotSupportedError
 from tilefold.ir.types import MemorySpace
+from tilefold.targets.costs import Price, price_instruction
+from tilefold.targets.costs import table as cost_table
 
 KIB = 1024
 
@@ -61,38 +63,30 @@ class PathCost:
 
 @dataclass(frozen=True)
 class CostModel:
-    """Cycle prices of the instruction classes (see ``Target.path_cost`` for copies and DMA)."""
+    """How a target prices instructions: its measured cost table (``targets/costs_a2a3.py`` or ``costs_a5.py``,
+    applied by ``targets/costs.py``) and the scalar unit's price. Vector, cube and data-path prices all come
+    from the table; the cube fields below are the table's cube formula, read by the matmul tiling pass."""
 
-    vector_bytes_per_cycle: int = 256  # one vector repeat processes 256 B per cycle
-    vector_startup: int = 8  # cycles before the first repeat retires
-    cube_fractal: tuple[int, int, int] = (16, 16, 16)  # m, k, n of one cube fractal (16-bit inputs)
-    cube_fractals_per_cycle: float = 1.0  # fractal MACs retired per cycle
-    cube_startup: int = 16
-    scalar_op: int = 1  # one scalar ALU operation
-    custom_startup: int = 32  # custom kernels priced by bytes when they register no cost
-    paths: dict[tuple[MemorySpace, MemorySpace], PathCost] = field(default_factory=dict)
-    # vector bytes per cycle by dtype name (missing: ``vector_bytes_per_cycle``)
-    vector_bytes_per_cycle_by_dtype: dict[str, int] = field(default_factory=dict)
-    # cube rate multiplier by input dtype name on top of the itemsize-scaled fractal (missing: 1.0)
-    cube_rate_by_dtype: dict[str, float] = field(default_factory=dict)
+    table_name: str = "a2a3"  # "a2a3" (Ascend910B / 910C) or "a5" (Ascend950)
+    scalar_op: int = 1  # one scalar ALU operation (assumed)
+    cube_fractals_per_cycle: float = 1.0  # at 16-bit (and 8-bit) inputs: one fractal per cycle
 
-    def vector_rate(self, dtype_name: str) -> int:
-        return self.vector_bytes_per_cycle_by_dtype.get(dtype_name, self.vector_bytes_per_cycle)
+    @property
+    def table(self):
+        return cost_table(self.table_name)
 
+    @property
+    def cube_fractal(self) -> tuple[int, int, int]:
+        c = self.table.module.CUBE
+        return (c["fractal_m"], c["k_row_bytes"] // 2, c["fractal_n"])  # k depth at 16-bit inputs
 
-def _default_paths() -> dict[tuple[MemorySpace, MemorySpace], PathCost]:
-    return {
-        (Mem.DDR, Mem.Mat): PathCost(64.0, 200),  # MTE2, GM -> L1
-        (Mem.DDR, Mem.Vec): PathCost(64.0, 200),  # MTE2, GM -> UB
-        (Mem.Mat, Mem.Left): PathCost(256.0, 24),  # MTE1, L1 -> L0A
-        (Mem.Mat, Mem.Right): PathCost(256.0, 24),  # MTE1, L1 -> L0B
-        (Mem.Mat, Mem.Bias): PathCost(64.0, 24),  # L1 -> bias table
-        (Mem.Mat, Mem.Mat): PathCost(128.0, 32),  # L1 -> L1 (not on every chip)
-        (Mem.Vec, Mem.Vec): PathCost(256.0, 8),  # UB -> UB copy
-        (Mem.Acc, Mem.DDR): PathCost(64.0, 200),  # FIXPIPE, L0C -> GM
-        (Mem.Vec, Mem.DDR): PathCost(64.0, 200),  # MTE3, UB -> GM
-        (Mem.Acc, Mem.Vec): PathCost(128.0, 48),  # FIXPIPE, L0C -> UB (950 only)
-    }
+    @property
+    def cube_startup(self) -> int:
+        return self.table.module.CUBE["startup"]
+
+    @property
+    def cube_rate_by_dtype(self) -> dict[str, float]:
+        return {"FP32": 1.0 / self.table.module.CUBE["fp32_factor"]}
 
 
 @dataclass(frozen=True)
@@ -133,7 +127,9 @@ class Target:
         return (src, dst) in self.data_paths
 
     def path_cost(self, src: MemorySpace, dst: MemorySpace) -> PathCost:
-        return self.costs.paths.get((src, dst), PathCost(64.0, 64))
+        """Bytes per cycle and latency (per contiguous block) of the ``src -> dst`` path, from the cost table."""
+        bpc, lat, _, _ = self.costs.table.path(src.name, dst.name)
+        return PathCost(bpc, int(lat))
 
     def acc_fractal_bytes(self, itemsize: int) -> int:
         return self.acc_fractal[0] * self.acc_fractal[1] * itemsize
@@ -149,6 +145,11 @@ _BASE_PATHS = frozenset({
     (Mem.Acc, Mem.DDR), (Mem.Vec, Mem.DDR),
 })
 
+#: one kernel launch before the first block starts, per target: the one constant fitted to the seed's softmax
+#: tables (section 4.4, 910B2 / 950PR) by ``benchmarks/sub_block.py --calibrate`` together with the softmax
+#: custom ops' declared costs (docs/backend.md has the fit)
+LAUNCH_OVERHEAD = {"Ascend910B": 13_145, "Ascend950": 3_363}
+
 _ALIGN = {Mem.Vec: 32, Mem.Mat: 32, Mem.Left: 32, Mem.Right: 32, Mem.Acc: 512, Mem.Bias: 64}
 
 ASCEND_910B = Target(
@@ -159,10 +160,10 @@ ASCEND_910B = Target(
                   Mem.Vec: 192 * KIB, Mem.Bias: 1 * KIB},
     alignment=dict(_ALIGN),
     data_paths=_BASE_PATHS,
-    costs=CostModel(paths=_default_paths()),
+    costs=CostModel(table_name="a2a3"),
     clock_ghz=1.8,
     gm_bytes_per_cycle=1.6e12 / 1.8e9,  # 1.6 TB/s HBM at 1.8 GHz
-    launch_overhead_cycles=14_000,  # fitted on the seed's 910B2 table (benchmarks/sub_block.py --calibrate)
+    launch_overhead_cycles=LAUNCH_OVERHEAD["Ascend910B"],
 )
 
 # 910C: one die of the dual-die package, priced like a 910B die, but no L1 -> L1 copy path (the #2010-class
@@ -176,10 +177,10 @@ ASCEND_950 = replace(
     name="Ascend950",
     memory_sizes={**ASCEND_910B.memory_sizes, Mem.Acc: 256 * KIB, Mem.Vec: 248 * KIB},
     data_paths=_BASE_PATHS | {(Mem.Acc, Mem.Vec)},
-    costs=CostModel(paths=_default_paths()),
+    costs=CostModel(table_name="a5"),
     clock_ghz=1.8,
     gm_bytes_per_cycle=1.6e12 / 1.8e9,
-    launch_overhead_cycles=3_200,  # fitted on the seed's 950PR table (benchmarks/sub_block.py --calibrate)
+    launch_overhead_cycles=LAUNCH_OVERHEAD["Ascend950"],
 )
 
 # Which on-chip memories a kernel of each function type can reach (GM is always reachable). An AIV kernel
@@ -242,11 +243,25 @@ def get_target(name: str | Target | None = None) -> Target:
     raise NotSupportedError(f"unknown target {name!r}", hint=f"known targets: {', '.join(sorted(TARGETS))}")
 
 
+def instruction_cycles(op: str, dtypes, shape, valid_shape=None, target: str | Target | None = "Ascend910B", *,
+                       blocks: int = 1) -> Price:
+    """The price of one PTO instruction on ``target``, as the simulator charges it.
+
+    ``op``: a PTO mnemonic (``"TADDS"``) or its lower-case form (``tilefold.sim.instruction_cycles`` also takes a
+    tilefold op name). ``dtypes``: one dtype, or ``(src, dst)`` (``TCVT``; matmul: the operand dtype).
+    ``shape``: the tile's ``(rows, cols)``; for ``TMATMUL`` ``(m, k, n)``. ``valid_shape``: the valid
+    ``(rows, cols)`` (default: the whole tile; valid cols below cols make the tile strided). ``TLOAD`` /
+    ``TSTORE`` / ``TMOV`` are the GM -> UB, UB -> GM and UB -> UB transfers of the valid region, ``blocks`` its
+    contiguous blocks (1 for a 2-D window). Returns a ``Price`` (cycles, pipe, origin, the rule used)."""
+    return price_instruction(get_target(target).costs.table, op, dtypes, shape, valid_shape, blocks=blocks)
+
+
 def list_targets() -> list[str]:
     return sorted(TARGETS)
 
 
 __all__ = ["PATH_PIPES", "PIPE_ORDER", "Pipe",
            "ASCEND_910B", "ASCEND_910C", "ASCEND_950", "CUBE_SPACES", "DEFAULT_TARGET", "KERNEL_MEMORY_SPACES",
-           "KIB", "CostModel", "Mem", "PathCost", "TARGETS", "Target", "get_target", "kernel_memory_spaces",
-           "list_targets", "path_hint", "unit_isolation_hint"]
+           "KIB", "LAUNCH_OVERHEAD", "CostModel", "Mem", "PathCost", "Price", "TARGETS", "Target", "get_target",
+           "instruction_cycles",
+           "kernel_memory_spaces", "list_targets", "path_hint", "unit_isolation_hint"]

@@ -31,9 +31,11 @@ class CustomKernel:
 
     def cost_for(self, target_name: str | None) -> Callable[..., float] | None:
         """The cost function for ``target_name`` (None: the default bytes-proportional guess applies)."""
+        from tilefold.ops.custom.cost import CostDeclaration
+
         cost = self.cost
-        if cost is None or callable(cost):
-            return cost
+        if cost is None or callable(cost) or isinstance(cost, CostDeclaration):
+            return None if isinstance(cost, CostDeclaration) else cost
         by_name = {str(k).lower(): v for k, v in cost.items()}
         if target_name is not None and target_name.lower() in by_name:
             return by_name[target_name.lower()]
@@ -52,7 +54,11 @@ def register_custom_op(symbol: str, kernel: Callable[..., Any],
         raise CustomOpError("a custom op symbol must be a non-empty string")
     if not callable(kernel):
         raise CustomOpError(f"kernel for custom op {symbol!r} is not callable")
-    if isinstance(cost, Mapping):
+    from tilefold.ops.custom.cost import CostDeclaration
+
+    if isinstance(cost, CostDeclaration):  # a work-based declaration (cost.py): priced by the simulator
+        pass
+    elif isinstance(cost, Mapping):
         bad = [k for k, v in cost.items() if not callable(v)]
         if bad:
             raise CustomOpError(f"cost of custom op {symbol!r} for target(s) {bad} is not a function",

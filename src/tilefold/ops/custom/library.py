@@ -23,6 +23,29 @@ def softmax(x: np.ndarray, axis: int) -> np.ndarray:
     return (e / e.sum(axis=axis, keepdims=True)).astype(np.float32)
 
 
+#: the seed's two softmax custom ops (section 4.4 of the sub-block seed), declared once per target by their work:
+#: scalar loops on S, reduce axis -> (cycles per parallel point, per reduction step). Fitted by
+#: ``benchmarks/sub_block.py --calibrate`` on the seed's 12 measured times per target with the launch constant
+#: (``targets.LAUNCH_OVERHEAD``); docs/backend.md has the fit and its cross-validation. 910C priced as 910B.
+SEED_SOFTMAX_WORK = {
+    "Ascend910B": {1: (106.1, 661.2), 0: (99.1, 596.3)},
+    "Ascend950": {1: (22.8, 176.2), 0: (1.7, 164.2)},
+}
+SEED_SOFTMAX_SOURCE = "fitted by benchmarks/sub_block.py --calibrate on the seed's section 4.4 table (910B2 / 950PR)"
+
+
+def seed_softmax_cost(axis: int, values: dict | None = None):
+    """The work-based cost declaration of the seed's softmax kernel reducing ``axis``."""
+    from tilefold.ops.custom.cost import CostDeclaration, WorkCost
+
+    values = SEED_SOFTMAX_WORK if values is None else values
+    by_target = {t: {"default": WorkCost(per[axis][0], per[axis][1], 0.0, "S", SEED_SOFTMAX_SOURCE)}
+                 for t, per in values.items()}
+    if "Ascend910B" in by_target:
+        by_target.setdefault("Ascend910C", by_target["Ascend910B"])
+    return CostDeclaration(by_target)
+
+
 def _softmax_cost(*shapes: tuple[int, ...]) -> float:
     # max, sub+exp, sum, div: four vector passes over the tile, 256 B per cycle each, plus start-up.
     elems = int(np.prod(shapes[0])) if shapes else 0
@@ -69,15 +92,15 @@ E2E_KERNELS = {
     "e2e.scale": (lambda x, s: _like(x, np.asarray(x, np.float32) * np.float32(s)), None),
     "e2e.pos_neg": (_split, None),  # (max(x, 0), min(x, 0))
     "e2e.double_exp": (lambda x: _like(x, np.float32(2) * np.exp(np.asarray(x, np.float32))), None),
-    "e2e.softmax_last": (lambda x: _like(x, softmax(x, axis=1)), _softmax_cost),  # in the dtype of x
-    "e2e.softmax_first": (lambda x: _like(x, softmax(x, axis=0)), _softmax_cost),
+    "e2e.softmax_last": (lambda x: _like(x, softmax(x, axis=1)), seed_softmax_cost(1)),  # in the dtype of x
+    "e2e.softmax_first": (lambda x: _like(x, softmax(x, axis=0)), seed_softmax_cost(0)),
     "e2e.flash_softmax": (_flash_softmax, _softmax_cost),
 }
 
 EXAMPLE_KERNELS = {
     # examples/subblock
-    "example.softmax_last": (lambda x: softmax(x, axis=1), _softmax_cost),
-    "example.softmax_first": (lambda x: softmax(x, axis=0), _softmax_cost),
+    "example.softmax_last": (lambda x: softmax(x, axis=1), seed_softmax_cost(1)),
+    "example.softmax_first": (lambda x: softmax(x, axis=0), seed_softmax_cost(0)),
     "example.add_bias": (lambda x, b: (x + b).astype(x.dtype), None),
     # examples/seeds/customop_*.py
     "identity_kernel": (_identity, None),  # customop_identity.py: y = x
@@ -85,8 +108,8 @@ EXAMPLE_KERNELS = {
     "split_kernel": (_split, None),  # customop_multi_result.py: (max(x, 0), min(x, 0))
     "row_reduce_kernel": (_row_reduce, None),  # customop_reduction_input.py: y = sum(x, axis=1)
     "macro_kernel": (_identity, None),  # customop_macro.py: a copy (its tmp / sync args are not data)
-    "softmax_reduce_last": (lambda x: softmax(x, axis=1), _softmax_cost),  # customop_softmax.py, attrs axis=1
-    "softmax_reduce_first": (lambda x: softmax(x, axis=0), _softmax_cost),  # customop_softmax.py, attrs axis=0
+    "softmax_reduce_last": (lambda x: softmax(x, axis=1), seed_softmax_cost(1)),  # customop_softmax.py, axis=1
+    "softmax_reduce_first": (lambda x: softmax(x, axis=0), seed_softmax_cost(0)),  # customop_softmax.py, axis=0
     **E2E_KERNELS,
 }
 

@@ -1,0 +1,365 @@
+"""Instruction prices from measured tables: what one PTO instruction costs on a target.
+
+Each target family has one data module (``costs_a2a3.py`` for Ascend910B / 910C, ``costs_a5.py`` for Ascend950)
+holding PTO-ISA's measured formula table unchanged plus the stated rules for what the table does not cover.
+This module turns them into prices:
+
+- ``A2A3Table.vector``: an entry of the exact (op, dtype, cols) is ``round(slope * rows * cols + bias)``
+  (measured). Another column count of a measured (op, dtype) uses that family's fit over its measured
+  columns, ``startup + rows * (a + b * repeats_per_row)``, where ``repeats_per_row = max(1, blocks / 8)`` counts
+  the row's 32-byte blocks in 256-byte repeats with at least one repeat per row (the vector unit works row by
+  row; a narrow row wastes most of its repeat) -- extrapolated. An op the table lacks is priced like its
+  nearest measured families (``EXTRAPOLATED_OPS``), a dtype it lacks like the measured dtype of its element
+  size (the repeat count keeps the real size) -- both extrapolated.
+- ``A5Table.vector``: the VF formula of the (op, src dtype, dst dtype, path); a contiguous tile (valid cols ==
+  cols) takes the 1-D path over all its repeats, a strided one the 2-D path (repeats per row x rows).
+  Ops without an A5 entry: ``EXTRAPOLATED_OPS`` (A5 families, or A2/A3 families with A5's start-up).
+- ``cube``: ``startup + ceil(m/16) * ceil(k / (32 / elem_bytes)) * ceil(n/16) * f`` (f = 2 for FP32).
+- ``path``: (bytes per cycle, latency per contiguous block) of a data path.
+
+``price_instruction(table, op, dtypes, shape, valid_shape)`` prices one instruction;
+``tilefold.targets.instruction_cycles(op, dtypes, shape, valid_shape, target)`` is the same on a target. It is
+what the simulator charges (``sim/machine.py``), so a one-op kernel's instruction record shows exactly this
+price.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from functools import cached_property
+from statistics import median
+
+from tilefold.errors import NotSupportedError
+
+#: the origins a price can have (the trace records one per instruction)
+ORIGINS = ("measured", "extrapolated", "declared", "assumed")
+
+_DTYPE_ALIASES = {
+    "fp32": "fp32", "float32": "fp32", "f32": "fp32", "float": "fp32",
+    "fp16": "fp16", "float16": "fp16", "f16": "fp16", "half": "fp16",
+    "bf16": "bf16", "bfloat16": "bf16",
+    "int8": "int8", "i8": "int8", "uint8": "uint8", "u8": "uint8", "bool": "uint8",
+    "int16": "int16", "i16": "int16", "uint16": "uint16", "int32": "int32", "i32": "int32", "uint32": "uint32",
+    "int64": "int64", "uint64": "uint64", "fp64": "fp64", "float64": "fp64",
+    "fp8e4m3": "fp8_e4m3", "fp8_e4m3": "fp8_e4m3", "float8_e4m3fn": "fp8_e4m3",
+    "fp8e5m2": "fp8_e5m2", "fp8_e5m2": "fp8_e5m2", "float8_e5m2": "fp8_e5m2",
+    "hif8": "hif8", "fp4_e1m2": "fp4_e1m2", "fp4_e2m1": "fp4_e2m1", "int4": "int8",
+}
+_ITEMSIZE = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4,
+             "uint32": 4, "int64": 8, "uint64": 8, "fp64": 8, "fp8_e4m3": 1, "fp8_e5m2": 1, "hif8": 1,
+             "fp4_e1m2": 1, "fp4_e2m1": 1}
+
+
+def dtype_key(dtype) -> str:
+    """The table's spelling of a dtype (``"FP32"``, ``DataType.FP32``, ``"float32"`` -> ``"fp32"``)."""
+    name = getattr(dtype, "name", dtype)
+    key = _DTYPE_ALIASES.get(str(name).lower())
+    if key is None:
+        raise NotSupportedError(f"no instruction cost for dtype {dtype!r}",
+                                hint=f"known dtypes: {', '.join(sorted(set(_DTYPE_ALIASES.values())))}")
+    return key
+
+
+def itemsize(dtype: str) -> int:
+    return _ITEMSIZE[dtype_key(dtype)]
+
+
+@dataclass(frozen=True)
+class Price:
+    """The price of one instruction: its cycles, the pipe it runs on, where the figure comes from."""
+
+    cycles: int
+    pipe: str
+    origin: str  # one of ORIGINS
+    rule: str  # which entry / rule gave it (human-readable)
+
+    def __add__(self, other: Price) -> Price:
+        origin = self.origin if self.origin == other.origin else "extrapolated"
+        return Price(self.cycles + other.cycles, self.pipe, origin, f"{self.rule} + {other.rule}")
+
+
+def repeats_per_row(cols: int, elem_bytes: int) -> float:
+    """A row's 32-byte blocks counted in 256-byte repeats, at least one repeat per row."""
+    return max(1.0, math.ceil(cols * elem_bytes / 32) / 8)
+
+
+def _fit_line(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """Least-squares ``y = a + b x`` (b = 0 when x does not vary)."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if sxx == 0:
+        return my, 0.0
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+    return my - b * mx, b
+
+
+@dataclass(frozen=True)
+class FamilyFit:
+    """A measured (op, dtype) family fitted over its columns: ``startup + rows * (a + b * repeats_per_row)``."""
+
+    startup: float
+    a: float
+    b: float
+
+    def cycles(self, rows: int, cols: int, elem_bytes: int) -> float:
+        return self.startup + rows * max(0.0, self.a + self.b * repeats_per_row(cols, elem_bytes))
+
+
+class _Table:
+    module = None  # the data module
+    name = ""
+
+    @cached_property
+    def paths(self) -> dict[tuple[str, str], tuple[float, float, str, str]]:
+        return self.module.PATHS
+
+    def cube(self, m: int, k: int, n: int, dtype) -> Price:
+        c = self.module.CUBE
+        key = dtype_key(dtype)
+        eb = _ITEMSIZE[key]
+        k0 = max(1, c["k_row_bytes"] // eb)
+        f = c["fp32_factor"] if key == "fp32" else 1
+        fractals = math.ceil(m / c["fractal_m"]) * math.ceil(k / k0) * math.ceil(n / c["fractal_n"])
+        return Price(c["startup"] + fractals * f, "CUBE", c["origin"],
+                     f"cube {c['startup']} + ceil(m/16)*ceil(k/{k0})*ceil(n/16)*{f}")
+
+    def path(self, src: str, dst: str) -> tuple[float, float, str, str]:
+        """(bytes per cycle, latency per contiguous block, origin, source) of the ``src -> dst`` data path."""
+        try:
+            return self.paths[(src, dst)]
+        except KeyError:
+            raise NotSupportedError(f"no cost for the {src} -> {dst} data path on {self.name}") from None
+
+    def transfer(self, src: str, dst: str, nbytes: int, blocks: int = 1) -> Price:
+        bpc, lat, origin, _ = self.path(src, dst)
+        pipe = "VECTOR" if (src, dst) == ("Vec", "Vec") else _PATH_PIPE.get((src, dst), "MTE2")
+        return Price(round(lat * max(1, blocks) + nbytes / bpc), pipe, origin,
+                     f"{src} -> {dst}: {lat:g} x {max(1, blocks)} block(s) + bytes / {bpc:g}")
+
+
+_PATH_PIPE = {("DDR", "Vec"): "MTE2", ("DDR", "Mat"): "MTE2", ("Vec", "DDR"): "MTE3", ("Acc", "DDR"): "FIXPIPE",
+              ("Acc", "Vec"): "FIXPIPE", ("Mat", "Left"): "MTE1", ("Mat", "Right"): "MTE1", ("Mat", "Bias"): "MTE1",
+              ("Mat", "Mat"): "MTE1"}
+
+
+class A2A3Table(_Table):
+    """Ascend910B / 910C: PTO-ISA's A2/A3 table (``costs_a2a3.py``)."""
+
+    name = "A2/A3"
+
+    def __init__(self) -> None:
+        import tilefold.targets.costs_a2a3 as data
+
+        self.module = data
+        self.exact: dict[tuple[str, str, int], tuple[float, float]] = {}
+        self.any: dict[str, tuple[float, float]] = {}  # op -> (slope, bias) for every dtype / cols
+        for row in csv.DictReader(io.StringIO(data.MEASURED_CSV)):
+            slope, bias = float(row["slope"]), float(row["bias"])
+            if row["cols"] == "*":
+                self.any[row["op"]] = (slope, bias)
+            else:
+                self.exact[(row["op"], row["dtype"], int(row["cols"]))] = (slope, bias)
+
+    @cached_property
+    def families(self) -> dict[tuple[str, str], FamilyFit]:
+        """Every measured (op, dtype) fitted over its columns (the rule for a column count the table lacks)."""
+        rows: dict[tuple[str, str], list[tuple[int, float, float]]] = {}
+        for (op, dt, cols), (slope, bias) in self.exact.items():
+            rows.setdefault((op, dt), []).append((cols, slope, bias))
+        out = {}
+        for (op, dt), entries in rows.items():
+            eb = _ITEMSIZE[dt]
+            a, b = _fit_line([repeats_per_row(c, eb) for c, _, _ in entries], [s * c for c, s, _ in entries])
+            out[(op, dt)] = FamilyFit(median(bias for _, _, bias in entries), a, b)
+        return out
+
+    def measured_ops(self) -> set[str]:
+        return {op for op, _, _ in self.exact} | set(self.any)
+
+    def family(self, op: str, dtype: str, rows: int, cols: int, startup: float | None = None) -> Price:
+        """One measured family's price; ``startup`` replaces its start-up (A5's use of A2/A3 families)."""
+        eb = _ITEMSIZE[dtype]
+        if op in self.any:
+            slope, bias = self.any[op]
+            bias = bias if startup is None else startup
+            return Price(round(slope * rows * cols + bias), "VECTOR", "measured", f"{op} any: {slope}*r*c+{bias:g}")
+        dt = dtype if (op, dtype) in self.families else self.module.DTYPE_BY_ITEMSIZE.get(eb, "fp32")
+        exact = self.exact.get((op, dt, cols))
+        if exact is not None and startup is None:
+            slope, bias = exact
+            origin = "measured" if dt == dtype else "extrapolated"
+            return Price(round(slope * rows * cols + bias), "VECTOR", origin,
+                         f"{op} {dt} cols={cols}: round({slope}*r*c+{bias:g})")
+        fit = self.families.get((op, dt))
+        if fit is None:
+            raise NotSupportedError(f"A2/A3 cost table: no family {op} {dt}")
+        if startup is not None:
+            fit = FamilyFit(startup, fit.a, fit.b)
+        return Price(round(fit.cycles(rows, cols, eb)), "VECTOR", "extrapolated",
+                     f"{op} {dt} family fit {fit.startup:g} + r*({fit.a:.3f} + {fit.b:.3f}*repeats/row)")
+
+    def vector(self, op: str, src: str, dst: str, rows: int, cols: int, valid_rows: int, valid_cols: int) -> Price:
+        dtype = src if _ITEMSIZE[src] >= _ITEMSIZE[dst] else dst  # repeats of the wider side
+        if op in self.measured_ops():
+            return self.family(op, dtype, valid_rows, valid_cols)
+        rule = self.module.EXTRAPOLATED_OPS.get(op)
+        if rule is None:
+            raise NotSupportedError(f"{op} has no A2/A3 cost entry or extrapolation rule",
+                                    hint="add it to EXTRAPOLATED_OPS in tilefold/targets/costs_a2a3.py")
+        fams, why = rule
+        price = sum((self.family(f, dtype, valid_rows, valid_cols) for f in fams[1:]),
+                    self.family(fams[0], dtype, valid_rows, valid_cols))
+        return Price(price.cycles, "VECTOR", "extrapolated", f"{op}: {why} ({price.rule})")
+
+
+_A5_VARIANT_ORDER = ("NO_POST_UPDATE", "DEFAULT", "POST_UPDATE")
+
+
+class A5Table(_Table):
+    """Ascend950: PTO-ISA's A5 VF-formula table (``costs_a5.py``)."""
+
+    name = "A5"
+
+    def __init__(self, a2a3: A2A3Table) -> None:
+        import tilefold.targets.costs_a5 as data
+
+        self.module = data
+        self.a2a3 = a2a3
+        # (op, src, dst, path, tail) -> [(vf_impl, op_params, kind, params)]
+        self.entries: dict[tuple[str, str, str, str, str], list[tuple[str, str, str, tuple[float, ...]]]] = {}
+        for row in csv.DictReader(io.StringIO(data.MEASURED_CSV)):
+            key = (row["op"], row["src_dtype"], row["dst_dtype"], row["shape_path"], row["tail_kind"])
+            params = tuple(float(row[f"param{i}"]) for i in range(4))
+            self.entries.setdefault(key, []).append((row["vf_impl_kind"], row["op_params"], row["formula_kind"],
+                                                     params))
+
+    def measured_ops(self) -> set[str]:
+        return {k[0] for k in self.entries}
+
+    def _variant(self, key, loops: int):
+        """The implementation variant tilefold's instruction is: no post-update first; TRECIP's default (not
+        high precision); TSEL b32 by the parity of the repeat count."""
+        cands = self.entries.get(key)
+        if not cands:
+            return None
+        def rank(c):
+            vf, params, _, _ = c
+            pref = 0 if params in ("", "default", "CAST_RINT_SAT_ON_normal", "TSel_b16_8", "TSel_b32") else 1
+            if params in ("TSel_b32_even", "TSel_b32_odd"):
+                pref = 0 if params.endswith("even" if loops % 2 == 0 else "odd") else 1
+            return (pref, _A5_VARIANT_ORDER.index(vf) if vf in _A5_VARIANT_ORDER else 9)
+        return min(cands, key=rank)
+
+    def _dtypes_for(self, op: str, src: str, dst: str) -> tuple[str, str, bool]:
+        """(src, dst) of a measured entry of ``op`` for these dtypes; False when mapped by element size."""
+        dst_key = dst if op == "TCVT" else "none"
+        if any(k[0] == op and k[1] == src and k[2] == dst_key for k in self.entries):
+            return src, dst_key, True
+        by = self.module.DTYPE_BY_ITEMSIZE
+        s2 = by.get(_ITEMSIZE[src], "fp32")
+        d2 = by.get(_ITEMSIZE[dst], "fp32") if op == "TCVT" else "none"
+        for s, d in ((s2, d2), (s2, "fp16"), ("fp32", d2), ("fp32", "fp16"), ("fp32", "none"), ("fp16", "none")):
+            if any(k[0] == op and k[1] == s and k[2] == d for k in self.entries):
+                return s, d, False
+        raise NotSupportedError(f"A5 cost table: no {op} entry near {src} -> {dst}")
+
+    def family(self, op: str, src: str, dst: str, rows: int, cols: int, valid_rows: int,
+               valid_cols: int) -> Price:
+        if op.startswith("a2a3:"):
+            p = self.a2a3.family(op[5:], src if _ITEMSIZE[src] >= _ITEMSIZE[dst] else dst, valid_rows, valid_cols,
+                                 startup=self.module.A2A3_FAMILY_STARTUP)
+            return Price(p.cycles, "VECTOR", "extrapolated", f"A2/A3 {p.rule} with A5 start-up")
+        s, d, exact_dtypes = self._dtypes_for(op, src, dst)
+        eb = max(_ITEMSIZE[src], _ITEMSIZE[dst]) if op == "TCVT" else _ITEMSIZE[src]
+        contiguous = valid_cols == cols
+        loops = math.ceil(valid_rows * valid_cols * eb / 256)
+        inner = math.ceil(valid_cols * eb / 256)
+        if contiguous:
+            tail = "full" if (valid_rows * valid_cols * eb) % 256 == 0 else "tail"
+            ent = self._variant((op, s, d, "1D", tail), loops)
+            if ent is not None:
+                p0, p1 = ent[3][0], ent[3][1]
+                cyc = p0 * loops + p1
+                rule = f"{op} {s}->{d} 1D {ent[0]}: {p0:g}*{loops}+{p1:g}"
+                origin = "measured" if exact_dtypes else "extrapolated"
+                if p0 < 0:  # fitted over small sizes only: never below the same work as one 2-D row
+                    two = self._variant((op, s, d, "2D", tail), loops)
+                    if two is not None:
+                        alt = (two[3][0] * loops + two[3][1]) + two[3][2]
+                        if alt > cyc:
+                            cyc, origin = alt, "extrapolated"
+                            rule += f"; negative slope: 2-D over one row {alt:.0f}"
+                return Price(max(1, round(cyc)), "VECTOR", origin, rule)
+        tail = "full" if (valid_cols * eb) % 256 == 0 else "tail"
+        ent = self._variant((op, s, d, "2D", tail), inner)
+        if ent is None:
+            raise NotSupportedError(f"A5 cost table: no 2-D entry for {op} {s}->{d}")
+        p0, p1, p2 = ent[3][:3]
+        cyc = (p0 * inner + p1) * valid_rows + p2
+        return Price(max(1, round(cyc)), "VECTOR", "measured" if exact_dtypes else "extrapolated",
+                     f"{op} {s}->{d} 2D {ent[0]}: ({p0:g}*{inner}+{p1:g})*{valid_rows}+{p2:g}")
+
+    def vector(self, op: str, src: str, dst: str, rows: int, cols: int, valid_rows: int, valid_cols: int) -> Price:
+        if op in self.measured_ops():
+            return self.family(op, src, dst, rows, cols, valid_rows, valid_cols)
+        rule = self.module.EXTRAPOLATED_OPS.get(op)
+        if rule is None:
+            raise NotSupportedError(f"{op} has no A5 cost entry or extrapolation rule",
+                                    hint="add it to EXTRAPOLATED_OPS in tilefold/targets/costs_a5.py")
+        fams, why = rule
+        parts = [self.family(f, src, dst, rows, cols, valid_rows, valid_cols) for f in fams]
+        price = sum(parts[1:], parts[0])
+        return Price(price.cycles, "VECTOR", "extrapolated", f"{op}: {why} ({price.rule})")
+
+
+_TABLES: dict[str, _Table] = {}
+
+
+def table(name: str) -> _Table:
+    """The cost table called ``name`` ("a2a3" or "a5"), built once."""
+    t = _TABLES.get(name)
+    if t is None:
+        if name == "a2a3":
+            t = A2A3Table()
+        elif name == "a5":
+            t = A5Table(table("a2a3"))  # type: ignore[arg-type]
+        else:
+            raise NotSupportedError(f"unknown cost table {name!r}", hint="a2a3 or a5")
+        _TABLES[name] = t
+    return t
+
+
+def pto_mnemonic(op: str) -> str:
+    """``"tadds"`` / ``"TADDS"`` -> ``"TADDS"``. tilefold op names (``"tile.adds"``) are resolved through the op
+    registry by ``tilefold.sim.instruction_cycles`` (this package sits below the registry)."""
+    if "." in op:
+        raise NotSupportedError(f"{op!r} is a tilefold op name, not a PTO mnemonic",
+                                hint="use tilefold.sim.instruction_cycles (resolves the registry's PTO name) or pass "
+                                     "the mnemonic, e.g. 'TADDS'")
+    return op.upper()
+
+
+def price_instruction(tab: _Table, op: str, dtypes, shape, valid_shape=None, *, blocks: int = 1) -> Price:
+    """The price of one PTO instruction from cost table ``tab`` (``tilefold.targets.instruction_cycles`` documents
+    the arguments)."""
+    src, dst = (dtypes, dtypes) if isinstance(dtypes, str) or not isinstance(dtypes, (tuple, list)) else dtypes
+    src, dst = dtype_key(src), dtype_key(dst)
+    name = pto_mnemonic(op)
+    if name in ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC"):
+        m, k, n = shape
+        return tab.cube(int(m), int(k), int(n), src)
+    rows, cols = (1, int(shape[0])) if len(shape) == 1 else (int(shape[-2]), int(shape[-1]))
+    vr, vc = (rows, cols) if valid_shape is None else (
+        (1, int(valid_shape[0])) if len(valid_shape) == 1 else (int(valid_shape[-2]), int(valid_shape[-1])))
+    if name in ("TLOAD", "TSTORE", "TMOV"):
+        s, d = {"TLOAD": ("DDR", "Vec"), "TSTORE": ("Vec", "DDR"), "TMOV": ("Vec", "Vec")}[name]
+        return tab.transfer(s, d, vr * vc * _ITEMSIZE[src], blocks)
+    return tab.vector(name, src, dst, rows, cols, vr, vc)
+
+
+__all__ = ["A2A3Table", "A5Table", "FamilyFit", "ORIGINS", "Price", "dtype_key",
+           "price_instruction", "pto_mnemonic", "repeats_per_row", "table"]
