@@ -19,7 +19,8 @@ demo: install
 	$(BIN)/tilefold demo
 
 lint: install-dev
-	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples tools
+	$(BIN)/python tools/layers.py
 
 pytest: install-dev
 	$(BIN)/python -m pytest

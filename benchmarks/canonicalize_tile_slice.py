@@ -44,8 +44,9 @@ from collections.abc import Callable
 
 from tilefold.bench import print_table, summarize
 from tilefold.ir.expr import ConstFloat, ConstInt, MakeTuple, Var
+from tilefold.ir.shapes import tensor_type
 from tilefold.ir.stmt import AssignStmt, ForStmt, Function, FunctionType, ParamDirection, Program, SeqStmts
-from tilefold.ir.types import DataType, MemorySpace, ScalarType, tensor_type
+from tilefold.ir.types import DataType, MemorySpace, ScalarType
 from tilefold.ir.visitor import collect_uses
 from tilefold.ops import make_call
 from tilefold.passes.canonicalize_tile_slice import canonicalize_tile_slice

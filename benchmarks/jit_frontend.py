@@ -46,10 +46,10 @@ from collections.abc import Callable
 import tilefold.language as pl
 from tilefold.backend.codegen import generate
 from tilefold.compiler import run_pipeline
-from tilefold.language.parse_base import no_gc
 from tilefold.passes.pipeline import default_tile_pipeline
 from tilefold.passes.tensor_lowering.convert_tensor_to_tile_ops import tensor_level_passes
 from tilefold.targets import get_target
+from tilefold.util.gc import no_gc
 
 TARGET = "Ascend910B"
 #: the most a step's Python calls per line may grow from the smallest to the largest size and still be linear

@@ -79,7 +79,7 @@ def _parse_program_or_jit(args: argparse.Namespace, tile_level: bool = False):
     """The program of ``args.file``: a ``@pl.program`` file, or one ``@pl.jit`` entry of a jit file (``--kernel``,
     ``--shape`` as for ``tilefold run``), outlined; ``tile_level``: lowered to tile ops too (what the tile passes of
     ``tilefold opt`` take)."""
-    from tilefold.runtime.cli_support import is_jit_file, parse_jit_file
+    from tilefold.cli_jit import is_jit_file, parse_jit_file
 
     if not is_jit_file(args.file):
         return _parse_file(args.file)
@@ -168,14 +168,10 @@ def _expand_default(names: list[str]) -> list[str]:
 
 
 def cmd_opt(args: argparse.Namespace) -> int:
-    from tilefold.passes.pass_manager import (
-        DumpInstrument,
-        PassContext,
-        RoundTripInstrument,
-        VerificationInstrument,
-    )
+    from tilefold.passes.pass_manager import DumpInstrument, PassContext, VerificationInstrument
     from tilefold.passes.remarks import collect_remarks
     from tilefold.passes.verifier import ALL_VERIFIABLE, verify_properties
+    from tilefold.testing.round_trip import RoundTripInstrument
 
     names = _expand_default(_split_list(args.passes))
     options = _pipeline_options(args)
@@ -208,7 +204,7 @@ def cmd_opt(args: argparse.Namespace) -> int:
     if explicit is not None and names:
         verify_properties(result, explicit, context=f"after the last pass ({manager.passes[-1].name})")
     if args.round_trip and not names:
-        from tilefold.passes.pass_manager import round_trip_check
+        from tilefold.testing.round_trip import round_trip_check
 
         round_trip_check(result, "round trip of the input program")
     for p in manager.passes:  # passes may also expose remarks on the pass object
@@ -462,10 +458,9 @@ def _load_npz(spec: str, entry) -> dict[str, Any]:
 
 def _make_inputs(program, spec: str, seed: int, settings: Sequence[str], entry_name: str | None = None
                  ) -> dict[str, Any]:
-    import numpy as np
 
     from tilefold.ir.stmt import ParamDirection
-    from tilefold.ir.types import ScalarType, TensorType
+    from tilefold.ir.types import ScalarType
 
     entry = _entry_function(program, entry_name)
     scalar_types = {p.name: p.type.dtype for p in entry.params if isinstance(p.type, ScalarType)}
@@ -496,36 +491,9 @@ def _make_inputs(program, spec: str, seed: int, settings: Sequence[str], entry_n
         return inputs
 
     _check_input_sizes(entry)
-    from tilefold.testing import random_inputs as harness_random
+    from tilefold.testing import random_inputs
 
-    if harness_random is not None:
-        return harness_random(program, entry.name, seed, scalars=fixed)
-
-    rng = np.random.default_rng(seed)
-    inputs: dict[str, Any] = {}
-    for p, direction in zip(entry.params, entry.param_directions, strict=False):
-        if p.name in fixed:
-            inputs[p.name] = fixed[p.name]
-            continue
-        t = p.type
-        if isinstance(t, TensorType):
-            shape = t.static_shape
-            if shape is None:
-                raise TilefoldError(f"parameter {p.name} of {entry.name} has a symbolic shape; random inputs "
-                                    "need static shapes", hint="pass --inputs FILE.npz")
-            dt = t.dtype.np_dtype
-            if direction is ParamDirection.Out:
-                inputs[p.name] = np.zeros(shape, dtype=dt)
-            elif t.dtype.is_float:
-                inputs[p.name] = rng.uniform(-1.0, 1.0, size=shape).astype(dt)
-            elif t.dtype.is_bool:
-                inputs[p.name] = rng.integers(0, 2, size=shape).astype(dt)
-            else:
-                inputs[p.name] = rng.integers(-8, 8, size=shape).astype(dt)
-        elif isinstance(t, ScalarType):
-            raise TilefoldError(f"scalar parameter {p.name} of {entry.name} needs a value",
-                                hint=f"pass --set {p.name}=VALUE")
-    return inputs
+    return random_inputs(program, entry.name, seed, scalars=fixed)
 
 
 def _fmt_cell(value: Any) -> str:
@@ -701,7 +669,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from tilefold.testing import run_and_compare
 
     _register_kernels(args.kernels or ())
-    from tilefold.runtime.cli_support import is_jit_file, run_jit_file
+    from tilefold.cli_jit import is_jit_file, run_jit_file
 
     if is_jit_file(args.file):  # a file of @pl.jit kernels: --kernel picks one, --shape gives bare / dynamic shapes
         with collect_remarks() as remarks:

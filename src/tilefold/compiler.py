@@ -2,7 +2,8 @@
 
 ``compile(program, target="Ascend910B", skip_passes=(), options={}, codegen="strict") -> CompiledProgram``
 runs the default tile pipeline (``tilefold.passes.default_tile_pipeline``) and lowers the result to a PTO
-program (``CompiledProgram.pto``, printable with ``.text()``).
+program (``CompiledProgram.pto``, printable with ``.text()``). The result is a plain record: nothing here runs
+it (``tilefold.runtime`` does).
 """
 
 from __future__ import annotations
@@ -14,28 +15,22 @@ from typing import Any
 from tilefold.backend.codegen import InternalCheckError, generate
 from tilefold.backend.pto import PTOProgram
 from tilefold.ir.stmt import Program
-from tilefold.language.parse_base import no_gc
+from tilefold.passes.pipeline import pipeline_for
 from tilefold.targets import Target, get_target, list_targets
+from tilefold.util.gc import no_gc
 
 
 @dataclass
 class CompiledProgram:
-    """A compiled program: the post-pass IR (``ir``), the PTO program (``pto``) and its target.
-
-    PyPTO's handle members: ``program`` (the program handed to the compiler, or the post-pass one on the jit
-    path; ``None`` after ``from_dir``), ``output_dir`` (the artefact directory: ``program.pto``, ``program.py``,
-    ``meta.json`` and the pickled PTO program; written on first access, in a fresh temporary directory unless one
-    was given), ``platform`` / ``backend_type``, ``param_names`` / ``output_indices`` / ``has_return``; calling it
-    with arrays runs it on the simulator (``compiled(a, b, out, config=...)``), writing outputs in place."""
+    """What compiling gave: the post-pass IR (``ir``), the PTO program (``pto``), its target and the passes that
+    ran. A plain record: running it is the runtime's (``tilefold.runtime.CompiledKernel`` wraps one with PyPTO's
+    handle members and ``__call__``)."""
 
     ir: Program | None  # the program after the pass pipeline (memory planned); None after from_dir
     pto: PTOProgram
     target: Target
     passes: tuple[str, ...] = ()  # names of the passes that ran
     program: Program | None = None
-    config: Any = None  # the RunConfig it was compiled with (jit path)
-    _output_dir: Any = None
-    _meta: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.program is None:
@@ -44,134 +39,6 @@ class CompiledProgram:
     def text(self) -> str:
         return self.pto.text()
 
-    # ------------------------------------------------------------------ PyPTO's handle
-    @property
-    def platform(self) -> str:
-        """The platform it was built for, as the RunConfig spelt it (``a2a3sim``), else the target name."""
-        if self.config is not None and getattr(self.config, "platform", None):
-            return self.config.platform
-        return (self._meta or {}).get("platform_name") or self.target.name
-
-    @property
-    def backend_type(self) -> Any:
-        from tilefold.backend.backend_type import BackendType
-
-        for b in BackendType:
-            if b.value == self.target.name:
-                return b
-        return self.target.name
-
-    def _entry_meta(self) -> dict[str, Any]:
-        if self._meta is None:
-            from tilefold.runtime.execute import hidden_extents, user_params
-
-            entry = self.ir.function(self.pto.entry)
-            names = [p.name for p in entry.params]
-            dirs = [d.value for d in entry.param_directions]
-            self._meta = {"name": self.pto.name, "entry": self.pto.entry, "platform": self.target.name,
-                          "platform_name": getattr(self.config, "platform", None) or self.target.name,
-                          "params": names, "directions": dirs, "user_params": user_params(entry),
-                          "hidden_extents": hidden_extents(entry), "has_return": bool(entry.return_types),
-                          "passes": list(self.passes)}
-        return self._meta
-
-    @property
-    def param_names(self) -> list[str]:
-        """The parameters a caller passes, in order (``pl.dynamic`` extents are read from the arrays)."""
-        return list(self._entry_meta()["user_params"])
-
-    @property
-    def output_indices(self) -> list[int]:
-        """Positions (in ``param_names``) of the ``Out`` / ``InOut`` parameters."""
-        m = self._entry_meta()
-        direction = dict(zip(m["params"], m["directions"], strict=True))
-        return [i for i, n in enumerate(m["user_params"]) if direction[n] != "In"]
-
-    @property
-    def has_return(self) -> bool:
-        return bool(self._entry_meta()["has_return"])
-
-    @property
-    def output_dir(self) -> Any:
-        if self._output_dir is None:
-            import tempfile
-
-            base = getattr(self.config, "runtime", {}).get("save_kernels_dir") if self.config is not None else None
-            if base:
-                from pathlib import Path
-
-                self._output_dir = Path(base) / self.pto.name
-            else:
-                self._output_dir = tempfile.mkdtemp(prefix=f"tilefold-{self.pto.name}-")
-            self.save(self._output_dir)
-        from pathlib import Path
-
-        return Path(self._output_dir)
-
-    @output_dir.setter
-    def output_dir(self, value: Any) -> None:
-        self._output_dir = value
-        if value is not None:
-            self.save(value)  # complete the directory (meta.json, the pickled PTO) so from_dir can load it
-
-    def save(self, directory: Any) -> Any:
-        """Write the artefacts to ``directory``: ``program.pto`` (PTO text), ``program.py`` (post-pass IR),
-        ``meta.json`` (call shape) and ``program.pto.pickle`` (what ``from_dir`` loads)."""
-        import json
-        import pickle
-        from pathlib import Path
-
-        out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "program.pto").write_text(self.pto.text())
-        if self.ir is not None:
-            (out / "program.py").write_text(self.ir.as_python())
-        meta = self._entry_meta() if self.ir is not None else dict(self._meta or {})
-        (out / "meta.json").write_text(json.dumps(meta, indent=1))
-        with (out / "program.pto.pickle").open("wb") as f:
-            pickle.dump(self.pto, f)
-        return out
-
-    @classmethod
-    def from_dir(cls, directory: Any) -> CompiledProgram:
-        """Rebuild a handle from an artefact directory written by ``save`` / ``output_dir``: it runs, and has no
-        ``program`` (as in PyPTO)."""
-        import json
-        import pickle
-        from pathlib import Path
-
-        from tilefold.errors import TilefoldError
-
-        d = Path(directory)
-        try:
-            meta = json.loads((d / "meta.json").read_text())
-            with (d / "program.pto.pickle").open("rb") as f:
-                pto = pickle.load(f)  # noqa: S301 - tilefold's own artefact
-        except (OSError, ValueError, pickle.UnpicklingError) as exc:
-            raise TilefoldError(f"{d} is not a tilefold artefact directory: {exc}",
-                                hint="pass compiled.output_dir of a tilefold CompiledProgram") from None
-        out = cls(None, pto, get_target(meta["platform"]), tuple(meta.get("passes", ())), _output_dir=d,
-                  _meta=meta)
-        out.program = None
-        return out
-
-    load = from_dir
-
-    def __call__(self, *args: Any, config: Any = None) -> Any:
-        """Run on the simulator with arrays (numpy / torch); Out / InOut arguments are written in place."""
-        from tilefold.runtime import RunConfig
-        from tilefold.runtime.execute import bind_arguments, execute
-
-        config = config if config is not None else (self.config or RunConfig(platform=self.target.name))
-        by_name = bind_arguments(self._entry_meta(), args, f"program {self.pto.name!r}")
-        return execute(self, by_name, config)[0]
-
-
-def _pipeline(target: Target, skip_passes: tuple[str, ...], options: Mapping[str, Any]) -> list:
-    from tilefold.passes import pipeline as pl_mod
-
-    return pl_mod.default_tile_pipeline(target.name, skip_passes=tuple(skip_passes), **dict(options))
-
 
 @no_gc()
 def run_pipeline(program: Program, target: str | Target = "Ascend910B", skip_passes: tuple[str, ...] = (),
@@ -179,11 +46,7 @@ def run_pipeline(program: Program, target: str | Target = "Ascend910B", skip_pas
     # The IR is immutable and acyclic: reference counting frees it, while the cyclic collector would rescan
     # every live IR node on each full collection (more than half the compile time of a 64k-statement kernel).
     tgt = get_target(target)
-    passes = _pipeline(tgt, tuple(skip_passes), options or {})
-    from tilefold.passes.tensor_lowering.convert_tensor_to_tile_ops import is_tensor_level, tensor_level_passes
-
-    if is_tensor_level(program):  # a @pl.jit program: scopes and tensor-level ops are lowered first
-        passes = [*tensor_level_passes(tgt), *passes]
+    passes = pipeline_for(program, tgt, options, skip_passes=tuple(skip_passes))
     for p in passes:
         program = p(program)
     return program, tuple(p.name for p in passes)

@@ -20,9 +20,10 @@ from tilefold.ir.types import TupleType
 from tilefold.ops import get_op, op_of, result_destinations
 from tilefold.passes.memory_planning.init_mem_ref import init_mem_ref
 from tilefold.passes.memory_planning.memref_common import tile_vars
-from tilefold.passes.pass_manager import PassContext, RoundTripInstrument
+from tilefold.passes.pass_manager import PassContext
 from tilefold.passes.pipeline import default_tile_pipeline
 from tilefold.testing import run_and_compare
+from tilefold.testing.round_trip import RoundTripInstrument
 
 SEED = Path(__file__).resolve().parents[2] / "examples" / "seeds" / "customop_multi_result.py"
 MAPS3 = ('[pl.affine_map("(d0, d1) -> (d0, d1)"), pl.affine_map("(d0, d1) -> (d0, d1)"), '

@@ -198,8 +198,9 @@ return out
 
 
 def test_inserted_copies_round_trip_after_every_planning_pass():
-    from tilefold.passes.pass_manager import PassContext, RoundTripInstrument
+    from tilefold.passes.pass_manager import PassContext
     from tilefold.passes.pipeline import default_tile_pipeline
+    from tilefold.testing.round_trip import RoundTripInstrument
 
     inst = RoundTripInstrument()
     program = pl.parse(INIT_READ_AFTER)

@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 import tilefold.language as pl
 from tilefold import ir
 from tilefold.errors import TilefoldError
-from tilefold.passes.pass_manager import PassContext, RoundTripInstrument, VerificationInstrument
+from tilefold.passes.pass_manager import PassContext, VerificationInstrument
+from tilefold.testing.round_trip import RoundTripInstrument
 
 from .fuzzcheck import tally
 

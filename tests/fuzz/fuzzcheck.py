@@ -30,9 +30,10 @@ from typing import Any
 
 import tilefold.language as pl
 from tilefold.errors import NotSupportedError, TilefoldError
-from tilefold.passes.pass_manager import PassContext, RoundTripInstrument, VerificationInstrument
+from tilefold.passes.pass_manager import PassContext, VerificationInstrument
 from tilefold.sim import RaceDetected
 from tilefold.testing import run_and_compare
+from tilefold.testing.round_trip import RoundTripInstrument
 
 CONFIGS: tuple[tuple[bool, int], ...] = ((True, 1), (False, 1), (True, 2), (False, 2))
 

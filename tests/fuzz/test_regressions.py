@@ -231,7 +231,7 @@ class SliceOfIterArg:
 
 def test_slice_of_renamed_iter_arg_reads_the_new_iter_arg():
     from tilefold.passes.canonicalize_tile_slice import canonicalize_tile_slice_with_remarks
-    from tilefold.passes.pass_manager import round_trip_check
+    from tilefold.testing.round_trip import round_trip_check
 
     after, _ = canonicalize_tile_slice_with_remarks(pl.parse(SLICE_OF_RENAMED_ITER_ARG))
     round_trip_check(after)  # raised RoundTripError (undefined name) before the fix

@@ -159,7 +159,7 @@ def k(a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]
         out[:] = pl.exp(a)
     return out
 '''
-    from tilefold.language.jit import parse_jit_text
+    from tilefold.runtime.jit import parse_jit_text
 
     with pytest.raises(ParseError, match=r"window out\[:\] has extent 32 on axis 0, but the value written into it "
                                          r"is \[16, 64\]") as info:

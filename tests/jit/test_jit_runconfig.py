@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import tilefold.language as pl
-from tilefold.compiler import CompiledProgram
 from tilefold.errors import NotSupportedError, TilefoldError
 from tilefold.runtime import ChipWorker, RunConfig, benchmark
+from tilefold.runtime.compiled import CompiledKernel as CompiledProgram
 
 RNG = np.random.default_rng(3)
 A = RNG.standard_normal((64, 128)).astype(np.float32)

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import tilefold.language as pl
-from tilefold.language.jit import JITFunction
+from tilefold.runtime.jit import JITFunction
 from tilefold.runtime.jit_compile import outlined
 from tilefold.testing import run_and_compare
 

@@ -12,8 +12,9 @@ from tilefold import ir
 from tilefold.errors import ParseError
 from tilefold.ir import Eq, IfStmt, Lt, Program
 from tilefold.ir.visitor import IRVisitor
-from tilefold.passes import PassContext, RoundTripInstrument
+from tilefold.passes import PassContext
 from tilefold.passes.tile_and_bind_sub_block import LIMIT_TAG, REVERTED, tile_and_bind_sub_block
+from tilefold.testing.round_trip import RoundTripInstrument
 from tilefold.testing.sub_block_evidence import sub_block_evidence
 
 HEADER = "import tilefold.language as pl\n\n"

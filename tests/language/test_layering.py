@@ -1,33 +1,8 @@
-"""The layering rule the parser split relies on: ``ir`` imports no other tilefold package at module level (the
-printer lives in ``tilefold.language`` and reaches ``ir`` through a registered hook; PyPTO's compat entry points
-``ir.compile`` / ``ir.deserialize`` / ``ir.pass_manager`` import the compiler lazily, inside the call)."""
-
-import ast
-from pathlib import Path
+"""The printer lives in the front end (``tilefold.frontend.printer``) and reaches ``ir`` through a registered
+hook (the layer contract itself is tests/architecture/test_layers.py)."""
 
 import tilefold.ir as ir
 import tilefold.language as pl
-
-IR_DIR = Path(ir.__file__).parent
-
-
-def _tilefold_imports(path: Path) -> set[str]:
-    found = set()
-    for node in ast.parse(path.read_text()).body:  # module level
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tilefold"):
-            found.add(node.module)
-        elif isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name.startswith("tilefold"))
-    return found
-
-
-def test_ir_imports_only_ir_and_errors():
-    offenders = {}
-    for path in sorted(IR_DIR.glob("*.py")):
-        bad = {m for m in _tilefold_imports(path) if not (m.startswith("tilefold.ir") or m == "tilefold.errors")}
-        if bad:
-            offenders[path.name] = sorted(bad)
-    assert offenders == {}
 
 
 def test_as_python_goes_through_the_language_printer():

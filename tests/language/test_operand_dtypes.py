@@ -8,7 +8,8 @@ import pytest
 import tilefold.language as pl
 from tilefold.errors import TypeInferenceError
 from tilefold.ir.expr import ConstFloat, ConstInt, Var
-from tilefold.ir.types import DataType, MemorySpace, TensorType, TileType, make_shape
+from tilefold.ir.shapes import make_shape
+from tilefold.ir.types import DataType, MemorySpace, TensorType, TileType
 from tilefold.ops import all_ops, make_call
 from tilefold.ops.registry import DTypeClass, OpKind, ParamKind, operand_dtype_classes
 
@@ -103,8 +104,8 @@ def test_every_restricted_op_refuses_integer_and_bool_operands(name):
 
 def test_the_verifier_applies_the_same_check_to_calls_a_pass_built():
     from tilefold.ir.expr import Call, MakeTuple
+    from tilefold.ir.shapes import make_shape as shape
     from tilefold.ir.stmt import AssignStmt, Function, FunctionType, ParamDirection, Program, SeqStmts
-    from tilefold.ir.types import make_shape as shape
     from tilefold.passes.base import IRProperty
     from tilefold.passes.verifier import check_properties
 

@@ -9,7 +9,8 @@ from lang_helpers import roundtrip
 import tilefold.language as pl
 from tilefold import ir
 from tilefold.ir import ConstInt, DataType, MemorySpace, TileType, TileView, Var
-from tilefold.ir.types import IMPLICIT_LAYOUTS, INDEX, canonical_tile_view, make_shape
+from tilefold.ir.shapes import make_shape
+from tilefold.ir.types import IMPLICIT_LAYOUTS, INDEX, canonical_tile_view
 
 HEADER = "import tilefold.language as pl\n\n"
 

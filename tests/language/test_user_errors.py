@@ -332,8 +332,8 @@ def test_entry_selection_errors_point_at_the_program(call, message):
      "invalid Python syntax", 5),
 ])
 def test_unparsable_source_is_a_located_parse_error(text, message, line, tmp_path):
+    from tilefold.cli_jit import is_jit_file
     from tilefold.errors import ParseError
-    from tilefold.runtime.cli_support import is_jit_file
 
     with pytest.raises(ParseError, match=message) as exc:
         pl.parse(text, filename="src.py")

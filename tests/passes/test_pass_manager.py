@@ -24,13 +24,11 @@ from tilefold.passes.pass_manager import (  # noqa: E402
     PassContext,
     PassInstrument,
     PassManager,
-    RoundTripError,
-    RoundTripInstrument,
     VerificationInstrument,
-    round_trip_check,
     run_pass,
 )
 from tilefold.passes.remarks import Remark, collect_remarks, emit, remarks_enabled  # noqa: E402
+from tilefold.testing.round_trip import RoundTripError, RoundTripInstrument, round_trip_check  # noqa: E402
 
 
 def identity(name: str = "Identity", **props) -> Pass:
@@ -182,14 +180,11 @@ def fake_frontend(monkeypatch):
     table = {}
     state = {"perturb": None}
 
-    printer = types.ModuleType("tilefold.language.printer")
-
     def python_print(prog):
         key = f"prog{len(table)}"
         table[key] = prog
         return key
 
-    printer.python_print = python_print
     language = types.ModuleType("tilefold.language")
 
     def parse(text, filename="<string>"):
@@ -197,8 +192,9 @@ def fake_frontend(monkeypatch):
         return state["perturb"](prog) if state["perturb"] else prog
 
     language.parse = parse
-    language.printer = printer
-    monkeypatch.setitem(sys.modules, "tilefold.language.printer", printer)
+    import tilefold.frontend.printer as printer
+
+    monkeypatch.setattr(printer, "python_print", python_print)
     monkeypatch.setitem(sys.modules, "tilefold.language", language)
     import tilefold
     import tilefold.ir
@@ -248,8 +244,8 @@ def test_round_trip_reports_unparsable_text(fake_frontend, monkeypatch):
 
 
 def test_round_trip_with_the_real_printer_and_parser():
+    import tilefold.frontend.printer as printer
     import tilefold.language as language
-    import tilefold.language.printer as printer
 
     before = program(kernel_fn(), loop_fn())
     instrument = RoundTripInstrument(check_input=True)
@@ -261,7 +257,7 @@ def test_round_trip_with_the_real_printer_and_parser():
 
 
 def test_round_trip_with_a_deliberately_broken_printer(monkeypatch):
-    import tilefold.language.printer as printer
+    import tilefold.frontend.printer as printer
 
     real = printer.python_print
 

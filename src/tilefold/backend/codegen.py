@@ -68,7 +68,7 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import AtomicType, MemorySpace, ScalarType, TensorType, TileType, TupleType
 from tilefold.ops import OpKind, Unit, custom_segments, op_of
-from tilefold.ops.custom.cost import custom_work_facts
+from tilefold.ops.custom.structured import custom_work_facts
 from tilefold.ops.registry import position_mixing_operands, valid_shape_operands
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
@@ -870,7 +870,7 @@ def _require_bound_values(s: ReturnStmt | YieldStmt, fn_name: str) -> None:
         if isinstance(v, Call):
             verb = "returns" if isinstance(s, ReturnStmt) else "yields"
             raise InternalCheckError(f"internal error: {fn_name!r} {verb} the call {v.op_name} directly; bind its "
-                                     "result to a variable first (tilefold.language.call_results)")
+                                     "result to a variable first (tilefold.frontend.call_results)")
 
 
 def _return_names(fn: Function, ret: ReturnStmt, tensor_of: dict[Var, str]) -> tuple[tuple[str, str], ...]:

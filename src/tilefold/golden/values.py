@@ -1,69 +1,18 @@
-"""Value helpers of the golden interpreter: dtype conversion with well-defined overflow behaviour,
-scalar normalisation, and zero-copy window views derived from an op's own golden semantics.
-
-Conversion rules (``to_dtype``):
-
-- float -> float (incl. ml_dtypes BF16 / FP8): IEEE round-to-nearest-even; overflow gives +-inf.
-- float -> int: NaN becomes 0, values saturate to the integer range, then truncate toward zero
-  (ops that need another rounding, e.g. ``tile.cast`` with ``mode="round"``, round in their golden).
-- int -> int: two's-complement wrap (the device's integer overflow behaviour).
-- anything -> bool: non-zero is true.
+"""Value helpers of the golden interpreter: scalar normalisation and zero-copy window views derived from an
+op's own golden semantics; dtype conversion (``to_dtype``, shared with the simulator) is
+``tilefold.ops.conversions`` (re-exported here).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from tilefold.ir.types import DataType
+from tilefold.ops.conversions import int_range, is_float_dtype, is_int_dtype, to_dtype
 
-_ML_FLOATS = {np.dtype(ml_dtypes.bfloat16), np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(ml_dtypes.float8_e5m2)}
-_ML_INTS = {np.dtype(ml_dtypes.int4)}
-
-
-def is_float_dtype(dtype: np.dtype) -> bool:
-    """True for numpy floats and the ml_dtypes float types (whose numpy kind is 'V')."""
-    dtype = np.dtype(dtype)
-    return dtype.kind == "f" or dtype in _ML_FLOATS
-
-
-def is_int_dtype(dtype: np.dtype) -> bool:
-    dtype = np.dtype(dtype)
-    return dtype.kind in "iu" or dtype in _ML_INTS
-
-
-def int_range(dtype: np.dtype) -> tuple[int, int]:
-    dtype = np.dtype(dtype)
-    info = ml_dtypes.iinfo(dtype) if dtype in _ML_INTS else np.iinfo(dtype)
-    return int(info.min), int(info.max)
-
-
-def to_dtype(value: Any, dtype: DataType) -> np.ndarray:
-    """``value`` as an ndarray of ``dtype``'s numpy type, converted per the module rules."""
-    target = dtype.np_dtype
-    arr = np.asarray(value)
-    if arr.dtype == target:
-        return arr
-    with np.errstate(over="ignore", invalid="ignore"):
-        if target == np.bool_:
-            return arr.astype(np.float64) != 0 if arr.dtype in _ML_FLOATS else arr.astype(np.bool_)
-        if is_int_dtype(target):
-            lo, hi = int_range(target)
-            if is_float_dtype(arr.dtype):
-                wide = arr.astype(np.float64)
-                wide = np.trunc(np.clip(np.nan_to_num(wide, nan=0.0), lo, hi))
-                return wide.astype(np.int64).astype(target)
-            wide = arr.astype(np.int64)
-            if target in _ML_INTS or target.itemsize < 8:
-                span = hi - lo + 1
-                wide = (wide - lo) % span + lo
-            return wide.astype(target)
-        # float target
-        if not is_float_dtype(arr.dtype):
-            arr = arr.astype(np.float64)
-        return arr.astype(target)
+__all__ = ["byte_offsets", "int_range", "is_float_dtype", "is_int_dtype", "scalar_value", "strided_view", "to_dtype"]
 
 
 def scalar_value(value: Any, dtype: DataType) -> int | float | bool:

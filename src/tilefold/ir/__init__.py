@@ -2,7 +2,6 @@
 structural equality and a hook to the `pl` printer (which lives in `tilefold.language`)."""
 
 from tilefold.ir.affine import AffineMap
-from tilefold.ir.compat import compile, deserialize, serialize  # noqa: A004
 from tilefold.ir.expr import (
     Add,
     And,
@@ -38,6 +37,7 @@ from tilefold.ir.expr import (
     int_value,
 )
 from tilefold.ir.printing import python_print, register_printer
+from tilefold.ir.shapes import make_shape, tensor_type, tile_type
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -57,6 +57,7 @@ from tilefold.ir.stmt import (
     final_yield,
     flatten_stmts,
 )
+from tilefold.ir.structural import assert_structural_equal, structural_equal, structural_hash
 from tilefold.ir.types import (
     AtomicType,
     DataType,
@@ -70,27 +71,23 @@ from tilefold.ir.types import (
     TupleType,
     Type,
     UnknownType,
-    make_shape,
     static_shape,
-    tensor_type,
-    tile_type,
 )
 from tilefold.ir.visitor import IRMutator, IRVisitor, collect_uses, substitute
 
-_LAZY = {
-    "structural_equal": "tilefold.ir.structural",
-    "assert_structural_equal": "tilefold.ir.structural",
-    "structural_hash": "tilefold.ir.structural",
-}
-
 
 def __getattr__(name: str):
-    # structural equality is large and rarely needed at import time: load it on first use
-    if name in _LAZY:
-        import importlib
+    # The one upward edge of ``ir``: PyPTO's ``ir.compile`` / ``ir.serialize`` / ``ir.deserialize`` and
+    # ``ir.pass_manager`` sit above the compiler, in ``tilefold.compat``.
+    if name in ("compile", "serialize", "deserialize"):
+        from tilefold.compat import ir_compile
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(name)
+        return getattr(ir_compile, name)
+    if name == "pass_manager":
+        from tilefold.compat import pass_manager
+
+        return pass_manager
+    raise AttributeError(f"module 'tilefold.ir' has no attribute {name!r}")
 
 
 __all__ = [

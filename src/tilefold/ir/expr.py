@@ -7,7 +7,7 @@ same variable only if they are the same object. Structural comparison lives in `
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from tilefold.errors import UNKNOWN_SPAN, Span
 from tilefold.ir.types import BOOL, INDEX, DataType, ScalarType, TupleType, Type, UnknownType
@@ -56,6 +56,7 @@ class GlobalVar(Expr):
 @dataclass(frozen=True, eq=False)
 class ConstInt(Expr):
     value: int
+    is_const_int: ClassVar[bool] = True  # how ir.types (which ir.expr imports) recognises a static extent
     dtype: DataType = DataType.INDEX
     span: Span = field(default=UNKNOWN_SPAN, repr=False)
 

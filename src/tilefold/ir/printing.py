@@ -1,7 +1,7 @@
 """A late-bound hook to the ``pl`` printer.
 
 The printer writes DSL text and asks the op registry about kwargs, so it lives in ``tilefold.language``
-(beside the parser) and ``ir`` cannot import it. ``tilefold.language.printer`` registers itself here when it
+(beside the parser) and ``ir`` cannot import it. ``tilefold.frontend.printer`` registers itself here when it
 is imported (importing ``tilefold`` does that), so ``Program.as_python()`` and ``ir.python_print`` keep working
 while ``ir`` depends on no other tilefold package.
 """

@@ -104,6 +104,18 @@ _NUMPY_DTYPES = {
 }
 
 
+# numpy dtype -> DataType, the inverse of the table above (INDEX is an int64 too: arrays never carry it)
+_FROM_NUMPY = {np.dtype(np_type): dt for dt, np_type in _NUMPY_DTYPES.items() if dt is not DataType.INDEX}
+
+
+def dtype_from_numpy(np_dtype) -> DataType | None:
+    """The DataType of a numpy dtype (None when tilefold has none): the one numpy -> DataType table."""
+    try:
+        return _FROM_NUMPY.get(np.dtype(np_dtype))
+    except TypeError:
+        return None
+
+
 class MemorySpace(enum.Enum):
     """Where a tile lives. DDR is global memory (GM)."""
 
@@ -243,15 +255,20 @@ IMPLICIT_LAYOUTS: dict[MemorySpace, ImplicitLayout] = {
 IMPLICIT_PAD = "null"
 
 
-def _same_extents(a: tuple[Expr, ...], b: tuple[Expr, ...]) -> bool:
-    from tilefold.ir.expr import ConstInt
+def _static_extent(extent: Expr) -> int | None:
+    """The value of a ``ConstInt`` extent, else None (``ir.expr`` imports this module, so the class is known by
+    its ``is_const_int`` marker)."""
+    return extent.value if getattr(extent, "is_const_int", False) else None
 
+
+def _same_extents(a: tuple[Expr, ...], b: tuple[Expr, ...]) -> bool:
     if len(a) != len(b):
         return False
     for x, y in zip(a, b, strict=True):
         if x is y:
             continue
-        if not (isinstance(x, ConstInt) and isinstance(y, ConstInt) and x.value == y.value):
+        vx, vy = _static_extent(x), _static_extent(y)
+        if vx is None or vy is None or vx != vy:
             return False
     return True
 
@@ -336,37 +353,13 @@ class TileType(_ShapedType):
 
 def static_shape(shape: tuple[Expr, ...]) -> tuple[int, ...] | None:
     """Plain ints when every extent is a ConstInt, else None."""
-    from tilefold.ir.expr import ConstInt
-
     out = []
     for extent in shape:
-        if not isinstance(extent, ConstInt):
+        value = _static_extent(extent)
+        if value is None:
             return None
-        out.append(extent.value)
+        out.append(value)
     return tuple(out)
-
-
-def make_shape(dims) -> tuple[Expr, ...]:
-    """Build a shape tuple from ints and expressions."""
-    from tilefold.ir.expr import ConstInt, Expr
-
-    out = []
-    for dim in dims:
-        if isinstance(dim, Expr):
-            out.append(dim)
-        elif isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
-            out.append(ConstInt(int(dim), DataType.INDEX))
-        else:
-            raise TypeError(f"shape extent must be an int or an expression, got {dim!r}")
-    return tuple(out)
-
-
-def tile_type(shape, dtype: DataType, memory_space: MemorySpace | None = None, **kw) -> TileType:
-    return TileType(make_shape(shape), dtype, memory_space, **kw)
-
-
-def tensor_type(shape, dtype: DataType) -> TensorType:
-    return TensorType(make_shape(shape), dtype)
 
 
 INDEX = ScalarType(DataType.INDEX)

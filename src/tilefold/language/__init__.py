@@ -19,11 +19,8 @@ from types import FrameType
 from typing import Any
 
 from tilefold.errors import ParseError, Span
-from tilefold.ir.affine import AffineMap
-from tilefold.ir.stmt import FunctionType, Program
-from tilefold.ir.types import DataType, MemorySpace
-from tilefold.language import dsl as _dsl
-from tilefold.language.dsl import (
+from tilefold.frontend import dsl as _dsl
+from tilefold.frontend.dsl import (
     InOut,
     MemRef,
     OpNamespace,
@@ -37,9 +34,12 @@ from tilefold.language.dsl import (
     parallel,
     reduction,
 )
-from tilefold.language.jit import JITFunction, jit
-from tilefold.language.parser import _MISSING, Parser
-from tilefold.language.printer import python_print
+from tilefold.frontend.parser import _MISSING, Parser
+from tilefold.frontend.printer import python_print
+from tilefold.ir.affine import AffineMap
+from tilefold.ir.stmt import FunctionType, Program
+from tilefold.ir.types import DataType, MemorySpace
+from tilefold.runtime.jit import JITFunction, jit
 
 Mem = MemorySpace
 GM = MemorySpace.DDR
@@ -115,8 +115,8 @@ def parse(text: str, filename: str = "<string>", *, program_name: str | None = N
     The text holds a ``@pl.program`` class, bare ``@pl.function`` functions, or a fully annotated ``@pl.jit``
     entry (with its ``@pl.jit.incore`` / ``.inline`` helpers): the jit form comes back with its ``pl.at`` scopes
     outlined into InCore functions (tensor-level ops still in them)."""
-    from tilefold.language.jit import jit_functions, parse_jit_text
-    from tilefold.language.parse_base import parse_python
+    from tilefold.frontend.parse_base import parse_python
+    from tilefold.runtime.jit import jit_functions, parse_jit_text
 
     tree = None
     if "jit" in text and "@pl.program" not in text:  # a jit entry is spelt pl.jit: skip a second ast.parse else

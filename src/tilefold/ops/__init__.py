@@ -1,6 +1,10 @@
 """The op registry (see ``tilefold.ops.registry``) and the tile op declarations."""
 
-from tilefold.ops import catalog_ops  # noqa: F401  (PyPTO catalog ops beyond the core set register themselves)
+# the op declarations register themselves when imported: the core tile ops, the tensor-level forms, the
+# PyPTO catalog beyond the core set. Importing any ``tilefold.ops`` module runs this first.
+from tilefold.ops import tile_ops  # noqa: F401  # isort: skip
+from tilefold.ops import tensor_ops  # noqa: F401  # isort: skip
+from tilefold.ops import catalog_ops  # noqa: F401  # isort: skip
 from tilefold.ops.custom.structured import StructuredView, custom_segments
 from tilefold.ops.registry import (
     MemoryRule,

@@ -27,7 +27,8 @@ import numpy as np
 
 from tilefold.errors import TilefoldError
 from tilefold.ir.expr import ConstInt, Expr, Max
-from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, TileView, Type, make_shape
+from tilefold.ir.shapes import make_shape
+from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, TileView, Type
 from tilefold.ops import tensor_ops as _tn
 from tilefold.ops import tile_ops as _tl
 from tilefold.ops.registry import (
@@ -40,6 +41,7 @@ from tilefold.ops.registry import (
     ParamKind,
     Unit,
     register_op,
+    register_spelling,
 )
 
 T = ParamKind.TILE
@@ -51,6 +53,8 @@ A = ParamKind.ATTR
 #: them. (The bitwise ops keep PyPTO's trailing underscore in their registry names, ``tile.and_``: ``and`` is a
 #: Python keyword, and the printed ``pl`` text must parse again.)
 SPELLINGS = {"maximums": "maxs", "minimums": "mins"}
+for _alias, _canonical in SPELLINGS.items():
+    register_spelling(_alias, _canonical)
 
 #: PyPTO catalog operators tilefold refuses, with the reason (``pl.<name>`` in a jit kernel raises NotSupportedError
 #: with it). Composite operators PyPTO's users write themselves (SiLU = x * sigmoid(x) from neg / exp / adds /

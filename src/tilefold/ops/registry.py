@@ -200,21 +200,26 @@ def get_op(name: str) -> OpDef:
     return op
 
 
+#: PyPTO's other spellings of an op's base name (``maximums`` for ``maxs``), in every namespace
+_SPELLINGS: dict[str, str] = {}
+
+
+def register_spelling(alias: str, canonical: str) -> None:
+    """Resolve the base name ``alias`` (``tile.<alias>``, ``tensor.<alias>``) to the op named ``canonical``."""
+    _SPELLINGS[alias] = canonical
+
+
 def find_op(name: str) -> OpDef | None:
     """The op named ``name``, also under one of PyPTO's spellings (``tile.and_``, ``tile.maximums``)."""
-    _ensure_loaded()
     op = _REGISTRY.get(name)
     if op is None and "." in name:
-        from tilefold.ops.catalog_ops import SPELLINGS
-
         ns, base = name.split(".", 1)
-        canonical = SPELLINGS.get(base)
+        canonical = _SPELLINGS.get(base)
         op = _REGISTRY.get(f"{ns}.{canonical}") if canonical else None
     return op
 
 
 def all_ops() -> dict[str, OpDef]:
-    _ensure_loaded()
     return dict(_REGISTRY)
 
 
@@ -223,22 +228,10 @@ def op_of(expr: Expr) -> OpDef | None:
     if type(expr) is Call or isinstance(expr, Call):
         op = expr.op
         if type(op) is str:
-            return (_REGISTRY if _REGISTRY else _loaded_registry()).get(op)
+            return _REGISTRY.get(op)
         if not isinstance(op, GlobalVar):
             return find_op(op)
     return None
-
-
-def _loaded_registry() -> dict[str, OpDef]:
-    _ensure_loaded()
-    return _REGISTRY
-
-
-def _ensure_loaded() -> None:
-    if not _REGISTRY:
-        import tilefold.ops.catalog_ops  # noqa: F401
-        import tilefold.ops.tensor_ops  # noqa: F401
-        import tilefold.ops.tile_ops  # noqa: F401  (declarations register themselves)
 
 
 def _check_positive_shape(name: str, t: Any) -> None:

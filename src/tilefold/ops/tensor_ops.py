@@ -16,7 +16,8 @@ import numpy as np
 
 from tilefold.errors import TypeInferenceError
 from tilefold.ir.expr import ConstInt, Expr, MakeTuple
-from tilefold.ir.types import AtomicType, DataType, ScalarType, TensorType, Type, make_shape
+from tilefold.ir.shapes import make_shape
+from tilefold.ir.types import AtomicType, DataType, ScalarType, TensorType, Type
 from tilefold.ops.registry import MemoryRule, MemoryRuleKind, OpDef, OpKind, Param, ParamKind, Unit, register_op
 from tilefold.ops.tile_ops import CAST_NOTE, atomic_add, check_atomic, check_cast_mode, check_element_indices
 

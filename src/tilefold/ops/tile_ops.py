@@ -14,6 +14,7 @@ import numpy as np
 
 from tilefold.errors import TypeInferenceError
 from tilefold.ir.expr import ConstInt, Expr, MakeTuple, Max, Min, Sub
+from tilefold.ir.shapes import make_shape
 from tilefold.ir.types import (
     INDEX,
     AtomicType,
@@ -27,7 +28,6 @@ from tilefold.ir.types import (
     TupleType,
     Type,
     canonical_tile_view,
-    make_shape,
     static_shape,
 )
 from tilefold.ops.custom.structured import CUSTOM_SEGMENTS, StructuredView

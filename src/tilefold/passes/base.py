@@ -8,6 +8,7 @@ function (and the program object itself, when nothing changed) identical. The ac
 from __future__ import annotations
 
 import enum
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -51,8 +52,6 @@ class Pass:
         return self._transform(program)
 
     def __call__(self, program: Program) -> Program:
-        from tilefold.passes.pass_manager import PassContext
-
         return PassContext.current().run_pass(self, program)
 
     def __repr__(self) -> str:
@@ -94,3 +93,101 @@ def function_pass(
 
 def program_pass(name: str, transform: Callable[[Program], Program], **props: Any) -> Pass:
     return Pass(name, transform, **props)
+
+
+# ------------------------------------------------------------------------------------------------
+# the pass context: instruments and options around every pass call
+# ------------------------------------------------------------------------------------------------
+
+
+class PassInstrument:
+    """Base class of instruments. Override any hook; the defaults do nothing."""
+
+    def enter_context(self, ctx: PassContext) -> None:
+        """Called when a ``PassContext`` holding this instrument is entered."""
+
+    def exit_context(self, ctx: PassContext) -> None:
+        """Called when that context is left."""
+
+    def before_pass(self, pass_: Pass, program: Program) -> None:
+        """Called with the input program before ``pass_`` runs."""
+
+    def after_pass(self, pass_: Pass, before: Program, after: Program) -> None:
+        """Called with the input and output programs after ``pass_`` ran."""
+
+
+_LOCAL = threading.local()
+
+
+def _stack() -> list[PassContext]:
+    stack = getattr(_LOCAL, "stack", None)
+    if stack is None:
+        stack = _LOCAL.stack = []
+    return stack
+
+
+class PassContext:
+    """Instruments and options that apply to every pass run inside the ``with`` block.
+
+    ``PassContext.current()`` is the innermost active context (or a default one without instruments).
+    ``options`` are pipeline options (e.g. ``enable_auto_bind_sub_block``, ``target``) that passes may
+    consult; ``disabled_passes`` names passes (pass name or CLI name) to skip.
+    """
+
+    def __init__(self, instruments: Iterable[PassInstrument] = (), *, options: dict[str, Any] | None = None,
+                 disabled_passes: Iterable[str] = ()) -> None:
+        self.instruments: list[PassInstrument] = list(instruments)
+        self.options: dict[str, Any] = dict(options or {})
+        self.disabled_passes: frozenset[str] = frozenset(disabled_passes)
+        self.history: list[str] = []  # names of the passes run in this context, in order
+
+    # -- context management ---------------------------------------------------------------------
+    def __enter__(self) -> PassContext:
+        _stack().append(self)
+        for inst in self.instruments:
+            inst.enter_context(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            for inst in self.instruments:
+                inst.exit_context(self)
+        finally:
+            stack = _stack()
+            for i in range(len(stack) - 1, -1, -1):
+                if stack[i] is self:
+                    del stack[i]
+                    break
+
+    @staticmethod
+    def current() -> PassContext:
+        stack = _stack()
+        if stack:
+            return stack[-1]
+        default = getattr(_LOCAL, "default", None)
+        if default is None:
+            default = _LOCAL.default = PassContext()
+        return default
+
+    def option(self, name: str, default: Any = None) -> Any:
+        return self.options.get(name, default)
+
+    # -- running passes -------------------------------------------------------------------------
+    def run_pass(self, pass_: Pass, program: Program) -> Program:
+        """Run ``pass_`` on ``program`` with this context's instruments around it."""
+        if pass_.name in self.disabled_passes or pass_.cli_name in self.disabled_passes:
+            return program
+        for inst in self.instruments:
+            inst.before_pass(pass_, program)
+        out = pass_.run(program)
+        if not isinstance(out, Program):
+            raise TypeError(f"pass {pass_.name} returned {type(out).__name__}, not a Program")
+        self.history.append(pass_.name)
+        for inst in self.instruments:
+            inst.after_pass(pass_, program, out)
+        return out
+
+
+def run_pass(pass_: Pass, program: Program) -> Program:
+    """Run one pass through the current context (same as ``pass_(program)``)."""
+    return PassContext.current().run_pass(pass_, program)

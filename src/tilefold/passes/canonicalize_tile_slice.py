@@ -42,9 +42,6 @@ Rules (seed ``canonicalize_tile_slice.zh.txt``; doc page ``docs/passes/canonical
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,6 +72,7 @@ from tilefold.ops.registry import OpDef, OpKind, Unit, get_op, make_call, op_of
 from tilefold.passes import remarks as remarks_mod
 from tilefold.passes.base import IRProperty, Pass, function_pass
 from tilefold.passes.remarks import Remark
+from tilefold.util.gc import no_gc
 
 __all__ = [
     "PASS_NAME",
@@ -127,27 +125,15 @@ def canonicalize_tile_slice_with_remarks(program: Program) -> tuple[Program, lis
     return out, [r for r in collected if r.pass_name == PASS_NAME]
 
 
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """The pass builds only acyclic data (IR nodes, maps from Vars), which reference counting frees. The cyclic
-    collector's full collections would rescan everything the pass keeps alive while it grows, adding a
-    super-linear term on very large functions; pause it for the duration of one function."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
+# The pass builds only acyclic data (IR nodes, maps from Vars), which reference counting frees: the cyclic
+# collector is paused per function (no_gc) so its full collections do not rescan what the pass keeps alive.
 def _transform(fn: Function, program: Program | None = None) -> Function:
     if not remarks_mod.remarks_enabled():
-        with _cyclic_gc_paused():
+        with no_gc():
             return canonicalize_function(fn)
     records: list[Remark] = []
     try:
-        with _cyclic_gc_paused():
+        with no_gc():
             return canonicalize_function(fn, records)
     finally:
         for r in records:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from tilefold.errors import NotSupportedError, Span
 from tilefold.ir.expr import Add, Call, ConstInt, Expr, IterArg, MakeTuple, Mul, TupleGetItem, Var
+from tilefold.ir.shapes import make_shape
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -46,7 +47,7 @@ from tilefold.ir.stmt import (
     YieldStmt,
     final_yield,
 )
-from tilefold.ir.types import MemorySpace, TensorType, TileType, TupleType, Type, make_shape
+from tilefold.ir.types import MemorySpace, TensorType, TileType, TupleType, Type
 from tilefold.ops import OpKind, get_op, make_call, op_of
 from tilefold.passes.base import IRProperty, Pass, function_pass
 

@@ -3,7 +3,7 @@
 Every pass call goes through the active ``PassContext`` (``Pass.__call__`` uses
 ``PassContext.current().run_pass``), which runs its instruments before and after the pass::
 
-    with PassContext([VerificationInstrument(), RoundTripInstrument()]):
+    with PassContext([VerificationInstrument()]):
         program = passes.canonicalize_tile_slice()(program)
 
 Instruments:
@@ -11,9 +11,8 @@ Instruments:
 - ``VerificationInstrument`` verifies the pass's required properties before it runs and its produced
   properties after; a violation raises ``VerificationError`` naming the pass, the property, the function
   and the offending statement.
-- ``RoundTripInstrument`` prints the IR after each pass with the ``pl`` printer, parses it back with
-  ``tilefold.language.parse`` and asserts the two are structurally equal; a disagreement raises
-  ``RoundTripError`` showing the first difference.
+- ``RoundTripInstrument`` (in ``tilefold.testing.round_trip``: it needs the parser, which sits above the
+  passes) prints the IR after each pass, parses it back and asserts the two are structurally equal.
 - ``DumpInstrument`` records (and optionally prints) the IR after each pass (``--print-after-all``).
 
 ``PassManager(passes, name=)`` runs a pipeline of passes through the current context;
@@ -22,115 +21,13 @@ Instruments:
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
-from tilefold.errors import TilefoldError, VerificationError
 from tilefold.ir.stmt import Program
-from tilefold.passes.base import IRProperty, Pass
+from tilefold.passes.base import IRProperty, Pass, PassContext, PassInstrument, run_pass
 
-__all__ = [
-    "DumpInstrument", "PassContext", "PassInstrument", "PassManager", "RoundTripError", "RoundTripInstrument",
-    "VerificationInstrument", "round_trip_check", "run_pass",
-]
-
-
-class RoundTripError(VerificationError):
-    """Printing the IR and parsing it back did not give a structurally equal program."""
-
-
-class PassInstrument:
-    """Base class of instruments. Override any hook; the defaults do nothing."""
-
-    def enter_context(self, ctx: PassContext) -> None:
-        """Called when a ``PassContext`` holding this instrument is entered."""
-
-    def exit_context(self, ctx: PassContext) -> None:
-        """Called when that context is left."""
-
-    def before_pass(self, pass_: Pass, program: Program) -> None:
-        """Called with the input program before ``pass_`` runs."""
-
-    def after_pass(self, pass_: Pass, before: Program, after: Program) -> None:
-        """Called with the input and output programs after ``pass_`` ran."""
-
-
-_LOCAL = threading.local()
-
-
-def _stack() -> list[PassContext]:
-    stack = getattr(_LOCAL, "stack", None)
-    if stack is None:
-        stack = _LOCAL.stack = []
-    return stack
-
-
-class PassContext:
-    """Instruments and options that apply to every pass run inside the ``with`` block.
-
-    ``PassContext.current()`` is the innermost active context (or a default one without instruments).
-    ``options`` are pipeline options (e.g. ``enable_auto_bind_sub_block``, ``target``) that passes may
-    consult; ``disabled_passes`` names passes (pass name or CLI name) to skip.
-    """
-
-    def __init__(self, instruments: Iterable[PassInstrument] = (), *, options: dict[str, Any] | None = None,
-                 disabled_passes: Iterable[str] = ()) -> None:
-        self.instruments: list[PassInstrument] = list(instruments)
-        self.options: dict[str, Any] = dict(options or {})
-        self.disabled_passes: frozenset[str] = frozenset(disabled_passes)
-        self.history: list[str] = []  # names of the passes run in this context, in order
-
-    # -- context management ---------------------------------------------------------------------
-    def __enter__(self) -> PassContext:
-        _stack().append(self)
-        for inst in self.instruments:
-            inst.enter_context(self)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        try:
-            for inst in self.instruments:
-                inst.exit_context(self)
-        finally:
-            stack = _stack()
-            for i in range(len(stack) - 1, -1, -1):
-                if stack[i] is self:
-                    del stack[i]
-                    break
-
-    @staticmethod
-    def current() -> PassContext:
-        stack = _stack()
-        if stack:
-            return stack[-1]
-        default = getattr(_LOCAL, "default", None)
-        if default is None:
-            default = _LOCAL.default = PassContext()
-        return default
-
-    def option(self, name: str, default: Any = None) -> Any:
-        return self.options.get(name, default)
-
-    # -- running passes -------------------------------------------------------------------------
-    def run_pass(self, pass_: Pass, program: Program) -> Program:
-        """Run ``pass_`` on ``program`` with this context's instruments around it."""
-        if pass_.name in self.disabled_passes or pass_.cli_name in self.disabled_passes:
-            return program
-        for inst in self.instruments:
-            inst.before_pass(pass_, program)
-        out = pass_.run(program)
-        if not isinstance(out, Program):
-            raise TypeError(f"pass {pass_.name} returned {type(out).__name__}, not a Program")
-        self.history.append(pass_.name)
-        for inst in self.instruments:
-            inst.after_pass(pass_, program, out)
-        return out
-
-
-def run_pass(pass_: Pass, program: Program) -> Program:
-    """Run one pass through the current context (same as ``pass_(program)``)."""
-    return PassContext.current().run_pass(pass_, program)
+__all__ = ["DumpInstrument", "PassContext", "PassInstrument", "PassManager", "VerificationInstrument", "run_pass"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -184,70 +81,15 @@ class VerificationInstrument(PassInstrument):
             raise violation_error(violations, context)
 
 
-def _excerpt(text: str, line: int, radius: int = 3) -> str:
-    lines = text.split("\n")
-    lo, hi = max(line - 1 - radius, 0), min(line + radius, len(lines))
-    return "\n".join(f"{'>' if i + 1 == line else ' '}{i + 1:5d} | {lines[i]}" for i in range(lo, hi))
-
-
-def round_trip_check(program: Program, context: str = "round trip") -> Program:
-    """Print ``program``, parse it back and require structural equality; returns the re-parsed program.
-
-    Raises ``RoundTripError`` when the text does not parse or parses to a different program.
-    """
-    import tilefold.language as language
-    import tilefold.language.printer as printer
-    from tilefold.ir.structural import structural_difference
-
-    try:
-        text = printer.python_print(program)
-    except TilefoldError as exc:
-        raise RoundTripError(f"{context}: the printer cannot print the program: {exc.message}",
-                             hint="this is a printer bug or IR the DSL cannot express") from None
-    try:
-        reparsed = language.parse(text, filename=f"<{context}>")
-    except TilefoldError as exc:
-        where = ""
-        if exc.span is not None and exc.span.line:
-            where = f"\n{_excerpt(text, exc.span.line)}"
-        raise RoundTripError(
-            f"{context}: the printed IR does not parse back: {exc.message}{where}",
-            hint="the printer emitted text the parser rejects; fix the printer (or the parser) so they agree",
-        ) from None
-    diff = structural_difference(program, reparsed)
-    if diff is not None:
-        raise RoundTripError(
-            f"{context}: printing and re-parsing changed the program.\n{diff}",
-            hint="the printer and the parser disagree on this construct; the printed text is what the "
-                 "parser saw (lhs = IR before printing, rhs = IR parsed back)",
-        )
-    return reparsed
-
-
-class RoundTripInstrument(PassInstrument):
-    """After every pass: print, parse back, compare structurally. ``check_input`` also checks the input
-    of the first pass run in the context."""
-
-    def __init__(self, *, check_input: bool = False) -> None:
-        self.check_input = check_input
-        self._seen_input = False
-        self.checked: list[str] = []
-
-    def before_pass(self, pass_: Pass, program: Program) -> None:
-        if self.check_input and not self._seen_input:
-            self._seen_input = True
-            round_trip_check(program, f"round trip of the input of pass {pass_.name}")
-
-    def after_pass(self, pass_: Pass, before: Program, after: Program) -> None:
-        round_trip_check(after, f"round trip after pass {pass_.name}")
-        self.checked.append(pass_.name)
-
-
 def print_ir(program: Program) -> str:
-    """The ``pl`` text of ``program``."""
-    import tilefold.language.printer as printer
+    """The ``pl`` text of ``program`` (the compact structural form when no front end registered the printer)."""
+    from tilefold.ir.printing import printer_available, python_print
 
-    return printer.python_print(program)
+    if not printer_available():
+        from tilefold.ir.structural import dump_ir
+
+        return dump_ir(program)
+    return python_print(program)
 
 
 class DumpInstrument(PassInstrument):

@@ -14,24 +14,32 @@ is a no-op when the split added no slices.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from tilefold.ir.stmt import Program
+from tilefold.passes.auto_tile_matmul_l0 import auto_tile_matmul_l0
 from tilefold.passes.base import Pass
+from tilefold.passes.canonicalize_tile_slice import canonicalize_tile_slice
+from tilefold.passes.flatten_tile_nd_to_2d import flatten_tile_nd_to_2d
+from tilefold.passes.infer_tile_memory_space import infer_tile_memory_space
+from tilefold.passes.memory_planning.allocate_memory_addr import allocate_memory_addr
+from tilefold.passes.memory_planning.init_mem_ref import init_mem_ref
+from tilefold.passes.memory_planning.memory_reuse import memory_reuse
+from tilefold.passes.tensor_lowering.convert_tensor_to_tile_ops import is_tensor_level, tensor_level_passes
+from tilefold.passes.tile_and_bind_sub_block import limit_unique_sub_block_id_to_store_copy, tile_and_bind_sub_block
 
-# cli name -> (module, factory). Factories take keyword options they understand.
-_CATALOGUE: dict[str, tuple[str, str]] = {
-    "flatten-tile-nd-to-2d": ("tilefold.passes.flatten_tile_nd_to_2d", "flatten_tile_nd_to_2d"),
-    "auto-tile-matmul-l0": ("tilefold.passes.auto_tile_matmul_l0", "auto_tile_matmul_l0"),
-    "canonicalize-tile-slice": ("tilefold.passes.canonicalize_tile_slice", "canonicalize_tile_slice"),
-    "infer-tile-memory-space": ("tilefold.passes.infer_tile_memory_space", "infer_tile_memory_space"),
-    "tile-and-bind-sub-block": ("tilefold.passes.tile_and_bind_sub_block", "tile_and_bind_sub_block"),
-    "limit-unique-sub-block-id-to-store-copy": (
-        "tilefold.passes.tile_and_bind_sub_block", "limit_unique_sub_block_id_to_store_copy"),
-    "init-mem-ref": ("tilefold.passes.memory_planning.init_mem_ref", "init_mem_ref"),
-    "memory-reuse": ("tilefold.passes.memory_planning.memory_reuse", "memory_reuse"),
-    "allocate-memory-addr": ("tilefold.passes.memory_planning.allocate_memory_addr", "allocate_memory_addr"),
+# cli name -> factory. Factories take the keyword options they understand.
+_CATALOGUE: dict[str, Callable[..., Pass]] = {
+    "flatten-tile-nd-to-2d": flatten_tile_nd_to_2d,
+    "auto-tile-matmul-l0": auto_tile_matmul_l0,
+    "canonicalize-tile-slice": canonicalize_tile_slice,
+    "infer-tile-memory-space": infer_tile_memory_space,
+    "tile-and-bind-sub-block": tile_and_bind_sub_block,
+    "limit-unique-sub-block-id-to-store-copy": limit_unique_sub_block_id_to_store_copy,
+    "init-mem-ref": init_mem_ref,
+    "memory-reuse": memory_reuse,
+    "allocate-memory-addr": allocate_memory_addr,
 }
 
 DEFAULT_ORDER = (
@@ -53,10 +61,9 @@ def list_passes() -> list[str]:
 
 def _factory(cli_name: str) -> Callable[..., Pass]:
     try:
-        module, attr = _CATALOGUE[cli_name]
+        return _CATALOGUE[cli_name]
     except KeyError:
         raise KeyError(f"unknown pass {cli_name!r}; known passes: {', '.join(list_passes())}") from None
-    return getattr(importlib.import_module(module), attr)
 
 
 def get_pass(cli_name: str, **options: Any) -> Pass:
@@ -119,3 +126,14 @@ def default_tile_pipeline(target: Any = None, *, skip_passes: tuple[str, ...] = 
     pipeline = [(cli_name, get_pass(cli_name, **options)) for cli_name in DEFAULT_ORDER]
     _validate(tuple(skip_passes), options, pipeline)
     return [p for cli_name, p in pipeline if p.name not in skip_passes and cli_name not in skip_passes]
+
+
+def pipeline_for(program: Program, target: Any = None, options: Mapping[str, Any] | None = None, *,
+                 skip_passes: tuple[str, ...] = ()) -> list[Pass]:
+    """The passes that take ``program`` to a memory-planned tile program for ``target``: the tensor-level
+    lowering first when it is a ``@pl.jit`` (tensor-level) program, then the default tile pipeline."""
+    passes = default_tile_pipeline(getattr(target, "name", target), skip_passes=tuple(skip_passes),
+                                   **dict(options or {}))
+    if is_tensor_level(program):  # a @pl.jit program: scopes and tensor-level ops are lowered first
+        passes = [*tensor_level_passes(target), *passes]
+    return passes

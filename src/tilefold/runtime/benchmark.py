@@ -59,12 +59,14 @@ class BenchmarkStats:
 def benchmark(compiled: Any, args: list[Any] | tuple[Any, ...], rounds: int = 100, warmup: int = 3, *,
               platform: str | None = None, device_id: int | None = None, config: Any = None) -> BenchmarkStats:
     from tilefold.compiler import CompiledProgram
-    from tilefold.runtime import RunConfig
+    from tilefold.runtime.compiled import CompiledKernel
+    from tilefold.runtime.config import RunConfig
     from tilefold.runtime.execute import bind_arguments, execute
 
     if not isinstance(compiled, CompiledProgram):
         raise TilefoldError(f"benchmark takes a CompiledProgram, got {type(compiled).__name__}",
                             hint="compiled = kernel.compile(*args) (or CompiledProgram.from_dir(path))")
+    compiled = CompiledKernel.of(compiled)
     if config is not None and (platform is not None or device_id is not None):
         raise TilefoldError("benchmark takes platform= / device_id= or config=, not both",
                             hint="put the platform in the RunConfig")

@@ -9,7 +9,7 @@ import runpy
 import time
 from pathlib import Path
 
-from tilefold.language.jit import JITFunction
+from tilefold.runtime.jit import JITFunction
 
 
 def run_examples(directory: Path) -> list[tuple[tuple[str, str, str, str], bool]]:

@@ -64,8 +64,8 @@ def dynamic_extent(name: str, where: list[list[Any]], inputs: dict[str, Any]) ->
 def execute(compiled: Any, by_name: dict[str, Any], config: Any) -> tuple[Any, Any]:
     """Simulate ``compiled`` on the bound arguments; write Out / InOut arguments back. Returns (the written
     argument(s) like PyPTO's call, the SimResult)."""
-    from tilefold.language.jit import TensorSpec
     from tilefold.runtime.dfx import write_dfx
+    from tilefold.runtime.tensor_args import TensorSpec
     from tilefold.sim import simulate
 
     meta = compiled._entry_meta()
@@ -104,4 +104,25 @@ def execute(compiled: Any, by_name: dict[str, Any], config: Any) -> tuple[Any, A
     return (written[0] if len(written) == 1 else tuple(written) if written else None), sim
 
 
-__all__ = ["bind_arguments", "dynamic_extent", "execute", "hidden_extents", "user_params"]
+
+
+def run_jit(kernel: Any, args: tuple[Any, ...], config: Any = None,
+            kwargs: dict[str, Any] | None = None) -> Any:
+    """Compile (cached) and simulate ``kernel`` on ``args`` / ``kwargs`` (bound as Python binds a call); write
+    Out / InOut arguments in place. Returns the kernel's return value: the written argument(s), like PyPTO."""
+    from tilefold.runtime.config import RunConfig
+
+    config = config if config is not None else RunConfig()
+    if not isinstance(config, RunConfig):
+        raise TilefoldError(f"config= must be a tilefold.runtime.RunConfig, got {type(config).__name__}",
+                            hint="from tilefold.runtime import RunConfig; kernel(..., config=RunConfig())")
+    args = kernel.bind_arguments(tuple(args), kwargs)
+    compiled = kernel.compile(*args, config=config)
+    names = [a.arg for a in kernel.source()[0].args.args]
+    by_name = dict(zip(names, args, strict=True))
+    result, sim = execute(compiled, by_name, config)
+    kernel.last_cycles = sim.cycles
+    return result
+
+
+__all__ = ["bind_arguments", "dynamic_extent", "execute", "hidden_extents", "run_jit", "user_params"]

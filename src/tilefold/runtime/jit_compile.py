@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tilefold.compiler import CompiledProgram, run_pipeline
 from tilefold.compiler import compile as compile_tile_program
+from tilefold.compiler import run_pipeline
 from tilefold.ir.stmt import Program
-from tilefold.language.parse_base import no_gc
+from tilefold.runtime.compiled import CompiledKernel
+from tilefold.util.gc import no_gc
 
 
 def tensor_passes(target: Any) -> list:
@@ -40,11 +41,11 @@ def lower_program(program: Program, config: Any = None) -> Program:
     return out
 
 
-def compile_program(program: Program, config: Any = None) -> CompiledProgram:
+def compile_program(program: Program, config: Any = None) -> CompiledKernel:
     target = getattr(config, "target", None) or "Ascend910B"
     tile = to_tile_program(program, config)
-    compiled = compile_tile_program(tile, target, tuple(getattr(config, "skip_passes", ()) or ()),
-                                    getattr(config, "pass_options", None) or {})
+    compiled = CompiledKernel.of(compile_tile_program(tile, target, tuple(getattr(config, "skip_passes", ()) or ()),
+                                    getattr(config, "pass_options", None) or {}))
     compiled.source = program  # the tensor-level program the kernel was specialised into
     compiled.tile_program = tile
     compiled.program = compiled.ir  # PyPTO's name for the post-pass program

@@ -59,7 +59,7 @@ class ChipWorker:
     ``run(compiled, *args)``, ``register(compiled)`` -> a callable handle, ``close()``; a context manager."""
 
     def __init__(self, config: Any = None, **kwargs: Any) -> None:
-        from tilefold.runtime import RunConfig
+        from tilefold.runtime.config import RunConfig
 
         if kwargs:
             raise TilefoldError(f"ChipWorker got unexpected argument(s) {sorted(kwargs)}",
@@ -145,7 +145,9 @@ class ChipWorker:
         for a in args:
             if isinstance(a, DeviceTensor):
                 self._own(a, "run")
-        return compiled(*args, config=self.config)
+        from tilefold.runtime.compiled import CompiledKernel
+
+        return CompiledKernel.of(compiled)(*args, config=self.config)
 
     def register(self, compiled: Any) -> Any:
         """A handle that runs ``compiled`` on this worker: ``handle(*args)``."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tilefold.ir.types import DataType, MemorySpace
+from tilefold.ir.types import DataType, MemorySpace, dtype_from_numpy
 
 from .faults import OutOfBounds
 
@@ -171,7 +171,7 @@ def assign(dst: np.ndarray, value) -> None:
     if value.dtype == dst.dtype:
         np.copyto(dst, np.broadcast_to(value, dst.shape) if value.shape != dst.shape else value)
         return
-    from tilefold.golden.values import is_float_dtype, to_dtype
+    from tilefold.ops.conversions import is_float_dtype, to_dtype
 
     if is_float_dtype(dst.dtype) and is_float_dtype(value.dtype):
         np.copyto(dst, value.astype(dst.dtype) if value.dtype.kind == "V" or dst.dtype.kind == "V"
@@ -181,15 +181,11 @@ def assign(dst: np.ndarray, value) -> None:
     np.copyto(dst, np.broadcast_to(converted, dst.shape))
 
 
-_NP_TO_DT: dict[np.dtype, DataType] = {}
-
-
 def _dtype_of(np_dtype: np.dtype) -> DataType:
-    if not _NP_TO_DT:
-        for dt in DataType:
-            if dt is not DataType.INDEX:
-                _NP_TO_DT.setdefault(np.dtype(dt.np_dtype), dt)
-    return _NP_TO_DT[np.dtype(np_dtype)]
+    dt = dtype_from_numpy(np_dtype)
+    if dt is None:
+        raise KeyError(np.dtype(np_dtype))
+    return dt
 
 
 def copy_rows(mem_src: np.ndarray, src: Handle, mem_dst: np.ndarray, dst: Handle, instr: str = "") -> None:

@@ -1,4 +1,4 @@
-"""Testing helpers: the E2E harness, precision comparison, and IR evidence checks."""
+"""Testing helpers: the E2E harness, precision comparison, IR evidence checks and the round-trip instrument."""
 
 from tilefold.testing.harness import (
     RunReport,
@@ -8,8 +8,9 @@ from tilefold.testing.harness import (
     run_and_compare,
 )
 from tilefold.testing.precision import Comparison, compare, compare_outputs, random_inputs, tolerance_for
+from tilefold.testing.round_trip import RoundTripError, RoundTripInstrument, round_trip_check
 from tilefold.testing.sub_block_evidence import SubBlockEvidence, sub_block_evidence
 
-__all__ = ["Comparison", "RunReport", "SubBlockEvidence", "compare", "compare_outputs", "evidence_config",
-           "evidence_table", "format_evidence_table", "random_inputs", "run_and_compare", "sub_block_evidence",
-           "tolerance_for"]
+__all__ = ["Comparison", "RoundTripError", "RoundTripInstrument", "RunReport", "SubBlockEvidence", "compare",
+           "compare_outputs", "evidence_config", "evidence_table", "format_evidence_table", "random_inputs",
+           "round_trip_check", "run_and_compare", "sub_block_evidence", "tolerance_for"]

@@ -27,7 +27,7 @@ from tilefold.analysis.precision_path import PrecisionPath, float_eps
 from tilefold.errors import TilefoldError
 from tilefold.ir.expr import ConstInt, Var
 from tilefold.ir.stmt import ParamDirection, Program
-from tilefold.ir.types import DataType, ScalarType, TensorType, TileType
+from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, dtype_from_numpy
 
 _TOLERANCES: dict[DataType, tuple[float, float]] = {
     DataType.FP64: (1e-12, 1e-12),
@@ -48,9 +48,9 @@ def _data_type(dtype: DataType | np.dtype | type | str) -> DataType:
         except ValueError:
             pass
     np_dtype = np.dtype(dtype)
-    for dt in DataType:
-        if dt is not DataType.INDEX and dt.np_dtype == np_dtype:
-            return dt
+    dt = dtype_from_numpy(np_dtype)
+    if dt is not None:
+        return dt
     raise TilefoldError(f"no tilefold data type for numpy dtype {np_dtype}",
                         hint="pass a tilefold DataType (e.g. DataType.FP32)")
 

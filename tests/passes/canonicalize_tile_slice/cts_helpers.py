@@ -31,7 +31,8 @@ def kernel(params: str, body: str, *, ftype: str = "InCore", ret: str | None = N
 def run(program: ir.Program) -> ir.Program:
     """The public API, exactly as the contract spells it, under the verifier and the print/parse round trip
     (the output must satisfy the produced properties and print as ``pl`` text that parses back)."""
-    from tilefold.passes.pass_manager import PassContext, RoundTripInstrument, VerificationInstrument
+    from tilefold.passes.pass_manager import PassContext, VerificationInstrument
+    from tilefold.testing.round_trip import RoundTripInstrument
 
     with PassContext([VerificationInstrument(), RoundTripInstrument()]):
         return passes.canonicalize_tile_slice()(program)

@@ -9,10 +9,11 @@ import test_split_structure as ss
 
 import tilefold.language as pl
 from tilefold import ir
-from tilefold.passes import PassContext, RoundTripInstrument, VerificationInstrument
+from tilefold.passes import PassContext, VerificationInstrument
 from tilefold.passes.pass_manager import print_ir
 from tilefold.passes.pipeline import default_tile_pipeline
 from tilefold.passes.tile_and_bind_sub_block import REVERTED, tile_and_bind_sub_block
+from tilefold.testing.round_trip import RoundTripInstrument
 
 PROGRAMS = {
     "identity": ss.IdentityBefore, "multi_result": ss.MultiBefore, "loop": ss.LoopBefore,

@@ -78,24 +78,4 @@ class CostDeclaration:
         return w.cycles(points, steps), w.pipe
 
 
-
-
-
-def custom_work_facts(call, target) -> tuple[tuple[str, ...], tuple[int | None, ...], str]:
-    """(iterator types, loop ranges, declared pipe or "") of a custom call on ``target``, for codegen's
-    ``TCustom``: what the simulator needs to price the call by its declared work."""
-    from tilefold.ops.custom.kernels import is_registered
-    from tilefold.ops.custom.structured import StructuredView
-
-    view = StructuredView.of(call)
-    if not view.has_explicit_maps:
-        return (), (), ""
-    pipe = ""
-    if view.symbol and is_registered(view.symbol):
-        decl = view.kernel().cost
-        if isinstance(decl, CostDeclaration):
-            first = next((e.type for e in view.ins if hasattr(e.type, "dtype")), None)
-            w = decl.work(getattr(target, "name", str(target)), first.dtype.name if first is not None else "")
-            pipe = w.pipe if w is not None else ""
-    return tuple(view.iterator_types), tuple(view.loop_ranges()), pipe
-__all__ = ["CostDeclaration", "WorkCost", "custom_work_facts", "iteration_counts"]
+__all__ = ["CostDeclaration", "WorkCost", "iteration_counts"]

@@ -28,6 +28,7 @@ from tilefold.errors import TypeInferenceError
 from tilefold.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from tilefold.ir.expr import ConstInt, Expr
 from tilefold.ir.types import TensorType, TileType, Type
+from tilefold.ops.custom.cost import CostDeclaration
 from tilefold.ops.operand_checks import describe as _describe
 
 PARALLEL = "parallel"
@@ -235,3 +236,19 @@ def _fail(op: str, msg: str, hint: str | None = None) -> TypeInferenceError:
     return TypeInferenceError(f"{op}: {msg}", hint=hint)
 
 
+def custom_work_facts(call, target) -> tuple[tuple[str, ...], tuple[int | None, ...], str]:
+    """(iterator types, loop ranges, declared pipe or "") of a custom call on ``target``, for codegen's
+    ``TCustom``: what the simulator needs to price the call by its declared work."""
+    from tilefold.ops.custom.kernels import is_registered
+
+    view = StructuredView.of(call)
+    if not view.has_explicit_maps:
+        return (), (), ""
+    pipe = ""
+    if view.symbol and is_registered(view.symbol):
+        decl = view.kernel().cost
+        if isinstance(decl, CostDeclaration):
+            first = next((e.type for e in view.ins if hasattr(e.type, "dtype")), None)
+            w = decl.work(getattr(target, "name", str(target)), first.dtype.name if first is not None else "")
+            pipe = w.pipe if w is not None else ""
+    return tuple(view.iterator_types), tuple(view.loop_ranges()), pipe

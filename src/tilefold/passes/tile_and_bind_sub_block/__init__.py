@@ -100,7 +100,7 @@ from tilefold.passes.tile_and_bind_sub_block.rollback import _revert, limit_func
 
 def _context_enabled() -> bool:
     """The ``enable_auto_bind_sub_block`` option of the active PassContext (default on)."""
-    from tilefold.passes.pass_manager import PassContext
+    from tilefold.passes.base import PassContext
 
     return bool(PassContext.current().options.get("enable_auto_bind_sub_block", True))
 
@@ -130,7 +130,7 @@ REQUESTED_AXIS = {"UP_DOWN": 0, "LEFT_RIGHT": 1, "NONE": None}
 
 def _context_policy() -> str:
     """The ``custom_op_policy`` option of the active PassContext (default ``"split"``)."""
-    from tilefold.passes.pass_manager import PassContext
+    from tilefold.passes.base import PassContext
 
     return PassContext.current().options.get("custom_op_policy", "split")
 

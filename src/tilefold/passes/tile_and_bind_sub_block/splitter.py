@@ -29,7 +29,21 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import ScalarType, TileType
 from tilefold.ops.registry import OpDef, OpKind, make_call, op_of
-from tilefold.passes.tile_and_bind_sub_block import custom, ifs, loops, seeding, while_loops
+from tilefold.passes.tile_and_bind_sub_block import (
+    broadcast,
+    clipping,
+    copies,
+    custom,
+    elementwise,
+    ifs,
+    load,
+    loops,
+    reduction,
+    reshape,
+    seeding,
+    transpose,
+    while_loops,
+)
 from tilefold.passes.tile_and_bind_sub_block.common import (
     FOLLOW,
     FULL,
@@ -49,37 +63,29 @@ from tilefold.passes.tile_and_bind_sub_block.common import (
 )
 from tilefold.passes.tile_and_bind_sub_block.custom import CustomPlan
 
+#: op kind -> the strategy module that splits it
+_STRATEGY_BY_KIND: dict[OpKind, Any] = {
+    OpKind.ELEMENTWISE: elementwise, OpKind.SCALAR_ELEMENTWISE: elementwise, OpKind.UNARY: elementwise,
+    OpKind.CAST: elementwise,
+    OpKind.ROW_BROADCAST: broadcast, OpKind.COL_BROADCAST: broadcast,
+    OpKind.ROW_REDUCTION: reduction, OpKind.COL_REDUCTION: reduction,
+    OpKind.LOAD: load, OpKind.CREATE: load,
+    OpKind.COPY: copies,
+    OpKind.TRANSPOSE: transpose,
+}
+#: view ops (by name) -> their strategy module; ``tile.transpose_view`` whatever its kind
+_STRATEGY_BY_VIEW: dict[str, Any] = {
+    "tile.slice": copies, "tile.set_validshape": clipping, "tile.reshape": reshape, "tile.transpose_view": transpose,
+}
+
 
 def op_strategy(op: OpDef, call: Call) -> Any:
     """The strategy module of an op family (None: no strategy)."""
-    from tilefold.passes.tile_and_bind_sub_block import (
-        broadcast,
-        clipping,
-        copies,
-        elementwise,
-        load,
-        reduction,
-        reshape,
-        transpose,
-    )
-
-    kind = op.kind
-    if kind in (OpKind.ELEMENTWISE, OpKind.SCALAR_ELEMENTWISE, OpKind.UNARY, OpKind.CAST):
-        return elementwise
-    if kind in (OpKind.ROW_BROADCAST, OpKind.COL_BROADCAST):
-        return broadcast
-    if kind in (OpKind.ROW_REDUCTION, OpKind.COL_REDUCTION):
-        return reduction
-    if kind in (OpKind.LOAD, OpKind.CREATE):
-        return load
-    if kind is OpKind.COPY or (kind is OpKind.VIEW and call.op_name == "tile.slice"):
-        return copies
-    if kind is OpKind.VIEW and call.op_name == "tile.set_validshape":
-        return clipping
-    if kind is OpKind.VIEW and call.op_name == "tile.reshape":
-        return reshape
-    if kind is OpKind.TRANSPOSE or call.op_name == "tile.transpose_view":
-        return transpose
+    by_kind = _STRATEGY_BY_KIND.get(op.kind)
+    if by_kind is not None:
+        return by_kind
+    if op.kind is OpKind.VIEW or call.op_name == "tile.transpose_view":
+        return _STRATEGY_BY_VIEW.get(call.op_name)
     return None
 
 

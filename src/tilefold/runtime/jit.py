@@ -1,7 +1,7 @@
 """``@pl.jit`` / ``@pl.jit.incore`` / ``@pl.jit.inline``: kernels written as plain functions.
 
 The decorator never runs the function. It keeps the function's source location and module namespace; on
-``lower`` / ``compile`` / a call, the body is parsed with ``ast`` (``tilefold.language.jit_form``), specialised on
+``lower`` / ``compile`` / a call, the body is parsed with ``ast`` (``tilefold.frontend.jit_form``), specialised on
 the shapes and dtypes of the arguments, lowered by the tensor-level passes and the default tile pipeline, and
 cached per signature. Running (``kernel(a, b, out)``) is ``tilefold.runtime``'s job; this module only builds IR.
 """
@@ -17,10 +17,13 @@ from collections.abc import Callable
 from typing import Any
 
 from tilefold.errors import ParseError, Span
+from tilefold.frontend.jit_form import JitParser, JitSource
+from tilefold.frontend.parse_base import _MISSING, parse_python
+from tilefold.ir.shapes import make_shape
 from tilefold.ir.stmt import Program
-from tilefold.ir.types import DataType, ScalarType, TensorType, Type, make_shape
-from tilefold.language.jit_form import JitParser, JitSource
-from tilefold.language.parse_base import _MISSING, no_gc, parse_python
+from tilefold.ir.types import DataType, ScalarType, TensorType, Type, dtype_from_numpy
+from tilefold.runtime.tensor_args import TensorSpec
+from tilefold.util.gc import no_gc
 
 _KINDS = ("entry", "incore", "inline")
 #: keyword options of ``@pl.jit(...)``
@@ -109,7 +112,7 @@ class JITFunction:
 
     def dynamic_names(self) -> list[str]:
         """The ``pl.dynamic`` extents of the signature, by their Python names (read from the ast)."""
-        from tilefold.language.dsl import DynamicDim
+        from tilefold.frontend.dsl import DynamicDim
 
         node, pargs = self.source()
         lookup = pargs["const_lookup"]
@@ -166,7 +169,7 @@ class JITFunction:
 
     def dynamic_axes(self) -> dict[int, set[int]]:
         """Parameter index -> axes of its annotation that are ``pl.dynamic`` extents (read from the ast)."""
-        from tilefold.language.dsl import DynamicDim
+        from tilefold.frontend.dsl import DynamicDim
 
         node, pargs = self.source()
         lookup = pargs["const_lookup"]
@@ -212,7 +215,7 @@ class JITFunction:
         if self.kind != "entry":
             raise ParseError(f"{self.__name__} is a @pl.jit.{self.kind} function and is never executed",
                              hint="call it from a @pl.jit entry; call the entry with arrays to run it")
-        from tilefold.runtime import run_jit
+        from tilefold.runtime.execute import run_jit
 
         return run_jit(self, args, config, kwargs)
 
@@ -286,12 +289,9 @@ def _dtype_of(arr: Any, where: str) -> DataType:
     import numpy as np
 
     dt = np.dtype(arr.dtype)
-    for d in DataType:
-        try:
-            if d.np_dtype == dt and d is not DataType.INDEX:
-                return d
-        except (AttributeError, TypeError):
-            continue
+    d = dtype_from_numpy(dt)
+    if d is not None:
+        return d
     raise ParseError(f"{where}: unsupported array dtype {dt}", hint="use float32 / float16 / bfloat16 / int32 arrays")
 
 
@@ -323,28 +323,10 @@ def _key_of(t: Type) -> Any:
 
 def _config_key(config: Any) -> Any:
     if config is None:
-        from tilefold.runtime import RunConfig
+        from tilefold.runtime.config import RunConfig
 
         config = RunConfig()  # no config is the default config
     return getattr(config, "cache_key", lambda: id(config))()
-
-
-class TensorSpec:
-    """Shape and dtype of an argument, without data (``tilefold.runtime.TensorSpec``)."""
-
-    def __init__(self, shape: Any, dtype: DataType = DataType.FP32, name: str | None = None) -> None:
-        from tilefold.runtime.call_boundary import exact_value
-
-        dims = exact_value(shape)  # read without calling the user's methods (an int subclass's __index__ ...)
-        if type(dims) not in (list, tuple) or not all(type(d) is int and d >= 0 for d in dims):
-            raise ParseError(f"TensorSpec shape must be a list of non-negative ints, got a {type(shape).__name__}",
-                             hint="e.g. TensorSpec([16, 64], pl.FP32)")
-        self.shape = tuple(dims)
-        self.dtype = dtype
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"TensorSpec({list(self.shape)}, {self.dtype.name})"
 
 
 def span_of(fn: JITFunction) -> Span:
@@ -434,7 +416,7 @@ def parse_jit_text(text: str, filename: str = "<string>", entry: str | None = No
 
 def _dynamic_constant(stmt: ast.Assign | ast.AnnAssign, pl_names: Any) -> tuple[str, Any] | None:
     """``N = pl.dynamic("N")`` at module level, recognised from its text (the file is never run): (name, dim)."""
-    from tilefold.language.dsl import DynamicDim
+    from tilefold.frontend.dsl import DynamicDim
 
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
     value = stmt.value

@@ -9,6 +9,7 @@ import difflib
 import math
 from typing import Any
 
+from tilefold.frontend.parse_base import _MISSING
 from tilefold.ir.affine import AffineMap, AffineMapError
 from tilefold.ir.expr import (
     ConstBool,
@@ -25,7 +26,6 @@ from tilefold.ir.types import (
     MemorySpace,
     PadValue,
 )
-from tilefold.language.parse_base import _MISSING
 
 _FOLD = {
     ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,

@@ -8,6 +8,9 @@ import ast
 from typing import Any
 
 from tilefold.errors import ParseError, Span
+from tilefold.frontend.call_results import bind_call_results
+from tilefold.frontend.constants import _NotConst
+from tilefold.frontend.parse_base import _FnSig, parse_python, too_deep_error
 from tilefold.ir.expr import (
     GlobalVar,
     Var,
@@ -22,9 +25,7 @@ from tilefold.ir.stmt import (
 from tilefold.ir.types import (
     Type,
 )
-from tilefold.language.call_results import bind_call_results
-from tilefold.language.constants import _NotConst
-from tilefold.language.parse_base import _FnSig, no_gc, parse_python, too_deep_error
+from tilefold.util.gc import no_gc
 
 
 def _decorator_named(decorators: list[ast.expr], name: str) -> ast.expr | None:

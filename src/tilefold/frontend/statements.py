@@ -1,6 +1,6 @@
 """Statements: assignments (SSA rebinding), tuple unpacking, ``for`` over ``pl.range`` / ``pl.pipeline`` /
 ``pl.parallel`` / ``pl.unroll`` / ``pl.while_``, ``while``, ``if``, ``pl.yield_`` and ``return``, with the scope
-rules of the module docstring of ``tilefold.language.parser``.
+rules of the module docstring of ``tilefold.frontend.parser``.
 """
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
+from tilefold.frontend.annotations import _describe, _same_type_shape
+from tilefold.frontend.parse_base import _INDEX, _INDEX_T
 from tilefold.ir.expr import (
     ConstInt,
     Expr,
@@ -33,8 +35,6 @@ from tilefold.ir.types import (
     TupleType,
     Type,
 )
-from tilefold.language.annotations import _describe, _same_type_shape
-from tilefold.language.parse_base import _INDEX, _INDEX_T
 
 _LOOP_KINDS = {"range": ForKind.Sequential, "pipeline": ForKind.Pipeline, "parallel": ForKind.Parallel,
                "unroll": ForKind.Unroll}

@@ -9,6 +9,7 @@ import ast
 import difflib
 from typing import Any
 
+from tilefold.frontend.parse_base import _INDEX
 from tilefold.ir.expr import (
     BinaryExpr,
     ConstBool,
@@ -31,7 +32,6 @@ from tilefold.ir.types import (
     Type,
     canonical_tile_view,
 )
-from tilefold.language.parse_base import _INDEX
 
 _MEM_NAMES = {m.name: m for m in MemorySpace}
 

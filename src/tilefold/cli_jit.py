@@ -10,14 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from tilefold.errors import TilefoldError
-from tilefold.ir.types import DataType, TensorType, make_shape
+from tilefold.ir.shapes import make_shape
+from tilefold.ir.types import DataType, TensorType
 
 
 def is_jit_file(path: str | Path) -> bool:
     """Does the file hold ``@pl.jit`` kernels (and no ``@pl.program``)? Source Python cannot parse is reported
     here, located, by the parser's own guard."""
-    from tilefold.language.jit import jit_functions
-    from tilefold.language.parse_base import parse_python
+    from tilefold.frontend.parse_base import parse_python
+    from tilefold.runtime.jit import jit_functions
 
     try:
         text = Path(path).read_text()
@@ -114,7 +115,7 @@ def _concrete_inputs(program: Any, given: dict[str, TensorType], seed: int, fixe
 
 def parse_jit_file(path: str | Path, kernel: str | None, shapes: list[str]) -> Any:
     """The outlined tensor-level program of one jit entry of ``path`` (``tilefold compile`` / ``opt``)."""
-    from tilefold.language.jit import parse_jit_text
+    from tilefold.runtime.jit import parse_jit_text
 
     p = Path(path)
     return parse_jit_text(p.read_text(), str(p), kernel, parse_shapes(shapes) or None)
@@ -126,7 +127,7 @@ def run_jit_file(path: str | Path, kernel: str | None, shapes: list[str], seed: 
     """(program, report) of one jit entry of ``path`` on random inputs (``tilefold.testing.run_and_compare``).
     ``shapes``: ``NAME=D0xD1[:dtype]`` for bare ``pl.Tensor`` parameters and for ``pl.dynamic`` ones (whose
     extents, hidden scalar parameters of the kernel, are read from these shapes as a call reads them)."""
-    from tilefold.language.jit import parse_jit_text
+    from tilefold.runtime.jit import parse_jit_text
     from tilefold.testing import run_and_compare
 
     p = Path(path)

@@ -16,12 +16,13 @@ Every error is a ``ParseError`` / ``TypeInferenceError`` carrying a ``Span`` and
 
 from __future__ import annotations
 
-from tilefold.language.annotations import NO_VIEW, AnnotationsMixin
-from tilefold.language.constants import ConstantsMixin
-from tilefold.language.expressions import EXTRA_KWARGS, ExpressionsMixin
-from tilefold.language.parse_base import _MISSING, ParserBase, no_gc
-from tilefold.language.program_form import ProgramFormMixin
-from tilefold.language.statements import StatementsMixin
+from tilefold.frontend.annotations import NO_VIEW, AnnotationsMixin
+from tilefold.frontend.constants import ConstantsMixin
+from tilefold.frontend.expressions import EXTRA_KWARGS, ExpressionsMixin
+from tilefold.frontend.parse_base import _MISSING, ParserBase
+from tilefold.frontend.program_form import ProgramFormMixin
+from tilefold.frontend.statements import StatementsMixin
+from tilefold.util.gc import no_gc
 
 
 class Parser(ProgramFormMixin, StatementsMixin, ExpressionsMixin, ConstantsMixin, AnnotationsMixin, ParserBase):

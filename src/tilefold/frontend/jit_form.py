@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilefold.errors import NotSupportedError, ParseError
+from tilefold.frontend.call_results import bind_call_results
+from tilefold.frontend.parser import Parser
 from tilefold.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, GlobalVar, MakeTuple, Var
 from tilefold.ir.stmt import (
     AssignStmt,
@@ -36,8 +38,6 @@ from tilefold.ir.stmt import (
     Stmt,
 )
 from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, TupleType, Type, UnknownType
-from tilefold.language.call_results import bind_call_results
-from tilefold.language.parser import Parser
 from tilefold.ops.catalog_ops import UNSUPPORTED as CATALOG_UNSUPPORTED
 from tilefold.ops.registry import all_ops, find_op
 
@@ -115,7 +115,7 @@ class JitParser(Parser):
     def _dynamic_dims(self, fn: ast.FunctionDef) -> dict[str, Var]:
         """``pl.dynamic`` extents named in the parameter annotations (by module / closure name, or inline
         ``pl.dynamic("M")``): one INDEX variable per distinct dimension name, bound under the Python name."""
-        from tilefold.language.dsl import DynamicDim
+        from tilefold.frontend.dsl import DynamicDim
 
         self._dyn_vars: dict[str, Var] = {}
         for p in fn.args.args:
@@ -192,7 +192,7 @@ class JitParser(Parser):
                 self._scalar_defs[s2.var] = s2.value
 
     def _jit_stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
-        from tilefold.language import jit_scopes
+        from tilefold.frontend import jit_scopes
 
         if self.kind == "entry" and not self.in_scope and (
                 (isinstance(s, ast.For) and jit_scopes.spmd_loop(self, s, out)) or jit_scopes.task_array_stmt(self, s)):
@@ -365,7 +365,7 @@ class JitParser(Parser):
         return merged, frozenset(rebound)
 
     def _with(self, s: ast.With, out: list[Stmt]) -> None:
-        from tilefold.language import jit_scopes
+        from tilefold.frontend import jit_scopes
 
         if jit_scopes.other_with(self, s, out):  # pl.manual_scope() / pl.scope() / pl.spmd(n)
             return
@@ -891,7 +891,7 @@ def _tstr(t: TensorType) -> str:
 
 def _has_dynamic(parser: Parser, node: ast.Subscript) -> bool:
     """Does the shape list of ``pl.Tensor[[...], dtype]`` name a ``pl.dynamic`` extent?"""
-    from tilefold.language.dsl import DynamicDim
+    from tilefold.frontend.dsl import DynamicDim
 
     sl = node.slice
     shape = sl.elts[0] if isinstance(sl, ast.Tuple) and sl.elts else None

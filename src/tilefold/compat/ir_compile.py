@@ -1,7 +1,7 @@
 """PyPTO's ``ir``-level entry points: ``ir.compile``, ``ir.serialize`` / ``ir.deserialize``.
 
-``ir`` imports no other tilefold package at module level; these functions reach the compiler and the ``pl``
-parser / printer lazily, when called.
+They live above the whole compiler (``tilefold.ir`` forwards its ``compile`` / ``serialize`` / ``deserialize``
+names here through one ``__getattr__``).
 """
 
 from __future__ import annotations
@@ -41,12 +41,12 @@ def _is_planned(program: Program) -> bool:
 def compile(program: Any, *, output_dir: str | Path | None = None, backend_type: Any = None,  # noqa: A001
             platform: str | None = None, **options: Any) -> Any:
     """Compile ``program`` (an ``ir.Program`` from ``@pl.program`` / ``pl.parse`` / ``kernel.lower(...)``, or a
-    fully annotated ``@pl.jit`` kernel) for a target; returns ``tilefold.compiler.CompiledProgram`` with
+    fully annotated ``@pl.jit`` kernel) for a target; returns a ``tilefold.runtime.CompiledKernel`` with
     ``.program`` and ``.output_dir`` (the PTO text and the program are written there when it is given)."""
     from tilefold.backend.backend_type import get_backend_type
     from tilefold.backend.codegen import generate
-    from tilefold.compiler import CompiledProgram
     from tilefold.compiler import compile as compile_program
+    from tilefold.runtime.compiled import CompiledKernel
     from tilefold.targets import get_target
 
     for k in options:
@@ -77,9 +77,9 @@ def compile(program: Any, *, output_dir: str | Path | None = None, backend_type:
         except TilefoldError as exc:
             raise PartialCodegenError(f"code generation failed: {exc.message}", span=exc.span,
                                       hint=exc.hint) from None
-        compiled = CompiledProgram(program, pto, tgt, ())
+        compiled = CompiledKernel(program, pto, tgt, ())
     else:
-        compiled = compile_program(program, target)
+        compiled = CompiledKernel.of(compile_program(program, target))
     compiled.program = compiled.ir
     compiled.output_dir = None
     if output_dir is not None:
@@ -93,13 +93,13 @@ def compile(program: Any, *, output_dir: str | Path | None = None, backend_type:
 
 def serialize(program: Program) -> bytes:
     """The program as bytes (its ``pl`` text, which ``deserialize`` parses back to an equal program)."""
-    from tilefold.ir.printing import python_print
+    from tilefold.frontend.printer import python_print
 
     return python_print(program).encode("utf-8")
 
 
 def deserialize(data: bytes | str) -> Program:
-    import importlib
+    import tilefold.language as pl
 
     text = data.decode("utf-8") if isinstance(data, bytes) else data
-    return importlib.import_module("tilefold.language").parse(text, "<deserialize>")
+    return pl.parse(text, "<deserialize>")

@@ -17,7 +17,6 @@ Conventions (the parser accepts all of them, see docs/dsl.md):
 
 from __future__ import annotations
 
-import gc
 import keyword
 import math
 import re
@@ -74,6 +73,7 @@ from tilefold.ir.types import (
     UnknownType,
 )
 from tilefold.ops.registry import ParamKind, find_op
+from tilefold.util.gc import no_gc
 
 INDENT = "    "
 EXTRA_KWARGS = "ir_attrs"
@@ -92,13 +92,8 @@ def python_print(node: Any) -> str:
     """``pl`` text for a Program, Function, Stmt, Expr or Type."""
     p = _Printer()
     if isinstance(node, Program):
-        was_enabled = gc.isenabled()
-        gc.disable()  # printing builds many short strings; cyclic GC passes would only rescan the IR
-        try:
+        with no_gc():  # printing builds many short strings; cyclic GC passes would only rescan the IR
             return p.program(node)
-        finally:
-            if was_enabled:
-                gc.enable()
     if isinstance(node, Function):
         p.function(node, 0)
         return "\n".join(p.lines) + "\n"

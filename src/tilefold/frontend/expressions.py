@@ -11,6 +11,10 @@ import enum
 from typing import Any
 
 from tilefold.errors import TilefoldError, TypeInferenceError
+from tilefold.frontend.annotations import _describe, _same_expr, _shape_str
+from tilefold.frontend.constants import _NotConst
+from tilefold.frontend.parse_base import _INDEX, _MISSING
+from tilefold.frontend.statements import _LOOP_KINDS
 from tilefold.ir.expr import (
     Add,
     And,
@@ -47,10 +51,6 @@ from tilefold.ir.types import (
     Type,
     UnknownType,
 )
-from tilefold.language.annotations import _describe, _same_expr, _shape_str
-from tilefold.language.constants import _NotConst
-from tilefold.language.parse_base import _INDEX, _MISSING
-from tilefold.language.statements import _LOOP_KINDS
 from tilefold.ops.registry import OpDef, ParamKind, find_op, make_call
 
 _BINOPS: dict[type, type[BinaryExpr]] = {ast.Add: Add, ast.Sub: Sub, ast.Mult: Mul, ast.FloorDiv: FloorDiv,

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import ast
-import gc
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,19 +27,6 @@ _INDEX = DataType.INDEX
 
 
 _INDEX_T = ScalarType(DataType.INDEX)
-
-
-@contextmanager
-def no_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector. Parsing and printing build large acyclic trees; collections
-    triggered by those allocations rescan every live node and make big inputs superlinear."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 @dataclass
