@@ -188,6 +188,10 @@ class AnnotationsMixin:
 
     def _dtype(self, node: ast.expr) -> DataType:
         name = None
+        if isinstance(node, ast.Name) and node.id not in self.env:  # a module / closure constant: dt = pl.FP16
+            value = self._lookup_const(node.id)
+            if isinstance(value, DataType):
+                return value
         if isinstance(node, ast.Attribute):
             base = node.value
             if self._is_pl(base) or (isinstance(base, ast.Attribute) and base.attr == "DataType"):

@@ -1,0 +1,7 @@
+"""PyPTO's module layout on tilefold: the implementation behind every PyPTO module path a user imports.
+
+Each PyPTO-shaped face module (``tilefold.runtime.runner``, ``tilefold.ir.compiled_program``,
+``tilefold.pypto_core.passes`` ...) is a thin forwarder into a module of this package; nothing inside tilefold
+imports a face module. What needs a board (device runtimes, multi-card execution) raises a ``NotSupportedError``
+that says it is not on the simulator.
+"""
