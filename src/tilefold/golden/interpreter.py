@@ -89,6 +89,7 @@ from tilefold.ir.stmt import (
     ParamDirection,
     Program,
     ReturnStmt,
+    ScopeStmt,
     SeqStmts,
     Stmt,
     WhileStmt,
@@ -278,6 +279,9 @@ class GoldenInterpreter:
             self._exec_while(stmt, env, inst)
         elif isinstance(stmt, ReturnStmt):
             raise _Return(tuple(self.eval(v, env, inst) for v in stmt.values))
+        elif isinstance(stmt, ScopeStmt) and "block_dim" not in dict(stmt.attrs):
+            # a pl.at scope not outlined yet: its body is the kernel it becomes, run once, in place
+            self._exec_body(stmt.body, env, inst)
         elif isinstance(stmt, SeqStmts):
             result = self._exec_body(stmt, env, inst)
             if result is not None:

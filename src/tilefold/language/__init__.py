@@ -187,7 +187,43 @@ def _parse_class_object(cls: type, frame: FrameType | None) -> Program:
         lookup, aliases = None, {"pl"}
     parser = Parser(source, filename, line_offset=start - 1, col_offset=indent, file_lines=file_lines,
                     const_lookup=lookup, pl_aliases=aliases)
+    if lookup is not None:
+        parser.module_functions = _module_functions(source, filename, lookup, start - 1, indent)
     return parser.parse_module(cls.__name__)
+
+
+def _module_functions(source: str, filename: str, lookup: Any, line_offset: int, indent: int) -> dict[str, Any]:
+    """The ``@pl.function``s defined at module level in the class's file that the class calls by bare name, as
+    ast nodes positioned for the class's parser (their source is read, never run)."""
+    import ast as _ast
+
+    from tilefold.language.program_form import bare_name_calls, relocate
+
+    try:
+        wanted = bare_name_calls([_ast.parse(source)])
+    except (SyntaxError, RecursionError, MemoryError):
+        return {}  # the program parser reports it, located
+    wanted = {n for n in wanted if getattr(lookup(n), "__tilefold_function__", False)}
+    if not wanted:
+        return {}
+    try:
+        tree = _ast.parse("".join(linecache.getlines(filename)), filename=filename)
+    except (SyntaxError, RecursionError, MemoryError):
+        return {}
+    found: dict[str, Any] = {}
+    pending = set(wanted)
+    defs = {n.name: n for n in tree.body if isinstance(n, _ast.FunctionDef)}
+    while pending:  # module functions may call further module functions
+        name = pending.pop()
+        node = defs.get(name)
+        if node is None or name in found:
+            continue
+        found[name] = node
+        pending |= {n for n in bare_name_calls([node]) if n in defs and n not in found
+                    and getattr(lookup(n), "__tilefold_function__", False)}
+    for node in found.values():
+        relocate(node, line_offset, indent)
+    return found
 
 
 def program(cls: type | None = None, **options: Any) -> Any:

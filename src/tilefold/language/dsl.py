@@ -107,12 +107,21 @@ def TileView(*args: Any, **kwargs: Any) -> TypeMarker:  # noqa: N802
 def function(fn: Any = None, **options: Any) -> Any:
     """``@pl.function(type=pl.FunctionType.InCore, attrs={...})``: a marker; the program parser reads it."""
     if fn is not None and callable(fn) and not options:
-        return fn
+        return _mark_function(fn)
 
     def wrap(f: Any) -> Any:
-        return f
+        return _mark_function(f)
 
     return wrap
+
+
+def _mark_function(f: Any) -> Any:
+    # a module-level @pl.function is found by a program that calls it by bare name (its source is parsed)
+    try:
+        f.__tilefold_function__ = True
+    except (AttributeError, TypeError):
+        pass
+    return f
 
 
 class OpNamespace:

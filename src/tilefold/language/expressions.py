@@ -102,6 +102,15 @@ def _signature_str(opname: str, op: OpDef) -> str:
 MAX_EXPR_DEPTH = 100
 
 
+def _scalar_form(opname: str) -> str | None:
+    """The op a scalar right operand dispatches ``opname`` to (``tile.add`` -> ``tile.adds``): the registry's
+    ``scalar_form`` of the tensor op of that name, in ``opname``'s namespace."""
+    ns, _, base = opname.partition(".")
+    decl = find_op(f"tensor.{base}")
+    form = decl.extra.get("scalar_form") if decl is not None else None
+    return f"{ns}.{form}" if form and find_op(f"{ns}.{form}") is not None else None
+
+
 class ExpressionsMixin:
     """Parses expressions into ``ir`` expressions and op calls."""
 
@@ -271,6 +280,8 @@ class ExpressionsMixin:
     def _call(self, node: ast.Call) -> Expr:
         f = node.func
         if isinstance(f, ast.Name):
+            if f.id in self._fn_sigs and f.id not in self.env:  # a module-level @pl.function called by name
+                return self._fn_call(node, f.id)
             if f.id in ("min", "max"):
                 return self._minmax(node, f.id)
             if f.id == "float":
@@ -494,6 +505,10 @@ class ExpressionsMixin:
     def _finish_call(self, node: ast.Call, opname: str, op: OpDef, args: list[Expr], attrs: dict[str, Any],
                      extra: tuple[tuple[str, Any], ...]) -> Expr:
         span = self.span(node)
+        if len(args) >= 2 and isinstance(args[1].type, ScalarType) and not isinstance(args[0].type, ScalarType):
+            form = _scalar_form(opname)  # pl.add(tile, 2.0) is tile.adds (PyPTO's dispatch on the rhs's kind)
+            if form is not None:
+                opname, op = form, find_op(form)
         try:
             call = make_call(opname, args, attrs)
         except TilefoldError as exc:

@@ -21,8 +21,10 @@ from tilefold.ir.stmt import (
     EvalStmt,
     ForKind,
     ForStmt,
+    FunctionType,
     IfStmt,
     ReturnStmt,
+    ScopeStmt,
     SeqStmts,
     Stmt,
     WhileStmt,
@@ -233,9 +235,45 @@ class StatementsMixin:
             out.append(ReturnStmt(vals, span=self.span(s)))
         elif isinstance(s, ast.Pass):
             return
+        elif isinstance(s, ast.With):
+            self._at_scope(s, out)
         else:
             raise self.error(s, f"unsupported Python syntax in a kernel: {type(s).__name__}",
                              hint="kernels use assignments, calls, pl.range/pl.pipeline loops, while, if and return")
+
+    def _at_scope(self, s: ast.With, out: list[Stmt]) -> None:
+        """``with pl.at(level=...):`` in a ``@pl.program`` function (PyPTO's Opaque / Orchestration functions mix
+        orchestration code and scopes): the body becomes a ``ScopeStmt``, which OutlineIncoreScopes turns into an
+        InCore function and its call. Names the body binds stay visible after it (the outliner returns them)."""
+        from tilefold.errors import NotSupportedError
+        from tilefold.language import jit_scopes
+
+        call = s.items[0].context_expr if len(s.items) == 1 else None
+        if call is None or not self._is_pl_call(call, "at"):
+            raise self.error(s, "unsupported Python syntax in a kernel: With (other than `with pl.at(...)`)",
+                             hint="the with statement of a kernel is `with pl.at(level=pl.Level.CORE_GROUP):`, "
+                                  "one pl.at(...) item (optionally `as tid`)")
+        if call.args:
+            raise self.error(call, "pl.at takes keyword arguments only", hint="pl.at(level=pl.Level.CORE_GROUP)")
+        level, attrs = jit_scopes.at_options(self, call)
+        if level not in ("CORE_GROUP", "CORE", "AIC", "AIV"):
+            raise NotSupportedError(f"pl.at(level=pl.Level.{level}) is not supported on one simulated chip",
+                                    span=self.span(call), hint="use pl.Level.CORE_GROUP")
+        if getattr(getattr(self, "_current_sig", None), "func_type", None) is FunctionType.InCore:
+            raise self.error(s, "a pl.at scope in an InCore function: the function already runs on the chip",
+                             hint="drop the with, or declare the function Opaque / Orchestration")
+        if getattr(self, "_in_at_scope", False) or self.loop_kind:
+            raise NotSupportedError("a pl.at scope inside a loop, an if or another scope is not supported",
+                                    span=self.span(s), hint="put the loop inside the scope")
+        body: list[Stmt] = []
+        self._in_at_scope = True
+        try:
+            for b in s.body:
+                self._stmt(b, body)
+        finally:
+            self._in_at_scope = False
+        jit_scopes.bind_task_id(self, s, attrs)
+        out.append(ScopeStmt(level, SeqStmts(tuple(body)), attrs=tuple(attrs.items()), span=self.span(s)))
 
     def _assign(self, target: ast.AST, name: str, value_node: ast.expr, ann_node: ast.expr | None,
                 out: list[Stmt], s: ast.stmt) -> None:

@@ -265,6 +265,8 @@ def _run(program: Program) -> Program:
             else:
                 out.append(s)
         new_fn = fn.with_fields(body=SeqStmts(tuple(out)))
+        if fn.func_type is FunctionType.Opaque:  # PyPTO: an Opaque parent that outlined a scope is orchestration
+            new_fn = new_fn.with_fields(func_type=FunctionType.Orchestration)
         _reject_nested(new_fn)
         functions.append(new_fn)
     return program.with_fields(functions=tuple(functions)) if changed else program

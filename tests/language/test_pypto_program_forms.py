@@ -1,0 +1,147 @@
+"""PyPTO program forms tilefold accepts (issue 19, item 3), each run on the simulator and checked against numpy:
+closure values of a program built inside a function, ``with pl.at`` inside ``@pl.program`` functions, module-level
+``@pl.function``s called by bare name, scalar dispatch of the unified ops, functions without ``self``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tilefold.language as pl
+from tilefold.errors import TilefoldError
+from tilefold.testing import run_and_compare
+
+_PL_DT = {"fp32": pl.FP32, "fp16": pl.FP16}
+_NP_DT = {"fp32": np.float32, "fp16": np.float16}
+
+
+def _run(program, inputs):
+    report = run_and_compare(program, inputs)
+    assert report.fault is None and report.matches, report.summary()
+    return report.outputs
+
+
+def _build_scaled_add(rows: int, cols: int, dtype: str):
+    dt = _PL_DT[dtype]  # a closure dtype, as PyPTO's tests write it
+
+    @pl.program
+    class ScaledAdd:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor[[rows, cols], dt], b: pl.Tensor[[rows, cols], dt],
+                   out: pl.Out[pl.Tensor[[rows, cols], dt]]) -> pl.Tensor[[rows, cols], dt]:
+            ta = pl.load(a, [0, 0], [rows, cols])
+            tb = pl.load(b, [0, 0], [rows, cols])
+            s = pl.add(pl.mul(ta, 2.0), tb)  # pl.mul(tile, scalar) dispatches to tile.muls
+            out = pl.store(pl.cast(s, target_type=dt), [0, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[rows, cols], dt], b: pl.Tensor[[rows, cols], dt],
+                 out: pl.Out[pl.Tensor[[rows, cols], dt]]) -> pl.Tensor[[rows, cols], dt]:
+            out = self.kernel(a, b, out)
+            return out
+
+    return ScaledAdd
+
+
+@pytest.mark.parametrize("rows,cols,dtype", [(16, 64, "fp32"), (32, 128, "fp16")])
+def test_closure_shape_and_dtype(rows, cols, dtype):
+    program = _build_scaled_add(rows, cols, dtype)
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((rows, cols)).astype(_NP_DT[dtype])
+    b = rng.standard_normal((rows, cols)).astype(_NP_DT[dtype])
+    out = _run(program, {"a": a, "b": b, "out": np.zeros((rows, cols), _NP_DT[dtype])})["out"]
+    tol = 1e-6 if dtype == "fp32" else 2e-3
+    np.testing.assert_allclose(out.astype(np.float32), (2 * a.astype(np.float32) + b), rtol=tol, atol=tol)
+
+
+@pl.function(type=pl.FunctionType.InCore)
+def triple(a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+    t = pl.load(a, [0, 0], [16, 64])
+    out = pl.store(pl.mul(t, 3.0), [0, 0], out)
+    return out
+
+
+@pl.program
+class ScopeThenBareCall:
+    @pl.function  # Opaque: orchestration code and a pl.at scope mixed
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+             z: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            tile = pl.load(x, [0, 0], [16, 64])
+            y = pl.store(pl.add(pl.mul(tile, tile), 1.0), [0, 0], y)
+        z = triple(y, z)  # a module-level @pl.function called by its bare name
+        return z
+
+
+def test_pl_at_in_a_program_function_and_a_bare_name_call():
+    x = np.random.default_rng(2).standard_normal((16, 64)).astype(np.float32)
+    got = _run(ScopeThenBareCall, {"x": x, "y": np.zeros_like(x), "z": np.zeros_like(x)})
+    np.testing.assert_allclose(got["y"], x * x + 1, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(got["z"], 3 * (x * x + 1), rtol=1e-6, atol=1e-5)
+
+
+def test_outlined_opaque_parent_becomes_orchestration():
+    from tilefold.ir.stmt import FunctionType
+    from tilefold.passes import outline_incore_scopes
+
+    out = outline_incore_scopes()(ScopeThenBareCall)
+    assert out.function("main").func_type is FunctionType.Orchestration
+    assert any(f.func_type is FunctionType.InCore and f.name.startswith("main_incore") for f in out.functions)
+
+
+TEXT_WITHOUT_SELF = '''
+import tilefold.language as pl
+
+@pl.program
+class NoSelf:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.load(a, [0, 0], [16, 64])
+        out = pl.store(pl.sub(t, 0.5), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        out = k(a, out)
+        return out
+'''
+
+
+def test_program_text_without_self():
+    program = pl.parse(TEXT_WITHOUT_SELF)
+    a = np.random.default_rng(4).standard_normal((16, 64)).astype(np.float32)
+    np.testing.assert_allclose(_run(program, {"a": a, "out": np.zeros_like(a)})["out"], a - 0.5, rtol=1e-6)
+
+
+MODULE_FUNCTION_TEXT = '''
+import tilefold.language as pl
+
+@pl.function(type=pl.FunctionType.InCore)
+def halve(a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+    t = pl.load(a, [0, 0], [16, 64])
+    out = pl.store(pl.mul(t, 0.5), [0, 0], out)
+    return out
+
+@pl.program
+class UsesHalve:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) \
+            -> pl.Tensor[[16, 64], pl.FP32]:
+        out = halve(a, out)
+        return out
+'''
+
+
+def test_text_module_function_called_by_bare_name():
+    program = pl.parse(MODULE_FUNCTION_TEXT)
+    assert {f.name for f in program.functions} == {"halve", "main"}
+    a = np.random.default_rng(5).standard_normal((16, 64)).astype(np.float32)
+    np.testing.assert_allclose(_run(program, {"a": a, "out": np.zeros_like(a)})["out"], a * 0.5, rtol=1e-6)
+    with pytest.raises(TilefoldError, match="unknown function 'halve2'"):
+        pl.parse(MODULE_FUNCTION_TEXT.replace("out = halve(a, out)", "out = halve2(a, out)"))
+
+
+def test_with_other_than_pl_at_is_refused():
+    with pytest.raises(TilefoldError, match="With"):
+        pl.parse(TEXT_WITHOUT_SELF.replace("        out = k(a, out)\n", "        with open('f'):\n            pass\n"))
