@@ -757,7 +757,9 @@ class FunctionCodegen:
             self.tile_handle[var] = dst
         if op.pto is None:
             raise NotSupportedError(f"{op.name} has no PTO instruction; FlattenTileNdTo2D lowers it to 2-D matmuls")
-        out.append(TMatmul(op.pto, op.name, dst, tuple(srcs)))
+        at = op.extra.get("init_operand")
+        init = self.sexpr(call.args[at]) if at is not None and at < len(call.args) else None
+        out.append(TMatmul(op.pto, op.name, dst, tuple(srcs), init))
 
     def custom(self, call: Call, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
         seg = custom_segments(call)

@@ -223,9 +223,11 @@ class TMatmul(Instr):
     op: str
     dst: str
     srcs: tuple[str, ...]
+    init: Any = None  # SExpr of the init flag (matmul_acc(init_cond=)): true -> the accumulator starts afresh
 
     def text(self) -> str:
-        return f"{self.opcode} %{self.dst}, " + ", ".join(f"%{s}" for s in self.srcs)
+        text = f"{self.opcode} %{self.dst}, " + ", ".join(f"%{s}" for s in self.srcs)
+        return text if self.init is None else f"{text}, init={self.init}"
 
 
 @dataclass(frozen=True)

@@ -409,6 +409,57 @@ class ExpressionsMixin:
         rtype: Type = UnknownType() if not rts else rts[0] if len(rts) == 1 else TupleType(rts)
         return Call(sig.gvar, tuple(args), (), rtype, span=self.span(node))
 
+    def _pypto_operand_forms(self, node: ast.Call, opname: str, op: OpDef) -> ast.Call:
+        """PyPTO operand forms the registry declares for ``op``, rewritten to tilefold's:
+
+        - ``scratch_operands`` (``tmp`` of row_sum / col_sum / row_prod / rsqrt ...): a workspace tile the device
+          instruction may clobber; its contents afterwards are unspecified, so it carries no value. Checked to be
+          a tile (positional after the op's operands, or by keyword), then dropped;
+        - ``transpose_flags`` (``a_trans`` / ``b_trans`` of a tile matmul): the operand is read through a
+          zero-copy ``tile.transpose_view``, as the tensor-level matmul lowers them."""
+        scratch = tuple(op.extra.get("scratch_operands", ()))
+        flags = dict(op.extra.get("transpose_flags", {}))
+        n_operands = len(op.params)
+        args = list(node.args)
+        dropped: list[ast.expr] = []
+        if scratch and len(args) > n_operands:
+            dropped, args = args[n_operands:n_operands + len(scratch)], args[:n_operands] + \
+                args[n_operands + len(scratch):]
+        keywords = []
+        transpose: dict[str, ast.expr] = {}
+        for kw in node.keywords:
+            if kw.arg in scratch:
+                dropped.append(kw.value)
+            elif kw.arg in flags:
+                transpose[kw.arg] = kw.value
+            else:
+                keywords.append(kw)
+        for d in dropped:
+            t = self._expr(d).type
+            if not isinstance(t, TileType):
+                raise self.error(d, f"the scratch operand of pl.{opname} must be a tile, got {_describe(t)}",
+                                 hint="pass a tile (pl.tile.create(...)) or leave the operand out")
+        names = [p.name for p in op.params]
+        for flag, value in transpose.items():
+            on = self._const(value, allow_error=True)
+            if not isinstance(on, bool):
+                raise self.error(value, f"{flag}= must be True or False", hint=f"{flag}=True")
+            if not on:
+                continue
+            i = names.index(flags[flag])
+            if i >= len(args):
+                raise self.error(node, f"pl.{opname}({flag}=True) needs its {flags[flag]!r} operand positionally",
+                                 hint=f"signature: {_signature_str(opname, op)}")
+            view = ast.Call(func=ast.Attribute(value=ast.Attribute(value=ast.Name(id=next(iter(self.pl)),
+                                                                                     ctx=ast.Load()),
+                                                                      attr="tile", ctx=ast.Load()),
+                                               attr="transpose_view", ctx=ast.Load()), args=[args[i]], keywords=[])
+            for n in ast.walk(view):
+                ast.copy_location(n, args[i])
+            args[i] = view
+        new = ast.Call(func=node.func, args=args, keywords=keywords)
+        return ast.copy_location(new, node)
+
     def _op_info(self, opname: str) -> tuple[OpDef, dict[str, int]] | None:
         info = self._op_cache.get(opname, _MISSING)
         if info is _MISSING:
@@ -425,6 +476,8 @@ class ExpressionsMixin:
         op, index = info
         if opname == "tile.store" and len(node.args) == 4:
             return self._store_with_shapes(node, op)
+        if op.extra.get("scratch_operands") or op.extra.get("transpose_flags"):
+            node = self._pypto_operand_forms(node, opname, op)
         params = op.params
         bound: list[ast.expr | None] = [None] * len(params)
         extra: tuple[tuple[str, Any], ...] = ()

@@ -455,3 +455,15 @@ for _prefix, _axis, _kind in (("row", 1, OpKind.ROW_BROADCAST), ("col", 0, OpKin
 for _n in _PART:
     _tn._declare(f"part_{_n}", (Param("lhs", V), Param("rhs", V)), _infer_part(f"tensor.part_{_n}"), OpKind.OTHER,
                  _tile_golden(f"part_{_n}"), f"tile.part_{_n}", note=_PART_NOTE)
+
+
+# PyPTO operand forms of the tile ops, read by the parser (``_pypto_operand_forms``):
+# - ``tmp``: the workspace tile PyPTO's reductions and rsqrt take (the device instruction's scratch; its contents
+#   afterwards are unspecified, so it carries no value and the op's semantics do not read it);
+# - ``a_trans`` / ``b_trans`` of the cube ops: that operand is read through ``tile.transpose_view``.
+from tilefold.ops.registry import get_op as _get_op  # noqa: E402
+
+for _name in ("row_sum", "row_max", "row_min", "row_prod", "col_sum", "col_max", "col_min", "col_prod", "rsqrt"):
+    _get_op(f"tile.{_name}").extra["scratch_operands"] = ("tmp",)
+for _name in ("matmul", "matmul_acc", "matmul_bias", "gemv", "gemv_acc"):
+    _get_op(f"tile.{_name}").extra["transpose_flags"] = {"a_trans": "lhs", "b_trans": "rhs"}

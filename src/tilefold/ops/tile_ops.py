@@ -646,10 +646,12 @@ def _mm(a, b):
     return np.matmul(a.astype(np.float32, copy=False), b.astype(np.float32, copy=False))
 
 
-def _mm_acc(acc, a, b):
-    """``acc + a @ b`` accumulated in the product's type (FP32, or INT32 with wraparound)."""
+def _mm_acc(acc, a, b, init_cond=False):
+    """``acc + a @ b`` accumulated in the product's type (FP32, or INT32 with wraparound). ``init_cond``: the
+    MMAD's init flag, a run-time bool: when it holds the accumulator starts afresh (``a @ b``, acc not read)."""
     r = _mm(a, b)
-    r += np.asarray(acc).astype(r.dtype, copy=False)
+    if not bool(init_cond):
+        r += np.asarray(acc).astype(r.dtype, copy=False)
     return r
 
 
@@ -665,9 +667,10 @@ register_op(OpDef(
     golden=lambda a, k: _mm(a[0], a[1]), pto="tmatmul", cost="cube",
 ))
 register_op(OpDef(
-    "tile.matmul_acc", (Param("acc", T), Param("lhs", T), Param("rhs", T)),
+    "tile.matmul_acc", (Param("acc", T), Param("lhs", T), Param("rhs", T), Param("init_cond", S, required=False)),
     _infer_matmul_acc, OpKind.MATMUL, Unit.CUBE, INHERIT0, output_reuses_input=0,
-    golden=lambda a, k: _mm_acc(a[0], a[1], a[2]), pto="tmatmul_acc", cost="cube",
+    golden=lambda a, k: _mm_acc(a[0], a[1], a[2], a[3] if len(a) > 3 else False), pto="tmatmul_acc",
+    cost="cube", extra={"init_operand": 3},  # the accumulator is not read where init_cond holds
 ))
 register_op(OpDef(
     "tile.matmul_bias", (Param("lhs", T), Param("rhs", T), Param("bias", T),
@@ -921,7 +924,9 @@ for _prefix, _axis, _kind in (("row", 1, OpKind.ROW_BROADCAST), ("col", 0, OpKin
         register_op(OpDef(
             _nm, (Param("target", T), Param("vector", T)), _infer_expand(_nm, _axis), _kind, Unit.VECTOR, VEC,
             golden=(lambda fn: lambda a, k: fn(_f32(a[0]), _f32(a[1])))(_fn),
-            pto=f"t{_prefix}expand{_suffix.lstrip('_')}", cost="vector", extra={"axis": _axis},
+            pto=f"t{_prefix}expand{_suffix.lstrip('_')}", cost="vector",
+            # the plain broadcast only takes the target's shape (its contents are not read)
+            extra={"axis": _axis, **({"shape_only_operands": (0,)} if _suffix == "" else {})},
         ))
 
 

@@ -691,8 +691,9 @@ class KernelRun:
         a = read(self._mem(lhs, ins), lhs, "")
         b = read(self._mem(rhs, ins), rhs, "")
         args = [a, b]
+        fresh = ins.init is not None and bool(self.ev(ins.init))  # the MMAD init flag: acc not read
         if acc is not None:
-            args.insert(reuse, read(acc_mem, mad, ""))
+            args.insert(reuse, np.zeros((m, n), np.float32) if fresh else read(acc_mem, mad, ""))
         if bias is not None:
             args.append(read(self._mem(bias, ins), bias, ""))
         write(acc_mem, mad, op.golden(args, {}), "")
