@@ -145,3 +145,48 @@ def test_text_module_function_called_by_bare_name():
 def test_with_other_than_pl_at_is_refused():
     with pytest.raises(TilefoldError, match="With"):
         pl.parse(TEXT_WITHOUT_SELF.replace("        out = k(a, out)\n", "        with open('f'):\n            pass\n"))
+
+
+@pl.program
+class ElementReads:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) \
+            -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.load(a, [0, 0], [16, 64])
+        s = t[3, 5]                      # indexing a tile: one element, read by the scalar unit
+        s2 = pl.tile.read(t, [0, 1])
+        s3 = pl.read(t, [2, 2])          # pl.read dispatches on the operand: a tile here
+        out = pl.store(pl.add(pl.mul(t, s), s2 + s3), [0, 0], out)
+        return out
+
+
+def test_tile_element_reads():
+    a = np.random.default_rng(6).standard_normal((16, 64)).astype(np.float32)
+    report = run_and_compare(ElementReads, {"a": a, "out": np.zeros_like(a)})
+    assert report.matches, report.summary()
+    np.testing.assert_allclose(report.outputs["out"], a * a[3, 5] + (a[0, 1] + a[2, 2]), rtol=1e-5, atol=1e-5)
+    assert "sgetval" in report.compiled.pto.text()
+
+
+@pl.program
+class BlockTable:
+    @pl.function(type=pl.FunctionType.InCore)
+    def copy_rows(self, src: pl.Tensor[[64, 64], pl.FP32], row: pl.Scalar[pl.INDEX],
+                  out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.load(src, [row, 0], [16, 64])
+        out = pl.store(t, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, src: pl.Tensor[[64, 64], pl.FP32], table: pl.Tensor[[4], pl.INT32],
+             out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        block = pl.tensor.read(table, [2])   # orchestration side: a host read of GM
+        out = self.copy_rows(src, block * 16, out)
+        return out
+
+
+def test_orchestration_side_tensor_read():
+    src = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
+    for table, block in ((np.array([0, 1, 3, 2], np.int32), 3), (np.array([3, 2, 1, 0], np.int32), 1)):
+        got = _run(BlockTable, {"src": src, "table": table, "out": np.zeros((16, 64), np.float32)})["out"]
+        np.testing.assert_array_equal(got, src[block * 16:(block + 1) * 16])

@@ -326,6 +326,18 @@ class SSetVal(Instr):
 
 
 @dataclass(frozen=True)
+class SGetVal(Instr):
+    """A scalar read of one element of an on-chip tile into a register (the scalar unit's load from UB)."""
+
+    reg: str
+    src: str
+    indices: tuple[SExpr, ...]
+
+    def text(self) -> str:
+        return f"${self.reg} = sgetval %{self.src}{_offs(self.indices)}"
+
+
+@dataclass(frozen=True)
 class SAssignMany(Instr):
     """Parallel assignment (loop back edges): every value is read before any register is written."""
 
@@ -426,6 +438,8 @@ def tile_accesses(ins: Instr) -> tuple[tuple[str, ...], tuple[str, ...], tuple[s
         return (), (), (), (ins.tensor,)
     if t is SSetVal:
         return (), (ins.dst,), (), ()
+    if t is SGetVal:
+        return (ins.src,), (), (), ()
     return (), (), (), ()
 
 
@@ -483,6 +497,21 @@ class Launch:
 
     kernel: str
     bindings: tuple[tuple[str, Any], ...]  # kernel param -> program tensor name (str) or SExpr
+    # the orchestration's scalar code before this launch, in order: ``(register, SExpr)`` assignments and
+    # ``HostRead`` element reads of GM tensors (``pl.tensor.read`` on the orchestration side)
+    host: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class HostRead:
+    """An orchestration-side read of one GM tensor element into a host register (e.g. a block-table entry)."""
+
+    reg: str
+    tensor: str
+    indices: tuple[SExpr, ...]
+
+    def text(self) -> str:
+        return f"${self.reg} = hread @{self.tensor}{_offs(self.indices)}"
 
 
 @dataclass
@@ -512,6 +541,8 @@ class PTOProgram:
             for t in self.entry_locals:
                 lines.append(f"  alloc @{t.name}: tensor{list(t.shape)} {t.dtype.name.lower()}")
             for launch in self.orchestration:
+                for step in launch.host:
+                    lines.append(f"  {step.text()}" if isinstance(step, HostRead) else f"  ${step[0]} = {step[1]}")
                 binds = ", ".join(f"{k}=@{v}" if isinstance(v, str) else f"{k}={v}" for k, v in launch.bindings)
                 lines.append(f"  launch @{launch.kernel}({binds})")
             for out_name, tensor in self.entry_returns:

@@ -42,6 +42,7 @@ from tilefold.ir.types import (
     DataType,
     MemorySpace,
     ScalarType,
+    TensorType,
     TileType,
     TupleType,
     Type,
@@ -60,7 +61,8 @@ _CMPOPS: dict[type, type[BinaryExpr]] = {ast.Eq: Eq, ast.NotEq: Ne, ast.Lt: Lt, 
                                          ast.GtE: Ge}
 
 
-_OP_ALIASES = {"store": "tile.store", "load": "tile.load", "create_tensor": "tensor.create", "write": "tensor.write"}
+_OP_ALIASES = {"store": "tile.store", "load": "tile.load", "create_tensor": "tensor.create", "write": "tensor.write",
+               "read": "tensor.read", "create_tile": "tile.create"}
 
 
 # pl.<name> entries that are DSL constructs, not op aliases
@@ -164,6 +166,14 @@ class ExpressionsMixin:
             return out
         if t is ast.Subscript:
             base = self._expr(node.value)  # type: ignore[attr-defined]
+            if isinstance(base.type, (TileType, TensorType)) and not any(
+                    isinstance(e, ast.Slice) for e in (node.slice.elts if isinstance(node.slice, ast.Tuple)
+                                                       else [node.slice])):
+                # t[i, j]: one element, read by the scalar unit (tile.read / tensor.read)
+                items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+                idx = MakeTuple(tuple(self._index_expr(e) for e in items), span=self.span(node.slice))
+                opname = "tile.read" if isinstance(base.type, TileType) else "tensor.read"
+                return self._finish_call(node, opname, find_op(opname), [base, idx], {}, ())
             if not isinstance(base.type, TupleType):
                 raise self.error(node, f"cannot index a value of type {_describe(base.type)}",
                                  hint="use pl.tile.slice / pl.tile.extract for tile windows")
@@ -558,6 +568,9 @@ class ExpressionsMixin:
     def _finish_call(self, node: ast.Call, opname: str, op: OpDef, args: list[Expr], attrs: dict[str, Any],
                      extra: tuple[tuple[str, Any], ...]) -> Expr:
         span = self.span(node)
+        if opname in ("tensor.read", "tensor.write") and args and isinstance(args[0].type, TileType):
+            opname = "tile." + opname.split(".")[1]  # pl.read / pl.write of a tile: the scalar unit on UB
+            op = find_op(opname)
         if len(args) >= 2 and isinstance(args[1].type, ScalarType) and not isinstance(args[0].type, ScalarType):
             form = _scalar_form(opname)  # pl.add(tile, 2.0) is tile.adds (PyPTO's dispatch on the rhs's kind)
             if form is not None:

@@ -1279,3 +1279,32 @@ register_op(OpDef(
     _infer_tile_write, OpKind.ELEMENT_WRITE, Unit.SCALAR, INHERIT0, output_reuses_input=0,
     golden=_golden_tile_write, pto="ssetval", cost="scalar",
 ))
+
+
+def _infer_tile_read(args, attrs) -> Type:
+    op = "tile.read"
+    t = _tile(op, args, 0)
+    if len(args) < 2 or not isinstance(args[1], MakeTuple):
+        raise _fail(op, "the indices must be a list with one entry per tile axis", "write pl.tile.read(tile, [i, j])")
+    check_element_indices(op, t.shape, args[1].elements, "tile", "pl.tile.read")
+    if t.memory_space not in (None, MemorySpace.Vec):
+        raise _fail(op, f"the tile is in {t.memory_space.name}; the scalar unit reads Vec tiles only",
+                    "read the element from a Vec tile (move or load it to pl.Mem.Vec first)")
+    return ScalarType(t.dtype)
+
+
+def _golden_tile_read(a, k):
+    tile, idx = np.asarray(a[0]), tuple(int(i) for i in a[1])
+    for axis, (i, dim) in enumerate(zip(idx, tile.shape, strict=True)):
+        if not 0 <= i < dim:
+            raise IndexError(f"element index {list(idx)} leaves the tile of shape {list(tile.shape)} on axis {axis}")
+    return tile[idx].item()
+
+
+# one element of a Vec tile into a scalar register (the scalar unit's load from UB, PTO's sgetval)
+register_op(OpDef(
+    "tile.read", (Param("tile", T), Param("indices", TUP)),
+    _infer_tile_read, OpKind.ELEMENT_READ, Unit.SCALAR, MemoryRule(MemoryRuleKind.NONE),
+    golden=_golden_tile_read, pto="sgetval", cost="scalar",
+))
+
