@@ -966,6 +966,8 @@ def _orchestration(fn: Function, kernels: dict[str, PTOKernel]) -> _Orchestratio
                 binds.append((pname, SConst(a.value)))
             elif isinstance(a, Var) and isinstance(a.type, ScalarType):
                 binds.append((pname, SReg(names.get(a))))
+            elif isinstance(getattr(a, "type", None), ScalarType):  # host arithmetic (block * 16)
+                binds.append((pname, host_sexpr(a)))
             else:
                 raise NotSupportedError(f"orchestration {fn.name!r}: cannot pass {a!r} to {k.name}")
         launches.append(Launch(k.name, tuple(binds), tuple(host)))
