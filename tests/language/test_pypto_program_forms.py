@@ -190,3 +190,78 @@ def test_orchestration_side_tensor_read():
     for table, block in ((np.array([0, 1, 3, 2], np.int32), 3), (np.array([3, 2, 1, 0], np.int32), 1)):
         got = _run(BlockTable, {"src": src, "table": table, "out": np.zeros((16, 64), np.float32)})["out"]
         np.testing.assert_array_equal(got, src[block * 16:(block + 1) * 16])
+
+
+ROWS = pl.dynamic("ROWS")  # a pl.dynamic module constant used as an extent
+
+
+@pl.program
+class DynamicRows:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[ROWS, 64], pl.FP32], out: pl.Out[pl.Tensor[[ROWS, 64], pl.FP32]]) \
+            -> pl.Tensor[[ROWS, 64], pl.FP32]:
+        for i in pl.range(ROWS // 16):
+            t = pl.load(a, [i * 16, 0], [16, 64])
+            out = pl.store(pl.mul(t, 2.0), [i * 16, 0], out)  # rebinding in the loop carries `out` (Python)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[ROWS, 64], pl.FP32], out: pl.Out[pl.Tensor[[ROWS, 64], pl.FP32]]) \
+            -> pl.Tensor[[ROWS, 64], pl.FP32]:
+        out = self.k(a, out)
+        return out
+
+
+@pytest.mark.parametrize("rows", [16, 48])
+def test_pl_dynamic_module_constant_extent(rows):
+    a = np.random.default_rng(rows).standard_normal((rows, 64)).astype(np.float32)
+    got = _run(DynamicRows, {"a": a, "out": np.zeros_like(a), "ROWS": rows})["out"]
+    np.testing.assert_allclose(got, 2 * a, rtol=1e-6)
+    from tilefold.compiler import compile as compile_program
+
+    out = np.zeros_like(a)
+    compile_program(DynamicRows)(a, out)  # the extent is read from the arrays' shapes
+    np.testing.assert_allclose(out, 2 * a, rtol=1e-6)
+
+
+@pl.program
+class SkipBlock:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) \
+            -> pl.Tensor[[16, 64], pl.FP32]:
+        acc = pl.tile.full([16, 64], dtype=pl.FP32, value=0.0)
+        for i in pl.range(4):
+            t = pl.load(a, [i * 16, 0], [16, 64])
+            if i == 2:
+                continue
+            acc = pl.add(acc, t)
+        out = pl.store(acc, [0, 0], out)
+        return out
+
+
+def test_continue_in_a_loop_body():
+    a = np.random.default_rng(7).standard_normal((64, 64)).astype(np.float32)
+    got = _run(SkipBlock, {"a": a, "out": np.zeros((16, 64), np.float32)})["out"]
+    np.testing.assert_allclose(got, a[0:16] + a[16:32] + a[48:64], rtol=1e-5, atol=1e-5)
+
+
+_BREAK_TEXT = '''
+import tilefold.language as pl
+
+@pl.program
+class B:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        for i in pl.range(4):
+            if i == 1:
+                break
+        t = pl.load(a, [0, 0], [16, 64])
+        out = pl.store(t, [0, 0], out)
+        return out
+'''
+
+
+def test_break_is_refused_with_a_location():
+    with pytest.raises(TilefoldError, match="Break") as info:
+        pl.parse(_BREAK_TEXT)
+    assert info.value.span.line == 10

@@ -15,6 +15,7 @@ from tilefold.ir.expr import (
     ConstFloat,
     ConstInt,
     Expr,
+    Var,
 )
 from tilefold.ir.stmt import (
     ParamDirection,
@@ -172,6 +173,9 @@ class AnnotationsMixin:
         return tuple(self._index_expr(e) for e in node.elts)
 
     def _index_expr(self, node: ast.expr) -> Expr:
+        dim = self._dynamic_dim(node)
+        if dim is not None:
+            return dim
         num = self._fold_number(node)
         if num is not None:
             if not isinstance(num, int) or isinstance(num, bool):
@@ -185,6 +189,32 @@ class AnnotationsMixin:
                              hint="extents and offsets are integers or scalar index expressions (e.g. i * 16), "
                                   "not tiles or tensors")
         return e
+
+    def _dynamic_dim(self, node: ast.expr) -> Var | None:
+        """A ``pl.dynamic`` extent (``M`` bound to ``pl.dynamic("M")``, or written inline) in a signature of the
+        program form: one INDEX variable per dimension name and function, a hidden parameter of the function
+        (its value comes from the arguments' shapes at every call)."""
+        from tilefold.language.dsl import DynamicDim
+
+        if not getattr(self, "hidden_dynamic_params", True):  # the jit form binds its pl.dynamic dims itself
+            return None
+        name = None
+        if isinstance(node, ast.Name) and node.id not in self.env:
+            value = self._lookup_const(node.id)
+            name = value.name if isinstance(value, DynamicDim) else None
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "dynamic" \
+                and self._is_pl(node.func.value) and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):
+            name = node.args[0].value
+        if name is None:
+            return None
+        dims = self.__dict__.setdefault("_dyn_dims", {})
+        var = dims.get(name)
+        if var is None:
+            var = dims[name] = Var(name, ScalarType(_INDEX), self.span(node))
+        if isinstance(node, ast.Name):
+            self.__dict__.setdefault("_dyn_names", {})[node.id] = var
+        return var
 
     def _dtype(self, node: ast.expr) -> DataType:
         name = None

@@ -104,6 +104,17 @@ def _signature_str(opname: str, op: OpDef) -> str:
 MAX_EXPR_DEPTH = 100
 
 
+def _with_extents(t: Type, pairs: list[tuple[Expr, Expr]]) -> Type:
+    """``t`` with the extents that are one of the ``pairs``' variables replaced by its expression."""
+    import dataclasses
+
+    shape = getattr(t, "shape", None)
+    if shape is None or not isinstance(t, (TensorType, TileType)):
+        return t
+    new = tuple(next((e2 for v, e2 in pairs if e is v), e) for e in shape)
+    return t if all(a is b for a, b in zip(new, shape, strict=True)) else dataclasses.replace(t, shape=new)
+
+
 def _scalar_form(opname: str) -> str | None:
     """The op a scalar right operand dispatches ``opname`` to (``tile.add`` -> ``tile.adds``): the registry's
     ``scalar_form`` of the tensor op of that name, in ``opname``'s namespace."""
@@ -415,9 +426,22 @@ class ExpressionsMixin:
                                  hint=f"pass a {type(ptype).__name__.removesuffix('Type').lower()} for {pname!r}, "
                                       f"or change the parameter's annotation")
             args.append(e)
+        hidden = []
+        for dim_name, where in self.__dict__.get("_fn_hidden", {}).get(name, ()):
+            # a pl.dynamic extent of the callee: the extent of the argument on that axis (the caller's own
+            # pl.dynamic variable, a scalar, or a constant)
+            found = [args[i].type.shape[axis] for i, axis in where
+                     if isinstance(args[i].type, (TensorType, TileType)) and axis < len(args[i].type.shape)]
+            if not found:
+                raise self.error(node, f"self.{name}: no argument carries the pl.dynamic extent {dim_name!r}",
+                                 hint=f"use {dim_name} in the shape of a tensor parameter of {name}")
+            hidden.append(found[0])
         rts = sig.return_types
+        if hidden:  # the callee's return types name its own extents: use the caller's
+            callee_dims = self.__dict__.get("_fn_dim_vars", {}).get(name, ())
+            rts = tuple(_with_extents(t, list(zip(callee_dims, hidden, strict=False))) for t in rts)
         rtype: Type = UnknownType() if not rts else rts[0] if len(rts) == 1 else TupleType(rts)
-        return Call(sig.gvar, tuple(args), (), rtype, span=self.span(node))
+        return Call(sig.gvar, tuple(hidden + args), (), rtype, span=self.span(node))
 
     def _pypto_operand_forms(self, node: ast.Call, opname: str, op: OpDef) -> ast.Call:
         """PyPTO operand forms the registry declares for ``op``, rewritten to tilefold's:

@@ -63,6 +63,9 @@ class JitSource:
 class JitParser(Parser):
     """Parses one jit function. ``resolve(name)`` returns the JitSource of a sub-function or None."""
 
+    python_rebinding = False  # _jit_stmt rewrites loops / ifs itself (not in the straight-line orchestration)
+    hidden_dynamic_params = False  # pl.dynamic extents: the entry's hidden parameters (_dynamic_dims)
+
     def __init__(self, *args: Any, resolve: Callable[[str], JitSource | None], registry: dict, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.resolve = resolve
@@ -264,104 +267,6 @@ class JitParser(Parser):
                 self.consts.pop(name, None)
             else:
                 self.consts[name] = saved
-
-    def _carry_rebound_names(self, s: ast.For) -> ast.For:
-        """PyPTO's loops carry a value by plain reassignment (``t = pl.add(t, a)`` in the body). Rewrite such a
-        loop to the explicit form: ``for i, (t,) in pl.range(..., init_values=(t,)):`` ending with
-        ``t = pl.yield_(t)``, for every name bound before the loop that the body rebinds."""
-        it = s.iter
-        if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
-                and self._is_pl(it.func.value) and it.func.attr in ("range", "pipeline", "unroll", "parallel")
-                and not any(kw.arg == "init_values" for kw in it.keywords)):
-            return s
-        carried: list[str] = []
-        for node in s.body:
-            for sub in ast.walk(node):
-                name = None
-                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                    name = sub.id
-                elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 \
-                        and isinstance(sub.targets[0], ast.Subscript) and isinstance(sub.targets[0].value, ast.Name):
-                    name = sub.targets[0].value.id  # out[...] = v rebinds out
-                if name is not None and name in self.env and name != s.target.id and name not in carried:
-                    carried.append(name)
-        if not carried:
-            return s
-
-        def names(ctx: ast.expr_context) -> ast.Tuple:
-            return ast.Tuple(elts=[ast.Name(id=n, ctx=ctx) for n in carried], ctx=ctx)
-
-        init = ast.keyword(arg="init_values", value=names(ast.Load()))
-        new_iter = ast.Call(func=it.func, args=it.args, keywords=[*it.keywords, init])
-        target = ast.Tuple(elts=[s.target, names(ast.Store())], ctx=ast.Store())
-        pl_name = it.func.value.id if isinstance(it.func.value, ast.Name) else next(iter(self.pl))
-        yield_call = ast.Call(func=ast.Attribute(value=ast.Name(id=pl_name, ctx=ast.Load()), attr="yield_",
-                                                 ctx=ast.Load()),
-                              args=[ast.Name(id=n, ctx=ast.Load()) for n in carried], keywords=[])
-        yield_target: ast.expr = ast.Name(id=carried[0], ctx=ast.Store()) if len(carried) == 1 \
-            else names(ast.Store())
-        last = s.body[-1]
-        yield_stmt = ast.Assign(targets=[yield_target], value=yield_call)
-        for n in ast.walk(yield_stmt):
-            ast.copy_location(n, last)
-            if hasattr(n, "end_lineno"):
-                n.end_lineno, n.end_col_offset = last.end_lineno, last.end_col_offset
-        for n in (init, new_iter, target, *ast.walk(init.value), *ast.walk(target)):
-            ast.copy_location(n, it)
-        return ast.For(target=target, iter=new_iter, body=[*s.body, yield_stmt], orelse=s.orelse,
-                       lineno=s.lineno, col_offset=s.col_offset, end_lineno=s.end_lineno,
-                       end_col_offset=s.end_col_offset)
-
-    def _define(self, name: str, var: Var, node: ast.AST, *, header: bool = False) -> None:
-        if not header and name in self._if_merged and self.loop_kind and self.loop_kind[-1] == "if":
-            header = True  # rebinding inside a branch of an if that merges the name (restored after the branch)
-        super()._define(name, var, node, header=header)
-
-    def _merge_rebound_names(self, s: ast.If) -> tuple[ast.If, frozenset[str]]:
-        """Python's meaning of ``if c: out[i:j, :] = v`` (or ``t = f(t)``) for a name bound before the if: after
-        the if the name holds the branch's value. Rewrite to the explicit merge: both branches end with
-        ``t = pl.yield_(t)`` (the untouched branch yields the value from before). Only for ifs that yield
-        nothing themselves; a branch ending in ``pl.yield_`` keeps PyPTO's explicit form."""
-        def ends_in_yield(body: list[ast.stmt]) -> bool:
-            last = body[-1] if body else None
-            value = getattr(last, "value", None)
-            return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
-                and value.func.attr == "yield_"
-
-        if ends_in_yield(s.body) or ends_in_yield(s.orelse):
-            return s, frozenset()
-        rebound: list[str] = []
-        for node in [*s.body, *s.orelse]:
-            for sub in ast.walk(node):
-                name = None
-                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                    name = sub.id
-                elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 \
-                        and isinstance(sub.targets[0], ast.Subscript) and isinstance(sub.targets[0].value, ast.Name):
-                    name = sub.targets[0].value.id  # out[...] = v rebinds out
-                if name is not None and name in self.env and name not in rebound:
-                    rebound.append(name)
-        if not rebound:
-            return s, frozenset()
-        pl_name = next(iter(self.pl))
-
-        def merge(anchor: ast.AST) -> ast.Assign:
-            call = ast.Call(func=ast.Attribute(value=ast.Name(id=pl_name, ctx=ast.Load()), attr="yield_",
-                                               ctx=ast.Load()),
-                            args=[ast.Name(id=n, ctx=ast.Load()) for n in rebound], keywords=[])
-            target: ast.expr = ast.Name(id=rebound[0], ctx=ast.Store()) if len(rebound) == 1 else ast.Tuple(
-                elts=[ast.Name(id=n, ctx=ast.Store()) for n in rebound], ctx=ast.Store())
-            stmt = ast.Assign(targets=[target], value=call)
-            for n in ast.walk(stmt):
-                ast.copy_location(n, anchor)
-                if hasattr(anchor, "end_lineno"):
-                    n.end_lineno, n.end_col_offset = anchor.end_lineno, anchor.end_col_offset
-            return stmt
-
-        orelse = [*s.orelse, merge(s.orelse[-1] if s.orelse else s)]
-        merged = ast.If(test=s.test, body=[*s.body, merge(s.body[-1])], orelse=orelse, lineno=s.lineno,
-                        col_offset=s.col_offset, end_lineno=s.end_lineno, end_col_offset=s.end_col_offset)
-        return merged, frozenset(rebound)
 
     def _with(self, s: ast.With, out: list[Stmt]) -> None:
         from tilefold.language import jit_scopes

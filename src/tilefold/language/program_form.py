@@ -321,6 +321,14 @@ class ProgramFormMixin:
             t, direction = self._param_type(p.annotation)
             out.append((p.arg, t, direction))
             self._define(p.arg, Var(p.arg, t, self.span(p)), p)
+        # pl.dynamic extents: hidden parameters, bound at each call from the shapes of the arguments
+        hidden = []
+        for dim_name, var in self._dyn_dims.items():
+            where = [(i, axis) for i, (_n, t, _d) in enumerate(out)
+                     for axis, e in enumerate(getattr(t, "shape", ())) if e is var]
+            hidden.append((dim_name, where))
+        self.__dict__.setdefault("_fn_hidden", {})[fn.name] = hidden
+        self.__dict__.setdefault("_fn_dim_vars", {})[fn.name] = list(self._dyn_dims.values())
         returns: tuple[Type, ...] = ()
         if fn.returns is not None and not (isinstance(fn.returns, ast.Constant) and fn.returns.value is None):
             r = fn.returns
@@ -344,7 +352,12 @@ class ProgramFormMixin:
             v = Var(name, t2, self.span(p))
             params.append(v)
             self._define(name, v, p)
+        dims = list(self._dyn_dims.values())  # the hidden pl.dynamic parameters come first
+        for py_name, var in self._dyn_names.items():
+            if py_name not in self.env:
+                self._define(py_name, var, fn)
         body = self._body(fn.body, None, release=self._release_ast)
-        return Function(fn.name, tuple(params), tuple(d for _n, _t, d in sig.params), sig.return_types,
+        directions = (ParamDirection.In,) * len(dims) + tuple(d for _n, _t, d in sig.params)
+        return Function(fn.name, tuple(dims + params), directions, sig.return_types,
                         SeqStmts(tuple(body)), sig.func_type, sig.attrs, span=self.span(fn))
 
