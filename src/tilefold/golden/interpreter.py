@@ -748,6 +748,18 @@ def _np_dtype_hint(dtype: DataType) -> str:
     return f"x.astype({_np_name(dtype)})"
 
 
+def _extent_from_arrays(fn: Function, param: Var, inputs: Mapping[str, Any]) -> int | None:
+    """The value of a scalar parameter that is an axis extent of a tensor parameter given as an array (a hidden
+    ``pl.dynamic`` extent), when the arrays agree on it; None when no array carries it."""
+    found = {int(np.shape(inputs[q.name])[axis]) for q in fn.params
+             if isinstance(q.type, TensorType) and q.name in inputs
+             for axis, e in enumerate(q.type.shape) if e is param and axis < np.ndim(inputs[q.name])}
+    if len(found) > 1:
+        raise TilefoldError(f"the arrays disagree on the extent {param.name!r} of {fn.name!r}: {sorted(found)}",
+                            hint=f"pass arrays with one value of {param.name}")
+    return found.pop() if found else None
+
+
 def prepare_inputs(fn: Function, inputs: Mapping[str, Any]) -> list[Any]:
     """Validate and copy user inputs into the argument list of ``fn``. Missing Out parameters with a
     static shape are zero-filled; everything else must be given."""
@@ -762,6 +774,11 @@ def prepare_inputs(fn: Function, inputs: Mapping[str, Any]) -> list[Any]:
     for i in order:
         param, direction = fn.params[i], fn.param_directions[i]
         t = param.type
+        if param.name not in inputs and isinstance(t, ScalarType):
+            extent = _extent_from_arrays(fn, param, inputs)  # a pl.dynamic extent: read from the arrays
+            if extent is not None:
+                args[i] = scalars[param] = extent
+                continue
         if param.name not in inputs:
             shape = _static_extents(t, scalars)
             if direction is ParamDirection.Out and isinstance(t, (TensorType, TileType)) and shape is not None:
