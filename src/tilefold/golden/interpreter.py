@@ -748,7 +748,7 @@ def _np_dtype_hint(dtype: DataType) -> str:
     return f"x.astype({_np_name(dtype)})"
 
 
-def _extent_from_arrays(fn: Function, param: Var, inputs: Mapping[str, Any]) -> int | None:
+def extent_from_arrays(fn: Function, param: Var, inputs: Mapping[str, Any]) -> int | None:
     """The value of a scalar parameter that is an axis extent of a tensor parameter given as an array (a hidden
     ``pl.dynamic`` extent), when the arrays agree on it; None when no array carries it."""
     found = {int(np.shape(inputs[q.name])[axis]) for q in fn.params
@@ -775,7 +775,7 @@ def prepare_inputs(fn: Function, inputs: Mapping[str, Any]) -> list[Any]:
         param, direction = fn.params[i], fn.param_directions[i]
         t = param.type
         if param.name not in inputs and isinstance(t, ScalarType):
-            extent = _extent_from_arrays(fn, param, inputs)  # a pl.dynamic extent: read from the arrays
+            extent = extent_from_arrays(fn, param, inputs)  # a pl.dynamic extent: read from the arrays
             if extent is not None:
                 args[i] = scalars[param] = extent
                 continue
