@@ -150,3 +150,43 @@ def test_copy_from_with_a_host_pointer():
 def test_hardware_only_names_say_not_on_the_simulator():
     with pytest.raises(NotSupportedError, match="simulator"):
         from tilefold.ir.compiled_program import DistributedCompiledProgram  # noqa: F401
+
+
+def test_compiled_program_called_return_style():
+    compiled = ir.compile(AddProgram)
+    a = np.random.default_rng(8).standard_normal((M, N)).astype(np.float32)
+    b = np.random.default_rng(9).standard_normal((M, N)).astype(np.float32)
+    out = compiled(a, b)  # no Out argument: it is made and returned
+    np.testing.assert_allclose(out, a + b, rtol=1e-6)
+    given = np.zeros((M, N), np.float32)
+    compiled(a, b, given)  # the usual form still writes in place
+    np.testing.assert_allclose(given, a + b, rtol=1e-6)
+
+
+def test_tensor_view_annotations():
+    src = '''
+import tilefold.language as pl
+STRIDED = pl.TensorView(stride=[128, 1], layout=pl.TensorLayout.ND)
+
+@pl.program
+class V:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32, pl.TensorView(stride=[128, 1], layout=pl.TensorLayout.ND)],
+          out: pl.Out[pl.Tensor[[16, 64], pl.FP32, pl.ND]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        out = pl.store(pl.load(a, [0, 0], [16, 64]), [0, 0], out)
+        return out
+'''
+    from tilefold.testing import run_and_compare
+
+    big = np.random.default_rng(10).standard_normal((16, 128)).astype(np.float32)
+    report = run_and_compare(pl.parse(src), {"a": big[:, :64], "out": np.zeros((16, 64), np.float32)})
+    assert report.matches
+    np.testing.assert_array_equal(report.outputs["out"], big[:, :64])
+    with pytest.raises(NotSupportedError, match="row-major stride"):
+        pl.parse(src.replace("stride=[128, 1]", "stride=[1, 16]"))
+    with pytest.raises(NotSupportedError, match="valid_shape"):
+        pl.parse(src.replace("stride=[128, 1], layout", "valid_shape=[8, 64], layout"))
+    with pytest.raises(TilefoldError, match="layout="):
+        pl.parse(src.replace("stride=[128, 1], layout=pl.TensorLayout.ND)]", "stride=[128, 1])]"))
+    with pytest.raises(NotSupportedError, match="pl.DN"):
+        pl.parse(src.replace("pl.FP32, pl.ND]", "pl.FP32, pl.DN]"))

@@ -30,6 +30,8 @@ from tilefold.language.dsl import (
     Out,
     Scalar,
     Tensor,
+    TensorLayout,
+    TensorView,
     Tile,
     TileView,
     Tuple,
@@ -43,6 +45,7 @@ from tilefold.language.printer import python_print
 
 Mem = MemorySpace
 GM = MemorySpace.DDR
+ND, DN, NZ = TensorLayout.ND, TensorLayout.DN, TensorLayout.NZ
 
 BOOL = DataType.BOOL
 INT4 = DataType.INT4
@@ -246,7 +249,8 @@ __all__ = [
     "INT8", "JITFunction", "Level", "PadValue", "AtomicType", "SplitMode", "TASK_ID", "array", "at", "cross_core_slot",
     "dynamic", "jit", "manual_scope", "scope", "split", "spmd",
     "UINT16", "UINT32", "UINT64", "UINT8", "FunctionType", "InOut", "Mem", "MemRef", "MemorySpace", "Out",
-    "Scalar", "Tensor", "Tile", "TileView", "Tuple", "affine_map", "cond", "const", "create_tensor", "create_tile",
+    "Scalar", "Tensor", "TensorLayout", "TensorView", "ND", "DN", "NZ",
+    "Tile", "TileView", "Tuple", "affine_map", "cond", "const", "create_tensor", "create_tile",
     "function",
     "load", "loads", "make_tuple", "max", "min", "parallel", "parse", "parse_file", "pipeline", "program",
     "python_print", "range",
