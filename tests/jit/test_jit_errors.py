@@ -101,10 +101,10 @@ def test_unknown_sub_function():
     assert "unknown function 'helper'" in err.message and "@pl.jit.incore" in err.hint
 
 
-def test_operator_without_a_level_form():
-    err = fails("    with pl.at(level=pl.Level.CORE_GROUP):\n        t = pl.load(a, [0, 0], [16, 64])\n"
-                "        x = pl.concat(t, t)  # <-\n        out[:] = a\n    return out\n")
-    assert "pl.concat has no tile-level form" in err.message
+def test_concat_of_tiles_has_a_tile_form():
+    src = (HEAD + SIG + "    with pl.at(level=pl.Level.CORE_GROUP):\n        t = pl.load(a, [0, 0], [16, 64])\n"
+           "        x = pl.concat(t, t)\n        out[:] = a\n    return out\n")
+    assert "tile.concat" in pl.parse(src, "kern.py").as_python()
 
 
 def test_writing_an_input_parameter():

@@ -265,3 +265,58 @@ def test_break_is_refused_with_a_location():
     with pytest.raises(TilefoldError, match="Break") as info:
         pl.parse(_BREAK_TEXT)
     assert info.value.span.line == 10
+
+
+@pl.program
+class ConcatAssemble:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 32], pl.FP32],
+          out: pl.Out[pl.Tensor[[16, 96], pl.FP32]], out2: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) \
+            -> pl.Tuple[pl.Tensor[[16, 96], pl.FP32], pl.Tensor[[32, 64], pl.FP32]]:
+        ta = pl.load(a, [0, 0], [16, 64])
+        tb = pl.load(b, [0, 0], [16, 32])
+        out = pl.store(pl.concat(ta, tb), [0, 0], out)          # the tile form of pl.concat
+        big = pl.tile.full([32, 64], dtype=pl.FP32, value=1.0)
+        big = pl.tile.assemble(big, ta, [16, 0])                 # the tile form of pl.assemble
+        out2 = pl.store(big, [0, 0], out2)
+        return out, out2
+
+
+def test_tile_concat_and_assemble():
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((16, 64)).astype(np.float32)
+    b = rng.standard_normal((16, 32)).astype(np.float32)
+    got = _run(ConcatAssemble, {"a": a, "b": b, "out": np.zeros((16, 96), np.float32),
+                                "out2": np.zeros((32, 64), np.float32)})
+    np.testing.assert_array_equal(got["out"], np.concatenate([a, b], axis=1))
+    expected = np.ones((32, 64), np.float32)
+    expected[16:] = a
+    np.testing.assert_array_equal(got["out2"], expected)
+    with pytest.raises(TilefoldError, match="leaves the target"):
+        pl.parse(ConcatAssemble.as_python().replace("[16, 0]", "[24, 0]"))
+
+
+@pl.program
+class TensorOpsInCore:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32],
+          out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        c = pl.add(a, b)                     # unified ops on tensors: the tensor forms, lowered to tile ops
+        d = pl.row_expand_sub(c, pl.row_max(c))
+        out = pl.assemble(out, d, [0, 0])
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32],
+             out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        out = self.k(a, b, out)
+        return out
+
+
+def test_unified_tensor_ops_inside_an_incore_function():
+    rng = np.random.default_rng(12)
+    a = rng.standard_normal((16, 64)).astype(np.float32)
+    b = rng.standard_normal((16, 64)).astype(np.float32)
+    c = a + b
+    got = _run(TensorOpsInCore, {"a": a, "b": b, "out": np.zeros_like(a)})["out"]
+    np.testing.assert_allclose(got, c - c.max(axis=1, keepdims=True), rtol=1e-6, atol=1e-6)

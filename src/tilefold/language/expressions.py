@@ -104,6 +104,13 @@ def _signature_str(opname: str, op: OpDef) -> str:
 MAX_EXPR_DEPTH = 100
 
 
+def _is_unified(p: Any, node: ast.Call) -> bool:
+    """``pl.<op>(...)`` (not ``pl.tile.<op>`` / ``pl.tensor.<op>``): PyPTO's unified spelling, which dispatches on
+    the operand's kind."""
+    f = node.func
+    return isinstance(f, ast.Attribute) and p._is_pl(f.value)
+
+
 def _with_extents(t: Type, pairs: list[tuple[Expr, Expr]]) -> Type:
     """``t`` with the extents that are one of the ``pairs``' variables replaced by its expression."""
     import dataclasses
@@ -594,6 +601,14 @@ class ExpressionsMixin:
         span = self.span(node)
         if opname in ("tensor.read", "tensor.write") and args and isinstance(args[0].type, TileType):
             opname = "tile." + opname.split(".")[1]  # pl.read / pl.write of a tile: the scalar unit on UB
+            op = find_op(opname)
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == opname.split(".")[1] \
+                and _is_unified(self, node) and args \
+                and isinstance(args[0].type, TensorType) and opname.startswith("tile.") \
+                and find_op("tensor." + opname.split(".")[1]) is not None:
+            # a unified pl.<op> on tensors (in an InCore / Opaque function): the tensor op, which
+            # ConvertTensorToTileOps lowers to tile ops
+            opname = "tensor." + opname.split(".")[1]
             op = find_op(opname)
         if len(args) >= 2 and isinstance(args[1].type, ScalarType) and not isinstance(args[0].type, ScalarType):
             form = _scalar_form(opname)  # pl.add(tile, 2.0) is tile.adds (PyPTO's dispatch on the rhs's kind)

@@ -334,7 +334,10 @@ class ProgramFormMixin:
             r = fn.returns
             if isinstance(r, ast.Tuple):
                 returns = tuple(self._plain_type(e) for e in r.elts)
-            elif isinstance(r, ast.Subscript) and isinstance(r.value, ast.Name) and r.value.id in ("tuple", "Tuple"):
+            elif isinstance(r, ast.Subscript) and (
+                    (isinstance(r.value, ast.Name) and r.value.id in ("tuple", "Tuple"))
+                    or (isinstance(r.value, ast.Attribute) and r.value.attr == "Tuple" and self._is_pl(r.value.value))):
+                # -> pl.Tuple[T1, T2] / tuple[T1, T2]: one return value per element
                 elts = r.slice.elts if isinstance(r.slice, ast.Tuple) else [r.slice]
                 returns = tuple(self._plain_type(e) for e in elts)
             else:

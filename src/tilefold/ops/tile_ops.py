@@ -1308,3 +1308,64 @@ register_op(OpDef(
     golden=_golden_tile_read, pto="sgetval", cost="scalar",
 ))
 
+
+
+# ------------------------------------------------------------------------------------------------
+# tile concat / assemble (the tile forms of pl.concat / pl.assemble): vector copies into a fresh Vec tile
+# ------------------------------------------------------------------------------------------------
+
+
+def _static_2d(op: str, t: TileType, what: str) -> tuple[int, int]:
+    _require_2d(op, t, what)
+    shape = t.static_shape
+    if shape is None:
+        raise _fail(op, f"the {what} needs a static shape", "use tiles of constant extents")
+    return shape
+
+
+def _infer_tile_concat(args, attrs) -> Type:
+    op = "tile.concat"
+    a, b = _tile(op, args, 0, "lhs"), _tile(op, args, 1, "rhs")
+    (m, n1), (m2, n2) = _static_2d(op, a, "lhs"), _static_2d(op, b, "rhs")
+    if m != m2 or a.dtype is not b.dtype:
+        raise _fail(op, f"cannot join [{m}, {n1}] {a.dtype.name} and [{m2}, {n2}] {b.dtype.name} along columns",
+                    "pl.concat joins two tiles with the same row count and dtype along axis 1")
+    return _vec_tile(make_shape((m, n1 + n2)), a.dtype)
+
+
+register_op(OpDef(
+    "tile.concat", (Param("lhs", T), Param("rhs", T)), _infer_tile_concat, OpKind.OTHER, Unit.VECTOR, VEC,
+    golden=lambda a, k: np.concatenate([np.asarray(a[0]), np.asarray(a[1])], axis=1), pto="tconcat", cost="vector",
+))
+
+
+def _infer_tile_assemble(args, attrs) -> Type:
+    op = "tile.assemble"
+    dst, src = _tile(op, args, 0, "target"), _tile(op, args, 1, "value")
+    dshape, sshape = _static_2d(op, dst, "target"), _static_2d(op, src, "value")
+    offs = _tuple(op, args, 2, "offsets")
+    if len(offs) != 2:
+        raise _fail(op, "give one offset per tile axis", "e.g. pl.tile.assemble(target, value, [0, 64])")
+    for axis, (o, e, d) in enumerate(zip(offs, sshape, dshape, strict=True)):
+        if isinstance(o, ConstInt) and not 0 <= o.value <= d - e or e > d:
+            raise _fail(op, f"the value [{getattr(o, 'value', '?')}:+{e}) on axis {axis} leaves the target "
+                            f"extent {d}", f"write a value that fits inside [0, {d})")
+    if src.dtype is not dst.dtype:
+        raise _fail(op, f"value dtype {src.dtype.name} differs from target dtype {dst.dtype.name}",
+                    f"cast the value first: pl.cast(value, target_type=pl.{dst.dtype.name})")
+    return _vec_tile(dst.shape, dst.dtype)
+
+
+def _golden_tile_assemble(a, k):
+    dst, src, offs = np.array(a[0], copy=True), np.asarray(a[1]), [int(o) for o in a[2]]
+    for axis, (o, e, d) in enumerate(zip(offs, src.shape, dst.shape, strict=True)):
+        if not 0 <= o <= d - e:
+            raise IndexError(f"tile.assemble: the value [{o}:{o + e}) leaves the target extent {d} on axis {axis}")
+    dst[offs[0]:offs[0] + src.shape[0], offs[1]:offs[1] + src.shape[1]] = src
+    return dst
+
+
+register_op(OpDef(
+    "tile.assemble", (Param("target", T), Param("value", T), Param("offsets", TUP)), _infer_tile_assemble,
+    OpKind.OTHER, Unit.VECTOR, VEC, golden=_golden_tile_assemble, pto="tassemble", cost="vector",
+))
