@@ -1,6 +1,5 @@
 """tilefold: a tile-level kernel compiler for Ascend-style NPUs, with a memory-faithful simulator."""
 
-from tilefold.custom import register_custom_op, unregister_custom_op
 from tilefold.errors import (
     CustomOpError,
     NotSupportedError,
@@ -13,6 +12,7 @@ from tilefold.errors import (
 
 # the `pl` printer lives beside the parser; importing it installs the hook `ir` prints through
 from tilefold.language import printer as _printer  # noqa: E402, F401
+from tilefold.ops.custom.kernels import register_custom_op, unregister_custom_op
 
 __version__ = "0.1.0"
 

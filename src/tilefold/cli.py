@@ -629,7 +629,7 @@ def _register_kernels(sources: list[str] | tuple[str, ...]) -> None:
     CLI executes user code, and only when asked to)."""
     for source in sources:
         if source == "examples":
-            from tilefold.custom.library import register_example_kernels
+            from tilefold.ops.custom.library import register_example_kernels
 
             register_example_kernels()
             continue
@@ -686,8 +686,8 @@ def _kernel_file_span(frames, path: Path):
 def _check_custom_kernels(program, kernel_files: Sequence[str]) -> None:
     """Every custom op the program calls has a registered kernel; else say which --kernels file (or
     register_custom_op call) provides it, at the call."""
-    from tilefold.custom import is_registered
     from tilefold.ir.visitor import IRVisitor
+    from tilefold.ops.custom.kernels import is_registered
 
     calls: list[Any] = []
 
@@ -704,7 +704,7 @@ def _check_custom_kernels(program, kernel_files: Sequence[str]) -> None:
         return
     symbol, call = calls[0]
     try:
-        from tilefold.custom.library import EXAMPLE_KERNELS
+        from tilefold.ops.custom.library import EXAMPLE_KERNELS
     except ImportError:
         EXAMPLE_KERNELS = {}
     if symbol in EXAMPLE_KERNELS:

@@ -101,7 +101,7 @@ def _run_pair(path: Path, target: str = "Ascend910B"):
 
 
 def sub_block_rows(root: Path) -> list[Row]:
-    from tilefold.custom.library import register_example_kernels
+    from tilefold.ops.custom.library import register_example_kernels
     from tilefold.testing import sub_block_evidence
 
     register_example_kernels()

@@ -40,12 +40,44 @@ def test_compare_match_and_first_mismatch():
     assert compare(e + np.float32(5e-3), e, DataType.BF16).matches
 
 
-def test_compare_is_relative_to_magnitude():
+def test_compare_is_element_wise_not_scaled_by_the_largest_element():
+    # a large element elsewhere in the tensor does not widen the tolerance of the small ones
+    assert not compare(np.array([1e6, 10, -5], np.float32), np.array([1e6, 1, 2], np.float32)).matches
+    res = compare(np.array([[300, 1.25], [1, 0.8]], np.float16), np.array([[300, 1], [1, 1]], np.float16))
+    assert not res.matches and res.first_mismatch == (0, 1) and res.mismatches == 2
+    # the relative part still scales with the element itself: 5e-3 next to 1000 is inside FP32's 1e-5
     e = np.array([1000.0, 0.001, -1000.0], dtype=np.float32)
-    a = e + np.array([5e-3, 5e-3, 0.0], dtype=np.float32)  # 5e-3 abs error: tiny next to 1000
-    assert compare(a, e, DataType.FP32).matches
-    small = np.array([1.0, 0.001], np.float32)
-    assert not compare(small + np.float32(5e-3), small, DataType.FP32).matches
+    assert compare(e + np.array([5e-3, 0.0, -5e-3], np.float32), e, DataType.FP32).matches
+    assert not compare(e + np.array([0.0, 5e-3, 0.0], np.float32), e, DataType.FP32).matches
+
+
+def test_compare_is_allclose():
+    rng = np.random.default_rng(7)
+    e = rng.uniform(-3, 3, 200).astype(np.float32)
+    a = e + rng.normal(0, 3e-5, 200).astype(np.float32)
+    rtol, atol = tolerance_for(DataType.FP32)
+    want = np.isclose(a.astype(np.float64), e.astype(np.float64), rtol=rtol, atol=atol)
+    res = compare(a, e)
+    assert 0 < (~want).sum() < 200  # the sample has elements on both sides of the bound
+    assert res.mismatches == int((~want).sum())
+    assert res.first_mismatch == (int(np.flatnonzero(~want)[0]),)
+
+
+def test_compare_nan_and_infinity_policy():
+    nan, inf = np.nan, np.inf
+    e = np.array([nan, inf, -inf, 1.0, 0.0], np.float32)
+    assert compare(e.copy(), e).matches
+    assert compare(np.array([nan, inf, -inf, 1.0, -0.0], np.float32), e).matches  # -0 equals +0
+    assert not compare(np.array([1.0, inf, -inf, 1.0, 0.0], np.float32), e).matches  # NaN expected
+    assert not compare(np.array([nan, inf, -inf, nan, 0.0], np.float32), e).matches  # NaN not expected
+    assert not compare(np.array([nan, -inf, -inf, 1.0, 0.0], np.float32), e).matches  # sign of inf
+    assert not compare(np.array([nan, 3e38, -inf, 1.0, 0.0], np.float32), e).matches  # finite vs inf
+    # a reference that is NaN everywhere checks nothing: refused unless asked for
+    all_nan = np.full((2, 3), nan, np.float32)
+    res = compare(all_nan.copy(), all_nan)
+    assert not res.matches and "NaN everywhere" in res.describe()
+    assert compare(all_nan.copy(), all_nan, allow_all_nan=True).matches
+    assert not compare(np.zeros((2, 3), np.float32), all_nan, allow_all_nan=True).matches
 
 
 def test_compare_ints_exact_and_special_values():

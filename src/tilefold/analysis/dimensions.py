@@ -56,15 +56,11 @@ from tilefold.ir.stmt import (
     flatten_stmts,
 )
 from tilefold.ir.types import TensorType, TileType, TupleType, Type
+from tilefold.ops.custom.structured import PARALLEL, StructuredView
 from tilefold.ops.registry import OpKind, op_of
-from tilefold.ops.tile_ops import custom_segments
 
 ValueKey = Hashable  # a Var, or (Var, element index) for tuple elements
 AxisKey = tuple[ValueKey, int]
-
-PARALLEL = "parallel"
-REDUCTION = "reduction"
-
 
 @dataclass(frozen=True)
 class DimensionConflict:
@@ -413,8 +409,8 @@ class DimensionAnalyzer:
     _bcast_two_axes = False  # set by ``_custom`` for the op being visited
 
     def _custom(self, result: Var | None, call: Call, joins: list, marks: list) -> None:
-        seg = custom_segments(call)
-        ins, outs = seg["ins"], seg["outs"]
+        view = StructuredView.of(call)
+        ins, outs = view.ins, view.outs
         results: list[ValueKey] = []
         if result is not None:
             if isinstance(result.type, TupleType):
@@ -432,18 +428,17 @@ class DimensionAnalyzer:
                 self.unranked_custom.append(call)
                 self.opaque_ops.append(call)
                 return
-        maps: tuple[AffineMap, ...] = call.kwarg("indexing_maps") or ()
-        iters: tuple[str, ...] = call.kwarg("iterator_types") or ()
-        if not maps or not iters:
+        maps: tuple[AffineMap, ...] = view.indexing_maps
+        iters: tuple[str, ...] = view.iterator_types
+        if not view.has_explicit_maps:
             self.opaque_ops.append(call)  # opaque: no join at all, not even result <-> output init
             return
         # DPS: result j is written through output init j
         for j, r in enumerate(results):
             if j < len(outs) and isinstance(outs[j], Var) and self.ranks.get(outs[j]) == self.ranks[r]:
                 joins += [((r, i), (outs[j], i), "custom result / output init") for i in range(self.ranks[r])]
-        operands = list(ins) + list(outs)
-        all_parallel = all(it == PARALLEL for it in iters)
-        if all_parallel and all(m.is_identity() for m in maps):
+        operands = list(view.mapped_operands)
+        if view.all_parallel_identity:
             # elementwise path: every ranked operand of full rank joins the first result
             anchor = results[0] if results else (outs[0] if outs and isinstance(outs[0], Var) else None)
             if anchor is None:

@@ -46,7 +46,6 @@ from typing import Any
 import numpy as np
 
 from tilefold.budget import DEFAULT_MAX_STEPS, StepBudget
-from tilefold.custom import call_kernel, describe_kernel, get_custom_op
 from tilefold.errors import CustomOpError, NotSupportedError, Span, TilefoldError
 from tilefold.golden.values import byte_offsets, is_float_dtype, scalar_value, strided_view, to_dtype
 from tilefold.ir.expr import (
@@ -98,6 +97,7 @@ from tilefold.ir.stmt import (
 from tilefold.ir.types import AtomicType, DataType, ScalarType, TensorType, TileType, TupleType, Type
 from tilefold.ops import OpDef, OpKind, ParamKind, custom_segments, op_of
 from tilefold.ops import get_op as op_of_name
+from tilefold.ops.custom.kernels import call_kernel, describe_kernel, get_custom_op
 from tilefold.ops.registry import POSITION_MIXING_KINDS, position_mixing_operands
 
 #: Upper bound on the iterations of one ``while`` loop before the interpreter gives up.

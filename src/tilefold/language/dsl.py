@@ -13,6 +13,7 @@ from typing import Any
 
 from tilefold.errors import NotSupportedError
 from tilefold.ir import types as _ir_types
+from tilefold.ops.custom.structured import PARALLEL, REDUCTION
 
 
 class TypeMarker:
@@ -90,8 +91,8 @@ class _IteratorKind(str):
         return _only_in_program(str(self))(*args, **kwargs)
 
 
-parallel = _IteratorKind("parallel")
-reduction = "reduction"
+parallel = _IteratorKind(PARALLEL)
+reduction = REDUCTION
 
 
 def MemRef(*args: Any, **kwargs: Any) -> TypeMarker:  # noqa: N802  (mirrors the annotation syntax)

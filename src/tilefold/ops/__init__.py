@@ -1,6 +1,7 @@
 """The op registry (see ``tilefold.ops.registry``) and the tile op declarations."""
 
 from tilefold.ops import catalog_ops  # noqa: F401  (PyPTO catalog ops beyond the core set register themselves)
+from tilefold.ops.custom.structured import StructuredView, custom_segments
 from tilefold.ops.registry import (
     MemoryRule,
     MemoryRuleKind,
@@ -18,10 +19,10 @@ from tilefold.ops.registry import (
     result_memory,
 )
 from tilefold.ops.tensor_ops import tensor_level_ops
-from tilefold.ops.tile_ops import custom_segments, result_destination_indices, result_destinations
+from tilefold.ops.tile_ops import result_destination_indices, result_destinations
 
 __all__ = [
-    "MemoryRule", "MemoryRuleKind", "OpDef", "OpKind", "Param", "ParamKind", "Unit", "all_ops",
+    "MemoryRule", "MemoryRuleKind", "OpDef", "StructuredView", "OpKind", "Param", "ParamKind", "Unit", "all_ops",
     "custom_segments", "find_op", "get_op", "make_call", "op_of", "register_op", "result_destination_indices",
     "result_destinations", "result_memory", "tensor_level_ops",
 ]

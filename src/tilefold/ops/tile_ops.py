@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from tilefold.errors import TypeInferenceError
-from tilefold.ir.affine import AffineMap
 from tilefold.ir.expr import ConstInt, Expr, MakeTuple, Min
 from tilefold.ir.types import (
     INDEX,
@@ -31,6 +30,8 @@ from tilefold.ir.types import (
     make_shape,
     static_shape,
 )
+from tilefold.ops.custom.structured import CUSTOM_SEGMENTS, StructuredView
+from tilefold.ops.operand_checks import describe, shape_repr
 from tilefold.ops.registry import (
     MemoryRule,
     MemoryRuleKind,
@@ -134,18 +135,8 @@ def _check_gm_window(op: str, tensor: TensorType, offsets: Sequence[Expr], exten
                     _window_hint(axis, lo, ext_v, limit))
 
 
-def _describe(t: Type) -> str:
-    if isinstance(t, TileType):
-        return f"Tile{list(_shape_repr(t.shape))} {t.dtype.name}"
-    if isinstance(t, TensorType):
-        return f"Tensor{list(_shape_repr(t.shape))} {t.dtype.name}"
-    if isinstance(t, ScalarType):
-        return f"Scalar {t.dtype.name}"
-    return type(t).__name__
-
-
-def _shape_repr(shape):
-    return [e.value if isinstance(e, ConstInt) else "?" for e in shape]
+_describe = describe
+_shape_repr = shape_repr
 
 
 def _same_extent(a: Expr, b: Expr) -> bool:
@@ -952,22 +943,6 @@ register_op(OpDef(
 # custom ops: user kernels described by indexing maps and iterator types
 # ------------------------------------------------------------------------------------------------
 
-CUSTOM_SEGMENTS = ("ins", "outs", "tmps", "sync_related_args")
-
-
-def custom_segments(call) -> dict[str, tuple[Expr, ...]]:
-    """The operand segments (ins, outs, tmps, sync_related_args) of a custom / custom_macro call."""
-    sizes = call.kwarg("operand_segment_sizes")
-    out: dict[str, tuple[Expr, ...]] = {}
-    pos = 0
-    for name, size in zip(CUSTOM_SEGMENTS, sizes, strict=False):
-        out[name] = tuple(call.args[pos:pos + size])
-        pos += size
-    for name in CUSTOM_SEGMENTS:
-        out.setdefault(name, ())
-    return out
-
-
 def result_destination_indices(call) -> tuple[int, ...] | None:
     """Operand indices (into ``call.args``) of the destinations of a destination-passing call (registry
     ``results_reuse_segment``): result i is written into ``call.args[indices[i]]``. None when the op does
@@ -989,59 +964,7 @@ def result_destinations(call) -> tuple[Expr, ...] | None:
 
 def _infer_custom(op: str):
     def infer(args, attrs) -> Type:
-        sizes = attrs.get("operand_segment_sizes")
-        if not isinstance(sizes, tuple) or sum(sizes) != len(args):
-            raise _fail(op, "operand segments do not add up to the operand count",
-                        "pass operands through ins=[...], outs=[...], tmps=[...] and let the DSL count them; "
-                        "operand_segment_sizes must sum to the number of operands")
-        n_ins, n_outs = sizes[0], sizes[1]
-        ins, outs = args[:n_ins], args[n_ins:n_ins + n_outs]
-        builtin = bool(attrs.get("builtin", False))
-        symbol = attrs.get("symbol")
-        if symbol is not None and not isinstance(symbol, str):
-            raise _fail(op, f"the symbol (first argument) must be a string naming the kernel, got "
-                            f"{_describe(getattr(symbol, 'type', symbol))}",
-                        'pass the registered kernel name, e.g. pl.tile.custom("my.kernel", ins=[...], outs=[...])')
-        if not builtin and not symbol:
-            raise _fail(op, "a non-builtin custom op needs a symbol naming its kernel",
-                        "pass the registered kernel name as the first argument")
-        if n_outs == 0:
-            raise _fail(op, "a custom op needs at least one output init in outs=[...]",
-                        "add outs=[init] with one init tile per result, e.g. outs=[pl.tile.create(...)]")
-        maps = attrs.get("indexing_maps") or ()
-        iters = attrs.get("iterator_types") or ()
-        for it in iters:
-            if it not in ("parallel", "reduction"):
-                raise _fail(op, f"iterator type {it!r} is neither parallel nor reduction",
-                            "use pl.parallel or pl.reduction")
-        if maps:
-            if len(maps) != n_ins + n_outs:
-                raise _fail(op, f"{len(maps)} indexing maps given for {n_ins} ins + {n_outs} outs",
-                            "give one map per input and per output (temp buffers take no map)")
-            for i, (m, operand) in enumerate(zip(maps, list(ins) + list(outs), strict=True)):
-                if not isinstance(m, AffineMap):
-                    raise _fail(op, f"indexing map #{i} is not an affine map",
-                                'write maps as pl.affine_map("(d0, d1) -> (d0, d1)")')
-                if m.num_dims != len(iters):
-                    raise _fail(op, f"indexing map #{i} '{m}' has {m.num_dims} dims but there are "
-                                    f"{len(iters)} iterator types",
-                                "give one iterator type per map dim (d0, d1, ...)")
-                t = operand.type
-                if isinstance(t, (TileType, TensorType)) and m.num_results != t.rank:
-                    raise _fail(op, f"indexing map #{i} '{m}' has {m.num_results} results but its operand "
-                                    f"has rank {t.rank}", "a map needs one result per axis of its operand")
-        if op == "tile.custom_macro":
-            slots = attrs.get("sync_event_slots") or ()
-            if len(slots) != sizes[3]:
-                raise _fail(op, f"{sizes[3]} sync_related_args given for {len(slots)} sync_event_slots",
-                            "give one sync-related argument per sync event slot")
-        result_types = []
-        for o in outs:
-            if not isinstance(o.type, (TileType, TensorType)):
-                raise _fail(op, "each output init must be a tile",
-                            f"outs=[...] takes tiles, got {_describe(o.type)}: create the init with "
-                            "pl.tile.create / pl.tile.full or load it")
-            result_types.append(o.type)
+        result_types = StructuredView.from_parts(op, args, attrs).verify()
         return result_types[0] if len(result_types) == 1 else TupleType(tuple(result_types))
     return infer
 

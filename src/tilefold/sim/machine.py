@@ -59,6 +59,7 @@ from tilefold.budget import DEFAULT_MAX_STEPS, StepBudget
 from tilefold.errors import CustomOpError, TilefoldError
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.ops import get_op
+from tilefold.ops.custom.kernels import call_cost, call_kernel, describe_kernel, get_custom_op
 from tilefold.ops.tile_ops import atomic_add
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
@@ -719,8 +720,6 @@ class KernelRun:
                                                              lhs.dtype.name) - self.costs.cube_startup)
 
     def x_TCustom(self, ins: TCustom) -> None:
-        from tilefold.custom import call_cost, call_kernel, describe_kernel, get_custom_op
-
         entry = get_custom_op(ins.symbol)
         ins_vals = []
         shapes = []

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from tilefold.analysis.precision_path import join, precision_paths
 from tilefold.budget import DEFAULT_MAX_STEPS, StepBudgetExceeded
 from tilefold.compiler import CompiledProgram, compile
 from tilefold.errors import TilefoldError
@@ -68,7 +69,8 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
                     options: Mapping[str, Any] | None = None, block_dim: int = 1, seed: int = 0,
                     entry: str | None = None, max_steps: int | None = None) -> RunReport:
     """Compile ``program`` and run it on the simulator; run the golden interpreter on the source program;
-    compare every Out / InOut tensor with the tolerance of its dtype."""
+    compare every Out / InOut tensor element-wise, with the tolerance of its precision path
+    (``tilefold.analysis.precision_path``: the narrowest dtype on the value's way and the reductions after it)."""
     from tilefold.golden import run_program
 
     if isinstance(inputs, str):
@@ -119,6 +121,9 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
     first = None
     first_name = None
     details = {}
+    # tolerances from the program the user wrote (never from the lowering under test)
+    paths = precision_paths(program, entry)
+    fallback = join(paths.values())
     for name, expected in golden.items():
         if name not in sim.outputs:
             details[name] = (f"missing: the golden run produced output {name!r} but the simulator did not "
@@ -128,7 +133,7 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
             matches = False
             max_err = float("inf")
             continue
-        cmp = compare(sim.outputs[name], expected)
+        cmp = compare(sim.outputs[name], expected, path=paths.get(name, fallback))
         details[name] = cmp.describe()
         max_err = max(max_err, cmp.max_abs_error)
         if not cmp.matches:

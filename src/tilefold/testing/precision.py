@@ -1,16 +1,21 @@
-"""Dtype-aware comparison of device results with golden ones, and random inputs for a program.
+"""Element-wise comparison of device results with golden ones, and random inputs for a program.
 
-Tolerances (``tolerance_for``) follow the precision of the *result* dtype: an element matches when
+An element matches when (as numpy / torch ``allclose``)
 
-    |actual - expected| <= atol * max(1, max|expected|) + rtol * |expected|
+    |actual - expected| <= atol + rtol * |expected|
 
-i.e. the absolute part scales with the magnitude of the expected tensor (a sum that cancels to ~0 is
-compared against the size of its terms, not against 0), the relative part with the element. NaN
-matches NaN, infinities must match exactly, integers and booleans must be equal.
+with ``(rtol, atol)`` from the *precision path* of the output (``tilefold.analysis.precision_path``): the
+narrowest float type a value on its way was rounded to (or the output's own type, if narrower) gives the base
+pair, and the absolute part grows with the square root of the number of terms the reductions after that
+rounding summed. NaN / infinity policy: an expected NaN matches only a NaN, an actual NaN only an expected NaN;
+an infinity matches only the infinity of the same sign; -0 equals +0. A float reference that is NaN
+everywhere checks nothing and is reported as a mismatch unless ``allow_all_nan=True``. Integers and
+booleans must be equal. The model is stated in ``docs/precision.md``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +23,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from tilefold.analysis.precision_path import PrecisionPath, float_eps
 from tilefold.errors import TilefoldError
 from tilefold.ir.expr import ConstInt, Var
 from tilefold.ir.stmt import ParamDirection, Program
@@ -49,12 +55,24 @@ def _data_type(dtype: DataType | np.dtype | type | str) -> DataType:
                         hint="pass a tilefold DataType (e.g. DataType.FP32)")
 
 
-def tolerance_for(dtype: DataType | np.dtype | type | str) -> tuple[float, float]:
-    """``(rtol, atol)`` for results of ``dtype``; integers and booleans compare exactly (0, 0)."""
+def tolerance_for(dtype: DataType | np.dtype | type | str, path: PrecisionPath | None = None) -> tuple[float, float]:
+    """``(rtol, atol)`` for results of ``dtype`` reached along ``path`` (None: computed directly in ``dtype``);
+    integers and booleans compare exactly (0, 0).
+
+    The narrower of ``dtype`` and ``path.dtype`` gives the base pair; ``atol`` is multiplied by
+    ``sqrt(path.reduction)``: after a rounding, each of the reduction's terms may differ by one unit in the last
+    place of the narrow type between two correct evaluations, and such independent differences add up like a
+    random walk. ``atol`` is absolute: the model assumes terms of order one (as ``random_inputs`` draws them);
+    for data of another scale pass ``atol=`` to ``compare``."""
     dt = _data_type(dtype)
     if not dt.is_float:
         return (0.0, 0.0)
-    return _TOLERANCES[dt]
+    base = dt
+    if path is not None and path.dtype is not None and float_eps(path.dtype) > float_eps(dt):
+        base = path.dtype
+    rtol, atol = _TOLERANCES[base]
+    reduction = path.reduction if path is not None and path.dtype is not None else 1
+    return (rtol, atol * math.sqrt(max(1, reduction)))
 
 
 @dataclass(frozen=True)
@@ -93,13 +111,16 @@ def _as_wide(x: Any, is_float: bool) -> np.ndarray:
 
 
 def compare(actual: Any, expected: Any, dtype: DataType | np.dtype | type | str | None = None, *,
-            rtol: float | None = None, atol: float | None = None) -> Comparison:
-    """Compare ``actual`` with ``expected`` under the tolerances of ``dtype`` (default: the dtype of
-    ``expected``). ``rtol`` / ``atol`` override the dtype's defaults."""
+            rtol: float | None = None, atol: float | None = None, path: PrecisionPath | None = None,
+            allow_all_nan: bool = False) -> Comparison:
+    """Compare ``actual`` with ``expected`` element-wise under the tolerances of ``dtype`` (default: the dtype
+    of ``expected``) reached along ``path``; ``rtol`` / ``atol`` override them. ``allow_all_nan``: a reference
+    that is NaN everywhere matches an all-NaN result (by default such a comparison is refused: it checks
+    nothing)."""
     expected_arr = np.asarray(expected)
     actual_arr = np.asarray(actual)
     dt = _data_type(expected_arr.dtype if dtype is None else dtype)
-    d_rtol, d_atol = tolerance_for(dt)
+    d_rtol, d_atol = tolerance_for(dt, path)
     rtol = d_rtol if rtol is None else rtol
     atol = d_atol if atol is None else atol
     if actual_arr.shape != expected_arr.shape:
@@ -113,11 +134,13 @@ def compare(actual: Any, expected: Any, dtype: DataType | np.dtype | type | str 
     if is_float:
         with np.errstate(invalid="ignore", over="ignore"):
             nan_a, nan_e = np.isnan(a), np.isnan(e)
+            if nan_e.all() and not allow_all_nan:
+                return Comparison(False, float("nan"), (0,) * expected_arr.ndim, int(expected_arr.size),
+                                  "the reference is NaN everywhere, so the comparison would check nothing "
+                                  "(pass allow_all_nan=True where that is the expected result)")
             inf_pair = np.isinf(a) | np.isinf(e)
             diff = np.abs(a - e)
-            finite = np.isfinite(e)
-            scale = float(np.max(np.abs(e[finite]))) if finite.any() else 0.0
-            tol = atol * max(1.0, scale) + rtol * np.abs(e)
+            tol = atol + rtol * np.abs(e)
             ok = np.where(nan_a | nan_e, nan_a & nan_e,
                           np.where(inf_pair, a == e, diff <= tol))
             finite_diff = diff[~(nan_a | nan_e | inf_pair)]
@@ -136,14 +159,16 @@ def compare(actual: Any, expected: Any, dtype: DataType | np.dtype | type | str 
 
 
 def compare_outputs(actual: Mapping[str, Any], expected: Mapping[str, Any],
-                    dtypes: Mapping[str, DataType] | None = None) -> dict[str, Comparison]:
-    """``compare`` for every name of ``expected``; a name missing from ``actual`` does not match."""
+                    dtypes: Mapping[str, DataType] | None = None,
+                    paths: Mapping[str, PrecisionPath] | None = None) -> dict[str, Comparison]:
+    """``compare`` for every name of ``expected`` (with its precision path from ``paths``, when given); a name
+    missing from ``actual`` does not match."""
     result = {}
     for name, exp in expected.items():
         if name not in actual:
             result[name] = Comparison(False, float("inf"), None, 0, f"output {name!r} is missing")
             continue
-        result[name] = compare(actual[name], exp, (dtypes or {}).get(name))
+        result[name] = compare(actual[name], exp, (dtypes or {}).get(name), path=(paths or {}).get(name))
     return result
 
 

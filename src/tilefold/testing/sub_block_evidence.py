@@ -41,8 +41,8 @@ from tilefold.ir.expr import Add, Call, ConstInt, Expr, MakeTuple, Mul, Var
 from tilefold.ir.stmt import AssignStmt, Function, IfStmt, Program
 from tilefold.ir.types import TileType
 from tilefold.ir.visitor import IRVisitor
+from tilefold.ops.custom.structured import custom_segments
 from tilefold.ops.registry import OpKind, op_of
-from tilefold.ops.tile_ops import custom_segments
 
 TILED_OP = "tiled_op"
 REPLICATED = "sub_block_replicated"

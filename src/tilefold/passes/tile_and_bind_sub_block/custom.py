@@ -22,7 +22,7 @@ from tilefold.ir.stmt import (
     Stmt,
 )
 from tilefold.ir.types import ScalarType, TensorType, TileType, TupleType, Type
-from tilefold.ops.tile_ops import custom_segments
+from tilefold.ops.custom.structured import StructuredView
 from tilefold.passes.tile_and_bind_sub_block.common import (
     AXIS_INDEPENDENT_CHECKS,
     FULL,
@@ -56,7 +56,8 @@ class CustomPlan:
 def check_safe_to_duplicate(call: Call) -> None:
     """isSafeToDuplicateCustomLike: both sub-blocks will run the kernel on their half."""
     op = call.op_name
-    seg = custom_segments(call)
+    view = StructuredView.of(call)
+    seg = view.segments
     if not call.kwarg("no_side_effect", False):
         raise Refusal("safe_to_duplicate", "custom op may have side effects (no_side_effect is not set)", op=op)
     if call.kwarg("builtin", False):
@@ -81,7 +82,7 @@ def check_replicable(call: Call, result_types: list[Type]) -> None:
     with the other sub-block's split stores)."""
     check_safe_to_duplicate(call)
     op = call.op_name
-    for j, o in enumerate(custom_segments(call)["outs"]):
+    for j, o in enumerate(StructuredView.of(call).outs):
         if not isinstance(o.type, TileType):
             raise Refusal("replicable", f"output init #{j} is a {type(o.type).__name__}, not a tile: the kernel "
                           "writes global memory", operand=_name(o), op=op)
@@ -94,7 +95,7 @@ def check_replicable(call: Call, result_types: list[Type]) -> None:
 def check_sliceable_inputs(call: Call) -> None:
     """hasSliceableCustomInputs: ranked tiles are sliced, scalars pass through, the rest is refused."""
     op = call.op_name
-    for k, x in enumerate(custom_segments(call)["ins"]):
+    for k, x in enumerate(StructuredView.of(call).ins):
         t = x.type
         if isinstance(t, ScalarType):
             continue
@@ -130,9 +131,10 @@ def _check_map_results(m: AffineMap, k: int, operand: Expr, op: str) -> None:
 def check_supported_explicit_maps(call: Call) -> None:
     """hasSupportedExplicitIndexingMaps."""
     op = call.op_name
-    seg = custom_segments(call)
-    maps = call.kwarg("indexing_maps") or ()
-    iters = call.kwarg("iterator_types") or ()
+    view = StructuredView.of(call)
+    seg = view.segments
+    maps = view.indexing_maps
+    iters = view.iterator_types
     operands = list(seg["ins"]) + list(seg["outs"])
     if not maps or not iters:
         raise Refusal("supported_explicit_maps", "custom op has no explicit indexing_maps / iterator_types", op=op)
@@ -156,9 +158,10 @@ def check_supported_explicit_maps(call: Call) -> None:
 def check_slices_only_parallel_dimensions(call: Call, result_axes: dict[int, int]) -> None:
     """slicesOnlyParallelDimensions: each result axis that shrinks maps to a parallel iterator dN."""
     op = call.op_name
-    seg = custom_segments(call)
-    maps = call.kwarg("indexing_maps")
-    iters = call.kwarg("iterator_types")
+    view = StructuredView.of(call)
+    seg = view.segments
+    maps = view.indexing_maps
+    iters = view.iterator_types
     n_ins = len(seg["ins"])
     for j, axis in result_axes.items():
         m = maps[n_ins + j]
@@ -178,9 +181,10 @@ def check_aligned_output_inits(call: Call, result_types: list[Type]) -> None:
     ``j`` is written through output init ``j`` and both use ``indexing_maps[len(ins) + j]``); it is checked to
     fit the result's rank. Only then can the output init be sliced exactly like the result it belongs to."""
     op = call.op_name
-    seg = custom_segments(call)
+    view = StructuredView.of(call)
+    seg = view.segments
     outs = seg["outs"]
-    maps = call.kwarg("indexing_maps")
+    maps = view.indexing_maps
     n_ins = len(seg["ins"])
     if len(outs) != len(result_types):
         raise Refusal("aligned_output_inits", f"{len(outs)} output inits for {len(result_types)} results", op=op)
@@ -212,8 +216,9 @@ def recover_result_windows(call: Call, result_types: list[Type],
     must agree on every dim both bind (the seed only compared result window types: its assumption 3).
     Returns ``(split dim, full extent, per-result axis bound to the split dim)``."""
     op = call.op_name
-    seg = custom_segments(call)
-    maps = call.kwarg("indexing_maps")
+    view = StructuredView.of(call)
+    seg = view.segments
+    maps = view.indexing_maps
     n_ins = len(seg["ins"])
     split: tuple[int, int] | None = None  # (dim, full extent)
     for j, axis in sorted(result_axes.items()):
@@ -266,8 +271,9 @@ def project_to_inputs(call: Call, iter_dim: int, extent: int) -> list[int | None
     """Project the iteration window onto each input through its map. Unbound dims and the broadcast
     constant 0 take the operand's full static range; a dynamic full range fails."""
     op = call.op_name
-    seg = custom_segments(call)
-    maps = call.kwarg("indexing_maps")
+    view = StructuredView.of(call)
+    seg = view.segments
+    maps = view.indexing_maps
     axes: list[int | None] = []
     for k, x in enumerate(seg["ins"]):
         t = x.type
@@ -340,7 +346,8 @@ def reverse(sp: Splitter, var: Var | None, call: Call) -> None:
                {"iter_dim": plan.iter_dim, "half": plan.half})
     for j, k in enumerate(keys):
         sp.mode[k] = plan.output_axes[j]
-    seg = custom_segments(call)
+    view = StructuredView.of(call)
+    seg = view.segments
     for x, a in zip(seg["ins"], plan.input_axes, strict=False):
         if isinstance(x.type, TileType):
             sp.want_expr(x, FULL if a is None else a)
@@ -392,7 +399,8 @@ def rewrite(sp: Splitter, var: Var | None, call: Call, out: list[Stmt]) -> Stmt 
         rep = call.with_fields(kwargs=tuple(kv for kv in call.kwargs if kv[0] != REPLICATED)
                                + ((REPLICATED, True),))
         return AssignStmt(var, rep) if var is not None else EvalStmt(rep)
-    seg = custom_segments(call)
+    view = StructuredView.of(call)
+    seg = view.segments
     ins = [sp.operand(x, a, out) for x, a in zip(seg["ins"], plan.input_axes, strict=False)]
     outs = [sp.operand(o, a, out) for o, a in zip(seg["outs"], plan.output_axes, strict=False)]
     args = ins + outs + list(seg["tmps"]) + list(seg["sync_related_args"])

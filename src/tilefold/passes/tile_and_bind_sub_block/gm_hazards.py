@@ -23,8 +23,8 @@ from tilefold.ir.expr import Add, Call, ConstInt, MakeTuple, Mul, Var
 from tilefold.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, Stmt, WhileStmt, final_yield, flatten_stmts
 from tilefold.ir.types import TensorType, TileType
 from tilefold.ir.visitor import IRVisitor
+from tilefold.ops.custom.structured import custom_segments
 from tilefold.ops.registry import OpKind, op_of
-from tilefold.ops.tile_ops import custom_segments
 from tilefold.passes.tile_and_bind_sub_block.common import FULL, _Abort, _name, _window_axis, load_window, store_window
 
 if TYPE_CHECKING:

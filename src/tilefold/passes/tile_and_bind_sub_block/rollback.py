@@ -19,8 +19,8 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import ScalarType, TupleType
 from tilefold.ir.visitor import IRMutator
+from tilefold.ops.custom.structured import custom_segments
 from tilefold.ops.registry import OpKind, make_call, op_of
-from tilefold.ops.tile_ops import custom_segments
 from tilefold.passes.tile_and_bind_sub_block.common import (
     INDEX,
     LIMIT_PASS_NAME,
