@@ -320,3 +320,40 @@ def test_unified_tensor_ops_inside_an_incore_function():
     c = a + b
     got = _run(TensorOpsInCore, {"a": a, "b": b, "out": np.zeros_like(a)})["out"]
     np.testing.assert_allclose(got, c - c.max(axis=1, keepdims=True), rtol=1e-6, atol=1e-6)
+
+
+@pl.program
+class Rank2IntoRank3:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[3, 16, 64], pl.FP32]]) \
+            -> pl.Tensor[[3, 16, 64], pl.FP32]:
+        t = pl.load(a, [0, 0], [16, 64])
+        out = pl.store(t, [1, 0, 0], out)  # the window is [1, 16, 64]
+        return out
+
+
+def test_rank2_tile_stored_into_a_rank3_tensor():
+    a = np.random.default_rng(13).standard_normal((16, 64)).astype(np.float32)
+    got = _run(Rank2IntoRank3, {"a": a, "out": np.zeros((3, 16, 64), np.float32)})["out"]
+    expected = np.zeros((3, 16, 64), np.float32)
+    expected[1] = a
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_fp32_value_assembled_into_a_bf16_tensor_is_rounded():
+    import ml_dtypes
+
+    src = '''
+import tilefold.language as pl
+
+@pl.jit
+def k(a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.BF16]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out = pl.assemble(out, pl.mul(a, 3.0), [0, 0])
+    return out
+'''
+    a = np.random.default_rng(14).standard_normal((16, 64)).astype(np.float32)
+    report = run_and_compare(pl.parse(src), {"a": a, "out": np.zeros((16, 64), ml_dtypes.bfloat16)})
+    assert report.matches, report.summary()
+    expected = (3 * a).astype(ml_dtypes.bfloat16).astype(np.float32)  # round to nearest BF16
+    np.testing.assert_allclose(report.outputs["out"].astype(np.float32), expected, rtol=8e-3, atol=1e-6)

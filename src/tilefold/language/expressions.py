@@ -515,6 +515,19 @@ class ExpressionsMixin:
             ns, _, short = opname.partition(".")
             raise self.error(node.func, f"unknown op pl.{opname}", hint=self._op_hint(short, ns))
         op, index = info
+        if opname == "tile.store" and len(node.args) == 3 and isinstance(node.args[0], ast.Name) \
+                and isinstance(node.args[1], (ast.List, ast.Tuple)) and node.args[0].id in self.env:
+            tt = self.env[node.args[0].id].type
+            extra_axes = len(node.args[1].elts) - len(getattr(tt, "shape", ()))
+            if isinstance(tt, TileType) and extra_axes > 0 and tt.static_shape is not None:
+                # a rank-2 tile stored into a rank-3 tensor (offsets for every tensor axis): the window is the tile
+                # with leading extents of 1, PyPTO's implicit form of pl.store(tile, offsets, shapes, out)
+                window = ast.List(elts=[ast.Constant(value=v) for v in [1] * extra_axes + list(tt.static_shape)],
+                                  ctx=ast.Load())
+                for n in ast.walk(window):
+                    ast.copy_location(n, node.args[1])
+                node = ast.copy_location(ast.Call(func=node.func, args=[node.args[0], node.args[1], window,
+                                                                        node.args[2]], keywords=node.keywords), node)
         if opname == "tile.store" and len(node.args) == 4:
             return self._store_with_shapes(node, op)
         if op.extra.get("scratch_operands") or op.extra.get("transpose_flags"):
@@ -610,6 +623,12 @@ class ExpressionsMixin:
             # ConvertTensorToTileOps lowers to tile ops
             opname = "tensor." + opname.split(".")[1]
             op = find_op(opname)
+        if opname == "tensor.assemble" and len(args) >= 2 and isinstance(args[0].type, TensorType) \
+                and isinstance(args[1].type, (TensorType, TileType)) and args[1].type.dtype is DataType.FP32 \
+                and args[0].type.dtype in (DataType.BF16, DataType.FP16):
+            # PyPTO writes an FP32 result into a BF16 / FP16 tensor, rounding on the way out: the explicit cast
+            args = [args[0], make_call("tensor.cast", [args[1]], {"target_type": args[0].type.dtype}, span=span),
+                    *args[2:]]
         if len(args) >= 2 and isinstance(args[1].type, ScalarType) and not isinstance(args[0].type, ScalarType):
             form = _scalar_form(opname)  # pl.add(tile, 2.0) is tile.adds (PyPTO's dispatch on the rhs's kind)
             if form is not None:

@@ -1037,7 +1037,9 @@ register_op(OpDef(
 
 #: element dtypes a store can add into GM atomically (PyPTO's AtomicAddDtypeValid; the conservative set the
 #: Ascend store pipes combine: FP32, FP16, INT32)
-ATOMIC_ADD_DTYPES = (DataType.FP32, DataType.FP16, DataType.INT32)
+#: dtypes the store pipe's atomic add supports (AscendC ``SetAtomicAdd<T>``: float, half, bfloat16_t, int32_t,
+#: int16_t, int8_t); floats add in FP32 and round to the tensor's dtype, integers wrap in it
+ATOMIC_ADD_DTYPES = (DataType.FP32, DataType.FP16, DataType.BF16, DataType.INT32, DataType.INT16, DataType.INT8)
 
 
 def check_atomic(op: str, atomic: Any, dtype: DataType) -> None:

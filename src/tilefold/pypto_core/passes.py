@@ -1,7 +1,8 @@
 """PyPTO's ``pypto_core.passes`` (a face module): it is ``tilefold.compat.passes``.
 Nothing inside tilefold imports it."""
 
-import importlib
 import sys
 
-sys.modules[__name__] = importlib.import_module("tilefold.compat.passes")
+from tilefold.compat import passes as _implementation
+
+sys.modules[__name__] = _implementation

@@ -1,7 +1,8 @@
 """PyPTO's ``pypto.runtime.runner`` (a face module): it is ``tilefold.compat.runner``.
 Nothing inside tilefold imports it."""
 
-import importlib
 import sys
 
-sys.modules[__name__] = importlib.import_module("tilefold.compat.runner")
+from tilefold.compat import runner as _implementation
+
+sys.modules[__name__] = _implementation
