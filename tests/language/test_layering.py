@@ -21,9 +21,16 @@ def _tilefold_imports(path: Path) -> set[str]:
     return found
 
 
+#: PyPTO module paths inside ir/ (issue 19): each module *is* its tilefold.compat implementation and nothing inside
+#: tilefold imports it (tools/layers.py lists the same faces as its forwarders)
+PYPTO_FACES = {"compiled_program.py", "instruments.py"}
+
+
 def test_ir_imports_only_ir_and_errors():
     offenders = {}
     for path in sorted(IR_DIR.glob("*.py")):
+        if path.name in PYPTO_FACES:
+            continue
         bad = {m for m in _tilefold_imports(path) if not (m.startswith("tilefold.ir") or m == "tilefold.errors")}
         if bad:
             offenders[path.name] = sorted(bad)

@@ -357,3 +357,27 @@ def k(a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.BF16]]
     assert report.matches, report.summary()
     expected = (3 * a).astype(ml_dtypes.bfloat16).astype(np.float32)  # round to nearest BF16
     np.testing.assert_allclose(report.outputs["out"].astype(np.float32), expected, rtol=8e-3, atol=1e-6)
+
+
+STAGED = '''
+import tilefold.language as pl
+
+@pl.jit
+def staged(a: pl.Tensor[[64, 64], pl.FP32], b: pl.Tensor[[64, 64], pl.FP32],
+           out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        y = pl.matmul(a, b)
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.add(y, 1.0)
+    return out
+'''
+
+
+def test_a_fresh_tensor_crosses_scopes_through_a_workspace():
+    rng = np.random.default_rng(15)
+    a = rng.standard_normal((64, 64)).astype(np.float32)
+    b = rng.standard_normal((64, 64)).astype(np.float32)
+    report = run_and_compare(pl.parse(STAGED), {"a": a, "b": b, "out": np.zeros((64, 64), np.float32)})
+    assert report.matches, report.summary()
+    np.testing.assert_allclose(report.outputs["out"], a @ b + 1, rtol=1e-4, atol=1e-4)
+    assert "y_ws" in report.compiled.ir.as_python()  # the workspace of y, created by the orchestration

@@ -215,8 +215,8 @@ class ExpressionsMixin:
 
     def _undefined_hint(self, name: str) -> str:
         if name in getattr(self, "_scope_locals", ()):
-            return (f"{name!r} is a tile or scalar of an earlier pl.at scope: only tensors written inside a scope "
-                    "cross out of it; write it to a tensor there, or compute it in this scope")
+            return (f"{name!r} is a tile or scalar of an earlier pl.at scope: only tensors "
+                    "cross out of it; compute it as a tensor there (pl.add(a, b) ...), or compute it in this scope")
         close = difflib.get_close_matches(name, list(self.env), n=1)
         if close:
             return f"did you mean {close[0]!r}? variables must be assigned before use"
@@ -516,6 +516,7 @@ class ExpressionsMixin:
             raise self.error(node.func, f"unknown op pl.{opname}", hint=self._op_hint(short, ns))
         op, index = info
         if opname == "tile.store" and len(node.args) == 3 and isinstance(node.args[0], ast.Name) \
+                and not any(kw.arg == "shapes" for kw in node.keywords) \
                 and isinstance(node.args[1], (ast.List, ast.Tuple)) and node.args[0].id in self.env:
             tt = self.env[node.args[0].id].type
             extra_axes = len(node.args[1].elts) - len(getattr(tt, "shape", ()))
