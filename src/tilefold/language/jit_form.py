@@ -670,8 +670,7 @@ class JitParser(Parser):
     def _inline(self, node: ast.Call, src: JitSource, args: list[Expr]) -> Expr:
         fn = src.node
         if src.parser_args.get("filename") != self.filename:
-            raise NotSupportedError(f"@pl.jit.inline {src.name!r} is defined in another file",
-                                    span=self.span(node), hint="define inline helpers in the entry's module")
+            return self._inline_from_other_file(node, src, args)
         body = fn.body
         if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
             raise self.error(fn, f"@pl.jit.inline {src.name!r} must end with `return value`",
@@ -697,6 +696,36 @@ class JitParser(Parser):
             self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind, self.consts = saved
         self._pending.extend(stmts)  # spliced before the statement that called the helper
         return result
+
+    def _inline_from_other_file(self, node: ast.Call, src: JitSource, args: list[Expr]) -> Expr:
+        """An ``@pl.jit.inline`` helper of another module (of a package): its body is parsed by a parser of its
+        own file (positions, module constants and ``pl`` aliases of that file) in the caller's context (the same
+        scope, kind and function registry); its statements are spliced before the calling statement."""
+        sub = JitParser(**src.parser_args, resolve=self.resolve, registry=self.registry)
+        sub.kind, sub.in_scope = self.kind, self.in_scope
+        sub._reset_scope()
+        sub._current_sig = self._current_sig
+        sub._pending = []
+        for p, a in zip(src.node.args.args, args, strict=True):
+            if isinstance(a, (ConstInt, ConstFloat, ConstBool)):
+                sub.consts[p.arg] = a.value
+            elif isinstance(a, Var):
+                sub.env[p.arg] = a
+                sub.depth_of[p.arg] = 0
+            else:
+                raise self.error(node, f"inline helper {src.name!r}: pass a named value for {p.arg!r}",
+                                 hint="bind the argument to a name first")
+        body = src.node.body
+        if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
+            raise sub.error(src.node, f"@pl.jit.inline {src.name!r} must end with `return value`",
+                            hint="inline helpers return the value they compute")
+        stmts: list[Stmt] = []
+        for st in body[:-1]:
+            sub._stmt(st, stmts)
+        result = sub._expr(body[-1].value)
+        self._pending.extend(stmts + sub._pending)
+        return result
+
 
 def _unregistered(name: str) -> bool:
     """No registry op of that name at either level (a refused catalog operator someone registers is no longer
