@@ -95,3 +95,22 @@ def test_scratch_operand_must_be_a_tile():
     text = ScratchAndExpand.as_python().replace("pl.tile.row_sum(t)", "pl.tile.row_sum(t, 3)")
     with pytest.raises(TilefoldError, match="scratch operand"):
         pl.parse(text)
+
+
+@pl.program
+class FillpadInPlace:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) \
+            -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.load(a, [0, 0], [16, 64], valid_shapes=[10, 64])
+        pl.tile.fillpad_inplace(t, pad_value=pl.PadValue.zero)  # a statement: t holds the padded tile
+        out = pl.store(t, [0, 0], out)
+        return out
+
+
+def test_fillpad_inplace_as_a_statement_updates_its_operand():
+    a = np.random.default_rng(3).standard_normal((16, 64)).astype(np.float32)
+    out = _run(FillpadInPlace, {"a": a, "out": np.full((16, 64), 7.0, np.float32)}).outputs["out"]
+    expected = a.copy()
+    expected[10:] = 0.0
+    np.testing.assert_array_equal(out, expected)

@@ -365,6 +365,13 @@ class StatementsMixin:
             if not isinstance(v, ast.Call):
                 raise self.error(s, "an expression statement must be a call",
                                  hint="bare expressions have no effect; assign the value to a name")
+            from tilefold.ops.catalog_ops import IN_PLACE_SPELLINGS
+
+            at = IN_PLACE_SPELLINGS.get(getattr(v.func, "attr", ""))
+            if at is not None and at < len(v.args) and isinstance(v.args[at], ast.Name):
+                # an in-place update as a statement: the operand's name now holds the result
+                self._assign(v.args[at], v.args[at].id, v, None, out, s)
+                return
             out.append(EvalStmt(self._expr(v), span=self.span(s)))
         elif isinstance(s, ast.For):
             s = _lower_continue(self, s)

@@ -37,7 +37,10 @@ A = ParamKind.ATTR
 #: PyPTO's long scalar max / min names, which are the registry's ``maxs`` / ``mins``; ``registry.find_op`` resolves
 #: them. (The bitwise ops keep PyPTO's trailing underscore in their registry names, ``tile.and_``: ``and`` is a
 #: Python keyword, and the printed ``pl`` text must parse again.)
-SPELLINGS = {"maximums": "maxs", "minimums": "mins"}
+SPELLINGS = {"maximums": "maxs", "minimums": "mins", "fillpad_inplace": "fillpad"}
+#: PyPTO spellings that update an operand in place (by index): as a statement, ``pl.tile.fillpad_inplace(t, ...)``
+#: rebinds ``t`` to the result
+IN_PLACE_SPELLINGS = {"fillpad_inplace": 0}
 
 #: PyPTO catalog operators tilefold refuses, with the reason (``pl.<name>`` in a jit kernel raises NotSupportedError
 #: with it). Composite operators PyPTO's users write themselves (SiLU = x * sigmoid(x) from neg / exp / adds /
