@@ -114,3 +114,25 @@ def test_fillpad_inplace_as_a_statement_updates_its_operand():
     expected = a.copy()
     expected[10:] = 0.0
     np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("call", ["pl.tile.sort32(t)", "pl.mscatter(t, t)", "pl.tile.random(t)", "pl.prefetch(a)",
+                                  "pl.tile.ci(0, [16, 64])", "pl.expand_clone(t)", "pl.tile.scatter_update(t, t)",
+                                  "pl.tile.fillpad_expand(t)", "pl.gather(t, t)"])
+def test_catalog_operators_without_semantics_are_clear_refusals(call):
+    from tilefold.errors import NotSupportedError
+
+    text = FillpadInPlace.as_python().replace("pl.tile.fillpad(t)", call)
+    with pytest.raises(NotSupportedError) as info:
+        pl.parse(text)
+    assert info.value.span is not None and info.value.span.line > 0 and "not" in info.value.message
+
+
+def test_tensor_slice_valid_shape_is_refused_with_a_hint():
+    from tilefold.errors import NotSupportedError
+
+    src = FillpadInPlace.as_python().replace(
+        "pl.tile.fillpad(t)", "pl.tensor.slice(a, [16, 64], [0, 0], valid_shape=[8, 64])")
+    with pytest.raises(NotSupportedError, match="valid_shape") as info:
+        pl.parse(src)
+    assert "valid_shapes" in info.value.hint

@@ -351,6 +351,12 @@ class ExpressionsMixin:
             if opname is None and name not in _DSL_NAMES and find_op(f"tile.{name}") is not None:
                 opname = f"tile.{name}"
             if opname is None:
+                from tilefold.errors import NotSupportedError
+                from tilefold.ops.catalog_ops import UNSUPPORTED
+
+                if name in UNSUPPORTED:  # a PyPTO catalog operator tilefold refuses, with the reason
+                    raise NotSupportedError(f"pl.{name}: {UNSUPPORTED[name]}", span=self.span(node),
+                                            hint="see docs/ops.md (PyPTO catalog coverage) for what is modelled")
                 raise self.error(f, f"unknown op pl.{name}", hint=self._op_hint(name, "tile"))
             return self._op_call(node, opname)
         if isinstance(base, ast.Attribute) and self._is_pl(base.value):
@@ -512,8 +518,20 @@ class ExpressionsMixin:
     def _op_call(self, node: ast.Call, opname: str) -> Expr:
         info = self._op_info(opname)
         if info is None:
+            from tilefold.errors import NotSupportedError
+            from tilefold.ops.catalog_ops import UNSUPPORTED
+
             ns, _, short = opname.partition(".")
+            if short in UNSUPPORTED:  # a PyPTO catalog operator tilefold refuses, with the reason
+                raise NotSupportedError(f"pl.{opname}: {UNSUPPORTED[short]}", span=self.span(node),
+                                        hint="see docs/ops.md (PyPTO catalog coverage) for what is modelled")
             raise self.error(node.func, f"unknown op pl.{opname}", hint=self._op_hint(short, ns))
+        if opname == "tensor.slice" and any(kw.arg == "valid_shape" for kw in node.keywords):
+            from tilefold.errors import NotSupportedError
+
+            raise NotSupportedError("pl.tensor.slice(valid_shape=...) is not supported: tilefold's tensors carry no "
+                                    "valid region", span=self.span(node),
+                                    hint="load the window as a tile with pl.load(..., valid_shapes=[...])")
         op, index = info
         if opname == "tile.store" and len(node.args) == 3 and isinstance(node.args[0], ast.Name) \
                 and not any(kw.arg == "shapes" for kw in node.keywords) \

@@ -61,6 +61,8 @@ UNSUPPORTED = {
     "tri": "triangular mask tiles are not modelled",
     "expand_clone": "expand_clone is not modelled: broadcast with pl.row_expand / pl.col_expand",
     "fillpad_expand": "fillpad_expand is not modelled",
+    "ci": "tile.ci (a tile of consecutive integers) is not modelled",
+    "prefetch": "prefetching into the L2 / L1 caches is not modelled (the simulator has no caches to warm)",
     "matmul_mx": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
     "matmul_mx_acc": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
     "matmul_mx_bias": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
