@@ -98,6 +98,8 @@ def test_tensor_spec_init_forms_and_size_limit():
     got = TensorSpec("x", [2, 3], pl.FP16, init_value=lambda shape: np.arange(6.0).reshape(shape)).create_array()
     assert got.dtype == np.float16 and got[1, 2] == 5.0
     assert TensorSpec([4, 8], pl.FP32).shape == (4, 8)  # tilefold's shape-only form still works
+    spec = TensorSpec([4, 8], pl.FP16, "x")
+    assert (spec.name, spec.dtype, TensorSpec([2, 2]).dtype) == ("x", pl.FP16, pl.FP32)
     with pytest.raises(TilefoldError, match="256 MiB"):
         TensorSpec("big", [1 << 20, 1 << 20], pl.FP32).create_array()
 

@@ -51,9 +51,9 @@ class TensorSpec(_ShapeSpec):
 
     def __init__(self, name: Any, shape: Any = None, dtype: Any = DataType.FP32, init_value: Any = None,
                  is_output: bool = False) -> None:
-        if not isinstance(name, str):  # tilefold's form: TensorSpec(shape, dtype[, name])
-            name, shape, dtype = (shape if isinstance(shape, str) else None), name, \
-                (shape if shape is not None and not isinstance(shape, str) else dtype)
+        if not isinstance(name, str):  # tilefold's form: TensorSpec(shape, dtype=pl.FP32, name=None)
+            given_dtype = shape if shape is not None else DataType.FP32
+            name, shape, dtype = (dtype if isinstance(dtype, str) else None), name, given_dtype
         if shape is None:
             raise TilefoldError(f"TensorSpec({name!r}) needs a shape", hint="TensorSpec(name, [rows, cols], pl.FP32)")
         try:
