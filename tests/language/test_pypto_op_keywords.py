@@ -136,3 +136,45 @@ def test_tensor_slice_valid_shape_is_refused_with_a_hint():
     with pytest.raises(NotSupportedError, match="valid_shape") as info:
         pl.parse(src)
     assert "valid_shapes" in info.value.hint
+
+
+IF_FORM = '''
+import tilefold.language as pl
+
+@pl.program
+class KLoop:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[32, 128], pl.FP16], b: pl.Tensor[[128, 64], pl.FP16],
+               out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        acc = pl.tile.create([32, 64], pl.FP32, target_memory=pl.Mem.Acc)
+        for k in pl.range(4):
+            ta = pl.tile.load(a, [0, k * 32], [32, 32], target_memory=pl.Mem.Mat)
+            tb = pl.tile.load(b, [k * 32, 0], [32, 64], target_memory=pl.Mem.Mat)
+            if {cond}:
+                acc = pl.tile.{first}
+            else:
+                acc = pl.tile.{second}
+        out = pl.store(acc, [0, 0], out)
+        return out
+'''
+
+
+@pytest.mark.parametrize("cond,first,second", [
+    ("k == 0", "matmul(ta, tb)", "matmul_acc(acc, ta, tb)"),
+    ("k != 0", "matmul_acc(acc, ta, tb)", "matmul(ta, tb)"),
+    ("k > 0", "matmul_acc(acc, ta, tb)", "matmul(ta, tb)"),
+])
+def test_first_step_if_of_a_k_loop_is_the_init_flag(cond, first, second):
+    program = pl.parse(IF_FORM.format(cond=cond, first=first, second=second))
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((32, 128)).astype(np.float16)
+    b = rng.standard_normal((128, 64)).astype(np.float16)
+    if cond == "k > 0":  # not a first-iteration guard the check can prove: the created accumulator is refused
+        from tilefold.errors import VerificationError
+
+        with pytest.raises(VerificationError, match="before anything wrote it"):
+            run_and_compare(program, {"a": a, "b": b, "out": np.zeros((32, 64), np.float32)})
+        return
+    report = _run(program, {"a": a, "b": b, "out": np.zeros((32, 64), np.float32)})
+    np.testing.assert_allclose(report.outputs["out"], a.astype(np.float32) @ b.astype(np.float32),
+                               rtol=1e-3, atol=1e-3)

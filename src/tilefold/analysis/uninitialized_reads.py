@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tilefold.errors import Span, VerificationError
-from tilefold.ir.expr import Call, ConstBool, ConstInt, Eq, Expr, Ne, TupleGetItem, Var
+from tilefold.ir.expr import Call, ConstBool, ConstInt, Eq, Expr, Ne, Not, TupleGetItem, Var
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -149,6 +149,9 @@ class _Walker:
     def _first_iteration_guard(self, cond: Expr) -> tuple[Var, bool] | None:
         """``(loop var, True)`` for ``k == start`` of an enclosing loop that carries created tiles (the then branch
         is the first iteration), ``(loop var, False)`` for ``k != start``; None otherwise."""
+        if isinstance(cond, Not):
+            inner = self._first_iteration_guard(cond.operand)
+            return None if inner is None else (inner[0], not inner[1])
         if not isinstance(cond, (Eq, Ne)):
             return None
         for a, b in ((cond.lhs, cond.rhs), (cond.rhs, cond.lhs)):

@@ -53,6 +53,33 @@ class _Yield:
 
 
 
+def _first_step_matmul(s: ast.If) -> ast.Assign | None:
+    """PyPTO's K-loop idiom ``if c: acc = pl.matmul(a, b)`` / ``else: acc = pl.matmul_acc(acc, a, b)`` (either order)
+    as one ``acc = pl.matmul_acc(acc, a, b, init_cond=c)``: the MMAD's init flag, where two branches would each
+    need their own accumulator (and a copy between them that L0C cannot make)."""
+    def single(body: list[ast.stmt], attr: str) -> tuple[str, ast.Call] | None:
+        if len(body) != 1 or not isinstance(body[0], ast.Assign) or len(body[0].targets) != 1:
+            return None
+        t, v = body[0].targets[0], body[0].value
+        ok = isinstance(t, ast.Name) and isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) \
+            and v.func.attr == attr and not v.keywords
+        return (t.id, v) if ok else None
+
+    for fresh_body, acc_body, negate in ((s.body, s.orelse, False), (s.orelse, s.body, True)):
+        fresh, acc = single(fresh_body, "matmul"), single(acc_body, "matmul_acc")
+        if fresh is None or acc is None or fresh[0] != acc[0] or len(fresh[1].args) != 2 or len(acc[1].args) != 3:
+            continue
+        name, mm, mma = fresh[0], fresh[1], acc[1]
+        if not (isinstance(mma.args[0], ast.Name) and mma.args[0].id == name
+                and [ast.dump(a) for a in mm.args] == [ast.dump(a) for a in mma.args[1:]]):
+            continue
+        cond = ast.copy_location(ast.UnaryOp(op=ast.Not(), operand=s.test), s.test) if negate else s.test
+        call = ast.copy_location(ast.Call(func=mma.func, args=list(mma.args),
+                                          keywords=[ast.keyword(arg="init_cond", value=cond)]), mma)
+        return ast.copy_location(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=call), s)
+    return None
+
+
 def _ends_in_continue(body: list[ast.stmt]) -> bool:
     return bool(body) and isinstance(body[-1], ast.Continue)
 
@@ -380,6 +407,8 @@ class StatementsMixin:
             self._while(s, out)
         elif isinstance(s, ast.If) and not self.python_rebinding:
             self._if(s, out)
+        elif isinstance(s, ast.If) and (fused := _first_step_matmul(s)) is not None:
+            self._stmt(fused, out)
         elif isinstance(s, ast.If):
             s, merged = self._merge_rebound_names(s)
             saved, self._if_merged = getattr(self, "_if_merged", frozenset()), merged
