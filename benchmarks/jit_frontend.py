@@ -43,8 +43,8 @@ import tilefold.language as pl
 from tilefold.backend.codegen import generate
 from tilefold.compiler import run_pipeline
 from tilefold.language.parse_base import no_gc
-from tilefold.passes.convert_tensor_to_tile_ops import tensor_level_passes
 from tilefold.passes.pipeline import default_tile_pipeline
+from tilefold.passes.tensor_lowering.convert_tensor_to_tile_ops import tensor_level_passes
 from tilefold.targets import get_target
 
 TARGET = "Ascend910B"

@@ -233,7 +233,7 @@ def run_pipeline(program: Program, target: str | Target = "Ascend910B", skip_pas
     # every live IR node on each full collection (more than half the compile time of a 64k-statement kernel).
     tgt = get_target(target)
     passes = _pipeline(tgt, tuple(skip_passes), options or {})
-    from tilefold.passes.convert_tensor_to_tile_ops import is_tensor_level, tensor_level_passes
+    from tilefold.passes.tensor_lowering.convert_tensor_to_tile_ops import is_tensor_level, tensor_level_passes
 
     if is_tensor_level(program):  # a @pl.jit program: scopes and tensor-level ops are lowered first
         passes = [*tensor_level_passes(tgt), *passes]

@@ -1,7 +1,7 @@
 
 import tilefold.language as pl
-from tilefold.passes.allocate_memory_addr import plan_memory
-from tilefold.passes.memref_common import tile_vars
+from tilefold.passes.memory_planning.allocate_memory_addr import plan_memory
+from tilefold.passes.memory_planning.memref_common import tile_vars
 
 
 def kernel_src(params: str, body: str, name: str = "K", ret: str = "pl.Tensor[[16, 64], pl.FP32]",

@@ -126,7 +126,7 @@ return out
 
 
 def _memref_of(program, name):
-    from tilefold.passes.memref_common import tile_vars
+    from tilefold.passes.memory_planning.memref_common import tile_vars
 
     return next(v.type.memref for v, _ in tile_vars(program.functions[0]) if v.name == name)
 

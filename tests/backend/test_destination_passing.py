@@ -18,8 +18,8 @@ from tilefold.ir.expr import Call, TupleGetItem, Var
 from tilefold.ir.stmt import AssignStmt
 from tilefold.ir.types import TupleType
 from tilefold.ops import get_op, op_of, result_destinations
-from tilefold.passes.init_mem_ref import init_mem_ref
-from tilefold.passes.memref_common import tile_vars
+from tilefold.passes.memory_planning.init_mem_ref import init_mem_ref
+from tilefold.passes.memory_planning.memref_common import tile_vars
 from tilefold.passes.pass_manager import PassContext, RoundTripInstrument
 from tilefold.passes.pipeline import default_tile_pipeline
 from tilefold.testing import run_and_compare

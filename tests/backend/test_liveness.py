@@ -4,7 +4,7 @@ from backend_helpers import kernel_src
 
 import tilefold.language as pl
 from tilefold.analysis.liveness import compute_liveness
-from tilefold.passes.memref_common import tile_vars
+from tilefold.passes.memory_planning.memref_common import tile_vars
 
 VEC = "target_memory=pl.Mem.Vec"
 

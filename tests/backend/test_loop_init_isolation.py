@@ -13,8 +13,8 @@ import tilefold.language as pl
 from tilefold.analysis.liveness import compute_liveness
 from tilefold.ir.expr import Call
 from tilefold.ir.stmt import AssignStmt, ForStmt
-from tilefold.passes.allocate_memory_addr import plan_memory
-from tilefold.passes.memref_common import tile_vars
+from tilefold.passes.memory_planning.allocate_memory_addr import plan_memory
+from tilefold.passes.memory_planning.memref_common import tile_vars
 from tilefold.testing import run_and_compare
 
 VEC = "target_memory=pl.Mem.Vec"

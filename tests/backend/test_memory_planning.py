@@ -9,8 +9,8 @@ from tilefold.ir.expr import ConstInt
 from tilefold.ir.types import MemorySpace
 from tilefold.ops import op_of
 from tilefold.passes import allocate_memory_addr, init_mem_ref, memory_reuse
-from tilefold.passes.allocate_memory_addr import plan_memory
-from tilefold.passes.memref_common import tile_vars
+from tilefold.passes.memory_planning.allocate_memory_addr import plan_memory
+from tilefold.passes.memory_planning.memref_common import tile_vars
 
 VEC = "target_memory=pl.Mem.Vec"
 

@@ -6,7 +6,7 @@ import random
 from tilefold.ir.expr import ConstInt, Var
 from tilefold.ir.stmt import EvalStmt
 from tilefold.ir.types import DataType, MemorySpace, ScalarType
-from tilefold.passes.memory_reuse import _can_follow, _Group, _place_groups
+from tilefold.passes.memory_planning.memory_reuse import _can_follow, _Group, _place_groups
 
 
 def _reference(ordered, defs, live):

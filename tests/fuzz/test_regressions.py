@@ -130,7 +130,7 @@ def test_yield_of_custom_tuple_element_compiles_and_matches(n):
 #    that loop was initialised from) and the yield permutes them. InitMemRef decided the isolations in one
 #    round on the pre-isolation storage groups, where the swap ``yield_(cb, ...)`` looked like a write-through
 #    chain (same base), so ``ca`` carried ``lr`` in place and clobbered it although ``lr`` is read after the
-#    loop. Fix: isolations are recomputed to a fixpoint (passes/init_mem_ref.py).
+#    loop. Fix: isolations are recomputed to a fixpoint (passes/memory_planning/init_mem_ref.py).
 # ---------------------------------------------------------------------------------------------------------------
 
 SHARED_INIT_SWAP = '''

@@ -277,7 +277,13 @@ def test_col_expand_of_a_column_slice():
     np.testing.assert_array_equal(run_program(p, {"x": x, "v": v})["out"], x[:, 64:] * v[3:4, 64:])
 
 
-@pytest.mark.parametrize("mode,fn", [("round", np.rint), ("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc)])
+def _round_half_away(x):
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+# PyPTO's modes: round is ROUND (ties away from zero), rint rounds ties to even
+@pytest.mark.parametrize("mode,fn", [("round", _round_half_away), ("rint", np.rint), ("floor", np.floor),
+                                     ("ceil", np.ceil), ("trunc", np.trunc)])
 def test_cast_float_to_int_rounding(mode, fn):
     def body(b, x, out):
         t = b.let("t", "tile.load", x, [0, 0], [1, 8])

@@ -10,7 +10,7 @@ from tilefold import ir
 from tilefold.errors import ParseError, TypeInferenceError
 from tilefold.ir.stmt import ForStmt
 from tilefold.ir.types import TileType
-from tilefold.passes.convert_tensor_to_tile_ops import convert_tensor_to_tile_ops
+from tilefold.passes.tensor_lowering.convert_tensor_to_tile_ops import convert_tensor_to_tile_ops
 from tilefold.runtime.jit_compile import to_tile_program
 
 RNG = np.random.default_rng(11)

@@ -296,7 +296,7 @@ class MemRef:
     address AllocateMemoryAddr stamps (None before that pass).
 
     ``byte_offset`` is the tile's first byte relative to the root, an INDEX expression. InitMemRef
-    (``passes/init_mem_ref.py``) always writes an expression, never None: ``ConstInt(0)`` for a tile
+    (``passes/memory_planning/init_mem_ref.py``) always writes an expression, never None: ``ConstInt(0)`` for a tile
     that gets a root allocation of its own, and the source's offset plus the window's byte offset (folded to
     a ``ConstInt`` when static, else a scalar expression such as ``b * 64``) for a view; write-through
     results, iter args and loop results copy the MemRef they share. ``None`` is the planning sentinel: the

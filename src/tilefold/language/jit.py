@@ -343,7 +343,7 @@ def parse_jit_text(text: str, filename: str = "<string>", entry: str | None = No
     """The tensor-level program (scopes outlined) of a ``@pl.jit`` entry in source text. Parameters need full
     annotations (no call arguments to specialise on); module constants are folded statically. ``tree`` is the
     text's ast when the caller has parsed it already."""
-    from tilefold.passes.outline_incore_scopes import outline_incore_scopes
+    from tilefold.passes.tensor_lowering.outline_incore_scopes import outline_incore_scopes
 
     if tree is None:
         tree = ast.parse(text, filename=filename)

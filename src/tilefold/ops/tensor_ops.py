@@ -18,7 +18,7 @@ from tilefold.errors import TypeInferenceError
 from tilefold.ir.expr import ConstInt, Expr, MakeTuple
 from tilefold.ir.types import AtomicType, DataType, ScalarType, TensorType, Type, make_shape
 from tilefold.ops.registry import MemoryRule, MemoryRuleKind, OpDef, OpKind, Param, ParamKind, Unit, register_op
-from tilefold.ops.tile_ops import atomic_add, check_atomic, check_element_indices
+from tilefold.ops.tile_ops import CAST_NOTE, atomic_add, check_atomic, check_cast_mode, check_element_indices
 
 V = ParamKind.TILE_OR_TENSOR
 S = ParamKind.SCALAR
@@ -139,10 +139,12 @@ _COMBINE = {"sum": ("tile.add", 0.0), "max": ("tile.maximum", float("-inf")), "m
 _EXPAND = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
 
 
-def _f32(x: Any) -> np.ndarray:
-    """Compute in FP32 (the vector unit's precision) unless the input is already wider."""
-    arr = np.asarray(x)
-    return arr.astype(np.float32) if arr.dtype.itemsize < 4 or arr.dtype.kind not in "fi" else arr
+def _as_tile_op(tile_op: str):
+    """The golden of a tensor op whose values are its tile op's (one declaration of the semantics: integers wrap
+    in their dtype, low-precision floats compute in FP32, a cast honours its rounding mode)."""
+    from tilefold.ops.registry import get_op
+
+    return lambda a, k: get_op(tile_op).golden(a, k)
 
 
 def _declare(name: str, params: tuple[Param, ...], infer, kind: OpKind, golden, tile_op: str,
@@ -155,27 +157,27 @@ _SCALAR_FORM_OF = {base: form for form, base in _SCALAR_FORMS.items()}
 for _n, _fn in _NP_BINARY.items():
     # scalar_form: what pl.<name>(x, scalar) dispatches to (ops__00-dispatch: add of a tile and a scalar is adds)
     _declare(_n, (Param("lhs", V), Param("rhs", V)), _binary_infer(f"tensor.{_n}"), OpKind.ELEMENTWISE,
-             (lambda f: lambda a, k: f(_f32(a[0]), _f32(a[1])))(_fn), f"tile.{_n}",
+             _as_tile_op(f"tile.{_n}"), f"tile.{_n}",
              **({"scalar_form": _SCALAR_FORM_OF[_n]} if _n in _SCALAR_FORM_OF else {}))
 for _n, _base in _SCALAR_FORMS.items():
     _declare(_n, (Param("tensor", V), Param("scalar", S)), _scalar_infer(f"tensor.{_n}"), OpKind.SCALAR_ELEMENTWISE,
-             (lambda f: lambda a, k: f(_f32(a[0]), np.float32(a[1])))(_NP_BINARY[_base]), f"tile.{_n}")
+             _as_tile_op(f"tile.{_n}"), f"tile.{_n}")
 for _n, _fn in _NP_UNARY.items():
     _declare(_n, (Param("tensor", V),), _unary_infer(f"tensor.{_n}"), OpKind.UNARY,
-             (lambda f: lambda a, k: f(_f32(a[0])))(_fn), f"tile.{_n}")
+             _as_tile_op(f"tile.{_n}"), f"tile.{_n}")
 for _r, _fn in _NP_REDUCE.items():
     _declare(f"row_{_r}", (Param("tensor", V),), _reduce_infer(f"tensor.row_{_r}", 1), OpKind.ROW_REDUCTION,
-             (lambda f: lambda a, k: f(_f32(a[0]), axis=1, keepdims=True))(_fn), f"tile.row_{_r}",
+             _as_tile_op(f"tile.row_{_r}"), f"tile.row_{_r}",
              combine=_COMBINE[_r][0], identity=_COMBINE[_r][1])  # column blocks of a dynamic width add up too
     # combine / identity: how partial column reductions of row blocks add up (ConvertTensorToTileOps tiles them)
     _declare(f"col_{_r}", (Param("tensor", V),), _reduce_infer(f"tensor.col_{_r}", 0), OpKind.COL_REDUCTION,
-             (lambda f: lambda a, k: f(_f32(a[0]), axis=0, keepdims=True))(_fn), f"tile.col_{_r}",
+             _as_tile_op(f"tile.col_{_r}"), f"tile.col_{_r}",
              combine=_COMBINE[_r][0], identity=_COMBINE[_r][1])
 for _e, _fn in _EXPAND.items():
     _declare(f"row_expand_{_e}", (Param("target", V), Param("vector", V)), _expand_infer(f"tensor.row_expand_{_e}", 1),
-             OpKind.ROW_BROADCAST, (lambda f: lambda a, k: f(_f32(a[0]), _f32(a[1])))(_fn), f"tile.row_expand_{_e}")
+             OpKind.ROW_BROADCAST, _as_tile_op(f"tile.row_expand_{_e}"), f"tile.row_expand_{_e}")
     _declare(f"col_expand_{_e}", (Param("target", V), Param("vector", V)), _expand_infer(f"tensor.col_expand_{_e}", 0),
-             OpKind.COL_BROADCAST, (lambda f: lambda a, k: f(_f32(a[0]), _f32(a[1])))(_fn), f"tile.col_expand_{_e}")
+             OpKind.COL_BROADCAST, _as_tile_op(f"tile.col_expand_{_e}"), f"tile.col_expand_{_e}")
 
 
 def _infer_cast(args, attrs) -> Type:
@@ -183,11 +185,12 @@ def _infer_cast(args, attrs) -> Type:
     dt = attrs.get("target_type")
     if not isinstance(dt, DataType):
         raise _fail("tensor.cast", "target_type must be a data type", "e.g. pl.cast(x, target_type=pl.FP16)")
+    check_cast_mode("tensor.cast", attrs.get("mode"))
     return TensorType(a.shape, dt)
 
 
 _declare("cast", (Param("tensor", V), Param("target_type", A), Param("mode", A, "round")), _infer_cast, OpKind.CAST,
-         lambda a, k: np.asarray(a[0]).astype(np.float32), "tile.cast")
+         _as_tile_op("tile.cast"), "tile.cast", note=CAST_NOTE)
 
 
 def _infer_matmul(args, attrs) -> Type:

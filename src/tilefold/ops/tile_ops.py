@@ -819,26 +819,50 @@ _register_vector_family(_UNARY, (Param("tile", T),), _infer_unary, OpKind.UNARY,
                         lambda fn: lambda a, k: fn(_f32(a[0])))
 
 
+def _round_half_away(x: np.ndarray) -> np.ndarray:
+    # x - trunc(x) is exact; floor(x + 0.5) is not (0.49999997 + 0.5 rounds to 1 in FP32)
+    whole = np.trunc(x)
+    return whole + np.where(np.abs(x - whole) >= 0.5, np.sign(x), 0)
+
+
+#: PyPTO's cast rounding modes, applied on a float -> integer conversion (``ROUND`` rounds ties away from zero,
+#: ``RINT`` to even: PyPTO's LowerCompositeOps page); float -> float rounds to nearest even in every mode
+CAST_MODES = {"round": _round_half_away, "rint": np.rint, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}
+
+
+CAST_NOTE = ("mode= rounds a float -> integer conversion: round (default; PyPTO's ROUND, nearest with ties away from "
+             "zero), rint (ties to even), floor, ceil, trunc; NaN gives 0 and out-of-range values saturate. Float -> "
+             "float rounds to nearest even (overflow to inf); integer -> integer wraps")
+
+
+def check_cast_mode(op: str, mode: Any) -> None:
+    if mode is not None and (not isinstance(mode, str) or mode.lower() not in CAST_MODES):
+        raise _fail(op, f"mode={mode!r} is not a cast rounding mode",
+                    f"use one of {', '.join(repr(m) for m in CAST_MODES)} (round: nearest, ties away from zero; "
+                    "rint: nearest, ties to even)")
+
+
 def _infer_cast(args, attrs) -> Type:
     a = _tile("tile.cast", args, 0)
     dtype = attrs.get("target_type")
     if not isinstance(dtype, DataType):
         raise _fail("tile.cast", "missing target_type=<dtype>",
                     "add target_type=pl.<dtype>, e.g. pl.tile.cast(t, target_type=pl.FP16)")
+    check_cast_mode("tile.cast", attrs.get("mode"))
     return _vec_tile(a.shape, dtype, _valid_view(a))
 
 
 def _golden_cast(a, k):
     x = _f32(a[0])
     if k["target_type"].is_int and np.asarray(x).dtype.kind == "f":
-        mode = k.get("mode", "round")
-        x = {"round": np.rint, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}.get(mode, np.rint)(x)
+        x = CAST_MODES[str(k.get("mode") or "round").lower()](x)
     return x
 
 
 register_op(OpDef(
     "tile.cast", (Param("tile", T), Param("target_type", A), Param("mode", A, "round")),
     _infer_cast, OpKind.CAST, Unit.VECTOR, VEC, golden=_golden_cast, pto="tcvt", cost="vector",
+    extra={"note": CAST_NOTE},
 ))
 
 
@@ -1091,8 +1115,10 @@ def _golden_valid_load(tensor: np.ndarray, offsets, shapes, valid) -> np.ndarray
     """The tile a load moving only its valid region gives: the window's valid part, the rest undefined."""
     dtype = np.asarray(tensor).dtype
     ext = [min(max(int(v), 0), int(n)) for v, n in zip(valid, shapes, strict=True)]
-    wide = np.float64 if dtype.kind in "fV" else dtype  # NaN needs a float; the interpreter casts back
-    tile = np.full(tuple(int(n) for n in shapes), _undefined_fill(dtype), wide)
+    # in the tensor's own dtype where it holds the undefined fill (floats: NaN; numpy ints: 0), so that the moved
+    # region keeps its bytes, NaN payloads too; other ml_dtypes (int4) go through float64 as before
+    own = dtype.kind in "fiu" or dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+    tile = np.full(tuple(int(n) for n in shapes), _undefined_fill(dtype), dtype if own else np.float64)
     tile[tuple(slice(0, e) for e in ext)] = _window(tensor, offsets, ext)
     return tile
 
@@ -1140,7 +1166,9 @@ def _golden_fillpad(a, k):
     tile = np.asarray(a[0])
     pad = pad_value_of(k.get("pad_value", PadValue.zero))
     valid = a[1] if len(a) > 1 and a[1] is not None else tile.shape
-    out = np.array(tile, dtype=np.float64 if tile.dtype.kind in "fV" else tile.dtype, copy=True)
+    # in the tile's dtype: the valid region keeps its bytes (NaN payloads too); an int4 tile pads through float64
+    own = tile.dtype.kind in "fiu" or tile.dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+    out = np.array(tile, dtype=None if own else np.float64, copy=True)
     if pad is PadValue.null:
         return out
     mask = np.ones(out.shape, bool)

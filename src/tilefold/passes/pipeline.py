@@ -29,9 +29,9 @@ _CATALOGUE: dict[str, tuple[str, str]] = {
     "tile-and-bind-sub-block": ("tilefold.passes.tile_and_bind_sub_block", "tile_and_bind_sub_block"),
     "limit-unique-sub-block-id-to-store-copy": (
         "tilefold.passes.tile_and_bind_sub_block", "limit_unique_sub_block_id_to_store_copy"),
-    "init-mem-ref": ("tilefold.passes.init_mem_ref", "init_mem_ref"),
-    "memory-reuse": ("tilefold.passes.memory_reuse", "memory_reuse"),
-    "allocate-memory-addr": ("tilefold.passes.allocate_memory_addr", "allocate_memory_addr"),
+    "init-mem-ref": ("tilefold.passes.memory_planning.init_mem_ref", "init_mem_ref"),
+    "memory-reuse": ("tilefold.passes.memory_planning.memory_reuse", "memory_reuse"),
+    "allocate-memory-addr": ("tilefold.passes.memory_planning.allocate_memory_addr", "allocate_memory_addr"),
 }
 
 DEFAULT_ORDER = (

@@ -11,7 +11,7 @@ from tilefold.language.parse_base import no_gc
 
 
 def tensor_passes(target: Any) -> list:
-    from tilefold.passes.convert_tensor_to_tile_ops import tensor_level_passes
+    from tilefold.passes.tensor_lowering.convert_tensor_to_tile_ops import tensor_level_passes
 
     return tensor_level_passes(target)
 
@@ -27,7 +27,7 @@ def to_tile_program(program: Program, config: Any = None) -> Program:
 
 def outlined(program: Program) -> Program:
     """The program after OutlineIncoreScopes only: tensor ops inside InCore functions (what golden runs)."""
-    from tilefold.passes.outline_incore_scopes import outline_incore_scopes
+    from tilefold.passes.tensor_lowering.outline_incore_scopes import outline_incore_scopes
 
     return outline_incore_scopes()(program)
 

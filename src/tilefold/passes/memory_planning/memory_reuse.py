@@ -25,7 +25,7 @@ from tilefold.ir.stmt import (
 from tilefold.ir.types import MemorySpace, MemRef
 from tilefold.ops import OpKind, op_of
 from tilefold.passes.base import Pass, function_pass
-from tilefold.passes.memref_common import fast_replace, memref_of, retype, tile_vars
+from tilefold.passes.memory_planning.memref_common import fast_replace, memref_of, retype, tile_vars
 
 _INPLACE_KINDS = (OpKind.ELEMENTWISE, OpKind.SCALAR_ELEMENTWISE, OpKind.UNARY)
 

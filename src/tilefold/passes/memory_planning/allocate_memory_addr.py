@@ -21,7 +21,7 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import MemorySpace, MemRef
 from tilefold.passes.base import IRProperty, Pass, function_pass
-from tilefold.passes.memref_common import fast_replace, memref_of, retype, target_of, tile_vars
+from tilefold.passes.memory_planning.memref_common import fast_replace, memref_of, retype, target_of, tile_vars
 from tilefold.targets import Target
 
 
@@ -85,8 +85,8 @@ def allocate_memory_addr(target: str | Target | None = None) -> Pass:
 
 def plan_memory(program: Program, target: str | Target | None = None) -> Program:
     """Run the three planning passes directly (without a PassContext)."""
-    from tilefold.passes.init_mem_ref import init_mem_ref
-    from tilefold.passes.memory_reuse import memory_reuse
+    from tilefold.passes.memory_planning.init_mem_ref import init_mem_ref
+    from tilefold.passes.memory_planning.memory_reuse import memory_reuse
 
     for p in (init_mem_ref(target), memory_reuse(), allocate_memory_addr(target)):
         program = p.run(program)

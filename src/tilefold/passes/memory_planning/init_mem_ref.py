@@ -56,7 +56,7 @@ from tilefold.ir.types import MemorySpace, MemRef, TileType
 from tilefold.ir.visitor import IRMutator
 from tilefold.ops import make_call, op_of, result_destination_indices, result_destinations
 from tilefold.passes.base import Pass, function_pass
-from tilefold.passes.memref_common import retype, slice_offsets, target_of, tile_space, tile_vars
+from tilefold.passes.memory_planning.memref_common import retype, slice_offsets, target_of, tile_space, tile_vars
 from tilefold.targets import Target
 
 

@@ -1333,7 +1333,7 @@ def is_tensor_level(program: Program) -> bool:
 
 def tensor_level_passes(target: Any = None) -> list[Pass]:
     """OutlineIncoreScopes, ConvertTensorToTileOps: what runs before the tile pipeline on tensor-level programs."""
-    from tilefold.passes.outline_incore_scopes import outline_incore_scopes
+    from tilefold.passes.tensor_lowering.outline_incore_scopes import outline_incore_scopes
 
     return [outline_incore_scopes(), convert_tensor_to_tile_ops(target)]
 

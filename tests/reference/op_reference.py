@@ -1,0 +1,1171 @@
+"""An independent reference for every op of ``tilefold.ops.all_ops()`` (issue 17, item 2).
+
+``TABLE`` maps each registry op name to an ``Entry``: the dtypes it is checked in, what is checked, and a builder
+of ``Case``s. A case is one small ``@pl.jit`` kernel (all edge values in one tile), its inputs, and the outputs the
+reference computes here, with numpy and ml_dtypes only: nothing of ``tilefold.ops`` or ``tilefold.golden`` is
+imported or copied. ``test_op_reference.py`` runs each case through the golden interpreter (the registry's golden
+semantics) and through the real pipeline and the simulator, and compares both with the reference element by element.
+
+Semantics, where the registry's model, PyPTO and numpy could differ (each entry repeats what concerns it):
+
+- floats: IEEE arithmetic; FP16 / BF16 operands compute in FP32 and round once (ties to even) to the result dtype,
+  so overflow gives +-inf; subnormals are kept (no flush to zero); NaN propagates through max / min (numpy's
+  ``maximum``, PyPTO is silent); the sign of a zero result of max / min / relu / sums is not checked.
+- integers: two's-complement wrap-around on overflow (``abs`` / ``neg`` of the minimum stay the minimum);
+  ``rem`` is PyPTO's FloorMod (``%``: the sign of the divisor), ``fmod`` the truncating remainder (the sign of the
+  dividend); a zero divisor gives 0 for integers (PyPTO is silent; numpy's result) and NaN for floats; ``shr`` of a
+  signed integer is arithmetic; shift amounts are checked in [0, bits).
+- ``div`` / ``divs`` are PyPTO's FloatDiv: checked on floats only (x / 0 = +-inf, 0 / 0 = NaN).
+- ``cast`` to an integer: mode ``round`` is PyPTO's ROUND (nearest, ties away from zero), ``rint`` nearest-even,
+  ``floor`` / ``ceil`` / ``trunc`` as named; NaN gives 0 and out-of-range values saturate (Ascend's saturating
+  conversion; PyPTO is silent). Float -> narrower float rounds to nearest even (overflow to inf) in every mode;
+  integer -> narrower integer wraps.
+- transcendental ops (exp, log, rsqrt, sin, cos, expdif) are compared within a few ulps of the output dtype;
+  everything IEEE rounds correctly (+, -, *, /, sqrt, 1/x) and every integer, bitwise, select and move op exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from ref_values import (
+    BF16,
+    BYTES,
+    EXACT,
+    EXACT_ZERO_SIGN_FREE,
+    FLOAT_FORMAT,
+    FP8E4M3,
+    FP8E5M2,
+    Tol,
+    bf16_rne_bits,
+    edges,
+    f32r,
+    f64,
+    float_edges,
+    grid,
+    int_bits,
+    int_min_max,
+    is_float,
+    to_float,
+    to_fp8,
+    ulp,
+    wrap,
+)
+
+FP32, FP16, INT32, INT16, INT8 = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32),
+                                  np.dtype(np.int16), np.dtype(np.int8))
+UINT32, UINT16, UINT8 = np.dtype(np.uint32), np.dtype(np.uint16), np.dtype(np.uint8)
+FLOATS = (FP32, FP16, BF16)
+INTS = (INT32, INT16, INT8)
+UINTS = (UINT32, UINT16, UINT8)
+DT_NAME = {FP32: "FP32", FP16: "FP16", BF16: "BF16", INT32: "INT32", INT16: "INT16", INT8: "INT8",
+           FP8E4M3: "FP8E4M3", FP8E5M2: "FP8E5M2", UINT32: "UINT32", UINT16: "UINT16", UINT8: "UINT8"}
+N = 32  # every edge-value tile is [N, N]
+
+
+@dataclass
+class Case:
+    label: str
+    source: str  # the @pl.jit kernel
+    inputs: dict[str, np.ndarray]
+    expected: dict[str, np.ndarray]  # the reference's outputs
+    tol: Tol = EXACT
+    target: str = "Ascend910B"
+    block_dim: int = 1
+    custom_kernels: dict[str, Callable] = field(default_factory=dict)  # symbol -> numpy kernel, registered first
+
+
+@dataclass
+class Entry:
+    op: str
+    dtypes: tuple[np.dtype, ...]
+    build: Callable[[np.dtype], list[Case]]
+    checks: str  # what the entry pins down
+    note: str = ""
+    # the simulator runs the cases on each of these targets (ops whose lowering depends on the target: casts
+    # legalised per architecture, the cube's data paths)
+    targets: tuple[str, ...] = ("Ascend910B",)
+    cases_cache: dict = field(default_factory=dict, repr=False)
+
+    def cases(self, dtype: np.dtype) -> list[Case]:
+        if dtype not in self.cases_cache:
+            self.cases_cache[dtype] = self.build(dtype)
+        return self.cases_cache[dtype]
+
+
+TABLE: dict[str, Entry] = {}
+
+
+def entry(op: str, dtypes, build, checks: str, note: str = "") -> None:
+    if op in TABLE:
+        raise ValueError(f"reference entry {op} declared twice")
+    TABLE[op] = Entry(op, tuple(np.dtype(d) for d in dtypes), build, checks, note)
+
+
+# ------------------------------------------------------------------------------------------------
+# kernel text
+# ------------------------------------------------------------------------------------------------
+
+
+def _ty(shape, dtype) -> str:
+    return f"pl.Tensor[[{', '.join(str(s) for s in shape)}], pl.{DT_NAME[np.dtype(dtype)]}]"
+
+
+def kernel(ins: dict[str, np.ndarray], outs: dict[str, tuple[tuple[int, ...], np.dtype]], body: list[str],
+           *, inout: tuple[str, ...] = ()) -> str:
+    """A ``@pl.jit`` kernel: ``ins`` as In (or InOut when named in ``inout``) tensors, ``outs`` as Out tensors, the
+    ``body`` lines inside one ``pl.at`` scope."""
+    params = [f"{n}: {_ty(a.shape, a.dtype)}" for n, a in ins.items() if n not in inout]
+    params += [f"{n}: pl.InOut[{_ty(a.shape, a.dtype)}]" for n, a in ins.items() if n in inout]
+    params += [f"{n}: pl.Out[{_ty(s, d)}]" for n, (s, d) in outs.items()]
+    lines = "\n".join(" " * 8 + b for b in body)
+    ret = ", ".join(list(inout) + list(outs))
+    return (f"import tilefold.language as pl\n\n\n@pl.jit\ndef k({', '.join(params)}):\n"
+            f"    with pl.at(level=pl.Level.CORE_GROUP):\n{lines}\n    return {ret}\n")
+
+
+def origin(rank: int) -> str:
+    return "[" + ", ".join(["0"] * rank) + "]"
+
+
+def op_case(op: str, operands: list, want: np.ndarray, tol: Tol = EXACT, attrs: str = "", label: str = "") -> Case:
+    """One kernel applying ``op`` (``tile.X`` on loaded tiles, ``tensor.X`` on the tensors) to ``operands``: arrays
+    become kernel inputs, strings are written as they are (scalar literals)."""
+    level, name = op.split(".", 1)
+    ins: dict[str, np.ndarray] = {}
+    args: list[str] = []
+    body: list[str] = []
+    for i, o in enumerate(operands):
+        if isinstance(o, np.ndarray):
+            ins[f"a{i}"] = o
+            if level == "tile":
+                body.append(f"x{i} = pl.load(a{i}, {origin(o.ndim)}, {list(o.shape)})")
+                args.append(f"x{i}")
+            else:
+                args.append(f"a{i}")
+        else:
+            args.append(str(o))
+    call = f"pl.{level}.{name}({', '.join(args)}{', ' + attrs if attrs else ''})"
+    if level == "tile":
+        body.append(f"pl.store({call}, {origin(want.ndim)}, out)")
+    else:
+        body.append(f"out[:] = {call}")
+    src = kernel(ins, {"out": (want.shape, want.dtype)}, body)
+    return Case(label or op, src, ins, {"out": want}, tol)
+
+
+def both(name: str, dtypes, build_for: Callable[[str, np.dtype], list[Case]], checks: str, note: str = "",
+         levels: tuple[str, ...] = ("tile", "tensor")) -> None:
+    """Entries ``tile.<name>`` and ``tensor.<name>`` (the tensor form lowers to the tile op)."""
+    for level in levels:
+        entry(f"{level}.{name}", dtypes, (lambda lv: lambda dt: build_for(f"{lv}.{name}", dt))(level), checks, note)
+
+
+# ------------------------------------------------------------------------------------------------
+# reference arithmetic
+# ------------------------------------------------------------------------------------------------
+
+
+def _quiet(fn):
+    def run(*a):
+        with np.errstate(all="ignore"):
+            return fn(*a)
+    return run
+
+
+def obj(a) -> np.ndarray:
+    """Integers as Python ints (no overflow while the reference computes)."""
+    a = np.asarray(a)
+    return a.astype(np.uint64 if a.dtype.kind == "u" else np.int64).astype(object)
+
+
+def _floor_mod(x: float, y: float) -> float:
+    """PyPTO's FloorMod on floats: the truncated remainder moved to the divisor's sign (x - floor(x / y) * y)."""
+    if math.isnan(x) or math.isnan(y) or math.isinf(x) or y == 0:
+        return math.nan
+    r = math.fmod(x, y) if not math.isinf(y) else x
+    if r != 0 and (r < 0) != (y < 0):
+        r += y
+    return r if r != 0 else math.copysign(0.0, y)
+
+
+def _trunc_mod(x: float, y: float) -> float:
+    if math.isnan(x) or math.isnan(y) or math.isinf(x) or y == 0:
+        return math.nan
+    return x if math.isinf(y) else math.fmod(x, y)
+
+
+def _int_floor_mod(x: int, y: int) -> int:
+    return 0 if y == 0 else x % y  # Python's % is the floor remainder
+
+
+def _int_trunc_mod(x: int, y: int) -> int:
+    if y == 0:
+        return 0
+    r = abs(x) % abs(y)
+    return -r if x < 0 else r
+
+
+def _nan_max(x, y):
+    return np.where(np.isnan(x) | np.isnan(y), np.nan, np.where(x >= y, x, y))
+
+
+def _nan_min(x, y):
+    return np.where(np.isnan(x) | np.isnan(y), np.nan, np.where(x <= y, x, y))
+
+
+def _vec(fn):
+    return np.vectorize(fn, otypes=[object])
+
+
+#: float reference of each two-operand op: (x64, y64) -> float64 result before the final rounding
+FLOAT_BINARY: dict[str, Callable] = {
+    "add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y, "div": lambda x, y: x / y,
+    "maximum": _nan_max, "minimum": _nan_min,
+    "rem": lambda x, y: np.vectorize(_floor_mod, otypes=[float])(x, y),
+    "fmod": lambda x, y: np.vectorize(_trunc_mod, otypes=[float])(x, y),
+    "prelu": lambda x, s: np.where(x > 0, x, x * s),
+}
+#: integer reference: (Python-int object arrays) -> exact integer result, wrapped afterwards
+INT_BINARY: dict[str, Callable] = {
+    "add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
+    "maximum": lambda x, y: np.where(x >= y, x, y), "minimum": lambda x, y: np.where(x <= y, x, y),
+    "rem": _vec(_int_floor_mod), "fmod": _vec(_int_trunc_mod),
+    "and_": lambda x, y: x & y, "or_": lambda x, y: x | y, "xor": lambda x, y: x ^ y,
+    "shl": lambda x, y: x * _vec(lambda s: 2 ** int(s))(y),
+    "shr": lambda x, y: x // _vec(lambda s: 2 ** int(s))(y),  # floor division: the arithmetic shift
+}
+CMP = {0: ("eq", lambda x, y: x == y), 1: ("ne", lambda x, y: x != y), 2: ("lt", lambda x, y: x < y),
+       3: ("le", lambda x, y: x <= y), 4: ("gt", lambda x, y: x > y), 5: ("ge", lambda x, y: x >= y)}
+
+
+def float_ref(fn, *xs) -> np.ndarray:
+    dtype = next(np.asarray(x).dtype for x in xs if isinstance(x, np.ndarray))
+    return to_float(_quiet(fn)(*(f64(x) if isinstance(x, np.ndarray) else float(x) for x in xs)), dtype)
+
+
+def int_ref(fn, *xs) -> np.ndarray:
+    dtype = next(np.asarray(x).dtype for x in xs if isinstance(x, np.ndarray))
+    return wrap(fn(*(obj(x) if isinstance(x, np.ndarray) else int(x) for x in xs)), dtype)
+
+
+def ref(name: str, *xs) -> np.ndarray:
+    dtype = next(np.asarray(x).dtype for x in xs if isinstance(x, np.ndarray))
+    return float_ref(FLOAT_BINARY[name], *xs) if is_float(dtype) else int_ref(INT_BINARY[name], *xs)
+
+
+def shift_amounts(dtype: np.dtype, shape) -> np.ndarray:
+    n = int(np.prod(shape))
+    return (np.arange(n) % int_bits(dtype)).reshape(shape).astype(dtype)
+
+
+# ------------------------------------------------------------------------------------------------
+# element-wise two-operand ops and their scalar forms
+# ------------------------------------------------------------------------------------------------
+
+SIGN_FREE = {"maximum", "minimum"}
+
+
+def _binary_cases(name: str):
+    def build(op: str, dt: np.dtype) -> list[Case]:
+        a, b = grid(edges(dt))
+        if name in ("shl", "shr"):
+            b = shift_amounts(dt, a.shape)
+        tol = EXACT_ZERO_SIGN_FREE if name in SIGN_FREE else EXACT
+        return [op_case(op, [a, b], ref(name, a, b), tol)]
+    return build
+
+
+BINARY_DOC = {
+    "add": "x + y", "sub": "x - y", "mul": "x * y", "div": "x / y (FloatDiv: +-inf on a zero divisor, NaN for 0/0)",
+    "maximum": "max(x, y), NaN propagates", "minimum": "min(x, y), NaN propagates",
+    "rem": "PyPTO FloorMod: sign of the divisor; zero divisor: NaN (float) / 0 (int)",
+    "fmod": "truncated remainder: sign of the dividend; zero divisor: NaN (float) / 0 (int)",
+    "and_": "bitwise and", "or_": "bitwise or", "xor": "bitwise xor",
+    "shl": "x << s, wrapping", "shr": "x >> s, arithmetic on signed ints",
+}
+BINARY_DTYPES = {"add": FLOATS + INTS + UINTS, "sub": FLOATS + INTS + UINTS, "mul": FLOATS + INTS + UINTS,
+                 "div": FLOATS, "maximum": FLOATS + INTS + UINTS, "minimum": FLOATS + INTS + UINTS,
+                 "rem": FLOATS + (INT32, INT16), "fmod": FLOATS + (INT32, INT16), "and_": INTS + UINTS,
+                 "or_": INTS + UINTS, "xor": INTS + UINTS, "shl": INTS + UINTS,
+                 "shr": INTS + UINTS}  # shr of an unsigned integer is logical
+for _n, _doc in BINARY_DOC.items():
+    both(_n, BINARY_DTYPES[_n], _binary_cases(_n), f"value: {_doc}; all pairs of edge values")
+
+#: scalar form -> (two-operand op, float scalar, int scalar)
+SCALAR_FORMS = {"adds": ("add", "1.5", "7"), "subs": ("sub", "-2.5", "-7"), "muls": ("mul", "-3.0", "-3"),
+                "divs": ("div", "3.0", None), "maxs": ("maximum", "0.5", "3"), "mins": ("minimum", "0.5", "3"),
+                "rems": ("rem", "-2.5", "-3"), "fmods": ("fmod", "-2.5", "-3"), "ands": ("and_", None, "90"),
+                "ors": ("or_", None, "48"), "xors": ("xor", None, "127"), "shls": ("shl", None, "3"),
+                "shrs": ("shr", None, "2")}
+
+
+def _scalar_cases(name: str):
+    base, fs, is_ = SCALAR_FORMS[name]
+
+    def build(op: str, dt: np.dtype) -> list[Case]:
+        a = grid(edges(dt))[0].T.copy()
+        s = fs if is_float(dt) else is_ if dt.kind == "i" else str(abs(int(is_)))  # unsigned: a positive scalar
+        tol = EXACT_ZERO_SIGN_FREE if base in SIGN_FREE else EXACT
+        return [op_case(op, [a, s], ref(base, a, float(s) if is_float(dt) else int(s)), tol)]
+    return build
+
+
+for _n, (_b, _fs, _is) in SCALAR_FORMS.items():
+    _dts = (FLOATS if _fs else ()) + (tuple(d for d in BINARY_DTYPES[_b] if not is_float(d)) if _is else ())
+    both(_n, _dts, _scalar_cases(_n), f"value: {BINARY_DOC[_b]} with a scalar right operand")
+
+
+def _cmp_cases(op: str, dt: np.dtype) -> list[Case]:
+    a, b = grid(edges(dt))
+    cases = []
+    scalar = op.endswith("cmps")
+    for kind, (kname, fn) in CMP.items():
+        y = (0.5 if is_float(dt) else 3) if scalar else b
+        with np.errstate(invalid="ignore"):
+            mask = fn(f64(a) if is_float(dt) else obj(a), y if scalar else (f64(b) if is_float(dt) else obj(b)))
+        want = np.asarray(mask, bool).astype(dt)
+        operands = [a, str(y)] if scalar else [a, b]
+        cases.append(op_case(op, operands, want, attrs=f"cmp_type={kind}", label=f"{op}[{kname}]"))
+    return cases
+
+
+for _n in ("cmp", "cmps"):
+    both(_n, FLOATS + (INT32,), _cmp_cases, "value: dense mask (1 where the comparison holds, 0 elsewhere, NaN "
+         "compares unequal to everything) for each of EQ NE LT LE GT GE", "the dense mask is the registry's model")
+
+
+# ------------------------------------------------------------------------------------------------
+# unary ops
+# ------------------------------------------------------------------------------------------------
+
+def _ulps(dt: np.dtype) -> int:
+    return 4 if dt == FP32 else 1
+
+
+UNARY_FLOAT = {
+    "exp": (np.exp, True), "log": (np.log, True), "sqrt": (np.sqrt, False), "rsqrt": (lambda x: 1.0 / np.sqrt(x), True),
+    "neg": (lambda x: -x, False), "abs": (np.abs, False), "recip": (lambda x: 1.0 / x, False),
+    "relu": (lambda x: np.where(x > 0, x, np.where(np.isnan(x), x, 0.0)), False),
+    "sin": (np.sin, True), "cos": (np.cos, True),
+}
+UNARY_INT = {"neg": lambda x: -x, "abs": lambda x: np.where(x < 0, -x, x), "relu": lambda x: np.where(x > 0, x, 0),
+             "not_": lambda x: -x - 1}
+
+
+def _unary_cases(name: str):
+    def build(op: str, dt: np.dtype) -> list[Case]:
+        a = grid(edges(dt))[0].T.copy()
+        if is_float(dt):
+            fn, transcendental = UNARY_FLOAT[name]
+            tol = Tol(ulps=_ulps(dt)) if transcendental else (EXACT_ZERO_SIGN_FREE if name == "relu" else EXACT)
+            return [op_case(op, [a], float_ref(fn, a), tol)]
+        return [op_case(op, [a], int_ref(UNARY_INT[name], a))]
+    return build
+
+
+UNARY_DOC = {"exp": "e^x (ulps)", "log": "ln x: -inf at +-0, NaN below 0 (ulps)", "sqrt": "sqrt, -0 stays -0",
+             "rsqrt": "1 / sqrt(x): +-inf at +-0 (ulps)", "neg": "-x (ints wrap)", "abs": "|x| (ints: abs(min) = min)",
+             "recip": "1 / x: +-inf at +-0", "relu": "max(x, 0), NaN propagates", "sin": "sin (ulps)",
+             "cos": "cos (ulps)", "not_": "bitwise not"}
+for _n, _doc in UNARY_DOC.items():
+    _dts = (FLOATS if _n in UNARY_FLOAT else ()) + ((INT32, INT16) if _n in ("neg", "abs", "relu") else ()) \
+        + (INTS + UINTS if _n == "not_" else ())
+    both(_n, _dts, _unary_cases(_n), f"value: {_doc}; every edge value")
+
+
+# ------------------------------------------------------------------------------------------------
+# cast
+# ------------------------------------------------------------------------------------------------
+
+def _round_half_away(x):
+    # exact in float64 for FP32 / FP16 / BF16 inputs (x + 0.5 needs at most 25 significant bits here)
+    return np.where(x < 0, -np.floor(-x + 0.5), np.floor(x + 0.5))
+
+
+def _round_half_even(x):
+    fl = np.floor(x)
+    diff = x - fl
+    odd = np.mod(fl, 2) != 0
+    return np.where(diff > 0.5, fl + 1, np.where(diff < 0.5, fl, np.where(odd, fl + 1, fl)))
+
+
+#: PyPTO's cast modes for a float -> integer conversion (ROUND: ties away from zero, RINT: ties to even)
+CAST_MODES = {"round": _round_half_away, "rint": _round_half_even, "floor": np.floor, "ceil": np.ceil,
+              "trunc": np.trunc}
+
+
+def cast_ref(x: np.ndarray, target: np.dtype, mode: str = "round") -> np.ndarray:
+    target = np.dtype(target)
+    if target in (FP8E4M3, FP8E5M2):
+        return to_fp8(f64(x) if is_float(x.dtype) else obj(x).astype(np.float64), target)
+    if is_float(x.dtype) and is_float(target):
+        if target == BF16:
+            return bf16_rne_bits(x.astype(np.float32)) if x.dtype != BF16 else x.copy()
+        return to_float(f64(x), target)
+    if is_float(x.dtype):  # float -> integer: round per the mode, NaN -> 0, saturate
+        lo, hi = int_min_max(target)
+        with np.errstate(invalid="ignore"):
+            r = CAST_MODES[mode](f64(x))
+            r = np.where(np.isnan(r), 0.0, np.clip(r, lo, hi))
+        return np.array([int(v) for v in r.ravel()], dtype=np.int64).reshape(x.shape).astype(target)
+    if is_float(target):  # integer -> float: one rounding of the exact integer
+        if target != BF16:
+            return to_float(obj(x).astype(np.float64), target)
+        # to 8 significant bits, ties to even, directly from the exact integer (no FP32 step in between)
+        m, e = np.frexp(obj(x).astype(np.float64))
+        return bf16_rne_bits(np.ldexp(np.rint(m * 256.0), e - 8).astype(np.float32))
+    return wrap(obj(x), target)  # integer -> integer wraps
+
+
+def cast_values(dt: np.dtype) -> np.ndarray:
+    """Rounding-mode ties, FP16 / BF16 / FP8 ties and overflow, the FP16 / FP8 subnormal ranges, NaN and
+    infinities."""
+    if not is_float(dt):
+        lo, hi = int_min_max(dt)
+        vals = [0, 1, -1, 127, 128, -129, 255, 256, 257, 32767, 32768, -32769, 65504, 65519, 65520, 70000,
+                2 ** 24 + 1, 2 ** 24 + 3, -(2 ** 24) - 1, hi, lo, hi - 1, 12345678,
+                0x01008001, 0x01018000, 0x00FF8000]  # BF16 ties and near-ties only a direct rounding gets right
+        vals = [v for v in vals if lo <= v <= hi]
+        return np.resize(np.array(vals, np.int64), N * N).reshape(N, N).astype(dt)
+    vals = [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, -3.5, 0.49999997, -0.49999997, 1.4999999, -2.7, 2.7, 0.0, -0.0,
+            math.nan, math.inf, -math.inf, 1e10, -1e10, 2147483520.0, -2147483648.0, 65504.0, 65519.99, 65520.0,
+            70000.0, -70000.0, 1 + 2 ** -11, 1 + 3 * 2 ** -11, 1 + 2 ** -8, 1 + 3 * 2 ** -8, -(1 + 2 ** -8),
+            2 ** -25, 3 * 2 ** -25, 2 ** -26, 2 ** -24, 5 * 2 ** -26, 1e-8, 40000.5, 32767.5, -32768.5, 127.5,
+            -128.5, 1e-40, 3.0e38,
+            448.0, 464.0, 465.0, -480.0, 57344.0, 61440.0, 61439.0, 2 ** -10, 3 * 2 ** -10, 2 ** -17, 3 * 2 ** -17]
+    rng = np.random.default_rng(3)
+    vals = np.concatenate([np.array(vals), rng.uniform(-300, 300, N * N - len(vals))])
+    return to_float(vals, dt).reshape(N, N)
+
+
+CAST_TARGETS = {FP32: (FP16, BF16, FP8E4M3, FP8E5M2, INT32, INT16, INT8), FP16: (FP32, BF16, FP8E4M3, INT32, INT16),
+                BF16: (FP32, FP16, INT32),
+                INT32: (FP32, FP16, BF16, INT16, INT8), INT16: (FP32, FP16, BF16, INT32, INT8), INT8: (FP16, INT32, INT16)}
+
+
+def _cast_cases(op: str, dt: np.dtype) -> list[Case]:
+    x = cast_values(dt)
+    cases = []
+    for target in CAST_TARGETS[dt]:
+        modes = ("round", "rint", "floor", "ceil", "trunc") if is_float(dt) and not is_float(target) else ("round",)
+        for mode in modes:
+            cases.append(op_case(op, [x], cast_ref(x, target, mode),
+                                 attrs=f"target_type=pl.{DT_NAME[target]}, mode='{mode}'",
+                                 label=f"{op}[->{DT_NAME[target]}, {mode}]"))
+    return cases
+
+
+both("cast", tuple(CAST_TARGETS), _cast_cases,
+     "value: every target dtype and rounding mode on ties, overflow, subnormals, NaN / inf",
+     "float -> int: round = ties away from zero (PyPTO ROUND), rint = ties to even (RINT), floor / ceil / trunc; "
+     "NaN -> 0, saturating. float -> float: nearest-even (BF16 by the bit rule), overflow to inf (FP8E4M3, which has "
+     "no inf: NaN, ml_dtypes' model). int -> int: wrap")
+
+
+# ------------------------------------------------------------------------------------------------
+# reductions
+# ------------------------------------------------------------------------------------------------
+
+def reduction_input(dt: np.dtype, *, prod: bool = False) -> np.ndarray:
+    """Random values; rows / columns 0-7 each carry one special (NaN, +-inf, both infinities, -0, a subnormal,
+    two largest values that overflow a sum); the other rows and columns are finite."""
+    rng = np.random.default_rng(11)
+    if not is_float(dt):
+        lo, hi = int_min_max(dt)
+        x = rng.integers(-50, 50, (N, N)).astype(np.int64)
+        x[0, 0], x[1, 1], x[1, 2], x[2, 2], x[3, 3] = hi, hi, hi, lo, 0  # wrap-around in sums, an exact zero
+        x[4, 5] = x[4, 4] = 7  # ties for the arg-extrema: the first one counts
+        if prod:
+            x = np.clip(x, -3, 3)
+            x[5] = 3
+        return x.astype(dt)
+    p, emin, big = FLOAT_FORMAT[dt]
+    mag = rng.uniform(0.5, 2.0, (N, N)) if prod else rng.uniform(-10, 10, (N, N))
+    if prod:
+        mag *= rng.choice([-1.0, 1.0], (N, N))
+    x = mag
+    x[0, 0] = math.nan
+    x[1, 1] = math.inf
+    x[2, 2] = -math.inf
+    x[3, 3], x[3, 4] = math.inf, -math.inf
+    x[4, 4] = -0.0
+    # with a product, the subnormal's row and column are +-1 so that its product is exact (gradual underflow loses
+    # bits in an order-dependent way)
+    if prod:
+        x[5, :] = np.sign(x[5, :])
+        x[:, 5] = np.sign(x[:, 5])
+    x[5, 5] = 2.0 ** (emin - p + 1)
+    x[6, 6], x[6, 7] = big, big
+    x[7, 7] = x[7, 8] = 9.5  # a tie for the arg-extrema
+    return to_float(x, dt)
+
+
+def _reduce(x64, kind: str, axis: int):
+    if kind == "sum":
+        return np.sum(x64, axis=axis, keepdims=True)
+    if kind == "prod":
+        return np.prod(x64, axis=axis, keepdims=True)
+    nan = np.isnan(x64).any(axis=axis, keepdims=True)
+    ext = (np.max if kind == "max" else np.min)(np.where(np.isnan(x64), 0.0, x64), axis=axis, keepdims=True)
+    return np.where(nan, np.nan, ext)
+
+
+def _arg(x: np.ndarray, kind: str, axis: int) -> np.ndarray:
+    """Index of the first extremum along ``axis`` (a NaN counts as the extremum: the first NaN wins)."""
+    moved = np.moveaxis(x, axis, -1)
+    out = np.zeros(moved.shape[:-1], np.int64)
+    for idx in np.ndindex(moved.shape[:-1]):
+        line = [float(v) for v in moved[idx]] if is_float(x.dtype) else [int(v) for v in moved[idx]]
+        nans = [i for i, v in enumerate(line) if v != v]
+        if nans:
+            out[idx] = nans[0]
+            continue
+        best = max(line) if kind == "argmax" else min(line)
+        out[idx] = line.index(best)
+    return np.expand_dims(out, axis).astype(np.int32)
+
+
+def _reduction_cases(kind: str, axis: int):
+    def build(op: str, dt: np.dtype) -> list[Case]:
+        x = reduction_input(dt, prod=kind == "prod")
+        if kind.startswith("arg"):
+            return [op_case(op, [x], _arg(x, kind, axis))]
+        if not is_float(dt):
+            return [op_case(op, [x], wrap(_reduce(obj(x), kind, axis) if kind in ("sum", "prod") else
+                                          _reduce(x.astype(np.int64), kind, axis), dt))]
+        with np.errstate(all="ignore"):
+            x64 = f64(x)
+            want = to_float(_reduce(x64, kind, axis), dt)
+            if kind in ("max", "min"):
+                return [op_case(op, [x], want, EXACT_ZERO_SIGN_FREE)]
+            # the order of an FP32 reduction is free: n * eps32 of the sum of magnitudes (of the product), plus
+            # one ulp of the output dtype for the final rounding of the FP32 result
+            scale = np.sum(np.abs(x64), axis=axis, keepdims=True) if kind == "sum" else np.abs(f64(want))
+            bound = N * 2.0 ** -23 * np.where(np.isfinite(scale), scale, 0.0) + ulp(f64(want), dt)
+        return [op_case(op, [x], want, Tol(atol=bound, signed_zero=False))]
+    return build
+
+
+for _k in ("sum", "max", "min", "prod", "argmax", "argmin"):
+    for _p, _ax in (("row", 1), ("col", 0)):
+        _doc = {"sum": "sum (order free within n eps)", "max": "maximum, NaN propagates", "min": "minimum, NaN propagates",
+                "prod": "product (order free within n eps)",
+                "argmax": "INT32 index of the first maximum (first NaN if any)",
+                "argmin": "INT32 index of the first minimum (first NaN if any)"}[_k]
+        both(f"{_p}_{_k}", FLOATS + (INT32, INT16), _reduction_cases(_k, _ax),
+             f"value: {_p} {_doc}; lines with NaN, +-inf, both infinities, -0, subnormals, overflow, ties, int wrap")
+
+
+# ------------------------------------------------------------------------------------------------
+# broadcasts: row_expand_* (vector [M, 1]) and col_expand_* (vector [1, N])
+# ------------------------------------------------------------------------------------------------
+
+EXPAND_FNS = {"": None, "_add": "add", "_sub": "sub", "_mul": "mul", "_div": "div", "_max": "maximum",
+              "_min": "minimum", "_expdif": "expdif"}
+
+
+def _expand_cases(prefix: str, suffix: str):
+    def build(op: str, dt: np.dtype) -> list[Case]:
+        e = edges(dt)
+        if prefix == "row":  # t[i, j] = e[j], v[i] = e[i]: every pair
+            t, v = grid(e)[1], e[:, None].copy()
+        else:
+            t, v = grid(e)[0], e[None, :].copy()
+        vb = np.broadcast_to(v, t.shape)
+        name = EXPAND_FNS[suffix]
+        if name is None:
+            return [op_case(op, [t, v], np.ascontiguousarray(vb))]
+        if name == "expdif":  # the difference rounds in FP32, then exp
+            want = to_float(_quiet(lambda a, b: np.exp(f32r(a - b)))(f64(t), f64(vb)), dt)
+            return [op_case(op, [t, v], want, Tol(ulps=_ulps(dt)))]
+        tol = EXACT_ZERO_SIGN_FREE if name in SIGN_FREE else EXACT
+        return [op_case(op, [t, v], ref(name, t, np.ascontiguousarray(vb)), tol)]
+    return build
+
+
+for _p in ("row", "col"):
+    for _s, _fn in EXPAND_FNS.items():
+        _dts = FLOATS if _fn in ("div", "expdif") else FLOATS + (INT32, INT16)
+        _doc = "the vector broadcast (the target's values are not read)" if _fn is None else \
+            "exp(target - vector), the difference in FP32 (ulps)" if _fn == "expdif" else \
+            f"target {BINARY_DOC[_fn]} with the vector broadcast"
+        both(f"{_p}_expand{_s}", _dts, _expand_cases(_p, _s), f"value: {_doc}; all pairs of edge values")
+
+
+# ------------------------------------------------------------------------------------------------
+# select, three-input adds, activations with a slope, expands, partial arithmetic
+# ------------------------------------------------------------------------------------------------
+
+def _mask(dt: np.dtype) -> np.ndarray:
+    rng = np.random.default_rng(5)
+    m = rng.integers(0, 2, (N, N)).astype(np.float64)
+    if is_float(dt):
+        m[0, :8] = [math.nan, -0.0, 0.0, 2.5, -1.0, math.inf, 1e-3, 0.0]  # any non-zero picks, NaN too; -0 does not
+    else:
+        m[0, :4] = [-1, 0, 5, 0]
+    return to_float(m, dt) if is_float(dt) else m.astype(dt)
+
+
+def _sel_cases(op: str, dt: np.dtype) -> list[Case]:
+    mask = _mask(dt)
+    a, b = grid(edges(dt))
+    pick = f64(mask) != 0
+    if op.endswith("sels"):
+        s = "2.5" if is_float(dt) else "7"
+        want = np.where(pick, a, np.asarray(float(s) if is_float(dt) else int(s)).astype(dt))
+        return [op_case(op, [mask, a, s], want.astype(dt))]
+    return [op_case(op, [mask, a, b], np.where(pick, a, b).astype(dt))]
+
+
+entry("tile.sel", FLOATS + (INT32,), lambda dt: _sel_cases("tile.sel", dt),
+      "value: lhs where the mask is non-zero (NaN counts as non-zero, -0 as zero), rhs elsewhere; exact bytes")
+entry("tile.sels", FLOATS + (INT32,), lambda dt: _sel_cases("tile.sels", dt),
+      "value: the tile where the mask is non-zero, the scalar elsewhere")
+
+
+def _three_cases(name: str):
+    def build(op: str, dt: np.dtype) -> list[Case]:
+        a, b = grid(edges(dt))
+        c = np.roll(b, 3, axis=0).copy()
+        s = ("1.5" if is_float(dt) else "7") if name in ("addsc", "subsc") else None
+        if is_float(dt):  # two FP32 operations, left to right
+            x, y, z = f64(a), (float(s) if s else f64(b)), f64(c)
+            with np.errstate(all="ignore"):
+                first = f32r(x + y) if name in ("addc", "addsc") else f32r(x - y)
+                want = to_float(f32r(first + z), dt)
+        else:
+            x, y, z = obj(a), (int(s) if s else obj(b)), obj(c)
+            want = wrap((x + y if name in ("addc", "addsc") else x - y) + z, dt)
+        operands = [a, s, c] if s else [a, b, c]
+        return [op_case(op, operands, want)]
+    return build
+
+
+for _n, _doc in (("addc", "src0 + src1 + src2"), ("subc", "src0 - src1 + src2"), ("addsc", "src0 + scalar + src1"),
+                 ("subsc", "src0 - scalar + src1")):
+    entry(f"tile.{_n}", FLOATS + (INT32, INT16), (lambda n: lambda dt: _three_cases(n)(f"tile.{n}", dt))(_n),
+          f"value: {_doc}, two FP32 operations left to right (one rounding each; ints wrap)")
+
+
+def _slope_cases(op: str, dt: np.dtype) -> list[Case]:
+    a, b = grid(edges(dt))
+    if op == "tile.lrelu":
+        return [op_case(op, [a, "0.25"], float_ref(FLOAT_BINARY["prelu"], a, 0.25))]
+    return [op_case(op, [a, b], float_ref(FLOAT_BINARY["prelu"], a, b))]
+
+
+entry("tile.prelu", FLOATS, lambda dt: _slope_cases("tile.prelu", dt), "value: x where x > 0, else slope * x (slope tile)")
+entry("tile.lrelu", FLOATS, lambda dt: _slope_cases("tile.lrelu", dt), "value: x where x > 0, else 0.25 * x")
+
+
+def _expands_cases(op: str, dt: np.dtype) -> list[Case]:
+    a = grid(edges(dt))[0]
+    s = "2.5" if is_float(dt) else "-7"
+    return [op_case(op, [a, s], np.full(a.shape, float(s) if is_float(dt) else int(s)).astype(dt))]
+
+
+both("expands", FLOATS + INTS, _expands_cases, "value: every element set to the scalar (target values unread)")
+
+
+PART = {"add": "add", "mul": "mul", "max": "maximum", "min": "minimum"}
+
+
+def _part_cases(name: str):
+    def build(op: str, dt: np.dtype) -> list[Case]:
+        a, b = grid(edges(dt))
+        small = b[:16, :16].copy()
+        want = a.copy()
+        want[:16, :16] = ref(PART[name], a[:16, :16].copy(), small)
+        tol = EXACT_ZERO_SIGN_FREE if PART[name] in SIGN_FREE else EXACT
+        return [op_case(op, [a, small], want, tol, label=f"{op}[big, small]"),
+                op_case(op, [small, a], _part_swapped(name, small, a), tol, label=f"{op}[small, big]")]
+    return build
+
+
+def _part_swapped(name: str, small: np.ndarray, big: np.ndarray) -> np.ndarray:
+    want = big.copy()
+    want[:16, :16] = ref(PART[name], small, big[:16, :16].copy())
+    return want
+
+
+for _n in PART:
+    both(f"part_{_n}", FLOATS + (INT32,), _part_cases(_n),
+         f"value: {PART[_n]} on the smaller operand's region [0:16, 0:16], the larger operand elsewhere; both orders")
+
+
+# ------------------------------------------------------------------------------------------------
+# cube: the matmul family (operands in L1, the product in Acc; FP32 / INT32 accumulation)
+# ------------------------------------------------------------------------------------------------
+
+MM_DTYPES = (FP16, BF16, INT8)
+
+
+def mm_operand(dt: np.dtype, shape, seed: int, specials: bool = False) -> np.ndarray:
+    """Small integers and halves (every product and sum exact in FP32); with ``specials`` +inf, NaN and -0."""
+    rng = np.random.default_rng(seed)
+    if not is_float(dt):
+        return rng.integers(-128, 128, shape).astype(dt)
+    x = rng.integers(-8, 9, shape) * 0.5
+    if specials:
+        x[..., 0, 0] = math.inf
+        x[..., 1, 5] = math.nan
+        x[..., 2, :] = -0.0
+    return to_float(x, dt)
+
+
+def mm_ref(a: np.ndarray, b: np.ndarray, out: np.dtype, acc: np.ndarray | None = None) -> np.ndarray:
+    if not is_float(a.dtype):
+        r = np.einsum("...mk,...kn->...mn", obj(a), obj(b))
+        r = r + (obj(acc) if acc is not None and not is_float(acc.dtype) else 0)
+        if is_float(out):  # an integer product accumulated into a float result
+            return to_float(r.astype(np.float64) + (f64(acc) if acc is not None else 0.0), out)
+        return wrap(r, out)
+    with np.errstate(all="ignore"):
+        a64, b64 = f64(a), f64(b)
+        r = np.sum(a64[..., :, :, None] * b64[..., None, :, :], axis=-2)  # exact: small integers and halves
+        if acc is not None:
+            r = r + f64(acc)
+    return to_float(r, out)
+
+
+def _acc_dt(dt: np.dtype) -> np.dtype:
+    return FP32 if is_float(dt) else INT32
+
+
+def _mm_kernel(ins: dict[str, np.ndarray], want: np.ndarray, body: list[str], label: str,
+               tol: Tol = EXACT_ZERO_SIGN_FREE) -> Case:
+    loads = [f"{n.replace('a', 'x', 1)} = pl.load({n}, {origin(a.ndim)}, {list(a.shape)}, target_memory=pl.Mem.Mat)"
+             for n, a in ins.items()]
+    body = loads + body + [f"pl.store(r, {origin(want.ndim)}, out)"]
+    return Case(label, kernel(ins, {"out": (want.shape, want.dtype)}, body), ins, {"out": want}, tol)
+
+
+def _matmul_cases(op: str, dt: np.dtype) -> list[Case]:
+    name = op.split(".", 1)[1]
+    acc_dt = _acc_dt(dt)
+    m = 1 if name.startswith("gemv") else 16
+    batch = (2,) if name.startswith("batch") else ()
+    a = mm_operand(dt, batch + (m, 32), 1, specials=m > 2)
+    b = mm_operand(dt, batch + (32, 16), 2)
+    if name in ("matmul", "gemv", "batch_matmul"):
+        return [_mm_kernel({"a0": a, "a1": b}, mm_ref(a, b, acc_dt), [f"r = pl.tile.{name}(x0, x1)"], op)]
+    if name == "matmul_bias":
+        bias = (mm_operand(dt, (1, 16), 3) if is_float(dt) else np.arange(-8, 8).reshape(1, 16)).astype(acc_dt)
+        want = mm_ref(a, b, acc_dt, np.broadcast_to(bias, (m, 16)))
+        ins = {"a0": a, "a1": b, "a2": bias}
+        return [_mm_kernel(ins, want, ["r = pl.tile.matmul_bias(x0, x1, x2)"], op)]
+    first = name.replace("_acc", "")  # the accumulator comes from the plain form
+    a2, b2 = mm_operand(dt, a.shape, 4), mm_operand(dt, b.shape, 5)
+    want = mm_ref(a, b, acc_dt, mm_ref(a2, b2, acc_dt))
+    ins = {"a0": a2, "a1": b2, "a2": a, "a3": b}
+    return [_mm_kernel(ins, want, [f"c = pl.tile.{first}(x0, x1)", f"r = pl.tile.{name}(c, x2, x3)"], op)]
+
+
+for _n, _doc in (("matmul", "lhs @ rhs"), ("matmul_acc", "acc + lhs @ rhs"), ("matmul_bias", "lhs @ rhs + bias row"),
+                 ("gemv", "[1, K] @ [K, N]"), ("gemv_acc", "acc + [1, K] @ [K, N]"),
+                 ("batch_matmul", "per page lhs @ rhs"), ("batch_matmul_acc", "per page acc + lhs @ rhs")):
+    entry(f"tile.{_n}", MM_DTYPES, (lambda n: lambda dt: _matmul_cases(f"tile.{n}", dt))(_n),
+          f"value: {_doc}, FP32 (INT32 for INT8) accumulation; +inf / NaN / -0 operands propagate")
+
+
+def _tensor_matmul_cases(op: str, dt: np.dtype) -> list[Case]:
+    cases = []
+    for a_t, b_t in ((False, False), (True, False), (False, True)):
+        a = mm_operand(dt, (16, 32), 1, specials=True)
+        b = mm_operand(dt, (32, 16), 2)
+        a_in = np.ascontiguousarray(a.T) if a_t else a
+        b_in = np.ascontiguousarray(b.T) if b_t else b
+        flags = f"a_trans={a_t}, b_trans={b_t}"
+        if op == "tensor.matmul":
+            want = mm_ref(a, b, FP32)
+            body = [f"out[:] = pl.tensor.matmul(a0, a1, out_dtype=pl.FP32, {flags})"]
+            ins = {"a0": a_in, "a1": b_in}
+        else:
+            a2, b2 = mm_operand(dt, (16, 32), 4), mm_operand(dt, (32, 16), 5)  # the accumulator: a matmul's
+            want = mm_ref(a, b, FP32, mm_ref(a2, b2, FP32))
+            body = ["acc = pl.tensor.matmul(a2, a3, out_dtype=pl.FP32)",
+                    f"out[:] = pl.tensor.matmul_acc(acc, a0, a1, {flags})"]
+            ins = {"a0": a_in, "a1": b_in, "a2": a2, "a3": b2}
+        cases.append(Case(f"{op}[{flags}]", kernel(ins, {"out": (want.shape, want.dtype)}, body), ins, {"out": want},
+                          EXACT_ZERO_SIGN_FREE))
+    return cases
+
+
+entry("tensor.matmul", (FP16, BF16, INT8), lambda dt: _tensor_matmul_cases("tensor.matmul", dt),
+      "value: lhs @ rhs in FP32, with a_trans / b_trans (operands stored transposed)")
+entry("tensor.matmul_acc", (FP16, BF16, INT8), lambda dt: _tensor_matmul_cases("tensor.matmul_acc", dt),
+      "value: acc + lhs @ rhs in FP32, with a_trans / b_trans")
+
+
+# ------------------------------------------------------------------------------------------------
+# data movement and views: the bytes themselves must arrive (NaN, -0, subnormals, every int pattern)
+# ------------------------------------------------------------------------------------------------
+
+ALL = FLOATS + INTS
+
+
+def pattern(dt: np.dtype, shape, seed: int = 0) -> np.ndarray:
+    """Edge values spread over ``shape`` (shuffled, so that a wrong window shows)."""
+    rng = np.random.default_rng(seed)
+    vals = edges(dt)
+    out = rng.permutation(np.resize(vals, int(np.prod(shape)))).reshape(shape).astype(dt)
+    if is_float(dt):  # a signalling NaN and a NaN with a payload: a copy must not quiet or canonicalise them
+        bits = out.reshape(-1).view({4: np.uint32, 2: np.uint16}[dt.itemsize])
+        bits[1], bits[2] = {FP32: (0x7F800001, 0xFFC01234), FP16: (0x7C01, 0xFE12), BF16: (0x7F81, 0xFFC3)}[dt]
+    return out
+
+
+def _src(ins, want, body, label, tol=BYTES, inout=(), **kw) -> Case:
+    outs = {} if "out" in inout else {"out": (want.shape, want.dtype)}
+    return Case(label, kernel(ins, outs, body, inout=inout), ins, {"out": want}, tol, **kw)
+
+
+def _load_cases(dt):
+    a = pattern(dt, (32, 64))
+    return [_src({"a0": a}, a[4:12, 16:48].copy(), ["x = pl.load(a0, [4, 16], [8, 32])", "pl.store(x, [0, 0], out)"],
+                 "tile.load[window]")]
+
+
+def _store_cases(dt):
+    t = pattern(dt, (8, 32), 1)
+    base = pattern(dt, (32, 64), 2)
+    want = base.copy()
+    want[8:16, 32:64] = t
+    cases = [_src({"a0": t, "out": base}, want, ["x = pl.load(a0, [0, 0], [8, 32])", "pl.store(x, [8, 32], out)"],
+                  "tile.store[window]", inout=("out",))]
+    if dt in (FP32, FP16, INT32):  # PyPTO's AtomicAddDtypeValid set: the store adds into GM
+        t2 = grid(edges(dt))[0][:8, :32].copy()  # every edge value added to the old contents
+        old = base[8:16, 32:64]
+        with np.errstate(all="ignore"):
+            added = to_float(f32r(f64(old) + f64(t2)), dt) if is_float(dt) else wrap(obj(old) + obj(t2), dt)
+        want2 = base.copy()
+        want2[8:16, 32:64] = added
+        cases.append(_src({"a0": t2, "out": base}, want2,
+                          ["x = pl.load(a0, [0, 0], [8, 32])", "pl.store(x, [8, 32], out, atomic=pl.AtomicType.Add)"],
+                          "tile.store[atomic add]", tol=EXACT, inout=("out",)))
+    return cases
+
+
+entry("tile.load", ALL, _load_cases, "bytes: a [8, 32] window at [4, 16] of a tensor of edge values")
+entry("tile.store", ALL, _store_cases, "bytes: the window [8:16, 32:64] replaced, the rest of the InOut tensor kept; "
+      "atomic=Add (FP32 / FP16 / INT32): old + tile in FP32 (ints wrap)")
+
+
+def _view_case(dt, op):
+    a = pattern(dt, (32, 32), 3)
+    if op == "tile.slice":
+        return [_src({"a0": a}, a[4:12, 16:32].copy(),
+                     ["x = pl.load(a0, [0, 0], [32, 32])", "pl.store(pl.tile.slice(x, [8, 16], [4, 16]), [0, 0], out)"],
+                     op)]
+    if op == "tile.extract":
+        return [_src({"a0": a}, a[8:24, 0:16].copy(),
+                     ["x = pl.load(a0, [0, 0], [32, 32])",
+                      "pl.store(pl.tile.extract(x, 8, 0, shape=[16, 16], target_memory=pl.Mem.Vec), [0, 0], out)"], op)]
+    if op == "tile.move":
+        return [_src({"a0": a}, a.copy(),
+                     ["x = pl.load(a0, [0, 0], [32, 32])",
+                      "pl.store(pl.tile.move(x, target_memory=pl.Mem.Vec), [0, 0], out)"], "tile.move[Vec->Vec]")]
+    if op == "tile.reshape":
+        return [_src({"a0": a}, a.reshape(64, 16).copy(),
+                     ["x = pl.load(a0, [0, 0], [32, 32])", "pl.store(pl.tile.reshape(x, [64, 16]), [0, 0], out)"], op)]
+    if op == "tile.transpose":
+        b = pattern(dt, (16, 32), 4)
+        return [_src({"a0": b}, np.ascontiguousarray(b.T),
+                     ["x = pl.load(a0, [0, 0], [16, 32])", "pl.store(pl.tile.transpose(x, axis1=0, axis2=1), [0, 0], out)"],
+                     op)]
+    if op == "tile.reinterpret_view":
+        # integers read as floats too: every bit pattern, NaN payloads and signalling NaNs included, must survive
+        if dt == INT32:  # signalling / payload NaNs, -0 and a subnormal as FP32
+            a = a.copy()
+            a[0, :4] = np.array([0x7F800001, 0xFF800001, 0x7FC00001, 0x00000001], np.uint32).view(np.int32)
+        if dt == INT16:  # the same as FP16 and as BF16
+            a = a.copy()
+            a[0, :5] = np.array([0x7C01, 0xFC01, 0x7F81, 0xFF81, 0x8000], np.uint16).view(np.int16)
+        targets = {FP32: (INT32,), FP16: (INT16,), BF16: (INT16, FP16), INT32: (INT16, FP32), INT16: (INT8, FP16, BF16),
+                   INT8: (INT16,)}[dt]
+        return [_src({"a0": a}, np.ascontiguousarray(a).view(to).copy(),
+                     ["x = pl.load(a0, [0, 0], [32, 32])",
+                      f"pl.store(pl.tile.reinterpret_view(x, dtype=pl.{DT_NAME[to]}), [0, 0], out)"],
+                     f"tile.reinterpret_view[->{DT_NAME[to]}]") for to in targets]
+    raise KeyError(op)
+
+
+for _op, _doc in (("tile.slice", "the [8, 16] window at [4, 16] of a Vec tile"),
+                  ("tile.extract", "a [16, 16] window at (8, 0) of an L1 tile"),
+                  ("tile.move", "an L1 tile moved to Vec"), ("tile.reshape", "[32, 32] read as [64, 16], row-major"),
+                  ("tile.transpose", "[16, 32] -> [32, 16]"),
+                  ("tile.reinterpret_view", "the same bytes read as an integer type of another width")):
+    entry(_op, ALL, (lambda o: lambda dt: _view_case(dt, o))(_op), f"bytes: {_doc}")
+
+
+def _transpose_view_cases(dt):
+    a, b = mm_operand(dt, (16, 32), 1, specials=True), mm_operand(dt, (16, 32), 2)  # b stored [N, K]
+    want = mm_ref(a, np.ascontiguousarray(b.T), _acc_dt(dt))
+    return [_mm_kernel({"a0": a, "a1": b}, want, ["r = pl.tile.matmul(x0, pl.tile.transpose_view(x1))"],
+                       "tile.transpose_view")]
+
+
+entry("tile.transpose_view", MM_DTYPES, _transpose_view_cases,
+      "value: a [N, K] L1 tile read as [K, N] by the matmul (lhs @ rhs^T)")
+
+
+def _pad_scalar(dt, pad: str):
+    if pad == "zero":
+        return 0
+    if is_float(dt):
+        return -math.inf if pad == "min" else math.inf
+    lo, hi = int_min_max(dt)
+    return lo if pad == "min" else hi
+
+
+def _fillpad_cases(dt):
+    a = pattern(dt, (32, 32), 6)
+    cases = []
+    for pad in ("zero", "min", "max"):
+        want = np.full(a.shape, _pad_scalar(dt, pad)).astype(dt) if is_float(dt) else \
+            np.full(a.shape, _pad_scalar(dt, pad), dtype=np.int64).astype(dt)
+        want[:20, :24] = a[:20, :24]
+        cases.append(_src({"a0": a}, want, ["x = pl.load(a0, [0, 0], [32, 32], valid_shapes=[20, 24])",
+                                            f"pl.store(pl.tile.fillpad(x, pad_value=pl.PadValue.{pad}), [0, 0], out)"],
+                          f"tile.fillpad[{pad}]"))
+    return cases
+
+
+def _set_validshape_cases(dt):
+    a = pattern(dt, (32, 32), 7)
+    want = np.zeros_like(a)
+    want[:16, :8] = a[:16, :8]
+    return [_src({"a0": a}, want, ["x = pl.load(a0, [0, 0], [32, 32])",
+                                   "v = pl.tile.set_validshape(x, [16, 8])",
+                                   "pl.store(pl.tile.fillpad(v, pad_value=pl.PadValue.zero), [0, 0], out)"],
+                 "tile.set_validshape[16, 8]"),
+            _src({"a0": a}, a.copy(), ["x = pl.load(a0, [0, 0], [32, 32])", "v = pl.tile.set_validshape(x, [32, 32])",
+                                       "pl.store(pl.tile.fillpad(v, pad_value=pl.PadValue.max), [0, 0], out)"],
+                 "tile.set_validshape[whole]")]
+
+
+entry("tile.fillpad", ALL, _fillpad_cases,
+      "bytes: the valid [20, 24] region kept, the rest 0 / lowest / highest (+-inf for floats, the int range ends)")
+entry("tile.set_validshape", ALL, _set_validshape_cases,
+      "bytes: the declared valid region ([16, 8], and the whole tile) survives a fillpad, the rest becomes padding")
+
+
+# ------------------------------------------------------------------------------------------------
+# creation and element access
+# ------------------------------------------------------------------------------------------------
+
+def _full_values(dt):
+    if is_float(dt):  # FP16 overflow to inf, a BF16 tie (1 + 2^-8 -> 1), -0
+        return ["2.5", "-0.0", "70000.0", "1.00390625", "-3.0e38"]
+    lo, hi = int_min_max(dt)
+    return ["-7", str(hi), str(lo)]
+
+
+def _full_value(dt, v: str) -> np.ndarray:
+    return to_float(np.array([float(v)]), dt)[0] if is_float(dt) else np.array([int(v)]).astype(dt)[0]
+
+
+def _tile_full_cases(dt):
+    cases = []
+    for v in _full_values(dt):
+        want = np.full((32, 32), _full_value(dt, v), dtype=dt)
+        cases.append(_src({}, want, [f"pl.store(pl.tile.full([32, 32], dtype=pl.{DT_NAME[dt]}, value={v}), [0, 0], out)"],
+                          f"tile.full[{v}]"))
+    return cases
+
+
+def _tensor_full_cases(dt):
+    cases = []
+    for v in _full_values(dt):
+        want = np.full((32, 32), _full_value(dt, v), dtype=dt)
+        cases.append(_src({}, want, [f"out[:] = pl.full([32, 32], dtype=pl.{DT_NAME[dt]}, value={v})"],
+                          f"tensor.full[{v}]"))
+    return cases
+
+
+entry("tile.full", ALL, _tile_full_cases, "value: every element the constant, rounded to the dtype (FP16 overflow -> "
+      "inf, BF16 ties to even, -0 kept)")
+entry("tensor.full", ALL, _tensor_full_cases, "value: as tile.full, on a tensor")
+
+
+def _tile_create_cases(dt):
+    s = "2.5" if is_float(dt) else "-7"
+    want = np.full((32, 16), float(s) if is_float(dt) else int(s)).astype(dt)
+    return [_src({}, want, [f"t = pl.tile.create([32, 16], dtype=pl.{DT_NAME[dt]})",
+                            f"pl.store(pl.tile.expands(t, {s}), [0, 0], out)"], "tile.create")]
+
+
+entry("tile.create", ALL, _tile_create_cases,
+      "shape and dtype only: a created tile's contents are undefined until written (reading them is rejected), so "
+      "the case fills it with expands and checks the [32, 16] result", "no value semantics")
+
+
+def _tensor_create_cases(dt):
+    a = pattern(dt, (32, 32), 8)
+    return [Case("tensor.create", _create_kernel(a, dt), {"a0": a}, {"out": a.copy()}, BYTES)]
+
+
+def _create_kernel(a, dt) -> str:
+    t = _ty(a.shape, dt)
+    return (f"import tilefold.language as pl\n\n\n@pl.jit\ndef k(a0: {t}, out: pl.Out[{t}]):\n"
+            f"    t = pl.create_tensor([32, 32], dtype=pl.{DT_NAME[dt]})\n"
+            f"    with pl.at(level=pl.Level.CORE_GROUP):\n"
+            f"        t = pl.assemble(t, a0, [0, 0])\n"
+            f"    with pl.at(level=pl.Level.CORE_GROUP):\n"
+            f"        out[:] = pl.tensor.slice(t, [32, 32], [0, 0])\n"
+            f"    return out\n")
+
+
+entry("tensor.create", ALL, _tensor_create_cases,
+      "shape and dtype only: a fresh GM tensor holds what a first kernel writes into it and a second reads back "
+      "(its initial contents are undefined)", "no value semantics")
+
+
+def _tile_write_cases(dt):
+    v = "-0.0" if is_float(dt) else "-7"
+    want = np.full((32, 32), 1.5 if is_float(dt) else 3).astype(dt)
+    want[3, 5] = float(v) if is_float(dt) else int(v)
+    fill = "1.5" if is_float(dt) else "3"
+    return [_src({}, want, [f"t = pl.tile.full([32, 32], dtype=pl.{DT_NAME[dt]}, value={fill})",
+                            f"t = pl.write(t, [3, 5], {v})", "pl.store(t, [0, 0], out)"], "tile.write")]
+
+
+entry("tile.write", ALL, _tile_write_cases, "bytes: one element [3, 5] of a Vec tile set, the others kept")
+
+
+def _tensor_write_cases(dt):
+    base = pattern(dt, (32, 32), 9)
+    v = "-0.0" if is_float(dt) else "-7"
+    want = base.copy()
+    want[3, 5] = float(v) if is_float(dt) else int(v)
+    return [_src({"out": base}, want, [f"pl.write(out, [3, 5], {v})"], "tensor.write", inout=("out",))]
+
+
+def _tensor_read_cases(dt):
+    a = pattern(dt, (32, 32), 10)
+    return [_src({"a0": a}, np.full((32, 32), a[3, 5], dtype=dt), ["s = pl.read(a0, [3, 5])",
+                                                                   "out[:] = pl.tensor.expands(a0, s)"], "tensor.read")]
+
+
+entry("tensor.write", ALL, _tensor_write_cases, "bytes: one GM element [3, 5] set, the others kept")
+entry("tensor.read", ALL, _tensor_read_cases, "bytes: the GM element [3, 5] read into a scalar and broadcast")
+
+
+def _tensor_slice_cases(dt):
+    a = pattern(dt, (32, 64), 11)
+    return [_src({"a0": a}, a[8:24, 16:48].copy(), ["out[:] = pl.tensor.slice(a0, [16, 32], [8, 16])"],
+                 "tensor.slice")]
+
+
+def _assemble_cases(dt):
+    a, base = pattern(dt, (16, 32), 12), pattern(dt, (32, 64), 13)
+    want = base.copy()
+    want[8:24, 32:64] = a
+    cases = [_src({"a0": a, "out": base}, want, ["out = pl.assemble(out, a0, [8, 32])"], "tensor.assemble",
+                  inout=("out",))]
+    if dt in (FP32, FP16, INT32):
+        old = base[8:24, 32:64]
+        want2 = base.copy()
+        with np.errstate(all="ignore"):
+            want2[8:24, 32:64] = (to_float(f32r(f64(old) + f64(a)), dt) if is_float(dt)
+                                  else wrap(obj(old) + obj(a), dt))
+        cases.append(_src({"a0": a, "out": base}, want2, ["out = pl.assemble(out, a0, [8, 32], atomic=pl.AtomicType.Add)"],
+                          "tensor.assemble[atomic add]", tol=EXACT, inout=("out",)))
+    return cases
+
+
+def _concat_cases(dt):
+    a, b = pattern(dt, (32, 32), 14), pattern(dt, (32, 16), 15)
+    return [_src({"a0": a, "a1": b}, np.concatenate([a, b], axis=1), ["out[:] = pl.concat(a0, a1)"], "tensor.concat")]
+
+
+def _tensor_transpose_cases(dt):
+    a = pattern(dt, (16, 32), 16)
+    return [_src({"a0": a}, np.ascontiguousarray(a.T), ["out[:] = pl.transpose(a0, 0, 1)"], "tensor.transpose")]
+
+
+entry("tensor.slice", ALL, _tensor_slice_cases, "bytes: the [16, 32] window at [8, 16]")
+entry("tensor.assemble", ALL, _assemble_cases, "bytes: the value written at [8, 32] of the InOut target, the rest kept; "
+      "atomic=Add: old + value in FP32 (ints wrap)")
+entry("tensor.concat", ALL, _concat_cases, "bytes: [32, 32] and [32, 16] joined along columns")
+entry("tensor.transpose", ALL, _tensor_transpose_cases, "bytes: [16, 32] -> [32, 16]")
+
+
+# ------------------------------------------------------------------------------------------------
+# block identity (no golden formula in the registry: the interpreter and the simulator supply the indices)
+# ------------------------------------------------------------------------------------------------
+
+_BLOCK_KERNEL = '''import tilefold.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV, attrs={{"block_dim": 2}})
+    def kernel(self, x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        b = pl.tile.get_block_idx()
+        sb = pl.tile.get_subblock_idx()
+        n = pl.tile.get_block_num()
+        row = b * 16 + sb * 8
+        t = pl.tile.load(x, [row, 0], [8, 64])
+        out = pl.store(pl.tile.adds(t, {expr}), [row, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        out = self.kernel(x, out)
+        return out
+'''
+
+
+def _block_cases(op: str):
+    def build(dt):
+        rows = np.arange(32)
+        block, sub = rows // 16, (rows // 8) % 2  # rows [16 b + 8 sb, +8) belong to block b, sub-block sb
+        value = (block * 100 + sub * 10 + 2).astype(np.float32)  # block_num is 2
+        want = np.ascontiguousarray(np.broadcast_to(value[:, None], (32, 64)))
+        return [Case(op, _BLOCK_KERNEL.format(expr="b * 100 + sb * 10 + n"), {"x": np.zeros((32, 64), np.float32)},
+                     {"out": want}, EXACT)]
+    return build
+
+
+for _op in ("tile.get_block_idx", "tile.get_subblock_idx", "tile.get_block_num"):
+    entry(_op, (FP32,), _block_cases(_op), "value: 2 blocks x 2 sub-blocks each write b * 100 + sb * 10 + "
+          "block_num into their own 8 rows", "no golden formula: the indices come from the launch")
+
+
+# ------------------------------------------------------------------------------------------------
+# custom kernels: the registry passes the user's kernel through (its values are the user's function)
+# ------------------------------------------------------------------------------------------------
+
+def _affine(x: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return (x * np.float32(2.0) + np.float32(1.0)).astype(np.float32)
+
+
+def _custom_cases(op: str):
+    def build(dt):
+        x = float_edges(FP32).reshape(1, 32).repeat(8, axis=0)
+        with np.errstate(all="ignore"):
+            want = to_float(f64(x) * 2.0 + 1.0, FP32)
+        spell = "custom_macro" if op.endswith("macro") else "custom"
+        body = ["x = pl.load(a0, [0, 0], [8, 32])", "init = pl.tile.create([8, 32], dtype=pl.FP32)",
+                f'r = pl.tile.{spell}("reference.affine", ins=[x], outs=[init], no_side_effect=True)',
+                "pl.store(r, [0, 0], out)"]
+        return [Case(op, kernel({"a0": x}, {"out": (want.shape, want.dtype)}, body), {"a0": x}, {"out": want},
+                     EXACT, custom_kernels={"reference.affine": _affine})]
+    return build
+
+
+for _op in ("tile.custom", "tile.custom_macro"):
+    entry(_op, (FP32,), _custom_cases(_op), "value: the registered kernel's result (x * 2 + 1 on edge values) lands in "
+          "the outs", "no golden formula: the user's kernel is the semantics")
+
+
+BOTH_TARGETS = ("Ascend910B", "Ascend950")
+for _op, _e in TABLE.items():
+    if _e.op.endswith(".cast") or "matmul" in _op or "gemv" in _op or _op == "tile.transpose_view":
+        _e.targets = BOTH_TARGETS
