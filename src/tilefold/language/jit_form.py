@@ -599,9 +599,6 @@ class JitParser(Parser):
             self._pre.pop(id(node.args[1]), None)
             node = ast.Call(func=node.func, args=node.args[:1], keywords=node.keywords)
             ast.copy_location(node, node.func)
-        if level == "tile" and name == "assemble":
-            raise NotSupportedError("pl.assemble on tiles is not supported", span=self.span(node),
-                                    hint="store tiles with pl.store(tile, offsets, tensor)")
         opname = f"{level}.{op}"
         if find_op(opname) is None:
             for a in node.args:
