@@ -929,7 +929,14 @@ def op_facts(op: Any) -> list[tuple[str, str]]:
         ("cost class", op.cost),
         ("golden", "yes" if op.golden is not None else "no"),
     ] + ([("semantics", op.extra["note"])] if op.extra.get("note") else []) + (
-        [("lowers to", op.extra["tile_op"])] if op.extra.get("tile_op") else [])
+        [("lowers to", op.extra["tile_op"])] if op.extra.get("tile_op") else []) + _dtype_facts(op)
+
+
+def _dtype_facts(op: Any) -> list[tuple[str, str]]:
+    from tilefold.ops.registry import operand_dtype_classes
+
+    classes = operand_dtype_classes(op)
+    return [("operand dtypes", " or ".join(c.value for c in classes) + " only")] if classes else []
 
 
 def ops_markdown(ops: dict[str, Any]) -> str:

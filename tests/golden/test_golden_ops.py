@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 from golden_irbuild import BF16, FP16, FP32, IN, INT8, INT32, OUT, kernel_program, tensor
 
+from tilefold.analysis.precision_path import PrecisionPath, precision_paths
 from tilefold.golden import run_program
 from tilefold.ir import MemorySpace
+from tilefold.testing.precision import compare
 
 RNG = np.random.default_rng(7)
 
@@ -127,11 +129,14 @@ def test_matmul_low_precision_accumulates_in_fp32(dtype, np_dtype):
     x, w = rand((16, 64), np_dtype), rand((64, 32), np_dtype)
     got = run_program(p, {"x": x, "w": w})["out"]
     assert got.dtype == np.float32
-    np.testing.assert_array_equal(got, x.astype(np.float32) @ w.astype(np.float32))
+    # an FP32 sum of 64 exact products, in whatever order: within the precision model's tolerance of it
+    fp32_sum = PrecisionPath(FP32, 64)
+    assert precision_paths(p)["out"] == fp32_sum
+    assert compare(got, x.astype(np.float32) @ w.astype(np.float32), path=fp32_sum).matches
     # the low-precision product would differ: the accumulation really is FP32
     low = (x @ w).astype(np.float32) if np_dtype is np.float16 else None
     if low is not None:
-        assert not np.array_equal(got, low)
+        assert not compare(low, got, path=fp32_sum).matches
 
 
 def test_int8_matmul_gives_int32():
@@ -170,8 +175,11 @@ def test_matmul_acc_and_bias():
                         ("out2", tensor([16, 16]), OUT)], body)
     x0, x1, w0, w1, bias = rand((16, 32)), rand((16, 32)), rand((32, 16)), rand((32, 16)), rand((1, 16))
     got = run_program(p, {"x0": x0, "x1": x1, "w0": w0, "w1": w1, "bias": bias})
-    np.testing.assert_allclose(got["out"], x0 @ w0 + x1 @ w1, rtol=1e-6, atol=1e-6)
-    np.testing.assert_allclose(got["out2"], x0 @ w0 + bias, rtol=1e-6, atol=1e-6)
+    paths = precision_paths(p)  # out: 2 x 32 terms in FP32, out2: 32 (the bias adds one exact term)
+    assert paths["out"] == PrecisionPath(FP32, 64) and paths["out2"] == PrecisionPath(FP32, 32)
+    assert compare(got["out"], x0 @ w0 + x1 @ w1, path=paths["out"]).matches
+    assert compare(got["out2"], x0 @ w0 + bias, path=paths["out2"]).matches
+    assert not compare(got["out"], x0 @ w0, path=paths["out"]).matches  # the accumulated product counts
 
 
 def test_batch_matmul_broadcasts_batch():

@@ -136,3 +136,11 @@ def test_random_inputs_symbolic_shape_uses_scalar():
     fn2 = fn.with_fields(params=(Var("m", scalar()), fn.params[1]))
     with pytest.raises(TilefoldError, match="symbolic"):
         random_inputs(program(fn2))
+
+
+def test_a_comparison_states_the_tolerance_it_applied():
+    e = np.array([1.0, 2.0], np.float32)
+    res = compare(e + np.float32(1e-2), e)
+    assert (res.rtol, res.atol) == tolerance_for(DataType.FP32)
+    assert "|a - e| <= 1e-05 + 1e-05 * |e|" in res.describe()
+    assert "exact" in compare(np.array([1, 2]), np.array([1, 2])).describe()

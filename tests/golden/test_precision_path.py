@@ -76,3 +76,27 @@ def test_cast_then_matmul_matches_and_a_real_error_is_still_caught():
     wrong[3, 5] = wrong[3, 5] * np.float32(1.05) + np.float32(0.01)  # a 5 % slip on one element
     res = compare(wrong, golden, path=paths["out"])
     assert not res.matches and res.first_mismatch == (3, 5) and res.mismatches == 1
+
+
+def test_a_loop_accumulator_counts_the_terms_of_every_trip():
+    src = """
+import tilefold.language as pl
+
+@pl.jit
+def k(x: pl.Tensor[[16, 256], pl.FP16], w: pl.Tensor[[256, 32], pl.FP16], out: pl.Out[pl.Tensor[[16, 32], pl.FP32]],
+      last: pl.Out[pl.Tensor[[16, 32], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = pl.full([16, 32], dtype=pl.FP32, value=0.0)
+        for i in pl.range(8):
+            k0 = i * 32
+            acc = pl.matmul_acc(acc, x[:, k0 : k0 + 32], w[k0 : k0 + 32, :])
+            last[:] = pl.matmul(x[:, k0 : k0 + 32], w[k0 : k0 + 32, :], out_dtype=pl.FP32)
+        out[:] = acc
+    return out, last
+"""
+    program = pl.parse(src, "<k-blocked loop>")
+    paths = precision_paths(program)
+    assert paths["out"] == PrecisionPath(DataType.FP32, 256)  # 8 trips of 32 terms into one accumulator
+    assert paths["last"] == PrecisionPath(DataType.FP32, 32)  # rewritten every trip: one block's terms
+    report = run_and_compare(program, "random")
+    assert report.fault is None and report.matches, report.summary()

@@ -17,8 +17,11 @@ Rules (also stated in ``docs/precision.md``):
   one on the path so far, it becomes the path's type and the reduction count restarts at 1;
 - an order-sensitive reduction (a matmul over K, a row / column sum or product over its extent) multiplies
   the reduction count by its length; max / min / argmax / argmin select an element and add nothing;
-- where paths meet (a binary op, a store into a tensor written elsewhere too, the two arms of an if, a loop's
-  carried value) the looser path wins.
+- the operands of one op combine: term counts of operands rounded to the same type add up (their
+  disagreements add), otherwise the looser path wins;
+- where alternative paths meet (a store into a tensor written elsewhere too, the two arms of an if, a loop's
+  carried value) the looser path wins; a loop is followed for up to four trips, and an accumulator still
+  gaining terms after them is extended to the static trip count.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from tilefold.ir.stmt import (
     EvalStmt,
     ForStmt,
     Function,
+    FunctionType,
     IfStmt,
     ParamDirection,
     Program,
@@ -116,6 +120,20 @@ def join(paths: Iterable[Any]) -> PrecisionPath:
     return best
 
 
+def combine(paths: Iterable[Any]) -> PrecisionPath:
+    """The path of a value computed from all of ``paths`` at once (the operands of one op): the disagreements
+    of operands rounded to the same type add up, so their term counts add; otherwise the loosest wins."""
+    best = EXACT
+    for p in _flatten(paths):
+        if p.dtype is None:
+            continue
+        if best.dtype is p.dtype:
+            best = PrecisionPath(p.dtype, best.reduction + p.reduction)
+        elif (p.looseness, p.reduction) > (best.looseness, best.reduction):
+            best = p
+    return best
+
+
 def _flatten(values: Iterable[Any]) -> Iterable[PrecisionPath]:
     for v in values:
         if isinstance(v, tuple):
@@ -131,13 +149,13 @@ _SELECTING_COMBINE = ("tile.maximum", "tile.minimum")
 _MAX_LOOP_PASSES = 4  # a carried value fed back into a sum grows its count per pass; stop after a few trips
 
 
-def _is_selecting(op: OpDef) -> bool:
+def selects_an_element(op: OpDef) -> bool:
     """A reduction that picks one element (max / min / arg-extremum): its result has no summation order."""
     if op.extra.get("numpy") in _SELECTING or op.extra.get("combine") in _SELECTING_COMBINE:
         return True
     tile_op = op.extra.get("tile_op")
     lowered = find_op(tile_op) if isinstance(tile_op, str) else None
-    return lowered is not None and lowered is not op and _is_selecting(lowered)
+    return lowered is not None and lowered is not op and selects_an_element(lowered)
 
 
 def _static_extent(expr: Expr, axis: int) -> int:
@@ -156,7 +174,7 @@ def _reduction_length(op: OpDef, call: Call) -> int:
             return 1
         a_trans = bool(dict(call.kwargs).get("a_trans"))
         return _static_extent(call.args[names.index("lhs")], -2 if a_trans else -1)
-    if op.kind in (OpKind.ROW_REDUCTION, OpKind.COL_REDUCTION) and call.args and not _is_selecting(op):
+    if op.kind in (OpKind.ROW_REDUCTION, OpKind.COL_REDUCTION) and call.args and not selects_an_element(op):
         return _static_extent(call.args[0], -1 if op.kind is OpKind.ROW_REDUCTION else -2)
     return 1
 
@@ -166,6 +184,7 @@ class _Analysis:
         self.functions = {fn.name: fn for fn in program.functions}
         self.root_state: dict[Var, PrecisionPath] = {}  # storage root (an entry parameter or a local) -> path
         self.depth = 0
+        self.loop_depth = 0
         self.return_roots: list[Var | None] = []  # storage roots of the values the last ReturnStmt returned
         self.call_roots: list[Var | None] = []
         self.tuple_roots: dict[Var, list[Var | None]] = {}  # a function call's result -> its values' roots
@@ -188,7 +207,7 @@ class _Analysis:
                 return tup[expr.index]
             return join((tup,)) if isinstance(tup, (tuple, PrecisionPath)) else EXACT
         if isinstance(expr, BinaryExpr):
-            p = join((self.value(expr.lhs, env, roots), self.value(expr.rhs, env, roots)))
+            p = combine((self.value(expr.lhs, env, roots), self.value(expr.rhs, env, roots)))
             return p.rounded_to(expr.dtype) if isinstance(getattr(expr, "dtype", None), DataType) else p
         if isinstance(expr, UnaryExpr):
             p = join((self.value(expr.operand, env, roots),))
@@ -206,7 +225,7 @@ class _Analysis:
         op = op_of(call)
         operands = [self.value(a, env, roots) for a in call.args]
         if op is None:
-            return join(operands)
+            return combine(operands)
         if op.kind in _COPY_KINDS:
             return join(operands)
         if op.kind is OpKind.MATMUL:
@@ -214,15 +233,15 @@ class _Analysis:
             reduced_ix = [i for i, n in enumerate(names) if n in ("lhs", "rhs") and i < len(operands)]
             others = [operands[i] for i in range(len(operands)) if i not in reduced_ix]
             # the sum runs in the result's type: round first, then count the terms after that rounding
-            product = _round_to_result(join(operands[i] for i in reduced_ix), call.type)
+            product = _round_to_result(combine(operands[i] for i in reduced_ix), call.type)
             product = _reduce(product, _reduction_length(op, call))
-            return _round_to_result(join([product, *others]), call.type)
-        return _reduce(_round_to_result(join(operands), call.type), _reduction_length(op, call))
+            return _round_to_result(combine([product, *others]), call.type)
+        return _reduce(_round_to_result(combine(operands), call.type), _reduction_length(op, call))
 
     def function_call(self, call: Call, env: dict[Var, Any], roots: dict[Var, Var]) -> Any:
         fn = self.functions.get(call.op.name)
         if fn is None or self.depth > 32:
-            return join(self.value(a, env, roots) for a in call.args)
+            return combine(self.value(a, env, roots) for a in call.args)
         inner_env: dict[Var, Any] = {}
         inner_roots: dict[Var, Var] = {}
         for param, arg in zip(fn.params, call.args, strict=False):
@@ -319,22 +338,37 @@ class _Analysis:
         for arg in carried:
             init = arg.init
             self.assign(arg, self.value(init, env, roots) if init is not None else EXACT, init, env, roots)
-        trips = _MAX_LOOP_PASSES
+        trips = None  # static trip count, when known
         if isinstance(stmt, ForStmt) and all(isinstance(e, ConstInt) for e in (stmt.start, stmt.stop, stmt.step)) \
                 and stmt.step.value != 0:
-            trips = max(1, min(_MAX_LOOP_PASSES, len(range(stmt.start.value, stmt.stop.value, stmt.step.value))))
-        for _ in range(trips):
+            trips = max(1, len(range(stmt.start.value, stmt.stop.value, stmt.step.value)))
+        # nested loops multiply the passes: below the third level one pass (plus the extension below) is enough
+        passes = min(trips or _MAX_LOOP_PASSES, _MAX_LOOP_PASSES if self.loop_depth < 3 else 1)
+        self.loop_depth += 1
+        growth: list[int] = [0] * len(carried)
+        changed = False
+        for _ in range(passes):
             yielded = self.stmt(stmt.body, env, roots) or []
             changed = False
             for i, arg in enumerate(carried):
-                if i >= len(yielded):
+                if i >= len(yielded) or isinstance(yielded[i], tuple):
                     continue
-                new = join((env.get(arg, EXACT), yielded[i]))
-                if new != env.get(arg):
+                old = env.get(arg, EXACT)
+                new = join((old, yielded[i]))
+                if isinstance(new, PrecisionPath) and isinstance(old, PrecisionPath) and new != old:
                     changed = True
+                    growth[i] = new.reduction - old.reduction if new.dtype is old.dtype else 0
                     self.assign(arg, new, None, env, roots)
             if not changed:
                 break
+        self.loop_depth -= 1
+        if changed and trips is not None and trips > passes:
+            # still growing (an accumulator gains terms every trip): extend the last pass's growth to all trips
+            for i, arg in enumerate(carried):
+                last = env.get(arg, EXACT)
+                if growth[i] > 0 and isinstance(last, PrecisionPath) and last.dtype is not None:
+                    self.assign(arg, PrecisionPath(last.dtype, last.reduction + growth[i] * (trips - passes)),
+                                None, env, roots)
         for i, var in enumerate(stmt.return_vars):
             self.assign(var, env.get(carried[i], EXACT) if i < len(carried) else EXACT,
                         carried[i] if i < len(carried) else None, env, roots)
@@ -354,16 +388,25 @@ def _reduce(value: Any, length: int) -> Any:
     return value.reduced(length)
 
 
-def _entry_function(program: Program, entry: str | None) -> Function:
-    from tilefold.golden import select_entry
+def _entry_function(program: Program, entry: Function | str | None) -> Function:
+    if isinstance(entry, Function):
+        return entry
+    if isinstance(entry, str):
+        return program.function(entry)
+    orch = [fn for fn in program.functions if fn.func_type is FunctionType.Orchestration]
+    candidates = orch or list(program.functions)
+    if len(candidates) != 1:
+        raise TilefoldError(f"program {program.name!r}: which function is the entry is ambiguous",
+                            hint="pass the entry Function (tilefold.golden.select_entry chooses it as run_program "
+                                 "does)")
+    return candidates[0]
 
-    return select_entry(program, entry)
 
-
-def precision_paths(program: Program, entry: str | None = None) -> dict[str, PrecisionPath]:
+def precision_paths(program: Program, entry: Function | str | None = None) -> dict[str, PrecisionPath]:
     """The precision path of every Out / InOut parameter of the entry function (by name), and of returned
     values that are not parameters (``"return"`` / ``"return0"``, ``"return1"``, ..., as
-    ``tilefold.golden.run_program`` names them)."""
+    ``tilefold.golden.run_program`` names them). ``entry``: the entry Function or its name; None: the
+    Orchestration function, or the program's only function."""
     fn = _entry_function(program, entry)
     analysis = _Analysis(program)
     env: dict[Var, Any] = {}
@@ -399,4 +442,4 @@ def _return_exprs(fn: Function) -> Sequence[Any]:
     return last.values if isinstance(last, ReturnStmt) else ()
 
 
-__all__ = ["EXACT", "PrecisionPath", "float_eps", "join", "precision_paths"]
+__all__ = ["EXACT", "PrecisionPath", "combine", "float_eps", "join", "precision_paths", "selects_an_element"]

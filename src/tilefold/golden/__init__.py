@@ -14,9 +14,10 @@ from tilefold.golden.interpreter import (
     run_program,
     select_entry,
 )
+from tilefold.golden.summation_order import summation_order
 from tilefold.golden.values import scalar_value, to_dtype
 
 __all__ = [
     "HOST", "GoldenInterpreter", "Instance", "prepare_inputs", "run_program", "scalar_value", "select_entry",
-    "to_dtype",
+    "summation_order", "to_dtype",
 ]

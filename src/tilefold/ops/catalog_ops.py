@@ -27,7 +27,17 @@ import numpy as np
 from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, Type, make_shape
 from tilefold.ops import tensor_ops as _tn
 from tilefold.ops import tile_ops as _tl
-from tilefold.ops.registry import OpDef, OpKind, Param, ParamKind, Unit, register_op
+from tilefold.ops.registry import (
+    FLOAT_ONLY,
+    FP32_ONLY,
+    DTypeClass,
+    OpDef,
+    OpKind,
+    Param,
+    ParamKind,
+    Unit,
+    register_op,
+)
 
 T = ParamKind.TILE
 V = ParamKind.TILE_OR_TENSOR
@@ -128,12 +138,13 @@ def _wide(x: Any) -> Any:
 
 
 def _reg_tile(name: str, params: tuple[Param, ...], infer: Callable[[Any, Any], Type], kind: OpKind,
-              golden: Callable[[Any, Any], Any], note: str | None = None, **extra: Any) -> None:
+              golden: Callable[[Any, Any], Any], note: str | None = None,
+              operand_dtypes: tuple[DTypeClass, ...] | None = None, **extra: Any) -> None:
     ex = dict(extra)
     if note:
         ex["note"] = note
     register_op(OpDef(f"tile.{name}", params, infer, kind, Unit.VECTOR, _tl.VEC, golden=golden,
-                      pto=f"t{name.rstrip('_')}", cost="vector", extra=ex))
+                      pto=f"t{name.rstrip('_')}", cost="vector", extra=ex, operand_dtypes=operand_dtypes))
 
 
 def _binary(name: str, ints: bool = False) -> Callable[[Any, Any], Type]:
@@ -185,19 +196,23 @@ _SCALAR: dict[str, tuple[Callable[..., Any], bool]] = {
     "ands": (np.bitwise_and, True), "ors": (np.bitwise_or, True), "xors": (np.bitwise_xor, True),
     "shls": (np.left_shift, True), "shrs": (np.right_shift, True),
 }
+_FLOAT_MODULO = ("fmod", "fmods")  # "floating-point modulo" in PyPTO's catalog; rem / rems take integers too
 for _n, (_fn, _i) in _BINARY.items():
     _reg_tile(_n, (Param("lhs", T), Param("rhs", T)), _binary(_n, _i), OpKind.ELEMENTWISE,
               (lambda f, i: lambda a, k: f(_ints(a[0]), _ints(a[1])) if i else f(_wide(a[0]), _wide(a[1])))(_fn, _i),
-              numpy=_fn)
+              numpy=_fn, operand_dtypes=FLOAT_ONLY if _n in _FLOAT_MODULO else None)
 for _n, (_fn, _i) in _SCALAR.items():
     _reg_tile(_n, (Param("tile", T), Param("scalar", S)), _scalar(_n, _i), OpKind.SCALAR_ELEMENTWISE,
               (lambda f, i: lambda a, k: f(_ints(a[0]), int(a[1])) if i else f(_wide(a[0]), a[1]))(_fn, _i),
-              numpy=_fn)
+              numpy=_fn, operand_dtypes=FLOAT_ONLY if _n in _FLOAT_MODULO else None)
 
 _reg_tile("not_", (Param("tile", T),), _unary("not_", True), OpKind.UNARY,
           lambda a, k: np.invert(_ints(a[0])), numpy=np.invert)
-_reg_tile("sin", (Param("tile", T),), _unary("sin"), OpKind.UNARY, lambda a, k: np.sin(_wide(a[0])), numpy=np.sin)
-_reg_tile("cos", (Param("tile", T),), _unary("cos"), OpKind.UNARY, lambda a, k: np.cos(_wide(a[0])), numpy=np.cos)
+# sin / cos are FP32-only in PyPTO (its DeduceTileFP32OnlyType refuses FP16, BF16 and integers)
+_reg_tile("sin", (Param("tile", T),), _unary("sin"), OpKind.UNARY, lambda a, k: np.sin(_wide(a[0])), numpy=np.sin,
+          operand_dtypes=FP32_ONLY)
+_reg_tile("cos", (Param("tile", T),), _unary("cos"), OpKind.UNARY, lambda a, k: np.cos(_wide(a[0])), numpy=np.cos,
+          operand_dtypes=FP32_ONLY)
 
 _reg_tile("cmp", (Param("lhs", T), Param("rhs", T), Param("cmp_type", A, 0)), _binary("cmp"), OpKind.ELEMENTWISE,
           lambda a, k: _cmp_fn(k, "tile.cmp")(_wide(a[0]), _wide(a[1])).astype(np.float64), note=_MASK_NOTE)
@@ -317,7 +332,7 @@ register_op(OpDef(
     "tile.row_expand_expdif", (Param("target", T), Param("vector", T)),
     _tl._infer_expand("tile.row_expand_expdif", 1), OpKind.ROW_BROADCAST, Unit.VECTOR, _tl.VEC,
     golden=lambda a, k: np.exp(_wide(a[0]) - _wide(a[1])), pto="trowexpandexpdif", cost="vector",
-    extra={"axis": 1, "note": "exp(target - vector), the vector broadcast along the row"},
+    extra={"axis": 1, "note": "exp(target - vector), the vector broadcast along the row"}, operand_dtypes=FLOAT_ONLY,
 ))
 
 

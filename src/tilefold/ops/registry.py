@@ -13,7 +13,9 @@ An ``OpDef`` states
 - which unit runs it (``unit``) and its semantic ``kind`` (elementwise, reduction, broadcast, ...),
   used by analyses instead of op-name lists;
 - ``golden``: numpy value semantics ``golden(args, attrs) -> value``;
-- ``pto``: the PTO instruction it lowers to; ``cost``: the cost class the target prices it by.
+- ``pto``: the PTO instruction it lowers to; ``cost``: the cost class the target prices it by;
+- ``operand_dtypes``: the dtype classes its tile / tensor operands may have, for ops not defined on every dtype
+  (``check_operand_dtypes`` refuses the rest; a tensor op without its own entry takes its tile op's).
 
 Passes, the golden interpreter, codegen and the simulator all query this table.
 """
@@ -28,7 +30,7 @@ from typing import Any
 
 from tilefold.errors import Span, TypeInferenceError
 from tilefold.ir.expr import Call, ConstInt, Expr, GlobalVar
-from tilefold.ir.types import MemorySpace, TensorType, TileType, TupleType, Type
+from tilefold.ir.types import DataType, MemorySpace, TensorType, TileType, TupleType, Type
 
 
 class Unit(enum.Enum):
@@ -100,6 +102,28 @@ class Param:
         return self.kind is ParamKind.ATTR
 
 
+class DTypeClass(enum.Enum):
+    """A class of data types an op's operands may be restricted to (``OpDef.operand_dtypes``)."""
+
+    FLOAT = "floating-point"  # FP16, BF16, FP32, FP64, FP8
+    FP32 = "FP32"
+    INT = "integer"  # signed and unsigned integers
+    BOOL = "bool"
+
+    def holds(self, dtype: DataType) -> bool:
+        if self is DTypeClass.FLOAT:
+            return dtype.is_float
+        if self is DTypeClass.FP32:
+            return dtype is DataType.FP32
+        if self is DTypeClass.INT:
+            return dtype.is_int
+        return dtype.is_bool
+
+
+FLOAT_ONLY = (DTypeClass.FLOAT,)
+FP32_ONLY = (DTypeClass.FP32,)
+
+
 InferFn = Callable[[Sequence[Expr], dict[str, Any]], Type]
 GoldenFn = Callable[[Sequence[Any], dict[str, Any]], Any]
 
@@ -122,6 +146,8 @@ class OpDef:
     # destination passing: result i is written into (and lives on the storage of) element i of this operand
     # segment (``"outs"`` for custom ops); those operands are pure destinations, never read by the op
     results_reuse_segment: str | None = None
+    # dtype classes every tile / tensor operand must belong to (None: any dtype); see check_operand_dtypes
+    operand_dtypes: tuple[DTypeClass, ...] | None = None
 
     @cached_property
     def operand_params(self) -> tuple[Param, ...]:  # cached: queried for every call by every pass
@@ -236,6 +262,36 @@ def _check_positive_shape(name: str, t: Any) -> None:
                     "positive", hint="every tile and tensor extent must be at least 1")
 
 
+def operand_dtype_classes(op: OpDef) -> tuple[DTypeClass, ...] | None:
+    """The dtype classes ``op``'s tile / tensor operands may have: its own declaration, else (a tensor op) that of
+    the tile op it lowers to."""
+    if op.operand_dtypes is not None:
+        return op.operand_dtypes
+    tile_op = op.extra.get("tile_op")
+    lowered = _REGISTRY.get(tile_op) if isinstance(tile_op, str) else None
+    return lowered.operand_dtypes if lowered is not None and lowered is not op else None
+
+
+def check_operand_dtypes(op: OpDef, args: Sequence[Expr]) -> None:
+    """Refuse a tile / tensor operand whose dtype ``op`` is not defined for (``OpDef.operand_dtypes``)."""
+    allowed = operand_dtype_classes(op)
+    if not allowed:
+        return
+    names = [p.name for p in op.operand_params]
+    for i, arg in enumerate(args):
+        t = getattr(arg, "type", None)
+        if not isinstance(t, (TileType, TensorType)) or any(c.holds(t.dtype) for c in allowed):
+            continue
+        what = names[i] if i < len(names) else f"operand #{i}"
+        classes = " or ".join(c.value for c in allowed)
+        target = "FP32" if DTypeClass.FLOAT in allowed or DTypeClass.FP32 in allowed else allowed[0].name
+        cast = "pl.tile.cast" if op.name.startswith("tile.") else "pl.cast"
+        raise TypeInferenceError(
+            f"{op.name} is defined for {classes} operands only, but its operand {what!r} is {t.dtype.name}",
+            hint=f"cast the operand first, e.g. {cast}(x, target_type=pl.{target}), and cast the result back "
+                 "if you need it in the original type")
+
+
 def make_call(name: str, args: Sequence[Expr], attrs: dict[str, Any] | None = None,
               span: Span | None = None) -> Call:
     """Build a type-inferred call of a registered op. Attribute defaults are filled in."""
@@ -252,6 +308,7 @@ def make_call(name: str, args: Sequence[Expr], attrs: dict[str, Any] | None = No
             hint=f"{name} accepts: {', '.join(p.name for p in op.attr_params) or 'no attributes'}",
         )
     try:
+        check_operand_dtypes(op, args)
         result_type = op.infer(tuple(args), dict(kwargs))
         _check_positive_shape(name, result_type)
     except TypeInferenceError as exc:

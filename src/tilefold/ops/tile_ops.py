@@ -33,6 +33,7 @@ from tilefold.ir.types import (
 from tilefold.ops.custom.structured import CUSTOM_SEGMENTS, StructuredView
 from tilefold.ops.operand_checks import describe, shape_repr
 from tilefold.ops.registry import (
+    FLOAT_ONLY,
     MemoryRule,
     MemoryRuleKind,
     OpDef,
@@ -770,18 +771,23 @@ _BINARY = {
 }
 
 
-def _register_vector_family(table: dict, params: tuple[Param, ...], infer_of, kind: OpKind, golden_of) -> None:
+def _register_vector_family(table: dict, params: tuple[Param, ...], infer_of, kind: OpKind, golden_of,
+                            float_only: tuple[str, ...] = ()) -> None:
     """Register ``tile.<name>`` (PTO ``t<name>``) for each numpy function of ``table``: a vector op whose type
-    rule is ``infer_of("tile.<name>")`` and whose golden is ``golden_of(fn)``."""
+    rule is ``infer_of("tile.<name>")`` and whose golden is ``golden_of(fn)``; the ops named in ``float_only``
+    take floating-point operands only."""
     for name, fn in table.items():
         register_op(OpDef(
             f"tile.{name}", params, infer_of(f"tile.{name}"), kind, Unit.VECTOR, VEC,
             golden=golden_of(fn), pto=f"t{name}", cost="vector", extra={"numpy": fn},
+            operand_dtypes=FLOAT_ONLY if name in float_only else None,
         ))
 
 
+# Division, exp, log, sqrt, rsqrt and recip are float math: PyPTO's catalog defines no integer form of them (PTO
+# prices them for FP16 / FP32 only), so integer and bool operands are refused rather than given a made-up meaning.
 _register_vector_family(_BINARY, (Param("lhs", T), Param("rhs", T)), _infer_binary, OpKind.ELEMENTWISE,
-                        lambda fn: lambda a, k: fn(_f32(a[0]), _f32(a[1])))
+                        lambda fn: lambda a, k: fn(_f32(a[0]), _f32(a[1])), float_only=("div",))
 
 
 def _infer_scalar_binary(name):
@@ -801,7 +807,7 @@ _SCALAR_BINARY = {
     "maxs": np.maximum, "mins": np.minimum,
 }
 _register_vector_family(_SCALAR_BINARY, (Param("tile", T), Param("scalar", S)), _infer_scalar_binary,
-                        OpKind.SCALAR_ELEMENTWISE, lambda fn: lambda a, k: fn(_f32(a[0]), a[1]))
+                        OpKind.SCALAR_ELEMENTWISE, lambda fn: lambda a, k: fn(_f32(a[0]), a[1]), float_only=("divs",))
 
 
 def _infer_unary(name):
@@ -816,7 +822,7 @@ _UNARY = {
     "abs": np.abs, "recip": lambda x: 1.0 / x, "relu": lambda x: np.maximum(x, 0),
 }
 _register_vector_family(_UNARY, (Param("tile", T),), _infer_unary, OpKind.UNARY,
-                        lambda fn: lambda a, k: fn(_f32(a[0])))
+                        lambda fn: lambda a, k: fn(_f32(a[0])), float_only=("exp", "log", "sqrt", "rsqrt", "recip"))
 
 
 def _round_half_away(x: np.ndarray) -> np.ndarray:
@@ -942,6 +948,7 @@ for _prefix, _axis, _kind in (("row", 1, OpKind.ROW_BROADCAST), ("col", 0, OpKin
             pto=f"t{_prefix}expand{_suffix.lstrip('_')}", cost="vector",
             # the plain broadcast only takes the target's shape (its contents are not read)
             extra={"axis": _axis, **({"shape_only_operands": (0,)} if _suffix == "" else {})},
+            operand_dtypes=FLOAT_ONLY if _suffix in ("_div", "_expdif") else None,
         ))
 
 

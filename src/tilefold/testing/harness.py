@@ -71,7 +71,7 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
     """Compile ``program`` and run it on the simulator; run the golden interpreter on the source program;
     compare every Out / InOut tensor element-wise, with the tolerance of its precision path
     (``tilefold.analysis.precision_path``: the narrowest dtype on the value's way and the reductions after it)."""
-    from tilefold.golden import run_program
+    from tilefold.golden import run_program, select_entry
 
     if isinstance(inputs, str):
         if inputs != "random":
@@ -122,7 +122,7 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
     first_name = None
     details = {}
     # tolerances from the program the user wrote (never from the lowering under test)
-    paths = precision_paths(program, entry)
+    paths = precision_paths(program, select_entry(program, entry))
     fallback = join(paths.values())
     for name, expected in golden.items():
         if name not in sim.outputs:

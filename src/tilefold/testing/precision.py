@@ -85,17 +85,24 @@ class Comparison:
     first_mismatch: tuple[int, ...] | None
     mismatches: int = 0
     reason: str = ""
+    rtol: float = 0.0  # the tolerance the elements were held to: |actual - expected| <= atol + rtol * |expected|
+    atol: float = 0.0
 
     def __bool__(self) -> bool:
         return self.matches
 
+    def _bound(self) -> str:
+        if not (self.rtol or self.atol):
+            return "exact"
+        return f"|a - e| <= {self.atol:.3g} + {self.rtol:.3g} * |e|"
+
     def describe(self) -> str:
         if self.matches:
-            return f"match (max abs error {self.max_abs_error:.3g})"
+            return f"match (max abs error {self.max_abs_error:.3g}; {self._bound()})"
         if self.reason:
             return self.reason
-        return (f"{self.mismatches} element(s) outside tolerance, first at {list(self.first_mismatch or ())}, "
-                f"max abs error {self.max_abs_error:.3g}")
+        return (f"{self.mismatches} element(s) outside tolerance ({self._bound()}), first at "
+                f"{list(self.first_mismatch or ())}, max abs error {self.max_abs_error:.3g}")
 
 
 def _as_wide(x: Any, is_float: bool) -> np.ndarray:
@@ -153,9 +160,9 @@ def compare(actual: Any, expected: Any, dtype: DataType | np.dtype | type | str 
         max_err = float(np.max(diff)) if diff.size else 0.0
     bad = np.flatnonzero(~np.asarray(ok, dtype=bool).reshape(-1))
     if bad.size == 0:
-        return Comparison(True, max_err, None)
+        return Comparison(True, max_err, None, rtol=rtol, atol=atol)
     first = tuple(int(i) for i in np.unravel_index(int(bad[0]), expected_arr.shape))
-    return Comparison(False, max_err, first, int(bad.size))
+    return Comparison(False, max_err, first, int(bad.size), rtol=rtol, atol=atol)
 
 
 def compare_outputs(actual: Mapping[str, Any], expected: Mapping[str, Any],

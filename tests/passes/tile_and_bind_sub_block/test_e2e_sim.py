@@ -4,6 +4,7 @@ split / baseline cycle ratio is printed (``pytest -s``) and measured by ``benchm
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import test_review_fixes as rf
 import test_rollback as rb
@@ -12,7 +13,7 @@ from sb_util import record_cycles
 
 import tilefold.language as pl
 from tilefold.passes.tile_and_bind_sub_block import tile_and_bind_sub_block
-from tilefold.testing import run_and_compare
+from tilefold.testing import random_inputs, run_and_compare
 from tilefold.testing.sub_block_evidence import sub_block_evidence
 
 SPLIT = {
@@ -39,16 +40,25 @@ ROLLBACK = ["side_effects", "temp_buffers", "extra_buffers", "macro_sync", "tran
             "reduction_axis_only_splittable", "odd_size", "column_half_row_under_32B"]
 
 
-def _run_both(program, entry=None):
-    base = run_and_compare(program, "random", options={"enable_auto_bind_sub_block": False}, entry=entry)
-    tiled = run_and_compare(program, "random", entry=entry)
+# x / col_sum(x) divides by a sum: inputs uniform in [-1, 1] cancel one column's sum to ~1e-3, where any change
+# of summation order moves the quotient far beyond FP32's tolerance (docs/precision.md: ill-conditioned steps
+# are outside the model), so that case draws inputs whose column sums stay away from zero
+WELL_CONDITIONED = {"col_reduction": lambda inputs: {**inputs, "x": np.abs(inputs["x"]) + np.float32(0.5)}}
+
+
+def _run_both(program, entry=None, name=None):
+    inputs = random_inputs(program, entry)
+    if name in WELL_CONDITIONED:
+        inputs = WELL_CONDITIONED[name](inputs)
+    base = run_and_compare(program, inputs, options={"enable_auto_bind_sub_block": False}, entry=entry)
+    tiled = run_and_compare(program, inputs, entry=entry)
     return base, tiled
 
 
 @pytest.mark.parametrize("name", sorted(SPLIT))
 def test_split_program_matches_golden_on_and_off(name):
     program = SPLIT[name]
-    base, tiled = _run_both(program)
+    base, tiled = _run_both(program, name=name)
     assert base.result == "correct", base.summary()
     assert tiled.result == "correct", tiled.summary()
     assert sub_block_evidence(tile_and_bind_sub_block()(program)).split
