@@ -38,7 +38,7 @@ LAYERS: list[list[str]] = [
     ["tilefold.compiler"],
     ["tilefold.runtime"],
     ["tilefold.language"],
-    ["tilefold.testing", "tilefold.bench"],
+    ["tilefold.testing", "tilefold.bench", "tilefold.mlir"],  # mlir: HIVM MLIR in and out (a front end)
     ["tilefold.compat", "tilefold.debug"],
     ["tilefold.demo"],
     ["tilefold.cli", "tilefold.__main__"],

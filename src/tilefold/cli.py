@@ -96,6 +96,22 @@ def _parse_file(path: str):
         raise TilefoldError(f"cannot read {path!r}: {exc}", hint=hint) from None
 
 
+def _parse_program_or_jit(args: argparse.Namespace, tile_level: bool = False):
+    """The program of ``args.file``: a ``@pl.program`` file, or one ``@pl.jit`` entry of a jit file (``--kernel``,
+    ``--shape`` as for ``tilefold run``), outlined; ``tile_level``: lowered to tile ops too (what the tile passes of
+    ``tilefold opt`` take)."""
+    from tilefold.runtime.cli_support import is_jit_file, parse_jit_file
+
+    if not is_jit_file(args.file):
+        return _parse_file(args.file)
+    program = parse_jit_file(args.file, getattr(args, "kernel", None), getattr(args, "shape", None) or [])
+    if tile_level:
+        from tilefold.runtime.jit_compile import to_tile_program
+
+        program = to_tile_program(program, type("Config", (), {"target": getattr(args, "target", None)})())
+    return program
+
+
 def _print_ir(program) -> str:
     from tilefold.passes.pass_manager import print_ir
 
@@ -197,7 +213,7 @@ def cmd_opt(args: argparse.Namespace) -> int:
         raise UnavailableError(f"a requested pass is not available yet (module {exc.name} is missing)") from None
 
     explicit = _properties(_split_list(args.verify_properties)) if args.verify_properties else None
-    program = _parse_file(args.file)
+    program = _parse_program_or_jit(args, tile_level=True)
     verify = args.verify or explicit is not None
     instruments = []
     if verify:
@@ -279,7 +295,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     from tilefold.passes.remarks import collect_remarks
 
     compile_fn = _attr("tilefold.compiler", "compile", "the backend compiler")
-    program = _parse_file(args.file)
+    program = _parse_program_or_jit(args)
     kwargs: dict[str, Any] = {"skip_passes": _skip_passes(args), "options": _pipeline_options(args)}
     if args.target:
         kwargs["target"] = args.target
@@ -717,6 +733,18 @@ def _check_custom_kernels(program, kernel_files: Sequence[str]) -> None:
                         hint=hint)
 
 
+def _write_timelines(args: argparse.Namespace, sim: Any) -> None:
+    """--trace / --timeline: the pipe timelines of the run, for Perfetto or as a picture."""
+    if sim is None or not (args.trace or args.timeline):
+        return
+    from tilefold.sim.trace import plot_timeline, write_trace
+
+    if args.trace:
+        print(f"trace written to {write_trace(sim, args.trace)} (open it in https://ui.perfetto.dev)")
+    if args.timeline:
+        print(f"timeline written to {plot_timeline(sim, args.timeline)}")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from tilefold.ir.types import ScalarType
     from tilefold.passes.remarks import collect_remarks
@@ -725,18 +753,26 @@ def cmd_run(args: argparse.Namespace) -> int:
     _register_kernels(args.kernels or ())
     from tilefold.runtime.cli_support import is_jit_file, run_jit_file
 
-    if is_jit_file(args.file):  # a file of @pl.jit kernels: --kernel picks one, --shape gives bare shapes
+    if is_jit_file(args.file):  # a file of @pl.jit kernels: --kernel picks one, --shape gives bare / dynamic shapes
         with collect_remarks() as remarks:
             program, report = run_jit_file(args.file, args.kernel, args.shape or [], args.seed, args.target,
-                                           args.block_dim, _skip_passes(args), _pipeline_options(args))
+                                           args.block_dim, _skip_passes(args), _pipeline_options(args),
+                                           args.max_steps, args.set or [], _scalar_for)
+        _write_timelines(args, getattr(report, "sim", None))
+        fault = report.fault
         print(_table([("program", f"{program.name} ({args.file}, @pl.jit)"),
                       ("target", str(args.target or "Ascend910B")),
-                      ("result", "MATCH" if report.matches else "DEVICE FAULT" if report.fault else "MISMATCH"),
-                      ("max abs error", _fmt_cell(report.max_abs_error)), ("cycles", _fmt_cycles(report.cycles))]))
+                      ("result", "MATCH" if report.matches else "DEVICE FAULT" if fault else "MISMATCH"),
+                      ("fault", "-" if fault is None else f"{type(fault).__name__}: {fault}"),
+                      ("max abs error", "-" if fault is not None else _fmt_cell(report.max_abs_error)),
+                      ("first mismatch", _fmt_mismatch(report)), ("cycles", _fmt_cycles(report.cycles))]))
         if args.remarks:
             _print_remarks(remarks)
         return EXIT_OK if report.matches else EXIT_MISMATCH
-    program = _parse_file(args.file)
+    if str(args.file).endswith(".mlir"):  # an HIVM MLIR kernel (tilefold.mlir lowers its AIV function)
+        program = _attr("tilefold.mlir", "load_program", "reading MLIR")(args.file, args.entry)
+    else:
+        program = _parse_file(args.file)
     _check_custom_kernels(program, args.kernels or ())
     running = contextlib.ExitStack()  # a spinner on a terminal while compiling and running; closed before printing
     running.enter_context(status(f"compiling, simulating and running the golden reference on {args.file}"))
@@ -759,13 +795,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     with collect_remarks() as remarks:
         report = run_and_compare(program, inputs, **kwargs)
     sim = getattr(report, "sim", None)
-    if sim is not None and (args.trace or args.timeline):  # the pipe timelines, for Perfetto or as a picture
-        from tilefold.sim.trace import plot_timeline, write_trace
-
-        if args.trace:
-            print(f"trace written to {write_trace(sim, args.trace)} (open it in https://ui.perfetto.dev)")
-        if args.timeline:
-            print(f"timeline written to {plot_timeline(sim, args.timeline)}")
+    _write_timelines(args, sim)
     fault = getattr(report, "fault", None)
     matches = bool(getattr(report, "matches", False))
     rows = [
@@ -1053,6 +1083,13 @@ def _add_pipeline_flags(p: argparse.ArgumentParser, skip: bool = True) -> None:
                        help="leave a pass out of the default pipeline (pass name or CLI name); repeatable")
 
 
+def _add_jit_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--kernel", metavar="NAME", help="the @pl.jit entry (files of jit kernels)")
+    p.add_argument("--shape", action="append", metavar="NAME=16x128[:fp16]",
+                   help="shape (and dtype) of a bare pl.Tensor parameter of a jit kernel, or of a parameter with "
+                        "pl.dynamic extents (their values are read from it, as a call reads them from the arrays)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from tilefold import __version__
 
@@ -1078,6 +1115,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--round-trip", action="store_true", help="print + re-parse + compare the IR after every pass")
     p.add_argument("--remarks", action="store_true", help="print the passes' remarks after the IR")
     p.add_argument("-o", "--output", metavar="FILE", help="write the IR to FILE instead of stdout")
+    _add_jit_flags(p)
     _add_pipeline_flags(p, skip=False)
     p.set_defaults(func=cmd_opt)
 
@@ -1089,6 +1127,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--print-after-all", action="store_true",
                    help="print the input IR and the IR after every pass of the pipeline, then the output")
     p.add_argument("--remarks", action="store_true", help="print the passes' remarks after the output")
+    _add_jit_flags(p)
     _add_pipeline_flags(p)
     p.set_defaults(func=cmd_compile)
 
@@ -1111,11 +1150,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-steps", type=int, default=None, metavar="N",
                    help="stop a run after N steps: golden statements and loop iterations, simulated instructions "
                         "(default 1,000,000 each)")
-    p.add_argument("--kernel", metavar="NAME", help="the @pl.jit entry to run (files of jit kernels)")
-    p.add_argument("--shape", action="append", metavar="NAME=16x128[:fp16]",
-                   help="shape (and dtype) of a bare pl.Tensor parameter of a jit kernel")
+    _add_jit_flags(p)
     _add_pipeline_flags(p)
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("mlir-opt", add_help=False,
+                       help="read HIVM MLIR, run -hivm-bind-sub-block, print MLIR (docs/mlir.md)")
+    p.add_argument("args", nargs=argparse.REMAINDER)
+    p.set_defaults(func=lambda a: _cmd_mlir_opt(a.args))
 
     p = sub.add_parser("bench", help="run the benchmarks in benchmarks/ (all take several minutes; "
                                      "`tilefold bench NAME` runs one) with single-threaded BLAS")
@@ -1140,12 +1182,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _cmd_mlir_opt(argv: list[str]) -> int:
+    try:
+        from tilefold.mlir import main as mlir_main
+    except ImportError as exc:  # xDSL missing
+        _error(f"error: tilefold mlir-opt needs xDSL ({exc.name} is not installed)\n"
+               "hint: pip install 'tilefold[mlir]'")
+        return EXIT_USER
+    return mlir_main(argv)
+
+
 def _error(text: str) -> None:
     sys.stdout.flush()
     print(text, file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["mlir-opt"]:  # mlir-opt's own single-dash options (-split-input-file, ...): parsed there
+        return _cmd_mlir_opt(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)  # exits with 2 on usage errors
     show_tb = args.traceback or bool(os.environ.get("TILEFOLD_TRACEBACK"))
@@ -1161,7 +1216,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if show_tb:
             raise
         _error(exc.render())
-        return EXIT_USER
+        from tilefold.sim.faults import DeviceFault
+
+        return EXIT_MISMATCH if isinstance(exc, DeviceFault) else EXIT_USER  # a device fault is a run's result
     except (ValueError, KeyError, OSError) as exc:
         # errors a pass or loader raises on bad input (e.g. an unsupported Acc window is a ValueError)
         if show_tb:

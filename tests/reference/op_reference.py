@@ -283,13 +283,13 @@ BINARY_DOC = {
     "add": "x + y", "sub": "x - y", "mul": "x * y", "div": "x / y (FloatDiv: +-inf on a zero divisor, NaN for 0/0)",
     "maximum": "max(x, y), NaN propagates", "minimum": "min(x, y), NaN propagates",
     "rem": "PyPTO FloorMod: sign of the divisor; zero divisor: NaN (float) / 0 (int)",
-    "fmod": "truncated remainder: sign of the dividend; zero divisor: NaN (float) / 0 (int)",
+    "fmod": "truncated remainder: sign of the dividend; zero divisor: NaN; floats only (PyPTO: floating-point modulo)",
     "and_": "bitwise and", "or_": "bitwise or", "xor": "bitwise xor",
     "shl": "x << s, wrapping", "shr": "x >> s, arithmetic on signed ints",
 }
 BINARY_DTYPES = {"add": FLOATS + INTS + UINTS, "sub": FLOATS + INTS + UINTS, "mul": FLOATS + INTS + UINTS,
                  "div": FLOATS, "maximum": FLOATS + INTS + UINTS, "minimum": FLOATS + INTS + UINTS,
-                 "rem": FLOATS + (INT32, INT16), "fmod": FLOATS + (INT32, INT16), "and_": INTS + UINTS,
+                 "rem": FLOATS + (INT32, INT16), "fmod": FLOATS, "and_": INTS + UINTS,
                  "or_": INTS + UINTS, "xor": INTS + UINTS, "shl": INTS + UINTS,
                  "shr": INTS + UINTS}  # shr of an unsigned integer is logical
 for _n, _doc in BINARY_DOC.items():
@@ -298,7 +298,7 @@ for _n, _doc in BINARY_DOC.items():
 #: scalar form -> (two-operand op, float scalar, int scalar)
 SCALAR_FORMS = {"adds": ("add", "1.5", "7"), "subs": ("sub", "-2.5", "-7"), "muls": ("mul", "-3.0", "-3"),
                 "divs": ("div", "3.0", None), "maxs": ("maximum", "0.5", "3"), "mins": ("minimum", "0.5", "3"),
-                "rems": ("rem", "-2.5", "-3"), "fmods": ("fmod", "-2.5", "-3"), "ands": ("and_", None, "90"),
+                "rems": ("rem", "-2.5", "-3"), "fmods": ("fmod", "-2.5", None), "ands": ("and_", None, "90"),
                 "ors": ("or_", None, "48"), "xors": ("xor", None, "127"), "shls": ("shl", None, "3"),
                 "shrs": ("shr", None, "2")}
 
@@ -372,7 +372,9 @@ UNARY_DOC = {"exp": "e^x (ulps)", "log": "ln x: -inf at +-0, NaN below 0 (ulps)"
              "recip": "1 / x: +-inf at +-0", "relu": "max(x, 0), NaN propagates", "sin": "sin (ulps)",
              "cos": "cos (ulps)", "not_": "bitwise not"}
 for _n, _doc in UNARY_DOC.items():
-    _dts = (FLOATS if _n in UNARY_FLOAT else ()) + ((INT32, INT16) if _n in ("neg", "abs", "relu") else ()) \
+    # PyPTO: sin / cos are FP32-only (rejected at op construction for other dtypes)
+    _floats = (FP32,) if _n in ("sin", "cos") else FLOATS
+    _dts = (_floats if _n in UNARY_FLOAT else ()) + ((INT32, INT16) if _n in ("neg", "abs", "relu") else ()) \
         + (INTS + UINTS if _n == "not_" else ())
     both(_n, _dts, _unary_cases(_n), f"value: {_doc}; every edge value")
 

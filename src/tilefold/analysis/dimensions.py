@@ -373,7 +373,7 @@ class DimensionAnalyzer:
                     joins += [((tile, i), (out, i), "store window") for i in range(r)]
                     if result is not None and self.ranks.get(result) == r:
                         joins += [((result, i), (out, i), "store result") for i in range(r)]
-        elif kind is OpKind.VIEW and call.op_name == "tile.slice" and len(call.args) == 3:
+        elif kind is OpKind.VIEW and call.op_name == "tile.slice" and len(call.args) in (3, 4):  # 4: + valid shape
             src = call.args[0]
             if r_rank is not None and isinstance(src, Var) and self.ranks.get(src) == r_rank:
                 joins += [((result, i), (src, i), "slice window") for i in range(r_rank)]

@@ -68,7 +68,7 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import AtomicType, MemorySpace, ScalarType, TensorType, TileType, TupleType
 from tilefold.ops import OpKind, Unit, custom_segments, op_of
-from tilefold.ops.registry import position_mixing_operands
+from tilefold.ops.registry import position_mixing_operands, valid_shape_operands
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
 from .pipelining import plan_stages
@@ -315,13 +315,14 @@ class FunctionCodegen:
         elif isinstance(s, IfStmt):
             self.if_stmt(s, out)
         elif isinstance(s, ReturnStmt):
+            _require_bound_values(s, self.fn.name)
             names = []
             for v in s.values:
                 if isinstance(v, Var) and v in self.tensor_name:
                     names.append(self.tensor_name[v])
             self.returns = tuple(names)
         elif isinstance(s, YieldStmt):
-            pass  # handled by the enclosing construct
+            _require_bound_values(s, self.fn.name)  # the values are carried by the enclosing construct
         elif isinstance(s, SeqStmts):
             for x in s.stmts:
                 self.stmt(x, out)
@@ -608,9 +609,9 @@ class FunctionCodegen:
                     args.append(tuple(self.sexpr(e) for e in a.elements))
                 else:
                     args.append(self.sexpr(a))
-            if op.extra.get("reads_valid_shape"):  # e.g. fillpad: the operand's valid extents as an operand
-                view = getattr(call.args[0].type, "tile_view", None)
-                extents = view.valid_shape if view is not None and view.valid_shape else call.args[0].type.shape
+            for i in valid_shape_operands(op):  # e.g. fillpad, part_*: the operands' valid extents as operands
+                view = getattr(call.args[i].type, "tile_view", None)
+                extents = view.valid_shape if view is not None and view.valid_shape else call.args[i].type.shape
                 args.append(tuple(self.sexpr(e) for e in extents))
             if var is None:
                 return ()
@@ -890,6 +891,17 @@ def _create_tensor(fn: Function, var: Var, call: Call, name: str) -> TensorParam
     return TensorParam(name, shape, t.dtype, "Local")
 
 
+def _require_bound_values(s: ReturnStmt | YieldStmt, fn_name: str) -> None:
+    """Codegen lowers calls where they are statements; a call left as a return / yield value would be dropped
+    with its effect (a store, a launch). The front ends bind such results (language/call_results.py), so one
+    here comes from a pass or hand-built IR: refuse it rather than emit a program without it."""
+    for v in s.values:
+        if isinstance(v, Call):
+            verb = "returns" if isinstance(s, ReturnStmt) else "yields"
+            raise InternalCheckError(f"internal error: {fn_name!r} {verb} the call {v.op_name} directly; bind its "
+                                     "result to a variable first (tilefold.language.call_results)")
+
+
 def _return_names(fn: Function, ret: ReturnStmt, tensor_of: dict[Var, str]) -> tuple[tuple[str, str], ...]:
     """Name returned tensors like the golden interpreter: values that are not the entry's Out / InOut
     tensors are ``"return"`` (one such value) or ``"return<i>"`` (by position in the return statement)."""
@@ -999,6 +1011,7 @@ def _orchestration(fn: Function, kernels: dict[str, PTOKernel]) -> _Orchestratio
         elif isinstance(s, EvalStmt) and isinstance(s.expr, Call):
             lower_call(s.expr)
         elif isinstance(s, ReturnStmt):
+            _require_bound_values(s, fn.name)
             returns = _return_names(fn, s, tensor_of)
         elif isinstance(s, YieldStmt):
             continue

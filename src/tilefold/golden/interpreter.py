@@ -99,7 +99,7 @@ from tilefold.ir.types import AtomicType, DataType, ScalarType, TensorType, Tile
 from tilefold.ops import OpDef, OpKind, ParamKind, custom_segments, op_of
 from tilefold.ops import get_op as op_of_name
 from tilefold.ops.custom.kernels import call_kernel, describe_kernel, get_custom_op
-from tilefold.ops.registry import POSITION_MIXING_KINDS, position_mixing_operands
+from tilefold.ops.registry import POSITION_MIXING_KINDS, position_mixing_operands, valid_shape_operands
 
 #: Upper bound on the iterations of one ``while`` loop before the interpreter gives up.
 MAX_WHILE_ITERATIONS = 1_000_000
@@ -430,8 +430,8 @@ class GoldenInterpreter:
                                     hint="declare golden= for it in the op registry")
         args = [self.eval(a, env, inst) for a in call.args]
         attrs = {k: self._eval_attr(v, env, inst) for k, v in call.kwargs}
-        if op.extra.get("reads_valid_shape"):  # e.g. fillpad: the operand's valid extents, evaluated now
-            args.append(self._valid_extents(call.args[0], args[0], env, inst))
+        for i in valid_shape_operands(op):  # e.g. fillpad, part_*: the operands' valid extents, evaluated now
+            args.append(self._valid_extents(call.args[i], args[i], env, inst))
         if op.kind is OpKind.STORE:
             self._keep_invalid_region(call, args, attrs, env, inst)
         elif op.kind in _MIXING_KINDS:

@@ -70,12 +70,15 @@ class JITFunction:
                 closure = {n: c.cell_contents for n, c in zip(fn.__code__.co_freevars, fn.__closure__, strict=False)
                            if _cell_ok(c)}
 
+            from tilefold.runtime.call_boundary import exact_value  # lazily: tilefold.runtime imports this module
+
             def lookup(name: str) -> Any:
+                # exact values: an int subclass used as a shape must not get its __mul__ / __eq__ called
                 if name in closure:
-                    return closure[name]
+                    return exact_value(closure[name])
                 if name in self.frame_locals:
-                    return self.frame_locals[name]
-                return module_globals.get(name, _MISSING)
+                    return exact_value(self.frame_locals[name])
+                return exact_value(module_globals.get(name, _MISSING))
 
             aliases = {k for k, v in module_globals.items() if getattr(v, "__name__", None) == "tilefold.language"}
             args = dict(source=text, filename=filename, line_offset=start - 1, col_offset=indent,
@@ -100,6 +103,34 @@ class JITFunction:
                 return obj.jit_source()
             return None
         return resolve
+
+    # ------------------------------------------------------------------ the call boundary
+
+    def dynamic_names(self) -> list[str]:
+        """The ``pl.dynamic`` extents of the signature, by their Python names (read from the ast)."""
+        from tilefold.language.dsl import DynamicDim
+
+        node, pargs = self.source()
+        lookup = pargs["const_lookup"]
+        names: list[str] = []
+        for p in node.args.args:
+            for e in ast.walk(p.annotation) if p.annotation is not None else ():
+                if isinstance(e, ast.Name) and isinstance(lookup(e.id), DynamicDim) and e.id not in names:
+                    names.append(e.id)
+        return names
+
+    def bind_arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> tuple[Any, ...]:
+        """The call's arguments in parameter order, bound and checked as ``tilefold.runtime.call_boundary`` says
+        (Python's binding rules, a kind per annotation, a size limit), before anything is parsed or allocated."""
+        from tilefold.runtime.call_boundary import bind, check_kinds, check_sizes, param_kinds
+
+        node, _ = self.source()
+        params = param_kinds(node)
+        span = span_of(self)
+        values = bind(self.__name__, params, args, dict(kwargs or {}), self.dynamic_names(), span)
+        values = check_kinds(self.__name__, params, values, span)
+        check_sizes(self.__name__, params, values, span)
+        return values
 
     # ------------------------------------------------------------------ specialisation
 
@@ -153,17 +184,21 @@ class JITFunction:
                     out.setdefault(i, set()).add(axis)
         return out
 
-    def lower(self, *args: Any, config: Any = None) -> Program:
+    def lower(self, *args: Any, config: Any = None, **kwargs: Any) -> Program:
         """Specialise on ``args``, run the tensor-level passes and the default tile pipeline: the post-pass
         ``ir.Program`` (no code generation, nothing cached)."""
         from tilefold.runtime.jit_compile import lower_program
 
+        if args or kwargs:
+            args = self.bind_arguments(args, kwargs)
         return lower_program(self.parse(*args), config)
 
-    def compile(self, *args: Any, config: Any = None) -> Any:
+    def compile(self, *args: Any, config: Any = None, **kwargs: Any) -> Any:
         """The compiled artefact (``CompiledProgram``: ``.program`` / ``.ir``, ``.pto``), cached per signature."""
         from tilefold.runtime.jit_compile import compile_program
 
+        if args or kwargs:
+            args = self.bind_arguments(args, kwargs)
         key = self._key(args, config)
         hit = self._cache.get(key)
         if hit is None:
@@ -172,13 +207,13 @@ class JITFunction:
             self.compile_count += 1
         return hit
 
-    def __call__(self, *args: Any, config: Any = None) -> Any:
+    def __call__(self, *args: Any, config: Any = None, **kwargs: Any) -> Any:
         if self.kind != "entry":
             raise ParseError(f"{self.__name__} is a @pl.jit.{self.kind} function and is never executed",
                              hint="call it from a @pl.jit entry; call the entry with arrays to run it")
         from tilefold.runtime import run_jit
 
-        return run_jit(self, args, config)
+        return run_jit(self, args, config, kwargs)
 
 
 class _JitDecorator:
@@ -297,7 +332,13 @@ class TensorSpec:
     """Shape and dtype of an argument, without data (``tilefold.runtime.TensorSpec``)."""
 
     def __init__(self, shape: Any, dtype: DataType = DataType.FP32, name: str | None = None) -> None:
-        self.shape = tuple(int(s) for s in shape)
+        from tilefold.runtime.call_boundary import exact_value
+
+        dims = exact_value(shape)  # read without calling the user's methods (an int subclass's __index__ ...)
+        if type(dims) not in (list, tuple) or not all(type(d) is int and d >= 0 for d in dims):
+            raise ParseError(f"TensorSpec shape must be a list of non-negative ints, got a {type(shape).__name__}",
+                             hint="e.g. TensorSpec([16, 64], pl.FP32)")
+        self.shape = tuple(dims)
         self.dtype = dtype
         self.name = name
 
@@ -357,12 +398,18 @@ def parse_jit_text(text: str, filename: str = "<string>", entry: str | None = No
                          span=Span(filename, 1, 1, ""),
                          hint="choose one: tilefold run FILE --kernel NAME, or pl.parse(text, program_name=NAME)")
     base = JitParser(text, filename, resolve=lambda name: None, registry={})
+    dynamic: dict[str, Any] = {}
     for stmt in tree.body:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             base._note_import(stmt)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            dim = _dynamic_constant(stmt, base.pl)
+            if dim is not None:
+                dynamic[dim[0]] = dim[1]
+                continue
             base._module_const(stmt)
-    args = dict(source=text, filename=filename, consts=dict(base.consts), pl_aliases=set(base.pl))
+    args = dict(source=text, filename=filename, consts=dict(base.consts), pl_aliases=set(base.pl),
+                const_lookup=lambda name: dynamic.get(name, _MISSING))
 
     def resolve(name: str) -> JitSource | None:
         got = fns.get(name)
@@ -382,3 +429,20 @@ def parse_jit_text(text: str, filename: str = "<string>", entry: str | None = No
     fn = parser.parse_function(JitSource(name, "entry", node, args), types, name)
     subs = [registry[k] for k in registry.get("__order__", [])]
     return outline_incore_scopes()(Program(name, (*subs, fn), span=fn.span))
+
+
+def _dynamic_constant(stmt: ast.Assign | ast.AnnAssign, pl_names: Any) -> tuple[str, Any] | None:
+    """``N = pl.dynamic("N")`` at module level, recognised from its text (the file is never run): (name, dim)."""
+    from tilefold.language.dsl import DynamicDim
+
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    value = stmt.value
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name) or not isinstance(value, ast.Call):
+        return None
+    f = value.func
+    if not (isinstance(f, ast.Attribute) and f.attr == "dynamic" and isinstance(f.value, ast.Name)
+            and f.value.id in pl_names and len(value.args) == 1 and not value.keywords
+            and isinstance(value.args[0], ast.Constant) and isinstance(value.args[0].value, str)):
+        return None
+    return targets[0].id, DynamicDim(value.args[0].value)
+

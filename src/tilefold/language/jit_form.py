@@ -36,6 +36,7 @@ from tilefold.ir.stmt import (
     Stmt,
 )
 from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, TupleType, Type, UnknownType
+from tilefold.language.call_results import bind_call_results
 from tilefold.language.parser import Parser
 from tilefold.ops.catalog_ops import UNSUPPORTED as CATALOG_UNSUPPORTED
 from tilefold.ops.registry import all_ops, find_op
@@ -111,8 +112,8 @@ class JitParser(Parser):
         rets = [s for s in body if isinstance(s, ReturnStmt)]
         rtypes = tuple(v.type for v in rets[-1].values) if rets else ()
         ftype = FunctionType.Orchestration if src.kind == "entry" else FunctionType.InCore
-        return Function(fname, tuple(params), tuple(dirs), rtypes, SeqStmts(tuple(body)), ftype,
-                        span=self.span(fn))
+        return bind_call_results(Function(fname, tuple(params), tuple(dirs), rtypes, SeqStmts(tuple(body)), ftype,
+                                          span=self.span(fn)))
 
     def _dynamic_dims(self, fn: ast.FunctionDef) -> dict[str, Var]:
         """``pl.dynamic`` extents named in the parameter annotations (by module / closure name, or inline
@@ -341,7 +342,7 @@ class JitParser(Parser):
         if len(items) > rank:
             raise self.error(target, f"{len(items)} subscripts for a rank-{rank} tensor", hint="one per axis")
         offsets: list[ast.expr] = []
-        for item in items + [ast.Slice(lower=None, upper=None, step=None)] * (rank - len(items)):
+        for axis, item in enumerate(items + [ast.Slice(lower=None, upper=None, step=None)] * (rank - len(items))):
             if not isinstance(item, ast.Slice) or item.step is not None:
                 raise self.error(item if hasattr(item, "lineno") else target,
                                  "tensor subscripts are slices `lo:hi` (or `:`) without a step",
@@ -349,7 +350,38 @@ class JitParser(Parser):
             lower = item.lower if item.lower is not None else ast.Constant(value=0)
             ast.copy_location(lower, target)
             offsets.append(lower)
+            self._check_window_extent(target, item, axis, t, vshape)
         return offsets
+
+    def _check_window_extent(self, target: ast.Subscript, item: ast.Slice, axis: int, t: TensorType,
+                             vshape: tuple[Any, ...]) -> None:
+        """``out[lo:hi] = value`` writes exactly the window: its extent on each axis (``hi - lo``; ``:`` is the
+        whole axis) must be the value's. Checked where both are known at parse time (constants, ``lo + c``);
+        a value of another shape would write only part of the window (or past it) and still look right."""
+        want = vshape[axis] if axis < len(vshape) else None
+        want = want.value if isinstance(want, ConstInt) else None
+        if want is None:
+            return
+        lo = 0 if item.lower is None else self._fold_number(item.lower)
+        extent: Any = None
+        if item.upper is None:
+            dim = t.shape[axis]
+            if isinstance(dim, ConstInt) and isinstance(lo, int):
+                extent = dim.value - lo
+        else:
+            hi = self._fold_number(item.upper)
+            if isinstance(hi, int) and isinstance(lo, int):
+                extent = hi - lo
+            elif (item.lower is not None and isinstance(item.upper, ast.BinOp) and isinstance(item.upper.op, ast.Add)
+                  and ast.dump(item.upper.left) == ast.dump(item.lower)):
+                extent = self._fold_number(item.upper.right)  # lo:lo + c
+        if isinstance(extent, int) and not isinstance(extent, bool) and extent != want:
+            shown = ", ".join(str(e.value) if isinstance(e, ConstInt) else "?" for e in vshape)
+            raise self.error(item if hasattr(item, "lineno") else target,
+                             f"the window {ast.unparse(target)} has extent {extent} on axis {axis}, but the value "
+                             f"written into it is [{shown}]",
+                             hint="write a value of the window's shape, or name the window it fills, e.g. "
+                                  f"{ast.unparse(target.value)}[0:{want}, ...] = value")
 
     # ------------------------------------------------------------------ expressions
 

@@ -22,6 +22,7 @@ from tilefold.ir.stmt import (
 from tilefold.ir.types import (
     Type,
 )
+from tilefold.language.call_results import bind_call_results
 from tilefold.language.constants import _NotConst
 from tilefold.language.parse_base import _FnSig, no_gc
 
@@ -361,6 +362,6 @@ class ProgramFormMixin:
                 self._define(py_name, var, fn)
         body = self._body(fn.body, None, release=self._release_ast)
         directions = (ParamDirection.In,) * len(dims) + tuple(d for _n, _t, d in sig.params)
-        return Function(fn.name, tuple(dims + params), directions, sig.return_types,
-                        SeqStmts(tuple(body)), sig.func_type, sig.attrs, span=self.span(fn))
+        return bind_call_results(Function(fn.name, tuple(dims + params), directions, sig.return_types,
+                                          SeqStmts(tuple(body)), sig.func_type, sig.attrs, span=self.span(fn)))
 

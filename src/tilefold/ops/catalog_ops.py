@@ -13,8 +13,9 @@ Model choices (also stated per op in ``extra["note"]``, which ``docs/ops.md`` pr
 - comparison masks are dense: ``cmp`` / ``cmps`` give a tile of the operands' shape and dtype holding 1 where the
   comparison holds and 0 elsewhere (PTO packs mask bits; tilefold keeps one element per position), and ``sel`` /
   ``sels`` pick where the mask is non-zero;
-- ``part_*`` take operands of nested shapes: the result has the larger shape, is ``op(a, b)`` on the smaller
-  operand's region and the larger operand elsewhere (each operand's shape is its valid region).
+- ``part_*`` take operands of nested shapes and nested valid regions: the result has the larger shape, is
+  ``op(a, b)`` where both operands hold data (their valid regions, a tile's shape when it has no valid shape) and
+  the operand that holds data where only one does (PyPTO copies src0 where only src0 is valid).
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, Type, make_shape
+from tilefold.errors import TilefoldError
+from tilefold.ir.expr import ConstInt, Expr, Max
+from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, TileView, Type, make_shape
 from tilefold.ops import tensor_ops as _tn
 from tilefold.ops import tile_ops as _tl
 from tilefold.ops.registry import (
@@ -107,8 +110,9 @@ _CMP_BY_INT = ("eq", "ne", "lt", "le", "gt", "ge")
 _MASK_NOTE = ("the mask is dense: 1 where the comparison holds, 0 elsewhere, in the operands' dtype (PTO packs mask "
               "bits; tilefold keeps one element per position)")
 _SEL_NOTE = "picks the first value where the mask is non-zero (a dense mask, as pl.cmp produces)"
-_PART_NOTE = ("operands of nested shapes, anchored at [0, 0]: the result has the larger shape; on the smaller "
-              "operand's region it is the op of both, elsewhere the larger operand")
+_PART_NOTE = ("operands of nested shapes and nested valid regions, anchored at [0, 0]: the result has the larger "
+              "shape; where both operands are valid it is the op of both, where one is, that operand; its valid "
+              "shape is the larger valid region")
 
 
 def _cmp_fn(attrs: dict[str, Any], op: str) -> Callable[[Any, Any], Any]:
@@ -169,7 +173,7 @@ def _scalar(name: str, ints: bool = False) -> Callable[[Any, Any], Type]:
             _int_only(op, a.dtype)
         if name == "cmps":
             _cmp_fn(attrs, op)
-        return _tl._vec_tile(a.shape, a.dtype)
+        return _tl._vec_tile(a.shape, a.dtype, _tl._valid_view(a))  # the padding stays padding
     return infer
 
 
@@ -178,7 +182,7 @@ def _unary(name: str, ints: bool = False) -> Callable[[Any, Any], Type]:
         a = _tl._tile(f"tile.{name}", args, 0)
         if ints:
             _int_only(f"tile.{name}", a.dtype)
-        return _tl._vec_tile(a.shape, a.dtype)
+        return _tl._vec_tile(a.shape, a.dtype, _tl._valid_view(a))
     return infer
 
 
@@ -231,7 +235,7 @@ def _infer_sel(args, attrs) -> Type:
     if lhs.dtype != rhs.dtype:
         raise _tl._fail(op, f"lhs dtype {lhs.dtype.name} differs from rhs dtype {rhs.dtype.name}",
                         "cast one operand with pl.tile.cast first")
-    return _tl._vec_tile(lhs.shape, lhs.dtype)
+    return _tl._vec_tile(lhs.shape, lhs.dtype, _tl._valid_view(mask, lhs, rhs))
 
 
 def _infer_sels(args, attrs) -> Type:
@@ -241,7 +245,7 @@ def _infer_sels(args, attrs) -> Type:
     if not _tl._same_shape(mask.shape, value.shape):
         raise _tl._fail(op, f"mask {_tl._shape_repr(mask.shape)} and value {_tl._shape_repr(value.shape)} differ",
                         "the mask has the shape of the tile it selects from (a pl.cmp result)")
-    return _tl._vec_tile(value.shape, value.dtype)
+    return _tl._vec_tile(value.shape, value.dtype, _tl._valid_view(mask, value))
 
 
 _reg_tile("sel", (Param("mask", T), Param("lhs", T), Param("rhs", T)), _infer_sel, OpKind.ELEMENTWISE,
@@ -264,7 +268,8 @@ def _infer_three(name: str, scalar_mid: bool) -> Callable[[Any, Any], Type]:
         c = _tl._tile(op, args, 2, "src2")
         if not _tl._same_shape(a.shape, c.shape) or a.dtype != c.dtype:
             raise _tl._fail(op, "src0 and src2 differ in shape or dtype", "pass tiles of one shape and dtype")
-        return _tl._vec_tile(a.shape, a.dtype)
+        tiles = (a, c) if scalar_mid else (a, _tl._tile(op, args, 1, "src1"), c)
+        return _tl._vec_tile(a.shape, a.dtype, _tl._valid_view(*tiles))
     return infer
 
 
@@ -289,7 +294,7 @@ def _infer_expands(args, attrs) -> Type:
     op = "tile.expands"
     a = _tl._tile(op, args, 0, "target")
     _tl._scalar(op, args, 1, "the value broadcast over the target's shape is a number or a pl.Scalar")
-    return _tl._vec_tile(a.shape, a.dtype)
+    return _tl._vec_tile(a.shape, a.dtype, _tl._valid_view(a))  # the target's valid region is what is filled
 
 
 _reg_tile("expands", (Param("target", T), Param("scalar", S)), _infer_expands, OpKind.SCALAR_ELEMENTWISE,
@@ -336,7 +341,36 @@ register_op(OpDef(
 ))
 
 
-# partial arithmetic: operands of nested shapes
+# partial arithmetic: operands of nested regions
+def _valid_extents_of(t: Any) -> tuple[Expr, ...]:
+    """The region of ``t`` that holds data: its valid shape (a tile's TileView), else its shape."""
+    view = getattr(t, "tile_view", None)
+    return tuple(view.valid_shape) if view is not None and view.valid_shape is not None else tuple(t.shape)
+
+
+def _part_valid_view(a: Any, b: Any, big: tuple[int, ...], op: str) -> TileView | None:
+    """The result of a partial op holds data wherever either operand does: per axis the larger valid extent
+    (``Max`` of run-time extents). Static regions that are not nested would leave positions valid in neither
+    operand inside that box: refused (golden and the simulator check run-time extents the same way)."""
+    va, vb = _valid_extents_of(a), _valid_extents_of(b)
+    if all(isinstance(x, ConstInt) for x in va + vb):
+        ia, ib = [x.value for x in va], [x.value for x in vb]
+        if not (all(x >= y for x, y in zip(ia, ib, strict=True)) or all(x <= y for x, y in zip(ia, ib, strict=True))):
+            raise _tl._fail(op, f"the operands' valid regions {ia} and {ib} are not nested",
+                            "one operand's valid region must contain the other's (both start at [0, 0])")
+    out: list[Expr] = []
+    for x, y in zip(va, vb, strict=True):
+        if isinstance(x, ConstInt) and isinstance(y, ConstInt):
+            out.append(x if x.value >= y.value else y)
+        elif x is y:
+            out.append(x)
+        else:
+            out.append(Max(x, y, DataType.INDEX))
+    if all(isinstance(x, ConstInt) and x.value == n for x, n in zip(out, big, strict=True)):
+        return None
+    return TileView(valid_shape=tuple(out))
+
+
 def _infer_part(name: str) -> Callable[[Any, Any], Type]:
     def infer(args, attrs) -> Type:
         op = name
@@ -355,18 +389,38 @@ def _infer_part(name: str) -> Callable[[Any, Any], Type]:
             raise _tl._fail(op, f"operand shapes {list(sa)} and {list(sb)} are not nested",
                             "one operand's region must contain the other's (both start at [0, 0])")
         shape = make_shape(big)
-        return _tl._vec_tile(shape, a.dtype) if isinstance(a, TileType) else TensorType(shape, a.dtype)
+        if not isinstance(a, TileType):
+            return TensorType(shape, a.dtype)
+        return _tl._vec_tile(shape, a.dtype, _part_valid_view(a, b, tuple(big), op))
     return infer
 
 
-def _golden_part(fn: Callable[..., Any]) -> Callable[[Any, Any], Any]:
+def _golden_part(fn: Callable[..., Any], name: str) -> Callable[[Any, Any], Any]:
+    """``fn`` where both operands hold data, the operand that does where only one does. The valid extents of
+    both operands come as trailing operands (``reads_valid_shape``; absent: each operand's shape)."""
     def golden(a, k):
         x, y = _wide(np.asarray(a[0])), _wide(np.asarray(a[1]))
-        big, small = (x, y) if x.size >= y.size else (y, x)
-        out = np.array(big, dtype=np.result_type(big, np.float32) if big.dtype.kind == "f" else big.dtype)
-        region = tuple(slice(0, s) for s in small.shape)
-        out[region] = fn(x[region], y[region])
-        return out
+        shape = tuple(max(p, q) for p, q in zip(x.shape, y.shape, strict=True))
+        masks, full = [], []
+        for v, valid in ((x, a[2] if len(a) > 2 else None), (y, a[3] if len(a) > 3 else None)):
+            ext = tuple(min(max(int(e), 0), n) for e, n in zip(valid if valid is not None else v.shape, v.shape,
+                                                                 strict=True))
+            m = np.zeros(shape, bool)
+            m[tuple(slice(0, e) for e in ext)] = True
+            f = np.zeros(shape, v.dtype)
+            f[tuple(slice(0, n) for n in v.shape)] = v
+            masks.append((m, ext))
+            full.append(f)
+        (mx, ex), (my, ey) = masks
+        box = tuple(max(p, q) for p, q in zip(ex, ey, strict=True))
+        inside = np.zeros(shape, bool)
+        inside[tuple(slice(0, e) for e in box)] = True
+        if np.any(inside & ~mx & ~my):
+            raise TilefoldError(f"{name}: the operands' valid regions {list(ex)} and {list(ey)} are not nested",
+                                hint="one operand's valid region must contain the other's (both start at [0, 0])")
+        both = fn(full[0], full[1])
+        out = np.where(mx & my, both, np.where(mx, full[0], np.where(my, full[1], 0)))
+        return out.astype(np.result_type(both, np.float32) if both.dtype.kind == "f" else both.dtype)
     return golden
 
 
@@ -374,7 +428,9 @@ _PART = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum
 for _n, _fn in _PART.items():
     register_op(OpDef(
         f"tile.part_{_n}", (Param("lhs", T), Param("rhs", T)), _infer_part(f"tile.part_{_n}"), OpKind.OTHER,
-        Unit.VECTOR, _tl.VEC, golden=_golden_part(_fn), pto=f"tpart{_n}", cost="vector", extra={"note": _PART_NOTE},
+        Unit.VECTOR, _tl.VEC, golden=_golden_part(_fn, f"tile.part_{_n}"), pto=f"tpart{_n}", cost="vector",
+        # golden / the instruction get both operands' valid extents (evaluated at run time) as trailing operands
+        extra={"note": _PART_NOTE, "reads_valid_shape": (0, 1)},
     ))
 
 

@@ -346,3 +346,13 @@ def position_mixing_operands(op: OpDef, n_args: int) -> range:
     if op.kind not in POSITION_MIXING_KINDS:
         return range(0)
     return range(1, min(2, n_args)) if op.kind in (OpKind.ROW_BROADCAST, OpKind.COL_BROADCAST) else range(n_args)
+
+
+def valid_shape_operands(op: OpDef) -> tuple[int, ...]:
+    """The operands whose valid extents ``op``'s golden and instruction receive as trailing operands, in order
+    (``extra["reads_valid_shape"]``: True for the first operand, or a tuple of operand indices)."""
+    flag = op.extra.get("reads_valid_shape")
+    if not flag:
+        return ()
+    return (0,) if flag is True else tuple(flag)
+

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from tilefold.errors import TypeInferenceError
-from tilefold.ir.expr import ConstInt, Expr, MakeTuple, Min
+from tilefold.ir.expr import ConstInt, Expr, MakeTuple, Max, Min, Sub
 from tilefold.ir.types import (
     INDEX,
     AtomicType,
@@ -175,8 +175,28 @@ def _valid_view(*tiles: TileType) -> TileView | None:
             if isinstance(mine, ConstInt) and isinstance(theirs, ConstInt):
                 valid[axis] = mine if mine.value < theirs.value else theirs
             else:
-                valid[axis] = Min(mine, theirs, INDEX)
+                valid[axis] = Min(mine, theirs)
     return TileView(valid_shape=tuple(valid)) if valid is not None else None
+
+
+def _window_valid_view(src: TileType, offsets: Sequence[Expr], extents: Sequence[Expr]) -> TileView | None:
+    """The valid shape of a window of ``src`` (a slice, an extract): per axis the source's valid extent past the
+    window's offset, clipped to ``[0, extent]`` (``min(max(v - off, 0), ext)`` at run time). None when the source
+    is fully valid (or the window lies inside its valid region)."""
+    vs = src.tile_view.valid_shape if src.tile_view is not None else None
+    if vs is None:
+        return None
+    out: list[Expr] = []
+    for v, off, ext in zip(vs, offsets, extents, strict=True):
+        if isinstance(v, ConstInt) and isinstance(off, ConstInt) and isinstance(ext, ConstInt):
+            out.append(ConstInt(max(0, min(v.value - off.value, ext.value))))
+        else:
+            past = v if isinstance(off, ConstInt) and off.value == 0 else Sub(v, off)
+            out.append(Min(Max(past, ConstInt(0)), ext))
+    if all(isinstance(x, ConstInt) and isinstance(e, ConstInt) and x.value == e.value
+           for x, e in zip(out, extents, strict=True)):
+        return None
+    return TileView(valid_shape=tuple(out))
 
 
 def _vec_tile(shape, dtype: DataType, view: TileView | None = None) -> TileType:
@@ -390,7 +410,7 @@ def _infer_slice(args, attrs) -> Type:
             if off.value < 0 or off.value + ext.value > src_static[d]:
                 raise _fail(op, f"window [{off.value}, {off.value + ext.value}) on axis {d} is outside the "
                                 f"source extent {src_static[d]}", _window_hint(d, off.value, ext.value, src_static[d]))
-    view = None
+    view = _window_valid_view(src, offset, shape)  # a window of a partial tile is partial (unless given)
     if len(args) >= 4:
         valid = _tuple(op, args, 3, "valid_shape")
         if len(valid) != src.rank:
@@ -453,7 +473,13 @@ def _infer_extract(args, attrs) -> Type:
                 raise _fail(op, f"window [{idx.value}, {idx.value + shape[d]}) on axis {d} is outside the "
                                 f"source extent {src_static[d]}", _window_hint(d, idx.value, shape[d], src_static[d]))
     mem = attrs.get("target_memory") or src.memory_space
-    return TileType(make_shape(shape), src.dtype, mem)
+    out_shape = make_shape(shape)
+    view = _window_valid_view(src, (_index_expr(args[1]), _index_expr(args[2])), out_shape)
+    return TileType(out_shape, src.dtype, mem, None, canonical_tile_view(out_shape, mem, view) if view else None)
+
+
+def _index_expr(e: Expr) -> Expr:
+    return e if isinstance(e, Expr) else ConstInt(int(e))
 
 
 register_op(OpDef(
@@ -489,6 +515,13 @@ def _infer_reshape(args, attrs) -> Type:
     if a is not None and b is not None and int(np.prod(a)) != int(np.prod(b)):
         raise _fail(op, f"cannot reshape {list(a)} ({int(np.prod(a))} elements) to {list(b)}",
                     f"choose extents whose product is {int(np.prod(a))}, the source's element count")
+    view = _valid_view(src)
+    if view is not None:
+        if a is not None and b is not None and tuple(a) == tuple(b):
+            return TileType(tuple(shape), src.dtype, src.memory_space, None, src.tile_view)
+        # the valid region of a partial tile is not a rectangle of another shape: its padding would pass for data
+        raise _fail(op, f"reshape of a tile whose valid shape is smaller than its shape {_shape_repr(src.shape)}",
+                    "fill the padding first (pl.tile.fillpad), or reshape before pl.tile.set_validshape")
     return TileType(tuple(shape), src.dtype, src.memory_space)
 
 
@@ -927,7 +960,7 @@ def _infer_expand(name, axis):
         if tgt.dtype != vec.dtype:
             raise _fail(name, f"operand dtypes {tgt.dtype.name} and {vec.dtype.name} differ",
                         "cast the vector or the target with pl.tile.cast so both share a dtype")
-        return _vec_tile(tgt.shape, tgt.dtype)
+        return _vec_tile(tgt.shape, tgt.dtype, _valid_view(tgt))  # valid where the target is
     return infer
 
 

@@ -528,6 +528,11 @@ def _check_normalized(fn: Function, program: Program, r: _Report) -> None:
             continue
         if isinstance(stmt, YieldStmt) and role not in ("loop", "if"):
             r.add(stmt, "a yield appears outside any loop or if body")
+        if isinstance(stmt, (YieldStmt, ReturnStmt)):
+            for v in stmt.values:
+                if isinstance(v, Call):  # lowering emits calls where they are statements: this one would be lost
+                    r.add(stmt, f"the call {v.op_name} is {'returned' if isinstance(stmt, ReturnStmt) else 'yielded'}"
+                                " directly; bind its result to a variable first")
         if isinstance(stmt, (ForStmt, WhileStmt)):
             if not isinstance(stmt.body, SeqStmts):
                 r.add(stmt, f"the loop body is a {type(stmt.body).__name__}, not a SeqStmts")

@@ -166,15 +166,17 @@ class RunResult:
     compiled: Any
 
 
-def run_jit(kernel: JITFunction, args: tuple[Any, ...], config: RunConfig | None = None) -> Any:
-    """Compile (cached) and simulate ``kernel`` on ``args``; write Out / InOut arguments in place. Returns the
-    kernel's return value: the written argument(s), like PyPTO."""
+def run_jit(kernel: JITFunction, args: tuple[Any, ...], config: RunConfig | None = None,
+            kwargs: dict[str, Any] | None = None) -> Any:
+    """Compile (cached) and simulate ``kernel`` on ``args`` / ``kwargs`` (bound as Python binds a call); write
+    Out / InOut arguments in place. Returns the kernel's return value: the written argument(s), like PyPTO."""
     from tilefold.runtime.execute import execute
 
     config = config if config is not None else RunConfig()
     if not isinstance(config, RunConfig):
         raise TilefoldError(f"config= must be a tilefold.runtime.RunConfig, got {type(config).__name__}",
                             hint="from tilefold.runtime import RunConfig; kernel(..., config=RunConfig())")
+    args = kernel.bind_arguments(tuple(args), kwargs)
     compiled = kernel.compile(*args, config=config)
     names = [a.arg for a in kernel.source()[0].args.args]
     by_name = dict(zip(names, args, strict=True))
@@ -183,16 +185,16 @@ def run_jit(kernel: JITFunction, args: tuple[Any, ...], config: RunConfig | None
     return result
 
 
-def run(kernel: JITFunction, *args: Any, config: RunConfig | None = None) -> Any:
+def run(kernel: JITFunction, *args: Any, config: RunConfig | None = None, **kwargs: Any) -> Any:
     """``run(kernel, *args, config=...)``: the same as calling the kernel (or the ``CompiledProgram``)."""
     from tilefold.compiler import CompiledProgram
 
     if isinstance(kernel, CompiledProgram):
-        return kernel(*args, config=config)
+        return kernel(*args, config=config, **kwargs)
     if not isinstance(kernel, JITFunction):
         raise NotSupportedError("tilefold.runtime.run runs @pl.jit kernels and compiled programs",
                                 hint="decorate the kernel with @pl.jit; for @pl.program IR use tilefold.testing")
-    return run_jit(kernel, args, config)
+    return run_jit(kernel, args, config, kwargs)
 
 
 from tilefold.runtime.benchmark import BenchmarkStats, benchmark  # noqa: E402  (they use RunConfig)

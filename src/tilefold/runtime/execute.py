@@ -15,6 +15,7 @@ from tilefold.errors import TilefoldError
 from tilefold.ir.stmt import Function, ParamDirection
 from tilefold.ir.types import ScalarType, TensorType
 from tilefold.runtime.arrays import as_numpy, is_array, write_back
+from tilefold.runtime.call_boundary import MAX_ARGUMENT_BYTES, ArgumentError, logical_bytes
 
 
 def hidden_extents(entry: Function) -> dict[str, list[list[Any]]]:
@@ -74,7 +75,17 @@ def execute(compiled: Any, by_name: dict[str, Any], config: Any) -> tuple[Any, A
             raise TilefoldError(f"argument {name!r} is a TensorSpec: running needs data",
                                 hint="pass arrays to run; TensorSpec is for compile() / lower()")
         a = getattr(a, "_tilefold_array", lambda a=a: a)()  # a ChipWorker DeviceTensor: its storage
-        inputs[name] = np.ascontiguousarray(as_numpy(a, f"argument {name!r}")) if is_array(a) else a
+        if is_array(a):  # every path (jit call, CompiledProgram call, ChipWorker): bounded before the copy
+            arr = as_numpy(a, f"argument {name!r}")
+            size = logical_bytes(arr.shape, arr.dtype.itemsize)
+            if size > MAX_ARGUMENT_BYTES:
+                raise ArgumentError(f"argument {name!r} is {list(arr.shape)} {arr.dtype}: {size:,} bytes, above the "
+                                    f"{MAX_ARGUMENT_BYTES // 2**20} MiB limit per argument",
+                                    hint="tilefold simulates GM byte by byte: run the kernel on a smaller tensor (a "
+                                         "broadcast / stride-0 view counts its full logical size)")
+            inputs[name] = np.ascontiguousarray(arr)
+        else:
+            inputs[name] = a
     for name, where in meta["hidden_extents"].items():  # pl.dynamic extents: from the arrays (all must agree)
         if name not in by_name:
             inputs[name] = dynamic_extent(name, where, inputs)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from tilefold.errors import Span
+from tilefold.errors import Span, TilefoldError
 
 
-class DeviceFault(Exception):
-    """A trap the (simulated) device raises while executing an instruction."""
+class DeviceFault(TilefoldError):
+    """A trap the (simulated) device raises while executing an instruction. A ``TilefoldError`` (``except
+    TilefoldError`` sees it), rendered as a device fault; ``tilefold`` exits 3 on it, not 2."""
 
     kind = "fault"
 
@@ -19,7 +20,7 @@ class DeviceFault(Exception):
         self.hint = hint
         self.unit = unit
         self.space = space
-        super().__init__(self.render())
+        Exception.__init__(self, self.render())  # TilefoldError's fields are set above; its render is ours
 
     def render(self) -> str:
         parts = [f"device {self.kind}: {self.message}"]

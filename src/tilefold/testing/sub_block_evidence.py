@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tilefold.ir.affine import AffineDimExpr
-from tilefold.ir.expr import Add, Call, ConstInt, Expr, MakeTuple, Mul, Var
+from tilefold.ir.expr import Add, Call, ConstInt, Expr, MakeTuple, Min, Mul, Var
 from tilefold.ir.stmt import AssignStmt, Function, IfStmt, Program
 from tilefold.ir.types import TileType
 from tilefold.ir.visitor import IRVisitor
@@ -74,6 +74,8 @@ def _sb_axis(offsets: tuple[Expr, ...], sb_vars: set[Var]) -> list[tuple[int, in
     found = []
     for axis, e in enumerate(offsets):
         term = e.rhs if isinstance(e, Add) else e
+        if isinstance(term, Min) and isinstance(term.lhs, Mul):  # a clipped store: ``min(sb * m, valid)``
+            term = term.lhs
         if isinstance(term, Mul) and isinstance(term.lhs, Var) and term.lhs in sb_vars \
                 and isinstance(term.rhs, ConstInt):
             found.append((axis, term.rhs.value))

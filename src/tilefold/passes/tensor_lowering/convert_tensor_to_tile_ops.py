@@ -5,13 +5,15 @@ docs/passes/convert_tensor_to_tile_ops.md.
 The tensor ops of a function form one region. Its row extent ``M`` is the row count of the first written tensor.
 Every op in the region is row-local (element-wise, scalar, unary, cast, row reductions / expansions, column
 expansions by a whole ``[1, N]`` vector, matmul by a whole right-hand side, full-row writes) or the region is not
-tiled. A row-local region is cut into ``M / R`` blocks of ``R`` rows, ``R`` the largest divisor of ``M`` whose
-tiles all fit: the sum of every tile of one block (no reuse assumed, so the bound is safe) within half of Vec, and
-the matmul operands within Mat (chip facts from ``tilefold.targets``). Blocks become a ``pl.range`` loop carrying
-the written tensors. Column reductions of row-local values whose results are only written are tiled too: an
-accumulator starting at the reduction's identity combines each block's partial result (registry facts
-``combine`` / ``identity``). Tiles get the memory their first consumer asks for through the registry's op kinds
-(matmul operands Mat, everything else Vec); InferTileMemorySpace does the rest.
+tiled. A row-local region is cut into ``M / R`` blocks of ``R`` rows, ``R`` the largest divisor of ``M`` whose tiles
+all fit (or, when that divisor is below half of the largest count that fits, that count and one remainder block of
+``M % R`` rows: a prime ``M`` does not fall back to 1-row blocks); fitting means the sum of every tile of one block
+(no reuse assumed, so the bound is safe) within half of Vec, and the matmul operands within Mat (chip facts from
+``tilefold.targets``). Blocks become a ``pl.range`` loop carrying the written tensors. Column reductions of row-
+local values whose results are only written are tiled too: an accumulator starting at the reduction's identity
+combines each block's partial result (registry facts ``combine`` / ``identity``). Tiles get the memory their first
+consumer asks for through the registry's op kinds (matmul operands Mat, everything else Vec); InferTileMemorySpace
+does the rest.
 
 Functions with tensor-level ops inside loops or ifs, or with windows at dynamic offsets, take the structured path
 (``_Structured``): whole-value tiles, loop-carried / branch-merged tiles, loads and stores at the windows' offsets,
@@ -281,16 +283,22 @@ class _Lowering:
                 r *= 2
             if per_row_vec + fixed_vec <= vec and per_row_mat + fixed_mat <= mat:
                 best = r
-        for r in range(m, 0, -1) if isinstance(m, int) else ():
-            if m % r == 0 and r * per_row_vec + fixed_vec <= vec and r * per_row_mat + fixed_mat <= mat:
-                best = r
-                break
+        if isinstance(m, int):
+            best = _static_block_rows(m, lambda r: r * per_row_vec + fixed_vec <= vec
+                                      and r * per_row_mat + fixed_mat <= mat)
         if best is None:
+            # name the memory that does not hold one row (Vec: half of it, the other half is the reuse margin)
+            if per_row_vec + fixed_vec > vec:
+                need, space, have = f"{per_row_vec} B of Vec (+{fixed_vec} B of whole operands", "Vec", vec
+            else:
+                need, space, have = f"{per_row_mat} B of Mat (L1) (+{fixed_mat} B of whole matmul operands", \
+                    "Mat (L1)", mat
             raise NotSupportedError(
-                f"function {self.fn.name!r}: even one row of the tensor-level region needs {per_row_vec} B of Vec "
-                f"(+{fixed_vec} B of whole operands; {vec} B available)",
+                f"function {self.fn.name!r}: even one row of the tensor-level region needs {need}; {have} B of "
+                f"{space} available)",
                 span=self.fn.span if self.fn.span.line else None,
-                hint="split the computation over smaller tensors, or write the tiles yourself with pl.load / pl.store")
+                hint="split the computation over smaller tensors (a matmul: K-block it with pl.matmul_acc over "
+                     "slices of its operands), or write the tiles yourself with pl.load / pl.store")
         return best
 
     # -------------------------------------------------------------- emission
@@ -492,9 +500,14 @@ class _Lowering:
                 pre.append(AssignStmt(v, init, span=s.value.span))
                 accs[s.var] = v
         # a loop over row blocks carrying every written tensor
-        if isinstance(m, int):
+        if isinstance(m, int) and m % r == 0:
             loop, finals, accs = self.block_loop(m, r, roots, {x: x for x in roots}, _idx(0), _idx(m // r), accs)
             loops = [loop]
+        elif isinstance(m, int):  # M // r blocks of r rows, then one block of the M % r remaining rows
+            main, after_main, accs = self.block_loop(m, r, roots, {x: x for x in roots}, _idx(0), _idx(m // r), accs)
+            tail, finals, accs = self.block_loop(m, m % r, roots, after_main, _idx(0), _idx(1), accs,
+                                                 offset=_idx(m // r * r))
+            loops = [main, tail]
         else:  # dynamic row count M: blocks of r rows over [0, M // r * r), then single rows up to M
             full = FloorDiv(m, _idx(r), DataType.INDEX)
             main, after_main, accs = self.block_loop(m, r, roots, {x: x for x in roots}, _idx(0), full, accs)
@@ -509,10 +522,11 @@ class _Lowering:
         return [*pre, *loops, *self.out], {v: finals[root] for v, root in self.final.items()}
 
     def block_loop(self, m: Any, r: int, roots: list[Var], inits: dict[Var, Var], start: Expr, stop: Expr,
-                   acc_inits: dict[Var, Var], unit: bool = False
+                   acc_inits: dict[Var, Var], unit: bool = False, offset: Expr | None = None
                    ) -> tuple[ForStmt, dict[Var, Var], dict[Var, Var]]:
-        """``for i in range(start, stop)`` over blocks of ``r`` rows (row ``i`` itself when ``unit``), carrying
-        the written tensors and the column-reduction accumulators."""
+        """``for i in range(start, stop)`` over blocks of ``r`` rows (row ``i`` itself when ``unit``; rows from
+        ``offset`` when given: a single remainder block), carrying the written tensors and the column-reduction
+        accumulators."""
         self.tiles, self.loads, self.out, self.concat = {}, {}, [], {}
         i = Var(self.fresh("row" if unit else "row_block"), _IDX)
         iter_args = tuple(IterArg(self.fresh(f"{x.name}_iter"), x.type, x.span, init=inits[x]) for x in roots)
@@ -520,7 +534,7 @@ class _Lowering:
                           for v, a in acc_inits.items()}
         self.acc_current = dict(self.acc_iters)
         current = dict(zip(roots, iter_args, strict=True))
-        row_off = i if unit else Mul(i, _idx(r), DataType.INDEX)
+        row_off = offset if offset is not None else i if unit else Mul(i, _idx(r), DataType.INDEX)
         self.lower(m, r, row_off, current)
         accs = list(self.acc_iters)
         body = [*self.out, YieldStmt(tuple(current[x] for x in roots) + tuple(self.acc_current[v] for v in accs))]
@@ -529,6 +543,21 @@ class _Lowering:
         loop = ForStmt(i, start, stop, _idx(1), (*iter_args, *self.acc_iters.values()), SeqStmts(tuple(body)),
                        (*rvs, *acc_rvs), span=self.fn.span)
         return loop, dict(zip(roots, rvs, strict=True)), dict(zip(accs, acc_rvs, strict=True))
+
+
+def _static_block_rows(m: int, fits: Any) -> int | None:
+    """Rows per block of a static row count ``m``: the largest divisor of ``m`` that fits, unless it is below half
+    of the largest row count that fits at all (a prime ``m`` would give 1-row blocks, 6-7x slower): then that
+    count, with one remainder block of ``m % r`` rows. None when not even one row fits."""
+    if not fits(1):
+        return None
+    lo, hi = 1, m  # fits is monotone in r: the largest r <= m that fits
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
+    largest = lo
+    divisor = next(r for r in range(largest, 0, -1) if m % r == 0)
+    return divisor if 2 * divisor >= largest else largest
 
 
 _POSITIONAL = {OpKind.ELEMENTWISE, OpKind.SCALAR_ELEMENTWISE, OpKind.UNARY, OpKind.CAST}

@@ -29,6 +29,7 @@ from tilefold.passes.tile_and_bind_sub_block.common import (
     _remark,
 )
 from tilefold.passes.tile_and_bind_sub_block.gm_hazards import check_gm_hazards
+from tilefold.passes.tile_and_bind_sub_block.prefix_slices import clip_stored_prefix_slices
 from tilefold.passes.tile_and_bind_sub_block.rollback import _revert, limit_function_to_sub_block0
 from tilefold.passes.tile_and_bind_sub_block.splitter import Splitter
 
@@ -161,6 +162,7 @@ _AXIS_NAMES = {0: "rows, pl.SplitMode.UP_DOWN", 1: "columns, pl.SplitMode.LEFT_R
 def _split_or_revert(fn: Function, requested_axis: int | None = None) -> tuple[Function, bool]:
     original = fn
     fn = hoist_nested_calls(fn)  # ``f(r, g(r))`` -> ``tmp = g(r); f(r, tmp)``: every operand is a variable
+    fn = clip_stored_prefix_slices(fn)  # a stored prefix slice is a clipped store of its source
     an = DimensionAnalyzer(fn).run()
     for c in an.conflicts:
         if not c.broadcast:

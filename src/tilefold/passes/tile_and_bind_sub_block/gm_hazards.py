@@ -3,8 +3,9 @@
 Rule: after the demand pass has decided which loads and stores are halved, every global-memory tensor the function
 both reads and writes (or writes twice) is checked: the bytes sub-block ``sb`` reads or writes must not be written
 by sub-block ``1 - sb`` (the two sub-blocks are not ordered). Each access is a box per sub-block — a split load or
-store covers ``[offset + sb * half, +half)`` on its split axis, a whole load is read by both sub-blocks, a guarded
-store / fenced custom op writes on sub-block 0 only. A box that cannot be computed (a dynamic offset or extent, a
+store covers ``[offset + sb * half, +half)`` on its split axis, a whole load is read by both sub-blocks (unless only
+work guarded to sub-block 0 uses it: ``sub_block0_only``), a guarded store / fenced custom op writes on sub-block 0
+only. A box that cannot be computed (a dynamic offset or extent, a
 GM tensor handed to a custom op) overlaps everything. Any overlap refuses the axis (``gm_read_after_write``), so a
 kernel that stores rows ``[0, 64)`` of ``o`` and then loads rows ``[16, 80)`` of ``o`` is not split, while an
 in-place update (``o[r] = f(o[r])`` on the same rows) is. Upstream refuses any function that loads and stores the
@@ -26,6 +27,7 @@ from tilefold.ir.visitor import IRVisitor
 from tilefold.ops.custom.structured import custom_segments
 from tilefold.ops.registry import OpKind, op_of
 from tilefold.passes.tile_and_bind_sub_block.common import FULL, _Abort, _name, _window_axis, load_window, store_window
+from tilefold.passes.tile_and_bind_sub_block.sub_block0_only import SubBlock0Only
 
 if TYPE_CHECKING:
     from tilefold.passes.tile_and_bind_sub_block.splitter import Splitter
@@ -120,16 +122,33 @@ def _box_key(box: Box) -> tuple | str | None:
     return tuple(box) if isinstance(box, list) else box
 
 
-def _overlap(a: Box, b: Box) -> bool:
+def _overlap(a: Box, b: Box, ranges: dict[str, range | None] | None = None) -> bool:
     """Boxes overlap unless some axis where both are static separates them."""
     if a is None or b is None:
         return False
     if a == UNKNOWN or b == UNKNOWN or len(a) != len(b):
         return True
-    return all(_axis_overlap(x, y) for x, y in zip(a, b, strict=True))
+    return all(_axis_overlap(x, y, ranges) for x, y in zip(a, b, strict=True))
 
 
-def _axis_overlap(x, y) -> bool:
+def _hull(x, ranges: dict[str, range | None]):
+    """A loop-variable interval as the constant interval all its iterations cover (None: the loop's range is not
+    a known constant one)."""
+    if x is None or x[0] == "":
+        return x
+    iters = ranges.get(x[0])
+    if not iters:
+        return None
+    ends = (x[3] * iters[0], x[3] * iters[-1])
+    return ("", min(ends) + x[1], max(ends) + x[2], 0)
+
+
+def _axis_overlap(x, y, ranges: dict[str, range | None] | None = None) -> bool:
+    if x is not None and y is not None and x[0] != y[0] and ranges:
+        # e.g. a row-block loop's stores against the remainder block after it: disjoint when their hulls are
+        hx, hy = _hull(x, ranges), _hull(y, ranges)
+        if hx is not None and hy is not None:
+            return hx[1] < hy[2] and hy[1] < hx[2]
     if x is None or y is None or x[0] != y[0] or x[3] != y[3]:
         return True
     if x[3] != 0 and abs(x[3]) < max(x[2], y[2]) - min(x[1], y[1]):
@@ -144,6 +163,9 @@ class _Collector:
         self.accesses: list[Access] = []
         self.params = {p for p in sp.fn.params if not isinstance(p.type, (TensorType, TileType))}
         self.loop_vars: set = set()
+        # "@name" of a loop variable -> its constant iteration range (None: not constant, or the name is reused)
+        self.loop_ranges: dict[str, range | None] = {}
+        self.sb0_only = SubBlock0Only(sp)
 
     def body(self, body: Stmt | None) -> None:
         for s in flatten_stmts(body):
@@ -159,6 +181,11 @@ class _Collector:
         elif isinstance(s, (ForStmt, WhileStmt)):
             if isinstance(s, ForStmt):
                 self.loop_vars.add(s.loop_var)
+                key = f"@{s.loop_var.name}"
+                bounds = (s.start, s.stop, s.step)
+                iters = range(*(b.value for b in bounds)) if all(isinstance(b, ConstInt) for b in bounds) \
+                    and s.step.value != 0 else None
+                self.loop_ranges[key] = None if key in self.loop_ranges else iters
             y = final_yield(s.body)
             for k, ia in enumerate(s.iter_args):
                 self.roots.join(ia, ia.init)
@@ -202,6 +229,8 @@ class _Collector:
         box = _static_box(offs_t.elements, shape_t.elements, self.params, self.loop_vars)
         axis = self.sp.mode.get(var, FULL) if var is not None else FULL
         if axis is None or axis < 0:
+            if sb == 1 and var is not None and self.sb0_only(var):
+                return None  # dead on sub-block 1: it feeds only work guarded to sub-block 0
             return box
         half = var.type.shape[axis].value // 2
         window = load_window(call)
@@ -256,7 +285,7 @@ def check_gm_hazards(sp: Splitter) -> None:
         for w in writes:
             for a in accs:
                 for sb in (0, 1):
-                    if _overlap(a.boxes[sb], w.boxes[1 - sb]):
+                    if _overlap(a.boxes[sb], w.boxes[1 - sb], col.loop_ranges):
                         kind = "writes" if a.write else "reads"
                         raise _Abort(f"gm_read_after_write: sub-block {sb} {kind} bytes of {root.name} that "
                                      f"sub-block {1 - sb} writes ({a.what} vs {w.what}); the sub-blocks are not "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tilefold.ir.expr import Call, MakeTuple, Var
+from tilefold.ir.expr import Add, Call, ConstInt, MakeTuple, Min, Mul, Var
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -19,6 +19,7 @@ from tilefold.ir.stmt import (
 )
 from tilefold.passes.tile_and_bind_sub_block.common import (
     FULL,
+    INDEX,
     TILED_OP,
     _name,
     _offset_plus,
@@ -29,6 +30,16 @@ from tilefold.passes.tile_and_bind_sub_block.common import (
 
 if TYPE_CHECKING:
     from tilefold.passes.tile_and_bind_sub_block.splitter import Splitter
+
+
+def _static_valid(t, axis: int) -> int | None:
+    """The static valid extent of a stored tile on ``axis`` (a clipped store), else None."""
+    view = getattr(t, "tile_view", None)
+    if view is None or view.valid_shape is None:
+        return None
+    v = view.valid_shape[axis]
+    v = v.value if isinstance(v, ConstInt) else v
+    return v if isinstance(v, int) else None
 
 
 def seed(sp: Splitter, call: Call) -> None:
@@ -51,7 +62,15 @@ def rewrite(sp: Splitter, var: Var | None, call: Call, out: list[Stmt]) -> Stmt 
     gm_axis, gm_half = _window_axis(window, axis, half, _name(tile), call.op_name)
     tile_h = sp.get_half(tile, axis, out)
     offs = list(call.args[1].elements)
-    offs[gm_axis] = _offset_plus(offs[gm_axis], sp.sb, gm_half)
+    valid = _static_valid(t, axis)
+    if window is None and valid is not None and valid < half:
+        # a clipped store of a static prefix shorter than a half: the half past it stores nothing, at an offset
+        # kept inside the tensor (``off + min(sb * half, valid)``), as upstream clips it
+        shift = Min(Mul(sp.sb, ConstInt(half, INDEX), INDEX), ConstInt(valid, INDEX), INDEX)
+        base = offs[gm_axis]
+        offs[gm_axis] = shift if isinstance(base, ConstInt) and base.value == 0 else Add(base, shift, INDEX)
+    else:
+        offs[gm_axis] = _offset_plus(offs[gm_axis], sp.sb, gm_half)
     kwargs = {**dict(call.kwargs), TILED_OP: True}
     if window is not None:  # the flattened tile fills the halved N-D window
         shapes = list(call.kwarg("shapes"))

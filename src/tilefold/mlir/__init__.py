@@ -1,0 +1,39 @@
+"""HIVM MLIR in and out (AscendNPU-IR's IR): read it with xDSL, lower AIV functions to tilefold, run
+TileAndBindSubBlock, print the result back as HIVM MLIR. See docs/mlir.md.
+
+Front-end layer: it imports ir / ops / passes / language; nothing below imports it. xDSL is the optional extra
+``tilefold[mlir]``; without it every entry point raises a clear error.
+"""
+
+from __future__ import annotations
+
+from tilefold.mlir.opt import MlirUnavailable, main, require_xdsl
+
+
+def load_program(path: str, function: str | None = None):
+    """The tilefold Program of the (first, or named) AIV function of an HIVM MLIR file, for ``tilefold run``."""
+    from tilefold.errors import TilefoldError
+
+    require_xdsl()
+    from xdsl.dialects import func
+
+    from tilefold.mlir.bind_sub_block import is_candidate, lower_to_program
+    from tilefold.mlir.opt import Chunk, parse_chunk
+
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    chunk = Chunk(source, 0)
+    module = parse_chunk(chunk, path)
+    fns = [op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks]
+    if function is not None:
+        fns = [f for f in fns if f.sym_name.data == function]
+    aiv = [f for f in fns if is_candidate(f)] or fns
+    if not aiv:
+        raise TilefoldError(f"{path}: no function with a body to run" + (f" named {function!r}" if function else ""),
+                            hint="tilefold run simulates one AIV function (hivm.func_core_type = "
+                                 "#hivm.func_core_type<AIV>) of the file")
+    _, program = lower_to_program(aiv[0], path, source)
+    return program
+
+
+__all__ = ["MlirUnavailable", "load_program", "main", "require_xdsl"]

@@ -1,0 +1,757 @@
+"""Lower an HIVM ``func.func`` (xDSL IR) to a tilefold ``pl`` function.
+
+The lowering writes ``pl`` source and hands it to tilefold's own front end (``tilefold.language.parse``), so the
+IR it produces is exactly what the DSL would build, type-checked by the registry. Every pl variable is named after
+the MLIR value it stands for (``Lowering.names``), which is how the MLIR rewrite (``bind_sub_block``) reads the
+pass's decisions back: the halved type of a name is the halved type of that value.
+
+Mapping (MLIR -> tilefold):
+
+* ``memref`` function arguments in GM (read through ``memref.reinterpret_cast`` to a static view, or static
+  themselves) -> ``pl.Tensor`` parameters (``pl.Out`` when stored into); scalar arguments -> ``pl.Scalar``;
+* ``memref.subview`` of a GM view -> a window (offsets, sizes) used by the load / store reading it;
+* ``memref.alloc`` / ``tensor.empty`` -> a Vec tile (``pl.tile.create``) when used as an init; an alloc filled by
+  ``hivm.hir.load`` becomes the loaded tile; memref-form hivm ops (``outs(%alloc)``, no result) define a new
+  version of the alloc (SSA renaming); ``bufferization.to_tensor`` aliases the alloc's current version;
+* ``hivm.hir.load`` / ``store`` -> ``pl.tile.load`` / ``pl.store``; elementwise / unary / ``vbrc`` /
+  ``vreduce`` / ``vcast`` / ``vtranspose`` / ``custom`` -> the registry's ``tile.*`` op; ``get_block_idx`` /
+  ``get_sub_block_idx`` -> ``pl.tile.get_block_idx`` / ``get_subblock_idx``;
+* ``arith`` index / integer / float scalars -> inline scalar expressions; ``scf.for`` -> ``pl.range`` with
+  ``init_values`` (GM tensors stored in the body are carried too); ``scf.if`` -> ``if`` / ``pl.yield_``;
+* synchronisation and debug ops (``set_flag``, ``wait_flag``, ``pipe_barrier``, ``set_mask_norm``, ``debug``,
+  ...) carry no data: tilefold inserts its own synchronisation.
+
+Rank-1 values are tiles ``[1, n]`` (a tile is 2-D): MLIR axis 0 of a rank-1 value is tile axis 1.
+
+Anything else raises :class:`NotLowered` with the op's source location.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.dialects import arith, func, memref, scf, tensor
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AffineMapAttr,
+    ArrayAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+
+from tilefold.errors import Span, TilefoldError
+from tilefold.mlir.dialect import HivmOp
+
+SYNC_OPS = {
+    "hivm.hir.set_flag", "hivm.hir.wait_flag", "hivm.hir.pipe_barrier", "hivm.hir.set_mask_norm", "hivm.hir.debug",
+    "hivm.hir.init_debug", "hivm.hir.finish_debug", "hivm.hir.sync_block_set", "hivm.hir.sync_block_wait",
+    "hivm.hir.set_ffts_base_addr", "hivm.hir.dcci",
+}
+BINARY = {"vadd": ("add", "adds"), "vsub": ("sub", "subs"), "vmul": ("mul", "muls"), "vdiv": ("div", "divs"),
+          "vmax": ("maximum", "maxs"), "vmin": ("minimum", "mins"), "vand": ("and_", "ands"), "vor": ("or_", "ors")}
+UNARY = {"vexp": "exp", "vabs": "abs", "vln": "log", "vrelu": "relu", "vsqrt": "sqrt", "vrsqrt": "rsqrt",
+         "vrec": "recip", "vnot": "not_", "vsin": "sin", "vcos": "cos"}
+EXPAND = {"vadd": "add", "vsub": "sub", "vmul": "mul", "vdiv": "div", "vmax": "max", "vmin": "min"}
+REDUCE = {"sum": "sum", "max": "max", "min": "min", "prod": "prod"}
+DTYPES = {"f32": "FP32", "f16": "FP16", "bf16": "BF16", "i32": "INT32", "i16": "INT16", "i8": "INT8",
+          "i64": "INT64", "ui8": "UINT8", "i1": "BOOL"}
+
+
+class NotLowered(TilefoldError):
+    """An MLIR construct tilefold does not lower (located at the op)."""
+
+
+def op_span(op: Operation, filename: str, source: str, line_offset: int = 0) -> Span:
+    """file:line:col of an op, from the parser's location attribute (when present) or its position."""
+    pos = getattr(op, "_tf_pos", None)
+    if pos is None:
+        return Span(filename, 0, 0)
+    line = source.count("\n", 0, pos) + 1
+    col = pos - (source.rfind("\n", 0, pos) + 1) + 1
+    text = source.splitlines()[line - 1] if line - 1 < len(source.splitlines()) else ""
+    return Span(filename, line + line_offset, col, text)
+
+
+def shape_of(t: Attribute) -> list[int] | None:
+    if isinstance(t, MemRefType | TensorType):
+        return [int(d) for d in t.get_shape()]
+    return None
+
+
+def elem_of(t: Attribute) -> str:
+    el = t.get_element_type() if isinstance(t, MemRefType | TensorType) else t
+    key = str(el)
+    if key not in DTYPES:
+        raise KeyError(key)
+    return DTYPES[key]
+
+
+def tile_shape(shape: list[int]) -> list[int]:
+    return [1, shape[0]] if len(shape) == 1 else list(shape)
+
+
+@dataclass
+class GMView:
+    param: str  # the pl parameter
+    offsets: list[str]  # pl expressions, one per axis of the param
+    sizes: list[int]
+
+
+@dataclass
+class Lowering:
+    fn: func.FuncOp
+    filename: str
+    source: str
+    line_offset: int = 0
+    names: dict[SSAValue, str] = field(default_factory=dict)  # value -> pl name (tiles, tensors, scalars)
+    exprs: dict[SSAValue, str] = field(default_factory=dict)  # scalar value -> pl expression
+    views: dict[SSAValue, GMView] = field(default_factory=dict)
+    params: list[str] = field(default_factory=list)
+    outs: set[str] = field(default_factory=set)
+    gm_current: dict[str, str] = field(default_factory=dict)  # param -> current SSA name of that GM tensor
+    alloc_version: dict[SSAValue, str] = field(default_factory=dict)
+    ops_of: dict[str, Operation] = field(default_factory=dict)  # pl name -> defining MLIR op
+    stores: list[Operation] = field(default_factory=list)
+    customs: list[Operation] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    _used: set[str] = field(default_factory=set)
+    _view_params: dict[Operation, str] = field(default_factory=dict)
+
+    # ------------------------------------------------------------ helpers
+    def fail(self, op: Operation, msg: str, hint: str | None = None):
+        raise NotLowered(f"{op.name}: {msg}", span=op_span(op, self.filename, self.source, self.line_offset),
+                         hint=hint or "tilefold rolls such a function back (its stores run on sub-block 0); see "
+                                      "docs/mlir.md for what is lowered")
+
+    def fresh(self, base: str) -> str:
+        base = "".join(c if c.isalnum() or c == "_" else "_" for c in base) or "v"
+        if base[0].isdigit():
+            base = "v" + base
+        if base in ("pl", "self", "range", "if", "for", "in", "and", "or", "not", "is", "return", "def", "class"):
+            base = base + "_v"
+        name, n = base, 1
+        while name in self._used:
+            name = f"{base}_{n}"
+            n += 1
+        self._used.add(name)
+        return name
+
+    def name_for(self, v: SSAValue) -> str:
+        hint = v.name_hint or (f"arg{v.index}" if isinstance(v, BlockArgument) else "v")
+        return self.fresh(hint)
+
+    def emit(self, depth: int, text: str) -> None:
+        self.lines.append("    " * (depth + 2) + text)
+
+    def ttype(self, t: Attribute, op: Operation) -> str:
+        shape = shape_of(t)
+        try:
+            dt = elem_of(t)
+        except KeyError:
+            self.fail(op, f"element type {t} is not supported")
+        if shape is None or any(d < 0 for d in shape):
+            self.fail(op, f"type {t} is not a static shaped tile")
+        return f"pl.Tile[[{', '.join(map(str, tile_shape(shape)))}], pl.{dt}, pl.Mem.Vec]"
+
+    def scalar(self, v: SSAValue, op: Operation) -> str:
+        if v in self.exprs:
+            return self.exprs[v]
+        if v in self.names and not isinstance(v.type, MemRefType | TensorType):
+            return self.names[v]
+        self.fail(op, f"operand {v.name_hint or '?'} is not a scalar tilefold can evaluate")
+
+    def tile(self, v: SSAValue, op: Operation) -> str:
+        if v in self.alloc_version:
+            return self.alloc_version[v]
+        if v in self.names:
+            return self.names[v]
+        self.fail(op, f"operand %{v.name_hint or '?'} is not a tile this lowering produced")
+
+    def define(self, v: SSAValue, op: Operation) -> str:
+        name = self.name_for(v)
+        self.names[v] = name
+        self.ops_of[name] = op
+        return name
+
+    # ------------------------------------------------------------ entry
+    def lower(self) -> str:
+        fn = self.fn
+        body = fn.body.blocks[0]
+        sig = []
+        stored: set[SSAValue] = set()
+        for op in fn.walk():
+            if op.name == "hivm.hir.store" and isinstance(op, HivmOp):
+                for v in op.group("outs"):
+                    stored.add(self._root(v))
+        for arg in body.args:
+            t = arg.type
+            name = self.name_for(arg)
+            self.names[arg] = name
+            if isinstance(t, MemRefType):
+                views = [u.operation for u in arg.uses if isinstance(u.operation, memref.ReinterpretCastOp)]
+                others = [u.operation for u in arg.uses if not isinstance(u.operation, memref.ReinterpretCastOp)]
+                shape = shape_of(t)
+                kind = "pl.Out" if arg in stored else None
+                if shape is not None and all(d >= 0 for d in shape) and not views:
+                    self._param(sig, name, shape, t, kind)
+                    self.views[arg] = GMView(name, ["0"] * len(tile_shape(shape)), tile_shape(shape))
+                    continue
+                static = [v for v in views if all(d >= 0 for d in shape_of(v.result.type))]
+                if others or len(static) != len(views) or not views or (kind and len(views) != 1):
+                    self.fail(fn, f"argument %{arg.name_hint} ({t}) is not read through static views (or is "
+                                  "stored through several)",
+                              hint="each reinterpret_cast view of a GM argument becomes a tensor parameter; a "
+                                   "stored argument must have one view so that tilefold sees every access to it")
+                # each view is a tensor of its own (read-only views cannot alias a write)
+                for k, v in enumerate(views):
+                    vname = name if k == 0 else self.fresh(f"{name}_view{k}")
+                    vshape = shape_of(v.result.type)
+                    self._param(sig, vname, vshape, t, kind)
+                    self.views[v.result] = GMView(vname, ["0"] * len(tile_shape(vshape)), tile_shape(vshape))
+                    self._view_params[v] = vname
+            elif isinstance(t, IndexType | IntegerType):
+                sig.append(f"{name}: pl.Scalar[pl.{'INDEX' if isinstance(t, IndexType) else self._dt(t, fn)}]")
+            elif str(t) in DTYPES:
+                sig.append(f"{name}: pl.Scalar[pl.{DTYPES[str(t)]}]")
+            else:
+                self.fail(fn, f"argument type {t} is not supported")
+        self.block(body, 0)
+        outs = [self.gm_current[p] for p in self.params if p in self.outs]
+        ret = f"return {', '.join(outs)}" if outs else "return"
+        self.emit(0, ret)
+        header = ["import tilefold.language as pl", "", "", "@pl.program", f"class {self._cls()}:",
+                  "    @pl.function(type=pl.FunctionType.AIV)",
+                  f"    def {self.fresh_fn()}(self, {', '.join(sig)}):"]
+        return "\n".join(header + self.lines) + "\n"
+
+    def _param(self, sig: list[str], name: str, shape: list[int], t: Attribute, kind: str | None) -> None:
+        tensor_t = f"pl.Tensor[[{', '.join(map(str, tile_shape(shape)))}], pl.{self._dt(t, self.fn)}]"
+        sig.append(f"{name}: {kind}[{tensor_t}]" if kind else f"{name}: {tensor_t}")
+        self.params.append(name)
+        self.gm_current[name] = name
+        if kind:
+            self.outs.add(name)
+
+    def fresh_fn(self) -> str:
+        return "".join(c if c.isalnum() or c == "_" else "_" for c in self.fn.sym_name.data) or "kernel"
+
+    def _cls(self) -> str:
+        return "MlirModule"
+
+    def _dt(self, t: Attribute, op: Operation) -> str:
+        try:
+            return elem_of(t)
+        except KeyError:
+            self.fail(op, f"element type {t} is not supported")
+
+    def _root(self, v: SSAValue) -> SSAValue:
+        while isinstance(v.owner, memref.SubviewOp | memref.ReinterpretCastOp):
+            v = v.owner.source
+        return v
+
+    # ------------------------------------------------------------ bodies
+    def block(self, block: Block, depth: int) -> None:
+        for op in block.ops:
+            self.op(op, depth)
+
+    def op(self, op: Operation, d: int) -> None:
+        name = op.name
+        if name in SYNC_OPS or name in ("func.return", "scf.yield"):
+            return
+        if isinstance(op, arith.ConstantOp):
+            v = op.value
+            if isinstance(v, IntegerAttr):
+                self.exprs[op.result] = str(v.value.data)
+            elif isinstance(v, FloatAttr):
+                self.exprs[op.result] = repr(float(v.value.data))
+            else:
+                self.fail(op, "only scalar constants are lowered")
+            return
+        if name in ("arith.addi", "arith.subi", "arith.muli", "arith.floordivsi", "arith.divsi", "arith.divui",
+                    "arith.remsi", "arith.addf", "arith.subf", "arith.mulf", "arith.maxsi", "arith.minsi",
+                    "arith.index_cast", "arith.index_castui", "arith.extsi", "arith.trunci", "arith.cmpi"):
+            self._arith(op)
+            return
+        if isinstance(op, memref.ReinterpretCastOp):
+            if op not in self._view_params:  # views of arguments were made parameters up front
+                self.fail(op, "a reinterpret_cast of something else than a function argument is not lowered")
+            return
+        if isinstance(op, memref.SubviewOp):
+            self._subview(op)
+            return
+        if isinstance(op, memref.AllocOp | tensor.EmptyOp):
+            t = op.results[0].type
+            nm = self.define(op.results[0], op)
+            shape = tile_shape(shape_of(t))
+            self.emit(d, f"{nm}: {self.ttype(t, op)} = pl.tile.create([{', '.join(map(str, shape))}], "
+                         f"dtype=pl.{self._dt(t, op)}, target_memory=pl.Mem.Vec)")
+            if isinstance(op, memref.AllocOp):
+                self.alloc_version[op.results[0]] = nm
+            return
+        if op.name == "bufferization.to_tensor":
+            src = op.operands[0]
+            self.names[op.results[0]] = self.tile(src, op)
+            return
+        if isinstance(op, HivmOp):
+            self._hivm(op, d)
+            return
+        if isinstance(op, scf.ForOp):
+            self._for(op, d)
+            return
+        if isinstance(op, scf.IfOp):
+            self._if(op, d)
+            return
+        if isinstance(op, scf.WhileOp):
+            self._while(op, d)
+            return
+        if isinstance(op, tensor.ExtractSliceOp):
+            self._extract_slice(op, d)
+            return
+        self.fail(op, "this op is not lowered to tilefold")
+
+    def _extract_slice(self, op: tensor.ExtractSliceOp, d: int) -> None:
+        src = self.tile(op.source, op)
+        static = list(op.static_offsets.get_values())
+        dyn = list(op.offsets)
+        offs = [self.scalar(dyn.pop(0), op) if o == DYNAMIC_INDEX else str(o) for o in static]
+        sizes = list(op.static_sizes.get_values())
+        strides = list(op.static_strides.get_values())
+        if any(x < 0 for x in sizes) or any(x != 1 for x in strides):
+            self.fail(op, "a slice with dynamic sizes or non-unit strides is not lowered")
+        if len(sizes) != len(shape_of(op.source.type)) or len(shape_of(op.result.type)) != len(sizes):
+            self.fail(op, "a rank-reducing slice is not lowered")
+        if len(sizes) == 1:
+            sizes, offs = [1, sizes[0]], ["0", offs[0]]
+        nm = self.define(op.result, op)
+        self.emit(d, f"{nm}: {self.ttype(op.result.type, op)} = pl.tile.slice({src}, [{', '.join(map(str, sizes))}], "
+                     f"[{', '.join(offs)}])")
+
+    def _while(self, op: scf.WhileOp, d: int) -> None:
+        before, after = op.before_region.blocks[0], op.after_region.blocks[0]
+        cond_op = before.last_op
+        if not isinstance(cond_op, scf.ConditionOp) or list(cond_op.args) != list(before.args):
+            self.fail(op, "only a while whose condition passes its arguments on unchanged is lowered")
+        if any(isinstance(a.type, MemRefType) for a in op.arguments):
+            self.fail(op, "a while carrying a buffer (memref) is not lowered")
+        gm = self._carried_gm(list(after.ops))
+        inits = [self.tile(a, op) if isinstance(a.type, TensorType) else self.scalar(a, op) for a in op.arguments]
+        inits += [self.gm_current[p] for p in gm]
+        names = []
+        for a, b in zip(before.args, after.args, strict=True):
+            nm = self.name_for(a)
+            for v in (a, b):
+                self.names[v] = nm
+                if not isinstance(v.type, TensorType):
+                    self.exprs[v] = nm
+            names.append(nm)
+        saved = dict(self.gm_current)
+        for p in gm:
+            self.gm_current[p] = self.fresh(p + "_iter")
+            names.append(self.gm_current[p])
+        self.emit(d, f"for ({', '.join(names)},) in pl.while_(init_values=({', '.join(inits)},)):")
+        for o in before.ops:
+            if o is not cond_op:
+                if isinstance(o, HivmOp):
+                    self.fail(o, "only scalar work in a while condition region is lowered")
+                self.op(o, d + 1)
+        self.emit(d + 1, f"pl.cond({self.scalar(cond_op.condition, op)})")
+        self.block(after, d + 1)
+        yielded = after.last_op
+        ys = [self.tile(v, op) if isinstance(v.type, TensorType) else self.scalar(v, op)
+              for v in (yielded.operands if yielded is not None else ())]
+        ys += [self.gm_current[p] for p in gm]
+        self.gm_current = saved
+        outs_n = []
+        for r in op.results:
+            outs_n.append(self.define(r, op))
+            if not isinstance(r.type, TensorType):
+                self.exprs[r] = self.names[r]
+        for p in gm:
+            nm = self.fresh(p + "_out")
+            outs_n.append(nm)
+            self.gm_current[p] = nm
+        self.emit(d + 1, f"{', '.join(outs_n)} = pl.yield_({', '.join(ys)})")
+
+    def _arith(self, op: Operation) -> None:
+        syms = {"addi": "+", "subi": "-", "muli": "*", "floordivsi": "//", "divsi": "//", "divui": "//",
+                "remsi": "%", "addf": "+", "subf": "-", "mulf": "*"}
+        short = op.name.split(".")[1]
+        if short in ("index_cast", "index_castui", "extsi", "trunci"):
+            self.exprs[op.results[0]] = self.scalar(op.operands[0], op)
+            return
+        a, b = (self.scalar(v, op) for v in op.operands)
+        if short == "cmpi":
+            pred = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">=", 6: "<", 7: "<=", 8: ">", 9: ">="}
+            self.exprs[op.results[0]] = f"({a} {pred[op.predicate.value.data]} {b})"
+            return
+        if short in ("maxsi", "minsi"):
+            self.exprs[op.results[0]] = f"pl.{short[:3]}({a}, {b})"
+            return
+        self.exprs[op.results[0]] = f"({a} {syms[short]} {b})"
+
+    def _subview(self, op: memref.SubviewOp) -> None:
+        src = op.source
+        if src not in self.views:
+            self.fail(op, "a subview of a local buffer is not lowered (only GM windows)")
+        base = self.views[src]
+        static = list(op.static_offsets.get_values())
+        dyn = list(op.offsets)
+        offs = []
+        for s in static:
+            if s == DYNAMIC_INDEX:
+                offs.append(self.scalar(dyn.pop(0), op))
+            else:
+                offs.append(str(s))
+        sizes = list(op.static_sizes.get_values())
+        strides = list(op.static_strides.get_values())
+        if any(s < 0 for s in sizes) or any(s != 1 for s in strides):
+            self.fail(op, "a GM window with dynamic sizes or non-unit strides is not lowered")
+        if len(offs) == 1 and len(base.offsets) == 2:  # rank 1: the tensor [1, n]
+            offs, sizes = ["0", offs[0]], [1, sizes[0]]
+        if len(offs) != len(base.offsets):
+            self.fail(op, "a rank-reducing subview is not lowered")
+        new = [o if b == "0" else f"({b} + {o})" for b, o in zip(base.offsets, offs, strict=True)]
+        self.views[op.result] = GMView(base.param, new, sizes)
+
+    def _hivm(self, op: HivmOp, d: int) -> None:
+        short = op.name.split(".")[-1]
+        ins, outs = op.group("ins"), op.group("outs")
+        if short in ("get_block_idx", "get_sub_block_idx", "get_block_num", "get_sub_block_num"):
+            nm = self.define(op.results[0], op)
+            fn = {"get_block_idx": "get_block_idx", "get_sub_block_idx": "get_subblock_idx",
+                  "get_block_num": "get_block_num", "get_sub_block_num": None}[short]
+            if fn is None:
+                self.exprs[op.results[0]] = "2"
+                return
+            self.emit(d, f"{nm}: pl.Scalar[pl.INDEX] = pl.tile.{fn}()")
+            self.exprs[op.results[0]] = nm
+            return
+        if short == "load":
+            src, dst = ins[0], outs[0]
+            view = self.views.get(src)
+            if view is None:
+                self.fail(op, "the load does not read a GM window")
+            shape = shape_of(dst.type)
+            if view.sizes != tile_shape(shape):
+                self.fail(op, "a load whose window and buffer shapes differ (padding) is not lowered")
+            offs, sizes = self._window(view)
+            if op.results:  # tensor form: ``%t = hivm.hir.load ins(%gm) outs(%empty) -> tensor``
+                nm = self.define(op.results[0], op)
+            else:
+                nm = self.fresh(dst.name_hint or "t")
+                self.ops_of[nm] = op
+            self.emit(d, f"{nm}: {self.ttype(dst.type, op)} = pl.tile.load({self.gm_current[view.param]}, "
+                         f"{offs}, {sizes}, target_memory=pl.Mem.Vec)")
+            if not op.results:
+                self._write(dst, nm, op)
+            return
+        if short == "store":
+            src, dst = ins[0], outs[0]
+            view = self.views.get(dst)
+            if view is None:
+                self.fail(op, "the store does not write a GM window")
+            if op.results:
+                self.fail(op, "a store with a tensor result is not lowered")
+            tile = self.tile(src, op)
+            if tile_shape(shape_of(src.type)) != view.sizes:
+                self.fail(op, "a store whose tile and window shapes differ is not lowered")
+            offs, _ = self._window(view)
+            nm = self.fresh(view.param)
+            self.ops_of[nm] = op
+            self.stores.append(op)
+            self.emit(d, f"{nm} = pl.store({tile}, {offs}, {self.gm_current[view.param]})")
+            self.gm_current[view.param] = nm
+            return
+        if short in BINARY or short in UNARY or short in ("vbrc", "vreduce", "vcast", "vtranspose", "copy",
+                                                          "custom", "custom_macro"):
+            self._compute(op, short, ins, outs, d)
+            return
+        self.fail(op, "this hivm op is not lowered to tilefold")
+
+    def _window(self, view: GMView) -> tuple[str, str]:
+        offs = list(view.offsets)
+        sizes = list(view.sizes)
+        return f"[{', '.join(offs)}]", f"[{', '.join(map(str, sizes))}]"
+
+    def _write(self, dst: SSAValue, nm: str, op: Operation) -> None:
+        """``outs(%buf)`` of a memref-form op: the buffer's next version is ``nm``."""
+        if dst in self.alloc_version:
+            self.alloc_version[dst] = nm
+            self.names[dst] = nm
+        else:
+            self.fail(op, "the destination is not a local buffer (memref.alloc)")
+
+    def _compute(self, op: HivmOp, short: str, ins: list[SSAValue], outs: list[SSAValue], d: int) -> None:
+        if len(outs) != 1 and short not in ("custom", "custom_macro"):
+            self.fail(op, "expected one outs operand")
+        res_t = op.results[0].type if op.results else outs[0].type
+        shaped = [v for v in ins if isinstance(v.type, MemRefType | TensorType)]
+        if short in BINARY:
+            full, scal = BINARY[short]
+            if len(ins) != 2:
+                self.fail(op, "expected two ins operands")
+            a, b = ins
+            if len(shaped) == 2:
+                sa, sb_ = tile_shape(shape_of(a.type)), tile_shape(shape_of(b.type))
+                if sa == sb_:
+                    expr = f"pl.tile.{full}({self.tile(a, op)}, {self.tile(b, op)})"
+                elif short in EXPAND and len(sa) == 2 and sb_ == [sa[0], 1]:  # ``broadcast = [1]``
+                    expr = f"pl.tile.row_expand_{EXPAND[short]}({self.tile(a, op)}, {self.tile(b, op)})"
+                elif short in EXPAND and len(sa) == 2 and sb_ == [1, sa[1]]:  # ``broadcast = [0]``
+                    expr = f"pl.tile.col_expand_{EXPAND[short]}({self.tile(a, op)}, {self.tile(b, op)})"
+                else:
+                    self.fail(op, f"an elementwise op on shapes {sa} and {sb_} is not lowered (only a [n, 1] or "
+                                  "[1, m] second operand broadcasts)")
+            elif len(shaped) == 1 and shaped[0] is a:
+                expr = f"pl.tile.{scal}({self.tile(a, op)}, {self.scalar(b, op)})"
+            elif len(shaped) == 1 and short in ("vadd", "vmul", "vmax", "vmin"):
+                expr = f"pl.tile.{scal}({self.tile(b, op)}, {self.scalar(a, op)})"
+            else:
+                self.fail(op, "a scalar first operand is not lowered")
+        elif short in UNARY:
+            expr = f"pl.tile.{UNARY[short]}({self.tile(ins[0], op)})"
+        elif short == "vbrc" and not isinstance(ins[0].type, MemRefType | TensorType):  # a scalar filled in
+            t = tile_shape(shape_of(outs[0].type))
+            value = self.scalar(ins[0], op)
+            try:
+                float(value)
+                expr = (f"pl.tile.full([{', '.join(map(str, t))}], dtype=pl.{self._dt(res_t, op)}, value={value}, "
+                        "target_memory=pl.Mem.Vec)")
+            except ValueError:
+                expr = f"pl.tile.expands({self._init(outs[0], op, d)}, {value})"
+        elif short == "vbrc":
+            src, dst = ins[0], outs[0]
+            s, t = tile_shape(shape_of(src.type)), tile_shape(shape_of(dst.type))
+            if len(s) != 2 or s == t:
+                expr = f"pl.tile.move({self.tile(src, op)}, target_memory=pl.Mem.Vec)"
+            elif s[1] == 1 and s[0] == t[0]:
+                expr = f"pl.tile.row_expand({self._init(dst, op, d)}, {self.tile(src, op)})"
+            elif s[0] == 1 and s[1] == t[1]:
+                expr = f"pl.tile.col_expand({self._init(dst, op, d)}, {self.tile(src, op)})"
+            else:
+                self.fail(op, "a broadcast of a scalar-like tile on both axes is not lowered")
+        elif short == "vreduce":
+            kind = op.enum()
+            dims = op.keyword_attr("reduce_dims")
+            if kind not in REDUCE or dims is None or not isinstance(dims.value, ArrayAttr):
+                self.fail(op, "only sum / max / min / prod reductions with reduce_dims are lowered")
+            axes = [a.value.data for a in dims.value.data]
+            rank = len(shape_of(ins[0].type))
+            if rank == 1:
+                axes = [1]
+            if axes == [rank - 1] or (rank == 1):
+                expr = f"pl.tile.row_{REDUCE[kind]}({self.tile(ins[0], op)})"
+            elif axes == [0] and rank == 2:
+                expr = f"pl.tile.col_{REDUCE[kind]}({self.tile(ins[0], op)})"
+            else:
+                self.fail(op, f"a reduction over dims {axes} is not lowered")
+        elif short == "vcast":
+            expr = f"pl.tile.cast({self.tile(ins[0], op)}, target_type=pl.{self._dt(res_t, op)})"
+        elif short == "vtranspose":
+            expr = f"pl.tile.transpose({self.tile(ins[0], op)}, 0, 1)"
+        elif short == "copy":
+            src_v = ins[0]
+            if src_v in self.views or outs[0] in self.views:
+                self.fail(op, "a copy to or from GM is not lowered (use load / store)")
+            expr = f"pl.tile.move({self.tile(src_v, op)}, target_memory=pl.Mem.Vec)"
+        else:
+            self._custom(op, ins, outs, d)
+            return
+        if op.results:
+            nm = self.define(op.results[0], op)
+            self.emit(d, f"{nm}: {self.ttype(res_t, op)} = {expr}")
+        else:
+            nm = self.fresh(outs[0].name_hint or "t")
+            self.ops_of[nm] = op
+            self.emit(d, f"{nm}: {self.ttype(res_t, op)} = {expr}")
+            self._write(outs[0], nm, op)
+
+    def _init(self, v: SSAValue, op: Operation, d: int) -> str:
+        """The shape-giving target of a row / col expand: a defined tile (a broadcast reads its target)."""
+        shape = tile_shape(shape_of(v.type))
+        nm = self.fresh((v.name_hint or "t") + "_shape")
+        self.emit(d, f"{nm}: {self.ttype(v.type, op)} = pl.tile.full([{', '.join(map(str, shape))}], "
+                     f"dtype=pl.{self._dt(v.type, op)}, value=0.0, target_memory=pl.Mem.Vec)")
+        return nm
+
+    def _custom(self, op: HivmOp, ins: list[SSAValue], outs: list[SSAValue], d: int) -> None:
+        sym = op.symbol() or (op.attributes.get("symbol").data if isinstance(op.attributes.get("symbol"),
+                                                                               StringAttr) else None)
+        if sym is None:
+            self.fail(op, "a custom op without a name")
+        maps = op.attributes.get("indexing_map") or op.attributes.get("indexing_maps")
+        iters = op.attributes.get("iterator_types")
+        args = [f"{sym!r}", "ins=[" + ", ".join(self._custom_in(v, op) for v in ins) + "]",
+                "outs=[" + ", ".join(self.tile(v, op) for v in outs) + "]"]
+        tmps = op.group("tmps") + op.group("temp_buffers")
+        if tmps:
+            args.append("tmps=[" + ", ".join(self.tile(v, op) for v in tmps) + "]")
+        if sym.startswith("__builtin"):
+            args.append("builtin=True")
+        if "extra_buffers_types" in op.attributes or "extra_buffers_sizes" in op.attributes:
+            args.append(f"extra_buffers_info=({str(op.attributes.get('extra_buffers_types'))!r},)")
+        macro = op.name.endswith("custom_macro")
+        if macro and ("sync_event_slots" in op.attributes or op.group("sync_related_args")):
+            self.fail(op, "a custom_macro with synchronisation slots or arguments is not lowered")
+        if isinstance(maps, ArrayAttr):
+            texts = []
+            for m in maps.data:
+                if not isinstance(m, AffineMapAttr):
+                    self.fail(op, "indexing_maps must be affine maps")
+                texts.append(f"pl.affine_map({str(m.data)!r})")
+            args.append("indexing_maps=[" + ", ".join(texts) + "]")
+        if isinstance(iters, ArrayAttr):
+            kinds = []
+            for it in iters.data:
+                # only a parallel iterator may be split; any other kind (reduction, broadcast, transpose, ...)
+                # is kept whole, as a reduction is
+                kinds.append("pl.parallel" if "<parallel>" in str(it) or str(it).strip('"') == "parallel"
+                             else "pl.reduction")
+            args.append("iterator_types=[" + ", ".join(kinds) + "]")
+        if "no_side_effect" in op.attributes:
+            args.append("no_side_effect=True")
+        kind = "custom_macro" if macro else "custom"
+        self.customs.append(op)
+        if len(op.results) > 1:
+            self.fail(op, "a custom op with several results is not lowered")
+        if op.results:
+            nm = self.define(op.results[0], op)
+            self.emit(d, f"{nm}: {self.ttype(op.results[0].type, op)} = pl.tile.{kind}({', '.join(args)})")
+        else:
+            if len(outs) != 1:
+                self.fail(op, "a memref-form custom op must have one outs buffer")
+            nm = self.fresh(outs[0].name_hint or "t")
+            self.ops_of[nm] = op
+            self.emit(d, f"{nm}: {self.ttype(outs[0].type, op)} = pl.tile.{kind}({', '.join(args)})")
+            self._write(outs[0], nm, op)
+
+    def _custom_in(self, v: SSAValue, op: Operation) -> str:
+        if isinstance(v.type, MemRefType | TensorType):
+            return self.tile(v, op)
+        return self.scalar(v, op)
+
+    # ------------------------------------------------------------ control flow
+    def _carried_gm(self, region_ops) -> list[str]:
+        """GM params stored inside a region: carried through loops / ifs as tensors."""
+        carried = []
+        for inner in region_ops:
+            for o in inner.walk():
+                if o.name == "hivm.hir.store" and isinstance(o, HivmOp):
+                    view = self.views.get(o.group("outs")[0]) if o.group("outs") else None
+                    root = self._root(o.group("outs")[0]) if o.group("outs") else None
+                    p = self.views[root].param if view is None and root in self.views else (
+                        view.param if view else None)
+                    if p is None:
+                        p = self.names.get(root)
+                    if p is not None and p not in carried:
+                        carried.append(p)
+        return carried
+
+    def _for(self, op: scf.ForOp, d: int) -> None:
+        body = op.body.blocks[0]
+        iv, iter_args = body.args[0], body.args[1:]
+        lb, ub, step = (self.scalar(v, op) for v in (op.lb, op.ub, op.step))
+        for a in op.iter_args:
+            if a in self.alloc_version:
+                self.fail(op, "a local buffer passed as an iter_arg is not lowered")
+        gm = self._carried_gm(list(body.ops))
+        for o in body.walk():  # memref-form writes to buffers defined outside: not SSA-renamable across the loop
+            if isinstance(o, HivmOp) and o.name != "hivm.hir.store" and not o.results:
+                for v in o.group("outs"):
+                    if v in self.alloc_version:
+                        self.fail(op, "a loop writing a buffer defined outside it (memref form) is not lowered")
+        ivn = self.name_for(iv)
+        self.exprs[iv] = ivn
+        inits = [self.tile(a, op) if isinstance(a.type, MemRefType | TensorType) else self.scalar(a, op)
+                 for a in op.iter_args] + [self.gm_current[p] for p in gm]
+        names = []
+        for a in iter_args:
+            nm = self.name_for(a)
+            self.names[a] = nm
+            if not isinstance(a.type, MemRefType | TensorType):
+                self.exprs[a] = nm
+            names.append(nm)
+        saved = dict(self.gm_current)
+        gm_names = []
+        for p in gm:
+            nm = self.fresh(p + "_iter")
+            gm_names.append(nm)
+            self.gm_current[p] = nm
+        carried = names + gm_names
+        if carried:
+            self.emit(d, f"for {ivn}, ({', '.join(carried)},) in pl.range({lb}, {ub}, {step}, "
+                         f"init_values=({', '.join(inits)},)):")
+        else:
+            self.emit(d, f"for {ivn} in pl.range({lb}, {ub}, {step}):")
+        n0 = len(self.lines)
+        self.block(body, d + 1)
+        yielded = body.last_op
+        ys = [self.tile(v, op) if isinstance(v.type, MemRefType | TensorType) else self.scalar(v, op)
+              for v in (yielded.operands if yielded is not None else ())]
+        ys += [self.gm_current[p] for p in gm]
+        self.gm_current = saved
+        if carried:
+            outs_n = []
+            for r in op.results:
+                outs_n.append(self.define(r, op))
+                if not isinstance(r.type, MemRefType | TensorType):
+                    self.exprs[r] = self.names[r]
+            for p in gm:
+                nm = self.fresh(p + "_out")
+                outs_n.append(nm)
+                self.gm_current[p] = nm
+            self.emit(d + 1, f"{', '.join(outs_n)}{',' if len(outs_n) == 1 else ''} = pl.yield_({', '.join(ys)})"
+                      if len(outs_n) > 1 else f"{outs_n[0]} = pl.yield_({ys[0]})")
+        elif len(self.lines) == n0:
+            self.emit(d + 1, "pass")
+
+    def _if(self, op: scf.IfOp, d: int) -> None:
+        cond = self.scalar(op.cond, op)
+        then_ops = list(op.true_region.blocks[0].ops) if op.true_region.blocks else []
+        else_ops = list(op.false_region.blocks[0].ops) if op.false_region.blocks else []
+        gm = self._carried_gm(then_ops + else_ops)
+        for o in op.walk():
+            if o is not op and isinstance(o, HivmOp) and o.name != "hivm.hir.store" and not o.results:
+                for v in o.group("outs"):
+                    if v in self.alloc_version:
+                        self.fail(op, "an if writing a buffer defined outside it (memref form) is not lowered")
+        results = list(op.results)
+        out_names = [self.fresh(r.name_hint or "r") for r in results] + [self.fresh(p + "_if") for p in gm]
+        saved = dict(self.gm_current)
+        branches = []
+        for ops in (then_ops, else_ops):
+            self.gm_current = dict(saved)
+            self.emit(d, "if " + cond + ":" if not branches else "else:")
+            n0 = len(self.lines)
+            for o in ops:
+                self.op(o, d + 1)
+            ys = []
+            if ops and ops[-1].name == "scf.yield":
+                ys = [self.tile(v, op) if isinstance(v.type, MemRefType | TensorType) else self.scalar(v, op)
+                      for v in ops[-1].operands]
+            ys += [self.gm_current[p] for p in gm]
+            if out_names:
+                self.emit(d + 1, f"{', '.join(out_names)} = pl.yield_({', '.join(ys)})")
+            elif len(self.lines) == n0:
+                self.emit(d + 1, "pass")
+            branches.append(ys)
+        self.gm_current = saved
+        for r, nm in zip(results, out_names, strict=False):
+            self.names[r] = nm
+            self.ops_of[nm] = op
+            if not isinstance(r.type, MemRefType | TensorType):
+                self.exprs[r] = nm
+        for p, nm in zip(gm, out_names[len(results):], strict=True):
+            self.gm_current[p] = nm
+
+
+def lower_function(fn: func.FuncOp, filename: str, source: str, line_offset: int = 0) -> Lowering:
+    """Lower one function; ``Lowering.lines`` / ``.lower()`` give the pl source, ``.names`` the value names."""
+    low = Lowering(fn, filename, source, line_offset)
+    return low

@@ -1,0 +1,325 @@
+"""``tilefold mlir-opt``: an mlir-opt-like driver for HIVM MLIR files.
+
+Options (single or double dash, as mlir-opt accepts them):
+``-hivm-bind-sub-block`` (``--hivm-bind-sub-block='enable-tile=false'`` splits nothing and limits stores / custom
+ops to sub-block 0), ``-split-input-file`` (chunks separated by ``// -----`` are independent; outputs are joined
+with ``// -----``), ``-verify-diagnostics`` (``expected-error`` / ``expected-warning`` / ``expected-remark``
+comments are matched against the diagnostics; output is printed only when all match), ``--remarks`` (the pass's
+decisions on stderr), ``-o FILE``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+
+from tilefold.errors import Span, TilefoldError
+
+SPLIT_MARKER = re.compile(r"^// -----\s*$", re.M)
+EXPECTED = re.compile(r"//\s*expected-(error|warning|remark|note)\s*(@[+-]?\w+)?\s*\{\{(.*?)\}\}")
+
+USAGE = ("usage: tilefold mlir-opt FILE.mlir [-hivm-bind-sub-block[='enable-tile=false']] [-split-input-file] "
+         "[-verify-diagnostics] [--remarks] [-o OUT]")
+
+
+class MlirUnavailable(TilefoldError):
+    pass
+
+
+def require_xdsl() -> None:
+    try:
+        import xdsl  # noqa: F401
+    except ImportError as exc:
+        raise MlirUnavailable("reading MLIR needs xDSL, which is not installed",
+                              hint="pip install 'tilefold[mlir]' (or pip install xdsl)") from exc
+
+
+@dataclass
+class OptArgs:
+    file: str = ""
+    bind_sub_block: bool = False
+    enable_tile: bool = True
+    split_input_file: bool = False
+    verify_diagnostics: bool = False
+    remarks: bool = False
+    output: str | None = None
+    extra: list[str] = field(default_factory=list)
+
+
+def parse_args(argv: list[str]) -> OptArgs:
+    args = OptArgs()
+    it = iter(argv)
+    for a in it:
+        flag = a.lstrip("-") if a.startswith("-") and a != "-" else None
+        if flag is None:
+            if args.file:
+                raise TilefoldError(f"more than one input file: {args.file!r}, {a!r}", hint=USAGE)
+            args.file = a
+            continue
+        name, _, value = flag.partition("=")
+        if name == "hivm-bind-sub-block":
+            args.bind_sub_block = True
+            for opt in value.strip("'\"{} ").split():
+                k, _, v = opt.partition("=")
+                if k == "enable-tile":
+                    args.enable_tile = v.lower() not in ("false", "0")
+                elif k:
+                    raise TilefoldError(f"unknown option {k!r} of -hivm-bind-sub-block", hint="enable-tile=true|false")
+        elif name == "split-input-file":
+            args.split_input_file = True
+        elif name == "verify-diagnostics":
+            args.verify_diagnostics = True
+        elif name == "remarks":
+            args.remarks = True
+        elif name in ("o", "output"):
+            args.output = value or next(it, None)
+        elif name in ("h", "help"):
+            raise TilefoldError("help requested", hint=USAGE)
+        else:
+            raise TilefoldError(f"unknown option {a!r}", hint=USAGE)
+    if not args.file:
+        raise TilefoldError("no input file", hint=USAGE)
+    return args
+
+
+@dataclass
+class Chunk:
+    text: str
+    line_offset: int  # lines before this chunk in the file
+
+
+def split_chunks(source: str, split: bool) -> list[Chunk]:
+    if not split:
+        return [Chunk(source, 0)]
+    chunks, start, line = [], 0, 0
+    for m in SPLIT_MARKER.finditer(source):
+        text = source[start:m.start()]
+        chunks.append(Chunk(text, line))
+        line += text.count("\n") + source[m.start():m.end()].count("\n")
+        start = m.end()
+    chunks.append(Chunk(source[start:], line))
+    return chunks
+
+
+@dataclass
+class Diagnostic:
+    kind: str
+    line: int  # 1-based within the file
+    message: str
+
+
+def _expected(chunk: Chunk) -> list[Diagnostic]:
+    out = []
+    for i, text in enumerate(chunk.text.splitlines()):
+        for m in EXPECTED.finditer(text):
+            where = m.group(2)
+            line = i + 1
+            if where:
+                w = where[1:]
+                if w.startswith(("+", "-")) and w[1:].isdigit():
+                    line += int(w)
+                elif w.isdigit():
+                    line = int(w) - chunk.line_offset
+            out.append(Diagnostic(m.group(1), line + chunk.line_offset, m.group(3).strip()))
+    return out
+
+
+def print_module(module) -> str:
+    import io
+
+    from xdsl.printer import Printer
+
+    class _MlirPrinter(Printer):
+        def _print_results(self, op) -> None:  # mlir-opt's `%r:2 = ...` and `%r#1` for several results
+            results = op.results
+            if len(results) <= 1:
+                return super()._print_results(op)
+            name = self.print_ssa_value(results[0])
+            self.print_string(f":{len(results)} = ")
+            for i, r in enumerate(results):
+                self._ssa_values[r] = f"{name}#{i}"
+
+    buf = io.StringIO()
+    _MlirPrinter(stream=buf).print_op(module)
+    text = buf.getvalue()
+    # mlir-opt's spelling of the two ops every function has
+    text = re.sub(r"^builtin\.module", "module", text, flags=re.M)
+    text = re.sub(r"^(\s*)func\.return\b", r"\1return", text, flags=re.M)
+    text = re.sub(r"^(\s*)\}\{", r"\1} {", text, flags=re.M)  # `} {attrs}` after a region, as mlir-opt prints
+    return _alias_affine_maps(text).rstrip("\n") + "\n"
+
+
+def _affine_maps(line: str):
+    """(start, end, body) of each ``affine_map<...>`` in a line (``->`` is not a closer)."""
+    out, i = [], 0
+    while (j := line.find("affine_map<", i)) >= 0:
+        k, depth = j + len("affine_map<"), 1
+        while k < len(line) and depth:
+            if line.startswith("->", k):
+                k += 2
+                continue
+            depth += {"<": 1, ">": -1}.get(line[k], 0)
+            k += 1
+        out.append((j, k, line[j + len("affine_map<"):k - 1]))
+        i = k
+    return out
+
+
+def _alias_affine_maps(text: str) -> str:
+    """Affine maps as mlir-opt prints them: ``#map``, ``#map1``, ... defined before the module, in order of first
+    use; ``affine.apply #map(%x)`` without a space; xDSL's doubled parentheses around a lone result dropped."""
+    names: dict[str, str] = {}
+
+    def canon(body: str) -> str:
+        dims, _, results = body.partition(" -> ")
+        results = results.strip()
+        if results.startswith("((") and results.endswith("))"):
+            inner = results[1:-1]
+            if inner.count("(") == inner.count(")") and "," not in inner:
+                results = inner
+        return f"{dims} -> {results}"
+
+    lines = []
+    for line in text.splitlines():
+        if "affine_map<" in line and not line.lstrip().startswith("//"):
+            parts, last = [], 0
+            for a, b, body in _affine_maps(line):
+                key = canon(body)
+                if key not in names:
+                    names[key] = "#map" + (str(len(names)) if names else "")
+                parts.append(line[last:a] + names[key])
+                last = b
+            line = "".join(parts) + line[last:]
+            line = re.sub(r"(affine\.apply #map\d*) \(", r"\1(", line)
+        lines.append(line)
+    header = [f"{n} = affine_map<{b}>" for b, n in names.items()]
+    return "\n".join(header + lines)
+
+
+
+
+def parse_chunk(chunk: Chunk, filename: str):
+    """The module of one chunk (xDSL), with source positions recorded on each op (``_tf_pos``)."""
+    from xdsl.parser import Parser
+    from xdsl.utils.exceptions import ParseError
+
+    from tilefold.mlir.dialect import make_context
+
+    class _Locating(Parser):
+        def parse_operation(self):
+            pos = self._current_token.span.start
+            state = self.lexer.pos, self._current_token
+            self._parse_op_result_list()
+            self.ctx.generic_next = self._current_token.kind.name == "STRING_LIT"
+            self.lexer.pos, self._parser_state.current_token = state
+            op = super().parse_operation()
+            try:
+                op._tf_pos = pos
+            except AttributeError:  # pragma: no cover
+                pass
+            return op
+
+    import warnings
+
+    from xdsl.dialects.builtin import ModuleOp
+
+    if not re.sub(r"//[^\n]*", "", chunk.text).strip():  # nothing but comments: an empty module, as mlir-opt
+        return ModuleOp([])
+    try:
+        with warnings.catch_warnings():  # operands are read before their types (the types come from the values)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return _Locating(make_context(), chunk.text, filename).parse_module()
+    except ParseError as exc:
+        span = exc.span
+        pos = span.start
+        line = chunk.text.count("\n", 0, pos) + 1
+        col = pos - (chunk.text.rfind("\n", 0, pos) + 1) + 1
+        lines = chunk.text.splitlines()
+        msg = str(exc.msg if hasattr(exc, "msg") else exc).strip().splitlines()[-1]
+        raise TilefoldError(f"cannot parse MLIR: {msg}",
+                            span=Span(filename, line + chunk.line_offset, col,
+                                      lines[line - 1] if line - 1 < len(lines) else ""),
+                            hint="tilefold reads func / scf / arith / memref / tensor / bufferization / affine and "
+                                 "hivm / hacc (docs/mlir.md)") from None
+
+
+def run_chunk(chunk: Chunk, args: OptArgs, remarks_out: list[str]) -> str:
+    from tilefold.mlir.bind_sub_block import Options, run_on_module
+
+    module = parse_chunk(chunk, args.file)
+    if args.bind_sub_block:
+        opts = Options(enable_tile=args.enable_tile)
+        run_on_module(module, args.file, chunk.text, opts, chunk.line_offset)
+        remarks_out.extend(f"remark: @{r.function}: {r.text}" for r in opts.remarks)
+    return print_module(module)
+
+
+def main(argv: list[str]) -> int:
+    """Returns the exit code; writes the output to stdout (or ``-o``) and diagnostics to stderr."""
+    try:
+        args = parse_args(list(argv))
+        require_xdsl()
+        try:
+            with open(args.file, encoding="utf-8") as f:
+                source = f.read()
+        except OSError as exc:
+            raise TilefoldError(f"cannot read {args.file}: {exc.strerror}") from None
+    except TilefoldError as exc:
+        print(exc.render(), file=sys.stderr)
+        return 1
+    outputs: list[str] = []
+    remarks: list[str] = []
+    failed = False
+    for chunk in split_chunks(source, args.split_input_file):
+        expected = _expected(chunk) if args.verify_diagnostics else []
+        try:
+            out = run_chunk(chunk, args, remarks)
+            got: list[Diagnostic] = []
+        except TilefoldError as exc:
+            out = None
+            line = exc.span.line if exc.span is not None else 0
+            got = [Diagnostic("error", line, exc.message)]
+            if not args.verify_diagnostics:
+                print(exc.render(), file=sys.stderr)
+                failed = True
+                if not args.split_input_file:
+                    return 1
+                continue
+        except Exception as exc:  # noqa: BLE001 - a bug: reported, never a traceback
+            print(f"{args.file}:{chunk.line_offset + 1}: internal error: {type(exc).__name__}: {exc}\n"
+                  "hint: this is a tilefold bug; please report it with the input", file=sys.stderr)
+            failed = True
+            continue
+        if args.verify_diagnostics:
+            if not _match(expected, got, args.file):
+                failed = True
+        if out is not None:
+            outputs.append(out)
+    text = "// -----\n".join(outputs) if args.split_input_file else "".join(outputs)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    if args.remarks:
+        for r in remarks:
+            print(r, file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _match(expected: list[Diagnostic], got: list[Diagnostic], filename: str) -> bool:
+    ok = True
+    remaining = list(got)
+    for e in expected:
+        hit = next((g for g in remaining if g.kind == e.kind and (g.line in (e.line, 0)) and e.message in g.message),
+                   None)
+        if hit is None:
+            print(f"{filename}:{e.line}: error: expected {e.kind} \"{e.message}\" was not produced", file=sys.stderr)
+            ok = False
+        else:
+            remaining.remove(hit)
+    for g in remaining:
+        print(f"{filename}:{g.line}: error: unexpected {g.kind}: {g.message}", file=sys.stderr)
+        ok = False
+    return ok
