@@ -51,6 +51,9 @@ LAYERS: list[list[str]] = [
 UPWARD_FORWARDERS: set[str] = {
     "tilefold.ir",  # ir/__init__.py's one __getattr__: ir.compile, ir.serialize, ir.deserialize, ir.pass_manager
     "tilefold.ir.pass_manager",  # PyPTO's module path of ir.pass_manager
+    # PyPTO module paths (issue 19): each module *is* its tilefold.compat implementation
+    "tilefold.runtime.runner", "tilefold.runtime.tensor_spec", "tilefold.ir.compiled_program",
+    "tilefold.ir.instruments", "tilefold.backend.pto_backend", "tilefold.pypto_core.passes", "tilefold.debug",
 }
 FORWARD_TARGET = "tilefold.compat"
 

@@ -72,12 +72,35 @@ def test_an_atomic_store_adds_its_valid_region_only_golden_equals_simulator(dtyp
     np.testing.assert_allclose(report.outputs["out"].astype(np.float32), expected, rtol=rtol, atol=rtol)
 
 
-@pytest.mark.parametrize("dtype", ["BF16", "INT8"])
-def test_atomic_add_into_an_unsupported_dtype_is_refused(dtype):
+@pytest.mark.parametrize("dtype", ["BF16", "INT8", "INT16"])
+def test_atomic_add_into_bf16_and_small_integers(dtype):
+    import ml_dtypes
+
+    np_dtype = {"BF16": ml_dtypes.bfloat16, "INT8": np.int8, "INT16": np.int16}[dtype]
+    if dtype == "BF16":
+        x = RNG.uniform(-1, 1, (16, 64)).astype(np_dtype)
+        old = RNG.uniform(-1, 1, (16, 64)).astype(np_dtype)
+    else:
+        x = RNG.integers(-100, 100, (16, 64)).astype(np_dtype)
+        old = RNG.integers(-100, 100, (16, 64)).astype(np_dtype)
+    report = run_and_compare(pl.parse(TILE.format(dtype=dtype)), {"x": x, "n": 5, "out": old.copy()})
+    assert report.matches, report.summary()
+    if dtype == "BF16":  # added in FP32, rounded to BF16
+        expected = old.astype(np.float32)
+        expected[:5] += x[:5].astype(np.float32)
+        np.testing.assert_allclose(report.outputs["out"].astype(np.float32), expected, rtol=1e-2, atol=1e-2)
+    else:  # integers wrap in their dtype (100 + 100 overflows INT8)
+        expected = old.copy()
+        expected[:5] = (old[:5].astype(np.int64) + x[:5]).astype(np_dtype)
+        np.testing.assert_array_equal(report.outputs["out"], expected)
+
+
+def test_atomic_add_into_an_unsupported_dtype_is_refused():
     with pytest.raises(TypeInferenceError) as info:
-        pl.parse(TILE.format(dtype=dtype), "kern.py")
-    assert f"an atomic add into a {dtype} tensor is not supported" in info.value.message
-    assert "FP32, FP16, INT32" in info.value.message and info.value.hint and info.value.span.line == 10
+        pl.parse(TILE.format(dtype="UINT8"), "kern.py")
+    assert "an atomic add into a UINT8 tensor is not supported" in info.value.message
+    assert "FP32, FP16, BF16, INT32, INT16, INT8" in info.value.message and info.value.hint
+    assert info.value.span.line == 10
 
 
 def test_tensor_level_atomic_dtype_and_value_errors():
@@ -89,8 +112,8 @@ def k(a: pl.Tensor[[16, 64], pl.{dtype}], c: pl.InOut[pl.Tensor[[16, 64], pl.{dt
         c = pl.assemble(c, pl.add(a, a), [0, 0], atomic={atomic})
     return c
 '''
-    with pytest.raises(TypeInferenceError, match="an atomic add into a BF16 tensor is not supported"):
-        pl.parse(src.format(dtype="BF16", atomic="pl.AtomicType.Add"), "kern.py")
+    with pytest.raises(TypeInferenceError, match="an atomic add into a UINT8 tensor is not supported"):
+        pl.parse(src.format(dtype="UINT8", atomic="pl.AtomicType.Add"), "kern.py")
     with pytest.raises(TypeInferenceError, match="atomic=1 is not a pl.AtomicType") as info:
         pl.parse(src.format(dtype="FP32", atomic="1"), "kern.py")
     assert info.value.span.line == 6

@@ -117,8 +117,9 @@ def test_compiled_program_handle(tmp_path):
     out2 = np.zeros_like(A)
     again(A, B, out2)
     np.testing.assert_array_equal(out2, out)
+    np.testing.assert_allclose(compiled(A, B), A + B, rtol=1e-6)  # return-style: the Out array is made
     with pytest.raises(TilefoldError, match="takes 3 argument"):
-        compiled(A, B)
+        compiled(A)
 
 
 def test_from_dir_of_a_non_artefact_directory(tmp_path):

@@ -1171,3 +1171,40 @@ BOTH_TARGETS = ("Ascend910B", "Ascend950")
 for _op, _e in TABLE.items():
     if _e.op.endswith(".cast") or "matmul" in _op or "gemv" in _op or _op == "tile.transpose_view":
         _e.targets = BOTH_TARGETS
+
+
+# ------------------------------------------------------------------------------------------------
+# tile forms of concat / assemble, and the scalar read of a tile element (issue 19)
+# ------------------------------------------------------------------------------------------------
+
+
+def _tile_concat_cases(dt):
+    a, b = pattern(dt, (32, 32), 21), pattern(dt, (32, 16), 22)
+    return [_src({"a0": a, "a1": b}, np.concatenate([a, b], axis=1),
+                 ["x = pl.load(a0, [0, 0], [32, 32])", "y = pl.load(a1, [0, 0], [32, 16])",
+                  "pl.store(pl.tile.concat(x, y), [0, 0], out)"], "tile.concat")]
+
+
+def _tile_assemble_cases(dt):
+    a, v = pattern(dt, (32, 32), 23), pattern(dt, (8, 16), 24)
+    want = a.copy()
+    want[8:16, 16:32] = v
+    return [_src({"a0": a, "a1": v}, want,
+                 ["x = pl.load(a0, [0, 0], [32, 32])", "y = pl.load(a1, [0, 0], [8, 16])",
+                  "pl.store(pl.tile.assemble(x, y, [8, 16]), [0, 0], out)"], "tile.assemble")]
+
+
+def _tile_read_cases(dt):
+    a = pattern(dt, (32, 32), 25)
+    fill = "1.5" if is_float(dt) else "3"
+    want = np.full((32, 32), 1.5 if is_float(dt) else 3).astype(dt)
+    want[0, 0] = a[3, 5]
+    return [_src({"a0": a}, want, ["x = pl.load(a0, [0, 0], [32, 32])", "s = pl.tile.read(x, [3, 5])",
+                                   f"t = pl.tile.full([32, 32], dtype=pl.{DT_NAME[dt]}, value={fill})",
+                                   "t = pl.write(t, [0, 0], s)", "pl.store(t, [0, 0], out)"], "tile.read",
+                 tol=EXACT)]
+
+
+entry("tile.concat", ALL, _tile_concat_cases, "bytes: [32, 32] and [32, 16] tiles joined along columns")
+entry("tile.assemble", ALL, _tile_assemble_cases, "bytes: an [8, 16] tile written at [8, 16] of a [32, 32] tile")
+entry("tile.read", ALL, _tile_read_cases, "the element [3, 5] of a Vec tile read into a scalar and written back")

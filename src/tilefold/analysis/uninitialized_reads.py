@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tilefold.errors import Span, VerificationError
-from tilefold.ir.expr import Call, Expr, TupleGetItem, Var
+from tilefold.ir.expr import Call, ConstBool, ConstInt, Eq, Expr, Ne, Not, TupleGetItem, Var
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -78,6 +78,12 @@ class UninitializedRead:
                 f"accumulator starts with pl.tile.matmul, not matmul_acc on a created tile")
 
 
+def _same_value(a: Expr, b: Expr) -> bool:
+    if isinstance(a, ConstInt) and isinstance(b, ConstInt):
+        return a.value == b.value
+    return a is b
+
+
 def _creates_uninitialized(op: OpDef | None, value: Call) -> bool:
     return op is not None and bool(op.extra.get("uninitialized")) and isinstance(value.type, TileType)
 
@@ -100,6 +106,9 @@ class _Walker:
     def __init__(self) -> None:
         self.uninit: dict[Var, tuple[Var, str]] = {}  # var -> (origin var, origin op name)
         self.found: list[UninitializedRead] = []
+        # loop var -> (start, iter args holding created tiles on the first iteration, reads excused in branches
+        # that run only on later iterations, reported at the loop's end unless later iterations are written)
+        self.first_iteration: dict[Var, tuple[Expr, list[Var], list[UninitializedRead]]] = {}
 
     def _check(self, exprs, reader: str, span: Span | None) -> None:
         for e in exprs:
@@ -112,7 +121,22 @@ class _Walker:
         if op is None:  # a function call: every tile argument is read
             self._check(call.args, f"the call of {call.op_name}", call.span or span)
             return
-        self._check(_read_operands(call, op), op.name, call.span if call.span and call.span.line else span)
+        reads = _read_operands(call, op)
+        at = op.extra.get("init_operand")  # matmul_acc(init_cond=c): the accumulator is not read where c holds
+        if at is not None and at < len(call.args) and reads:
+            cond = call.args[at]
+            guard = self._first_iteration_guard(cond)
+            if isinstance(cond, ConstBool) and cond.value:
+                reads = reads[1:]
+            elif guard is not None and guard[1]:  # read only after the first iteration: deferred to the loop end
+                _start, carried, deferred = self.first_iteration[guard[0]]
+                origins = {self.uninit[ia][0] for ia in carried if ia in self.uninit}
+                acc = reads[0]
+                if isinstance(acc, Var) and acc in self.uninit and self.uninit[acc][0] in origins:
+                    origin, op_name = self.uninit[acc]
+                    deferred.append(UninitializedRead(acc, origin, op_name, op.name, call.span or span))
+                    reads = reads[1:]
+        self._check(reads, op.name, call.span if call.span and call.span.line else span)
         if var is None:
             return
         if _creates_uninitialized(op, call):
@@ -121,6 +145,30 @@ class _Walker:
             src = call.args[op.memory.operand] if op.memory.operand < len(call.args) else call.args[0]
             if isinstance(src, Var) and src in self.uninit:
                 self.uninit[var] = self.uninit[src]
+
+    def _first_iteration_guard(self, cond: Expr) -> tuple[Var, bool] | None:
+        """``(loop var, True)`` for ``k == start`` of an enclosing loop that carries created tiles (the then branch
+        is the first iteration), ``(loop var, False)`` for ``k != start``; None otherwise."""
+        if isinstance(cond, Not):
+            inner = self._first_iteration_guard(cond.operand)
+            return None if inner is None else (inner[0], not inner[1])
+        if not isinstance(cond, (Eq, Ne)):
+            return None
+        for a, b in ((cond.lhs, cond.rhs), (cond.rhs, cond.lhs)):
+            if isinstance(a, Var) and a in self.first_iteration and _same_value(b, self.first_iteration[a][0]):
+                return a, isinstance(cond, Eq)
+        return None
+
+    def _recheck(self, branch: Stmt | None, carried: dict, deferred: list) -> None:
+        """Reads of the carried iter args by name in ``branch``: recorded as deferred findings (the walk above ran
+        with them initialised, so it did not see them)."""
+        w = _Walker()
+        w.uninit = dict(self.uninit)
+        w.uninit.update(carried)
+        w.first_iteration = {}
+        w.body(branch)
+        origins = {origin for origin, _op in carried.values()}
+        deferred.extend(f for f in w.found if f.origin in origins)
 
     def body(self, stmt: Stmt | None) -> YieldStmt | None:
         """Walk a body; return its (last) yield."""
@@ -151,14 +199,35 @@ class _Walker:
                     self.uninit[ia] = self.uninit[ia.init]
                 elif isinstance(ia.init, Call):
                     self._call(ia.init, ia, s.span)
+            first = isinstance(s, ForStmt) and any(ia in self.uninit for ia in s.iter_args)
+            if first:
+                self.first_iteration[s.loop_var] = (s.start, [ia for ia in s.iter_args if ia in self.uninit], [])
             y = self.body(s.body)
+            if first:
+                _start, carried, deferred = self.first_iteration.pop(s.loop_var)
+                yielded = dict(zip(s.iter_args, y.values if y is not None else (), strict=False))
+                # reads excused as "not the first iteration" stand unless every later iteration's value was
+                # written: the value yielded for the iter arg must be initialised (and not the iter arg itself)
+                if any(yielded.get(ia) is None or yielded.get(ia) is ia or yielded.get(ia) in self.uninit
+                       for ia in carried):
+                    self.found.extend(deferred)
             if y is not None:
                 for rv, val in zip(s.return_vars, y.values, strict=False):
                     if isinstance(val, Var) and val in self.uninit:
                         self.uninit[rv] = self.uninit[val]
         elif isinstance(s, IfStmt):
+            guard = self._first_iteration_guard(s.condition)
             for branch in (s.then_body, s.else_body):
-                y = self.body(branch)
+                later = guard is not None and branch is (s.else_body if guard[1] else s.then_body)
+                if later:  # this branch runs only after the first iteration: the iter args hold written values
+                    _start, carried, deferred = self.first_iteration[guard[0]]
+                    saved = {ia: self.uninit.pop(ia) for ia in carried if ia in self.uninit}
+                    y = self.body(branch)
+                    self.uninit.update(saved)
+                    # a read of a carried value in this branch is deferred to the loop's end (see above)
+                    self._recheck(branch, saved, deferred)
+                else:
+                    y = self.body(branch)
                 if y is None:
                     continue
                 for rv, val in zip(s.return_vars, y.values, strict=False):

@@ -76,6 +76,7 @@ from .pipelining import lower_pipelined, plan_stages
 from .pto import (
     Buffer,
     For,
+    HostRead,
     If,
     Instr,
     Launch,
@@ -86,6 +87,7 @@ from .pto import (
     SBin,
     SConst,
     SExpr,
+    SGetVal,
     SRead,
     SReg,
     SSetVal,
@@ -489,6 +491,11 @@ class FunctionCodegen:
             if var is not None:
                 out.append(SAssign(self.reg(var), self.sexpr(call)))
             return ()
+        if kind is OpKind.ELEMENT_READ and isinstance(call.args[0].type, TileType):  # a UB element (tile.read)
+            if var is not None:
+                indices = tuple(self.sexpr(e) for e in call.args[1].elements)
+                out.append(SGetVal(self.reg(var), self.handle(call.args[0]), indices))
+            return ()
         if kind is OpKind.ELEMENT_READ:  # a scalar GM read on the S pipe; sync orders it against DMA
             if var is not None:
                 indices = tuple(self.sexpr(e) for e in call.args[1].elements)
@@ -736,7 +743,9 @@ class FunctionCodegen:
             self.tile_handle[var] = dst
         if op.pto is None:
             raise NotSupportedError(f"{op.name} has no PTO instruction; FlattenTileNdTo2D lowers it to 2-D matmuls")
-        out.append(TMatmul(op.pto, op.name, dst, tuple(srcs)))
+        at = op.extra.get("init_operand")
+        init = self.sexpr(call.args[at]) if at is not None and at < len(call.args) else None
+        out.append(TMatmul(op.pto, op.name, dst, tuple(srcs), init))
 
     def custom(self, call: Call, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
         seg = custom_segments(call)
@@ -901,6 +910,38 @@ def _orchestration(fn: Function, kernels: dict[str, PTOKernel]) -> _Orchestratio
     launches = []
     created: list[TensorParam] = []
     returns: tuple[tuple[str, str], ...] = ()
+    host: list[Any] = []  # scalar steps since the last launch (they run before the next one)
+
+    def host_sexpr(e: Expr) -> SExpr:
+        if isinstance(e, (ConstInt, ConstFloat, ConstBool)):
+            return SConst(e.value)
+        if isinstance(e, Var) and isinstance(e.type, ScalarType):
+            return SReg(names.get(e))
+        if isinstance(e, BinaryExpr):
+            return SBin(_sym(e), host_sexpr(e.lhs), host_sexpr(e.rhs))
+        if isinstance(e, Neg):
+            return SUn("-", host_sexpr(e.operand))
+        if isinstance(e, Not):
+            return SUn("not", host_sexpr(e.operand))
+        if isinstance(e, UnaryExpr):
+            return SUn(e.symbol, host_sexpr(e.operand))
+        raise NotSupportedError(f"orchestration {fn.name!r}: cannot compute {e!r} on the host",
+                                hint="orchestration scalars are index / float arithmetic and pl.tensor.read")
+
+    def host_step(s: AssignStmt) -> bool:
+        """``x = pl.tensor.read(t, [i, j])`` and scalar arithmetic of the orchestration code."""
+        if not isinstance(s.var.type, ScalarType):
+            return False
+        v = s.value
+        if isinstance(v, Call) and v.op_name == "tensor.read" and isinstance(v.args[0], Var) \
+                and v.args[0] in tensor_of and isinstance(v.args[1], MakeTuple):
+            host.append(HostRead(names.get(s.var), tensor_of[v.args[0]],
+                                 tuple(host_sexpr(i) for i in v.args[1].elements)))
+            return True
+        if isinstance(v, Call):
+            return False
+        host.append((names.get(s.var), host_sexpr(v)))
+        return True
 
     def lower_call(call: Call) -> tuple[str, ...]:
         if not isinstance(call.op, GlobalVar) or call.op.name not in kernels:
@@ -917,9 +958,12 @@ def _orchestration(fn: Function, kernels: dict[str, PTOKernel]) -> _Orchestratio
                 binds.append((pname, SConst(a.value)))
             elif isinstance(a, Var) and isinstance(a.type, ScalarType):
                 binds.append((pname, SReg(names.get(a))))
+            elif isinstance(getattr(a, "type", None), ScalarType):  # host arithmetic (block * 16)
+                binds.append((pname, host_sexpr(a)))
             else:
                 raise NotSupportedError(f"orchestration {fn.name!r}: cannot pass {a!r} to {k.name}")
-        launches.append(Launch(k.name, tuple(binds)))
+        launches.append(Launch(k.name, tuple(binds), tuple(host)))
+        host.clear()
         bound = dict(binds)
         return tuple(bound[r] for r in k.returns if isinstance(bound.get(r), str))
 
@@ -931,6 +975,8 @@ def _orchestration(fn: Function, kernels: dict[str, PTOKernel]) -> _Orchestratio
             local = _create_tensor(fn, s.var, s.value, names.get(s.var))
             created.append(local)
             tensor_of[s.var] = local.name
+        elif isinstance(s, AssignStmt) and host_step(s):
+            continue
         elif isinstance(s, AssignStmt) and isinstance(s.value, Call):
             res = lower_call(s.value)
             if isinstance(s.var.type, TensorType) and res:

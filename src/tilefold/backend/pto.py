@@ -223,9 +223,11 @@ class TMatmul(Instr):
     op: str
     dst: str
     srcs: tuple[str, ...]
+    init: Any = None  # SExpr of the init flag (matmul_acc(init_cond=)): true -> the accumulator starts afresh
 
     def text(self) -> str:
-        return f"{self.opcode} %{self.dst}, " + ", ".join(f"%{s}" for s in self.srcs)
+        text = f"{self.opcode} %{self.dst}, " + ", ".join(f"%{s}" for s in self.srcs)
+        return text if self.init is None else f"{text}, init={self.init}"
 
 
 @dataclass(frozen=True)
@@ -329,6 +331,18 @@ class SSetVal(Instr):
 
 
 @dataclass(frozen=True)
+class SGetVal(Instr):
+    """A scalar read of one element of an on-chip tile into a register (the scalar unit's load from UB)."""
+
+    reg: str
+    src: str
+    indices: tuple[SExpr, ...]
+
+    def text(self) -> str:
+        return f"${self.reg} = sgetval %{self.src}{_offs(self.indices)}"
+
+
+@dataclass(frozen=True)
 class SAssignMany(Instr):
     """Parallel assignment (loop back edges): every value is read before any register is written."""
 
@@ -429,6 +443,8 @@ def tile_accesses(ins: Instr) -> tuple[tuple[str, ...], tuple[str, ...], tuple[s
         return (), (), (), (ins.tensor,)
     if t is SSetVal:
         return (), (ins.dst,), (), ()
+    if t is SGetVal:
+        return (ins.src,), (), (), ()
     return (), (), (), ()
 
 
@@ -486,6 +502,21 @@ class Launch:
 
     kernel: str
     bindings: tuple[tuple[str, Any], ...]  # kernel param -> program tensor name (str) or SExpr
+    # the orchestration's scalar code before this launch, in order: ``(register, SExpr)`` assignments and
+    # ``HostRead`` element reads of GM tensors (``pl.tensor.read`` on the orchestration side)
+    host: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class HostRead:
+    """An orchestration-side read of one GM tensor element into a host register (e.g. a block-table entry)."""
+
+    reg: str
+    tensor: str
+    indices: tuple[SExpr, ...]
+
+    def text(self) -> str:
+        return f"${self.reg} = hread @{self.tensor}{_offs(self.indices)}"
 
 
 @dataclass
@@ -515,6 +546,8 @@ class PTOProgram:
             for t in self.entry_locals:
                 lines.append(f"  alloc @{t.name}: tensor{list(t.shape)} {t.dtype.name.lower()}")
             for launch in self.orchestration:
+                for step in launch.host:
+                    lines.append(f"  {step.text()}" if isinstance(step, HostRead) else f"  ${step[0]} = {step[1]}")
                 binds = ", ".join(f"{k}=@{v}" if isinstance(v, str) else f"{k}={v}" for k, v in launch.bindings)
                 lines.append(f"  launch @{launch.kernel}({binds})")
             for out_name, tensor in self.entry_returns:

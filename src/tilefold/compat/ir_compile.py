@@ -16,7 +16,7 @@ from tilefold.ir.stmt import Program
 _NO_EFFECT = ("strategy", "dump_passes", "skip_ptoas", "verification_level", "diagnostic_phase",
               "disabled_diagnostics", "profiling", "analyze_auto_scopes_for_deps", "emit_source_loc",
               "dump_ptoas_passes", "enable_pypto_l0c_double_buffer")
-_REFUSED = {"distributed_config": "distributed (multi-card) programs", "memory_planner": "other memory planners"}
+_REFUSED = {"distributed_config": "distributed (multi-card) programs"}
 
 
 def _is_planned(program: Program) -> bool:
@@ -49,6 +49,12 @@ def compile(program: Any, *, output_dir: str | Path | None = None, backend_type:
     from tilefold.runtime.compiled import CompiledKernel
     from tilefold.targets import get_target
 
+    planner = options.pop("memory_planner", None)
+    if planner is not None and getattr(planner, "name", None) not in ("PYPTO", "PTOAS"):
+        raise TilefoldError(f"ir.compile(memory_planner={planner!r}) is not a MemoryPlanner",
+                            hint="passes.MemoryPlanner.PYPTO / .PTOAS (tilefold.pypto_core.passes), or None")
+    # either planner: tilefold's AllocateMemoryAddr plans on-chip memory (there is no ptoas on the simulator);
+    # the values computed do not depend on who assigned the addresses
     for k in options:
         if k in _REFUSED:
             raise NotSupportedError(f"ir.compile({k}=...): {_REFUSED[k]} are not supported by tilefold",

@@ -16,6 +16,7 @@ from tilefold.ir.expr import (
     ConstFloat,
     ConstInt,
     Expr,
+    Var,
 )
 from tilefold.ir.stmt import (
     ParamDirection,
@@ -115,6 +116,9 @@ class AnnotationsMixin:
         kind = node.value.attr
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if kind == "Tensor":
+            if len(items) == 3:
+                self._tensor_view(items[2], items[0])
+                items = items[:2]
             if len(items) != 2:
                 raise self.error(node, "pl.Tensor takes [shape, dtype]", hint="e.g. pl.Tensor[[16, 128], pl.FP32]")
             shape = self._shape(items[0])
@@ -172,6 +176,9 @@ class AnnotationsMixin:
         return tuple(self._index_expr(e) for e in node.elts)
 
     def _index_expr(self, node: ast.expr) -> Expr:
+        dim = self._dynamic_dim(node)
+        if dim is not None:
+            return dim
         num = self._fold_number(node)
         if num is not None:
             if not isinstance(num, int) or isinstance(num, bool):
@@ -186,8 +193,133 @@ class AnnotationsMixin:
                                   "not tiles or tensors")
         return e
 
+    def _tensor_view(self, node: ast.expr, shape_node: ast.expr) -> None:
+        """The third element of ``pl.Tensor[shape, dtype, X]``: a layout (``pl.ND``) or a ``pl.TensorView``.
+
+        The runtime hands a kernel the logical tensor (a strided caller view is read element by element), so a
+        row-major ``stride=`` changes no value: it is checked and accepted. A view narrower than its shape
+        (``valid_shape``), padding and the DN / NZ layouts are refused."""
+        from tilefold.errors import NotSupportedError
+        from tilefold.frontend.dsl import TypeMarker
+
+        def layout_name(n: ast.expr) -> str | None:
+            if isinstance(n, ast.Attribute) and (self._is_pl(n.value) or (
+                    isinstance(n.value, ast.Attribute) and n.value.attr == "TensorLayout")):
+                return n.attr if n.attr in ("ND", "DN", "NZ") else None
+            return None
+
+        def refuse_layout(name: str, where: ast.AST) -> None:
+            if name != "ND":
+                raise NotSupportedError(f"a pl.{name} layout on a pl.Tensor annotation is not supported",
+                                        span=self.span(where),
+                                        hint="write the row-major shape; for a transposed matmul operand pass "
+                                             "b_trans=True (pl.NZ is a tile layout)")
+
+        name = layout_name(node)
+        if name is not None:
+            refuse_layout(name, node)
+            return
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "TensorView" \
+                and self._is_pl(node.func.value):
+            if node.args:
+                raise self.error(node, "pl.TensorView takes keyword arguments",
+                                 hint="pl.TensorView(stride=[128, 1], layout=pl.TensorLayout.ND)")
+            opts = {}
+            for kw in node.keywords:
+                if kw.arg == "layout":
+                    lname = layout_name(kw.value)
+                    if lname is None:
+                        raise self.error(kw.value, "layout= must be a pl.TensorLayout member",
+                                         hint="layout=pl.TensorLayout.ND")
+                    refuse_layout(lname, kw.value)
+                    opts["layout"] = lname
+                elif kw.arg in ("stride", "valid_shape", "pad"):
+                    opts[kw.arg] = self._const(kw.value, allow_error=True)
+                else:
+                    raise self.error(kw.value, f"unknown pl.TensorView option {kw.arg!r}",
+                                     hint="pl.TensorView takes stride=, layout=, valid_shape=, pad=")
+        elif isinstance(node, ast.Name) and node.id not in self.env and self.const_lookup is not None \
+                and isinstance(self.const_lookup(node.id), TypeMarker) \
+                and self.const_lookup(node.id).kind == "TensorView":
+            args, kwargs = self.const_lookup(node.id).item
+            opts = {}
+            for k, v in kwargs.items():
+                if k == "layout":
+                    lname = getattr(v, "name", None)
+                    refuse_layout(lname or "?", node)
+                    opts["layout"] = lname
+                else:
+                    opts[k] = self._plain_view_value(v, node)
+        else:
+            raise self.error(node, "the third element of pl.Tensor[...] is a layout or a pl.TensorView",
+                             hint="e.g. pl.Tensor[[32, 64], pl.FP32, pl.TensorView(stride=[128, 1], "
+                                  "layout=pl.TensorLayout.ND)]")
+        if any(k in opts for k in ("stride", "valid_shape", "pad")) and "layout" not in opts:
+            raise self.error(node, "pl.TensorView needs layout= whenever stride=, valid_shape= or pad= is given",
+                             hint="add layout=pl.TensorLayout.ND")
+        if opts.get("pad") is not None:
+            raise NotSupportedError("pl.TensorView(pad=...) is not supported", span=self.span(node),
+                                    hint="pad the tile with pl.tile.fillpad after loading it")
+        try:
+            shape = [int(e.value) for e in self._shape(shape_node)]
+        except AttributeError:
+            shape = None  # symbolic extents: only the form of the view is checked
+        valid = opts.get("valid_shape")
+        if valid is not None and (shape is None or list(valid) != shape):
+            raise NotSupportedError("a pl.TensorView whose valid_shape is smaller than the tensor is not supported",
+                                    span=self.span(node),
+                                    hint="load the window with pl.load(..., valid_shapes=[...]) instead")
+        stride = opts.get("stride")
+        if stride is not None and shape is not None:
+            ok = len(stride) == len(shape) and all(isinstance(x, int) for x in stride) and stride[-1] == 1 and all(
+                stride[i] >= stride[i + 1] * shape[i + 1] for i in range(len(shape) - 1))
+            if not ok:
+                raise NotSupportedError(f"pl.TensorView(stride={list(stride)}) is not a row-major stride of a "
+                                        f"{shape} tensor", span=self.span(node),
+                                        hint="rows may be padded (stride[i] >= stride[i+1] * shape[i+1]) and the "
+                                             "last stride must be 1")
+
+    def _plain_view_value(self, value: Any, node: ast.AST) -> Any:
+        from tilefold.frontend.constants import _NotConst, _plain_data
+
+        try:
+            return _plain_data(value)
+        except _NotConst:
+            raise self.error(node, f"pl.TensorView field {value!r} is not a constant",
+                             hint="use lists of int literals") from None
+
+    def _dynamic_dim(self, node: ast.expr) -> Var | None:
+        """A ``pl.dynamic`` extent (``M`` bound to ``pl.dynamic("M")``, or written inline) in a signature of the
+        program form: one INDEX variable per dimension name and function, a hidden parameter of the function
+        (its value comes from the arguments' shapes at every call)."""
+        from tilefold.frontend.dsl import DynamicDim
+
+        if not getattr(self, "hidden_dynamic_params", True):  # the jit form binds its pl.dynamic dims itself
+            return None
+        name = None
+        if isinstance(node, ast.Name) and node.id not in self.env:
+            value = self._lookup_const(node.id)
+            name = value.name if isinstance(value, DynamicDim) else None
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "dynamic" \
+                and self._is_pl(node.func.value) and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):
+            name = node.args[0].value
+        if name is None:
+            return None
+        dims = self.__dict__.setdefault("_dyn_dims", {})
+        var = dims.get(name)
+        if var is None:
+            var = dims[name] = Var(name, ScalarType(_INDEX), self.span(node))
+        if isinstance(node, ast.Name):
+            self.__dict__.setdefault("_dyn_names", {})[node.id] = var
+        return var
+
     def _dtype(self, node: ast.expr) -> DataType:
         name = None
+        if isinstance(node, ast.Name) and node.id not in self.env:  # a module / closure constant: dt = pl.FP16
+            value = self._lookup_const(node.id)
+            if isinstance(value, DataType):
+                return value
         if isinstance(node, ast.Attribute):
             base = node.value
             if self._is_pl(base) or (isinstance(base, ast.Attribute) and base.attr == "DataType"):

@@ -76,6 +76,13 @@ _NOT_CONST = _NotConst
 def _plain_data(value: Any, depth: int = 0) -> Any:
     """Python data acceptable as a DSL constant (lists become tuples), else raise _NotConst."""
     if isinstance(value, _PLAIN):
+        if type(value) not in (bool, int, float, str) and isinstance(value, (int, float, str)) \
+                and not isinstance(value, (DataType, MemorySpace, FunctionType, PadValue, AtomicType)):
+            raise _NOT_CONST  # a subclass of int / float / str: its methods are user code, never called
+        return value
+    from tilefold.frontend.dsl import DynamicDim
+
+    if type(value) is DynamicDim:  # M = pl.dynamic("M"): a symbolic extent of the signatures that name it
         return value
     if isinstance(value, (list, tuple)) and depth < 8:
         return tuple(_plain_data(v, depth + 1) for v in value)

@@ -105,15 +105,38 @@ def TileView(*args: Any, **kwargs: Any) -> TypeMarker:  # noqa: N802
     return TypeMarker("TileView", (args, kwargs))
 
 
+class TensorLayout(enum.Enum):
+    """``pl.TensorLayout``: the layout constants of a ``pl.Tensor`` annotation (``pl.ND`` is ``TensorLayout.ND``)."""
+
+    ND = "ND"
+    DN = "DN"
+    NZ = "NZ"
+
+
+def TensorView(*args: Any, **kwargs: Any) -> TypeMarker:  # noqa: N802
+    """Marker for ``pl.TensorView(stride=[...], layout=pl.TensorLayout.ND, valid_shape=[...])``, the third element of
+    ``pl.Tensor[...]`` (read by the parser, inline or through a module / closure name)."""
+    return TypeMarker("TensorView", (args, kwargs))
+
+
 def function(fn: Any = None, **options: Any) -> Any:
     """``@pl.function(type=pl.FunctionType.InCore, attrs={...})``: a marker; the program parser reads it."""
     if fn is not None and callable(fn) and not options:
-        return fn
+        return _mark_function(fn)
 
     def wrap(f: Any) -> Any:
-        return f
+        return _mark_function(f)
 
     return wrap
+
+
+def _mark_function(f: Any) -> Any:
+    # a module-level @pl.function is found by a program that calls it by bare name (its source is parsed)
+    try:
+        f.__tilefold_function__ = True
+    except (AttributeError, TypeError):
+        pass
+    return f
 
 
 class OpNamespace:

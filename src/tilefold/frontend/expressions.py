@@ -46,6 +46,7 @@ from tilefold.ir.types import (
     DataType,
     MemorySpace,
     ScalarType,
+    TensorType,
     TileType,
     TupleType,
     Type,
@@ -60,7 +61,8 @@ _CMPOPS: dict[type, type[BinaryExpr]] = {ast.Eq: Eq, ast.NotEq: Ne, ast.Lt: Lt, 
                                          ast.GtE: Ge}
 
 
-_OP_ALIASES = {"store": "tile.store", "load": "tile.load", "create_tensor": "tensor.create", "write": "tensor.write"}
+_OP_ALIASES = {"store": "tile.store", "load": "tile.load", "create_tensor": "tensor.create", "write": "tensor.write",
+               "read": "tensor.read", "create_tile": "tile.create"}
 
 
 # pl.<name> entries that are DSL constructs, not op aliases
@@ -100,6 +102,33 @@ def _signature_str(opname: str, op: OpDef) -> str:
 
 #: the deepest expression the parser accepts; deeper ones would exhaust the Python stack here or in the passes
 MAX_EXPR_DEPTH = 100
+
+
+def _is_unified(p: Any, node: ast.Call) -> bool:
+    """``pl.<op>(...)`` (not ``pl.tile.<op>`` / ``pl.tensor.<op>``): PyPTO's unified spelling, which dispatches on
+    the operand's kind."""
+    f = node.func
+    return isinstance(f, ast.Attribute) and p._is_pl(f.value)
+
+
+def _with_extents(t: Type, pairs: list[tuple[Expr, Expr]]) -> Type:
+    """``t`` with the extents that are one of the ``pairs``' variables replaced by its expression."""
+    import dataclasses
+
+    shape = getattr(t, "shape", None)
+    if shape is None or not isinstance(t, (TensorType, TileType)):
+        return t
+    new = tuple(next((e2 for v, e2 in pairs if e is v), e) for e in shape)
+    return t if all(a is b for a, b in zip(new, shape, strict=True)) else dataclasses.replace(t, shape=new)
+
+
+def _scalar_form(opname: str) -> str | None:
+    """The op a scalar right operand dispatches ``opname`` to (``tile.add`` -> ``tile.adds``): the registry's
+    ``scalar_form`` of the tensor op of that name, in ``opname``'s namespace."""
+    ns, _, base = opname.partition(".")
+    decl = find_op(f"tensor.{base}")
+    form = decl.extra.get("scalar_form") if decl is not None else None
+    return f"{ns}.{form}" if form and find_op(f"{ns}.{form}") is not None else None
 
 
 class ExpressionsMixin:
@@ -155,6 +184,14 @@ class ExpressionsMixin:
             return out
         if t is ast.Subscript:
             base = self._expr(node.value)  # type: ignore[attr-defined]
+            if isinstance(base.type, (TileType, TensorType)) and not any(
+                    isinstance(e, ast.Slice) for e in (node.slice.elts if isinstance(node.slice, ast.Tuple)
+                                                       else [node.slice])):
+                # t[i, j]: one element, read by the scalar unit (tile.read / tensor.read)
+                items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+                idx = MakeTuple(tuple(self._index_expr(e) for e in items), span=self.span(node.slice))
+                opname = "tile.read" if isinstance(base.type, TileType) else "tensor.read"
+                return self._finish_call(node, opname, find_op(opname), [base, idx], {}, ())
             if not isinstance(base.type, TupleType):
                 raise self.error(node, f"cannot index a value of type {_describe(base.type)}",
                                  hint="use pl.tile.slice / pl.tile.extract for tile windows")
@@ -178,8 +215,8 @@ class ExpressionsMixin:
 
     def _undefined_hint(self, name: str) -> str:
         if name in getattr(self, "_scope_locals", ()):
-            return (f"{name!r} is a tile or scalar of an earlier pl.at scope: only tensors written inside a scope "
-                    "cross out of it; write it to a tensor there, or compute it in this scope")
+            return (f"{name!r} is a tile or scalar of an earlier pl.at scope: only tensors "
+                    "cross out of it; compute it as a tensor there (pl.add(a, b) ...), or compute it in this scope")
         close = difflib.get_close_matches(name, list(self.env), n=1)
         if close:
             return f"did you mean {close[0]!r}? variables must be assigned before use"
@@ -271,6 +308,8 @@ class ExpressionsMixin:
     def _call(self, node: ast.Call) -> Expr:
         f = node.func
         if isinstance(f, ast.Name):
+            if f.id in self._fn_sigs and f.id not in self.env:  # a module-level @pl.function called by name
+                return self._fn_call(node, f.id)
             if f.id in ("min", "max"):
                 return self._minmax(node, f.id)
             if f.id == "float":
@@ -312,6 +351,12 @@ class ExpressionsMixin:
             if opname is None and name not in _DSL_NAMES and find_op(f"tile.{name}") is not None:
                 opname = f"tile.{name}"
             if opname is None:
+                from tilefold.errors import NotSupportedError
+                from tilefold.ops.catalog_ops import UNSUPPORTED
+
+                if name in UNSUPPORTED:  # a PyPTO catalog operator tilefold refuses, with the reason
+                    raise NotSupportedError(f"pl.{name}: {UNSUPPORTED[name]}", span=self.span(node),
+                                            hint="see docs/ops.md (PyPTO catalog coverage) for what is modelled")
                 raise self.error(f, f"unknown op pl.{name}", hint=self._op_hint(name, "tile"))
             return self._op_call(node, opname)
         if isinstance(base, ast.Attribute) and self._is_pl(base.value):
@@ -394,9 +439,73 @@ class ExpressionsMixin:
                                  hint=f"pass a {type(ptype).__name__.removesuffix('Type').lower()} for {pname!r}, "
                                       f"or change the parameter's annotation")
             args.append(e)
+        hidden = []
+        for dim_name, where in self.__dict__.get("_fn_hidden", {}).get(name, ()):
+            # a pl.dynamic extent of the callee: the extent of the argument on that axis (the caller's own
+            # pl.dynamic variable, a scalar, or a constant)
+            found = [args[i].type.shape[axis] for i, axis in where
+                     if isinstance(args[i].type, (TensorType, TileType)) and axis < len(args[i].type.shape)]
+            if not found:
+                raise self.error(node, f"self.{name}: no argument carries the pl.dynamic extent {dim_name!r}",
+                                 hint=f"use {dim_name} in the shape of a tensor parameter of {name}")
+            hidden.append(found[0])
         rts = sig.return_types
+        if hidden:  # the callee's return types name its own extents: use the caller's
+            callee_dims = self.__dict__.get("_fn_dim_vars", {}).get(name, ())
+            rts = tuple(_with_extents(t, list(zip(callee_dims, hidden, strict=False))) for t in rts)
         rtype: Type = UnknownType() if not rts else rts[0] if len(rts) == 1 else TupleType(rts)
-        return Call(sig.gvar, tuple(args), (), rtype, span=self.span(node))
+        return Call(sig.gvar, tuple(hidden + args), (), rtype, span=self.span(node))
+
+    def _pypto_operand_forms(self, node: ast.Call, opname: str, op: OpDef) -> ast.Call:
+        """PyPTO operand forms the registry declares for ``op``, rewritten to tilefold's:
+
+        - ``scratch_operands`` (``tmp`` of row_sum / col_sum / row_prod / rsqrt ...): a workspace tile the device
+          instruction may clobber; its contents afterwards are unspecified, so it carries no value. Checked to be
+          a tile (positional after the op's operands, or by keyword), then dropped;
+        - ``transpose_flags`` (``a_trans`` / ``b_trans`` of a tile matmul): the operand is read through a
+          zero-copy ``tile.transpose_view``, as the tensor-level matmul lowers them."""
+        scratch = tuple(op.extra.get("scratch_operands", ()))
+        flags = dict(op.extra.get("transpose_flags", {}))
+        n_operands = len(op.params)
+        args = list(node.args)
+        dropped: list[ast.expr] = []
+        if scratch and len(args) > n_operands:
+            dropped, args = args[n_operands:n_operands + len(scratch)], args[:n_operands] + \
+                args[n_operands + len(scratch):]
+        keywords = []
+        transpose: dict[str, ast.expr] = {}
+        for kw in node.keywords:
+            if kw.arg in scratch:
+                dropped.append(kw.value)
+            elif kw.arg in flags:
+                transpose[kw.arg] = kw.value
+            else:
+                keywords.append(kw)
+        for d in dropped:
+            t = self._expr(d).type
+            if not isinstance(t, TileType):
+                raise self.error(d, f"the scratch operand of pl.{opname} must be a tile, got {_describe(t)}",
+                                 hint="pass a tile (pl.tile.create(...)) or leave the operand out")
+        names = [p.name for p in op.params]
+        for flag, value in transpose.items():
+            on = self._const(value, allow_error=True)
+            if not isinstance(on, bool):
+                raise self.error(value, f"{flag}= must be True or False", hint=f"{flag}=True")
+            if not on:
+                continue
+            i = names.index(flags[flag])
+            if i >= len(args):
+                raise self.error(node, f"pl.{opname}({flag}=True) needs its {flags[flag]!r} operand positionally",
+                                 hint=f"signature: {_signature_str(opname, op)}")
+            view = ast.Call(func=ast.Attribute(value=ast.Attribute(value=ast.Name(id=next(iter(self.pl)),
+                                                                                     ctx=ast.Load()),
+                                                                      attr="tile", ctx=ast.Load()),
+                                               attr="transpose_view", ctx=ast.Load()), args=[args[i]], keywords=[])
+            for n in ast.walk(view):
+                ast.copy_location(n, args[i])
+            args[i] = view
+        new = ast.Call(func=node.func, args=args, keywords=keywords)
+        return ast.copy_location(new, node)
 
     def _op_info(self, opname: str) -> tuple[OpDef, dict[str, int]] | None:
         info = self._op_cache.get(opname, _MISSING)
@@ -409,11 +518,39 @@ class ExpressionsMixin:
     def _op_call(self, node: ast.Call, opname: str) -> Expr:
         info = self._op_info(opname)
         if info is None:
+            from tilefold.errors import NotSupportedError
+            from tilefold.ops.catalog_ops import UNSUPPORTED
+
             ns, _, short = opname.partition(".")
+            if short in UNSUPPORTED:  # a PyPTO catalog operator tilefold refuses, with the reason
+                raise NotSupportedError(f"pl.{opname}: {UNSUPPORTED[short]}", span=self.span(node),
+                                        hint="see docs/ops.md (PyPTO catalog coverage) for what is modelled")
             raise self.error(node.func, f"unknown op pl.{opname}", hint=self._op_hint(short, ns))
+        if opname == "tensor.slice" and any(kw.arg == "valid_shape" for kw in node.keywords):
+            from tilefold.errors import NotSupportedError
+
+            raise NotSupportedError("pl.tensor.slice(valid_shape=...) is not supported: tilefold's tensors carry no "
+                                    "valid region", span=self.span(node),
+                                    hint="load the window as a tile with pl.load(..., valid_shapes=[...])")
         op, index = info
+        if opname == "tile.store" and len(node.args) == 3 and isinstance(node.args[0], ast.Name) \
+                and not any(kw.arg == "shapes" for kw in node.keywords) \
+                and isinstance(node.args[1], (ast.List, ast.Tuple)) and node.args[0].id in self.env:
+            tt = self.env[node.args[0].id].type
+            extra_axes = len(node.args[1].elts) - len(getattr(tt, "shape", ()))
+            if isinstance(tt, TileType) and extra_axes > 0 and tt.static_shape is not None:
+                # a rank-2 tile stored into a rank-3 tensor (offsets for every tensor axis): the window is the tile
+                # with leading extents of 1, PyPTO's implicit form of pl.store(tile, offsets, shapes, out)
+                window = ast.List(elts=[ast.Constant(value=v) for v in [1] * extra_axes + list(tt.static_shape)],
+                                  ctx=ast.Load())
+                for n in ast.walk(window):
+                    ast.copy_location(n, node.args[1])
+                node = ast.copy_location(ast.Call(func=node.func, args=[node.args[0], node.args[1], window,
+                                                                        node.args[2]], keywords=node.keywords), node)
         if opname == "tile.store" and len(node.args) == 4:
             return self._store_with_shapes(node, op)
+        if op.extra.get("scratch_operands") or op.extra.get("transpose_flags"):
+            node = self._pypto_operand_forms(node, opname, op)
         params = op.params
         bound: list[ast.expr | None] = [None] * len(params)
         extra: tuple[tuple[str, Any], ...] = ()
@@ -494,6 +631,27 @@ class ExpressionsMixin:
     def _finish_call(self, node: ast.Call, opname: str, op: OpDef, args: list[Expr], attrs: dict[str, Any],
                      extra: tuple[tuple[str, Any], ...]) -> Expr:
         span = self.span(node)
+        if opname in ("tensor.read", "tensor.write") and args and isinstance(args[0].type, TileType):
+            opname = "tile." + opname.split(".")[1]  # pl.read / pl.write of a tile: the scalar unit on UB
+            op = find_op(opname)
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == opname.split(".")[1] \
+                and _is_unified(self, node) and args \
+                and isinstance(args[0].type, TensorType) and opname.startswith("tile.") \
+                and find_op("tensor." + opname.split(".")[1]) is not None:
+            # a unified pl.<op> on tensors (in an InCore / Opaque function): the tensor op, which
+            # ConvertTensorToTileOps lowers to tile ops
+            opname = "tensor." + opname.split(".")[1]
+            op = find_op(opname)
+        if opname == "tensor.assemble" and len(args) >= 2 and isinstance(args[0].type, TensorType) \
+                and isinstance(args[1].type, (TensorType, TileType)) and args[1].type.dtype is DataType.FP32 \
+                and args[0].type.dtype in (DataType.BF16, DataType.FP16):
+            # PyPTO writes an FP32 result into a BF16 / FP16 tensor, rounding on the way out: the explicit cast
+            args = [args[0], make_call("tensor.cast", [args[1]], {"target_type": args[0].type.dtype}, span=span),
+                    *args[2:]]
+        if len(args) >= 2 and isinstance(args[1].type, ScalarType) and not isinstance(args[0].type, ScalarType):
+            form = _scalar_form(opname)  # pl.add(tile, 2.0) is tile.adds (PyPTO's dispatch on the rhs's kind)
+            if form is not None:
+                opname, op = form, find_op(form)
         try:
             call = make_call(opname, args, attrs)
         except TilefoldError as exc:

@@ -64,6 +64,9 @@ class JitSource:
 class JitParser(Parser):
     """Parses one jit function. ``resolve(name)`` returns the JitSource of a sub-function or None."""
 
+    python_rebinding = False  # _jit_stmt rewrites loops / ifs itself (not in the straight-line orchestration)
+    hidden_dynamic_params = False  # pl.dynamic extents: the entry's hidden parameters (_dynamic_dims)
+
     def __init__(self, *args: Any, resolve: Callable[[str], JitSource | None], registry: dict, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.resolve = resolve
@@ -265,104 +268,6 @@ class JitParser(Parser):
                 self.consts.pop(name, None)
             else:
                 self.consts[name] = saved
-
-    def _carry_rebound_names(self, s: ast.For) -> ast.For:
-        """PyPTO's loops carry a value by plain reassignment (``t = pl.add(t, a)`` in the body). Rewrite such a
-        loop to the explicit form: ``for i, (t,) in pl.range(..., init_values=(t,)):`` ending with
-        ``t = pl.yield_(t)``, for every name bound before the loop that the body rebinds."""
-        it = s.iter
-        if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
-                and self._is_pl(it.func.value) and it.func.attr in ("range", "pipeline", "unroll", "parallel")
-                and not any(kw.arg == "init_values" for kw in it.keywords)):
-            return s
-        carried: list[str] = []
-        for node in s.body:
-            for sub in ast.walk(node):
-                name = None
-                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                    name = sub.id
-                elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 \
-                        and isinstance(sub.targets[0], ast.Subscript) and isinstance(sub.targets[0].value, ast.Name):
-                    name = sub.targets[0].value.id  # out[...] = v rebinds out
-                if name is not None and name in self.env and name != s.target.id and name not in carried:
-                    carried.append(name)
-        if not carried:
-            return s
-
-        def names(ctx: ast.expr_context) -> ast.Tuple:
-            return ast.Tuple(elts=[ast.Name(id=n, ctx=ctx) for n in carried], ctx=ctx)
-
-        init = ast.keyword(arg="init_values", value=names(ast.Load()))
-        new_iter = ast.Call(func=it.func, args=it.args, keywords=[*it.keywords, init])
-        target = ast.Tuple(elts=[s.target, names(ast.Store())], ctx=ast.Store())
-        pl_name = it.func.value.id if isinstance(it.func.value, ast.Name) else next(iter(self.pl))
-        yield_call = ast.Call(func=ast.Attribute(value=ast.Name(id=pl_name, ctx=ast.Load()), attr="yield_",
-                                                 ctx=ast.Load()),
-                              args=[ast.Name(id=n, ctx=ast.Load()) for n in carried], keywords=[])
-        yield_target: ast.expr = ast.Name(id=carried[0], ctx=ast.Store()) if len(carried) == 1 \
-            else names(ast.Store())
-        last = s.body[-1]
-        yield_stmt = ast.Assign(targets=[yield_target], value=yield_call)
-        for n in ast.walk(yield_stmt):
-            ast.copy_location(n, last)
-            if hasattr(n, "end_lineno"):
-                n.end_lineno, n.end_col_offset = last.end_lineno, last.end_col_offset
-        for n in (init, new_iter, target, *ast.walk(init.value), *ast.walk(target)):
-            ast.copy_location(n, it)
-        return ast.For(target=target, iter=new_iter, body=[*s.body, yield_stmt], orelse=s.orelse,
-                       lineno=s.lineno, col_offset=s.col_offset, end_lineno=s.end_lineno,
-                       end_col_offset=s.end_col_offset)
-
-    def _define(self, name: str, var: Var, node: ast.AST, *, header: bool = False) -> None:
-        if not header and name in self._if_merged and self.loop_kind and self.loop_kind[-1] == "if":
-            header = True  # rebinding inside a branch of an if that merges the name (restored after the branch)
-        super()._define(name, var, node, header=header)
-
-    def _merge_rebound_names(self, s: ast.If) -> tuple[ast.If, frozenset[str]]:
-        """Python's meaning of ``if c: out[i:j, :] = v`` (or ``t = f(t)``) for a name bound before the if: after
-        the if the name holds the branch's value. Rewrite to the explicit merge: both branches end with
-        ``t = pl.yield_(t)`` (the untouched branch yields the value from before). Only for ifs that yield
-        nothing themselves; a branch ending in ``pl.yield_`` keeps PyPTO's explicit form."""
-        def ends_in_yield(body: list[ast.stmt]) -> bool:
-            last = body[-1] if body else None
-            value = getattr(last, "value", None)
-            return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
-                and value.func.attr == "yield_"
-
-        if ends_in_yield(s.body) or ends_in_yield(s.orelse):
-            return s, frozenset()
-        rebound: list[str] = []
-        for node in [*s.body, *s.orelse]:
-            for sub in ast.walk(node):
-                name = None
-                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                    name = sub.id
-                elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 \
-                        and isinstance(sub.targets[0], ast.Subscript) and isinstance(sub.targets[0].value, ast.Name):
-                    name = sub.targets[0].value.id  # out[...] = v rebinds out
-                if name is not None and name in self.env and name not in rebound:
-                    rebound.append(name)
-        if not rebound:
-            return s, frozenset()
-        pl_name = next(iter(self.pl))
-
-        def merge(anchor: ast.AST) -> ast.Assign:
-            call = ast.Call(func=ast.Attribute(value=ast.Name(id=pl_name, ctx=ast.Load()), attr="yield_",
-                                               ctx=ast.Load()),
-                            args=[ast.Name(id=n, ctx=ast.Load()) for n in rebound], keywords=[])
-            target: ast.expr = ast.Name(id=rebound[0], ctx=ast.Store()) if len(rebound) == 1 else ast.Tuple(
-                elts=[ast.Name(id=n, ctx=ast.Store()) for n in rebound], ctx=ast.Store())
-            stmt = ast.Assign(targets=[target], value=call)
-            for n in ast.walk(stmt):
-                ast.copy_location(n, anchor)
-                if hasattr(anchor, "end_lineno"):
-                    n.end_lineno, n.end_col_offset = anchor.end_lineno, anchor.end_col_offset
-            return stmt
-
-        orelse = [*s.orelse, merge(s.orelse[-1] if s.orelse else s)]
-        merged = ast.If(test=s.test, body=[*s.body, merge(s.body[-1])], orelse=orelse, lineno=s.lineno,
-                        col_offset=s.col_offset, end_lineno=s.end_lineno, end_col_offset=s.end_col_offset)
-        return merged, frozenset(rebound)
 
     def _with(self, s: ast.With, out: list[Stmt]) -> None:
         from tilefold.frontend import jit_scopes
@@ -726,9 +631,6 @@ class JitParser(Parser):
             self._pre.pop(id(node.args[1]), None)
             node = ast.Call(func=node.func, args=node.args[:1], keywords=node.keywords)
             ast.copy_location(node, node.func)
-        if level == "tile" and name == "assemble":
-            raise NotSupportedError("pl.assemble on tiles is not supported", span=self.span(node),
-                                    hint="store tiles with pl.store(tile, offsets, tensor)")
         opname = f"{level}.{op}"
         if find_op(opname) is None:
             for a in node.args:
@@ -797,8 +699,7 @@ class JitParser(Parser):
     def _inline(self, node: ast.Call, src: JitSource, args: list[Expr]) -> Expr:
         fn = src.node
         if src.parser_args.get("filename") != self.filename:
-            raise NotSupportedError(f"@pl.jit.inline {src.name!r} is defined in another file",
-                                    span=self.span(node), hint="define inline helpers in the entry's module")
+            return self._inline_from_other_file(node, src, args)
         body = fn.body
         if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
             raise self.error(fn, f"@pl.jit.inline {src.name!r} must end with `return value`",
@@ -824,6 +725,36 @@ class JitParser(Parser):
             self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind, self.consts = saved
         self._pending.extend(stmts)  # spliced before the statement that called the helper
         return result
+
+    def _inline_from_other_file(self, node: ast.Call, src: JitSource, args: list[Expr]) -> Expr:
+        """An ``@pl.jit.inline`` helper of another module (of a package): its body is parsed by a parser of its
+        own file (positions, module constants and ``pl`` aliases of that file) in the caller's context (the same
+        scope, kind and function registry); its statements are spliced before the calling statement."""
+        sub = JitParser(**src.parser_args, resolve=self.resolve, registry=self.registry)
+        sub.kind, sub.in_scope = self.kind, self.in_scope
+        sub._reset_scope()
+        sub._current_sig = self._current_sig
+        sub._pending = []
+        for p, a in zip(src.node.args.args, args, strict=True):
+            if isinstance(a, (ConstInt, ConstFloat, ConstBool)):
+                sub.consts[p.arg] = a.value
+            elif isinstance(a, Var):
+                sub.env[p.arg] = a
+                sub.depth_of[p.arg] = 0
+            else:
+                raise self.error(node, f"inline helper {src.name!r}: pass a named value for {p.arg!r}",
+                                 hint="bind the argument to a name first")
+        body = src.node.body
+        if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
+            raise sub.error(src.node, f"@pl.jit.inline {src.name!r} must end with `return value`",
+                            hint="inline helpers return the value they compute")
+        stmts: list[Stmt] = []
+        for st in body[:-1]:
+            sub._stmt(st, stmts)
+        result = sub._expr(body[-1].value)
+        self._pending.extend(stmts + sub._pending)
+        return result
+
 
 def _unregistered(name: str) -> bool:
     """No registry op of that name at either level (a refused catalog operator someone registers is no longer

@@ -41,6 +41,30 @@ def _is_decorator(dec: ast.expr, name: str) -> bool:
 
 
 
+def _self_params(fn: ast.FunctionDef) -> int:
+    """1 when the function's first parameter is the method's ``self`` (named so, or not annotated), else 0."""
+    args = fn.args.args
+    return int(bool(args) and (args[0].arg == "self" or args[0].annotation is None))
+
+
+def bare_name_calls(nodes: list[ast.AST]) -> set[str]:
+    """Names called as ``name(...)`` anywhere in ``nodes`` (candidates for module-level ``@pl.function``s)."""
+    return {n.func.id for node in nodes for n in ast.walk(node)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+
+
+def relocate(node: ast.AST, lines: int, cols: int) -> None:
+    """Shift the positions of ``node``'s tree (a function taken from the whole file) into the coordinates of a
+    parser whose source starts at line ``lines + 1``, column ``cols + 1`` of that file."""
+    for n in ast.walk(node):
+        for attr in ("lineno", "end_lineno"):
+            if getattr(n, attr, None) is not None:
+                setattr(n, attr, getattr(n, attr) - lines)
+        for attr in ("col_offset", "end_col_offset"):
+            if getattr(n, attr, None) is not None:
+                setattr(n, attr, getattr(n, attr) - cols)
+
+
 class ProgramFormMixin:
     """Parses a module / ``@pl.program`` class into an ``ir.Program``."""
 
@@ -75,6 +99,8 @@ class ProgramFormMixin:
         if program_name is not None:
             programs = [c for c in programs if c.name == program_name]
         if len(programs) == 1:
+            self.module_functions = {**(self.__dict__.get("module_functions") or {}),
+                                     **{f.name: f for f in free_functions}}
             return self.parse_class(programs[0])
         if len(programs) > 1:
             names = ", ".join(c.name for c in programs)
@@ -163,6 +189,7 @@ class ProgramFormMixin:
         return self._parse_program(cls.name, fns, attrs, cls)
 
     def _parse_program(self, name: str, fns: list[ast.FunctionDef], attrs: tuple, node: ast.AST) -> Program:
+        fns = self._with_module_functions(fns)
         self._fn_sigs = {}
         self._call_edges: list[tuple[str, str, ast.AST]] = []  # (caller, callee, call node), from _fn_call
         for fn in fns:
@@ -172,6 +199,24 @@ class ProgramFormMixin:
         functions = tuple(self._function(self._fn_sigs[fn.name]) for fn in fns)
         self._reject_recursion()
         return Program(name, functions, attrs, span=self.span(node))
+
+    def _with_module_functions(self, fns: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
+        """``fns`` plus the module-level ``@pl.function``s they call by bare name (``kernel(a, out)``), transitively:
+        PyPTO programs call functions defined outside the class that way."""
+        extra = self.__dict__.get("module_functions") or {}
+        if not extra:
+            return fns
+        out = list(fns)
+        names = {f.name for f in fns}
+        todo = list(fns)
+        while todo:
+            called = bare_name_calls([todo.pop()])
+            for n in sorted(called):
+                if n in extra and n not in names:
+                    names.add(n)
+                    out.append(extra[n])
+                    todo.append(extra[n])
+        return out
 
     def _reject_recursion(self) -> None:
         """A function may not call itself, directly or through others (kernels and orchestration code run
@@ -250,10 +295,7 @@ class ProgramFormMixin:
             raise self.error(fn, "kernel functions take plain positional parameters only",
                              hint="remove *args, **kwargs, keyword-only and positional-only markers: "
                                   "def kernel(self, x: pl.Tensor[...], ...)")
-        params = list(a.args)
-        if not params or params[0].arg != "self":
-            raise self.error(fn, f"function {fn.name!r} must take 'self' as its first parameter",
-                             hint="program functions are methods: def kernel(self, x: pl.Tensor[...], ...)")
+        params = [None, *a.args[_self_params(fn):]]  # PyPTO's text form may leave out ``self``
         if a.defaults:
             raise self.error(a.defaults[0], "parameters cannot have default values",
                              hint="remove the default; pass the value at every call site")
@@ -266,12 +308,23 @@ class ProgramFormMixin:
             t, direction = self._param_type(p.annotation)
             out.append((p.arg, t, direction))
             self._define(p.arg, Var(p.arg, t, self.span(p)), p)
+        # pl.dynamic extents: hidden parameters, bound at each call from the shapes of the arguments
+        hidden = []
+        for dim_name, var in self._dyn_dims.items():
+            where = [(i, axis) for i, (_n, t, _d) in enumerate(out)
+                     for axis, e in enumerate(getattr(t, "shape", ())) if e is var]
+            hidden.append((dim_name, where))
+        self.__dict__.setdefault("_fn_hidden", {})[fn.name] = hidden
+        self.__dict__.setdefault("_fn_dim_vars", {})[fn.name] = list(self._dyn_dims.values())
         returns: tuple[Type, ...] = ()
         if fn.returns is not None and not (isinstance(fn.returns, ast.Constant) and fn.returns.value is None):
             r = fn.returns
             if isinstance(r, ast.Tuple):
                 returns = tuple(self._plain_type(e) for e in r.elts)
-            elif isinstance(r, ast.Subscript) and isinstance(r.value, ast.Name) and r.value.id in ("tuple", "Tuple"):
+            elif isinstance(r, ast.Subscript) and (
+                    (isinstance(r.value, ast.Name) and r.value.id in ("tuple", "Tuple"))
+                    or (isinstance(r.value, ast.Attribute) and r.value.attr == "Tuple" and self._is_pl(r.value.value))):
+                # -> pl.Tuple[T1, T2] / tuple[T1, T2]: one return value per element
                 elts = r.slice.elts if isinstance(r.slice, ast.Tuple) else [r.slice]
                 returns = tuple(self._plain_type(e) for e in elts)
             else:
@@ -283,14 +336,18 @@ class ProgramFormMixin:
         self._reset_scope()
         self._current_sig = sig
         params = []
-        for (name, _t, _d), p in zip(sig.params, fn.args.args[1:], strict=False):
+        for (name, _t, _d), p in zip(sig.params, fn.args.args[_self_params(fn):], strict=False):
             # re-evaluate the type so symbolic extents refer to this function's parameter Vars
             t2, _ = self._param_type(p.annotation)
             v = Var(name, t2, self.span(p))
             params.append(v)
             self._define(name, v, p)
+        dims = list(self._dyn_dims.values())  # the hidden pl.dynamic parameters come first
+        for py_name, var in self._dyn_names.items():
+            if py_name not in self.env:
+                self._define(py_name, var, fn)
         body = self._body(fn.body, None, release=self._release_ast)
-        return bind_call_results(Function(fn.name, tuple(params), tuple(d for _n, _t, d in sig.params),
-                                          sig.return_types, SeqStmts(tuple(body)), sig.func_type, sig.attrs,
-                                          span=self.span(fn)))
+        directions = (ParamDirection.In,) * len(dims) + tuple(d for _n, _t, d in sig.params)
+        return bind_call_results(Function(fn.name, tuple(dims + params), directions, sig.return_types,
+                                          SeqStmts(tuple(body)), sig.func_type, sig.attrs, span=self.span(fn)))
 

@@ -23,8 +23,10 @@ from tilefold.ir.stmt import (
     EvalStmt,
     ForKind,
     ForStmt,
+    FunctionType,
     IfStmt,
     ReturnStmt,
+    ScopeStmt,
     SeqStmts,
     Stmt,
     WhileStmt,
@@ -51,10 +53,94 @@ class _Yield:
 
 
 
+def _first_step_matmul(s: ast.If) -> ast.Assign | None:
+    """PyPTO's K-loop idiom ``if c: acc = pl.matmul(a, b)`` / ``else: acc = pl.matmul_acc(acc, a, b)`` (either order)
+    as one ``acc = pl.matmul_acc(acc, a, b, init_cond=c)``: the MMAD's init flag, where two branches would each
+    need their own accumulator (and a copy between them that L0C cannot make)."""
+    def single(body: list[ast.stmt], attr: str) -> tuple[str, ast.Call] | None:
+        if len(body) != 1 or not isinstance(body[0], ast.Assign) or len(body[0].targets) != 1:
+            return None
+        t, v = body[0].targets[0], body[0].value
+        ok = isinstance(t, ast.Name) and isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) \
+            and v.func.attr == attr and not v.keywords
+        return (t.id, v) if ok else None
+
+    for fresh_body, acc_body, negate in ((s.body, s.orelse, False), (s.orelse, s.body, True)):
+        fresh, acc = single(fresh_body, "matmul"), single(acc_body, "matmul_acc")
+        if fresh is None or acc is None or fresh[0] != acc[0] or len(fresh[1].args) != 2 or len(acc[1].args) != 3:
+            continue
+        name, mm, mma = fresh[0], fresh[1], acc[1]
+        if not (isinstance(mma.args[0], ast.Name) and mma.args[0].id == name
+                and [ast.dump(a) for a in mm.args] == [ast.dump(a) for a in mma.args[1:]]):
+            continue
+        cond = ast.copy_location(ast.UnaryOp(op=ast.Not(), operand=s.test), s.test) if negate else s.test
+        call = ast.copy_location(ast.Call(func=mma.func, args=list(mma.args),
+                                          keywords=[ast.keyword(arg="init_cond", value=cond)]), mma)
+        return ast.copy_location(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=call), s)
+    return None
+
+
+def _ends_in_continue(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], ast.Continue)
+
+
+def _lower_continue(p: Any, loop: ast.For) -> ast.For:
+    """``continue`` as the last statement of an if branch at the top of a loop body: the rest of the body runs
+    only on the other branch (``if c: a; continue`` then ``b`` is ``if c: a`` else ``b``); the carried values of
+    the skipped iteration are the ones it had. Any other ``continue`` (and every ``break``) is refused."""
+
+    def rewrite(body: list[ast.stmt]) -> list[ast.stmt]:
+        for i, st in enumerate(body):
+            if isinstance(st, ast.If) and (_ends_in_continue(st.body) or _ends_in_continue(st.orelse)):
+                then, other = list(st.body), list(st.orelse)
+                rest = rewrite(body[i + 1:])
+                if _ends_in_continue(then):
+                    then, other = then[:-1] or [ast.copy_location(ast.Pass(), st)], other + rest
+                else:
+                    then, other = then + rest, other[:-1]
+                other = other or [ast.copy_location(ast.Pass(), st)]
+                new = ast.copy_location(ast.If(test=st.test, body=rewrite(then), orelse=rewrite(other)), st)
+                return body[:i] + [new]
+            if isinstance(st, ast.Continue):
+                return body[:i]  # the rest of the body never runs
+        return body
+
+    def own(nodes: list[ast.stmt]) -> list[ast.stmt]:
+        """This loop's continue / break statements (not those of nested loops)."""
+        found = []
+        for node in nodes:
+            if isinstance(node, (ast.Continue, ast.Break)):
+                found.append(node)
+            elif isinstance(node, ast.If):
+                found += own(node.body) + own(node.orelse)
+            elif isinstance(node, ast.With):
+                found += own(node.body)
+        return found
+
+    def check(nodes: list[ast.stmt]) -> None:
+        for sub in own(nodes):
+            raise p.error(sub, f"unsupported Python syntax in a kernel: {type(sub).__name__} here",
+                          hint="`continue` is supported as the last statement of an if branch in a loop body; "
+                               "write the rest of the body in the other branch instead of break")
+
+    if not own(list(loop.body)):
+        return loop
+    body = rewrite(list(loop.body))
+    check(body)
+    return ast.copy_location(ast.For(target=loop.target, iter=loop.iter, body=body, orelse=loop.orelse,
+                                     type_comment=None), loop)
+
+
 class StatementsMixin:
     """Parses statement lists into ``ir`` statements, tracking scopes and loop-carried values."""
 
+    #: Python's meaning of rebinding a name bound before a loop / if in its body (the value carried out, PyPTO's
+    #: ConvertToSSA): rewritten to init_values / pl.yield_. The jit form applies it itself, where it applies.
+    python_rebinding = True
+
     def _reset_scope(self) -> None:
+        self._dyn_dims: dict[str, Var] = {}  # pl.dynamic extents of the function being parsed (annotations)
+        self._dyn_names: dict[str, Var] = {}
         self.env = {}
         self.depth_of = {}
         self.depth = 0
@@ -79,6 +165,8 @@ class StatementsMixin:
 
     def _define(self, name: str, var: Var, node: ast.AST, *, header: bool = False) -> None:
         """Bind ``name``. ``header``: a loop var / iter arg, which may shadow an outer binding."""
+        if not header and name in getattr(self, "_if_merged", ()) and self.loop_kind and self.loop_kind[-1] == "if":
+            header = True  # rebinding inside a branch of an if that merges the name (restored after the branch)
         d = self.depth_of.get(name)
         if d is not None and d < self.depth:
             if not header:
@@ -95,6 +183,99 @@ class StatementsMixin:
             self.scope_stack[-1].append((name, None, 0))
         self.env[name] = var
         self.depth_of[name] = self.depth
+
+    def _carry_rebound_names(self, s: ast.For) -> ast.For:
+        """PyPTO's loops carry a value by plain reassignment (``t = pl.add(t, a)`` in the body). Rewrite such a
+        loop to the explicit form: ``for i, (t,) in pl.range(..., init_values=(t,)):`` ending with
+        ``t = pl.yield_(t)``, for every name bound before the loop that the body rebinds."""
+        it = s.iter
+        if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
+                and self._is_pl(it.func.value) and it.func.attr in ("range", "pipeline", "unroll", "parallel")
+                and not any(kw.arg == "init_values" for kw in it.keywords)):
+            return s
+        carried: list[str] = []
+        for node in s.body:
+            for sub in ast.walk(node):
+                name = None
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    name = sub.id
+                elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 \
+                        and isinstance(sub.targets[0], ast.Subscript) and isinstance(sub.targets[0].value, ast.Name):
+                    name = sub.targets[0].value.id  # out[...] = v rebinds out
+                if name is not None and name in self.env and name != s.target.id and name not in carried:
+                    carried.append(name)
+        if not carried:
+            return s
+
+        def names(ctx: ast.expr_context) -> ast.Tuple:
+            return ast.Tuple(elts=[ast.Name(id=n, ctx=ctx) for n in carried], ctx=ctx)
+
+        init = ast.keyword(arg="init_values", value=names(ast.Load()))
+        new_iter = ast.Call(func=it.func, args=it.args, keywords=[*it.keywords, init])
+        target = ast.Tuple(elts=[s.target, names(ast.Store())], ctx=ast.Store())
+        pl_name = it.func.value.id if isinstance(it.func.value, ast.Name) else next(iter(self.pl))
+        yield_call = ast.Call(func=ast.Attribute(value=ast.Name(id=pl_name, ctx=ast.Load()), attr="yield_",
+                                                 ctx=ast.Load()),
+                              args=[ast.Name(id=n, ctx=ast.Load()) for n in carried], keywords=[])
+        yield_target: ast.expr = ast.Name(id=carried[0], ctx=ast.Store()) if len(carried) == 1 \
+            else names(ast.Store())
+        last = s.body[-1]
+        yield_stmt = ast.Assign(targets=[yield_target], value=yield_call)
+        for n in ast.walk(yield_stmt):
+            ast.copy_location(n, last)
+            if hasattr(n, "end_lineno"):
+                n.end_lineno, n.end_col_offset = last.end_lineno, last.end_col_offset
+        for n in (init, new_iter, target, *ast.walk(init.value), *ast.walk(target)):
+            ast.copy_location(n, it)
+        return ast.For(target=target, iter=new_iter, body=[*s.body, yield_stmt], orelse=s.orelse,
+                       lineno=s.lineno, col_offset=s.col_offset, end_lineno=s.end_lineno,
+                       end_col_offset=s.end_col_offset)
+
+    def _merge_rebound_names(self, s: ast.If) -> tuple[ast.If, frozenset[str]]:
+        """Python's meaning of ``if c: out[i:j, :] = v`` (or ``t = f(t)``) for a name bound before the if: after
+        the if the name holds the branch's value. Rewrite to the explicit merge: both branches end with
+        ``t = pl.yield_(t)`` (the untouched branch yields the value from before). Only for ifs that yield
+        nothing themselves; a branch ending in ``pl.yield_`` keeps PyPTO's explicit form."""
+        def ends_in_yield(body: list[ast.stmt]) -> bool:
+            last = body[-1] if body else None
+            value = getattr(last, "value", None)
+            return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                and value.func.attr == "yield_"
+
+        if ends_in_yield(s.body) or ends_in_yield(s.orelse):
+            return s, frozenset()
+        rebound: list[str] = []
+        for node in [*s.body, *s.orelse]:
+            for sub in ast.walk(node):
+                name = None
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    name = sub.id
+                elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 \
+                        and isinstance(sub.targets[0], ast.Subscript) and isinstance(sub.targets[0].value, ast.Name):
+                    name = sub.targets[0].value.id  # out[...] = v rebinds out
+                if name is not None and name in self.env and name not in rebound:
+                    rebound.append(name)
+        if not rebound:
+            return s, frozenset()
+        pl_name = next(iter(self.pl))
+
+        def merge(anchor: ast.AST) -> ast.Assign:
+            call = ast.Call(func=ast.Attribute(value=ast.Name(id=pl_name, ctx=ast.Load()), attr="yield_",
+                                               ctx=ast.Load()),
+                            args=[ast.Name(id=n, ctx=ast.Load()) for n in rebound], keywords=[])
+            target: ast.expr = ast.Name(id=rebound[0], ctx=ast.Store()) if len(rebound) == 1 else ast.Tuple(
+                elts=[ast.Name(id=n, ctx=ast.Store()) for n in rebound], ctx=ast.Store())
+            stmt = ast.Assign(targets=[target], value=call)
+            for n in ast.walk(stmt):
+                ast.copy_location(n, anchor)
+                if hasattr(anchor, "end_lineno"):
+                    n.end_lineno, n.end_col_offset = anchor.end_lineno, anchor.end_col_offset
+            return stmt
+
+        orelse = [*s.orelse, merge(s.orelse[-1] if s.orelse else s)]
+        merged = ast.If(test=s.test, body=[*s.body, merge(s.body[-1])], orelse=orelse, lineno=s.lineno,
+                        col_offset=s.col_offset, end_lineno=s.end_lineno, end_col_offset=s.end_col_offset)
+        return merged, frozenset(rebound)
 
     def _body(self, stmts: list[ast.stmt], yield_ctx: str | None, release: bool = False) -> list[Stmt]:
         """Parse a body. ``yield_ctx`` ("loop"/"if"/None) says whether a final pl.yield_ is allowed; the
@@ -211,13 +392,30 @@ class StatementsMixin:
             if not isinstance(v, ast.Call):
                 raise self.error(s, "an expression statement must be a call",
                                  hint="bare expressions have no effect; assign the value to a name")
+            from tilefold.ops.catalog_ops import IN_PLACE_SPELLINGS
+
+            at = IN_PLACE_SPELLINGS.get(getattr(v.func, "attr", ""))
+            if at is not None and at < len(v.args) and isinstance(v.args[at], ast.Name):
+                # an in-place update as a statement: the operand's name now holds the result
+                self._assign(v.args[at], v.args[at].id, v, None, out, s)
+                return
             out.append(EvalStmt(self._expr(v), span=self.span(s)))
         elif isinstance(s, ast.For):
-            self._for(s, out)
+            s = _lower_continue(self, s)
+            self._for(self._carry_rebound_names(s) if self.python_rebinding else s, out)
         elif isinstance(s, ast.While):
             self._while(s, out)
-        elif isinstance(s, ast.If):
+        elif isinstance(s, ast.If) and not self.python_rebinding:
             self._if(s, out)
+        elif isinstance(s, ast.If) and (fused := _first_step_matmul(s)) is not None:
+            self._stmt(fused, out)
+        elif isinstance(s, ast.If):
+            s, merged = self._merge_rebound_names(s)
+            saved, self._if_merged = getattr(self, "_if_merged", frozenset()), merged
+            try:
+                self._if(s, out)
+            finally:
+                self._if_merged = saved
         elif isinstance(s, ast.Return):
             if s.value is None:
                 vals: tuple[Expr, ...] = ()
@@ -233,9 +431,45 @@ class StatementsMixin:
             out.append(ReturnStmt(vals, span=self.span(s)))
         elif isinstance(s, ast.Pass):
             return
+        elif isinstance(s, ast.With):
+            self._at_scope(s, out)
         else:
             raise self.error(s, f"unsupported Python syntax in a kernel: {type(s).__name__}",
                              hint="kernels use assignments, calls, pl.range/pl.pipeline loops, while, if and return")
+
+    def _at_scope(self, s: ast.With, out: list[Stmt]) -> None:
+        """``with pl.at(level=...):`` in a ``@pl.program`` function (PyPTO's Opaque / Orchestration functions mix
+        orchestration code and scopes): the body becomes a ``ScopeStmt``, which OutlineIncoreScopes turns into an
+        InCore function and its call. Names the body binds stay visible after it (the outliner returns them)."""
+        from tilefold.errors import NotSupportedError
+        from tilefold.frontend import jit_scopes
+
+        call = s.items[0].context_expr if len(s.items) == 1 else None
+        if call is None or not self._is_pl_call(call, "at"):
+            raise self.error(s, "unsupported Python syntax in a kernel: With (other than `with pl.at(...)`)",
+                             hint="the with statement of a kernel is `with pl.at(level=pl.Level.CORE_GROUP):`, "
+                                  "one pl.at(...) item (optionally `as tid`)")
+        if call.args:
+            raise self.error(call, "pl.at takes keyword arguments only", hint="pl.at(level=pl.Level.CORE_GROUP)")
+        level, attrs = jit_scopes.at_options(self, call)
+        if level not in ("CORE_GROUP", "CORE", "AIC", "AIV"):
+            raise NotSupportedError(f"pl.at(level=pl.Level.{level}) is not supported on one simulated chip",
+                                    span=self.span(call), hint="use pl.Level.CORE_GROUP")
+        if getattr(getattr(self, "_current_sig", None), "func_type", None) is FunctionType.InCore:
+            raise self.error(s, "a pl.at scope in an InCore function: the function already runs on the chip",
+                             hint="drop the with, or declare the function Opaque / Orchestration")
+        if getattr(self, "_in_at_scope", False) or self.loop_kind:
+            raise NotSupportedError("a pl.at scope inside a loop, an if or another scope is not supported",
+                                    span=self.span(s), hint="put the loop inside the scope")
+        body: list[Stmt] = []
+        self._in_at_scope = True
+        try:
+            for b in s.body:
+                self._stmt(b, body)
+        finally:
+            self._in_at_scope = False
+        jit_scopes.bind_task_id(self, s, attrs)
+        out.append(ScopeStmt(level, SeqStmts(tuple(body)), attrs=tuple(attrs.items()), span=self.span(s)))
 
     def _assign(self, target: ast.AST, name: str, value_node: ast.expr, ann_node: ast.expr | None,
                 out: list[Stmt], s: ast.stmt) -> None:

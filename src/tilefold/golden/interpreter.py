@@ -89,6 +89,7 @@ from tilefold.ir.stmt import (
     ParamDirection,
     Program,
     ReturnStmt,
+    ScopeStmt,
     SeqStmts,
     Stmt,
     WhileStmt,
@@ -279,6 +280,9 @@ class GoldenInterpreter:
             self._exec_while(stmt, env, inst)
         elif isinstance(stmt, ReturnStmt):
             raise _Return(tuple(self.eval(v, env, inst) for v in stmt.values))
+        elif isinstance(stmt, ScopeStmt) and "block_dim" not in dict(stmt.attrs):
+            # a pl.at scope not outlined yet: its body is the kernel it becomes, run once, in place
+            self._exec_body(stmt.body, env, inst)
         elif isinstance(stmt, SeqStmts):
             result = self._exec_body(stmt, env, inst)
             if result is not None:
@@ -746,6 +750,18 @@ def _np_dtype_hint(dtype: DataType) -> str:
     return f"x.astype({_np_name(dtype)})"
 
 
+def extent_from_arrays(fn: Function, param: Var, inputs: Mapping[str, Any]) -> int | None:
+    """The value of a scalar parameter that is an axis extent of a tensor parameter given as an array (a hidden
+    ``pl.dynamic`` extent), when the arrays agree on it; None when no array carries it."""
+    found = {int(np.shape(inputs[q.name])[axis]) for q in fn.params
+             if isinstance(q.type, TensorType) and q.name in inputs
+             for axis, e in enumerate(q.type.shape) if e is param and axis < np.ndim(inputs[q.name])}
+    if len(found) > 1:
+        raise TilefoldError(f"the arrays disagree on the extent {param.name!r} of {fn.name!r}: {sorted(found)}",
+                            hint=f"pass arrays with one value of {param.name}")
+    return found.pop() if found else None
+
+
 def prepare_inputs(fn: Function, inputs: Mapping[str, Any]) -> list[Any]:
     """Validate and copy user inputs into the argument list of ``fn``. Missing Out parameters with a
     static shape are zero-filled; everything else must be given."""
@@ -760,6 +776,11 @@ def prepare_inputs(fn: Function, inputs: Mapping[str, Any]) -> list[Any]:
     for i in order:
         param, direction = fn.params[i], fn.param_directions[i]
         t = param.type
+        if param.name not in inputs and isinstance(t, ScalarType):
+            extent = extent_from_arrays(fn, param, inputs)  # a pl.dynamic extent: read from the arrays
+            if extent is not None:
+                args[i] = scalars[param] = extent
+                continue
         if param.name not in inputs:
             shape = _static_extents(t, scalars)
             if direction is ParamDirection.Out and isinstance(t, (TensorType, TileType)) and shape is not None:

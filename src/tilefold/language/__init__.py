@@ -27,6 +27,8 @@ from tilefold.frontend.dsl import (
     Out,
     Scalar,
     Tensor,
+    TensorLayout,
+    TensorView,
     Tile,
     TileView,
     Tuple,
@@ -43,6 +45,7 @@ from tilefold.runtime.jit import JITFunction, jit
 
 Mem = MemorySpace
 GM = MemorySpace.DDR
+ND, DN, NZ = TensorLayout.ND, TensorLayout.DN, TensorLayout.NZ
 
 BOOL = DataType.BOOL
 INT4 = DataType.INT4
@@ -183,7 +186,43 @@ def _parse_class_object(cls: type, frame: FrameType | None) -> Program:
         lookup, aliases = None, {"pl"}
     parser = Parser(source, filename, line_offset=start - 1, col_offset=indent, file_lines=file_lines,
                     const_lookup=lookup, pl_aliases=aliases)
+    if lookup is not None:
+        parser.module_functions = _module_functions(source, filename, lookup, start - 1, indent)
     return parser.parse_module(cls.__name__)
+
+
+def _module_functions(source: str, filename: str, lookup: Any, line_offset: int, indent: int) -> dict[str, Any]:
+    """The ``@pl.function``s defined at module level in the class's file that the class calls by bare name, as
+    ast nodes positioned for the class's parser (their source is read, never run)."""
+    import ast as _ast
+
+    from tilefold.frontend.program_form import bare_name_calls, relocate
+
+    try:
+        wanted = bare_name_calls([_ast.parse(source)])
+    except (SyntaxError, RecursionError, MemoryError):
+        return {}  # the program parser reports it, located
+    wanted = {n for n in wanted if getattr(lookup(n), "__tilefold_function__", False)}
+    if not wanted:
+        return {}
+    try:
+        tree = _ast.parse("".join(linecache.getlines(filename)), filename=filename)
+    except (SyntaxError, RecursionError, MemoryError):
+        return {}
+    found: dict[str, Any] = {}
+    pending = set(wanted)
+    defs = {n.name: n for n in tree.body if isinstance(n, _ast.FunctionDef)}
+    while pending:  # module functions may call further module functions
+        name = pending.pop()
+        node = defs.get(name)
+        if node is None or name in found:
+            continue
+        found[name] = node
+        pending |= {n for n in bare_name_calls([node]) if n in defs and n not in found
+                    and getattr(lookup(n), "__tilefold_function__", False)}
+    for node in found.values():
+        relocate(node, line_offset, indent)
+    return found
 
 
 def program(cls: type | None = None, **options: Any) -> Any:
@@ -206,7 +245,8 @@ __all__ = [
     "INT8", "JITFunction", "Level", "PadValue", "AtomicType", "SplitMode", "TASK_ID", "array", "at", "cross_core_slot",
     "dynamic", "jit", "manual_scope", "scope", "split", "spmd",
     "UINT16", "UINT32", "UINT64", "UINT8", "FunctionType", "InOut", "Mem", "MemRef", "MemorySpace", "Out",
-    "Scalar", "Tensor", "Tile", "TileView", "Tuple", "affine_map", "cond", "const", "create_tensor", "create_tile",
+    "Scalar", "Tensor", "TensorLayout", "TensorView", "ND", "DN", "NZ",
+    "Tile", "TileView", "Tuple", "affine_map", "cond", "const", "create_tensor", "create_tile",
     "function",
     "load", "loads", "make_tuple", "max", "min", "parallel", "parse", "parse_file", "pipeline", "program",
     "python_print", "range",

@@ -52,9 +52,12 @@ A = ParamKind.ATTR
 #: PyPTO's long scalar max / min names, which are the registry's ``maxs`` / ``mins``; ``registry.find_op`` resolves
 #: them. (The bitwise ops keep PyPTO's trailing underscore in their registry names, ``tile.and_``: ``and`` is a
 #: Python keyword, and the printed ``pl`` text must parse again.)
-SPELLINGS = {"maximums": "maxs", "minimums": "mins"}
+SPELLINGS = {"maximums": "maxs", "minimums": "mins", "fillpad_inplace": "fillpad"}
 for _alias, _canonical in SPELLINGS.items():
     register_spelling(_alias, _canonical)
+#: PyPTO spellings that update an operand in place (by index): as a statement, ``pl.tile.fillpad_inplace(t, ...)``
+#: rebinds ``t`` to the result
+IN_PLACE_SPELLINGS = {"fillpad_inplace": 0}
 
 #: PyPTO catalog operators tilefold refuses, with the reason (``pl.<name>`` in a jit kernel raises NotSupportedError
 #: with it). Composite operators PyPTO's users write themselves (SiLU = x * sigmoid(x) from neg / exp / adds /
@@ -75,6 +78,8 @@ UNSUPPORTED = {
     "tri": "triangular mask tiles are not modelled",
     "expand_clone": "expand_clone is not modelled: broadcast with pl.row_expand / pl.col_expand",
     "fillpad_expand": "fillpad_expand is not modelled",
+    "ci": "tile.ci (a tile of consecutive integers) is not modelled",
+    "prefetch": "prefetching into the L2 / L1 caches is not modelled (the simulator has no caches to warm)",
     "matmul_mx": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
     "matmul_mx_acc": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
     "matmul_mx_bias": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
@@ -530,3 +535,15 @@ for _prefix, _axis, _kind in (("row", 1, OpKind.ROW_BROADCAST), ("col", 0, OpKin
 for _n in _PART:
     _tn._declare(f"part_{_n}", (Param("lhs", V), Param("rhs", V)), _infer_part(f"tensor.part_{_n}"), OpKind.OTHER,
                  _tile_golden(f"part_{_n}"), f"tile.part_{_n}", note=_PART_NOTE)
+
+
+# PyPTO operand forms of the tile ops, read by the parser (``_pypto_operand_forms``):
+# - ``tmp``: the workspace tile PyPTO's reductions and rsqrt take (the device instruction's scratch; its contents
+#   afterwards are unspecified, so it carries no value and the op's semantics do not read it);
+# - ``a_trans`` / ``b_trans`` of the cube ops: that operand is read through ``tile.transpose_view``.
+from tilefold.ops.registry import get_op as _get_op  # noqa: E402
+
+for _name in ("row_sum", "row_max", "row_min", "row_prod", "col_sum", "col_max", "col_min", "col_prod", "rsqrt"):
+    _get_op(f"tile.{_name}").extra["scratch_operands"] = ("tmp",)
+for _name in ("matmul", "matmul_acc", "matmul_bias", "gemv", "gemv_acc"):
+    _get_op(f"tile.{_name}").extra["transpose_flags"] = {"a_trans": "lhs", "b_trans": "rhs"}

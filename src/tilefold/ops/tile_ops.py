@@ -671,10 +671,12 @@ def _mm(a, b):
     return np.matmul(a.astype(np.float32, copy=False), b.astype(np.float32, copy=False))
 
 
-def _mm_acc(acc, a, b):
-    """``acc + a @ b`` accumulated in the product's type (FP32, or INT32 with wraparound)."""
+def _mm_acc(acc, a, b, init_cond=False):
+    """``acc + a @ b`` accumulated in the product's type (FP32, or INT32 with wraparound). ``init_cond``: the
+    MMAD's init flag, a run-time bool: when it holds the accumulator starts afresh (``a @ b``, acc not read)."""
     r = _mm(a, b)
-    r += np.asarray(acc).astype(r.dtype, copy=False)
+    if not bool(init_cond):
+        r += np.asarray(acc).astype(r.dtype, copy=False)
     return r
 
 
@@ -690,9 +692,10 @@ register_op(OpDef(
     golden=lambda a, k: _mm(a[0], a[1]), pto="tmatmul", cost="cube",
 ))
 register_op(OpDef(
-    "tile.matmul_acc", (Param("acc", T), Param("lhs", T), Param("rhs", T)),
+    "tile.matmul_acc", (Param("acc", T), Param("lhs", T), Param("rhs", T), Param("init_cond", S, required=False)),
     _infer_matmul_acc, OpKind.MATMUL, Unit.CUBE, INHERIT0, output_reuses_input=0,
-    golden=lambda a, k: _mm_acc(a[0], a[1], a[2]), pto="tmatmul_acc", cost="cube",
+    golden=lambda a, k: _mm_acc(a[0], a[1], a[2], a[3] if len(a) > 3 else False), pto="tmatmul_acc",
+    cost="cube", extra={"init_operand": 3},  # the accumulator is not read where init_cond holds
 ))
 register_op(OpDef(
     "tile.matmul_bias", (Param("lhs", T), Param("rhs", T), Param("bias", T),
@@ -975,7 +978,9 @@ for _prefix, _axis, _kind in (("row", 1, OpKind.ROW_BROADCAST), ("col", 0, OpKin
         register_op(OpDef(
             _nm, (Param("target", T), Param("vector", T)), _infer_expand(_nm, _axis), _kind, Unit.VECTOR, VEC,
             golden=(lambda fn: lambda a, k: fn(_f32(a[0]), _f32(a[1])))(_fn),
-            pto=f"t{_prefix}expand{_suffix.lstrip('_')}", cost="vector", extra={"axis": _axis},
+            pto=f"t{_prefix}expand{_suffix.lstrip('_')}", cost="vector",
+            # the plain broadcast only takes the target's shape (its contents are not read)
+            extra={"axis": _axis, **({"shape_only_operands": (0,)} if _suffix == "" else {})},
             operand_dtypes=FLOAT_ONLY if _suffix in ("_div", "_expdif") else None,
         ))
 
@@ -1096,7 +1101,9 @@ register_op(OpDef(
 
 #: element dtypes a store can add into GM atomically (PyPTO's AtomicAddDtypeValid; the conservative set the
 #: Ascend store pipes combine: FP32, FP16, INT32)
-ATOMIC_ADD_DTYPES = (DataType.FP32, DataType.FP16, DataType.INT32)
+#: dtypes the store pipe's atomic add supports (AscendC ``SetAtomicAdd<T>``: float, half, bfloat16_t, int32_t,
+#: int16_t, int8_t); floats add in FP32 and round to the tensor's dtype, integers wrap in it
+ATOMIC_ADD_DTYPES = (DataType.FP32, DataType.FP16, DataType.BF16, DataType.INT32, DataType.INT16, DataType.INT8)
 
 
 def check_atomic(op: str, atomic: Any, dtype: DataType) -> None:
@@ -1264,4 +1271,94 @@ register_op(OpDef(
     "tile.write", (Param("tile", T), Param("indices", TUP), Param("value", S)),
     _infer_tile_write, OpKind.ELEMENT_WRITE, Unit.SCALAR, INHERIT0, output_reuses_input=0,
     golden=_golden_tile_write, pto="ssetval", cost="scalar",
+))
+
+
+def _infer_tile_read(args, attrs) -> Type:
+    op = "tile.read"
+    t = _tile(op, args, 0)
+    if len(args) < 2 or not isinstance(args[1], MakeTuple):
+        raise _fail(op, "the indices must be a list with one entry per tile axis", "write pl.tile.read(tile, [i, j])")
+    check_element_indices(op, t.shape, args[1].elements, "tile", "pl.tile.read")
+    if t.memory_space not in (None, MemorySpace.Vec):
+        raise _fail(op, f"the tile is in {t.memory_space.name}; the scalar unit reads Vec tiles only",
+                    "read the element from a Vec tile (move or load it to pl.Mem.Vec first)")
+    return ScalarType(t.dtype)
+
+
+def _golden_tile_read(a, k):
+    tile, idx = np.asarray(a[0]), tuple(int(i) for i in a[1])
+    for axis, (i, dim) in enumerate(zip(idx, tile.shape, strict=True)):
+        if not 0 <= i < dim:
+            raise IndexError(f"element index {list(idx)} leaves the tile of shape {list(tile.shape)} on axis {axis}")
+    return tile[idx].item()
+
+
+# one element of a Vec tile into a scalar register (the scalar unit's load from UB, PTO's sgetval)
+register_op(OpDef(
+    "tile.read", (Param("tile", T), Param("indices", TUP)),
+    _infer_tile_read, OpKind.ELEMENT_READ, Unit.SCALAR, MemoryRule(MemoryRuleKind.NONE),
+    golden=_golden_tile_read, pto="sgetval", cost="scalar",
+))
+
+
+
+# ------------------------------------------------------------------------------------------------
+# tile concat / assemble (the tile forms of pl.concat / pl.assemble): vector copies into a fresh Vec tile
+# ------------------------------------------------------------------------------------------------
+
+
+def _static_2d(op: str, t: TileType, what: str) -> tuple[int, int]:
+    _require_2d(op, t, what)
+    shape = t.static_shape
+    if shape is None:
+        raise _fail(op, f"the {what} needs a static shape", "use tiles of constant extents")
+    return shape
+
+
+def _infer_tile_concat(args, attrs) -> Type:
+    op = "tile.concat"
+    a, b = _tile(op, args, 0, "lhs"), _tile(op, args, 1, "rhs")
+    (m, n1), (m2, n2) = _static_2d(op, a, "lhs"), _static_2d(op, b, "rhs")
+    if m != m2 or a.dtype is not b.dtype:
+        raise _fail(op, f"cannot join [{m}, {n1}] {a.dtype.name} and [{m2}, {n2}] {b.dtype.name} along columns",
+                    "pl.concat joins two tiles with the same row count and dtype along axis 1")
+    return _vec_tile(make_shape((m, n1 + n2)), a.dtype)
+
+
+register_op(OpDef(
+    "tile.concat", (Param("lhs", T), Param("rhs", T)), _infer_tile_concat, OpKind.OTHER, Unit.VECTOR, VEC,
+    golden=lambda a, k: np.concatenate([np.asarray(a[0]), np.asarray(a[1])], axis=1), pto="tconcat", cost="vector",
+))
+
+
+def _infer_tile_assemble(args, attrs) -> Type:
+    op = "tile.assemble"
+    dst, src = _tile(op, args, 0, "target"), _tile(op, args, 1, "value")
+    dshape, sshape = _static_2d(op, dst, "target"), _static_2d(op, src, "value")
+    offs = _tuple(op, args, 2, "offsets")
+    if len(offs) != 2:
+        raise _fail(op, "give one offset per tile axis", "e.g. pl.tile.assemble(target, value, [0, 64])")
+    for axis, (o, e, d) in enumerate(zip(offs, sshape, dshape, strict=True)):
+        if isinstance(o, ConstInt) and not 0 <= o.value <= d - e or e > d:
+            raise _fail(op, f"the value [{getattr(o, 'value', '?')}:+{e}) on axis {axis} leaves the target "
+                            f"extent {d}", f"write a value that fits inside [0, {d})")
+    if src.dtype is not dst.dtype:
+        raise _fail(op, f"value dtype {src.dtype.name} differs from target dtype {dst.dtype.name}",
+                    f"cast the value first: pl.cast(value, target_type=pl.{dst.dtype.name})")
+    return _vec_tile(dst.shape, dst.dtype)
+
+
+def _golden_tile_assemble(a, k):
+    dst, src, offs = np.array(a[0], copy=True), np.asarray(a[1]), [int(o) for o in a[2]]
+    for axis, (o, e, d) in enumerate(zip(offs, src.shape, dst.shape, strict=True)):
+        if not 0 <= o <= d - e:
+            raise IndexError(f"tile.assemble: the value [{o}:{o + e}) leaves the target extent {d} on axis {axis}")
+    dst[offs[0]:offs[0] + src.shape[0], offs[1]:offs[1] + src.shape[1]] = src
+    return dst
+
+
+register_op(OpDef(
+    "tile.assemble", (Param("target", T), Param("value", T), Param("offsets", TUP)), _infer_tile_assemble,
+    OpKind.OTHER, Unit.VECTOR, VEC, golden=_golden_tile_assemble, pto="tassemble", cost="vector",
 ))

@@ -364,7 +364,8 @@ class _Tiler:
         op = op_of(c)
         if op is None or op.kind is not OpKind.MATMUL:
             return None
-        names = [p.name for p in op.operand_params]
+        # the operands the call passes (an optional trailing one, matmul_acc's run-time init_cond, is not tiled)
+        names = [p.name for p in op.operand_params][:len(c.args)]
         if set(names) - {"acc", "lhs", "rhs", "bias"} or "lhs" not in names or "rhs" not in names:
             return None  # other operands: not an L0 tiling candidate
         if len(c.args) != len(names) or ("acc" in names and "bias" in names):
@@ -387,7 +388,7 @@ class _Tiler:
         acc_name = base + "_acc"
         acc_op = find_op(acc_name)
         if find_op(c.op_name) is None or acc_op is None \
-                or [p.name for p in acc_op.operand_params] != ["acc", "lhs", "rhs"]:
+                or [p.name for p in acc_op.operand_params if p.required] != ["acc", "lhs", "rhs"]:
             return None
         shape = MatmulShape(ls[0], rs[1], ls[1], lt.dtype.itemsize, res.dtype.itemsize)
         return _Candidate(c, operands.get("acc"), lhs, rhs, bias, shape, c.op_name if bias is not None else base,

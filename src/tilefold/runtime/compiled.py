@@ -150,8 +150,61 @@ class CompiledKernel(CompiledProgram):
         from tilefold.runtime.execute import bind_arguments, execute
 
         config = config if config is not None else (self.config or RunConfig(platform=self.target.name))
-        by_name = bind_arguments(self._entry_meta(), args, f"program {self.pto.name!r}")
+        meta = self._entry_meta()
+        outs = self._omitted_outputs(args)
+        if outs is not None:  # return-style: compiled(a, b) -> out (the Out arguments are made here)
+            by_name = dict(zip([n for n in meta["user_params"] if n not in outs], args, strict=True))
+            by_name.update(outs)
+            execute(self, by_name, config)
+            values = [outs[n] for n in meta["user_params"] if n in outs]
+            return values[0] if len(values) == 1 else tuple(values)
+        by_name = bind_arguments(meta, args, f"program {self.pto.name!r}")
         return execute(self, by_name, config)[0]
+
+    def _omitted_outputs(self, args: tuple[Any, ...]) -> dict[str, Any] | None:
+        """When ``args`` are exactly the non-Out parameters: a zero-filled array for each pl.Out parameter (of
+        its static shape, or with the pl.dynamic extents read from the given arrays); else None."""
+        import sys
+
+        import numpy as np
+
+        from tilefold.errors import TilefoldError
+        from tilefold.ir.types import TensorType
+
+        meta = self._entry_meta()
+        direction = dict(zip(meta["params"], meta["directions"], strict=True))
+        out_names = [n for n in meta["user_params"] if direction[n] == "Out"]
+        if not out_names or len(args) != len(meta["user_params"]) - len(out_names) or self.ir is None:
+            return None
+        entry = self.ir.function(self.pto.entry)
+        given = dict(zip([n for n in meta["user_params"] if n not in out_names], args, strict=True))
+        extents: dict[str, int] = {}
+        from tilefold.runtime.execute import dynamic_extent
+
+        for name, where in meta["hidden_extents"].items():
+            try:
+                extents[name] = dynamic_extent(name, where, given)
+            except TilefoldError:
+                pass
+        torch = sys.modules.get("torch")
+        use_torch = torch is not None and any(isinstance(a, torch.Tensor) for a in args)
+        outs = {}
+        for p in entry.params:
+            if p.name not in out_names or not isinstance(p.type, TensorType):
+                continue
+            dims = []
+            for e in p.type.shape:
+                v = getattr(e, "value", None)
+                v = extents.get(getattr(e, "name", None)) if v is None else v
+                if v is None:
+                    raise TilefoldError(f"output {p.name!r} has an extent no argument carries",
+                                        hint="pass the output array too")
+                dims.append(int(v))
+            if int(np.prod(dims, dtype=object)) * p.type.dtype.np_dtype.itemsize > (1 << 28):
+                raise TilefoldError(f"output {p.name!r} {dims} is larger than 256 MiB", hint="use smaller shapes")
+            arr = np.zeros(dims, p.type.dtype.np_dtype)
+            outs[p.name] = torch.from_numpy(arr) if use_torch and p.type.dtype.name != "BF16" else arr
+        return outs
 
 
 __all__ = ["CompiledKernel"]

@@ -92,7 +92,11 @@ class RunConfig:
     runtime: dict[str, Any] = field(default_factory=dict)
 
     def __init__(self, platform: str = "Ascend910B", block_dim: int = 1, skip_passes: tuple[str, ...] = (),
-                 pass_options: dict[str, Any] | None = None, **others: Any) -> None:
+                 pass_options: dict[str, Any] | None = None, extras: dict[str, Any] | None = None,
+                 runtime: dict[str, Any] | None = None, **others: Any) -> None:
+        # extras= / runtime= are the recorded fields of another RunConfig (dataclasses.replace passes them):
+        # they are validated again like keyword fields; an explicit keyword wins
+        others = {**dict(extras or {}), **dict(runtime or {}), **others}
         self.platform = platform
         if isinstance(block_dim, bool) or not isinstance(block_dim, numbers.Integral) or block_dim < 1:
             raise TilefoldError(f"RunConfig(block_dim={block_dim!r}) is not a valid value",

@@ -115,6 +115,8 @@ class ChipWorker:
     def copy_from(self, host: Any, src: Any, nbytes: int | None = None) -> None:
         """Copy a DeviceTensor (or its ``data_ptr``) into the host array ``host`` (``nbytes``: a prefix)."""
         dev = self._own(src, "copy_from")._tilefold_array()
+        if isinstance(host, int) and not isinstance(host, bool):  # PyPTO's form: a raw host address
+            return self._copy_to_host_address(host, dev, nbytes)
         out = as_numpy(host) if is_array(host) else host
         n = dev.nbytes if nbytes is None else int(nbytes)
         if n > dev.nbytes or n > out.nbytes:
@@ -124,6 +126,22 @@ class ChipWorker:
         view = np.ascontiguousarray(out).view(np.uint8).reshape(-1)
         view[:n] = flat
         write_back(host, view.view(out.dtype).reshape(out.shape))
+
+    @staticmethod
+    def _copy_to_host_address(address: int, dev: np.ndarray, nbytes: int | None) -> None:
+        """``copy_from(host_ptr, t.data_ptr, t.nbytes)``: ``host_ptr`` is the address of host memory the caller
+        owns (``tensor.data_ptr()``, ``array.ctypes.data``), as with a device runtime's D2H copy."""
+        import ctypes
+
+        n = dev.nbytes if nbytes is None else int(nbytes)
+        if address <= 0:
+            raise TilefoldError(f"copy_from: host pointer {address:#x} is not an address",
+                                hint="pass host_tensor.data_ptr() (torch) or array.ctypes.data (numpy)")
+        if n < 0 or n > dev.nbytes:
+            raise TilefoldError(f"copy_from: {n} bytes exceed the device tensor ({dev.nbytes} bytes)",
+                                hint="copy at most t.nbytes bytes")
+        src = np.ascontiguousarray(dev)
+        ctypes.memmove(address, src.ctypes.data, n)
 
     def copy_to(self, dst: Any, host: Any) -> None:
         """Copy the host array ``host`` into a DeviceTensor."""

@@ -35,6 +35,7 @@ from tilefold.backend.pto import (
     SBin,
     SConst,
     SetFlag,
+    SGetVal,
     SRead,
     SReg,
     SSetVal,
@@ -460,6 +461,23 @@ class KernelRun:
         self.stats.instructions += 1
         self.trace.add(S, ins, self.costs.scalar_op)
 
+    def x_SGetVal(self, ins: SGetVal) -> None:
+        h = self.h(ins.src)
+        mem = self._mem(h, ins)
+        idx = [self.ev_int(i) for i in ins.indices]
+        rc = [0, *idx][-2:] if len(idx) < 2 else idx[-2:]  # a 1-D tile is one row
+        if not (0 <= rc[0] < h.rows and 0 <= rc[1] < h.cols):
+            raise OutOfBounds(f"element read at {idx} leaves the {h.rows}x{h.cols} tile %{ins.src}",
+                              instruction=ins.text(), address=h.address, space=h.space.name,
+                              hint="check the pl.tile.read indices against the tile shape")
+        self.regs[ins.reg] = np.asarray(read(mem, h, ""))[rc[0], rc[1]].item()
+        # an on-chip access of the scalar pipe: checked against the other pipes like any other access
+        self.hazards.tick(S)
+        addr = h.address + element_offset(h, rc[0], rc[1])
+        self.hazards.access(S, h.space_name, addr, addr + h.isz, False, ins, "")
+        self.stats.instructions += 1
+        self.trace.add(S, ins, self.costs.scalar_op)
+
     def x_SAssignMany(self, ins: SAssignMany) -> None:
         vals = [self.ev(v) for v in ins.values]
         for r, v in zip(ins.regs, vals, strict=False):
@@ -737,8 +755,9 @@ class KernelRun:
         a = read(self._mem(lhs, ins), lhs, "")
         b = read(self._mem(rhs, ins), rhs, "")
         args = [a, b]
+        fresh = ins.init is not None and bool(self.ev(ins.init))  # the MMAD init flag: acc not read
         if acc is not None:
-            args.insert(reuse, read(acc_mem, mad, ""))
+            args.insert(reuse, np.zeros((m, n), np.float32) if fresh else read(acc_mem, mad, ""))
         if bias is not None:
             args.append(read(self._mem(bias, ins), bias, ""))
         write(acc_mem, mad, op.golden(args, {}), "")
@@ -881,6 +900,7 @@ class Machine:
         self.dispatch = {
             SAssign: KernelRun.x_SAssign, SAssignMany: KernelRun.x_SAssignMany, Alias: KernelRun.x_Alias,
             SRead: KernelRun.x_SRead, SWrite: KernelRun.x_SWrite, SSetVal: KernelRun.x_SSetVal,
+            SGetVal: KernelRun.x_SGetVal,
             For: KernelRun.x_For, While: KernelRun.x_While, If: KernelRun.x_If,
             TLoad: KernelRun.x_TLoad, TStore: KernelRun.x_TStore, TSubview: KernelRun.x_TSubview,
             TExtract: KernelRun.x_TExtract, TVector: KernelRun.x_TVector, TMatmul: KernelRun.x_TMatmul,
@@ -1072,6 +1092,7 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
     unit_cycles: dict[str, float] = {}
     launches = []
     for launch in pto.orchestration:
+        total += _host_steps(launch.host, host_scalars, gm, tgt)
         kernel = pto.kernels[launch.kernel]
         bound: dict[str, np.ndarray] = {}
         scalars: dict[str, Any] = {}
@@ -1095,6 +1116,29 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
     machine.release()
     return SimResult(outputs, total, unit_cycles, n_instr, n_bytes, launches, tgt, machine.traces, machine.busy,
                      machine.launch_spans)
+
+
+def _host_steps(steps: tuple[Any, ...], regs: dict[str, Any], gm: dict[str, np.ndarray], tgt: Target) -> float:
+    """Run the orchestration's scalar code before a launch (arithmetic, ``HostRead`` of GM elements written by
+    earlier launches); returns its time: a scalar op per step, plus a GM load latency per element read."""
+    from tilefold.backend.pto import HostRead
+
+    run = KernelRun.__new__(KernelRun)
+    run.regs = regs
+    time = 0.0
+    for step in steps:
+        time += tgt.costs.scalar_op
+        if isinstance(step, HostRead):
+            arr = gm[step.tensor]
+            idx = tuple(int(KernelRun.ev(run, i)) for i in step.indices)
+            if len(idx) != arr.ndim or any(not 0 <= i < d for i, d in zip(idx, arr.shape, strict=True)):
+                raise TilefoldError(f"orchestration: element read {list(idx)} leaves tensor @{step.tensor} of shape "
+                                    f"{list(arr.shape)}", hint="check the pl.tensor.read indices")
+            regs[step.reg] = arr[idx].item()
+            time += tgt.path_cost(Mem.DDR, Mem.Vec).latency
+        else:
+            regs[step[0]] = KernelRun.ev(run, step[1])
+    return time
 
 
 __all__ = ["Core", "Machine", "SimResult", "simulate", "nd_view", "DataType"]

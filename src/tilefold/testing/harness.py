@@ -20,6 +20,7 @@ from tilefold.budget import DEFAULT_MAX_STEPS, StepBudgetExceeded
 from tilefold.compiler import CompiledProgram, compile
 from tilefold.errors import TilefoldError
 from tilefold.ir.stmt import Program
+from tilefold.ir.types import ScalarType
 from tilefold.sim import DeviceFault, simulate
 from tilefold.testing.precision import compare, random_inputs
 
@@ -91,8 +92,20 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
         golden_error = exc
     compiled = compile(program, target=target, skip_passes=tuple(skip_passes), options=dict(options or {}),
                        codegen=codegen, entry=entry)
+    sim_inputs = _copy_inputs(inputs)
+    try:  # hidden pl.dynamic extents the caller left out: read from the arrays, as the golden run does
+        from tilefold.golden.interpreter import extent_from_arrays, select_entry
+
+        entry_fn = select_entry(program, entry)
+        for p in entry_fn.params:
+            if p.name not in sim_inputs and isinstance(p.type, ScalarType):
+                value = extent_from_arrays(entry_fn, p, inputs)
+                if value is not None:
+                    sim_inputs[p.name] = value
+    except TilefoldError as exc:
+        golden_error = golden_error or exc
     try:
-        sim = simulate(compiled.pto, _copy_inputs(inputs), compiled.target, block_dim=block_dim, max_steps=max_steps)
+        sim = simulate(compiled.pto, sim_inputs, compiled.target, block_dim=block_dim, max_steps=max_steps)
     except DeviceFault as fault:
         details = {"golden": f"golden run failed: {golden_error}"} if golden_error is not None else {}
         return RunReport(False, fault, float("inf"), None, {}, golden, 0.0, {}, compiled=compiled,

@@ -5,8 +5,11 @@ Values crossing the scope edge: every variable the scope reads but does not defi
 of first use); every variable the scope defines and later code reads becomes a result. A result must be a tensor
 written inside the scope (``out[:] = ...`` / ``pl.assemble`` / ``pl.store`` chains rooted at a parameter): the
 InCore function writes through that parameter (direction ``Out`` / ``InOut`` from the entry, ``InOut`` when the
-scope also reads it) and returns it, as tilefold's kernels do. Anything else crossing out (a tile, a fresh tensor)
-is refused: device functions hand results back through GM tensors only.
+scope also reads it) and returns it, as tilefold's kernels do. A fresh tensor of static shape computed in the scope
+and read after it (``y = pl.matmul(a, b)`` in one scope, ``pl.add(y, 1)`` in the next) crosses through a GM
+workspace: the orchestration creates it (``tensor.create``), the kernel writes the value into it (an ``Out``
+parameter) and returns it. Anything else crossing out (a tile, a scalar) is refused: device functions hand results
+back through GM tensors only. An Opaque parent that outlined a scope becomes an Orchestration function.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from tilefold.errors import NotSupportedError
-from tilefold.ir.expr import Call, GlobalVar, IterArg, TupleGetItem, Var
+from tilefold.ir.expr import Call, ConstInt, GlobalVar, IterArg, MakeTuple, TupleGetItem, Var
 from tilefold.ir.stmt import (
     AssignStmt,
     ForStmt,
@@ -31,8 +34,9 @@ from tilefold.ir.stmt import (
     YieldStmt,
     flatten_stmts,
 )
-from tilefold.ir.types import TensorType, TupleType
+from tilefold.ir.types import DataType, TensorType, TupleType
 from tilefold.ir.visitor import IRVisitor, collect_uses
+from tilefold.ops import make_call
 from tilefold.passes.base import Pass
 
 #: ops whose result is their destination tensor with a window written: (op name, index of the destination)
@@ -153,8 +157,16 @@ def _outline(fn: Function, scope: ScopeStmt, position: int, reads: _Reads, index
     roots = _roots(body)
     directions = dict(zip(fn.params, fn.param_directions, strict=False))
     written: dict[Var, ParamDirection] = {}
+    workspaces: dict[Var, Var] = {}  # a fresh tensor computed in the scope and read after it -> its GM workspace
     for v in outputs:
         r = roots.get(v)
+        if (r is None or r not in free) and isinstance(v.type, TensorType) and v.type.static_shape is not None:
+            # it crosses out through a GM tensor the orchestration creates for it (PyPTO's staged scopes)
+            ws = Var(f"{v.name}_ws", TensorType(v.type.shape, v.type.dtype), v.span)
+            workspaces[v] = ws
+            free.append(ws)
+            written[ws] = ParamDirection.Out
+            continue
         if r is None or r not in free or not isinstance(r.type, TensorType):
             raise NotSupportedError(
                 f"{v.name!r} is computed inside a pl.at scope and used after it, but is not written to a tensor "
@@ -209,6 +221,14 @@ def _outline(fn: Function, scope: ScopeStmt, position: int, reads: _Reads, index
     # pl.store(...) as a statement (PyPTO's tile-level idiom, also inside loops) writes its tensor in place:
     # the parameter is an output of the function, returned as it is
     returned = [mapping.get(v, v) for v in outputs]
+    for k, v in enumerate(outputs):
+        ws = workspaces.get(v)
+        if ws is not None:  # the kernel writes the value into its workspace and returns that
+            zeros = MakeTuple(tuple(ConstInt(0, DataType.INDEX) for _ in v.type.shape), span=scope.span)
+            filled = Var(f"{v.name}_staged", ws.type, v.span)
+            new_body.append(AssignStmt(filled, make_call("tensor.assemble", [ws, v, zeros], {}, span=scope.span),
+                                       span=scope.span))
+            returned[k] = filled
     for dest in _store_destinations(body):
         if dest in free and not any(roots.get(o) is dest for o in outputs):
             if directions.get(dest, ParamDirection.InOut) is ParamDirection.In:
@@ -232,11 +252,14 @@ def _outline(fn: Function, scope: ScopeStmt, position: int, reads: _Reads, index
                       attrs=kernel_attrs, span=scope.span)
     call_type = rtypes[0] if len(rtypes) == 1 else TupleType(rtypes)
     call = Call(GlobalVar(name, span=scope.span), tuple(free), (), call_type, span=scope.span)
+    creates: list[Stmt] = [AssignStmt(ws, make_call("tensor.create", [], {"shape": tuple(
+        int(e) for e in ws.type.static_shape), "dtype": ws.type.dtype}, span=scope.span), span=scope.span)
+        for ws in workspaces.values()]
     if len(outputs) == 1:
-        stmts: list[Stmt] = [AssignStmt(outputs[0], call, span=scope.span)]
+        stmts: list[Stmt] = [*creates, AssignStmt(outputs[0], call, span=scope.span)]
     else:
         tup = Var(f"{name}_results", call_type, scope.span)
-        stmts = [AssignStmt(tup, call, span=scope.span)]
+        stmts = [*creates, AssignStmt(tup, call, span=scope.span)]
         stmts += [AssignStmt(v, TupleGetItem(tup, i, span=scope.span), span=scope.span)
                   for i, v in enumerate(outputs)]
     return incore, stmts
@@ -265,6 +288,8 @@ def _run(program: Program) -> Program:
             else:
                 out.append(s)
         new_fn = fn.with_fields(body=SeqStmts(tuple(out)))
+        if fn.func_type is FunctionType.Opaque:  # PyPTO: an Opaque parent that outlined a scope is orchestration
+            new_fn = new_fn.with_fields(func_type=FunctionType.Orchestration)
         _reject_nested(new_fn)
         functions.append(new_fn)
     return program.with_fields(functions=tuple(functions)) if changed else program
