@@ -218,9 +218,10 @@ def test_pl_dynamic_module_constant_extent(rows):
     got = _run(DynamicRows, {"a": a, "out": np.zeros_like(a)})["out"]  # ROWS: from the arrays' shapes
     np.testing.assert_allclose(got, 2 * a, rtol=1e-6)
     from tilefold.compiler import compile as compile_program
+    from tilefold.runtime.compiled import CompiledKernel
 
     out = np.zeros_like(a)
-    compile_program(DynamicRows)(a, out)  # the extent is read from the arrays' shapes
+    CompiledKernel.of(compile_program(DynamicRows))(a, out)  # the extent is read from the arrays' shapes
     np.testing.assert_allclose(out, 2 * a, rtol=1e-6)
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tilefold.passes.pass_manager import DumpInstrument, RoundTripInstrument, VerificationInstrument
+from tilefold.passes.pass_manager import DumpInstrument, VerificationInstrument
+from tilefold.testing.round_trip import RoundTripInstrument
 
 
 def make_roundtrip_instrument(*, check_input: bool = False) -> RoundTripInstrument:

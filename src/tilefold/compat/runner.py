@@ -66,6 +66,7 @@ def run(program: Any, tensor_specs: Sequence[TensorSpec], golden: Callable[..., 
     a failed ``RunResult`` whose ``error`` says why."""
     from tilefold.compiler import compile as compile_program
     from tilefold.runtime.arrays import as_numpy, is_array
+    from tilefold.runtime.compiled import CompiledKernel
     from tilefold.testing.precision import compare
 
     config = config if config is not None else RunConfig()
@@ -88,7 +89,8 @@ def run(program: Any, tensor_specs: Sequence[TensorSpec], golden: Callable[..., 
             cycles = getattr(program, "last_cycles", None)
             reference_program = None
         else:
-            compiled = compile_program(program, config.target, config.skip_passes, config.pass_options)
+            compiled = CompiledKernel.of(compile_program(program, config.target, config.skip_passes,
+                                                         config.pass_options))
             params_of = _entry_params(program)
             missing = [n for n, _d in params_of if n not in arrays and n in compiled.param_names]
             if missing:

@@ -307,6 +307,8 @@ EXTRAPOLATED_OPS: dict[str, tuple[tuple[str, ...], str]] = {
     **{op: (("TADDS",), "one pass over the tile, priced like TADDS") for op in (
         "TSUBS", "TMAXS", "TANDS", "TORS", "TXORS", "TSHLS", "TSHRS", "TCMPS", "TEXPANDS", "TABS", "TNEG",
         "TRELU", "TNOT", "TFILLPAD", "TCVT", "TCOLEXPAND")},
+    # concat / assemble copy each element of their operands once inside UB: one pass over the result
+    **{op: (("TADDS",), "a one-pass copy inside UB, priced like TADDS") for op in ("TCONCAT", "TASSEMBLE")},
     **{op: (("TMULS",), "tile-scalar multiply-class, priced like TMULS") for op in ("TLRELU",)},
     # transcendental: the measured TEXP
     **{op: (("TEXP",), "transcendental, priced like TEXP") for op in ("TLOG", "TSIN", "TCOS")},

@@ -286,6 +286,8 @@ EXTRAPOLATED_OPS: dict[str, tuple[tuple[str, ...], str]] = {
         "TADDS", "TSUBS", "TMULS", "TMAXS", "TANDS", "TORS", "TXORS", "TSHLS", "TSHRS", "TCMPS", "TEXPANDS",
         "TLRELU", "TFILLPAD", "TCOLEXPAND")},
     **{op: (("TNEG",), "unary one pass, priced like TNEG") for op in ("TABS", "TRELU", "TNOT")},
+    # concat / assemble copy each element of their operands once inside UB: one pass over the result
+    **{op: (("TNEG",), "a one-pass copy inside UB, priced like TNEG") for op in ("TCONCAT", "TASSEMBLE")},
     **{op: (("TEXP",), "transcendental, priced like TEXP") for op in ("TLOG", "TSIN", "TCOS")},
     # no A5 profiling of reductions / broadcasts: A2/A3's measured family, A5's start-up
     "TROWSUM": (("a2a3:TROWSUM",), "row reduction: A2/A3's TROWSUM with A5's start-up"),
