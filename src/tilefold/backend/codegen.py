@@ -47,8 +47,8 @@ from tilefold.ir.expr import (
     TupleGetItem,
     UnaryExpr,
     Var,
-    unique_name,
 )
+from tilefold.ir.names import NameSupply
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -143,18 +143,18 @@ def _sym(expr: BinaryExpr) -> str:
 class _Names:
     def __init__(self) -> None:
         self.by_var: dict[int, str] = {}
-        self.used: set[str] = set()
+        self.used = NameSupply()
 
     def get(self, var: Var) -> str:
         key = id(var)
         name = self.by_var.get(key)
         if name is None:
-            name = unique_name(self.used, var.name or "v")
+            name = self.used.fresh(var.name or "v")
             self.by_var[key] = name
         return name
 
     def fresh(self, base: str) -> str:
-        return unique_name(self.used, base)
+        return self.used.fresh(base)
 
 
 class FunctionCodegen:

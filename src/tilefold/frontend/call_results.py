@@ -12,6 +12,7 @@ not change what a program means.
 from __future__ import annotations
 
 from tilefold.ir.expr import Call, Expr, MakeTuple, Var
+from tilefold.ir.names import name_supply
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -27,7 +28,6 @@ from tilefold.ir.stmt import (
     flatten_stmts,
 )
 from tilefold.ir.types import TensorType, TileType, TupleType
-from tilefold.ir.visitor import IRVisitor
 
 
 def _bound_operand(e: Expr) -> bool:
@@ -38,26 +38,11 @@ def _bound_operand(e: Expr) -> bool:
 
 class _Binder:
     def __init__(self, fn: Function) -> None:
-        names: set[str] = {p.name for p in fn.params}
-
-        class _Names(IRVisitor):
-            def visit_Var(inner, expr: Var) -> None:  # noqa: N805
-                names.add(expr.name)
-
-            def visit_AssignStmt(inner, stmt: AssignStmt) -> None:  # noqa: N805
-                names.add(stmt.var.name)
-                super().visit_AssignStmt(stmt)
-
-        _Names().visit_function(fn)
-        self.names = names
+        self.names = name_supply(fn)
         self.changed = False
 
     def fresh(self, base: str) -> str:
-        name, k = base, 0
-        while name in self.names:
-            name, k = f"{base}_{k}", k + 1
-        self.names.add(name)
-        return name
+        return self.names.fresh(base)
 
     def bind(self, e: Call, base: str, pre: list[Stmt]) -> Var:
         call = self.call(e, pre)

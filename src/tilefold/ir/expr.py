@@ -303,14 +303,3 @@ def scalar_dtype(expr: Expr) -> DataType | None:
 
 
 INDEX_TYPE = INDEX
-
-
-def unique_name(taken: set[str], base: str, sep: str = "_") -> str:
-    """The first of ``base``, ``base{sep}1``, ``base{sep}2``, ... that is not in ``taken``; it is added to
-    ``taken`` before it is returned."""
-    name, k = base, 0
-    while name in taken:
-        k += 1
-        name = f"{base}{sep}{k}"
-    taken.add(name)
-    return name

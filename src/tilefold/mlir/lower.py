@@ -46,6 +46,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from tilefold.errors import Span, TilefoldError
+from tilefold.ir.names import NameSupply
 from tilefold.mlir.dialect import HivmOp
 
 SYNC_OPS = {
@@ -120,7 +121,7 @@ class Lowering:
     stores: list[Operation] = field(default_factory=list)
     customs: list[Operation] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
-    _used: set[str] = field(default_factory=set)
+    _used: NameSupply = field(default_factory=NameSupply)
     _view_params: dict[Operation, str] = field(default_factory=dict)
 
     # ------------------------------------------------------------ helpers
@@ -135,12 +136,7 @@ class Lowering:
             base = "v" + base
         if base in ("pl", "self", "range", "if", "for", "in", "and", "or", "not", "is", "return", "def", "class"):
             base = base + "_v"
-        name, n = base, 1
-        while name in self._used:
-            name = f"{base}_{n}"
-            n += 1
-        self._used.add(name)
-        return name
+        return self._used.fresh(base)
 
     def name_for(self, v: SSAValue) -> str:
         hint = v.name_hint or (f"arg{v.index}" if isinstance(v, BlockArgument) else "v")

@@ -40,6 +40,7 @@ from typing import Any
 
 from tilefold.errors import NotSupportedError, Span
 from tilefold.ir.expr import Add, Call, ConstInt, Expr, IterArg, MakeTuple, Var
+from tilefold.ir.names import name_supply
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -285,13 +286,11 @@ class _Tiler:
         self.target = target
         self.forced = forced
         self.fn = fn
-        self._names: dict[str, int] = {}
+        self._names = name_supply(fn)
         self._uses: dict[Var, int] | None = None
 
     def fresh(self, base: str) -> str:
-        n = self._names.get(base, 0)
-        self._names[base] = n + 1
-        return f"{base}_{n}" if n else base
+        return self._names.fresh(base)
 
     def uses(self) -> dict[Var, int]:
         if self._uses is None:

@@ -53,7 +53,8 @@ from tilefold.analysis.slice_windows import (
     analyze_slice_windows,
 )
 from tilefold.errors import Span, TilefoldError
-from tilefold.ir.expr import Call, Expr, Var, unique_name
+from tilefold.ir.expr import Call, Expr, Var
+from tilefold.ir.names import NameSupply
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -313,7 +314,7 @@ class _Context:
         self.alias_src = dict(analysis.alias_src)
         # plain alias -> the slice it names, built in program order by the rewriter (``bind_alias``)
         self.root: dict[Var, Var] = {}
-        self.names = set(analysis.names)
+        self.names = NameSupply(analysis.names)
         self.remarks = remarks
         self.decided: set[Var] = set()  # slices that got a decision remark
         self.dead: set[Var] = set()  # slices and aliases of slices with no users left
@@ -454,7 +455,7 @@ class _Context:
     # -- building extracts ---------------------------------------------------------------------------
 
     def fresh(self, name: str) -> str:
-        return unique_name(self.names, name)
+        return self.names.fresh(name)
 
     def push_scope(self) -> None:
         self.scopes.append([])

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from tilefold.errors import NotSupportedError, Span
 from tilefold.ir.expr import Add, Call, ConstInt, Expr, IterArg, MakeTuple, Mul, TupleGetItem, Var
+from tilefold.ir.names import name_supply
 from tilefold.ir.shapes import make_shape
 from tilefold.ir.stmt import (
     AssignStmt,
@@ -78,7 +79,7 @@ def flatten_tile_nd_to_2d() -> Pass:
 def _run_function(fn: Function, program: Program) -> Function:
     if not _has_nd_tile(fn):
         return fn
-    rw = _Flattener()
+    rw = _Flattener(fn)
     params = []
     for p in fn.params:
         t = p.type
@@ -194,16 +195,14 @@ def _packing(m: int, n: int, batch: int, span: Span | None) -> str:
 
 
 class _Flattener:
-    def __init__(self) -> None:
+    def __init__(self, fn: Function) -> None:
         self.vmap: dict[Var, Expr] = {}
         self.pages: dict[Var, _Pages] = {}
-        self._names: dict[str, int] = {}
+        self._names = name_supply(fn)
 
     # ---------------------------------------------------------------------------------------- helpers
     def fresh(self, base: str) -> str:
-        n = self._names.get(base, 0)
-        self._names[base] = n + 1
-        return base if n == 0 else f"{base}_{n}"
+        return self._names.fresh(base)
 
     def sub(self, e: Expr) -> Expr:
         """Substitute flattened values into an expression (pages are not allowed here)."""
@@ -227,8 +226,10 @@ class _Flattener:
             return e.with_fields(args=args)
         return e
 
-    def bind(self, out: list[Stmt], name: str, value: Expr, span: Span | None) -> Var:
-        v = Var(self.fresh(name), value.type)
+    def bind(self, out: list[Stmt], name: str, value: Expr, span: Span | None, *, keep_name: bool = False) -> Var:
+        """``name = value`` appended to ``out``; ``name`` made fresh unless the new variable takes the place (and
+        the name) of one it replaces (``keep_name``)."""
+        v = Var(name if keep_name else self.fresh(name), value.type)
         out.append(AssignStmt(v, value) if span is None else AssignStmt(v, value, span=span))
         return v
 
@@ -415,7 +416,8 @@ class _Flattener:
         kw = dict(c.kwargs)
         kw["shape"] = packed
         base_name = var.name if var is not None else "acc"
-        acc = self.bind(out, base_name, make_call(c.op_name, c.args, kw).with_fields(span=c.span), span)
+        acc = self.bind(out, base_name, make_call(c.op_name, c.args, kw).with_fields(span=c.span), span,
+                        keep_name=var is not None)
         return self.slice_pages(acc, batch, m, n, packing, base_name, out, span)
 
     def slice_pages(self, acc: Expr, batch: tuple[int, ...], m: int, n: int, packing: str, name: str,

@@ -36,6 +36,7 @@ from typing import Any
 
 from tilefold.errors import NotSupportedError, Span, TypeInferenceError
 from tilefold.ir.expr import Call, ConstInt, Expr, IterArg, MakeTuple, TupleGetItem, Var
+from tilefold.ir.names import name_supply
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -106,8 +107,7 @@ class _Inferer:
         self.target = _resolve_target(target)
         self.demand: dict[Var, MemorySpace] = {}
         self.vmap: dict[Var, Expr] = {}
-        self._names: set[str] = set()
-        self._count = 0
+        self._names = name_supply(fn)
 
     # ------------------------------------------------------------------------------------ demand
     def collect_demand(self) -> None:
@@ -127,8 +127,6 @@ class _Inferer:
                     visit(x, returns)
             elif isinstance(s, (AssignStmt, EvalStmt)):
                 value = s.value if isinstance(s, AssignStmt) else s.expr
-                if isinstance(s, AssignStmt):
-                    self._names.add(s.var.name)
                 if isinstance(value, Call):
                     for i, mem in operand_demands(value):
                         ask(value.args[i], mem)
@@ -163,8 +161,6 @@ class _Inferer:
 
     # ------------------------------------------------------------------------------------ rewrite
     def run(self) -> Function:
-        for p in self.fn.params:
-            self._names.add(p.name)
         self.collect_demand()
         params = []
         for p in self.fn.params:
@@ -181,12 +177,7 @@ class _Inferer:
         return self.fn.with_fields(params=tuple(params), body=body)
 
     def fresh(self, base: str) -> str:
-        name = base
-        while name in self._names:
-            self._count += 1
-            name = f"{base}_{self._count}"
-        self._names.add(name)
-        return name
+        return self._names.fresh(base)
 
     def sub(self, e: Expr) -> Expr:
         if isinstance(e, Var):

@@ -350,3 +350,40 @@ def test_matmul_bias_in_column_blocks_extracts_each_blocks_bias():
     after = run(before, tile_sizes=(128, 128, 128))
     ir.assert_structural_equal(after, expected)
     assert_same_golden(before, after)
+
+
+def _vars_named(fn: ir.Function, name: str) -> set[int]:
+    """The distinct variable objects of ``fn`` called ``name`` (by identity)."""
+    found: set[int] = set()
+
+    class _Walk(ir.IRVisitor):
+        def visit_Var(self, expr: ir.Var) -> None:
+            if expr.name == name:
+                found.add(id(expr))
+
+    _Walk().visit_function(fn)
+    return found
+
+
+def test_made_up_names_never_repeat_a_user_variable_name():
+    # the K pipeline's iteration argument would be named c_iter and the first L0 blocks ta_l0 / tb_l0: the user
+    # already has variables of those names, so the pass must pick others
+    params = mm_params(128, 1024, 128) + ", o2: pl.Out[pl.Tensor[[128, 128], pl.FP16]]"
+    before = kernel(params, """
+        ta: pl.Tile[[128, 1024], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [128, 1024], target_memory=pl.Mem.Mat)
+        tb: pl.Tile[[1024, 128], pl.FP16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [1024, 128], target_memory=pl.Mem.Mat)
+        c_iter: pl.Tile[[128, 128], pl.FP16, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [128, 128])
+        ta_l0: pl.Tile[[128, 128], pl.FP16, pl.Mem.Vec] = pl.tile.load(a, [0, 128], [128, 128])
+        c: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(ta, tb)
+        out = pl.store(c, [0, 0], out)
+        s: pl.Tile[[128, 128], pl.FP16, pl.Mem.Vec] = pl.tile.add(c_iter, ta_l0)
+        o2 = pl.store(s, [0, 0], o2)
+        return out
+    """)
+    after = run(before)
+    for name in ("c_iter", "ta_l0"):
+        user = _vars_named(before.functions[0], name)
+        assert len(user) == 1
+        assert _vars_named(after.functions[0], name) == user, name
+        assert len(_vars_named(after.functions[0], f"{name}_1")) == 1, name  # the pass's, by the one convention
+    assert_same_golden(before, after)

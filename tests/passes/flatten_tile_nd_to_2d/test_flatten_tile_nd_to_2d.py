@@ -410,3 +410,41 @@ def test_nd_column_reduction_is_a_type_error_with_a_hint(red):
     assert "2-D" in err.message and "batch pages" in err.message
     assert err.span is not None and f"pl.tile.{red}(a)" in err.span.source_line
     assert err.hint and "page" in err.hint
+
+
+def _vars_named(fn: ir.Function, name: str) -> set[int]:
+    """The distinct variable objects of ``fn`` called ``name`` (by identity)."""
+    found: set[int] = set()
+
+    class _Walk(ir.IRVisitor):
+        def visit_Var(self, expr: ir.Var) -> None:
+            if expr.name == name:
+                found.add(id(expr))
+
+    _Walk().visit_function(fn)
+    return found
+
+
+def test_made_up_page_names_never_repeat_a_user_variable_name():
+    # the packed accumulator's pages would be named acc_page0, acc_page1, acc_page2: the user already has an
+    # acc_page0, so the pass must pick another name for its page (two variables of one name are two values the
+    # IR can no longer tell apart by name)
+    params = ("a: pl.Tensor[[3, 16, 32], pl.FP16], w: pl.Tensor[[3, 32, 32], pl.FP16], "
+              "x: pl.Tensor[[16, 32], pl.FP32], out: pl.Out[pl.Tensor[[3, 16, 32], pl.FP32]], "
+              "o2: pl.Out[pl.Tensor[[16, 32], pl.FP32]]")
+    before = kernel(params, """
+        acc_page0: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 32])
+        ta: pl.Tile[[3, 16, 32], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0, 0], [3, 16, 32], target_memory=pl.Mem.Mat)
+        tb: pl.Tile[[3, 32, 32], pl.FP16, pl.Mem.Mat] = pl.tile.load(w, [0, 0, 0], [3, 32, 32], target_memory=pl.Mem.Mat)
+        acc: pl.Tile[[3, 16, 32], pl.FP32, pl.Mem.Acc] = pl.tile.create([3, 16, 32], dtype=pl.FP32, target_memory=pl.Mem.Acc)
+        c: pl.Tile[[3, 16, 32], pl.FP32, pl.Mem.Acc] = pl.tile.batch_matmul_acc(acc, ta, tb)
+        out = pl.store(c, [0, 0, 0], out)
+        o2 = pl.store(acc_page0, [0, 0], o2)
+        return out
+    """)
+    after = run(before)
+    user = _vars_named(before.functions[0], "acc_page0")
+    assert len(user) == 1
+    assert _vars_named(after.functions[0], "acc_page0") == user
+    assert len(_vars_named(after.functions[0], "acc_page0_1")) == 1  # the first page, named by the one convention
+    assert_same_golden(before, after)

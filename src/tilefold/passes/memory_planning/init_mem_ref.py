@@ -41,8 +41,8 @@ from tilefold.ir.expr import (
     IterArg,
     TupleGetItem,
     Var,
-    unique_name,
 )
+from tilefold.ir.names import NameSupply, name_supply
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -72,10 +72,10 @@ class _BindNestedTiles(IRMutator):
     def __init__(self, fn: Function) -> None:
         super().__init__()
         self.pending: list[Stmt] = []
-        self.names: set[str] = {v.name for v, _ in tile_vars(fn)} | {p.name for p in fn.params}
+        self.names = name_supply(fn)
 
     def _fresh(self, op_name: str) -> str:
-        return unique_name(self.names, op_name.split(".")[-1] + "_t", sep="")
+        return self.names.fresh(op_name.split(".")[-1] + "_t")
 
     def _hoist_args(self, call: Call) -> Call:
         args = []
@@ -189,16 +189,11 @@ def _assign_memrefs(fn: Function, target: Target) -> dict[Var, MemRef]:
     memrefs: dict[Var, MemRef] = {}
     pitches: dict[Var, int] = {}
     folder = ConstFolder(fn)
-    used_names: set[str] = set()
+    memref_names = NameSupply()
     tuple_dests = _tuple_destinations(fn)
 
     def fresh(var: Var, space: MemorySpace) -> MemRef:
-        name = f"{fn.name}.{var.name}"
-        k = 1
-        while name in used_names:
-            name = f"{fn.name}.{var.name}.{k}"
-            k += 1
-        used_names.add(name)
+        name = memref_names.fresh(f"{fn.name}.{var.name}")
         t: TileType = var.type  # type: ignore[assignment]
         pitches[var] = dense_pitch(t, space, target)
         return MemRef(space, name, _c(0), storage_bytes(t, space, target, f"tile {var.name!r}"))
@@ -427,10 +422,10 @@ class _Isolate(IRMutator):
         super().__init__()
         self.iso = iso
         self.target = target
-        self.names: set[str] = {v.name for v, _ in tile_vars(fn)} | {p.name for p in fn.params}
+        self.names = name_supply(fn)
 
     def _fresh_name(self, base: str) -> str:
-        return unique_name(self.names, base, sep="")
+        return self.names.fresh(base)
 
     def _copy(self, src: Expr, span) -> tuple[Var, AssignStmt]:
         t = src.type

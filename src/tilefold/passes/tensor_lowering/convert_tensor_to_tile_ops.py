@@ -31,6 +31,7 @@ from typing import Any
 from tilefold.analysis.scalar_facts import add_index
 from tilefold.errors import NotSupportedError, Span
 from tilefold.ir.expr import Call, ConstInt, Expr, FloorDiv, IterArg, MakeTuple, Mul, Var
+from tilefold.ir.names import NameSupply
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -143,16 +144,11 @@ class _Lowering:
         self.tiles: dict[Var, Expr] = {}  # tensor-op result -> its tile (or ("concat", a, b) marker)
         self.loads: dict[tuple[Var, bool, MemorySpace], Var] = {}
         self.out: list[Stmt] = []
-        self.names: set[str] = {p.name for p in fn.params}
+        self.names = NameSupply(p.name for p in fn.params)
         self.concat: dict[Var, tuple[Expr, Expr]] = {}
 
     def fresh(self, base: str) -> str:
-        name, k = base, 0
-        while name in self.names:
-            k += 1
-            name = f"{base}_{k}"
-        self.names.add(name)
-        return name
+        return self.names.fresh(base)
 
     # -------------------------------------------------------------- planning
 
@@ -584,16 +580,11 @@ class _DynamicGrid:
 
     def __init__(self, fn: Function, region: list[AssignStmt], target: Any) -> None:
         self.fn, self.region, self.target = fn, region, target
-        self.names: set[str] = {p.name for p in fn.params}
+        self.names = NameSupply(p.name for p in fn.params)
         self.tiles: dict[Var, Expr] = {}  # tensor-op result -> its tile in the block
 
     def fresh(self, base: str) -> str:
-        name, k = base, 0
-        while name in self.names:
-            k += 1
-            name = f"{base}_{k}"
-        self.names.add(name)
-        return name
+        return self.names.fresh(base)
 
     def check(self) -> tuple[Any, Any]:
         """The region's ``(M, N)``, or a located error naming the op that has no block form."""

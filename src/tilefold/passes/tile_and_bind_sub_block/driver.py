@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tilefold.analysis.dimensions import DimensionAnalyzer
 from tilefold.ir.expr import Call, Expr, MakeTuple, Var
+from tilefold.ir.names import name_supply
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -19,7 +20,6 @@ from tilefold.ir.stmt import (
     flatten_stmts,
 )
 from tilefold.ir.types import TileType
-from tilefold.ir.visitor import IRVisitor
 from tilefold.passes.tile_and_bind_sub_block.axis import _Stores, axis_plans
 from tilefold.passes.tile_and_bind_sub_block.common import (
     AXIS_ATTR,
@@ -35,32 +35,16 @@ from tilefold.passes.tile_and_bind_sub_block.splitter import Splitter
 
 
 class _Hoister:
-    """Hoist tile-valued nested calls into fresh variables: ``c = f(r, g(r))`` becomes ``g_1 = g(r)``,
-    ``c = f(r, g_1)``, so every tile operand the demand pass sees is a variable it can bubble a window into.
-    Innermost calls first; statements inside loops and ifs too (loop iter-arg inits are left alone)."""
+    """Hoist tile-valued nested calls into fresh variables named after the op: ``c = add(r, exp(r))`` becomes
+    ``exp = exp(r)``, ``c = add(r, exp)``, so every tile operand the demand pass sees is a variable it can bubble
+    a window into. Innermost calls first; statements inside loops and ifs too (loop iter-arg inits are left alone)."""
 
     def __init__(self, fn: Function) -> None:
-        self.names: set[str] = set()
-
-        class _Names(IRVisitor):
-            def visit_Var(inner, expr: Var) -> None:  # noqa: N805
-                self.names.add(expr.name)
-
-            def visit_AssignStmt(inner, stmt: AssignStmt) -> None:  # noqa: N805
-                self.names.add(stmt.var.name)
-                super().visit_AssignStmt(stmt)
-
-        _Names().visit_function(fn)
-        for p in fn.params:
-            self.names.add(p.name)
+        self.names = name_supply(fn)
         self.changed = False
 
     def fresh(self, base: str) -> str:
-        k = 0
-        while f"{base}_{k}" in self.names:
-            k += 1
-        self.names.add(f"{base}_{k}")
-        return f"{base}_{k}"
+        return self.names.fresh(base)
 
     def operand(self, e: Expr, pre: list[Stmt]) -> Expr:
         if isinstance(e, Call) and isinstance(e.type, TileType):
