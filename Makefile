@@ -21,6 +21,7 @@ demo: install
 lint: install-dev
 	$(BIN)/ruff check src tests benchmarks examples tools
 	$(BIN)/python tools/layers.py
+	$(BIN)/python tools/function_length.py
 
 pytest: install-dev
 	$(BIN)/python -m pytest

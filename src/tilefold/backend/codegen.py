@@ -25,6 +25,7 @@ input and is only safe when it is an identity copy (constant offset, contiguous 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -409,11 +410,17 @@ class FunctionCodegen:
         out.extend(lower_pipelined(self, s, plan))
         self._bind_results(s.return_vars, s.iter_args, out)
 
-    def _body_copy(self, s: ForStmt) -> list[Instr]:
-        body: list[Instr] = []
-        stmts = s.body.stmts if isinstance(s.body, SeqStmts) else (s.body,)
-        for x in stmts:
-            self.stmt(x, body)
+    def _block(self, body: Stmt) -> list[Instr]:
+        """The instructions of the statements of ``body`` (a loop body or an if branch)."""
+        instrs: list[Instr] = []
+        for x in body.stmts if isinstance(body, SeqStmts) else (body,):
+            self.stmt(x, instrs)
+        return instrs
+
+    def _body_copy(self, s: ForStmt | WhileStmt) -> list[Instr]:
+        """One copy of the loop's body, ending with the copies that carry the yielded values back into the
+        iter-args' buffers (``_loop_body`` lowers a loop's one copy; ``pipelining`` one copy per stage)."""
+        body = self._block(s.body)
         y = final_yield(s.body)
         if y is not None and s.iter_args:
             self._carry_back(list(s.iter_args), y.values, {ia: self.tile_handle.get(ia, "") for ia in s.iter_args
@@ -429,15 +436,7 @@ class FunctionCodegen:
         """Carry the loop's iter-args in (into ``out``) and lower its body, ending with the copies that carry
         the yielded values back into the iter-args' buffers."""
         self._carry_in(s.iter_args, out)
-        body: list[Instr] = []
-        stmts = s.body.stmts if isinstance(s.body, SeqStmts) else (s.body,)
-        for x in stmts:
-            self.stmt(x, body)
-        y = final_yield(s.body)
-        if y is not None and s.iter_args:
-            self._carry_back(list(s.iter_args), y.values, {ia: self.tile_handle.get(ia, "") for ia in s.iter_args
-                                                           if isinstance(ia.type, TileType)}, body)
-        return tuple(body)
+        return tuple(self._body_copy(s))
 
     def _bind_results(self, rvs: tuple[Var, ...], iter_args: tuple[IterArg, ...], out: list[Instr]) -> None:
         for rv, ia in zip(rvs, iter_args, strict=False):
@@ -457,9 +456,7 @@ class FunctionCodegen:
         for b in (s.then_body, s.else_body):
             instrs: list[Instr] = []
             if b is not None:
-                stmts = b.stmts if isinstance(b, SeqStmts) else (b,)
-                for x in stmts:
-                    self.stmt(x, instrs)
+                instrs = self._block(b)
                 y = final_yield(b)
                 if y is not None and s.return_vars:
                     tensor_rvs = [rv for rv in s.return_vars if isinstance(rv.type, TensorType)]
@@ -477,6 +474,7 @@ class FunctionCodegen:
     # ------------------------------------------------------------------------------------------
 
     def call(self, call: Call, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+        """Lower one call (bound to ``var``, or a statement of its own); the handles of a multi-result call."""
         if isinstance(call.op, GlobalVar):
             raise NotSupportedError(f"kernel {self.fn.name!r} calls function {call.op.name!r}",
                                     span=call.span if call.span.line else None,
@@ -486,118 +484,124 @@ class FunctionCodegen:
             raise NotSupportedError(f"unknown op {call.op_name!r}")
         self.check_unit(call, var)
         self.check_valid_operands(call, op)
-        kind = op.kind
-        if kind is OpKind.INDEX:
-            if var is not None:
-                out.append(SAssign(self.reg(var), self.sexpr(call)))
-            return ()
-        if kind is OpKind.ELEMENT_READ and isinstance(call.args[0].type, TileType):  # a UB element (tile.read)
-            if var is not None:
-                indices = tuple(self.sexpr(e) for e in call.args[1].elements)
+        lower = _LOWER_BY_KIND.get(op.kind, FunctionCodegen.vector_or_refuse)
+        return lower(self, call, op, var, out)
+
+    def index_call(self, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+        if var is not None:
+            out.append(SAssign(self.reg(var), self.sexpr(call)))
+        return ()
+
+    def element_read(self, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+        """A UB element (``tile.read``), or a scalar GM read on the S pipe (sync orders it against DMA)."""
+        if var is not None:
+            indices = tuple(self.sexpr(e) for e in call.args[1].elements)
+            if isinstance(call.args[0].type, TileType):
                 out.append(SGetVal(self.reg(var), self.handle(call.args[0]), indices))
-            return ()
-        if kind is OpKind.ELEMENT_READ:  # a scalar GM read on the S pipe; sync orders it against DMA
-            if var is not None:
-                indices = tuple(self.sexpr(e) for e in call.args[1].elements)
+            else:
                 out.append(SRead(self.reg(var), self.tensor(call.args[0]), indices))
-            return ()
-        if kind is OpKind.ELEMENT_WRITE and isinstance(call.args[0].type, TileType):  # into a tile, in place
+        return ()
+
+    def element_write(self, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+        """Into a tile, in place; or a scalar GM write on the S pipe (sync orders it against DMA)."""
+        if isinstance(call.args[0].type, TileType):
             dst = self.handle(call.args[0])
             indices = tuple(self.sexpr(e) for e in call.args[1].elements)
             out.append(SSetVal(dst, indices, self.sexpr(call.args[2])))
             if var is not None:
                 self.tile_handle[var] = dst
             return ()
-        if kind is OpKind.ELEMENT_WRITE:  # a scalar GM write on the S pipe; sync orders it against DMA
-            tensor = self.tensor(call.args[0])
-            indices = tuple(self.sexpr(e) for e in call.args[1].elements)
-            out.append(SWrite(tensor, indices, self.sexpr(call.args[2])))
-            self.gm_store_paths.setdefault(tensor, {})["scalar"] = call
-            if var is not None:
-                self.tensor_name[var] = tensor
-            return ()
-        if kind is OpKind.LOAD:
-            dst = self.declare(var)
-            self.tile_handle[var] = dst
-            offsets = tuple(self.sexpr(e) for e in call.args[1].elements)
-            window = tuple(self.folder.value(e) for e in call.args[2].elements)
-            if any(w is None for w in window):
-                raise NotSupportedError(f"tile.load of {var.name!r} has a symbolic window shape",
-                                        span=call.span if call.span.line else None)
-            view = getattr(var.type, "tile_view", None)  # a partial valid shape: the DMA moves that region only
-            valid = tuple(self.sexpr(e) for e in call.args[3].elements) \
-                if len(call.args) > 3 and view is not None and view.valid_shape is not None else ()
-            out.append(TLoad(dst, self.tensor(call.args[0]), offsets, window, valid))  # type: ignore[arg-type]
-            return ()
-        if kind is OpKind.STORE:
-            tensor = self.tensor(call.args[2])
-            offsets = tuple(self.sexpr(e) for e in call.args[1].elements)
-            window = call.kwarg("shapes") or static_dims(call.args[0].type, "stored tile")
-            view = getattr(call.args[0].type, "tile_view", None)  # a store writes the tile's valid region only
-            valid = tuple(self.sexpr(e) for e in view.valid_shape) if view and view.valid_shape else ()
-            atomic = call.kwarg("atomic")
-            out.append(TStore(tensor, offsets, self.handle(call.args[0]), tuple(window), valid,
-                              atomic.value if atomic is AtomicType.Add else ""))
-            self.gm_store_paths.setdefault(tensor, {}).setdefault("bulk", call)
-            if var is not None:
-                self.tensor_name[var] = tensor
-            return ()
-        if kind is OpKind.VIEW:
-            self.view(call, op, var, out)
-            return ()
-        if kind is OpKind.COPY:
-            src = self.materialize_if_needed(call, 0, self.handle(call.args[0]), out)
-            dst = self.declare(var)
-            self.tile_handle[var] = dst
-            self.check_path(call, self.handles[src].space, self.handles[dst].space)
-            if len(call.args) >= 3:
-                row, col = self.sexpr(call.args[1]), self.sexpr(call.args[2])
-            else:
-                row = col = SConst(0)
-            out.append(TExtract(dst, src, row, col, opcode=op.pto or "textract"))
-            return ()
-        if kind is OpKind.MATMUL:
-            self.matmul(call, op, var, out)
-            return ()
-        if kind is OpKind.CUSTOM:
-            return self.custom(call, var, out)
-        if kind is OpKind.CREATE and isinstance(call.type, TensorType) and var is not None \
-                and call.type.static_shape is not None and self.fn.func_type is FunctionType.InCore:
+        tensor = self.tensor(call.args[0])
+        indices = tuple(self.sexpr(e) for e in call.args[1].elements)
+        out.append(SWrite(tensor, indices, self.sexpr(call.args[2])))
+        self.gm_store_paths.setdefault(tensor, {})["scalar"] = call
+        if var is not None:
+            self.tensor_name[var] = tensor
+        return ()
+
+    def load(self, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+        dst = self.declare(var)
+        self.tile_handle[var] = dst
+        offsets = tuple(self.sexpr(e) for e in call.args[1].elements)
+        window = tuple(self.folder.value(e) for e in call.args[2].elements)
+        if any(w is None for w in window):
+            raise NotSupportedError(f"tile.load of {var.name!r} has a symbolic window shape",
+                                    span=call.span if call.span.line else None)
+        view = getattr(var.type, "tile_view", None)  # a partial valid shape: the DMA moves that region only
+        valid = tuple(self.sexpr(e) for e in call.args[3].elements) \
+            if len(call.args) > 3 and view is not None and view.valid_shape is not None else ()
+        out.append(TLoad(dst, self.tensor(call.args[0]), offsets, window, valid))  # type: ignore[arg-type]
+        return ()
+
+    def store(self, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+        tensor = self.tensor(call.args[2])
+        offsets = tuple(self.sexpr(e) for e in call.args[1].elements)
+        window = call.kwarg("shapes") or static_dims(call.args[0].type, "stored tile")
+        view = getattr(call.args[0].type, "tile_view", None)  # a store writes the tile's valid region only
+        valid = tuple(self.sexpr(e) for e in view.valid_shape) if view and view.valid_shape else ()
+        atomic = call.kwarg("atomic")
+        out.append(TStore(tensor, offsets, self.handle(call.args[0]), tuple(window), valid,
+                          atomic.value if atomic is AtomicType.Add else ""))
+        self.gm_store_paths.setdefault(tensor, {}).setdefault("bulk", call)
+        if var is not None:
+            self.tensor_name[var] = tensor
+        return ()
+
+    def copy(self, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+        src = self.materialize_if_needed(call, 0, self.handle(call.args[0]), out)
+        dst = self.declare(var)
+        self.tile_handle[var] = dst
+        self.check_path(call, self.handles[src].space, self.handles[dst].space)
+        if len(call.args) >= 3:
+            row, col = self.sexpr(call.args[1]), self.sexpr(call.args[2])
+        else:
+            row = col = SConst(0)
+        out.append(TExtract(dst, src, row, col, opcode=op.pto or "textract"))
+        return ()
+
+    def create(self, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+        if isinstance(call.type, TensorType) and var is not None and call.type.static_shape is not None \
+                and self.fn.func_type is FunctionType.InCore:
             # kernel-private GM scratch (e.g. the GM leg of an Acc -> Vec move on A2/A3): one per block
             name = self.names.get(var)
             self.tensor_name[var] = name
             if all(w.name != name for w in self.workspaces):
                 self.workspaces.append(TensorParam(name, call.type.static_shape, call.type.dtype, "Workspace"))
             return ()
-        if kind is OpKind.CREATE and isinstance(call.type, TensorType):
+        if isinstance(call.type, TensorType):
             raise NotSupportedError(f"kernel {self.fn.name!r} creates a GM tensor with {op.name}",
                                     span=call.span if call.span.line else None,
                                     hint="create output tensors in the Orchestration function (pl.create_tensor) and "
                                          "pass them to the kernel as pl.Out parameters")
-        if kind is OpKind.CREATE and op.pto is None:
+        if op.pto is None:
             dst = self.declare(var)
             self.tile_handle[var] = dst
             return ()
-        if op.unit is Unit.VECTOR:
-            args: list[Any] = []
-            for i, a in enumerate(call.args):
-                if isinstance(a.type, TileType):
-                    args.append(self.materialize_if_needed(call, i, self.handle(a), out))
-                elif isinstance(a, MakeTuple):
-                    args.append(tuple(self.sexpr(e) for e in a.elements))
-                else:
-                    args.append(self.sexpr(a))
-            for i in valid_shape_operands(op):  # e.g. fillpad, part_*: the operands' valid extents as operands
-                view = getattr(call.args[i].type, "tile_view", None)
-                extents = view.valid_shape if view is not None and view.valid_shape else call.args[i].type.shape
-                args.append(tuple(self.sexpr(e) for e in extents))
-            if var is None:
-                return ()
-            dst = self.declare(var)
-            self.tile_handle[var] = dst
-            out.append(TVector(op.pto or op.name, op.name, dst, tuple(args), tuple(call.kwargs)))
+        return self.vector_or_refuse(call, op, var, out)
+
+    def vector_or_refuse(self, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+        """A vector instruction on the op's operands (tiles materialised where needed, tuples, scalars)."""
+        if op.unit is not Unit.VECTOR:
+            raise NotSupportedError(f"PTO codegen does not lower {op.name} (kind {op.kind.value}, unit "
+                                    f"{op.unit.value})")
+        args: list[Any] = []
+        for i, a in enumerate(call.args):
+            if isinstance(a.type, TileType):
+                args.append(self.materialize_if_needed(call, i, self.handle(a), out))
+            elif isinstance(a, MakeTuple):
+                args.append(tuple(self.sexpr(e) for e in a.elements))
+            else:
+                args.append(self.sexpr(a))
+        for i in valid_shape_operands(op):  # e.g. fillpad, part_*: the operands' valid extents as operands
+            view = getattr(call.args[i].type, "tile_view", None)
+            extents = view.valid_shape if view is not None and view.valid_shape else call.args[i].type.shape
+            args.append(tuple(self.sexpr(e) for e in extents))
+        if var is None:
             return ()
-        raise NotSupportedError(f"PTO codegen does not lower {op.name} (kind {kind.value}, unit {op.unit.value})")
+        dst = self.declare(var)
+        self.tile_handle[var] = dst
+        out.append(TVector(op.pto or op.name, op.name, dst, tuple(args), tuple(call.kwargs)))
+        return ()
 
     def check_valid_operands(self, call: Call, op: Any) -> None:
         """An op combining elements across positions (reduction, broadcast vector, matmul, transpose) on a tile
@@ -828,6 +832,35 @@ class FunctionCodegen:
         return own
 
 
+def _view(gen: FunctionCodegen, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+    gen.view(call, op, var, out)
+    return ()
+
+
+def _matmul(gen: FunctionCodegen, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+    gen.matmul(call, op, var, out)
+    return ()
+
+
+def _custom(gen: FunctionCodegen, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+    return gen.custom(call, var, out)
+
+
+# How ``FunctionCodegen.call`` lowers each op kind; any other kind is a vector instruction or refused.
+_LOWER_BY_KIND: dict[OpKind, Callable[..., tuple[str, ...]]] = {
+    OpKind.INDEX: FunctionCodegen.index_call,
+    OpKind.ELEMENT_READ: FunctionCodegen.element_read,
+    OpKind.ELEMENT_WRITE: FunctionCodegen.element_write,
+    OpKind.LOAD: FunctionCodegen.load,
+    OpKind.STORE: FunctionCodegen.store,
+    OpKind.VIEW: _view,
+    OpKind.COPY: FunctionCodegen.copy,
+    OpKind.MATMUL: _matmul,
+    OpKind.CUSTOM: _custom,
+    OpKind.CREATE: FunctionCodegen.create,
+}
+
+
 def _strided_nd(h: _Handle) -> bool:
     """Is ``h`` a row-major window whose rows do not follow each other (a slice narrower than its source)?
     Such a window cannot be reshaped in place: a new row length would read across the gaps."""
@@ -898,87 +931,44 @@ def _return_names(fn: Function, ret: ReturnStmt, tensor_of: dict[Var, str]) -> t
     return tuple((f"return{i}", gm) for i, gm in extra if gm is not None)
 
 
-def _orchestration(fn: Function, kernels: dict[str, PTOKernel]) -> _Orchestration:
-    tensor_of: dict[Var, str] = {}
-    results: dict[Var, tuple[str, ...]] = {}
-    names = _Names()
-    for p in fn.params:
-        if isinstance(p.type, TensorType):
-            tensor_of[p] = names.get(p)
-        else:
-            names.get(p)
-    launches = []
-    created: list[TensorParam] = []
-    returns: tuple[tuple[str, str], ...] = ()
-    host: list[Any] = []  # scalar steps since the last launch (they run before the next one)
+class _OrchestrationLowering:
+    """The host side of an Orchestration function: GM tensors it creates, scalar steps on the host (index / float
+    arithmetic, ``pl.tensor.read``) and kernel launches, in order; the scalar steps since the last launch run
+    before the next one."""
 
-    def host_sexpr(e: Expr) -> SExpr:
-        if isinstance(e, (ConstInt, ConstFloat, ConstBool)):
-            return SConst(e.value)
-        if isinstance(e, Var) and isinstance(e.type, ScalarType):
-            return SReg(names.get(e))
-        if isinstance(e, BinaryExpr):
-            return SBin(_sym(e), host_sexpr(e.lhs), host_sexpr(e.rhs))
-        if isinstance(e, Neg):
-            return SUn("-", host_sexpr(e.operand))
-        if isinstance(e, Not):
-            return SUn("not", host_sexpr(e.operand))
-        if isinstance(e, UnaryExpr):
-            return SUn(e.symbol, host_sexpr(e.operand))
-        raise NotSupportedError(f"orchestration {fn.name!r}: cannot compute {e!r} on the host",
-                                hint="orchestration scalars are index / float arithmetic and pl.tensor.read")
-
-    def host_step(s: AssignStmt) -> bool:
-        """``x = pl.tensor.read(t, [i, j])`` and scalar arithmetic of the orchestration code."""
-        if not isinstance(s.var.type, ScalarType):
-            return False
-        v = s.value
-        if isinstance(v, Call) and v.op_name == "tensor.read" and isinstance(v.args[0], Var) \
-                and v.args[0] in tensor_of and isinstance(v.args[1], MakeTuple):
-            host.append(HostRead(names.get(s.var), tensor_of[v.args[0]],
-                                 tuple(host_sexpr(i) for i in v.args[1].elements)))
-            return True
-        if isinstance(v, Call):
-            return False
-        host.append((names.get(s.var), host_sexpr(v)))
-        return True
-
-    def lower_call(call: Call) -> tuple[str, ...]:
-        if not isinstance(call.op, GlobalVar) or call.op.name not in kernels:
-            raise NotSupportedError(f"orchestration {fn.name!r}: only kernel launches are supported, got "
-                                    f"{call.op_name}", span=call.span if call.span.line else None)
-        k = kernels[call.op.name]
-        binds = []
-        for pname, a in zip(k.params, call.args, strict=False):
-            if isinstance(a, Var) and a in tensor_of:
-                binds.append((pname, tensor_of[a]))
-            elif isinstance(a, Var) and isinstance(a.type, TensorType) and a in results and results[a]:
-                binds.append((pname, results[a][0]))
-            elif isinstance(a, (ConstInt, ConstFloat, ConstBool)):  # a literal (PyPTO: `kernel(x, out, 2.0)`)
-                binds.append((pname, SConst(a.value)))
-            elif isinstance(a, Var) and isinstance(a.type, ScalarType):
-                binds.append((pname, SReg(names.get(a))))
-            elif isinstance(getattr(a, "type", None), ScalarType):  # host arithmetic (block * 16)
-                binds.append((pname, host_sexpr(a)))
+    def __init__(self, fn: Function, kernels: dict[str, PTOKernel]) -> None:
+        self.fn = fn
+        self.kernels = kernels
+        self.tensor_of: dict[Var, str] = {}
+        self.results: dict[Var, tuple[str, ...]] = {}  # launch result -> the GM tensors it returns
+        self.names = _Names()
+        for p in fn.params:
+            if isinstance(p.type, TensorType):
+                self.tensor_of[p] = self.names.get(p)
             else:
-                raise NotSupportedError(f"orchestration {fn.name!r}: cannot pass {a!r} to {k.name}")
-        launches.append(Launch(k.name, tuple(binds), tuple(host)))
-        host.clear()
-        bound = dict(binds)
-        return tuple(bound[r] for r in k.returns if isinstance(bound.get(r), str))
+                self.names.get(p)
+        self.launches: list[Launch] = []
+        self.created: list[TensorParam] = []
+        self.returns: tuple[tuple[str, str], ...] = ()
+        self.host: list[Any] = []  # scalar steps since the last launch
 
-    stmts = fn.body.stmts if isinstance(fn.body, SeqStmts) else (fn.body,)
-    for s in stmts:
+    def run(self) -> _Orchestration:
+        for s in self.fn.body.stmts if isinstance(self.fn.body, SeqStmts) else (self.fn.body,):
+            self.statement(s)
+        return _Orchestration(tuple(self.launches), tuple(self.created), self.returns)
+
+    def statement(self, s: Stmt) -> None:
+        fn, tensor_of, results = self.fn, self.tensor_of, self.results
         if isinstance(s, AssignStmt) and isinstance(s.value, Call) and not isinstance(s.value.op, GlobalVar) \
                 and isinstance(s.value.type, TensorType) and (op := op_of(s.value)) is not None \
                 and op.kind is OpKind.CREATE:
-            local = _create_tensor(fn, s.var, s.value, names.get(s.var))
-            created.append(local)
+            local = _create_tensor(fn, s.var, s.value, self.names.get(s.var))
+            self.created.append(local)
             tensor_of[s.var] = local.name
-        elif isinstance(s, AssignStmt) and host_step(s):
-            continue
+        elif isinstance(s, AssignStmt) and self.host_step(s):
+            return
         elif isinstance(s, AssignStmt) and isinstance(s.value, Call):
-            res = lower_call(s.value)
+            res = self.launch(s.value)
             if isinstance(s.var.type, TensorType) and res:
                 tensor_of[s.var] = res[0]
             results[s.var] = res
@@ -989,16 +979,74 @@ def _orchestration(fn: Function, kernels: dict[str, PTOKernel]) -> _Orchestratio
         elif isinstance(s, AssignStmt) and isinstance(s.value, Var) and s.value in tensor_of:
             tensor_of[s.var] = tensor_of[s.value]
         elif isinstance(s, EvalStmt) and isinstance(s.expr, Call):
-            lower_call(s.expr)
+            self.launch(s.expr)
         elif isinstance(s, ReturnStmt):
             _require_bound_values(s, fn.name)
-            returns = _return_names(fn, s, tensor_of)
-        elif isinstance(s, YieldStmt):
-            continue
-        else:
+            self.returns = _return_names(fn, s, tensor_of)
+        elif not isinstance(s, YieldStmt):
             raise NotSupportedError(f"orchestration {fn.name!r}: unsupported statement {type(s).__name__}",
                                     hint="orchestration functions may only create tensors and launch kernels")
-    return _Orchestration(tuple(launches), tuple(created), returns)
+
+    def host_sexpr(self, e: Expr) -> SExpr:
+        if isinstance(e, (ConstInt, ConstFloat, ConstBool)):
+            return SConst(e.value)
+        if isinstance(e, Var) and isinstance(e.type, ScalarType):
+            return SReg(self.names.get(e))
+        if isinstance(e, BinaryExpr):
+            return SBin(_sym(e), self.host_sexpr(e.lhs), self.host_sexpr(e.rhs))
+        if isinstance(e, Neg):
+            return SUn("-", self.host_sexpr(e.operand))
+        if isinstance(e, Not):
+            return SUn("not", self.host_sexpr(e.operand))
+        if isinstance(e, UnaryExpr):
+            return SUn(e.symbol, self.host_sexpr(e.operand))
+        raise NotSupportedError(f"orchestration {self.fn.name!r}: cannot compute {e!r} on the host",
+                                hint="orchestration scalars are index / float arithmetic and pl.tensor.read")
+
+    def host_step(self, s: AssignStmt) -> bool:
+        """``x = pl.tensor.read(t, [i, j])`` and scalar arithmetic of the orchestration code."""
+        if not isinstance(s.var.type, ScalarType):
+            return False
+        v = s.value
+        if isinstance(v, Call) and v.op_name == "tensor.read" and isinstance(v.args[0], Var) \
+                and v.args[0] in self.tensor_of and isinstance(v.args[1], MakeTuple):
+            self.host.append(HostRead(self.names.get(s.var), self.tensor_of[v.args[0]],
+                                      tuple(self.host_sexpr(i) for i in v.args[1].elements)))
+            return True
+        if isinstance(v, Call):
+            return False
+        self.host.append((self.names.get(s.var), self.host_sexpr(v)))
+        return True
+
+    def launch(self, call: Call) -> tuple[str, ...]:
+        """A kernel launch with its arguments bound; the GM tensors the kernel returns."""
+        fn, kernels = self.fn, self.kernels
+        if not isinstance(call.op, GlobalVar) or call.op.name not in kernels:
+            raise NotSupportedError(f"orchestration {fn.name!r}: only kernel launches are supported, got "
+                                    f"{call.op_name}", span=call.span if call.span.line else None)
+        k = kernels[call.op.name]
+        binds = [(pname, self.argument(k, a)) for pname, a in zip(k.params, call.args, strict=False)]
+        self.launches.append(Launch(k.name, tuple(binds), tuple(self.host)))
+        self.host.clear()
+        bound = dict(binds)
+        return tuple(bound[r] for r in k.returns if isinstance(bound.get(r), str))
+
+    def argument(self, k: PTOKernel, a: Expr) -> str | SExpr:
+        if isinstance(a, Var) and a in self.tensor_of:
+            return self.tensor_of[a]
+        if isinstance(a, Var) and isinstance(a.type, TensorType) and a in self.results and self.results[a]:
+            return self.results[a][0]
+        if isinstance(a, (ConstInt, ConstFloat, ConstBool)):  # a literal (PyPTO: `kernel(x, out, 2.0)`)
+            return SConst(a.value)
+        if isinstance(a, Var) and isinstance(a.type, ScalarType):
+            return SReg(self.names.get(a))
+        if isinstance(getattr(a, "type", None), ScalarType):  # host arithmetic (block * 16)
+            return self.host_sexpr(a)
+        raise NotSupportedError(f"orchestration {self.fn.name!r}: cannot pass {a!r} to {k.name}")
+
+
+def _orchestration(fn: Function, kernels: dict[str, PTOKernel]) -> _Orchestration:
+    return _OrchestrationLowering(fn, kernels).run()
 
 
 def select_entry_function(program: Program, entry: str | None = None) -> Function:

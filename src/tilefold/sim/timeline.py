@@ -148,139 +148,168 @@ def _rates(active: dict, caps: dict, total: float) -> dict:
     return rates
 
 
-def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0) -> Schedule:
-    """Start / end of every record of ``units`` (written to ``UnitTrace.start`` / ``end``), from ``t0``."""
-    heap: list[tuple[float, int, int, int, int]] = []  # (time, tie, kind, unit, record); kind 0 end, 1 gm data
-    tie = 0
-    nxt = [[0] * NPIPES for _ in units]  # position of the next record in each pipe queue
-    queues: list[list[list[int]]] = []
-    busy = [[False] * NPIPES for _ in units]
-    done: list[list[bool]] = []
-    for u in units:
+class _Scheduler:
+    """The event loop of ``schedule`` (see the module docstring): per unit, its pipe queues and its set_flag
+    markers; a heap of events (a record's end, kind 0; a GM transfer's latency over, kind 1); the GM transfers
+    moving data, with their bytes left, their caps and their shared rates."""
+
+    def __init__(self, units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float) -> None:
+        self.units = units
+        self.gm_bytes_per_cycle = gm_bytes_per_cycle
+        self.now = t0
+        self.heap: list[tuple[float, int, int, int, int]] = []  # (time, tie, kind, unit, record)
+        self.tie = 0
+        self.nxt = [[0] * NPIPES for _ in units]  # position of the next record in each pipe queue
+        self.busy = [[False] * NPIPES for _ in units]
+        self.queues: list[list[list[int]]] = []
+        self.done: list[list[bool]] = []
+        self.pending_markers: list[list[deque]] = []
+        for u in units:
+            self._add_unit(u)
+        self.used_pipes = [tuple(p for p in range(NPIPES) if q[p]) for q in self.queues]
+        self.active: dict[tuple[int, int], float] = {}  # (unit, record) -> bytes left
+        self.engine_busy: set[tuple[int, int]] = set()  # (unit, pipe) whose engine moves data now
+        self.engine_wait: dict[tuple[int, int], tuple[int, int]] = {}  # (unit, pipe) -> transfer past latency
+        self.caps: dict[tuple[int, int], float] = {}
+        self.rates: dict[tuple[int, int], float] = {}
+
+    def _add_unit(self, u: UnitTrace) -> None:
+        """The pipe queues (markers left out), the per-pipe marker queues and the zeroed times of ``u``."""
         q: list[list[int]] = [[] for _ in range(NPIPES)]
         for i, p in enumerate(u.pipe):
             if i not in u.floating:
                 q[p].append(i)
-        queues.append(q)
-        done.append([False] * len(u.pipe))
+        self.queues.append(q)
+        self.done.append([False] * len(u.pipe))
         u.start = array("d", bytes(8 * len(u.pipe)))
         u.end = array("d", bytes(8 * len(u.pipe)))
-    active: dict[tuple[int, int], float] = {}  # (unit, record) -> bytes left
-    used_pipes = [tuple(p for p in range(NPIPES) if q[p]) for q in queues]
-    pending_markers = []
-    for u in units:
         per_pipe: list[deque] = [deque() for _ in range(NPIPES)]
         for r in sorted(u.floating):
             per_pipe[u.pipe[r]].append(r)
-        pending_markers.append([mq for mq in per_pipe if mq])
-    engine_busy: set[tuple[int, int]] = set()  # (unit, pipe) whose engine moves data now
-    engine_wait: dict[tuple[int, int], tuple[int, int]] = {}  # (unit, pipe) -> transfer past its latency
-    caps: dict[tuple[int, int], float] = {}
-    rates: dict[tuple[int, int], float] = {}
-    now = t0
+        self.pending_markers.append([mq for mq in per_pipe if mq])
 
-    def try_start(ui: int) -> None:
-        nonlocal tie
-        u = units[ui]
-        q, pos, b, d = queues[ui], nxt[ui], busy[ui], done[ui]
-        markers = pending_markers[ui]
-        deps = u.deps
-        gm_bytes, latency, work, start, end = u.gm_bytes, u.latency, u.work, u.start, u.end
-        pipes = used_pipes[ui]
+    # ------------------------------------------------------------------------------------ starting records
+    def try_start(self, ui: int) -> None:
+        """Start every record of unit ``ui`` that can start now (until nothing changes)."""
         progress = True
         while progress:
-            progress = False
-            for mq in markers:  # per pipe, markers become ready in issue order: look at the oldest only
-                while mq:
-                    r = mq[0]
-                    ready = True
-                    for x in deps[r]:
-                        if not d[x]:
-                            ready = False
-                            break
-                    if not ready:
-                        break
-                    mq.popleft()
-                    start[r] = end[r] = now
-                    d[r] = True
-                    progress = True
-            for p in pipes:
-                if b[p]:
-                    continue
-                qp = q[p]
-                i = pos[p]
-                if i >= len(qp):
-                    continue
-                r = qp[i]
+            progress = self._end_ready_markers(ui)
+            progress = self._start_ready_heads(ui) or progress
+
+    def _end_ready_markers(self, ui: int) -> bool:
+        """End the set_flag markers whose dependencies have ended; per pipe, markers become ready in issue
+        order, so only the oldest is looked at."""
+        u, d, now = self.units[ui], self.done[ui], self.now
+        deps, start, end = u.deps, u.start, u.end
+        progress = False
+        for mq in self.pending_markers[ui]:
+            while mq:
+                r = mq[0]
                 ready = True
                 for x in deps[r]:
                     if not d[x]:
                         ready = False
                         break
                 if not ready:
-                    continue
-                gb = gm_bytes[r]
-                if (gb <= 0 and (latency[r] > 0 or work[r] > 0)
-                        and ((ui, p) in engine_busy or (ui, p) in engine_wait)):
-                    continue  # only a next transfer overlaps a transfer in flight; anything else waits for it
-                pos[p] = i + 1
-                b[p] = True
-                start[r] = now
-                tie += 1
-                if gb > 0:
-                    heapq.heappush(heap, (now + latency[r], tie, 1, ui, r))
+                    break
+                mq.popleft()
+                start[r] = end[r] = now
+                d[r] = True
+                progress = True
+        return progress
+
+    def _start_ready_heads(self, ui: int) -> bool:
+        """Start the head record of every free pipe queue whose dependencies have ended; True when a record
+        of no cost ended on the spot (its successors may start now)."""
+        u, now = self.units[ui], self.now
+        q, pos, b, d = self.queues[ui], self.nxt[ui], self.busy[ui], self.done[ui]
+        deps, gm_bytes, latency, work, start = u.deps, u.gm_bytes, u.latency, u.work, u.start
+        engine_busy, engine_wait, heap = self.engine_busy, self.engine_wait, self.heap
+        progress = False
+        for p in self.used_pipes[ui]:
+            if b[p]:
+                continue
+            qp = q[p]
+            i = pos[p]
+            if i >= len(qp):
+                continue
+            r = qp[i]
+            ready = True
+            for x in deps[r]:
+                if not d[x]:
+                    ready = False
+                    break
+            if not ready:
+                continue
+            gb = gm_bytes[r]
+            if (gb <= 0 and (latency[r] > 0 or work[r] > 0)
+                    and ((ui, p) in engine_busy or (ui, p) in engine_wait)):
+                continue  # only a next transfer overlaps a transfer in flight; anything else waits for it
+            pos[p] = i + 1
+            b[p] = True
+            start[r] = now
+            self.tie += 1
+            if gb > 0:
+                heapq.heappush(heap, (now + latency[r], self.tie, 1, ui, r))
+            else:
+                dur = latency[r] + work[r]
+                if dur <= 0:
+                    self.finish(ui, r)
+                    progress = True
                 else:
-                    dur = latency[r] + work[r]
-                    if dur <= 0:
-                        finish(ui, r)
-                        progress = True
-                    else:
-                        heapq.heappush(heap, (now + dur, tie, 0, ui, r))
+                    heapq.heappush(heap, (now + dur, self.tie, 0, ui, r))
+        return progress
 
-    def finish(ui: int, r: int) -> None:
-        u = units[ui]
-        u.end[r] = now
-        done[ui][r] = True
-        busy[ui][u.pipe[r]] = False
+    # ------------------------------------------------------------------------------------ ending records
+    def finish(self, ui: int, r: int) -> None:
+        u = self.units[ui]
+        u.end[r] = self.now
+        self.done[ui][r] = True
+        self.busy[ui][u.pipe[r]] = False
 
-    def begin_data(ui: int, r: int) -> None:
+    def begin_data(self, ui: int, r: int) -> None:
         """Transfer ``r`` starts moving data: the engine is taken; the pipe may issue its next record."""
         k = (ui, r)
-        u = units[ui]
-        u.start[r] = now
-        active[k] = u.gm_bytes[r]
-        caps[k] = u.gm_cap[r]
-        engine_busy.add((ui, u.pipe[r]))
-        busy[ui][u.pipe[r]] = False
+        u = self.units[ui]
+        u.start[r] = self.now
+        self.active[k] = u.gm_bytes[r]
+        self.caps[k] = u.gm_cap[r]
+        self.engine_busy.add((ui, u.pipe[r]))
+        self.busy[ui][u.pipe[r]] = False
 
-    def end_data(ui: int, r: int) -> None:
-        u = units[ui]
-        u.end[r] = now
-        done[ui][r] = True
+    def end_data(self, ui: int, r: int) -> None:
+        u = self.units[ui]
+        u.end[r] = self.now
+        self.done[ui][r] = True
         engine = (ui, u.pipe[r])
-        engine_busy.discard(engine)
-        waiting = engine_wait.pop(engine, None)
+        self.engine_busy.discard(engine)
+        waiting = self.engine_wait.pop(engine, None)
         if waiting is not None:
-            begin_data(*waiting)
+            self.begin_data(*waiting)
 
-    for ui in range(len(units)):
-        try_start(ui)
-    heappop = heapq.heappop
-    while heap or active:
-        if not active:  # no GM transfer moves data: the next event is the heap's (same steps as below)
-            now, _, kind, ui, r = heappop(heap)
-            if kind == 1:
-                engine = (ui, units[ui].pipe[r])
-                if engine in engine_busy:
-                    engine_wait[engine] = (ui, r)
-                    rates = _rates(active, caps, gm_bytes_per_cycle)
-                    continue
-                begin_data(ui, r)
-                rates = _rates(active, caps, gm_bytes_per_cycle)
-            else:
-                finish(ui, r)
-            try_start(ui)
-            continue
+    def _new_rates(self) -> None:
+        self.rates = _rates(self.active, self.caps, self.gm_bytes_per_cycle)
+
+    # ------------------------------------------------------------------------------------ the event loop
+    def pop_event(self) -> int | None:
+        """Handle the heap's next event (``now`` is its time); the unit whose records may start now, if any."""
+        _, _, kind, ui, r = heapq.heappop(self.heap)
+        if kind == 0:
+            self.finish(ui, r)
+            return ui
+        # latency over: move data now if the engine is free, else right after it
+        engine = (ui, self.units[ui].pipe[r])
+        if engine in self.engine_busy:
+            self.engine_wait[engine] = (ui, r)
+            self._new_rates()
+            return None
+        self.begin_data(ui, r)
+        self._new_rates()
+        return ui
+
+    def step(self) -> set[int]:
+        """Advance to the next event, a heap event or the end of a GM transfer's data; the units touched."""
+        heap, active, rates, now = self.heap, self.active, self.rates, self.now
         t_heap = heap[0][0] if heap else math.inf
         t_gm, first = math.inf, None
         for k, left in active.items():
@@ -291,35 +320,43 @@ def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0)
         if active and t > now:
             for k in active:
                 active[k] -= rates[k] * (t - now)
-        now = t
+        self.now = t
+        if not (t_gm <= t_heap and first is not None):
+            ui = self.pop_event()
+            return set() if ui is None else {ui}
+        units = self.units
+        finished = [k for k, left in active.items() if left <= 1e-9 * max(1.0, units[k[0]].gm_bytes[k[1]])]
+        if first not in finished:
+            finished.append(first)
         touched: set[int] = set()
-        if t_gm <= t_heap and first is not None:
-            finished = [k for k, left in active.items() if left <= 1e-9 * max(1.0, units[k[0]].gm_bytes[k[1]])]
-            if first not in finished:
-                finished.append(first)
-            for k in finished:
-                del active[k]
-                end_data(*k)
-                touched.add(k[0])
-            rates = _rates(active, caps, gm_bytes_per_cycle)
-        else:
-            _, _, kind, ui, r = heapq.heappop(heap)
-            if kind == 1:  # latency over: move data now if the engine is free, else right after it
-                engine = (ui, units[ui].pipe[r])
-                if engine in engine_busy:
-                    engine_wait[engine] = (ui, r)
-                else:
-                    begin_data(ui, r)
-                    touched.add(ui)
-                rates = _rates(active, caps, gm_bytes_per_cycle)
-            else:
-                finish(ui, r)
-                touched.add(ui)
-        for ui in touched:
-            try_start(ui)
-    for ui, u in enumerate(units):
-        if not all(done[ui]):  # a record whose dependency never ends: cannot happen for recorded traces
-            raise RuntimeError(f"timeline of {u.name} did not complete")
+        for k in finished:
+            del active[k]
+            self.end_data(*k)
+            touched.add(k[0])
+        self._new_rates()
+        return touched
+
+    def run(self) -> None:
+        for ui in range(len(self.units)):
+            self.try_start(ui)
+        heap, active = self.heap, self.active
+        while heap or active:
+            if not active:  # no GM transfer moves data: the next event is the heap's
+                self.now = heap[0][0]
+                touched = self.pop_event()
+                if touched is not None:
+                    self.try_start(touched)
+                continue
+            for ui in self.step():
+                self.try_start(ui)
+        for ui, u in enumerate(self.units):
+            if not all(self.done[ui]):  # a record whose dependency never ends: cannot happen for recorded traces
+                raise RuntimeError(f"timeline of {u.name} did not complete")
+
+
+def schedule(units: list[UnitTrace], gm_bytes_per_cycle: float, t0: float = 0.0) -> Schedule:
+    """Start / end of every record of ``units`` (written to ``UnitTrace.start`` / ``end``), from ``t0``."""
+    _Scheduler(units, gm_bytes_per_cycle, t0).run()
     unit_end = {u.name: (max(u.end) if u.end else t0) for u in units}
     busy_map: dict[str, dict[Pipe, float]] = {}
     for u in units:
