@@ -48,6 +48,8 @@ from tilefold.ir.types import DataType, MemorySpace, PadValue, ScalarType, Tenso
 from tilefold.ir.visitor import IRVisitor, collect_uses
 from tilefold.ops.registry import OpKind, find_op, make_call, op_of
 from tilefold.passes.base import Pass
+from tilefold.passes.option_records import ConvertTensorToTileOpsOptions
+from tilefold.passes.options import parse_options
 from tilefold.targets import get_target
 
 _ROW_LOCAL = {OpKind.ELEMENTWISE, OpKind.SCALAR_ELEMENTWISE, OpKind.UNARY, OpKind.CAST, OpKind.ROW_REDUCTION,
@@ -1312,8 +1314,9 @@ def _convert(fn: Function, target: Any) -> Function:
 
 
 def convert_tensor_to_tile_ops(target: Any = None) -> Pass:
-    """The ConvertTensorToTileOps pass for ``target`` (a name or ``Target``; default Ascend910B)."""
-    tgt = get_target(target)
+    """The ConvertTensorToTileOps pass for ``target`` (a name or ``Target``; default Ascend910B), the field of
+    ``ConvertTensorToTileOpsOptions`` (checked)."""
+    tgt = get_target(parse_options(ConvertTensorToTileOpsOptions, target=target).target)
 
     def run(program: Program) -> Program:
         fns = []
@@ -1367,4 +1370,4 @@ def tensor_level_passes(target: Any = None) -> list[Pass]:
     return [outline_incore_scopes(), convert_tensor_to_tile_ops(target)]
 
 
-__all__ = ["convert_tensor_to_tile_ops", "is_tensor_level", "tensor_level_passes"]
+__all__ = ["ConvertTensorToTileOpsOptions", "convert_tensor_to_tile_ops", "is_tensor_level", "tensor_level_passes"]
