@@ -19,7 +19,7 @@ from tilefold.passes.option_records import (
     PipelineOptions,
     TileAndBindSubBlockOptions,
 )
-from tilefold.passes.options import parse_assignments, parse_options
+from tilefold.passes.options import option_infos, parse_assignments, parse_options
 from tilefold.passes.pipeline import _CATALOGUE, default_tile_pipeline, get_pass, pass_options
 from tilefold.targets import get_target
 
@@ -279,3 +279,36 @@ def test_allocate_memory_addr_reads_the_target():
         get_pass("allocate-memory-addr", PipelineOptions(target=small))(staged)
     with pytest.raises(TilefoldError, match="Vec"):
         get_pass("allocate-memory-addr", target=small)(staged)
+
+
+def test_cli_pass_option_reaches_the_pipeline_and_is_checked(tmp_path, capsys):
+    from tilefold.cli import main
+
+    path = tmp_path / "v.py"
+    path.write_text(VECTOR)
+    assert main(["compile", str(path), "--emit", "ir", "--no-enable-auto-bind-sub-block"]) == 0
+    flag_off = capsys.readouterr().out
+    assert main(["compile", str(path), "--emit", "ir", "--pass-option", "enable-auto-bind-sub-block=false"]) == 0
+    option_off = capsys.readouterr().out
+    assert main(["compile", str(path), "--emit", "ir"]) == 0
+    on = capsys.readouterr().out
+    assert option_off == flag_off != on
+    assert "limit_sub_block_id0" in option_off and "limit_sub_block_id0" not in on
+    assert main(["compile", str(path), "--emit", "ir", "--pass-option", "enable_auto_bind_sub_block=no"]) == 2
+    err = capsys.readouterr().err
+    assert "option enable_auto_bind_sub_block of the pass pipeline takes bool, got no" in err
+    assert "--pass-option:1:1" in err and "known options:" in err
+
+
+def test_mlir_opt_reads_enable_tile_through_the_parser(capsys):
+    from tilefold.mlir.opt import BindSubBlockOptions, parse_args
+
+    assert parse_args(["k.mlir", "-hivm-bind-sub-block='enable-tile=false'"]).enable_tile is False
+    assert parse_args(["k.mlir", "--hivm-bind-sub-block=enable-tile"]).enable_tile is True
+    assert parse_args(["k.mlir", "-hivm-bind-sub-block"]).enable_tile is True
+    with pytest.raises(TilefoldError) as info:
+        parse_args(["k.mlir", "-hivm-bind-sub-block=enable-tile=maybe"])
+    assert "option enable_tile of -hivm-bind-sub-block takes bool, got maybe" in info.value.message
+    with pytest.raises(TilefoldError, match="unknown option 'tile-size' of -hivm-bind-sub-block"):
+        parse_args(["k.mlir", "-hivm-bind-sub-block=tile-size=2"])
+    assert [i.name for i in option_infos(BindSubBlockOptions)] == ["enable_tile"]

@@ -108,10 +108,11 @@ class _Item:
 def parse_options(cls: type[R], source: Any = None, *, origin: str = "<options>", **keywords: Any) -> R:
     """The record ``cls`` for ``source`` (None, a record of ``cls``, a mapping, an option string, or an iterable
     of ``name=value`` strings) with ``keywords`` applied on top. Every name and value is checked."""
-    if isinstance(source, cls) and not keywords:
+    same = type(source) is cls
+    if same and not keywords:
         return source
-    values = {f.name: getattr(source, f.name) for f in dataclasses.fields(cls)} if isinstance(source, cls) else {}
-    items = [] if isinstance(source, cls) else _items(source, origin)
+    values = {f.name: getattr(source, f.name) for f in dataclasses.fields(cls)} if same else {}
+    items = [] if same else _items(source, origin)
     items += [_Item(k, v, False) for k, v in keywords.items()]
     values.update(convert_items(cls, items))
     return cls(**values)

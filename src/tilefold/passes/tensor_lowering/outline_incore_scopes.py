@@ -359,9 +359,14 @@ def _reject_nested(fn: Function) -> None:
     _Find().visit_stmt(fn.body)
 
 
+def has_scopes(program: Program) -> bool:
+    """Does a function of ``program`` hold a ``pl.at`` scope at its top level (what this pass outlines)?"""
+    return any(isinstance(s, ScopeStmt) for fn in program.functions for s in flatten_stmts(fn.body))
+
+
 def outline_incore_scopes() -> Pass:
     """The OutlineIncoreScopes pass (``pl.at`` scopes -> InCore functions + calls)."""
     return Pass("OutlineIncoreScopes", _run)
 
 
-__all__ = ["outline_incore_scopes"]
+__all__ = ["has_scopes", "outline_incore_scopes"]
