@@ -312,3 +312,68 @@ def test_mlir_opt_reads_enable_tile_through_the_parser(capsys):
     with pytest.raises(TilefoldError, match="unknown option 'tile-size' of -hivm-bind-sub-block"):
         parse_args(["k.mlir", "-hivm-bind-sub-block=tile-size=2"])
     assert [i.name for i in option_infos(BindSubBlockOptions)] == ["enable_tile"]
+
+
+def test_infer_tile_memory_space_reads_the_target():
+    """Acc -> Vec is a data path of Ascend950 only: there the Acc result moves to Vec; on Ascend910B it goes
+    through a GM tensor."""
+    prog = pl.parse(MATMUL.replace("        out = pl.store(c, [0, 0], out)\n",
+                                   "        d: pl.Tile[[128, 128], pl.FP32, pl.Mem.Vec] = pl.tile.exp(c)\n"
+                                   "        out = pl.store(d, [0, 0], out)\n"))
+    on_950 = _calls(get_pass("infer-tile-memory-space", "target=Ascend950")(prog)).names
+    on_910b = _calls(get_pass("infer-tile-memory-space", {"target": "Ascend910B"})(prog)).names
+    assert "tensor.create" not in on_950 and on_950.count("tile.move") == 3  # Left, Right, Vec
+    assert "tensor.create" in on_910b and on_910b.count("tile.move") == 2  # Left, Right; Acc -> GM -> Vec
+
+
+JIT = """
+import tilefold.language as pl
+
+@pl.jit
+def k(a: pl.Tensor[[256, 512], pl.FP32], out: pl.Out[pl.Tensor[[256, 512], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.exp(a)
+    return out
+"""
+
+
+def test_convert_tensor_to_tile_ops_reads_the_target():
+    """The row blocks of a tensor too large for Vec are sized by the target's Vec: 16 rows of 512 FP32 on
+    Ascend910B, 8 on a target with a third of its Vec."""
+    from tilefold.runtime.jit import parse_jit_text
+
+    base = get_target("Ascend910B")
+    small = dataclasses.replace(base, name="TinyVec", memory_sizes={**base.memory_sizes, ir.MemorySpace.Vec: 65536})
+    program = parse_jit_text(JIT)
+
+    assert _row_extent(_lower_two(program, None)) == 16
+    assert _row_extent(_lower_two(program, {"target": small})) == 8
+    assert _row_extent(_lower_two(program, PipelineOptions(target=small))) == 8
+
+
+def _lower_two(program: ir.Program, options) -> ir.Program:
+    from tilefold.passes.pipeline import pipeline_for
+
+    passes = pipeline_for(program, options=options)
+    assert [p.name for p in passes[:2]] == ["OutlineIncoreScopes", "ConvertTensorToTileOps"]
+    for p in passes[:2]:
+        program = p(program)
+    return program
+
+
+def _row_extent(program: ir.Program) -> int:
+    """The row extent of the (one) tile.load of ``program``."""
+    from tilefold.ir.expr import Call
+
+    loads = []
+
+    class _Loads(IRVisitor):
+        def visit_Call(self, expr: Call) -> None:
+            if expr.op_name == "tile.load":
+                loads.append(expr.args[2].elements[0].value)
+            super().visit_Call(expr)
+
+    for fn in program.functions:
+        _Loads().visit_stmt(fn.body)
+    assert len(loads) == 1, loads
+    return loads[0]
