@@ -13,8 +13,8 @@ Two generated programs, both realistic shapes for the jit form:
 
 Steps timed (process CPU time, minimum and median over repeats), as ``kernel.compile`` runs them:
 
-- parse: ``pl.parse`` of the text (ast parse, jit front end, OutlineIncoreScopes);
-- lower: ConvertTensorToTileOps and the default tile pipeline (``run_pipeline``);
+- parse: ``pl.parse`` of the text (ast parse, jit front end; parsing runs no pass);
+- lower: OutlineIncoreScopes, ConvertTensorToTileOps and the default tile pipeline (``run_pipeline``);
 - compile: PTO code generation of the lowered program (with the cyclic GC paused, as ``tilefold.compiler.compile``
   runs it).
 
@@ -23,7 +23,7 @@ measured in the same run (a baseline of the same machine and load; no timing is 
 (``--sizes``) gives, for each program and size, each step's CPU time (minimum over repeats), its growth from one
 size to the next (linear is the ratio of the line counts), and the Python calls per source line (deterministic,
 immune to a shared machine's noise; flat when the step is linear). Finer steps there: ``convert`` is
-ConvertTensorToTileOps, ``tile passes`` the rest of the pipeline.
+OutlineIncoreScopes and ConvertTensorToTileOps, ``tile passes`` the rest of the pipeline.
 
 Goal (exit 1 when missed): every step is linear, i.e. its Python calls per line at the largest size are at most
 ``LINEAR_CALLS_GROWTH`` times those at the smallest (a quadratic step doubles them at every doubling of the size).

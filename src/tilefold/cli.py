@@ -4,6 +4,7 @@ Sub-commands::
 
     tilefold opt FILE.py [--passes a,b,...|default] [--print-after-all] [--verify] [--verify-properties P,...]
                          [--round-trip] [--remarks] [--target NAME] [--[no-]enable-auto-bind-sub-block]
+                         [--pass-option NAME=VALUE]...   (also on compile and run; tilefold passes lists them)
     tilefold compile FILE.py --emit ir|pto [--target NAME] [--skip-pass NAME]... [--codegen strict|faithful]
                      [--print-after-all] [--remarks]
     tilefold run FILE.py --inputs random|FILE.npz [--target NAME] [--skip-pass NAME]... [--codegen ...]
@@ -77,8 +78,8 @@ def _parse_file(path: str):
 
 def _parse_program_or_jit(args: argparse.Namespace, tile_level: bool = False):
     """The program of ``args.file``: a ``@pl.program`` file, or one ``@pl.jit`` entry of a jit file (``--kernel``,
-    ``--shape`` as for ``tilefold run``), outlined; ``tile_level``: lowered to tile ops too (what the tile passes of
-    ``tilefold opt`` take)."""
+    ``--shape`` as for ``tilefold run``) as parsed (the pipeline outlines its scopes); ``tile_level``: lowered to
+    tile ops too (what the tile passes of ``tilefold opt`` take)."""
     from tilefold.cli_jit import is_jit_file, parse_jit_file
 
     if not is_jit_file(args.file):
@@ -113,7 +114,13 @@ def _target(name: str | None):
 
 
 def _pipeline_options(args: argparse.Namespace) -> dict[str, Any]:
-    options: dict[str, Any] = {}
+    """The pipeline options of the command line: ``--pass-option NAME=VALUE`` items (checked against
+    ``PipelineOptions``), then the dedicated flags, which win."""
+    from tilefold.passes.option_records import PipelineOptions
+    from tilefold.passes.options import parse_assignments
+
+    options: dict[str, Any] = parse_assignments(PipelineOptions, getattr(args, "pass_option", None) or [],
+                                                origin="--pass-option")
     flag = getattr(args, "enable_auto_bind_sub_block", None)
     if flag is not None:
         options["enable_auto_bind_sub_block"] = flag
@@ -266,7 +273,10 @@ def cmd_compile(args: argparse.Namespace) -> int:
     if args.codegen:
         kwargs["codegen"] = args.codegen
     if args.entry:
-        kwargs["entry"] = _entry_function(program, args.entry).name
+        from tilefold.testing.harness import reference_program
+
+        # a jit program's kernels are named by the outlining the pipeline does: the entry is one of those
+        kwargs["entry"] = _entry_function(reference_program(program), args.entry).name
     if args.print_after_all:
         from tilefold.passes.pass_manager import DumpInstrument, PassContext
 
@@ -938,12 +948,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_passes(args: argparse.Namespace) -> int:
-    from tilefold.passes.pipeline import DEFAULT_ORDER, list_passes
+    from tilefold.passes.pipeline import DEFAULT_ORDER, list_passes, pass_options
     from tilefold.passes.verifier import fault_injection_pass_names
 
-    print("passes (use with tilefold opt --passes a,b,...):")
+    print("passes (use with tilefold opt --passes a,b,...; options with --pass-option NAME=VALUE):")
     for name in list_passes():
         print(f"  {name}")
+        for info in pass_options(name):
+            print(f"      {info.describe()}")
     print("test-only fault injectors (break one IR property, for testing the verifiers with --verify):")
     for name in fault_injection_pass_names():
         print(f"  {name}")
@@ -969,6 +981,9 @@ def _add_pipeline_flags(p: argparse.ArgumentParser, skip: bool = True) -> None:
     p.add_argument("--custom-op-policy", choices=("split", "limit-module"), default=None,
                    help="sub-block split of custom ops: 'split' those that pass the checks (default) or "
                         "'limit-module' (upstream master: no AIV function of a module with a custom op is split)")
+    p.add_argument("--pass-option", action="append", metavar="NAME=VALUE",
+                   help="a pipeline option by name (tilefold passes lists them with their types), e.g. "
+                        "tile_sizes=96,112,96; repeatable")
     if skip:
         p.add_argument("--skip-pass", action="append", metavar="NAME",
                        help="leave a pass out of the default pipeline (pass name or CLI name); repeatable")

@@ -114,7 +114,8 @@ def _concrete_inputs(program: Any, given: dict[str, TensorType], seed: int, fixe
 
 
 def parse_jit_file(path: str | Path, kernel: str | None, shapes: list[str]) -> Any:
-    """The outlined tensor-level program of one jit entry of ``path`` (``tilefold compile`` / ``opt``)."""
+    """The tensor-level program of one jit entry of ``path`` as parsed (``tilefold compile`` / ``opt``: the
+    pipeline outlines its scopes)."""
     from tilefold.runtime.jit import parse_jit_text
 
     p = Path(path)
@@ -132,8 +133,10 @@ def run_jit_file(path: str | Path, kernel: str | None, shapes: list[str], seed: 
 
     p = Path(path)
     given = parse_shapes(shapes)
-    program = parse_jit_text(p.read_text(), str(p), kernel, given or None)
     from tilefold.golden import select_entry
+    from tilefold.testing.harness import reference_program
+
+    program = reference_program(parse_jit_text(p.read_text(), str(p), kernel, given or None))
 
     fixed = _fixed_scalars(select_entry(program, None), list(settings or ()), convert or (lambda n, t, d: t))
     inputs = _concrete_inputs(program, given, seed, fixed)

@@ -72,12 +72,12 @@ def test_current_context_default_and_nesting():
     default = PassContext.current()
     assert default.instruments == []
     assert PassContext.current() is default
-    with PassContext(options={"a": 1}) as outer:
+    with PassContext(options={"tile_sizes": (16, 16, 16)}) as outer:
         assert PassContext.current() is outer
         with PassContext() as inner:
             assert PassContext.current() is inner
         assert PassContext.current() is outer
-        assert outer.option("a") == 1 and outer.option("b", 5) == 5
+        assert outer.option("tile_sizes") == (16, 16, 16) and outer.option("b", 5) == 5
     assert PassContext.current() is default
 
 

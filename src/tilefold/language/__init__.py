@@ -116,8 +116,9 @@ def parse(text: str, filename: str = "<string>", *, program_name: str | None = N
     """Parse ``pl`` source text into an ``ir.Program``. Module-level constants are folded statically.
 
     The text holds a ``@pl.program`` class, bare ``@pl.function`` functions, or a fully annotated ``@pl.jit``
-    entry (with its ``@pl.jit.incore`` / ``.inline`` helpers): the jit form comes back with its ``pl.at`` scopes
-    outlined into InCore functions (tensor-level ops still in them)."""
+    entry (with its ``@pl.jit.incore`` / ``.inline`` helpers). Parsing runs no pass: the jit form comes back as
+    ``JITFunction.parse`` gives it, ``pl.at`` scopes and tensor-level ops included (``compile`` outlines and
+    lowers them: ``passes.pipeline.pipeline_for``)."""
     from tilefold.frontend.parse_base import parse_python
     from tilefold.runtime.jit import jit_functions, parse_jit_text
 

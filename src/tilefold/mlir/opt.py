@@ -13,8 +13,10 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from tilefold.errors import Span, TilefoldError
+from tilefold.passes.options import option, parse_options
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.M)
 EXPECTED = re.compile(r"//\s*expected-(error|warning|remark|note)\s*(@[+-]?\w+)?\s*\{\{(.*?)\}\}")
@@ -33,6 +35,16 @@ def require_xdsl() -> None:
     except ImportError as exc:
         raise MlirUnavailable("reading MLIR needs xDSL, which is not installed",
                               hint="pip install 'tilefold[mlir]' (or pip install xdsl)") from exc
+
+
+@dataclass(frozen=True)
+class BindSubBlockOptions:
+    """The options of ``-hivm-bind-sub-block`` (AscendNPU-IR's spelling), read by the generic option parser."""
+
+    OWNER: ClassVar[str] = "-hivm-bind-sub-block"
+
+    enable_tile: bool = option(True, "split the AIV work across the two sub-blocks; false: split nothing and "
+                                     "limit stores / custom ops to sub-block 0")
 
 
 @dataclass
@@ -60,12 +72,8 @@ def parse_args(argv: list[str]) -> OptArgs:
         name, _, value = flag.partition("=")
         if name == "hivm-bind-sub-block":
             args.bind_sub_block = True
-            for opt in value.strip("'\"{} ").split():
-                k, _, v = opt.partition("=")
-                if k == "enable-tile":
-                    args.enable_tile = v.lower() not in ("false", "0")
-                elif k:
-                    raise TilefoldError(f"unknown option {k!r} of -hivm-bind-sub-block", hint="enable-tile=true|false")
+            opts = parse_options(BindSubBlockOptions, value, origin=a)
+            args.enable_tile = opts.enable_tile
         elif name == "split-input-file":
             args.split_input_file = True
         elif name == "verify-diagnostics":

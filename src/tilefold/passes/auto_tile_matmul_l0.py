@@ -58,6 +58,8 @@ from tilefold.ir.types import INDEX, MemorySpace, TensorType, TileType
 from tilefold.ir.visitor import collect_uses
 from tilefold.ops import OpKind, find_op, make_call, op_of
 from tilefold.passes.base import IRProperty, Pass, function_pass
+from tilefold.passes.option_records import AutoTileMatmulL0Options
+from tilefold.passes.options import parse_options
 
 Mem = MemorySpace
 
@@ -212,12 +214,11 @@ def choose_tile_sizes(shape: MatmulShape, target: Any, bias_bytes: int = 0) -> T
 
 
 def auto_tile_matmul_l0(target: Any = None, tile_sizes: Sequence[int] | None = None) -> Pass:
-    forced = tuple(int(x) for x in tile_sizes) if tile_sizes is not None else None
-    if forced is not None and len(forced) != 3:
-        raise ValueError("tile_sizes must be (m, n, k)")
+    """Factory of AutoTileMatmulL0; the keywords are the fields of ``AutoTileMatmulL0Options`` (checked)."""
+    opts = parse_options(AutoTileMatmulL0Options, target=target, tile_sizes=tile_sizes)
 
     def run(fn: Function, program: Program) -> Function:
-        return _Tiler(target, forced, fn).run()
+        return _Tiler(opts.target, opts.tile_sizes, fn).run()
 
     return function_pass(
         "AutoTileMatmulL0", run, required=(IRProperty.TileOps2D,), produced=(IRProperty.TileOps2D,),

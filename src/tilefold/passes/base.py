@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from tilefold.ir.stmt import Function, Program
+from tilefold.passes.option_records import PipelineOptions
+from tilefold.passes.options import parse_options
 
 
 class IRProperty(enum.Enum):
@@ -130,14 +132,15 @@ class PassContext:
     """Instruments and options that apply to every pass run inside the ``with`` block.
 
     ``PassContext.current()`` is the innermost active context (or a default one without instruments).
-    ``options`` are pipeline options (e.g. ``enable_auto_bind_sub_block``, ``target``) that passes may
-    consult; ``disabled_passes`` names passes (pass name or CLI name) to skip.
+    ``options`` is the typed ``PipelineOptions`` record passes may consult (``enable_auto_bind_sub_block``,
+    ``custom_op_policy``, ...); it is given as a record, a keyword dict or ``name=value`` text, and checked
+    (``tilefold.passes.options.parse_options``). ``disabled_passes`` names passes (pass name or CLI name) to skip.
     """
 
-    def __init__(self, instruments: Iterable[PassInstrument] = (), *, options: dict[str, Any] | None = None,
+    def __init__(self, instruments: Iterable[PassInstrument] = (), *, options: Any = None,
                  disabled_passes: Iterable[str] = ()) -> None:
         self.instruments: list[PassInstrument] = list(instruments)
-        self.options: dict[str, Any] = dict(options or {})
+        self.options: PipelineOptions = parse_options(PipelineOptions, options, origin="PassContext options")
         self.disabled_passes: frozenset[str] = frozenset(disabled_passes)
         self.history: list[str] = []  # names of the passes run in this context, in order
 
@@ -170,7 +173,8 @@ class PassContext:
         return default
 
     def option(self, name: str, default: Any = None) -> Any:
-        return self.options.get(name, default)
+        """The value of option ``name`` of this context (``default`` when the record has no such field)."""
+        return getattr(self.options, name.replace("-", "_"), default)
 
     # -- running passes -------------------------------------------------------------------------
     def run_pass(self, pass_: Pass, program: Program) -> Program:

@@ -42,6 +42,7 @@ Rules (seed ``canonicalize_tile_slice.zh.txt``; doc page ``docs/passes/canonical
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -776,106 +777,123 @@ class _Rewriter(IRMutator):
                    offsets=(repr(info.offsets[0]), repr(info.offsets[1])))
         return new
 
-    def matmul_operands(self, stmt: Stmt, call: Call, od: OpDef) -> tuple[Call, list[Stmt]]:
-        """Rule 3: Mat slices as lhs / rhs become tile.extract into Left / Right."""
+    def rewrite_operands(self, stmt: Stmt, call: Call, rule: Callable[[int, SliceInfo], _Copy | None]
+                         ) -> tuple[Call, list[Stmt]]:
+        """The per-operand loop of rules 3-5. For each operand of ``call`` that is a slice, ``rule(i, info)``
+        either leaves it (returns None, having reported why) or asks for a copy; the copy is obtained (or
+        reused, ``obtain``), replaces the operand, the slice is released and the copy reported. Returns the
+        call (the same object when no operand changed) and the statements to place before ``stmt``."""
         ctx = self.ctx
         args = list(call.args)
         pre: list[Stmt] = []
-        names = [p.name for p in od.operand_params]
         for i, a in enumerate(call.args):
             info = ctx.lookup(a)
             if info is None:
                 continue
+            copy = rule(i, info)
+            if copy is None:
+                continue
+            built = ctx.obtain(info, copy.memory, copy.suffix, stmt)
+            if built is None:
+                continue
+            pre.extend(built[0])
+            args[i] = built[1]
+            ctx.release(a)  # type: ignore[arg-type]
+            copy.report(built)
+        if all(x is y for x, y in zip(args, call.args, strict=True)):
+            return call, []
+        return call.with_fields(args=tuple(args)), pre
+
+    def matmul_operands(self, stmt: Stmt, call: Call, od: OpDef) -> tuple[Call, list[Stmt]]:
+        """Rule 3: Mat slices as lhs / rhs become tile.extract into Left / Right."""
+        ctx = self.ctx
+        names = [p.name for p in od.operand_params]
+
+        def rule(i: int, info: SliceInfo) -> _Copy | None:
             role = names[i] if i < len(names) else "?"
             if role not in ("lhs", "rhs") or info.memory_space is not MemorySpace.Mat:
                 ctx.remark("left", f"slice '{info.var.name}' ({info.memory_space}) as the {role} operand of "
                                    f"{call.op_name} is not rewritten", var=info.var,
                            consumer=call.op_name, operand=role)
-                continue
+                return None
             memory = MemorySpace.Left if role == "lhs" else MemorySpace.Right
-            built = ctx.obtain(info, memory, "left" if role == "lhs" else "right", stmt)
-            if built is None:
-                continue
-            pre.extend(built[0])
-            args[i] = built[1]
-            ctx.release(a)  # type: ignore[arg-type]
-            ctx.remark("folded-matmul", f"Mat slice '{info.var.name}' as the {role} of {call.op_name} becomes "
-                                        f"tile.extract of '{info.base.name}' into {memory.name}"
-                                        f"{_reused(built)}",
-                       var=info.var, base=info.base.name, consumer=call.op_name, operand=role,
-                       reused=not built[0])
-        if all(x is y for x, y in zip(args, call.args, strict=True)):
-            return call, []
-        return call.with_fields(args=tuple(args)), pre
+
+            def report(built: tuple[list[Stmt], Var]) -> None:
+                ctx.remark("folded-matmul", f"Mat slice '{info.var.name}' as the {role} of {call.op_name} becomes "
+                                            f"tile.extract of '{info.base.name}' into {memory.name}"
+                                            f"{_reused(built)}",
+                           var=info.var, base=info.base.name, consumer=call.op_name, operand=role,
+                           reused=not built[0])
+
+            return _Copy(memory, "left" if role == "lhs" else "right", report)
+
+        return self.rewrite_operands(stmt, call, rule)
 
     def col_broadcast(self, stmt: Stmt, call: Call, od: OpDef) -> tuple[Call, list[Stmt]]:
         """Rule 4: Vec slices read by the col_expand family (both operands checked)."""
         ctx = self.ctx
-        args = list(call.args)
-        pre: list[Stmt] = []
-        for i, a in enumerate(call.args):
-            info = ctx.lookup(a)
-            if info is None:
-                continue
+
+        def rule(i: int, info: SliceInfo) -> _Copy | None:
             if info.memory_space not in (MemorySpace.Vec, None):
                 ctx.remark("left", f"slice '{info.var.name}' in {info.memory_space} read by {call.op_name} is "
                                    "not canonicalized", var=info.var, consumer=call.op_name)
-                continue
+                return None
             materialize, kind, why = col_expand_decision(info, ctx.facts, ctx.analysis.pitch_shape(info.base))
             if not materialize:
                 ctx.remark("kept-zero-copy", f"slice '{info.var.name}' read by {call.op_name} stays a slice: {why}",
                            var=info.var, consumer=call.op_name, reason=kind)
-                continue
-            built = ctx.obtain(info, MemorySpace.Vec, "ext", stmt)
-            if built is None:
-                continue
-            pre.extend(built[0])
-            args[i] = built[1]
-            ctx.release(a)  # type: ignore[arg-type]
-            ctx.remark("materialized", f"slice '{info.var.name}' read by {call.op_name} is materialized"
-                                       f"{_reused(built)}: {why}",
-                       var=info.var, consumer=call.op_name, reason=kind, reused=not built[0])
-        if all(x is y for x, y in zip(args, call.args, strict=True)):
-            return call, []
-        return call.with_fields(args=tuple(args)), pre
+                return None
+
+            def report(built: tuple[list[Stmt], Var]) -> None:
+                ctx.remark("materialized", f"slice '{info.var.name}' read by {call.op_name} is materialized"
+                                           f"{_reused(built)}: {why}",
+                           var=info.var, consumer=call.op_name, reason=kind, reused=not built[0])
+
+            return _Copy(MemorySpace.Vec, "ext", report)
+
+        return self.rewrite_operands(stmt, call, rule)
 
     def ordinary(self, stmt: Stmt, call: Call, od: OpDef | None) -> tuple[Call, list[Stmt]]:
         """Rule 5: Vec slices read by any other call must sit at a provably aligned address (#1789)."""
         ctx = self.ctx
-        args = list(call.args)
-        pre: list[Stmt] = []
-        for i, a in enumerate(call.args):
-            info = ctx.lookup(a)
-            if info is None:
-                continue
+        vector_consumer = od is not None and od.unit is Unit.VECTOR
+
+        def rule(i: int, info: SliceInfo) -> _Copy | None:
             mem = info.memory_space
-            vector_consumer = od is not None and od.unit is Unit.VECTOR
             if not (mem is MemorySpace.Vec or (mem is None and vector_consumer)):
                 ctx.remark("left", f"slice '{info.var.name}' ({mem.name if mem else 'no memory yet'}) read by "
                                    f"{call.op_name}: not a canonicalizable consumer; it lowers to a subview",
                            var=info.var, consumer=call.op_name)
-                continue
+                return None
             align = slice_alignment(info, ctx.facts)
             if align.status == "aligned":
                 ctx.remark("kept-zero-copy", f"slice '{info.var.name}' read by {call.op_name} stays zero-copy: "
                                              f"proved aligned ({align.how})",
                            var=info.var, consumer=call.op_name, reason="aligned", proof=align.how)
-                continue
-            built = ctx.obtain(info, MemorySpace.Vec, "ext", stmt)
-            if built is None:
-                continue
-            pre.extend(built[0])
-            args[i] = built[1]
-            ctx.release(a)  # type: ignore[arg-type]
-            what = (f"misaligned by {align.misaligned_bytes} B" if align.status == "misaligned"
-                    else "alignment unprovable")
-            ctx.remark("materialized", f"slice '{info.var.name}' read by {call.op_name} is materialized "
-                                       f"({what}){_reused(built)}: {align.how}",
-                       var=info.var, consumer=call.op_name, reason=align.status,
-                       misaligned_bytes=align.misaligned_bytes, reused=not built[0])
-        if all(x is y for x, y in zip(args, call.args, strict=True)):
-            return call, []
-        return call.with_fields(args=tuple(args)), pre
+                return None
+
+            def report(built: tuple[list[Stmt], Var]) -> None:
+                what = (f"misaligned by {align.misaligned_bytes} B" if align.status == "misaligned"
+                        else "alignment unprovable")
+                ctx.remark("materialized", f"slice '{info.var.name}' read by {call.op_name} is materialized "
+                                           f"({what}){_reused(built)}: {align.how}",
+                           var=info.var, consumer=call.op_name, reason=align.status,
+                           misaligned_bytes=align.misaligned_bytes, reused=not built[0])
+
+            return _Copy(MemorySpace.Vec, "ext", report)
+
+        return self.rewrite_operands(stmt, call, rule)
+
+
+@dataclass(frozen=True)
+class _Copy:
+    """A rule's verdict on one slice operand: copy it into ``memory`` (fresh name ``<slice>_<suffix>``), then
+    ``report`` the copy (``obtain``'s result: the new statements, empty when an earlier copy is reused, and
+    the variable)."""
+
+    memory: MemorySpace
+    suffix: str
+    report: Callable[[tuple[list[Stmt], Var]], None]
 
 
 def _reused(built: tuple[list[Stmt], Var]) -> str:

@@ -55,6 +55,8 @@ from tilefold.ir.stmt import (
 from tilefold.ir.types import MemorySpace, TileType, TupleType, Type, canonical_tile_view
 from tilefold.ops import MemoryRuleKind, OpKind, Unit, make_call, op_of
 from tilefold.passes.base import IRProperty, Pass, function_pass
+from tilefold.passes.option_records import InferTileMemorySpaceOptions
+from tilefold.passes.options import parse_options
 
 Mem = MemorySpace
 
@@ -63,8 +65,11 @@ _CUBE_ROLES = {"lhs": Mem.Left, "rhs": Mem.Right, "acc": Mem.Acc, "bias": Mem.Bi
 
 
 def infer_tile_memory_space(target: Any = None) -> Pass:
+    """Factory of InferTileMemorySpace; ``target`` is the field of ``InferTileMemorySpaceOptions`` (checked)."""
+    opts = parse_options(InferTileMemorySpaceOptions, target=target)
+
     def run(fn: Function, program: Program) -> Function:
-        return _Inferer(fn, target).run()
+        return _Inferer(fn, opts.target).run()
 
     return function_pass(
         "InferTileMemorySpace", run, required=(IRProperty.TileOps2D,), produced=(IRProperty.TileMemoryInferred,),

@@ -159,8 +159,9 @@ class PassManager:
 
     @classmethod
     def from_names(cls, names: Iterable[str], *, name: str = "pipeline", **options: Any) -> PassManager:
-        """Instantiate passes by CLI name (``tilefold.passes.pipeline.get_pass``), handing each the
-        options its factory accepts. Unknown names raise ``KeyError`` listing the known passes."""
+        """Instantiate passes by CLI name (``tilefold.passes.pipeline.get_pass``): ``options`` are pipeline options
+        (checked against ``PipelineOptions``); each pass receives the fields of its own option record. Unknown
+        names raise ``KeyError`` listing the known passes."""
         from tilefold.passes.pipeline import get_pass
 
         return cls([get_pass(n, **options) for n in names], name=name)

@@ -364,11 +364,10 @@ def jit_functions(tree: ast.Module) -> dict[str, tuple[str, ast.FunctionDef]]:
 @no_gc()  # as JITFunction.parse
 def parse_jit_text(text: str, filename: str = "<string>", entry: str | None = None,
                    arg_types: dict[str, Type] | None = None, tree: ast.Module | None = None) -> Program:
-    """The tensor-level program (scopes outlined) of a ``@pl.jit`` entry in source text. Parameters need full
-    annotations (no call arguments to specialise on); module constants are folded statically. ``tree`` is the
-    text's ast when the caller has parsed it already."""
-    from tilefold.passes.tensor_lowering.outline_incore_scopes import outline_incore_scopes
-
+    """The tensor-level program of a ``@pl.jit`` entry in source text, as ``JITFunction.parse`` gives it: no pass
+    has run (its ``pl.at`` scopes are outlined by the pipeline, ``passes.pipeline.pipeline_for``). Parameters need
+    full annotations (no call arguments to specialise on); module constants are folded statically. ``tree`` is
+    the text's ast when the caller has parsed it already."""
     if tree is None:
         tree = parse_python(text, filename)
     fns = jit_functions(tree)
@@ -411,7 +410,7 @@ def parse_jit_text(text: str, filename: str = "<string>", entry: str | None = No
                          hint="parameters: " + ", ".join(a.arg for a in node.args.args))
     fn = parser.parse_function(JitSource(name, "entry", node, args), types, name)
     subs = [registry[k] for k in registry.get("__order__", [])]
-    return outline_incore_scopes()(Program(name, (*subs, fn), span=fn.span))
+    return Program(name, (*subs, fn), span=fn.span)
 
 
 def _dynamic_constant(stmt: ast.Assign | ast.AnnAssign, pl_names: Any) -> tuple[str, Any] | None:

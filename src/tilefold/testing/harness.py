@@ -64,15 +64,26 @@ def _copy_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
     return {k: (np.array(v, copy=True) if isinstance(v, np.ndarray) else v) for k, v in inputs.items()}
 
 
+def reference_program(program: Program) -> Program:
+    """The form of ``program`` golden runs and the comparison reads: a ``@pl.jit`` program's ``pl.at`` scopes
+    outlined into InCore functions (OutlineIncoreScopes, the pipeline's first pass on it: golden runs an outlined
+    ``pl.spmd`` scope as the launch of blocks it becomes); any other program as it is."""
+    from tilefold.passes.tensor_lowering.outline_incore_scopes import has_scopes, outline_incore_scopes
+
+    return outline_incore_scopes()(program) if has_scopes(program) else program
+
+
 def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target: str = "Ascend910B",
                     skip_passes: tuple[str, ...] = (), codegen: str = "strict",
                     options: Mapping[str, Any] | None = None, block_dim: int = 1, seed: int = 0,
                     entry: str | None = None, max_steps: int | None = None) -> RunReport:
     """Compile ``program`` and run it on the simulator; run the golden interpreter on the source program;
     compare every Out / InOut tensor element-wise, with the tolerance of its precision path
-    (``tilefold.analysis.precision_path``: the narrowest dtype on the value's way and the reductions after it)."""
+    (``tilefold.analysis.precision_path``: the narrowest dtype on the value's way and the reductions after it).
+    A ``@pl.jit`` program (as parsed) is compared in its outlined form (``reference_program``)."""
     from tilefold.golden import run_program, select_entry
 
+    program = reference_program(program)
     if isinstance(inputs, str):
         if inputs != "random":
             raise ValueError(f"inputs must be a mapping or 'random', got {inputs!r}")

@@ -8,7 +8,6 @@ overflows raises ``TilefoldError`` naming the function, the space, the bytes nee
 See docs/passes/allocate_memory_addr.md.
 """
 
-
 from tilefold.analysis.tile_layout import ConstFolder, ceil_to
 from tilefold.errors import TilefoldError
 from tilefold.ir.expr import (
@@ -22,6 +21,8 @@ from tilefold.ir.stmt import (
 from tilefold.ir.types import MemorySpace, MemRef
 from tilefold.passes.base import IRProperty, Pass, function_pass
 from tilefold.passes.memory_planning.memref_common import fast_replace, memref_of, retype, target_of, tile_vars
+from tilefold.passes.option_records import AllocateMemoryAddrOptions
+from tilefold.passes.options import parse_options
 from tilefold.targets import Target
 
 
@@ -77,8 +78,9 @@ def allocate_memory_addr_function(fn: Function, target: Target) -> Function:
 
 
 def allocate_memory_addr(target: str | Target | None = None) -> Pass:
-    """AllocateMemoryAddr: sequential, per-space aligned addresses for every MemRef."""
-    tgt = target_of(target)
+    """AllocateMemoryAddr: sequential, per-space aligned addresses for every MemRef. ``target`` is the field of
+    ``AllocateMemoryAddrOptions`` (checked)."""
+    tgt = target_of(parse_options(AllocateMemoryAddrOptions, target=target).target)
     return function_pass("AllocateMemoryAddr", lambda fn, program: allocate_memory_addr_function(fn, tgt),
                          produced=(IRProperty.MemRefAllocated,))
 

@@ -57,6 +57,8 @@ from tilefold.ir.visitor import IRMutator
 from tilefold.ops import make_call, op_of, result_destination_indices, result_destinations
 from tilefold.passes.base import Pass, function_pass
 from tilefold.passes.memory_planning.memref_common import retype, slice_offsets, target_of, tile_space, tile_vars
+from tilefold.passes.option_records import InitMemRefOptions
+from tilefold.passes.options import parse_options
 from tilefold.targets import Target
 
 
@@ -520,10 +522,11 @@ def init_mem_ref_function(fn: Function, target: Target) -> Function:
 
 
 def init_mem_ref(target: str | Target | None = None) -> Pass:
-    """InitMemRef: give every tile a MemRef (views share their source's base with a byte offset)."""
-    tgt = target_of(target)
+    """InitMemRef: give every tile a MemRef (views share their source's base with a byte offset). ``target`` is
+    the field of ``InitMemRefOptions`` (checked)."""
+    tgt = target_of(parse_options(InitMemRefOptions, target=target).target)
     return function_pass("InitMemRef", lambda fn, program: init_mem_ref_function(fn, tgt),
                          required=(), produced=(), invalidated=())
 
 
-__all__ = ["bind_nested_tiles", "init_mem_ref", "init_mem_ref_function", "isolate_destinations"]
+__all__ = ["InitMemRefOptions", "bind_nested_tiles", "init_mem_ref", "init_mem_ref_function", "isolate_destinations"]

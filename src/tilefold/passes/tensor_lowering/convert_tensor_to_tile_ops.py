@@ -26,6 +26,7 @@ run-time valid shape (``_DynamicGrid``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from tilefold.analysis.scalar_facts import add_index
@@ -49,6 +50,8 @@ from tilefold.ir.types import DataType, MemorySpace, PadValue, ScalarType, Tenso
 from tilefold.ir.visitor import IRVisitor, collect_uses
 from tilefold.ops.registry import OpKind, find_op, make_call, op_of
 from tilefold.passes.base import Pass
+from tilefold.passes.option_records import ConvertTensorToTileOpsOptions
+from tilefold.passes.options import parse_options
 from tilefold.targets import get_target
 
 _ROW_LOCAL = {OpKind.ELEMENTWISE, OpKind.SCALAR_ELEMENTWISE, OpKind.UNARY, OpKind.CAST, OpKind.ROW_REDUCTION,
@@ -333,104 +336,123 @@ class _Lowering:
         return a
 
     def lower(self, m: int | None, r: int, row_off: Expr, current: dict[Var, Var]) -> None:
+        """Emit the tile form of every statement of the region (one row block of ``r`` rows at ``row_off`` when
+        ``m`` is the tiled row count; the whole region when it is None)."""
         self.current = current
         for s in self.region:
             call = s.value
             op = op_of(call)
             assert op is not None
             name = call.op_name
-            span = call.span
             if name == "tensor.assemble" and s.var in self.deferred:
                 if not self.acc_iters:  # not tiled: the reduction's tile is the whole result
                     self.write_whole(s, current)
                 continue  # tiled: written after the row blocks
             if op.kind is OpKind.COL_REDUCTION and s.var in self.acc_iters:
-                part = make_call(op.extra["tile_op"], [self.operand(call, 0, MemorySpace.Vec, m, r, row_off)], {},
-                                 span=span)
-                pv = Var(self.fresh(f"{s.var.name}_part"), part.type, span)
-                self.out.append(AssignStmt(pv, part, span=span))
-                comb = make_call(op.extra["combine"], [self.acc_current[s.var], pv], {}, span=span)
-                cv = Var(self.fresh(s.var.name), comb.type, span)
-                self.out.append(AssignStmt(cv, comb, span=span))
-                self.acc_current[s.var] = cv
-                self.tiles[s.var] = cv
-                continue
-            if name == "tensor.assemble":
-                dst = call.args[0]
-                assert isinstance(dst, Var)
-                root = self.root[dst]
-                value = call.args[1]
-                offs = _ints(call.args[2])
-                parts = [(value, 0)]
-                while any(isinstance(p, Var) and p in self.concat for p, _ in parts):  # nested concats: flattened
-                    parts = [q for p, c in parts for q in (
-                        [(self.concat[p][0], c), (self.concat[p][1], c + _shape(self.concat[p][0].type)[1])]
-                        if isinstance(p, Var) and p in self.concat else [(p, c)])]
-                for part, col in parts:
-                    if isinstance(part, Var) and part in self.tiles:
-                        tile = self.tiles[part]
-                    elif isinstance(part, Var) and isinstance(part.type, TensorType):
-                        row = m is not None
-                        tile = self.load(part, row, MemorySpace.Vec, r, row_off)
-                    else:
-                        raise NotSupportedError("pl.assemble writes a tensor value", span=span if span.line else None,
-                                                hint="assemble the result of a tensor op or a tensor parameter")
-                    o = [add_index(_idx(offs[0]), row_off) if m is not None else _idx(offs[0])] \
-                        + [_idx(x) for x in offs[1:]]
-                    if len(o) > 1:
-                        o[-1] = _idx(offs[-1] + col)
-                    st = make_call("tile.store", [tile, _tup(o), current[root]], _atomic_of(call), span=span)
-                    nv = Var(self.fresh(root.name), st.type, span)
-                    self.out.append(AssignStmt(nv, st, span=span))
-                    current[root] = nv
-                self.final[s.var] = root
-                self.emitted[s.var] = current[root]
-                continue
-            if name == "tensor.concat":
+                self.lower_col_reduction(s, op, m, r, row_off)
+            elif name == "tensor.assemble":
+                self.lower_assemble(s, m, r, row_off, current)
+            elif name == "tensor.concat":
                 self.concat[s.var] = (call.args[0], call.args[1])
-                continue
-            if name == "tensor.slice":
-                src = call.args[0]
-                if isinstance(src, Var) and src in self.tiles:  # a window of a computed tile (untiled region)
-                    self.tiles[s.var] = self.view(s.var, self.tiles[src], call.args[1], call.args[2], span)
-                    continue
-                if not isinstance(src, Var):
-                    raise NotSupportedError("slicing a computed tensor is not supported",
-                                            span=span if span.line else None,
-                                            hint="slice a tensor parameter: a[0:16, :]")
-                ext, offs = _ints(call.args[1]), _ints(call.args[2])
-                where: list[Expr] = [_idx(x) for x in offs]
-                src = self.emitted.get(src, src)  # a tensor written earlier in the (untiled) region
-                if m is not None:  # row-local: this block's rows of the window
-                    where[0] = add_index(_idx(offs[0]), row_off)
-                    ext = [r, *ext[1:]]
-                ld = make_call("tile.load", [src, _tup(where), _tup([_idx(x) for x in ext])],
-                               {"target_memory": self.cube_operands.get(s.var, MemorySpace.Vec)}, span=span)
-                t = Var(self.fresh(s.var.name), ld.type, span)
-                self.out.append(AssignStmt(t, ld, span=span))
-                self.tiles[s.var] = t
-                continue
-            used = next((a for a in call.args if isinstance(a, Var) and a in self.concat), None)
-            if used is not None:  # a concat is lowered into the window it is written to: it has no tile
-                raise NotSupportedError(f"the result of pl.concat ({used.name!r}) is used by {name}: a concat can "
-                                        "only be written to a tensor", span=span if span.line else None,
-                                        hint=f"write it to a tensor window (out[:, :] = pl.concat(...)), or apply "
-                                             f"{name} to each part before concatenating")
-            tile_op = find_op(op.extra["tile_op"])
-            assert tile_op is not None
-            mem = MemorySpace.Mat if op.kind is OpKind.MATMUL else MemorySpace.Vec
-            args = [self.operand(call, i, mem, m, r, row_off) for i in range(len(call.args))]
-            attrs = {k: v for k, v in call.kwargs if k in {p.name for p in tile_op.attr_params}}
-            for k, v in call.kwargs:
-                if k not in attrs and k not in ("a_trans", "b_trans") and v is not None:
-                    raise NotSupportedError(f"{name}: option {k}={v!r} has no tile-level form")
-            if name == "tensor.full" and m is not None:  # one block of the fill
-                attrs["shape"] = (r, *tuple(attrs["shape"])[1:])
-            args = transposed_operands(call, args, self.out, self.fresh)
-            tc = make_call(tile_op.name, args, attrs, span=span)
-            t = Var(self.fresh(s.var.name), tc.type, span)
-            self.out.append(AssignStmt(t, tc, span=span))
-            self.tiles[s.var] = t
+            elif name == "tensor.slice":
+                self.lower_slice(s, m, r, row_off)
+            else:
+                self.lower_op(s, op, m, r, row_off)
+
+    def lower_col_reduction(self, s: AssignStmt, op: Any, m: int | None, r: int, row_off: Expr) -> None:
+        """One block's partial column reduction, combined into the accumulator the row loop carries."""
+        call, span = s.value, s.value.span
+        part = make_call(op.extra["tile_op"], [self.operand(call, 0, MemorySpace.Vec, m, r, row_off)], {},
+                         span=span)
+        pv = Var(self.fresh(f"{s.var.name}_part"), part.type, span)
+        self.out.append(AssignStmt(pv, part, span=span))
+        comb = make_call(op.extra["combine"], [self.acc_current[s.var], pv], {}, span=span)
+        cv = Var(self.fresh(s.var.name), comb.type, span)
+        self.out.append(AssignStmt(cv, comb, span=span))
+        self.acc_current[s.var] = cv
+        self.tiles[s.var] = cv
+
+    def lower_assemble(self, s: AssignStmt, m: int | None, r: int, row_off: Expr, current: dict[Var, Var]) -> None:
+        """``tensor.assemble``: store the value's tile (each part of a concat at its column) into the window."""
+        call, span = s.value, s.value.span
+        dst = call.args[0]
+        assert isinstance(dst, Var)
+        root = self.root[dst]
+        value = call.args[1]
+        offs = _ints(call.args[2])
+        parts = [(value, 0)]
+        while any(isinstance(p, Var) and p in self.concat for p, _ in parts):  # nested concats: flattened
+            parts = [q for p, c in parts for q in (
+                [(self.concat[p][0], c), (self.concat[p][1], c + _shape(self.concat[p][0].type)[1])]
+                if isinstance(p, Var) and p in self.concat else [(p, c)])]
+        for part, col in parts:
+            if isinstance(part, Var) and part in self.tiles:
+                tile = self.tiles[part]
+            elif isinstance(part, Var) and isinstance(part.type, TensorType):
+                row = m is not None
+                tile = self.load(part, row, MemorySpace.Vec, r, row_off)
+            else:
+                raise NotSupportedError("pl.assemble writes a tensor value", span=span if span.line else None,
+                                        hint="assemble the result of a tensor op or a tensor parameter")
+            o = [add_index(_idx(offs[0]), row_off) if m is not None else _idx(offs[0])] \
+                + [_idx(x) for x in offs[1:]]
+            if len(o) > 1:
+                o[-1] = _idx(offs[-1] + col)
+            st = make_call("tile.store", [tile, _tup(o), current[root]], _atomic_of(call), span=span)
+            nv = Var(self.fresh(root.name), st.type, span)
+            self.out.append(AssignStmt(nv, st, span=span))
+            current[root] = nv
+        self.final[s.var] = root
+        self.emitted[s.var] = current[root]
+
+    def lower_slice(self, s: AssignStmt, m: int | None, r: int, row_off: Expr) -> None:
+        """``tensor.slice``: a window of a computed tile, or a load of the window of a tensor."""
+        call, span = s.value, s.value.span
+        src = call.args[0]
+        if isinstance(src, Var) and src in self.tiles:  # a window of a computed tile (untiled region)
+            self.tiles[s.var] = self.view(s.var, self.tiles[src], call.args[1], call.args[2], span)
+            return
+        if not isinstance(src, Var):
+            raise NotSupportedError("slicing a computed tensor is not supported",
+                                    span=span if span.line else None,
+                                    hint="slice a tensor parameter: a[0:16, :]")
+        ext, offs = _ints(call.args[1]), _ints(call.args[2])
+        where: list[Expr] = [_idx(x) for x in offs]
+        src = self.emitted.get(src, src)  # a tensor written earlier in the (untiled) region
+        if m is not None:  # row-local: this block's rows of the window
+            where[0] = add_index(_idx(offs[0]), row_off)
+            ext = [r, *ext[1:]]
+        ld = make_call("tile.load", [src, _tup(where), _tup([_idx(x) for x in ext])],
+                       {"target_memory": self.cube_operands.get(s.var, MemorySpace.Vec)}, span=span)
+        t = Var(self.fresh(s.var.name), ld.type, span)
+        self.out.append(AssignStmt(t, ld, span=span))
+        self.tiles[s.var] = t
+
+    def lower_op(self, s: AssignStmt, op: Any, m: int | None, r: int, row_off: Expr) -> None:
+        """Any other tensor op: its tile op on the operands' tiles (loaded windows of tensor operands)."""
+        call, span = s.value, s.value.span
+        name = call.op_name
+        used = next((a for a in call.args if isinstance(a, Var) and a in self.concat), None)
+        if used is not None:  # a concat is lowered into the window it is written to: it has no tile
+            raise NotSupportedError(f"the result of pl.concat ({used.name!r}) is used by {name}: a concat can "
+                                    "only be written to a tensor", span=span if span.line else None,
+                                    hint=f"write it to a tensor window (out[:, :] = pl.concat(...)), or apply "
+                                         f"{name} to each part before concatenating")
+        tile_op = find_op(op.extra["tile_op"])
+        assert tile_op is not None
+        mem = MemorySpace.Mat if op.kind is OpKind.MATMUL else MemorySpace.Vec
+        args = [self.operand(call, i, mem, m, r, row_off) for i in range(len(call.args))]
+        attrs = {k: v for k, v in call.kwargs if k in {p.name for p in tile_op.attr_params}}
+        for k, v in call.kwargs:
+            if k not in attrs and k not in ("a_trans", "b_trans") and v is not None:
+                raise NotSupportedError(f"{name}: option {k}={v!r} has no tile-level form")
+        if name == "tensor.full" and m is not None:  # one block of the fill
+            attrs["shape"] = (r, *tuple(attrs["shape"])[1:])
+        args = transposed_operands(call, args, self.out, self.fresh)
+        tc = make_call(tile_op.name, args, attrs, span=span)
+        t = Var(self.fresh(s.var.name), tc.type, span)
+        self.out.append(AssignStmt(t, tc, span=span))
+        self.tiles[s.var] = t
 
     def view(self, var: Var, tile: Expr, shape: Expr, offsets: Expr, span: Span) -> Var:
         """``tile.slice`` of a computed tile: a zero-copy window, made safe (or an extract) by
@@ -571,6 +593,40 @@ def _dynamic_axis(t: Any) -> int | None:
     return next((ax for ax, d in enumerate(shape) if (ax > 0 or len(shape) == 1) and not isinstance(d, int)), None)
 
 
+@dataclass
+class _GridBlock:
+    """What lowering one block of a ``_DynamicGrid`` region tracks: written tensor -> the tensor it started as
+    (``root``), the current value of each root and accumulator, the block's window (``where``, ``extents``, the
+    valid extents) and the statements emitted so far."""
+
+    root: dict[Var, Var]
+    current: dict[Var, Expr]
+    acc: dict[Var, Expr]
+    where: MakeTuple
+    extents: MakeTuple
+    valids: list[Expr]
+    body: list[Stmt] = field(default_factory=list)
+
+
+def _block_count(extent: Any, size: int) -> Expr:
+    """The number of blocks of ``size`` covering ``extent`` (a constant, or ``(extent + size - 1) // size``)."""
+    from tilefold.ir.expr import Add
+
+    if isinstance(extent, int):
+        return _idx(-(-extent // size))
+    return FloorDiv(Add(extent, _idx(size - 1), DataType.INDEX), _idx(size), DataType.INDEX)
+
+
+def _valid_extent(extent: Any, start: Expr, size: int) -> Expr:
+    """The valid extent of the block at ``start``: ``size``, or ``min(extent - start, size)`` at a ragged edge."""
+    from tilefold.ir.expr import Min, Sub
+
+    if isinstance(extent, int) and extent % size == 0:
+        return _idx(size)
+    ext = _idx(extent) if isinstance(extent, int) else extent
+    return Min(Sub(ext, start, DataType.INDEX), _idx(size), DataType.INDEX)
+
+
 class _DynamicGrid:
     """A straight-line element-wise region over a tensor with a dynamic column extent (and any row count): a grid
     of ``[R, C]`` blocks, each tile loaded with the valid shape ``[min(M - r0, R), min(N - c0, C)]`` (constant
@@ -629,11 +685,51 @@ class _DynamicGrid:
         return dims
 
     def run(self) -> tuple[list[Stmt], dict[Var, Var]]:
-        from tilefold.ir.expr import Add, Min, Sub
-
+        """The block loops of the region (a column loop inside a row loop; the column loop alone for a 1-D
+        tensor) and, per written tensor, the variable holding its final value."""
         dims = self.check()
         flat = len(dims) == 1  # a 1-D tensor: one loop over blocks of C elements
         m, n = (1, dims[0]) if flat else dims
+        r, c = self.block_shape(m, n)
+        root = self.assemble_roots()
+        roots = list(dict.fromkeys(root.values()))
+        rb = Var(self.fresh("row_block"), _IDX)
+        cb = Var(self.fresh("col_block"), _IDX)
+        outer = tuple(IterArg(self.fresh(f"{x.name}_iter"), x.type, x.span, init=x) for x in roots)
+        inner = tuple(IterArg(self.fresh(f"{x.name}_iter"), x.type, x.span, init=x if flat else o)
+                      for x, o in zip(roots, outer, strict=True))
+        pre, acc_iters = self.reduction_inits(r)
+        r0 = Mul(rb, _idx(r), DataType.INDEX)
+        c0 = Mul(cb, _idx(c), DataType.INDEX)
+        blk = _GridBlock(root, dict(zip(roots, inner, strict=True)), dict(acc_iters),
+                         where=_tup([c0] if flat else [r0, c0]),
+                         extents=_tup([_idx(c)] if flat else [_idx(r), _idx(c)]),
+                         valids=[_valid_extent(n, c0, c)] if flat else [_valid_extent(m, r0, r),
+                                                                         _valid_extent(n, c0, c)])
+        for s in self.region:
+            self.lower_in_block(s, blk)
+        inner_rvs = tuple(Var(self.fresh(x.name), x.type, x.span) for x in roots)
+        acc_rvs = {v: Var(self.fresh(v.name), ia.type, v.span) for v, ia in acc_iters.items()}
+        inner_loop = ForStmt(cb, _idx(0), _block_count(n, c), _idx(1), (*inner, *acc_iters.values()),
+                             SeqStmts((*blk.body, YieldStmt(tuple(blk.current[x] for x in roots)
+                                                            + tuple(blk.acc[v] for v in acc_iters)))),
+                             (*inner_rvs, *acc_rvs.values()), span=self.fn.span)
+        current = dict(zip(roots, inner_rvs, strict=True))
+        after = self.write_reductions(acc_rvs, root, current, blk.valids[0], r, r0)
+        written = [s.var for s in self.region if s.value.op_name == "tensor.assemble"]
+        if flat:  # the column loop alone, carrying the written tensors from their parameters
+            final = dict(zip(roots, inner_rvs, strict=True))
+            return [inner_loop], {v: final[root[v]] for v in written}
+        rvs = tuple(Var(self.fresh(x.name), x.type, x.span) for x in roots)
+        loop = ForStmt(rb, _idx(0), _block_count(m, r), _idx(1), outer,
+                       SeqStmts((*pre, inner_loop, *after, YieldStmt(tuple(current[x] for x in roots)))), rvs,
+                       span=self.fn.span)
+        final = dict(zip(roots, rvs, strict=True))
+        return [loop], {v: final[root[v]] for v in written}
+
+    def block_shape(self, m: Any, n: Any) -> tuple[int, int]:
+        """``(R, C)``: the largest row count (a divisor of a static M) whose block of every tile of the region fits
+        half of Vec, halving C (from the whole width, or ``_GRID_COLS`` for a dynamic one) while none fits."""
         loads = {a for s in self.region for i, a in enumerate(s.value.args) if isinstance(a, Var)
                  and isinstance(a.type, TensorType) and not (s.value.op_name == "tensor.assemble" and i == 0)}
         tile_bytes = sum(a.type.dtype.bits for a in loads) + sum(
@@ -651,32 +747,22 @@ class _DynamicGrid:
             raise NotSupportedError(f"function {self.fn.name!r}: one block of the element-wise region needs more "
                                     "Vec than there is", span=self.fn.span if self.fn.span.line else None,
                                     hint=_WINDOW_HINT)
+        return r, c
 
-        def blocks(extent: Any, size: int) -> Expr:
-            if isinstance(extent, int):
-                return _idx(-(-extent // size))
-            return FloorDiv(Add(extent, _idx(size - 1), DataType.INDEX), _idx(size), DataType.INDEX)
-
-        def valid(extent: Any, start: Expr, size: int) -> Expr:
-            if isinstance(extent, int) and extent % size == 0:
-                return _idx(size)
-            ext = _idx(extent) if isinstance(extent, int) else extent
-            return Min(Sub(ext, start, DataType.INDEX), _idx(size), DataType.INDEX)
-
+    def assemble_roots(self) -> dict[Var, Var]:
+        """Each tensor written in the region (and each version an assemble makes of it) -> the tensor it
+        started as (a parameter), which the block loops carry."""
         root: dict[Var, Var] = {}
         for s in self.region:
             if s.value.op_name == "tensor.assemble":
                 dst = s.value.args[0]
                 root[s.var] = root.get(dst, dst)
                 root.setdefault(dst, root[s.var])
-        roots = list(dict.fromkeys(root.values()))
-        rb = Var(self.fresh("row_block"), _IDX)
-        cb = Var(self.fresh("col_block"), _IDX)
-        outer = tuple(IterArg(self.fresh(f"{x.name}_iter"), x.type, x.span, init=x) for x in roots)
-        inner = tuple(IterArg(self.fresh(f"{x.name}_iter"), x.type, x.span, init=x if flat else o)
-                      for x, o in zip(roots, outer, strict=True))
-        current: dict[Var, Expr] = dict(zip(roots, inner, strict=True))
-        # row reductions: an [R, 1] accumulator per reduction, from the identity, carried by the column loop
+        return root
+
+    def reduction_inits(self, r: int) -> tuple[list[Stmt], dict[Var, IterArg]]:
+        """Row reductions: an ``[R, 1]`` accumulator per reduction, from the identity, carried by the column
+        loop (the statements creating the initial values, and the loop's iter args)."""
         pre: list[Stmt] = []
         acc_iters: dict[Var, IterArg] = {}
         for v, st in self.reductions.items():
@@ -687,75 +773,76 @@ class _DynamicGrid:
             iv = Var(self.fresh(f"{v.name}_init"), init.type, st.value.span)
             pre.append(AssignStmt(iv, init, span=st.value.span))
             acc_iters[v] = IterArg(self.fresh(f"{v.name}_acc"), init.type, st.value.span, init=iv)
-        acc: dict[Var, Expr] = dict(acc_iters)
-        r0 = Mul(rb, _idx(r), DataType.INDEX)
-        c0 = Mul(cb, _idx(c), DataType.INDEX)
-        where = _tup([c0] if flat else [r0, c0])
-        extents = _tup([_idx(c)] if flat else [_idx(r), _idx(c)])
-        valids = [valid(n, c0, c)] if flat else [valid(m, r0, r), valid(n, c0, c)]
-        body: list[Stmt] = []
-        tiles = self.tiles
-        for s in self.region:
-            call = s.value
-            span = call.span
-            if call.op_name == "tensor.assemble" and call.args[1] in self.reductions:
-                continue  # written after the column blocks
-            if s.var in self.reductions:  # pad the invalid columns with the identity, reduce, combine
-                op = op_of(call)
-                assert op is not None
-                src = call.args[0]
-                src_tile = tiles[src] if src in tiles else self.load(src, root, current, where, extents, valids,
-                                                                     tiles, body)
-                pad = {0.0: PadValue.zero, float("-inf"): PadValue.min, float("inf"): PadValue.max}[
-                    float(op.extra["identity"])]
-                steps = [("tile.fillpad", [src_tile], {"pad_value": pad}, "padded"),
-                         (op.extra["tile_op"], None, {}, "part"), (op.extra["combine"], None, {}, "")]
-                prev: Expr = src_tile
-                for name, args, attrs, suffix in steps:
-                    if args is None:
-                        args = [prev] if suffix == "part" else [acc[s.var], prev]
-                    tc = make_call(name, args, attrs, span=span)
-                    t = Var(self.fresh(f"{s.var.name}_{suffix}" if suffix else s.var.name), tc.type, span)
-                    body.append(AssignStmt(t, tc, span=span))
-                    prev = t
-                acc[s.var] = prev
-                continue
-            if call.op_name == "tensor.assemble":
-                value = call.args[1]
-                tile = tiles[value] if value in tiles else self.load(value, root, current, where, extents, valids,
-                                                                     tiles, body)
-                rt = root[s.var]
-                st = make_call("tile.store", [tile, where, current[rt]], _atomic_of(call), span=span)
-                nv = Var(self.fresh(rt.name), st.type, span)
-                body.append(AssignStmt(nv, st, span=span))
-                current[rt] = nv
-                continue
-            op = op_of(call)
-            assert op is not None
-            args = [tiles[a] if isinstance(a, Var) and a in tiles else
-                    self.load(a, root, current, where, extents, valids, tiles, body)
-                    if isinstance(a, Var) and isinstance(a.type, TensorType) else a for a in call.args]
-            tile_op = find_op(op.extra["tile_op"])
-            assert tile_op is not None
-            attrs = {k: v for k, v in call.kwargs if k in {p.name for p in tile_op.attr_params}}
-            tc = make_call(tile_op.name, args, attrs, span=span)
-            t = Var(self.fresh(s.var.name), tc.type, span)
-            body.append(AssignStmt(t, tc, span=span))
-            tiles[s.var] = t
-        inner_rvs = tuple(Var(self.fresh(x.name), x.type, x.span) for x in roots)
-        acc_rvs = {v: Var(self.fresh(v.name), ia.type, v.span) for v, ia in acc_iters.items()}
-        inner_loop = ForStmt(cb, _idx(0), blocks(n, c), _idx(1), (*inner, *acc_iters.values()),
-                             SeqStmts((*body, YieldStmt(tuple(current[x] for x in roots)
-                                                        + tuple(acc[v] for v in acc_iters)))),
-                             (*inner_rvs, *acc_rvs.values()), span=self.fn.span)
-        after: list[Stmt] = []  # the reductions' [R, 1] results, written once their row block is complete
-        current = dict(zip(roots, inner_rvs, strict=True))
+        return pre, acc_iters
+
+    def operand_tile(self, v: Var, blk: _GridBlock) -> Expr:
+        """The block's tile of tensor ``v``: computed earlier in the block, or loaded now."""
+        if v in self.tiles:
+            return self.tiles[v]
+        return self.load(v, blk.root, blk.current, blk.where, blk.extents, blk.valids, self.tiles, blk.body)
+
+    def lower_in_block(self, s: AssignStmt, blk: _GridBlock) -> None:
+        """The tile statements of region statement ``s`` in one block."""
+        call = s.value
+        span = call.span
+        if call.op_name == "tensor.assemble" and call.args[1] in self.reductions:
+            return  # written after the column blocks
+        if s.var in self.reductions:
+            self.reduce_in_block(s, blk)
+            return
+        if call.op_name == "tensor.assemble":
+            tile = self.operand_tile(call.args[1], blk)
+            rt = blk.root[s.var]
+            st = make_call("tile.store", [tile, blk.where, blk.current[rt]], _atomic_of(call), span=span)
+            nv = Var(self.fresh(rt.name), st.type, span)
+            blk.body.append(AssignStmt(nv, st, span=span))
+            blk.current[rt] = nv
+            return
+        op = op_of(call)
+        assert op is not None
+        args = [self.operand_tile(a, blk) if isinstance(a, Var) and (a in self.tiles or isinstance(a.type, TensorType))
+                else a for a in call.args]
+        tile_op = find_op(op.extra["tile_op"])
+        assert tile_op is not None
+        attrs = {k: v for k, v in call.kwargs if k in {p.name for p in tile_op.attr_params}}
+        tc = make_call(tile_op.name, args, attrs, span=span)
+        t = Var(self.fresh(s.var.name), tc.type, span)
+        blk.body.append(AssignStmt(t, tc, span=span))
+        self.tiles[s.var] = t
+
+    def reduce_in_block(self, s: AssignStmt, blk: _GridBlock) -> None:
+        """A row reduction in one block: pad the invalid columns with the identity, reduce, combine into the
+        accumulator."""
+        call = s.value
+        span = call.span
+        op = op_of(call)
+        assert op is not None
+        src_tile = self.operand_tile(call.args[0], blk)
+        pad = {0.0: PadValue.zero, float("-inf"): PadValue.min, float("inf"): PadValue.max}[
+            float(op.extra["identity"])]
+        steps = [("tile.fillpad", [src_tile], {"pad_value": pad}, "padded"),
+                 (op.extra["tile_op"], None, {}, "part"), (op.extra["combine"], None, {}, "")]
+        prev: Expr = src_tile
+        for name, args, attrs, suffix in steps:
+            if args is None:
+                args = [prev] if suffix == "part" else [blk.acc[s.var], prev]
+            tc = make_call(name, args, attrs, span=span)
+            t = Var(self.fresh(f"{s.var.name}_{suffix}" if suffix else s.var.name), tc.type, span)
+            blk.body.append(AssignStmt(t, tc, span=span))
+            prev = t
+        blk.acc[s.var] = prev
+
+    def write_reductions(self, acc_rvs: dict[Var, Var], root: dict[Var, Var], current: dict[Var, Expr],
+                         valid_rows: Expr, r: int, r0: Expr) -> list[Stmt]:
+        """The reductions' ``[R, 1]`` results, written once their row block is complete (the rows past M stay
+        unwritten)."""
+        after: list[Stmt] = []
         for st in self.region:
             call = st.value
             if call.op_name == "tensor.assemble" and call.args[1] in self.reductions:
                 t: Expr = acc_rvs[call.args[1]]
-                if not (isinstance(valids[0], ConstInt) and valids[0].value == r):  # the rows past M stay unwritten
-                    sv = make_call("tile.set_validshape", [t, _tup([valids[0], _idx(1)])], {}, span=call.span)
+                if not (isinstance(valid_rows, ConstInt) and valid_rows.value == r):
+                    sv = make_call("tile.set_validshape", [t, _tup([valid_rows, _idx(1)])], {}, span=call.span)
                     t = Var(self.fresh(f"{call.args[1].name}_rows"), sv.type, call.span)
                     after.append(AssignStmt(t, sv, span=call.span))
                 rt = root[st.var]
@@ -763,17 +850,7 @@ class _DynamicGrid:
                 nv = Var(self.fresh(rt.name), stc.type, call.span)
                 after.append(AssignStmt(nv, stc, span=call.span))
                 current[rt] = nv
-        if flat:  # the column loop alone, carrying the written tensors from their parameters
-            final = dict(zip(roots, inner_rvs, strict=True))
-            written = [s.var for s in self.region if s.value.op_name == "tensor.assemble"]
-            return [inner_loop], {v: final[root[v]] for v in written}
-        rvs = tuple(Var(self.fresh(x.name), x.type, x.span) for x in roots)
-        loop = ForStmt(rb, _idx(0), blocks(m, r), _idx(1), outer,
-                       SeqStmts((*pre, inner_loop, *after, YieldStmt(tuple(current[x] for x in roots)))), rvs,
-                       span=self.fn.span)
-        final = dict(zip(roots, rvs, strict=True))
-        written = [s.var for s in self.region if s.value.op_name == "tensor.assemble"]
-        return [loop], {v: final[root[v]] for v in written}
+        return after
 
     def load(self, v: Var, root: dict[Var, Var], current: dict[Var, Expr], where: MakeTuple, extents: MakeTuple,
              valids: list[Expr], tiles: dict[Var, Expr], body: list[Stmt]) -> Expr:
@@ -1303,8 +1380,9 @@ def _convert(fn: Function, target: Any) -> Function:
 
 
 def convert_tensor_to_tile_ops(target: Any = None) -> Pass:
-    """The ConvertTensorToTileOps pass for ``target`` (a name or ``Target``; default Ascend910B)."""
-    tgt = get_target(target)
+    """The ConvertTensorToTileOps pass for ``target`` (a name or ``Target``; default Ascend910B), the field of
+    ``ConvertTensorToTileOpsOptions`` (checked)."""
+    tgt = get_target(parse_options(ConvertTensorToTileOpsOptions, target=target).target)
 
     def run(program: Program) -> Program:
         fns = []
@@ -1358,4 +1436,4 @@ def tensor_level_passes(target: Any = None) -> list[Pass]:
     return [outline_incore_scopes(), convert_tensor_to_tile_ops(target)]
 
 
-__all__ = ["convert_tensor_to_tile_ops", "is_tensor_level", "tensor_level_passes"]
+__all__ = ["ConvertTensorToTileOpsOptions", "convert_tensor_to_tile_ops", "is_tensor_level", "tensor_level_passes"]

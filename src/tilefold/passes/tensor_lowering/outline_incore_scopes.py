@@ -15,6 +15,7 @@ back through GM tensors only. An Opaque parent that outlined a scope becomes an 
 from __future__ import annotations
 
 from bisect import bisect_left
+from typing import Any
 
 from tilefold.errors import NotSupportedError
 from tilefold.ir.expr import Call, ConstInt, GlobalVar, IterArg, MakeTuple, TupleGetItem, Var
@@ -140,129 +141,182 @@ class _Reads:
 
 def _outline(fn: Function, scope: ScopeStmt, position: int, reads: _Reads, index: int,
              taken: set[str]) -> tuple[Function, list[Stmt]]:
-    body = flatten_stmts(scope.body)
-    d = _Defs()
-    for s in body:
-        d.visit_stmt(s)
-    used = collect_uses(SeqStmts(tuple(body)))
-    free = [v for v in used if v not in d.defs and not isinstance(v, IterArg)]
-    for v in list(free):  # symbolic extents of the tensors that cross the edge cross it too
-        for e in getattr(v.type, "shape", ()):
-            for dim in collect_uses(e) if not isinstance(e, Var) else {e: 1}:
-                if dim not in free and dim not in d.defs:
-                    free.append(dim)
-    order = {p: i for i, p in enumerate(fn.params)}
-    free.sort(key=lambda v: order.get(v, len(order)))  # the entry's parameter order, then first use
-    outputs = reads.read_after(position, d.defs)
-    roots = _roots(body)
-    directions = dict(zip(fn.params, fn.param_directions, strict=False))
-    written: dict[Var, ParamDirection] = {}
-    workspaces: dict[Var, Var] = {}  # a fresh tensor computed in the scope and read after it -> its GM workspace
-    for v in outputs:
-        r = roots.get(v)
-        if (r is None or r not in free) and isinstance(v.type, TensorType) and v.type.static_shape is not None:
-            # it crosses out through a GM tensor the orchestration creates for it (PyPTO's staged scopes)
-            ws = Var(f"{v.name}_ws", TensorType(v.type.shape, v.type.dtype), v.span)
-            workspaces[v] = ws
-            free.append(ws)
-            written[ws] = ParamDirection.Out
-            continue
-        if r is None or r not in free or not isinstance(r.type, TensorType):
-            raise NotSupportedError(
-                f"{v.name!r} is computed inside a pl.at scope and used after it, but is not written to a tensor "
-                "passed into the scope", span=scope.span if scope.span.line else None,
-                hint=f"write it to an output parameter inside the scope (out[:] = {v.name}) and use that tensor")
-        d_in = directions.get(r, ParamDirection.InOut)
-        if d_in is ParamDirection.In:
-            raise NotSupportedError(f"the pl.at scope writes {r.name!r}, an input parameter",
-                                    span=scope.span if scope.span.line else None,
-                                    hint="declare it pl.Out[...] (or pl.InOut[...]) in the signature")
-        written[r] = d_in
-    scope_attrs = dict(scope.attrs)
-    hint = scope_attrs.get("name_hint")  # pl.at(name_hint=...): the outlined function's name (made unique)
+    """The InCore function of ``scope`` (the ``position``-th top-level statement of ``fn``, its ``index``-th
+    scope) and the statements that replace the scope in ``fn``: the call and the bindings of its results."""
+    return _ScopeOutliner(fn, scope, position, reads).outline(_function_name(fn, scope, index, taken))
+
+
+def _function_name(fn: Function, scope: ScopeStmt, index: int, taken: set[str]) -> str:
+    """``pl.at(name_hint=...)`` or ``<fn>_incore_<index>``, made unique among ``taken`` (and added to it)."""
+    hint = dict(scope.attrs).get("name_hint")
     name = hint or f"{fn.name}_incore_{index}"
     k = 0
     while name in taken:
         k += 1
         name = f"{hint}_{k}" if hint else name + "_"
     taken.add(name)
-    # the function's parameters are the orchestration's variables themselves: types refer to them (a tensor
-    # with a pl.dynamic extent has the extent's variable in its shape), so they stay one object across the edge
-    params = tuple(free)
-    mapping = dict(zip(free, params, strict=True))
-    new_body = list(body)
-    dirs = []
-    read_in_scope: set[Var] | None = None  # read by a statement of the scope other than a write
-    for v in free:
-        if v in written:
-            if read_in_scope is None:
-                read_in_scope = {u for s in body if not (isinstance(s, AssignStmt) and isinstance(s.value, Call)
-                                                         and s.value.op_name in _WRITES)
-                                 for u in collect_uses(s)}
-            read = v in read_in_scope
-            dirs.append(ParamDirection.InOut if read or written[v] is ParamDirection.InOut else ParamDirection.Out)
-        else:
-            dirs.append(ParamDirection.In)
-    # a written parameter no later code reads is still an effect of the scope: return it too
-    last_write = {r: w for w, r in roots.items()}  # root -> its last written value
-    for s in body:
-        if isinstance(s, AssignStmt) and isinstance(s.value, Call) and s.value.op_name in _WRITES \
-                and s.var not in outputs:
-            r = roots.get(s.var)
-            if r is not None and s.var is last_write[r] and r in free and not any(roots.get(o) is r for o in outputs):
-                if directions.get(r, ParamDirection.InOut) is ParamDirection.In:
-                    raise NotSupportedError(f"the pl.at scope writes {r.name!r}, an input parameter",
-                                            span=scope.span if scope.span.line else None,
-                                            hint="declare it pl.Out[...] (or pl.InOut[...]) in the signature")
-                outputs.append(s.var)
-                i = free.index(r)
-                if dirs[i] is ParamDirection.In:
-                    dirs[i] = ParamDirection.Out
-    # pl.store(...) as a statement (PyPTO's tile-level idiom, also inside loops) writes its tensor in place:
-    # the parameter is an output of the function, returned as it is
-    returned = [mapping.get(v, v) for v in outputs]
-    for k, v in enumerate(outputs):
-        ws = workspaces.get(v)
-        if ws is not None:  # the kernel writes the value into its workspace and returns that
-            zeros = MakeTuple(tuple(ConstInt(0, DataType.INDEX) for _ in v.type.shape), span=scope.span)
-            filled = Var(f"{v.name}_staged", ws.type, v.span)
-            new_body.append(AssignStmt(filled, make_call("tensor.assemble", [ws, v, zeros], {}, span=scope.span),
-                                       span=scope.span))
-            returned[k] = filled
-    for dest in _store_destinations(body):
-        if dest in free and not any(roots.get(o) is dest for o in outputs):
-            if directions.get(dest, ParamDirection.InOut) is ParamDirection.In:
-                raise NotSupportedError(f"the pl.at scope writes {dest.name!r}, an input parameter",
-                                        span=scope.span if scope.span.line else None,
-                                        hint="declare it pl.Out[...] (or pl.InOut[...]) in the signature")
-            i = free.index(dest)
-            if dirs[i] is ParamDirection.In:
-                dirs[i] = directions.get(dest, ParamDirection.Out)
-            if mapping[dest] not in returned:
-                returned.append(mapping[dest])
-                # the orchestration keeps using the parameter itself: bind the call's result to a new name
-                outputs.append(Var(f"{dest.name}_written", dest.type, dest.span))
-    new_body.append(ReturnStmt(tuple(returned), span=scope.span))
-    rtypes = tuple(v.type for v in outputs)
-    # kernel-shaping options (pl.split request, cross_core_slot, pl.spmd's block_dim) and the task's id / deps
-    # (reported by the runtime's enable_dep_gen) go onto the function
-    kernel_attrs = tuple((k, v) for k, v in scope.attrs
-                         if k in ("sub_block_split", "cross_core_slot", "block_dim", "task_key", "deps"))
-    incore = Function(name, params, tuple(dirs), rtypes, SeqStmts(tuple(new_body)), FunctionType.InCore,
-                      attrs=kernel_attrs, span=scope.span)
-    call_type = rtypes[0] if len(rtypes) == 1 else TupleType(rtypes)
-    call = Call(GlobalVar(name, span=scope.span), tuple(free), (), call_type, span=scope.span)
-    creates: list[Stmt] = [AssignStmt(ws, make_call("tensor.create", [], {"shape": tuple(
-        int(e) for e in ws.type.static_shape), "dtype": ws.type.dtype}, span=scope.span), span=scope.span)
-        for ws in workspaces.values()]
-    if len(outputs) == 1:
-        stmts: list[Stmt] = [*creates, AssignStmt(outputs[0], call, span=scope.span)]
-    else:
-        tup = Var(f"{name}_results", call_type, scope.span)
-        stmts = [*creates, AssignStmt(tup, call, span=scope.span)]
-        stmts += [AssignStmt(v, TupleGetItem(tup, i, span=scope.span), span=scope.span)
-                  for i, v in enumerate(outputs)]
-    return incore, stmts
+    return name
+
+
+class _ScopeOutliner:
+    """What crosses the edge of one scope: ``free`` (the parameters, in the entry's order), ``outputs`` (the
+    results the orchestration binds), ``dirs`` (a direction per parameter) and the GM ``workspaces`` of fresh
+    tensors read after the scope."""
+
+    def __init__(self, fn: Function, scope: ScopeStmt, position: int, reads: _Reads) -> None:
+        self.fn, self.scope = fn, scope
+        self.span = scope.span if scope.span.line else None
+        self.body = flatten_stmts(scope.body)
+        d = _Defs()
+        for s in self.body:
+            d.visit_stmt(s)
+        self.defs = d.defs
+        self.free = self.free_vars()
+        self.outputs = reads.read_after(position, self.defs)
+        self.roots = _roots(self.body)
+        self.directions = dict(zip(fn.params, fn.param_directions, strict=False))
+        self.written: dict[Var, ParamDirection] = {}
+        self.workspaces: dict[Var, Var] = {}  # a fresh tensor computed in the scope and read after it -> its GM
+        self.dirs: list[ParamDirection] = []
+
+    def outline(self, name: str) -> tuple[Function, list[Stmt]]:
+        self.route_outputs()
+        # the function's parameters are the orchestration's variables themselves: types refer to them (a tensor
+        # with a pl.dynamic extent has the extent's variable in its shape), so they stay one object across the edge
+        params = tuple(self.free)
+        self.dirs = self.param_directions()
+        self.return_unread_writes()
+        new_body = list(self.body)
+        returned = self.returned_values(new_body)
+        new_body.append(ReturnStmt(tuple(returned), span=self.scope.span))
+        rtypes = tuple(v.type for v in self.outputs)
+        # kernel-shaping options (pl.split request, cross_core_slot, pl.spmd's block_dim) and the task's id / deps
+        # (reported by the runtime's enable_dep_gen) go onto the function
+        kernel_attrs = tuple((k, v) for k, v in self.scope.attrs
+                             if k in ("sub_block_split", "cross_core_slot", "block_dim", "task_key", "deps"))
+        incore = Function(name, params, tuple(self.dirs), rtypes, SeqStmts(tuple(new_body)), FunctionType.InCore,
+                          attrs=kernel_attrs, span=self.scope.span)
+        return incore, self.call_site(name, rtypes)
+
+    def free_vars(self) -> list[Var]:
+        """The variables the scope reads but does not define, with the symbolic extents of the tensors among
+        them, in the entry's parameter order, then in order of first use."""
+        used = collect_uses(SeqStmts(tuple(self.body)))
+        free = [v for v in used if v not in self.defs and not isinstance(v, IterArg)]
+        for v in list(free):  # symbolic extents of the tensors that cross the edge cross it too
+            for e in getattr(v.type, "shape", ()):
+                for dim in collect_uses(e) if not isinstance(e, Var) else {e: 1}:
+                    if dim not in free and dim not in self.defs:
+                        free.append(dim)
+        order = {p: i for i, p in enumerate(self.fn.params)}
+        free.sort(key=lambda v: order.get(v, len(order)))
+        return free
+
+    def input_written(self, v: Var) -> NotSupportedError:
+        return NotSupportedError(f"the pl.at scope writes {v.name!r}, an input parameter", span=self.span,
+                                 hint="declare it pl.Out[...] (or pl.InOut[...]) in the signature")
+
+    def route_outputs(self) -> None:
+        """Each value read after the scope leaves through the parameter it is written through (``written``), or
+        through a fresh GM workspace when it is a fresh tensor of static shape; anything else is refused."""
+        for v in self.outputs:
+            r = self.roots.get(v)
+            if (r is None or r not in self.free) and isinstance(v.type, TensorType) \
+                    and v.type.static_shape is not None:
+                # it crosses out through a GM tensor the orchestration creates for it (PyPTO's staged scopes)
+                ws = Var(f"{v.name}_ws", TensorType(v.type.shape, v.type.dtype), v.span)
+                self.workspaces[v] = ws
+                self.free.append(ws)
+                self.written[ws] = ParamDirection.Out
+                continue
+            if r is None or r not in self.free or not isinstance(r.type, TensorType):
+                raise NotSupportedError(
+                    f"{v.name!r} is computed inside a pl.at scope and used after it, but is not written to a tensor "
+                    "passed into the scope", span=self.span,
+                    hint=f"write it to an output parameter inside the scope (out[:] = {v.name}) and use that tensor")
+            d_in = self.directions.get(r, ParamDirection.InOut)
+            if d_in is ParamDirection.In:
+                raise self.input_written(r)
+            self.written[r] = d_in
+
+    def param_directions(self) -> list[ParamDirection]:
+        """``In`` for a parameter the scope only reads; a written one is ``InOut`` when the scope also reads it
+        (other than by a write) or the entry declares it so, else ``Out``."""
+        dirs = []
+        read_in_scope: set[Var] | None = None  # read by a statement of the scope other than a write
+        for v in self.free:
+            if v in self.written:
+                if read_in_scope is None:
+                    read_in_scope = {u for s in self.body if not (isinstance(s, AssignStmt)
+                                                                  and isinstance(s.value, Call)
+                                                                  and s.value.op_name in _WRITES)
+                                     for u in collect_uses(s)}
+                read = v in read_in_scope
+                dirs.append(ParamDirection.InOut if read or self.written[v] is ParamDirection.InOut
+                            else ParamDirection.Out)
+            else:
+                dirs.append(ParamDirection.In)
+        return dirs
+
+    def return_unread_writes(self) -> None:
+        """A written parameter no later code reads is still an effect of the scope: its last write is returned
+        too (and the parameter is at least ``Out``)."""
+        last_write = {r: w for w, r in self.roots.items()}  # root -> its last written value
+        for s in self.body:
+            if isinstance(s, AssignStmt) and isinstance(s.value, Call) and s.value.op_name in _WRITES \
+                    and s.var not in self.outputs:
+                r = self.roots.get(s.var)
+                if r is not None and s.var is last_write[r] and r in self.free \
+                        and not any(self.roots.get(o) is r for o in self.outputs):
+                    if self.directions.get(r, ParamDirection.InOut) is ParamDirection.In:
+                        raise self.input_written(r)
+                    self.outputs.append(s.var)
+                    i = self.free.index(r)
+                    if self.dirs[i] is ParamDirection.In:
+                        self.dirs[i] = ParamDirection.Out
+
+    def returned_values(self, new_body: list[Stmt]) -> list[Var]:
+        """The values the function returns, one per output: workspace-staged values are written into their
+        workspace first (appended to ``new_body``); a tensor written by a statement-level ``pl.store`` (PyPTO's
+        tile-level idiom, also inside loops) is returned as the parameter itself, under a new result name."""
+        mapping = {v: v for v in self.free}
+        returned = [mapping.get(v, v) for v in self.outputs]
+        for k, v in enumerate(self.outputs):
+            ws = self.workspaces.get(v)
+            if ws is not None:  # the kernel writes the value into its workspace and returns that
+                zeros = MakeTuple(tuple(ConstInt(0, DataType.INDEX) for _ in v.type.shape), span=self.scope.span)
+                filled = Var(f"{v.name}_staged", ws.type, v.span)
+                new_body.append(AssignStmt(filled, make_call("tensor.assemble", [ws, v, zeros], {},
+                                                             span=self.scope.span), span=self.scope.span))
+                returned[k] = filled
+        for dest in _store_destinations(self.body):
+            if dest in self.free and not any(self.roots.get(o) is dest for o in self.outputs):
+                if self.directions.get(dest, ParamDirection.InOut) is ParamDirection.In:
+                    raise self.input_written(dest)
+                i = self.free.index(dest)
+                if self.dirs[i] is ParamDirection.In:
+                    self.dirs[i] = self.directions.get(dest, ParamDirection.Out)
+                if mapping[dest] not in returned:
+                    returned.append(mapping[dest])
+                    # the orchestration keeps using the parameter itself: bind the call's result to a new name
+                    self.outputs.append(Var(f"{dest.name}_written", dest.type, dest.span))
+        return returned
+
+    def call_site(self, name: str, rtypes: tuple[Any, ...]) -> list[Stmt]:
+        """What replaces the scope: the workspaces' ``tensor.create``, the call, and its results bound to the
+        outputs (through a tuple when there are several)."""
+        span = self.scope.span
+        call_type = rtypes[0] if len(rtypes) == 1 else TupleType(rtypes)
+        call = Call(GlobalVar(name, span=span), tuple(self.free), (), call_type, span=span)
+        creates: list[Stmt] = [AssignStmt(ws, make_call("tensor.create", [], {"shape": tuple(
+            int(e) for e in ws.type.static_shape), "dtype": ws.type.dtype}, span=span), span=span)
+            for ws in self.workspaces.values()]
+        if len(self.outputs) == 1:
+            return [*creates, AssignStmt(self.outputs[0], call, span=span)]
+        tup = Var(f"{name}_results", call_type, span)
+        stmts = [*creates, AssignStmt(tup, call, span=span)]
+        stmts += [AssignStmt(v, TupleGetItem(tup, i, span=span), span=span) for i, v in enumerate(self.outputs)]
+        return stmts
 
 
 def _run(program: Program) -> Program:
@@ -305,9 +359,14 @@ def _reject_nested(fn: Function) -> None:
     _Find().visit_stmt(fn.body)
 
 
+def has_scopes(program: Program) -> bool:
+    """Does a function of ``program`` hold a ``pl.at`` scope at its top level (what this pass outlines)?"""
+    return any(isinstance(s, ScopeStmt) for fn in program.functions for s in flatten_stmts(fn.body))
+
+
 def outline_incore_scopes() -> Pass:
     """The OutlineIncoreScopes pass (``pl.at`` scopes -> InCore functions + calls)."""
     return Pass("OutlineIncoreScopes", _run)
 
 
-__all__ = ["outline_incore_scopes"]
+__all__ = ["has_scopes", "outline_incore_scopes"]

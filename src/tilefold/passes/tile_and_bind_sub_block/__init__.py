@@ -67,6 +67,8 @@ from __future__ import annotations
 
 from tilefold.ir.stmt import FunctionType, Program
 from tilefold.passes.base import IRProperty, Pass
+from tilefold.passes.option_records import CustomOpPolicy, TileAndBindSubBlockOptions
+from tilefold.passes.options import parse_options
 from tilefold.passes.tile_and_bind_sub_block.axis import axis_plans, choose_axis
 from tilefold.passes.tile_and_bind_sub_block.common import (
     AXIS_ATTR,
@@ -102,7 +104,7 @@ def _context_enabled() -> bool:
     """The ``enable_auto_bind_sub_block`` option of the active PassContext (default on)."""
     from tilefold.passes.base import PassContext
 
-    return bool(PassContext.current().options.get("enable_auto_bind_sub_block", True))
+    return PassContext.current().options.enable_auto_bind_sub_block
 
 
 def _limit_only(program: Program) -> Program:
@@ -122,7 +124,7 @@ def _limit_only(program: Program) -> Program:
     return program.with_fields(functions=tuple(fns)) if changed else program
 
 
-CUSTOM_OP_POLICIES = ("split", "limit-module")
+CUSTOM_OP_POLICIES: tuple[str, ...] = CustomOpPolicy.__args__  # type: ignore[attr-defined]
 #: function attribute carrying a pl.split request (set by OutlineIncoreScopes) and the tile axis it asks for
 SPLIT_REQUEST = "sub_block_split"
 REQUESTED_AXIS = {"UP_DOWN": 0, "LEFT_RIGHT": 1, "NONE": None}
@@ -132,18 +134,7 @@ def _context_policy() -> str:
     """The ``custom_op_policy`` option of the active PassContext (default ``"split"``)."""
     from tilefold.passes.base import PassContext
 
-    return PassContext.current().options.get("custom_op_policy", "split")
-
-
-def _check_policy(policy: str) -> str:
-    if policy not in CUSTOM_OP_POLICIES:
-        from tilefold.errors import TilefoldError
-
-        raise TilefoldError(f"unknown custom_op_policy {policy!r}",
-                            hint="use 'split' (split custom ops that pass the checks, the default) or "
-                                 "'limit-module' (upstream master: limit every AIV function of a module that "
-                                 "contains a custom op)")
-    return policy
+    return PassContext.current().options.custom_op_policy or "split"
 
 
 def _has_custom_op(program: Program) -> bool:
@@ -168,7 +159,7 @@ def _limit_module(program: Program) -> Program:
 def _transform(program: Program, policy: str | None = None) -> Program:
     if not _context_enabled():
         return _limit_only(program)
-    if _check_policy(policy or _context_policy()) == "limit-module" and _has_custom_op(program):
+    if (policy or _context_policy()) == "limit-module" and _has_custom_op(program):
         return _limit_module(program)
     fns = []
     reverted = False
@@ -232,17 +223,18 @@ _PROPS = dict(
 
 
 def tile_and_bind_sub_block(enable_auto_bind_sub_block: bool = True, custom_op_policy: str | None = None) -> Pass:
-    """Factory of the TileAndBindSubBlock pass. With ``enable_auto_bind_sub_block=False`` nothing is split and
+    """Factory of the TileAndBindSubBlock pass; the keywords are the fields of ``TileAndBindSubBlockOptions``
+    (checked: a bad value is a ``TilefoldError``). With ``enable_auto_bind_sub_block=False`` nothing is split and
     the stores / custom ops of every candidate function are limited to sub-block 0. ``custom_op_policy``:
-    ``"split"`` (default: custom ops that pass the seed's checks are split) or ``"limit-module"`` (upstream
-    master: a module containing any custom op has none of its AIV functions split); ``None`` reads the
-    PassContext option of the same name."""
-    if custom_op_policy is not None:
-        _check_policy(custom_op_policy)
-    if not enable_auto_bind_sub_block:
+    ``"split"`` (custom ops that pass the seed's checks are split) or ``"limit-module"`` (upstream master: a
+    module containing any custom op has none of its AIV functions split); ``None`` reads the PassContext option
+    of the same name (default ``"split"``)."""
+    opts = parse_options(TileAndBindSubBlockOptions, enable_auto_bind_sub_block=enable_auto_bind_sub_block,
+                         custom_op_policy=custom_op_policy)
+    if not opts.enable_auto_bind_sub_block:
         return Pass(PASS_NAME, _limit_only, cli_name="tile-and-bind-sub-block", **_PROPS)
-    return Pass(PASS_NAME, lambda program: _transform(program, custom_op_policy), cli_name="tile-and-bind-sub-block",
-                **_PROPS)
+    return Pass(PASS_NAME, lambda program: _transform(program, opts.custom_op_policy),
+                cli_name="tile-and-bind-sub-block", **_PROPS)
 
 
 def _limit_transform(program: Program) -> Program:
@@ -262,7 +254,8 @@ def limit_unique_sub_block_id_to_store_copy() -> Pass:
 
 
 __all__ = [
-    "AXIS_ATTR", "CUSTOM_OP_POLICIES", "LIMIT_PASS_NAME", "REQUESTED_AXIS", "SPLIT_REQUEST",
+    "AXIS_ATTR", "CUSTOM_OP_POLICIES", "TileAndBindSubBlockOptions",
+    "LIMIT_PASS_NAME", "REQUESTED_AXIS", "SPLIT_REQUEST",
     "LIMIT_TAG", "PASS_NAME", "REPLICATED", "REVERTED",
     "TILED_OP",
     "recover_result_windows", "CustomPlan", "Refusal", "check_aligned_output_inits", "check_custom_op",
