@@ -23,10 +23,6 @@ LIMIT = 100
 # "module:qualified.name"). The integrator empties this list once their branches are merged; nothing new is
 # to be added to it. An entry that is no longer over the limit fails the check too, so the list cannot go stale.
 ALLOWED: set[str] = {
-    # convert_tensor_to_tile_ops.run, the dynamic-grid lowering (helper splitting the tensor-level lowering)
-    "tilefold.passes.tensor_lowering.convert_tensor_to_tile_ops:_DynamicGrid.run",
-    # outline_incore_scopes._outline (helper splitting the tensor-level lowering)
-    "tilefold.passes.tensor_lowering.outline_incore_scopes:_outline",
     # frontend/expressions._op_call (helper splitting the front end)
     "tilefold.frontend.expressions:ExpressionsMixin._op_call",
     # mlir/dialect.parse, HivmOp.parse (helper splitting the HIVM MLIR reader)
