@@ -256,7 +256,8 @@ def facts() -> list[tuple[str, str, bool]]:
     out += _ratio_facts("Ascend910B") + _ratio_facts("Ascend950")
     a5 = [ic(op, "fp32", (1, 64), target="Ascend950").cycles for op in ("TADD", "TMUL", "TMINS", "TNEG", "TEXP",
                                                                          "TSQRT", "TDIVS", "TRSQRT")]
-    out.append(("A5 per-op start-up 55-75 (one-repeat ops)", f"{min(a5)}-{max(a5)}", all(_range(c, 55, 75) for c in a5)))
+    out.append(("A5 per-op start-up 55-75 (one-repeat ops)", f"{min(a5)}-{max(a5)}",
+                all(_range(c, 55, 75) for c in a5)))
     a2 = [ic(op, dt, (1, 256 // SIZE[dt])).cycles for op in ("TADDS", "TMULS", "TMINS", "TMUL", "TSUB", "TEXP")
           for dt in ("fp16", "fp32")]
     out.append(("A2/A3 start-up ~16-42 (one-repeat element-wise ops)", f"{min(a2)}-{max(a2)}",
