@@ -203,3 +203,28 @@ def test_one_op_kernel_shows_the_table_price_apart_from_the_launch():
     assert rec["origin"] == "measured"
     assert res.launch_cycles == t.launch_overhead_cycles
     assert res.body_cycles == res.cycles - t.launch_overhead_cycles
+
+
+def test_structural_fit_recovers_known_terms_and_leaves_packed_columns_out():
+    """Lines synthesised from known terms (startup 30, 2 cycles per repeat, 5 per row) are fitted back exactly;
+    a narrow line far below one repeat per row is reported as packed and does not move the fit."""
+    from tilefold.targets import cost_fit
+
+    def line(cols, eb=4):
+        rpr = max(1.0, math.ceil(cols * eb / 32) / 8)
+        per_row = 5 + 2 * rpr
+        return cols, per_row / cols, 30.0  # slope * rows * cols + bias = 30 + rows * per_row
+
+    lines = [line(c) for c in (64, 96, 128, 200, 336)]
+    fit = cost_fit.fit_family(lines, 4)
+    assert (fit.startup, fit.per_repeat, fit.per_row, fit.startup_per_repeat) == pytest.approx((30, 2, 5, 0),
+                                                                                                abs=1e-6)
+    assert fit.points == 5 * len(cost_fit.FIT_ROWS) and fit.excluded == ()
+    packed = (32, 1.0 / 32, 30.0)  # 1 cycle per row where one repeat per row costs 7
+    with_packed = cost_fit.fit_family([packed, *lines], 4)
+    assert with_packed.excluded == (32,)
+    assert with_packed.per_repeat == pytest.approx(2) and with_packed.per_row == pytest.approx(5)
+    # the terms stay non-negative even when the best unconstrained fit would make one negative
+    falling = [(c, (40 - c / 16) / c, 20.0) for c in (64, 128, 256, 512)]
+    f = cost_fit.fit_family(falling, 4)
+    assert min(f.startup, f.per_repeat, f.per_row, f.startup_per_repeat) >= 0

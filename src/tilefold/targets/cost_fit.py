@@ -8,7 +8,10 @@ tilefold prices every shape with one structural formula per (op, dtype) instead:
 
 ``repeats_per_row`` counts a row's 32-byte blocks in 256-byte repeats with at least one repeat per row (the
 vector unit walks a tile row by row; a narrow row still costs a whole repeat -- the profiled 256x16 FP32
-``adds`` takes 266 cycles, about one repeat per row).
+``adds`` takes 266 cycles, about one repeat per row). A partial last repeat counts its share of blocks, not a
+whole repeat: the table's binary ops cost 2.5 cycles per row at 1.25 repeats (TMUL FP32 at 80 columns, TSUB
+FP16 at 160), not 4. Whole repeats (``ceil``) were tried: the same 92.5 % on left-out unpacked columns, but a
+staircase 1.35x above those lines.
 
 The three terms come from the table by least squares (``fit_family``):
 
