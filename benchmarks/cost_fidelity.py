@@ -12,6 +12,8 @@ checked here is whether the *structure* of the prices predicts measured figures 
   (the extrapolation rule an op without an entry gets).
 - **A5, leave one (op, dtype) out.** The same two predictions on the VF formulas (1-D and 2-D paths, full and
   tail sizes, rows 1 .. 256), and **leave one path out**: the 2-D path predicted from the 1-D formula.
+- **A5 from A2/A3.** The A5 ops that have an A2/A3 family priced by the rule A5's reductions and broadcasts
+  get (A2/A3's family with A5's start-up and per-row loop cost) against their A5 formulas.
 - **In sample.** The prices at the tables' own shapes against the formula lines (A2/A3 at their measured
   columns, A5 per path), as ``benchmarks/cost_table.py`` does.
 - **Facts.** The hardware facts issue 18 and the tables' README state (``FACTS``), with tilefold's figure
@@ -32,7 +34,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from tilefold.targets import cost_fit, instruction_cycles
+from tilefold.targets import cost_fit, costs, instruction_cycles
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 SIZE = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1, "hif8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp4_e1m2": 1,
@@ -203,6 +205,23 @@ def a5_held_out() -> tuple[list, list, list]:
     return by_dtype, by_family, by_path
 
 
+def a5_from_a2a3() -> list[tuple[str, float, float]]:
+    """The A5 ops that also have an A2/A3 family, priced by the rule A5's reductions and broadcasts get (A2/A3's
+    family with A5's start-up and per-row loop cost, ``costs_a5.EXTRAPOLATED_OPS`` "a2a3:" entries) against
+    their A5 formula: the only check of that cross-target rule."""
+    a2, a5 = costs.table("a2a3"), costs.table("a5")
+    out = []
+    for (op, src, _dst, path), params in a5_entries().items():
+        if op == "TCVT" or op not in a2.measured_ops():
+            continue
+        for rows, cols, inner in _a5_shapes(SIZE[src]):
+            want = _a5_eval(params, path, 1 if path == "1D" else rows,
+                            math.ceil(rows * cols * SIZE[src] / 256) if path == "1D" else inner)
+            got = a5.family("a2a3:" + op, src, src, rows, cols, rows, cols).cycles
+            out.append((f"{op} {src} {path} {rows}x{cols} <- A2/A3 {op}", want, got))
+    return out
+
+
 # --- facts -------------------------------------------------------------------------------------------------
 
 #: the shapes a ratio fact is judged on: rows 16 .. 128, rows of 64 .. 512 bytes, FP16 and FP32 (a neutral
@@ -300,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     w_dt5 = _line("leave one (op, dtype) out: from the op's other dtype", [(g, w) for _, w, g in by_dt5])
     w_fam5 = _line("leave one (op, dtype) out: from the nearest family", [(g, w) for _, w, g in by_fam5])
     w_path5 = _line("leave one path out: 2-D path from the 1-D formula", [(g, w) for _, w, g in by_path5])
+    cross = a5_from_a2a3()
+    w_cross = _line("from A2/A3's family (the rule for A5 reductions)", [(g, w) for _, w, g in cross])
     _side_by_side("left-out families (nearest family)", by_fam5, args.all)
     print("facts (issue 18, reference README): fact / tilefold / holds")
     table = facts()
@@ -309,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"cost fidelity: A2/A3 in sample {100 * w_in2:.1f} %, left-out columns {100 * w_col:.1f} %, left-out "
           f"families {100 * w_dt2:.1f} % (other dtype) / {100 * w_fam2:.1f} % (nearest family); A5 in sample "
           f"{100 * w_in5:.1f} %, left-out families {100 * w_dt5:.1f} % / {100 * w_fam5:.1f} %, 2-D from 1-D "
-          f"{100 * w_path5:.1f} %; facts {held} of {len(table)} hold")
+          f"{100 * w_path5:.1f} %, from A2/A3 families {100 * w_cross:.1f} %; facts {held} of {len(table)} hold")
     return 0 if held == len(table) else 1
 
 

@@ -15,7 +15,8 @@ This module turns them into prices:
   of its element size (the repeat count keeps the real size) -- both extrapolated.
 - ``A5Table.vector``: the VF formula of the (op, src dtype, dst dtype, path); a contiguous tile (valid cols ==
   cols) takes the 1-D path over all its repeats, a strided one the 2-D path (repeats per row x rows).
-  Ops without an A5 entry: ``EXTRAPOLATED_OPS`` (A5 families, or A2/A3 families with A5's start-up).
+  Ops without an A5 entry: ``EXTRAPOLATED_OPS`` (A5 families, or A2/A3 families with A5's start-up and A5's
+  per-row VF loop cost).
 - ``cube``: ``startup + ceil(m/16) * ceil(k / (32 / elem_bytes)) * ceil(n/16) * f`` (f = 2 for FP32).
 - ``path``: (bytes per cycle, latency per contiguous block) of a data path.
 
@@ -245,7 +246,9 @@ class A5Table(_Table):
         if op.startswith("a2a3:"):
             p = self.a2a3.family(op[5:], src if _ITEMSIZE[src] >= _ITEMSIZE[dst] else dst, valid_rows, valid_cols,
                                  startup=self.module.A2A3_FAMILY_STARTUP)
-            return Price(p.cycles, "VECTOR", "extrapolated", f"A2/A3 {p.rule} with A5 start-up")
+            per_row = self.module.A2A3_FAMILY_PER_ROW
+            return Price(p.cycles + round(per_row * valid_rows), "VECTOR", "extrapolated",
+                         f"A2/A3 {p.rule} with A5 start-up, + {per_row:.2f} per row (A5's VF loop)")
         s, d, exact_dtypes = self._dtypes_for(op, src, dst)
         eb = max(_ITEMSIZE[src], _ITEMSIZE[dst]) if op == "TCVT" else _ITEMSIZE[src]
         contiguous = valid_cols == cols
