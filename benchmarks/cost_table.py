@@ -4,8 +4,9 @@ For every row of PTO-ISA's two CSV tables (``/work/shared/reference/pto-isa-cost
 ``tests/data``) the measured formula is evaluated on a grid of shapes (rows 1 .. 256; A2/A3 at the row's
 cols, A5 at contiguous full / tail sizes and strided 2-D tiles) and compared with
 ``tilefold.targets.instruction_cycles``. Printed per target: cases, share within +-25 %, median ratio.
-Then the extrapolation rule for columns the A2/A3 table lacks, checked by leaving each measured column out of
-its family and predicting it from the rest. Ends with ``cost tables: ...``.
+Then the structural A2/A3 formula on columns it did not see: each measured column left out of its family's fit
+(``targets.cost_fit``) and predicted from the rest (packed narrow columns included; ``cost_fidelity.py``
+splits them out). Ends with ``cost tables: ...``.
 
 Run: ``python benchmarks/cost_table.py``.
 """
@@ -18,9 +19,7 @@ import statistics
 import sys
 from pathlib import Path
 
-import numpy as np
-
-from tilefold.targets import costs, instruction_cycles
+from tilefold.targets import cost_fit, costs, instruction_cycles
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 ROWS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
@@ -77,17 +76,12 @@ def main() -> int:
     print(f"A5 (Ascend950): {n5} CSV-derived cases, {100 * w5:.1f} % within +-25 %, median ratio {m5:.3f}")
     tab = costs.table("a2a3")
     held = []
+    families: dict[tuple[str, str], list[tuple[int, float, float]]] = {}
     for (op, dt, cols), (slope, bias) in tab.exact.items():
-        others = {k: v for k, v in tab.exact.items() if k[:2] == (op, dt) and k[2] != cols}
-        if len(others) < 3:
-            continue
-        eb = SIZE[dt]
-        b, a = np.polyfit([costs.repeats_per_row(c, eb) for _, _, c in others],
-                          [s * c for (_, _, c), (s, _) in others.items()], 1)
-        start = statistics.median(bb for _, bb in others.values())
-        for rows in (8, 64, 256):
-            held.append((start + rows * max(0.0, a + b * costs.repeats_per_row(cols, eb)),
-                         slope * rows * cols + bias))
+        families.setdefault((op, dt), []).append((cols, slope, bias))
+    for (op, dt), entries in families.items():  # the derivation the tables use (targets/cost_fit.py)
+        held += [(h.predicted, h.measured) for h in cost_fit.leave_one_column_out(op, dt, sorted(entries), SIZE[dt],
+                                                                                   (8, 64, 256))]
     nh, wh, mh = _share(held)
     print(f"A2/A3 columns left out of their family and predicted by the column rule: {nh} cases, "
           f"{100 * wh:.1f} % within +-25 %, median ratio {mh:.3f}")

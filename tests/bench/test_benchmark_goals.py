@@ -45,3 +45,13 @@ def test_jit_frontend_benchmark_checks_linearity(monkeypatch, capsys):
     monkeypatch.setattr(jit_frontend, "LINEAR_CALLS_GROWTH", 0.5)  # no step can meet this
     assert jit_frontend.main(argv) == 1
     assert "GOAL NOT MET" in capsys.readouterr().out
+
+
+def test_cost_fidelity_benchmark_fails_when_a_fact_does_not_hold(monkeypatch, capsys):
+    fidelity = _load("cost_fidelity")
+    assert fidelity.main([]) == 0
+    out = capsys.readouterr().out
+    assert "leave one column out" in out and "cost fidelity:" in out and " NO" not in out
+    monkeypatch.setattr(fidelity, "facts", lambda: [("a fact", "1", True), ("another", "2", False)])
+    assert fidelity.main([]) == 1
+    assert "facts 1 of 2 hold" in capsys.readouterr().out

@@ -1,8 +1,10 @@
 """The targets' instruction cost tables against PTO-ISA's measured formulas, recomputed from the CSV copies.
 
-Every measured A2/A3 row (exact cols) and every A5 row of the variant tilefold runs is evaluated here from
-the CSV alone (``pto_isa_reference``) on a grid of shapes and compared with ``instruction_cycles``: the price
-must be exactly the measured formula. Rules for what the tables lack are checked for their stated shape.
+A2/A3: every shape is priced by one structural formula per (op, dtype) derived from the table; it is checked
+against every measured line (``pto_isa_reference``) at the line's columns and on columns left out of the fit.
+A5: every row of the variant tilefold runs is evaluated from the CSV alone on a grid of shapes and must be
+the price exactly. Rules for what the tables lack are checked for their stated shape; the hardware facts the
+issue states are in ``test_cost_facts.py``.
 """
 
 import math
@@ -21,21 +23,53 @@ ROWS = (1, 2, 8, 16, 64, 128, 256)
 Z = SConst(0)
 
 
-def test_a2a3_measured_rows_are_priced_exactly():
-    checked = 0
+def _packed(op, dt):
+    """Columns of a measured (op, dtype) narrower than one 256-byte repeat whose per-row cost is below 3/4 of
+    the per-row cost of the family's narrowest line at least one repeat wide (the table shows packed rows)."""
+    eb = {"fp32": 4, "fp16": 2}[dt]
+    lines = sorted((int(r["cols"]), float(r["slope"])) for r in a2a3_rows() if (r["op"], r["dtype"]) == (op, dt))
+    wide = [(c, s) for c, s in lines if c * eb >= 256]
+    if not wide:
+        return set()
+    one_repeat = wide[0][1] * wide[0][0] / math.ceil(wide[0][0] * eb / 256)
+    return {c for c, s in lines if c * eb < 256 and s * c < 0.75 * one_repeat}
+
+
+def test_a2a3_structural_prices_reproduce_the_measured_lines():
+    """Every shape is priced by one structural formula per (op, dtype); at the table's own columns it stays
+    within 25 % of PTO-ISA's measured line on at least 93 % of the points (packed narrow columns apart)."""
+    good = total = 0
     for r in a2a3_rows():
         slope, bias = float(r["slope"]), float(r["bias"])
         dtypes = ("fp16", "fp32") if r["dtype"] == "any" else (r["dtype"],)
-        cols_list = (16, 64, 100, 256) if r["cols"] == "*" else (int(r["cols"]),)
+        cols_list = (64, 128, 256) if r["cols"] == "*" else (int(r["cols"]),)
         for dt in dtypes:
+            if r["cols"] != "*" and int(r["cols"]) in _packed(r["op"], dt):
+                continue
             for cols in cols_list:
                 for rows in ROWS:
                     for target in ("Ascend910B", "Ascend910C"):
                         p = instruction_cycles(r["op"], dt, (rows, cols), target=target)
-                        assert p.cycles == round(slope * rows * cols + bias), (r, rows, p)
-                        assert p.origin == "measured"
-                        checked += 1
-    assert checked > 3000
+                        want = slope * rows * cols + bias
+                        good += abs(p.cycles - want) <= 0.25 * want
+                        total += 1
+                        assert p.origin == "measured", (r, p)
+    assert total > 2500 and good / total >= 0.93, (good, total)
+
+
+def test_a2a3_price_is_affine_in_rows_and_grows_with_the_row_repeats():
+    """The structure itself: at fixed columns the price adds the same amount per row; a wider row costs more
+    per row once it is wider than one repeat; a narrow row costs a whole repeat."""
+    for op in ("TADDS", "TMUL", "TROWSUM", "TCOLSUM", "TROWEXPAND", "TDIVS", "TEXP"):
+        for dt in ("fp16", "fp32"):
+            c = [instruction_cycles(op, dt, (r, 96)).cycles for r in (10, 20, 30)]
+            assert abs((c[2] - c[1]) - (c[1] - c[0])) <= 1, (op, dt, c)
+            eb = {"fp32": 4, "fp16": 2}[dt]
+            per_row = [instruction_cycles(op, dt, (65, w // eb)).cycles - instruction_cycles(op, dt, (1, w // eb)).cycles
+                       for w in (512, 1024, 2048)]
+            assert per_row[0] <= per_row[1] <= per_row[2] and per_row[0] < per_row[2], (op, dt, per_row)
+            narrow = instruction_cycles(op, dt, (64, 32 // eb)).cycles
+            assert narrow == instruction_cycles(op, dt, (64, 256 // eb)).cycles, (op, dt)
 
 
 def _a5_variant(rows_of_key, loops):
@@ -88,39 +122,30 @@ def test_a5_measured_rows_are_priced_exactly(path):
     assert checked > 100
 
 
-def test_a2a3_columns_the_table_lacks_follow_the_repeat_structure():
-    """A 256x16 FP32 adds (one 64-byte row per repeat) costs about a repeat per row plus the start-up: the
-    profiled figure is 266 cycles; the old bytes-over-total model gave 72."""
-    p = instruction_cycles("TADDS", "fp32", (256, 16))
-    assert p.origin == "extrapolated"
-    assert abs(p.cycles - 266) / 266 < 0.1
-    # more rows of the same width cost proportionally more; a wider row costs more per row
-    assert instruction_cycles("TADDS", "fp32", (512, 16)).cycles > 1.9 * p.cycles - 50
-    assert instruction_cycles("TROWSUM", "fp32", (64, 400)).cycles > instruction_cycles("TROWSUM", "fp32", (64, 336)).cycles
-
-
 def test_a2a3_column_fit_predicts_held_out_columns():
-    """Leave one measured column out of its family, predict it from the others' fit: the extrapolation rule for
-    missing columns stays within 25 % on most measured points."""
-    from tilefold.targets import costs
+    """Leave one measured column out of its family, refit the structural formula on the others and predict it:
+    at least 88 % of the points of unpacked columns come within 25 % (the error of the formula on columns it
+    did not see)."""
+    from tilefold.targets import cost_fit
 
-    tab = costs.table("a2a3")
     good = total = 0
-    for (op, dt, cols), (slope, bias) in list(tab.exact.items()):
-        others = {k: v for k, v in tab.exact.items() if k[:2] == (op, dt) and k[2] != cols}
-        if len(others) < 3:
-            continue
+    families: dict[tuple[str, str], list] = {}
+    for r in a2a3_rows():
+        if r["cols"] != "*":
+            families.setdefault((r["op"], r["dtype"]), []).append((int(r["cols"]), float(r["slope"]),
+                                                                   float(r["bias"])))
+    for (op, dt), lines in families.items():
         eb = {"fp32": 4, "fp16": 2}[dt]
-        xs = [costs.repeats_per_row(c, eb) for _, _, c in others]
-        ys = [s * c for (_, _, c), (s, _) in others.items()]
-        b, a = np.polyfit(xs, ys, 1)
-        start = float(np.median([bb for _, bb in others.values()]))
-        for rows in (16, 64, 256):
-            want = slope * rows * cols + bias
-            got = start + rows * max(0.0, a + b * costs.repeats_per_row(cols, eb))
-            good += abs(got - want) / want <= 0.25
-            total += 1
-    assert good / total >= 0.8, good / total
+        packed = _packed(op, dt)
+        for i, (cols, slope, bias) in enumerate(lines):
+            if cols in packed:
+                continue
+            fit = cost_fit.fit_family(lines[:i] + lines[i + 1:], eb)
+            for rows in (1, 16, 64, 256):
+                want = slope * rows * cols + bias
+                good += abs(fit.cycles(rows, cols, eb) - want) <= 0.25 * want
+                total += 1
+    assert total > 900 and good / total >= 0.88, (good, total)
 
 
 def test_every_priced_vector_op_has_an_entry_or_a_rule():
@@ -178,3 +203,28 @@ def test_one_op_kernel_shows_the_table_price_apart_from_the_launch():
     assert rec["origin"] == "measured"
     assert res.launch_cycles == t.launch_overhead_cycles
     assert res.body_cycles == res.cycles - t.launch_overhead_cycles
+
+
+def test_structural_fit_recovers_known_terms_and_leaves_packed_columns_out():
+    """Lines synthesised from known terms (startup 30, 2 cycles per repeat, 5 per row) are fitted back exactly;
+    a narrow line far below one repeat per row is reported as packed and does not move the fit."""
+    from tilefold.targets import cost_fit
+
+    def line(cols, eb=4):
+        rpr = max(1.0, math.ceil(cols * eb / 32) / 8)
+        per_row = 5 + 2 * rpr
+        return cols, per_row / cols, 30.0  # slope * rows * cols + bias = 30 + rows * per_row
+
+    lines = [line(c) for c in (64, 96, 128, 200, 336)]
+    fit = cost_fit.fit_family(lines, 4)
+    assert (fit.startup, fit.per_repeat, fit.per_row, fit.startup_per_repeat) == pytest.approx((30, 2, 5, 0),
+                                                                                                abs=1e-6)
+    assert fit.points == 5 * len(cost_fit.FIT_ROWS) and fit.excluded == ()
+    packed = (32, 1.0 / 32, 30.0)  # 1 cycle per row where one repeat per row costs 7
+    with_packed = cost_fit.fit_family([packed, *lines], 4)
+    assert with_packed.excluded == (32,)
+    assert with_packed.per_repeat == pytest.approx(2) and with_packed.per_row == pytest.approx(5)
+    # the terms stay non-negative even when the best unconstrained fit would make one negative
+    falling = [(c, (40 - c / 16) / c, 20.0) for c in (64, 128, 256, 512)]
+    f = cost_fit.fit_family(falling, 4)
+    assert min(f.startup, f.per_repeat, f.per_row, f.startup_per_repeat) >= 0

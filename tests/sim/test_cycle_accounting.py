@@ -40,7 +40,7 @@ from tilefold.backend.sync import insert_syncs
 from tilefold.custom import register_custom_op, unregister_custom_op
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.sim import simulate
-from tilefold.targets import get_target
+from tilefold.targets import get_target, instruction_cycles
 
 Z = SConst(0)
 DDR, VEC = MemorySpace.DDR, MemorySpace.Vec
@@ -59,8 +59,12 @@ def _dma(t, src, dst, nbytes):
 
 
 def _vector(op, rows, cols):
-    """An FP32 vector instruction on a contiguous tile: PTO-ISA's A2/A3 formula for the exact cols."""
-    return a2a3_cycles(op, "fp32", rows, cols)
+    """An FP32 vector instruction on a contiguous tile: the A2/A3 table's structural price, which stays within
+    25 % of PTO-ISA's measured line for these columns (recomputed from the CSV copy)."""
+    price = instruction_cycles(op, "fp32", (rows, cols)).cycles
+    measured = a2a3_cycles(op, "fp32", rows, cols)
+    assert abs(price - measured) <= 0.25 * measured, (op, rows, cols, price, measured)
+    return price
 
 
 # --- cube ------------------------------------------------------------------------------------------
@@ -126,7 +130,7 @@ def test_if_costs_the_branch_decision_plus_the_taken_branch(target, taken):
 
 
 def test_vector_and_dma_prices_use_the_target_tables(target):
-    rows, cols = 16, 48
+    rows, cols = 16, 80
     nbytes = rows * cols * 4
     p = program(
         [TLoad("t", "x", (Z, Z), (rows, cols)), TVector("tmuls", "tile.muls", "y", ("t", SConst(2.0))),

@@ -4,16 +4,19 @@ Each target family has one data module (``costs_a2a3.py`` for Ascend910B / 910C,
 holding PTO-ISA's measured formula table unchanged plus the stated rules for what the table does not cover.
 This module turns them into prices:
 
-- ``A2A3Table.vector``: an entry of the exact (op, dtype, cols) is ``round(slope * rows * cols + bias)``
-  (measured). Another column count of a measured (op, dtype) uses that family's fit over its measured
-  columns, ``startup + rows * (a + b * repeats_per_row)``, where ``repeats_per_row = max(1, blocks / 8)`` counts
-  the row's 32-byte blocks in 256-byte repeats with at least one repeat per row (the vector unit works row by
-  row; a narrow row wastes most of its repeat) -- extrapolated. An op the table lacks is priced like its
-  nearest measured families (``EXTRAPOLATED_OPS``), a dtype it lacks like the measured dtype of its element
-  size (the repeat count keeps the real size) -- both extrapolated.
+- ``A2A3Table.vector``: every shape of a measured (op, dtype) is priced by one structural formula derived
+  from all its measured columns (``cost_fit.fit_family``: ``startup + c * repeats_per_row + rows * (per_row +
+  per_repeat * repeats_per_row)``, ``repeats_per_row = max(1, blocks / 8)`` counting the row's 32-byte blocks in
+  256-byte repeats, at least one per row: the vector unit works row by row and a narrow row wastes most of its
+  repeat). The exact-column lines are not looked up: at their own columns the formula reproduces them (the
+  figures are in ``benchmarks/cost_fidelity.py``), and between and beyond them it follows the repeat
+  structure. Measured inside the measured column range, extrapolated beyond it. An op the table lacks is
+  priced like its nearest measured families (``EXTRAPOLATED_OPS``), a dtype it lacks like the measured dtype
+  of its element size (the repeat count keeps the real size) -- both extrapolated.
 - ``A5Table.vector``: the VF formula of the (op, src dtype, dst dtype, path); a contiguous tile (valid cols ==
   cols) takes the 1-D path over all its repeats, a strided one the 2-D path (repeats per row x rows).
-  Ops without an A5 entry: ``EXTRAPOLATED_OPS`` (A5 families, or A2/A3 families with A5's start-up).
+  Ops without an A5 entry: ``EXTRAPOLATED_OPS`` (A5 families, or A2/A3 families with A5's start-up and A5's
+  per-row VF loop cost).
 - ``cube``: ``startup + ceil(m/16) * ceil(k / (32 / elem_bytes)) * ceil(n/16) * f`` (f = 2 for FP32).
 - ``path``: (bytes per cycle, latency per contiguous block) of a data path.
 
@@ -30,9 +33,9 @@ import io
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from statistics import median
 
 from tilefold.errors import NotSupportedError
+from tilefold.targets.cost_fit import FamilyFit, fit_family, repeats_per_row
 
 #: the origins a price can have (the trace records one per instruction)
 ORIGINS = ("measured", "extrapolated", "declared", "assumed")
@@ -79,34 +82,6 @@ class Price:
     def __add__(self, other: Price) -> Price:
         origin = self.origin if self.origin == other.origin else "extrapolated"
         return Price(self.cycles + other.cycles, self.pipe, origin, f"{self.rule} + {other.rule}")
-
-
-def repeats_per_row(cols: int, elem_bytes: int) -> float:
-    """A row's 32-byte blocks counted in 256-byte repeats, at least one repeat per row."""
-    return max(1.0, math.ceil(cols * elem_bytes / 32) / 8)
-
-
-def _fit_line(xs: list[float], ys: list[float]) -> tuple[float, float]:
-    """Least-squares ``y = a + b x`` (b = 0 when x does not vary)."""
-    n = len(xs)
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxx = sum((x - mx) ** 2 for x in xs)
-    if sxx == 0:
-        return my, 0.0
-    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
-    return my - b * mx, b
-
-
-@dataclass(frozen=True)
-class FamilyFit:
-    """A measured (op, dtype) family fitted over its columns: ``startup + rows * (a + b * repeats_per_row)``."""
-
-    startup: float
-    a: float
-    b: float
-
-    def cycles(self, rows: int, cols: int, elem_bytes: int) -> float:
-        return self.startup + rows * max(0.0, self.a + self.b * repeats_per_row(cols, elem_bytes))
 
 
 class _Table:
@@ -166,41 +141,40 @@ class A2A3Table(_Table):
 
     @cached_property
     def families(self) -> dict[tuple[str, str], FamilyFit]:
-        """Every measured (op, dtype) fitted over its columns (the rule for a column count the table lacks)."""
+        """Every measured (op, dtype) as one structural formula over all its measured columns
+        (``cost_fit.fit_family``); the ``*`` rows (any dtype / cols) are per element, i.e. a per-repeat cost of
+        ``slope * elements per repeat``, with the bias as start-up (``any_family``)."""
         rows: dict[tuple[str, str], list[tuple[int, float, float]]] = {}
         for (op, dt, cols), (slope, bias) in self.exact.items():
             rows.setdefault((op, dt), []).append((cols, slope, bias))
-        out = {}
-        for (op, dt), entries in rows.items():
-            eb = _ITEMSIZE[dt]
-            a, b = _fit_line([repeats_per_row(c, eb) for c, _, _ in entries], [s * c for c, s, _ in entries])
-            out[(op, dt)] = FamilyFit(median(bias for _, _, bias in entries), a, b)
-        return out
+        return {key: fit_family(sorted(entries), _ITEMSIZE[key[1]]) for key, entries in rows.items()}
+
+    def any_family(self, op: str, dtype: str) -> FamilyFit:
+        slope, bias = self.any[op]
+        return FamilyFit(bias, slope * 256 / _ITEMSIZE[dtype], 0.0)
 
     def measured_ops(self) -> set[str]:
         return {op for op, _, _ in self.exact} | set(self.any)
 
     def family(self, op: str, dtype: str, rows: int, cols: int, startup: float | None = None) -> Price:
-        """One measured family's price; ``startup`` replaces its start-up (A5's use of A2/A3 families)."""
+        """One measured family's structural price; ``startup`` replaces its start-up (A5's use of A2/A3
+        families). Measured when the (op, dtype) is in the table and ``cols`` lies within its measured columns;
+        extrapolated otherwise (another dtype of the same element size, or columns beyond the measured range)."""
         eb = _ITEMSIZE[dtype]
         if op in self.any:
-            slope, bias = self.any[op]
-            bias = bias if startup is None else startup
-            return Price(round(slope * rows * cols + bias), "VECTOR", "measured", f"{op} any: {slope}*r*c+{bias:g}")
-        dt = dtype if (op, dtype) in self.families else self.module.DTYPE_BY_ITEMSIZE.get(eb, "fp32")
-        exact = self.exact.get((op, dt, cols))
-        if exact is not None and startup is None:
-            slope, bias = exact
-            origin = "measured" if dt == dtype else "extrapolated"
-            return Price(round(slope * rows * cols + bias), "VECTOR", origin,
-                         f"{op} {dt} cols={cols}: round({slope}*r*c+{bias:g})")
-        fit = self.families.get((op, dt))
-        if fit is None:
-            raise NotSupportedError(f"A2/A3 cost table: no family {op} {dt}")
+            fit, origin, what = self.any_family(op, dtype), "measured", f"{op} any dtype"
+        else:
+            dt = dtype if (op, dtype) in self.families else self.module.DTYPE_BY_ITEMSIZE.get(eb, "fp32")
+            fit = self.families.get((op, dt))
+            if fit is None:
+                raise NotSupportedError(f"A2/A3 cost table: no family {op} {dt}")
+            span = fit.columns + fit.excluded
+            inside = dt == dtype and min(span) <= cols <= max(span)
+            origin, what = ("measured" if inside else "extrapolated"), f"{op} {dt}"
         if startup is not None:
-            fit = FamilyFit(startup, fit.a, fit.b)
-        return Price(round(fit.cycles(rows, cols, eb)), "VECTOR", "extrapolated",
-                     f"{op} {dt} family fit {fit.startup:g} + r*({fit.a:.3f} + {fit.b:.3f}*repeats/row)")
+            fit = FamilyFit(startup, fit.per_repeat, fit.per_row, fit.startup_per_repeat)
+            origin = "extrapolated"
+        return Price(max(1, round(fit.cycles(rows, cols, eb))), "VECTOR", origin, f"{what}: {fit.describe()}")
 
     def vector(self, op: str, src: str, dst: str, rows: int, cols: int, valid_rows: int, valid_cols: int) -> Price:
         dtype = src if _ITEMSIZE[src] >= _ITEMSIZE[dst] else dst  # repeats of the wider side
@@ -272,7 +246,9 @@ class A5Table(_Table):
         if op.startswith("a2a3:"):
             p = self.a2a3.family(op[5:], src if _ITEMSIZE[src] >= _ITEMSIZE[dst] else dst, valid_rows, valid_cols,
                                  startup=self.module.A2A3_FAMILY_STARTUP)
-            return Price(p.cycles, "VECTOR", "extrapolated", f"A2/A3 {p.rule} with A5 start-up")
+            per_row = self.module.A2A3_FAMILY_PER_ROW
+            return Price(p.cycles + round(per_row * valid_rows), "VECTOR", "extrapolated",
+                         f"A2/A3 {p.rule} with A5 start-up, + {per_row:.2f} per row (A5's VF loop)")
         s, d, exact_dtypes = self._dtypes_for(op, src, dst)
         eb = max(_ITEMSIZE[src], _ITEMSIZE[dst]) if op == "TCVT" else _ITEMSIZE[src]
         contiguous = valid_cols == cols

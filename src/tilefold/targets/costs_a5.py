@@ -274,7 +274,8 @@ TCVT,fp4_e2m1,bf16,2D,POST_UPDATE,tail,CAST_RINT_SAT_ON_normal,nested_loop,3.295
 # --- rules for what the table does not list (each priced like its nearest measured family) -----------------
 
 #: op -> the measured families it is priced like (summed). A family "a2a3:OP" is A2/A3's fitted family of OP
-#: (no A5 measurement of that class exists) with its start-up replaced by A5's (``A2A3_FAMILY_STARTUP``).
+#: (no A5 measurement of that class exists) with its start-up replaced by A5's (``A2A3_FAMILY_STARTUP``) and A5's
+#: per-row loop cost added (``A2A3_FAMILY_PER_ROW``).
 EXTRAPOLATED_OPS: dict[str, tuple[tuple[str, ...], str]] = {
     **{op: (("TADD",), "binary element-wise, priced like TADD") for op in (
         "TMAXIMUM", "TMINIMUM", "TAND", "TOR", "TXOR", "TSHL", "TSHR", "TCMP", "TPRELU", "TADDC", "TSUBC",
@@ -309,6 +310,11 @@ EXTRAPOLATED_OPS: dict[str, tuple[tuple[str, ...], str]] = {
 
 #: A5's per-op start-up used for an A2/A3 family: TADD's 2-D fixed part (the VF launch of a nested loop)
 A2A3_FAMILY_STARTUP = 44.344619
+#: A5's per-row cost of the nested VF loop added to an A2/A3 family: TADD's 2-D ``param1`` (every 2-D A5 entry
+#: has one, 0-4.6 cycles per row; A2/A3's element-wise families have none). Checked on the A5 ops that have an
+#: A2/A3 family (``benchmarks/cost_fidelity.py``): the rule with it predicts 55.0 % of their A5 formula points
+#: within +-25 % (median ratio 1.09), without it 49.2 % (median 0.89).
+A2A3_FAMILY_PER_ROW = 2.8762808
 
 DTYPE_BY_ITEMSIZE: dict[int, str] = {4: "fp32", 2: "fp16", 1: "int8", 8: "fp32"}
 
