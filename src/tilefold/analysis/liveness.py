@@ -94,105 +94,125 @@ def _uses(expr: Expr) -> list[Var]:
     return v.vars
 
 
-def compute_liveness(fn: Function, *, carried_uses: bool = True) -> Liveness:
-    """Live intervals of every variable of ``fn`` (tile, tensor and scalar alike). ``carried_uses=False``
-    omits the loop-end use that keeps iter args live through their whole loop (reads only)."""
-    live = Liveness()
-    pos = 0
-    # (var, position, enclosing loop ids) -- resolved once every loop's end is known
-    raw_uses: list[tuple[Var, int, tuple[int, ...]]] = []
-    loops: list[list[int]] = []  # loop id -> [start, end]
-    ifs: list[tuple[int, int]] = []  # enclosing (if index, branch) while walking
+class _Walk:
+    """One program-order walk of a function: positions, definitions, raw uses (resolved by ``resolve`` once
+    every loop's end is known), loop spans and the branches of every if."""
 
-    def define(var: Var, at: int) -> None:
-        live.defs.setdefault(var, at)
+    def __init__(self, carried_uses: bool) -> None:
+        self.live = Liveness()
+        self.carried_uses = carried_uses
+        self.pos = 0
+        # (var, position, enclosing loop ids) -- resolved once every loop's end is known
+        self.raw_uses: list[tuple[Var, int, tuple[int, ...]]] = []
+        self.loops: list[list[int]] = []  # loop id -> [start, end]
+        self.ifs: list[tuple[int, int]] = []  # enclosing (if index, branch) while walking
 
-    def use(expr: Expr | None, at: int, stack: tuple[int, ...]) -> None:
+    def define(self, var: Var, at: int) -> None:
+        self.live.defs.setdefault(var, at)
+
+    def use(self, expr: Expr | None, at: int, stack: tuple[int, ...]) -> None:
         if expr is None:
             return
         for v in _uses(expr):
-            raw_uses.append((v, at, stack))
+            self.raw_uses.append((v, at, stack))
 
-    def walk(stmt: Stmt, stack: tuple[int, ...]) -> None:
-        nonlocal pos
+    def walk(self, stmt: Stmt, stack: tuple[int, ...]) -> None:
         if isinstance(stmt, SeqStmts):
             for s in stmt.stmts:
-                walk(s, stack)
+                self.walk(s, stack)
             return
-        here = pos
-        pos += 1
-        live.stmt_pos[id(stmt)] = here
-        if ifs:
-            live.if_stack[here] = tuple(ifs)
+        here = self.pos
+        self.pos += 1
+        self.live.stmt_pos[id(stmt)] = here
+        if self.ifs:
+            self.live.if_stack[here] = tuple(self.ifs)
         if isinstance(stmt, AssignStmt):
-            use(stmt.value, here, stack)
-            define(stmt.var, here)
+            self.use(stmt.value, here, stack)
+            self.define(stmt.var, here)
         elif isinstance(stmt, EvalStmt):
-            use(stmt.expr, here, stack)
+            self.use(stmt.expr, here, stack)
         elif isinstance(stmt, (YieldStmt, ReturnStmt)):
             for v in stmt.values:
-                use(v, here, stack)
+                self.use(v, here, stack)
         elif isinstance(stmt, (ForStmt, WhileStmt)):
-            if isinstance(stmt, ForStmt):
-                for e in (stmt.start, stmt.stop, stmt.step):
-                    use(e, here, stack)
-            for ia in stmt.iter_args:
-                use(ia.init, here, stack)
-            loop_id = len(loops)
-            loops.append([here, here])
-            inner = stack + (loop_id,)
-            if isinstance(stmt, ForStmt):
-                define(stmt.loop_var, here)
-            for ia in stmt.iter_args:
-                define(ia, here)
-            if isinstance(stmt, WhileStmt):
-                use(stmt.condition, here, inner)
-            walk(stmt.body, inner)
-            end = pos
-            pos += 1
-            loops[loop_id][1] = end
-            if carried_uses:
-                for ia in stmt.iter_args:
-                    raw_uses.append((ia, end, stack))
-            for rv in stmt.return_vars:
-                define(rv, end)
+            self.loop(stmt, here, stack)
         elif isinstance(stmt, IfStmt):
-            use(stmt.condition, here, stack)
-            for rv in stmt.return_vars:
-                define(rv, here)
-            k = len(live.if_branches)
-            live.if_branches.append(((0, 0), (0, 0)))
-            live.if_return_vars.append(tuple(stmt.return_vars))
-            t0 = pos
-            ifs.append((k, 0))
-            walk(stmt.then_body, stack)
-            ifs.pop()
-            e0 = pos
-            if stmt.else_body is not None:
-                ifs.append((k, 1))
-                walk(stmt.else_body, stack)
-                ifs.pop()
-            live.if_branches[k] = ((t0, e0), (e0, pos))
-            pos += 1  # join point
-        else:  # pragma: no cover - unknown statement kinds are treated as opaque
-            pass
+            self.if_stmt(stmt, here, stack)
+        # other statement kinds are opaque: they take a position and nothing else
 
+    def loop(self, stmt: ForStmt | WhileStmt, here: int, stack: tuple[int, ...]) -> None:
+        """Loop var and iter args defined at the start, return vars at the end (the position after the body);
+        the iter args read again at the end by the back edge (``carried_uses``)."""
+        if isinstance(stmt, ForStmt):
+            for e in (stmt.start, stmt.stop, stmt.step):
+                self.use(e, here, stack)
+        for ia in stmt.iter_args:
+            self.use(ia.init, here, stack)
+        loop_id = len(self.loops)
+        self.loops.append([here, here])
+        inner = stack + (loop_id,)
+        if isinstance(stmt, ForStmt):
+            self.define(stmt.loop_var, here)
+        for ia in stmt.iter_args:
+            self.define(ia, here)
+        if isinstance(stmt, WhileStmt):
+            self.use(stmt.condition, here, inner)
+        self.walk(stmt.body, inner)
+        end = self.pos
+        self.pos += 1
+        self.loops[loop_id][1] = end
+        if self.carried_uses:
+            for ia in stmt.iter_args:
+                self.raw_uses.append((ia, end, stack))
+        for rv in stmt.return_vars:
+            self.define(rv, end)
+
+    def if_stmt(self, stmt: IfStmt, here: int, stack: tuple[int, ...]) -> None:
+        """Return vars defined at the start; the branches' half-open position ranges; a join position after."""
+        live = self.live
+        self.use(stmt.condition, here, stack)
+        for rv in stmt.return_vars:
+            self.define(rv, here)
+        k = len(live.if_branches)
+        live.if_branches.append(((0, 0), (0, 0)))
+        live.if_return_vars.append(tuple(stmt.return_vars))
+        t0 = self.pos
+        self.ifs.append((k, 0))
+        self.walk(stmt.then_body, stack)
+        self.ifs.pop()
+        e0 = self.pos
+        if stmt.else_body is not None:
+            self.ifs.append((k, 1))
+            self.walk(stmt.else_body, stack)
+            self.ifs.pop()
+        live.if_branches[k] = ((t0, e0), (e0, self.pos))
+        self.pos += 1  # join point
+
+    def resolve(self) -> None:
+        """Every raw use at its effective position: the outermost enclosing loop that starts after the
+        definition re-reads the var every iteration, so the use counts at that loop's end."""
+        live, loops = self.live, self.loops
+        live.end = self.pos
+        live.loop_spans = [(a, b) for a, b in loops]
+        for var, at, stack in self.raw_uses:
+            d = live.defs.get(var, -1)
+            effective = at
+            for loop_id in stack:
+                start, end = loops[loop_id]
+                if d < start:
+                    effective = max(effective, end)
+                    break
+            live.use_positions.setdefault(var, []).append(effective)
+            if effective > live.last_use.get(var, -2):
+                live.last_use[var] = effective
+
+
+def compute_liveness(fn: Function, *, carried_uses: bool = True) -> Liveness:
+    """Live intervals of every variable of ``fn`` (tile, tensor and scalar alike). ``carried_uses=False``
+    omits the loop-end use that keeps iter args live through their whole loop (reads only)."""
+    walk = _Walk(carried_uses)
     for p in fn.params:
-        define(p, -1)
-    walk(fn.body, ())
-    live.end = pos
-    live.loop_spans = [(a, b) for a, b in loops]
-
-    for var, at, stack in raw_uses:
-        d = live.defs.get(var, -1)
-        effective = at
-        # the outermost enclosing loop that starts after the definition re-reads the var every iteration
-        for loop_id in stack:
-            start, end = loops[loop_id]
-            if d < start:
-                effective = max(effective, end)
-                break
-        live.use_positions.setdefault(var, []).append(effective)
-        if effective > live.last_use.get(var, -2):
-            live.last_use[var] = effective
-    return live
+        walk.define(p, -1)
+    walk.walk(fn.body, ())
+    walk.resolve()
+    return walk.live

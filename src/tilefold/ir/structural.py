@@ -841,6 +841,18 @@ class _Hasher:
             self.var(x, False)
             return
         tokens.append(type(x).__name__)
+        if isinstance(x, (Program, Function, Stmt)):
+            items = self.statement_items(x)
+        elif isinstance(x, Expr):
+            items = self.expression_items(x)
+        else:
+            items = self.type_items(x)
+        if items:
+            self.push(items)
+
+    def statement_items(self, x: Program | Function | Stmt) -> list[tuple[int, Any]]:
+        """The tokens of a program, function or statement (appended) and its children to visit (returned)."""
+        tokens = self.tokens
         items: list[tuple[int, Any]] = []
         if isinstance(x, Program):
             self.mapping(items, "attrs", x.attrs)
@@ -887,7 +899,15 @@ class _Hasher:
         elif isinstance(x, (YieldStmt, ReturnStmt)):
             tokens.append(str(len(x.values)))
             items.extend((0, v) for v in x.values)
-        elif isinstance(x, GlobalVar):
+        else:
+            tokens.append(_plain_token(x))
+        return items
+
+    def expression_items(self, x: Expr) -> list[tuple[int, Any]]:
+        """The tokens of an expression other than a variable (appended) and its operands to visit (returned)."""
+        tokens = self.tokens
+        items: list[tuple[int, Any]] = []
+        if isinstance(x, GlobalVar):
             tokens.append(x.name)
         elif isinstance(x, (ConstInt, ConstFloat)):
             tokens.extend((_plain_token(x.value), x.dtype.name))
@@ -910,7 +930,15 @@ class _Hasher:
         elif isinstance(x, UnaryExpr):
             tokens.append(x.dtype.name)
             items = [(0, x.operand)]
-        elif isinstance(x, ScalarType):
+        else:
+            tokens.append(_plain_token(x))
+        return items
+
+    def type_items(self, x: Any) -> list[tuple[int, Any]]:
+        """The tokens of a type, tile view or MemRef (appended) and its parts to visit (returned)."""
+        tokens = self.tokens
+        items: list[tuple[int, Any]] = []
+        if isinstance(x, ScalarType):
             tokens.append(x.dtype.name)
         elif isinstance(x, TensorType):
             tokens.extend((x.dtype.name, str(len(x.shape))))
@@ -937,8 +965,7 @@ class _Hasher:
             pass
         else:
             tokens.append(_plain_token(x))
-        if items:
-            self.push(items)
+        return items
 
 
 def _plain_token(v: Any) -> str:

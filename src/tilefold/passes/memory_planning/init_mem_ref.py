@@ -18,6 +18,7 @@ destination inserted before it. See docs/passes/init_mem_ref.md.
 from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import Any
 
 from tilefold.analysis.liveness import compute_liveness
 from tilefold.analysis.tile_layout import (
@@ -186,103 +187,126 @@ def _strided_reshape(op, src: Var, t: TileType, src_pitch: int, space: MemorySpa
     return rows > 1 and src_pitch != cols
 
 
-def _assign_memrefs(fn: Function, target: Target) -> dict[Var, MemRef]:
-    """The InitMemRef storage decision for every tile variable of ``fn`` (see the module docstring)."""
-    memrefs: dict[Var, MemRef] = {}
-    pitches: dict[Var, int] = {}
-    folder = ConstFolder(fn)
-    memref_names = NameSupply()
-    tuple_dests = _tuple_destinations(fn)
+class _MemRefAssigner:
+    """The InitMemRef storage decision for every tile variable of a function (see the module docstring): a
+    root of its own (``fresh``), or its source's storage (``share``), at an offset for a view."""
 
-    def fresh(var: Var, space: MemorySpace) -> MemRef:
-        name = memref_names.fresh(f"{fn.name}.{var.name}")
+    def __init__(self, fn: Function, target: Target) -> None:
+        self.fn = fn
+        self.target = target
+        self.memrefs: dict[Var, MemRef] = {}
+        self.pitches: dict[Var, int] = {}
+        self.folder = ConstFolder(fn)
+        self.memref_names = NameSupply()
+        self.tuple_dests = _tuple_destinations(fn)
+
+    def run(self) -> dict[Var, MemRef]:
+        fn = self.fn
+        for var, stmt in tile_vars(fn):
+            try:
+                self.memrefs[var] = self.memref_for(var, stmt)
+            except NotSupportedError as exc:
+                if exc.span is not None:
+                    raise
+                span = stmt.span if stmt is not None and stmt.span.line else var.span
+                raise NotSupportedError(f"{exc.message} (tile {var.name!r} in function {fn.name!r})",
+                                        span=span if span.line else None, hint=exc.hint) from None
+        return self.memrefs
+
+    def fresh(self, var: Var, space: MemorySpace) -> MemRef:
+        name = self.memref_names.fresh(f"{self.fn.name}.{var.name}")
         t: TileType = var.type  # type: ignore[assignment]
-        pitches[var] = dense_pitch(t, space, target)
-        return MemRef(space, name, _c(0), storage_bytes(t, space, target, f"tile {var.name!r}"))
+        self.pitches[var] = dense_pitch(t, space, self.target)
+        return MemRef(space, name, _c(0), storage_bytes(t, space, self.target, f"tile {var.name!r}"))
 
-    def share(var: Var, src: Expr | None) -> MemRef | None:
-        mr = memrefs.get(src) if isinstance(src, Var) else None
+    def share(self, var: Var, src: Expr | None) -> MemRef | None:
+        mr = self.memrefs.get(src) if isinstance(src, Var) else None
         if mr is None:
             return None
-        pitches[var] = pitches[src]  # type: ignore[index]
-        t: TileType = var.type  # type: ignore[assignment]
-        return MemRef(mr.memory_space, mr.base, mr.byte_offset,
-                      storage_bytes(t, mr.memory_space, target, f"tile {var.name!r}"))
+        self.pitches[var] = self.pitches[src]  # type: ignore[index]
+        return self.on_storage_of(var, mr, mr.byte_offset)
 
-    def destination(dests: tuple[Expr, ...] | None, index: int, var: Var) -> MemRef | None:
+    def on_storage_of(self, var: Var, base: MemRef, offset: Expr) -> MemRef:
+        t: TileType = var.type  # type: ignore[assignment]
+        return MemRef(base.memory_space, base.base, offset,
+                      storage_bytes(t, base.memory_space, self.target, f"tile {var.name!r}"))
+
+    def destination(self, dests: tuple[Expr, ...] | None, index: int, var: Var) -> MemRef | None:
         if dests is None or index >= len(dests):
             return None
-        return share(var, dests[index])
+        return self.share(var, dests[index])
 
-    def _memref_for(var: Var, stmt: Stmt | None) -> MemRef:
+    def memref_for(self, var: Var, stmt: Stmt | None) -> MemRef:
         t: TileType = var.type  # type: ignore[assignment]
         mr: MemRef | None = None
         if stmt is None:  # tile parameter: a root of its own
-            mr = fresh(var, tile_space(t))
-        elif isinstance(stmt, AssignStmt):
+            return self.fresh(var, tile_space(t))
+        if isinstance(stmt, AssignStmt):
             value = stmt.value
-            if isinstance(value, Var) and value in memrefs:
-                mr = share(var, value)
+            if isinstance(value, Var) and value in self.memrefs:
+                mr = self.share(var, value)
             elif isinstance(value, TupleGetItem):
                 tup = value.tuple_value
-                dests = result_destinations(tup) if isinstance(tup, Call) else tuple_dests.get(tup)  # type: ignore
-                mr = destination(dests, value.index, var)
+                dests = result_destinations(tup) if isinstance(tup, Call) else self.tuple_dests.get(tup)  # type: ignore
+                mr = self.destination(dests, value.index, var)
             elif isinstance(value, Call):
-                op = op_of(value)
-                src_idx = op.output_on_input_storage if op is not None else None
-                dests = result_destinations(value)
-                if dests is not None:  # destination passing: the result lives on its output init
-                    mr = destination(dests, 0, var)
-                elif src_idx is not None and src_idx < len(value.args) and value.args[src_idx] in memrefs:
-                    src = value.args[src_idx]
-                    base = memrefs[src]
-                    offsets = slice_offsets(value) if op.is_view else None
-                    if offsets is not None:
-                        src_t: TileType = src.type  # type: ignore[assignment]
-                        row, col = view_offset_2d(tuple(folder.fold(o) for o in offsets),
-                                                  static_dims(src_t, f"tile {src.name!r}"))
-                        rel = element_offset_bytes(row, col, pitches[src], t.dtype, base.memory_space, target)
-                        pitches[var] = pitches[src]
-                        mr = MemRef(base.memory_space, base.base, add(base.byte_offset, rel),
-                                    storage_bytes(t, base.memory_space, target, f"tile {var.name!r}"))
-                    elif op.is_view and tile_2d(static_dims(t, "view"))[1] != tile_2d(
-                            static_dims(src.type, "view"))[1]:  # type: ignore[arg-type]
-                        if _strided_reshape(op, src, t, pitches[src], base.memory_space):
-                            # a reshape of a strided window is not a view of the same bytes: codegen copies
-                            # the window densely into storage of its own
-                            mr = fresh(var, base.memory_space)
-                        else:
-                            # a reshape / reinterpret of a dense tile: same bytes, dense pitch of the new shape
-                            pitches[var] = dense_pitch(t, base.memory_space, target)
-                            mr = MemRef(base.memory_space, base.base, base.byte_offset,
-                                        storage_bytes(t, base.memory_space, target, f"tile {var.name!r}"))
-                    else:
-                        mr = share(var, src)
-            if mr is None:
-                mr = fresh(var, tile_space(t, value))
-        elif isinstance(stmt, (ForStmt, WhileStmt)):
+                mr = self.for_call(var, value)
+            return mr if mr is not None else self.fresh(var, tile_space(t, value))
+        if isinstance(stmt, (ForStmt, WhileStmt)):
             if isinstance(var, IterArg):
                 init = _root_var(var.init) if var.init is not None else None
-                mr = share(var, init) if init is not None else None
+                mr = self.share(var, init) if init is not None else None
             else:
-                idx = stmt.return_vars.index(var)
-                mr = share(var, stmt.iter_args[idx])
-            if mr is None:
-                mr = fresh(var, tile_space(t))
-        else:  # IfStmt result: its own root; branches copy their yielded value into it when needed
-            mr = fresh(var, tile_space(t))
-        return mr
+                mr = self.share(var, stmt.iter_args[stmt.return_vars.index(var)])
+            return mr if mr is not None else self.fresh(var, tile_space(t))
+        # IfStmt result: its own root; branches copy their yielded value into it when needed
+        return self.fresh(var, tile_space(t))
 
-    for var, stmt in tile_vars(fn):
-        try:
-            memrefs[var] = _memref_for(var, stmt)
-        except NotSupportedError as exc:
-            if exc.span is not None:
-                raise
-            span = stmt.span if stmt is not None and stmt.span.line else var.span
-            raise NotSupportedError(f"{exc.message} (tile {var.name!r} in function {fn.name!r})",
-                                    span=span if span.line else None, hint=exc.hint) from None
-    return memrefs
+    def for_call(self, var: Var, value: Call) -> MemRef | None:
+        """The storage of a call's result when it lives on other storage (a destination, its input's), else
+        None (a root of its own)."""
+        op = op_of(value)
+        src_idx = op.output_on_input_storage if op is not None else None
+        dests = result_destinations(value)
+        if dests is not None:  # destination passing: the result lives on its output init
+            return self.destination(dests, 0, var)
+        if src_idx is None or src_idx >= len(value.args) or value.args[src_idx] not in self.memrefs:
+            return None
+        src = value.args[src_idx]
+        offsets = slice_offsets(value) if op.is_view else None
+        if offsets is not None:
+            return self.window_of(var, src, offsets)
+        t: TileType = var.type  # type: ignore[assignment]
+        if op.is_view and tile_2d(static_dims(t, "view"))[1] != tile_2d(static_dims(src.type, "view"))[1]:  # type: ignore[arg-type]
+            return self.reshape_of(var, src, op)
+        return self.share(var, src)
+
+    def window_of(self, var: Var, src: Var, offsets: tuple[Expr, ...]) -> MemRef:
+        """A slice: its source's storage at the window's byte offset, with the source's row pitch."""
+        t: TileType = var.type  # type: ignore[assignment]
+        base = self.memrefs[src]
+        src_t: TileType = src.type  # type: ignore[assignment]
+        row, col = view_offset_2d(tuple(self.folder.fold(o) for o in offsets),
+                                  static_dims(src_t, f"tile {src.name!r}"))
+        rel = element_offset_bytes(row, col, self.pitches[src], t.dtype, base.memory_space, self.target)
+        self.pitches[var] = self.pitches[src]
+        return self.on_storage_of(var, base, add(base.byte_offset, rel))
+
+    def reshape_of(self, var: Var, src: Var, op: Any) -> MemRef:
+        """A view to a new row length: same bytes for a dense tile (dense pitch of the new shape); a reshape of
+        a strided window is not a view of the same bytes: codegen copies the window densely into storage of
+        its own."""
+        t: TileType = var.type  # type: ignore[assignment]
+        base = self.memrefs[src]
+        if _strided_reshape(op, src, t, self.pitches[src], base.memory_space):
+            return self.fresh(var, base.memory_space)
+        self.pitches[var] = dense_pitch(t, base.memory_space, self.target)
+        return self.on_storage_of(var, base, base.byte_offset)
+
+
+def _assign_memrefs(fn: Function, target: Target) -> dict[Var, MemRef]:
+    """The InitMemRef storage decision for every tile variable of ``fn`` (see the module docstring)."""
+    return _MemRefAssigner(fn, target).run()
 
 
 
@@ -328,43 +352,91 @@ def _same_bytes(a: MemRef, b: MemRef) -> bool:
     return isinstance(oa, ConstInt) and isinstance(ob, ConstInt) and oa.value == ob.value
 
 
-def _find_isolations(fn: Function, memrefs: dict[Var, MemRef], target: Target) -> _Isolation:
-    live = compute_liveness(fn, carried_uses=False)
-    members: dict[str, list[Var]] = {}
-    for v, mr in memrefs.items():
-        members.setdefault(mr.base, []).append(v)
-    params = set(fn.params)
-    # per storage group: member definition positions (sorted), the running max of their last reads, and
-    # whether a parameter is a member -- "is a member defined before pos read after pos" is a bisection
-    groups: dict[str, tuple[list[int], list[int], bool]] = {}
-    for base, vs in members.items():
-        pairs = sorted((live.defs.get(v, -1), live.last_use.get(v, live.defs.get(v, -1))) for v in vs)
-        groups[base] = ([d for d, _ in pairs], list(accumulate((u for _, u in pairs), max)),
-                        any(v in params for v in vs))
-    iso = _Isolation({}, {})
+class _IsolationFinder:
+    """Which loop inits and which destination-passing outputs need storage of their own (see above)."""
 
-    def shared(dest: Expr | None, pos: int, also_read: set[Var], claimed: set[str]) -> bool:
+    def __init__(self, fn: Function, memrefs: dict[Var, MemRef], target: Target) -> None:
+        self.fn, self.memrefs, self.target = fn, memrefs, target
+        self.live = live = compute_liveness(fn, carried_uses=False)
+        self.members: dict[str, list[Var]] = {}
+        for v, mr in memrefs.items():
+            self.members.setdefault(mr.base, []).append(v)
+        params = set(fn.params)
+        # per storage group: member definition positions (sorted), the running max of their last reads, and
+        # whether a parameter is a member -- "is a member defined before pos read after pos" is a bisection
+        self.groups: dict[str, tuple[list[int], list[int], bool]] = {}
+        for base, vs in self.members.items():
+            pairs = sorted((live.defs.get(v, -1), live.last_use.get(v, live.defs.get(v, -1))) for v in vs)
+            self.groups[base] = ([d for d, _ in pairs], list(accumulate((u for _, u in pairs), max)),
+                                 any(v in params for v in vs))
+        self.iso = _Isolation({}, {})
+
+    def run(self) -> _Isolation:
+        for stmt in all_stmts(self.fn.body):
+            if isinstance(stmt, (ForStmt, WhileStmt)):
+                self.loop(stmt)
+            else:
+                self.destinations(stmt)
+        return self.iso
+
+    def loop(self, stmt: ForStmt | WhileStmt) -> None:
+        """The iter args whose init must be copied before the loop: the back edge copies into its storage and
+        the init's value is still needed (or owned elsewhere)."""
+        pos = self.live.position(stmt)
+        y = final_yield(stmt.body)
+        yields = y.values if y is not None else ()
+        # the other iter args' inits are read by this loop too (their iter args live on their storage)
+        inits: list[Expr | None] = [ia.init if isinstance(ia.type, TileType) else None for ia in stmt.iter_args]
+        bad = []
+        for i in range(len(inits)):
+            if inits[i] is None or not self.carried_back(stmt, i, yields):
+                continue
+            others = {e for j, e in enumerate(inits) if j != i and isinstance(e, Var)}
+            if self.shared(inits[i], pos, others, set()):
+                bad.append(i)
+                inits[i] = None  # it will carry a copy of its own
+        if bad:
+            self.iso.copies[id(stmt)] = bad
+
+    def destinations(self, stmt: Stmt) -> None:
+        """The output inits of a destination-passing call that must be fresh ``tile.create``s."""
+        call = _stmt_call(stmt)
+        if call is None:
+            return
+        dest_idx = result_destination_indices(call)
+        if dest_idx is None:
+            return
+        pos = self.live.position(stmt)
+        reads = {a for i, a in enumerate(call.args) if i not in dest_idx and isinstance(a, Var)}
+        claimed: set[str] = set()
+        bad = [i for i in dest_idx if self.shared(call.args[i], pos, reads, claimed)]
+        if bad:
+            self.iso.fresh_outs[id(stmt)] = bad
+
+    def shared(self, dest: Expr | None, pos: int, also_read: set[Var], claimed: set[str]) -> bool:
         """Is ``dest``'s storage still needed (or owned elsewhere) when the statement at ``pos`` writes it?"""
+        memrefs = self.memrefs
         if not isinstance(dest, Var) or dest not in memrefs:
             return False
         base = memrefs[dest].base
         if base in claimed:
             return True  # the same statement writes this storage through another destination already
         claimed.add(base)
-        defs, last_reads, has_param = groups[base]
+        defs, last_reads, has_param = self.groups[base]
         if has_param:
             return True  # the caller's storage
         k = bisect_left(defs, pos)  # members defined before the statement (later ones are its own results)
-        if k and last_reads[k - 1] > pos and not (pos in live.if_stack and only_exclusive_reads(base, pos)):
+        if k and last_reads[k - 1] > pos and not (pos in self.live.if_stack and self.only_exclusive_reads(base, pos)):
             return True
         return any(a in memrefs and memrefs[a].base == base for a in also_read)
 
-    def only_exclusive_reads(base: str, pos: int) -> bool:
+    def only_exclusive_reads(self, base: str, pos: int) -> bool:
         """For a statement inside an if (e.g. a custom op under a sub-block-0 guard): are all later reads of
         its storage either in the other branch of an enclosing if (no execution sees both), or reads of an
         enclosing if's result (the join of this very write)? Exact per-use check, only on this rare path."""
+        live = self.live
         joins = {rv for k, _ in live.if_stack[pos] for rv in live.if_return_vars[k]}
-        for m in members[base]:
+        for m in self.members[base]:
             if m in joins or live.defs.get(m, -1) >= pos:
                 continue
             for r in live.use_positions.get(m, ()):
@@ -372,7 +444,7 @@ def _find_isolations(fn: Function, memrefs: dict[Var, MemRef], target: Target) -
                     return False
         return True
 
-    def carried_back(stmt: ForStmt | WhileStmt, i: int, yields: tuple[Expr, ...]) -> bool:
+    def carried_back(self, stmt: ForStmt | WhileStmt, i: int, yields: tuple[Expr, ...]) -> bool:
         """Does the back edge copy a value into iter arg ``i``'s storage (rather than update it in place)?"""
         ia = stmt.iter_args[i]
         if i >= len(yields):
@@ -380,43 +452,15 @@ def _find_isolations(fn: Function, memrefs: dict[Var, MemRef], target: Target) -
         y = yields[i]
         if y is ia:
             return False
-        ym, im = memrefs.get(y) if isinstance(y, Var) else None, memrefs.get(ia)
+        ym, im = self.memrefs.get(y) if isinstance(y, Var) else None, self.memrefs.get(ia)
         if ym is not None and im is not None and _same_bytes(ym, im):
             return False  # a write-through chain: the yielded value already is the iter arg's bytes
         space = im.memory_space if im is not None else tile_space(ia.type)  # type: ignore[arg-type]
-        return target.supports_path(space, space)
+        return self.target.supports_path(space, space)
 
-    for stmt in all_stmts(fn.body):
-        if isinstance(stmt, (ForStmt, WhileStmt)):
-            pos = live.position(stmt)
-            y = final_yield(stmt.body)
-            yields = y.values if y is not None else ()
-            # the other iter args' inits are read by this loop too (their iter args live on their storage)
-            inits: list[Expr | None] = [ia.init if isinstance(ia.type, TileType) else None for ia in stmt.iter_args]
-            bad = []
-            for i in range(len(inits)):
-                if inits[i] is None or not carried_back(stmt, i, yields):
-                    continue
-                others = {e for j, e in enumerate(inits) if j != i and isinstance(e, Var)}
-                if shared(inits[i], pos, others, set()):
-                    bad.append(i)
-                    inits[i] = None  # it will carry a copy of its own
-            if bad:
-                iso.copies[id(stmt)] = bad
-            continue
-        call = _stmt_call(stmt)
-        if call is None:
-            continue
-        dest_idx = result_destination_indices(call)
-        if dest_idx is None:
-            continue
-        pos = live.position(stmt)
-        reads = {a for i, a in enumerate(call.args) if i not in dest_idx and isinstance(a, Var)}
-        claimed = set()
-        bad = [i for i in dest_idx if shared(call.args[i], pos, reads, claimed)]
-        if bad:
-            iso.fresh_outs[id(stmt)] = bad
-    return iso
+
+def _find_isolations(fn: Function, memrefs: dict[Var, MemRef], target: Target) -> _Isolation:
+    return _IsolationFinder(fn, memrefs, target).run()
 
 
 class _Isolate(IRMutator):
