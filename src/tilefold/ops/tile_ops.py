@@ -1099,10 +1099,11 @@ register_op(OpDef(
 # valid shapes, padding, atomic stores (PyPTO's valid_shapes / fillpad / AtomicType)
 # ------------------------------------------------------------------------------------------------
 
-#: element dtypes a store can add into GM atomically (PyPTO's AtomicAddDtypeValid; the conservative set the
-#: Ascend store pipes combine: FP32, FP16, INT32)
-#: dtypes the store pipe's atomic add supports (AscendC ``SetAtomicAdd<T>``: float, half, bfloat16_t, int32_t,
-#: int16_t, int8_t); floats add in FP32 and round to the tensor's dtype, integers wrap in it
+#: The element dtypes a store can add into GM atomically: PyPTO checks "a destination dtype the backend's store
+#: pipe can combine" (its AtomicAddDtypeValid property) without listing them; the list is the store pipe's own,
+#: AscendC's ``SetAtomicAdd<T>`` on the 910B / 950 class (float, half, bfloat16_t, int32_t, int16_t, int8_t).
+#: Floats add in FP32 and round to the tensor's dtype, integers wrap in it. The one place this set is stated:
+#: docs/valid_shapes_atomics_writes.md and docs/dsl.md quote it.
 ATOMIC_ADD_DTYPES = (DataType.FP32, DataType.FP16, DataType.BF16, DataType.INT32, DataType.INT16, DataType.INT8)
 
 
