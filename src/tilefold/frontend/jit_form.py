@@ -107,8 +107,7 @@ class JitParser(Parser):
             self._define(p.arg, v, p)
         self._current_sig = _NoSig()
         body: list[Stmt] = []
-        for s in fn.body:
-            self._stmt(s, body)
+        self._future.run(fn.body, lambda _i, s: self._stmt(s, body), isolated=True)
         rets = [s for s in body if isinstance(s, ReturnStmt)]
         rtypes = tuple(v.type for v in rets[-1].values) if rets else ()
         ftype = FunctionType.Orchestration if src.kind == "entry" else FunctionType.InCore
@@ -261,8 +260,7 @@ class JitParser(Parser):
         try:
             for i in trips:
                 self.consts[name] = i
-                for b in s.body:
-                    self._stmt(b, out)
+                self._future.run(s.body, lambda _i, b: self._stmt(b, out))
         finally:
             if saved is _UNSET:
                 self.consts.pop(name, None)
@@ -297,8 +295,7 @@ class JitParser(Parser):
         before = jit_scopes.env_mark(self)
         self.in_scope = True
         try:
-            for b in s.body:
-                self._stmt(b, body)
+            self._future.run(s.body, lambda _i, b: self._stmt(b, body))
         finally:
             self.in_scope = False
         jit_scopes.forget_scope_locals(self, before)
@@ -718,8 +715,7 @@ class JitParser(Parser):
                     raise self.error(node, f"inline helper {src.name!r}: pass a named value for {p.arg!r}",
                                      hint="bind the argument to a name first")
             stmts: list[Stmt] = []
-            for s in body[:-1]:
-                self._stmt(s, stmts)
+            self._future.run(body, lambda i, s: self._stmt(s, stmts) if i < len(body) - 1 else None, isolated=True)
             result = self._expr(body[-1].value)
         finally:
             self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind, self.consts = saved
@@ -749,8 +745,7 @@ class JitParser(Parser):
             raise sub.error(src.node, f"@pl.jit.inline {src.name!r} must end with `return value`",
                             hint="inline helpers return the value they compute")
         stmts: list[Stmt] = []
-        for st in body[:-1]:
-            sub._stmt(st, stmts)
+        sub._future.run(body, lambda i, st: sub._stmt(st, stmts) if i < len(body) - 1 else None, isolated=True)
         result = sub._expr(body[-1].value)
         self._pending.extend(stmts + sub._pending)
         return result
