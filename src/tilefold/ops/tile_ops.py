@@ -1272,6 +1272,8 @@ register_op(OpDef(
     "tile.write", (Param("tile", T), Param("indices", TUP), Param("value", S)),
     _infer_tile_write, OpKind.ELEMENT_WRITE, Unit.SCALAR, INHERIT0, output_reuses_input=0,
     golden=_golden_tile_write, pto="ssetval", cost="scalar",
+    # the result is the tile with one element written (tilefold.analysis.uninitialized_reads)
+    extra={"window_write": (0, None, 1)},
 ))
 
 
@@ -1362,4 +1364,7 @@ def _golden_tile_assemble(a, k):
 register_op(OpDef(
     "tile.assemble", (Param("target", T), Param("value", T), Param("offsets", TUP)), _infer_tile_assemble,
     OpKind.OTHER, Unit.VECTOR, VEC, golden=_golden_tile_assemble, pto="tassemble", cost="vector",
+    # the result is the target with the value's window written; the target's other elements pass through
+    # unread (tilefold.analysis.uninitialized_reads tracks which elements of a created target are written)
+    extra={"window_write": (0, 1, 2)},
 ))
