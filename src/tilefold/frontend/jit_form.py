@@ -90,6 +90,7 @@ class JitParser(Parser):
         self._reset_scope()
         params, dirs = [], []
         if src.kind == "entry":
+            self._entry_top = {id(s) for s in fn.body}  # statements of the entry's top level (declarations)
             # pl.dynamic extents: hidden scalar parameters the runtime fills from the arrays' shapes
             for dim_var in self._dynamic_dims(fn).values():
                 params.append(dim_var)
@@ -101,6 +102,7 @@ class JitParser(Parser):
                                       "out: pl.Out[pl.Tensor[...]], n: pl.Scalar[pl.INDEX]")
             given = arg_types[i] if arg_types is not None and i < len(arg_types) else None  # None: not given
             t, d = self._jit_param_type(p.annotation, given, p.arg)
+            t = self._bound_dynamic_axes(p, t)
             v = Var(p.arg, t, self.span(p))
             params.append(v)
             dirs.append(d)
@@ -139,7 +141,60 @@ class JitParser(Parser):
                     var = self._dyn_vars[dim.name] = Var(dim.name, ScalarType(DataType.INDEX), self.span(node))
                 if isinstance(node, ast.Name) and node.id not in self.env:
                     self._define(node.id, var, node)
+        self._bindings = self._dynamic_bindings(fn)
         return self._dyn_vars
+
+    def _dynamic_bindings(self, fn: ast.FunctionDef) -> dict[str, list[Any]]:
+        """``x.bind_dynamic(axis, M)`` declarations of the entry (``tilefold.frontend.bind_dynamic``): parameter
+        -> its bindings; each dim gets its hidden extent variable, and a local ``M = pl.dynamic("M")`` its name."""
+        from tilefold.frontend import bind_dynamic
+
+        found: dict[str, list[Any]] = {}
+        for b in bind_dynamic.bindings(fn, self.const_lookup, self.error):
+            if b.dim not in self._dyn_vars:
+                self._dyn_vars[b.dim] = Var(b.dim, ScalarType(DataType.INDEX), self.span(b.node))
+            if b.py_name is not None and b.py_name not in self.env:
+                self._define(b.py_name, self._dyn_vars[b.dim], b.node)
+            found.setdefault(b.param, []).append(b)
+        for py_name, dim in bind_dynamic.local_dims(fn).items():
+            if dim not in self._dyn_vars:
+                self._dyn_vars[dim] = Var(dim, ScalarType(DataType.INDEX), self.span(fn))
+            if py_name not in self.env:
+                self._define(py_name, self._dyn_vars[dim], fn)
+        return found
+
+    def _bound_dynamic_axes(self, p: ast.arg, t: Type) -> Type:
+        """The type of parameter ``p`` with its ``bind_dynamic`` axes replaced by their dims' variables."""
+        binds = getattr(self, "_bindings", {}).get(p.arg, []) if self.kind == "entry" else []
+        if not binds:
+            return t
+        if not isinstance(t, TensorType):
+            raise self.error(binds[0].node, f"bind_dynamic on {p.arg!r}, which is not a tensor",
+                             hint="bind an axis of a pl.Tensor parameter")
+        ann = p.annotation
+        if isinstance(ann, ast.Subscript) and isinstance(ann.value, ast.Attribute) \
+                and ann.value.attr in ("Out", "InOut", "In"):
+            ann = ann.slice
+        bare = isinstance(ann, ast.Attribute) and ann.attr == "Tensor"
+        shape = list(t.shape)
+        done: dict[int, str] = {}
+        for b in binds:
+            axis = b.axis + len(shape) if b.axis < 0 else b.axis
+            if not 0 <= axis < len(shape):
+                raise self.error(b.node, f"bind_dynamic axis {b.axis} of {p.arg!r}, a tensor of rank {len(shape)}",
+                                 hint=f"use an axis in [0, {len(shape)})")
+            if done.get(axis, b.dim) != b.dim:
+                raise self.error(b.node, f"axis {axis} of {p.arg!r} is bound to {done[axis]!r} and {b.dim!r}",
+                                 hint="bind each axis once")
+            var = self._dyn_vars[b.dim]
+            if not bare and shape[axis] is not var:
+                raise self.error(b.node, f"axis {axis} of {p.arg!r} is annotated with the extent "
+                                         f"{_describe_dim(shape[axis])}: bind_dynamic cannot make it dynamic",
+                                 hint=f"annotate the axis with {b.dim} (a pl.dynamic dim), or annotate a bare "
+                                      "pl.Tensor and bind its axes")
+            shape[axis] = var
+            done[axis] = b.dim
+        return TensorType(tuple(shape), t.dtype)
 
     def _jit_param_type(self, node: ast.expr, given: Type | None, name: str) -> tuple[Type, ParamDirection]:
         direction = ParamDirection.In
@@ -194,7 +249,16 @@ class JitParser(Parser):
                 self._scalar_defs[s2.var] = s2.value
 
     def _jit_stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
-        from tilefold.frontend import jit_scopes
+        from tilefold.frontend import bind_dynamic, jit_scopes
+
+        top = self.kind == "entry" and id(s) in getattr(self, "_entry_top", ())
+        if top and (bind_dynamic.binding_call(s) is not None or bind_dynamic.is_local_dim(s)):
+            return  # declarations, applied to the signature (_dynamic_bindings)
+        nested = bind_dynamic.nested_binding(s) if not isinstance(s, (ast.For, ast.While, ast.If, ast.With)) \
+            else None
+        if nested is not None:
+            raise self.error(nested, "bind_dynamic is a declaration of the @pl.jit entry: a statement at the top "
+                                     "of its body", hint="move `x.bind_dynamic(axis, M)` to the top of the entry")
 
         if self.kind == "entry" and not self.in_scope and (
                 (isinstance(s, ast.For) and jit_scopes.spmd_loop(self, s, out)) or jit_scopes.task_array_stmt(self, s)):
@@ -833,3 +897,7 @@ def _has_dynamic(parser: Parser, node: ast.Subscript) -> bool:
 
 
 __all__ = ["DISPATCHED", "LEVELS", "JitParser", "JitSource"]
+
+
+def _describe_dim(e: Expr) -> str:
+    return str(e.value) if isinstance(e, ConstInt) else getattr(e, "name", "?")
