@@ -122,6 +122,16 @@ def _with_extents(t: Type, pairs: list[tuple[Expr, Expr]]) -> Type:
     return t if all(a is b for a, b in zip(new, shape, strict=True)) else dataclasses.replace(t, shape=new)
 
 
+def _python_axes(attrs: dict[str, Any], rank: int) -> dict[str, Any]:
+    """``pl.transpose(x, -2, -1)``: negative axes count from the end, as in Python (the IR keeps them >= 0)."""
+    out = dict(attrs)
+    for key in ("axis1", "axis2"):
+        a = out.get(key)
+        if isinstance(a, int) and not isinstance(a, bool) and -rank <= a < 0:
+            out[key] = a + rank
+    return out
+
+
 def _scalar_form(opname: str) -> str | None:
     """The op a scalar right operand dispatches ``opname`` to (``tile.add`` -> ``tile.adds``): the registry's
     ``scalar_form`` of the tensor op of that name, in ``opname``'s namespace."""
@@ -695,6 +705,8 @@ class ExpressionsMixin:
             # PyPTO writes an FP32 result into a BF16 / FP16 tensor, rounding on the way out: the explicit cast
             args = [args[0], make_call("tensor.cast", [args[1]], {"target_type": args[0].type.dtype}, span=span),
                     *args[2:]]
+        if opname in ("tile.transpose", "tensor.transpose") and args:
+            attrs = _python_axes(attrs, getattr(args[0].type, "rank", 0))
         if len(args) >= 2 and isinstance(args[1].type, ScalarType) and not isinstance(args[0].type, ScalarType):
             form = _scalar_form(opname)  # pl.add(tile, 2.0) is tile.adds (PyPTO's dispatch on the rhs's kind)
             if form is not None:
