@@ -355,7 +355,7 @@ def test_a_swap_of_leading_axes_moves_runs_of_rows():
     """)
     after = run(before)
     calls = [s.value for s in after.functions[0].body.stmts if isinstance(s, AssignStmt)]
-    moves = [(c.args[2].elements[0].value, c.args[1].elements[0].value) for c, d in zip(calls, calls[1:])
+    moves = [(c.args[2].elements[0].value, c.args[1].elements[0].value) for c, d in zip(calls, calls[1:], strict=False)
              if c.op_name == "tile.slice" and d.op_name == "tile.assemble"]
     src_rows = [c.args[2].elements[0].value for c in calls if c.op_name == "tile.slice"]
     dst_rows = [c.args[2].elements[0].value for c in calls if c.op_name == "tile.assemble"]
