@@ -179,3 +179,39 @@ def test_jit_form_a_tensor_defined_in_the_loop_holds_the_last_value():
     out = np.zeros((16, 64), np.float32)
     _jit_last_block(x, out)
     np.testing.assert_allclose(out, np.exp(x[48:64]) + 1.0, rtol=1e-5)
+
+
+def test_an_escaping_name_beside_explicit_init_values():
+    src = '''    def kernel(self, x: pl.Tensor[[64, 64], pl.FP32],
+               out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        z = pl.tile.full([16, 64], dtype=pl.FP32, value=0.0)
+        for i, (acc,) in pl.range(4, init_values=(z,)):
+            t = pl.tile.load(x, [i * 16, 0], [16, 64], target_memory=pl.Mem.Vec)
+            a2 = pl.tile.add(acc, t)
+            acc = pl.yield_(a2)
+        out = pl.tile.store(pl.tile.sub(acc, t), [0, 0], out)
+        return out
+'''
+    x = RNG.standard_normal((64, 64)).astype(np.float32)
+    got = _run(src, {"x": x, "out": np.zeros((16, 64), np.float32)})["out"]
+    np.testing.assert_allclose(got, x.reshape(4, 16, 64).sum(axis=0) - x[48:], rtol=1e-5, atol=1e-5)
+
+
+@pl.program
+class _InScope:
+    @pl.function(type=pl.FunctionType.Opaque)
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32],
+             out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            for i in pl.range(4):
+                t = pl.load(x, [i * 16, 0], [16, 64])
+                e = pl.exp(t)
+            out = pl.store(e, [0, 0], out)
+        return out
+
+
+def test_a_loop_in_a_pl_at_scope_of_a_program_function():
+    x = RNG.standard_normal((64, 64)).astype(np.float32)
+    report = run_and_compare(_InScope, {"x": x, "out": np.zeros((16, 64), np.float32)})
+    assert report.matches, report.summary()
+    np.testing.assert_allclose(report.outputs["out"], np.exp(x[48:]), rtol=1e-5)
