@@ -90,3 +90,19 @@ def test_orchestration_code_cannot_slice_with_a_valid_shape():
     assert info.value.span.line == src.splitlines().index(
         "        s = pl.tensor.slice(x, [32, 64], [0, 0], valid_shape=[n, 64])") + 1
     assert "inside the kernel" in info.value.hint
+
+
+def test_a_valid_shape_slice_of_a_computed_tensor_is_refused_with_a_hint():
+    src = '''import tilefold.language as pl
+
+@pl.jit
+def k(a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        e = pl.exp(a)
+        s = pl.slice(e, [16, 64], [0, 0], valid_shape=[16, n])
+        out = pl.assemble(out, pl.fillpad(s, pad_value=pl.PadValue.zero), [0, 0])
+    return out
+'''
+    with pytest.raises(NotSupportedError, match="of the computed tensor value 'e'") as info:
+        pl.parse(src, "k.py")
+    assert info.value.span.line == 7 and "slice a tensor parameter" in info.value.hint

@@ -676,6 +676,12 @@ class ExpressionsMixin:
         valid = self._tuple_operand(valid_kw.value)
         if isinstance(src.type, TileType):
             return self._finish_call(node, "tile.slice", find_op("tile.slice"), [src, shape, offsets, valid], {}, ())
+        if src not in getattr(self, "_param_vars", ()):
+            raise NotSupportedError(f"pl.tensor.slice(valid_shape=...) of the computed tensor value "
+                                    f"{getattr(src, 'name', '?')!r}: the valid shape of a slice is modelled on a "
+                                    "tensor parameter (a load of its valid region) or a tile",
+                                    span=self.span(node), hint="slice a tensor parameter, or compute on tiles "
+                                    "(pl.load(..., valid_shapes=[...]) then pl.tile.* ops) and slice the tile")
         return self._finish_call(node, "tile.load", find_op("tile.load"), [src, offsets, shape, valid],
                                  {"target_memory": MemorySpace.Vec}, ())
 

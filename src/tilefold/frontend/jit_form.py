@@ -104,6 +104,7 @@ class JitParser(Parser):
             t, d = self._jit_param_type(p.annotation, given, p.arg)
             t = self._bound_dynamic_axes(p, t)
             v = Var(p.arg, t, self.span(p))
+            self._param_vars.add(v)
             params.append(v)
             dirs.append(d)
             self._define(p.arg, v, p)
@@ -793,6 +794,7 @@ class JitParser(Parser):
         sub = JitParser(**src.parser_args, resolve=self.resolve, registry=self.registry)
         sub.kind, sub.in_scope = self.kind, self.in_scope
         sub._reset_scope()
+        sub._param_vars = set(self._param_vars)  # the caller's parameters, passed in as the helper's arguments
         sub._current_sig = self._current_sig
         sub._pending = []
         for p, a in zip(src.node.args.args, args, strict=True):

@@ -148,6 +148,7 @@ class StatementsMixin:
         self.scope_stack = []
         self.loop_kind = []
         self._future = FutureUses()  # which names the statements after the current one read (escaping names)
+        self._param_vars: set[Var] = set()  # the parameters of the function being parsed
 
     def _push(self, kind: str) -> None:
         self.depth += 1
