@@ -417,23 +417,7 @@ class StatementsMixin:
             ast.copy_location(value.left, s.target)
             self._assign(s.target, s.target.id, value, None, out, s)
         elif isinstance(s, ast.Expr):
-            v = s.value
-            if isinstance(v, ast.Constant) and isinstance(v.value, str):
-                return  # docstring / comment string
-            if self._is_pl_call(v, "cond"):
-                raise self.error(s, "pl.cond(...) must be the first statement of a pl.while_ body",
-                                 hint="move pl.cond(...) to the top of the while body")
-            if not isinstance(v, ast.Call):
-                raise self.error(s, "an expression statement must be a call",
-                                 hint="bare expressions have no effect; assign the value to a name")
-            from tilefold.ops.catalog_ops import IN_PLACE_SPELLINGS
-
-            at = IN_PLACE_SPELLINGS.get(getattr(v.func, "attr", ""))
-            if at is not None and at < len(v.args) and isinstance(v.args[at], ast.Name):
-                # an in-place update as a statement: the operand's name now holds the result
-                self._assign(v.args[at], v.args[at].id, v, None, out, s)
-                return
-            out.append(EvalStmt(self._expr(v), span=self.span(s)))
+            self._expr_stmt(s, out)
         elif isinstance(s, ast.For):
             s = _lower_continue(self, s)
             self._for(self._carry_rebound_names(s) if self.python_rebinding else s, out)
@@ -470,6 +454,26 @@ class StatementsMixin:
         else:
             raise self.error(s, f"unsupported Python syntax in a kernel: {type(s).__name__}",
                              hint="kernels use assignments, calls, pl.range/pl.pipeline loops, while, if and return")
+
+    def _expr_stmt(self, s: ast.Expr, out: list[Stmt]) -> None:
+        """A call as a statement (an ``EvalStmt``; an in-place spelling rebinds its operand's name)."""
+        v = s.value
+        if isinstance(v, ast.Constant) and isinstance(v.value, str):
+            return  # docstring / comment string
+        if self._is_pl_call(v, "cond"):
+            raise self.error(s, "pl.cond(...) must be the first statement of a pl.while_ body",
+                             hint="move pl.cond(...) to the top of the while body")
+        if not isinstance(v, ast.Call):
+            raise self.error(s, "an expression statement must be a call",
+                             hint="bare expressions have no effect; assign the value to a name")
+        from tilefold.ops.catalog_ops import IN_PLACE_SPELLINGS
+
+        at = IN_PLACE_SPELLINGS.get(getattr(v.func, "attr", ""))
+        if at is not None and at < len(v.args) and isinstance(v.args[at], ast.Name):
+            # an in-place update as a statement: the operand's name now holds the result
+            self._assign(v.args[at], v.args[at].id, v, None, out, s)
+            return
+        out.append(EvalStmt(self._expr(v), span=self.span(s)))
 
     def _at_scope(self, s: ast.With, out: list[Stmt]) -> None:
         """``with pl.at(level=...):`` in a ``@pl.program`` function (PyPTO's Opaque / Orchestration functions mix
