@@ -140,3 +140,22 @@ def test_element_writes_into_a_created_tile_count_element_by_element():
     np.testing.assert_array_equal(report.outputs["out"], np.arange(8, dtype=np.float32)[None, :] * 3)
     with pytest.raises(TilefoldError, match=r"1 of its 8 elements nothing wrote, e.g. element \[0, 7\]"):
         compile(pl.parse(ELEMENTS.format(n=7)))
+
+
+@pl.jit
+def _jit_swap_halves(x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        d = pl.create_tile([32, 64], dtype=pl.FP32, target_memory=pl.MemorySpace.Vec)
+        a = pl.load(x, [0, 0], [16, 64])
+        b = pl.load(x, [16, 0], [16, 64])
+        d = pl.tile.assemble(d, a, [16, 0])
+        d = pl.tile.assemble(d, b, [0, 0])
+        pl.store(d, [0, 0], out)
+    return out
+
+
+def test_jit_form_assembles_onto_a_created_tile():
+    x = RNG.standard_normal((32, 64)).astype(np.float32)
+    out = np.zeros((32, 64), np.float32)
+    _jit_swap_halves(x, out)
+    np.testing.assert_array_equal(out, np.concatenate([x[16:], x[:16]]))
