@@ -72,11 +72,11 @@ def test_an_atomic_store_adds_its_valid_region_only_golden_equals_simulator(dtyp
     np.testing.assert_allclose(report.outputs["out"].astype(np.float32), expected, rtol=rtol, atol=rtol)
 
 
-@pytest.mark.parametrize("dtype", ["BF16", "INT8", "INT16"])
+@pytest.mark.parametrize("dtype", ["BF16", "INT8", "INT16", "INT32"])
 def test_atomic_add_into_bf16_and_small_integers(dtype):
     import ml_dtypes
 
-    np_dtype = {"BF16": ml_dtypes.bfloat16, "INT8": np.int8, "INT16": np.int16}[dtype]
+    np_dtype = {"BF16": ml_dtypes.bfloat16, "INT8": np.int8, "INT16": np.int16, "INT32": np.int32}[dtype]
     if dtype == "BF16":
         x = RNG.uniform(-1, 1, (16, 64)).astype(np_dtype)
         old = RNG.uniform(-1, 1, (16, 64)).astype(np_dtype)
@@ -93,6 +93,27 @@ def test_atomic_add_into_bf16_and_small_integers(dtype):
         expected = old.copy()
         expected[:5] = (old[:5].astype(np.int64) + x[:5]).astype(np_dtype)
         np.testing.assert_array_equal(report.outputs["out"], expected)
+
+
+#: the documented set (docs/valid_shapes_atomics_writes.md), written here apart from the registry's tuple
+DOCUMENTED_ATOMIC_DTYPES = {"FP32", "FP16", "BF16", "INT32", "INT16", "INT8"}
+
+
+@pytest.mark.parametrize("dtype", ["UINT8", "UINT16", "UINT32", "INT64", "FP64", "FP8E4M3", "FP8E5M2", "FP32",
+                                   "FP16", "BF16", "INT32", "INT16", "INT8"])
+def test_atomic_add_dtypes_are_exactly_the_documented_set(dtype):
+    """Each dtype is accepted by the store's type check iff the docs list it; the docs' line names the same set."""
+    import pathlib
+    import re
+
+    doc = (pathlib.Path(__file__).parents[2] / "docs" / "valid_shapes_atomics_writes.md").read_text()
+    line = re.search(r"- Element dtypes: ([A-Z0-9, ]+) \(`ATOMIC_ADD_DTYPES`", doc)
+    assert line is not None and set(line.group(1).split(", ")) == DOCUMENTED_ATOMIC_DTYPES
+    if dtype in DOCUMENTED_ATOMIC_DTYPES:
+        assert pl.parse(TILE.format(dtype=dtype), "kern.py").functions
+    else:
+        with pytest.raises(TypeInferenceError, match=f"an atomic add into a {dtype} tensor is not supported"):
+            pl.parse(TILE.format(dtype=dtype), "kern.py")
 
 
 def test_atomic_add_into_an_unsupported_dtype_is_refused():

@@ -128,14 +128,18 @@ def test_catalog_operators_without_semantics_are_clear_refusals(call):
     assert info.value.span is not None and info.value.span.line > 0 and "not" in info.value.message
 
 
-def test_tensor_slice_valid_shape_is_refused_with_a_hint():
-    from tilefold.errors import NotSupportedError
-
+def test_tensor_slice_valid_shape_in_an_incore_function_is_a_partial_tile():
+    """Once refused; now the valid shape of a slice (tests/jit/test_slice_valid_shape.py has the full set)."""
     src = FillpadInPlace.as_python().replace(
-        "pl.tile.fillpad(t)", "pl.tensor.slice(a, [16, 64], [0, 0], valid_shape=[8, 64])")
-    with pytest.raises(NotSupportedError, match="valid_shape") as info:
-        pl.parse(src)
-    assert "valid_shapes" in info.value.hint
+        "t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[10, 64])] = "
+        "pl.tile.load(a, [0, 0], [16, 64], [10, 64], target_memory=pl.Mem.Vec)",
+        "t = pl.tensor.slice(a, [16, 64], [0, 0], valid_shape=[8, 64])")
+    assert "valid_shape=[8, 64]" in src
+    a = np.random.default_rng(4).standard_normal((16, 64)).astype(np.float32)
+    out = _run(pl.parse(src), {"a": a, "out": np.full((16, 64), 7.0, np.float32)}).outputs["out"]
+    expected = a.copy()
+    expected[8:] = 0.0
+    np.testing.assert_array_equal(out, expected)
 
 
 IF_FORM = '''

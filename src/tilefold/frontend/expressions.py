@@ -122,6 +122,16 @@ def _with_extents(t: Type, pairs: list[tuple[Expr, Expr]]) -> Type:
     return t if all(a is b for a, b in zip(new, shape, strict=True)) else dataclasses.replace(t, shape=new)
 
 
+def _python_axes(attrs: dict[str, Any], rank: int) -> dict[str, Any]:
+    """``pl.transpose(x, -2, -1)``: negative axes count from the end, as in Python (the IR keeps them >= 0)."""
+    out = dict(attrs)
+    for key in ("axis1", "axis2"):
+        a = out.get(key)
+        if isinstance(a, int) and not isinstance(a, bool) and -rank <= a < 0:
+            out[key] = a + rank
+    return out
+
+
 def _scalar_form(opname: str) -> str | None:
     """The op a scalar right operand dispatches ``opname`` to (``tile.add`` -> ``tile.adds``): the registry's
     ``scalar_form`` of the tensor op of that name, in ``opname``'s namespace."""
@@ -518,39 +528,53 @@ class ExpressionsMixin:
     def _op_call(self, node: ast.Call, opname: str) -> Expr:
         info = self._op_info(opname)
         if info is None:
-            from tilefold.errors import NotSupportedError
-            from tilefold.ops.catalog_ops import UNSUPPORTED
-
-            ns, _, short = opname.partition(".")
-            if short in UNSUPPORTED:  # a PyPTO catalog operator tilefold refuses, with the reason
-                raise NotSupportedError(f"pl.{opname}: {UNSUPPORTED[short]}", span=self.span(node),
-                                        hint="see docs/ops.md (PyPTO catalog coverage) for what is modelled")
-            raise self.error(node.func, f"unknown op pl.{opname}", hint=self._op_hint(short, ns))
+            raise self._unknown_op(node, opname)
         if opname == "tensor.slice" and any(kw.arg == "valid_shape" for kw in node.keywords):
-            from tilefold.errors import NotSupportedError
-
-            raise NotSupportedError("pl.tensor.slice(valid_shape=...) is not supported: tilefold's tensors carry no "
-                                    "valid region", span=self.span(node),
-                                    hint="load the window as a tile with pl.load(..., valid_shapes=[...])")
+            return self._slice_with_valid_shape(node)
         op, index = info
-        if opname == "tile.store" and len(node.args) == 3 and isinstance(node.args[0], ast.Name) \
-                and not any(kw.arg == "shapes" for kw in node.keywords) \
-                and isinstance(node.args[1], (ast.List, ast.Tuple)) and node.args[0].id in self.env:
-            tt = self.env[node.args[0].id].type
-            extra_axes = len(node.args[1].elts) - len(getattr(tt, "shape", ()))
-            if isinstance(tt, TileType) and extra_axes > 0 and tt.static_shape is not None:
-                # a rank-2 tile stored into a rank-3 tensor (offsets for every tensor axis): the window is the tile
-                # with leading extents of 1, PyPTO's implicit form of pl.store(tile, offsets, shapes, out)
-                window = ast.List(elts=[ast.Constant(value=v) for v in [1] * extra_axes + list(tt.static_shape)],
-                                  ctx=ast.Load())
-                for n in ast.walk(window):
-                    ast.copy_location(n, node.args[1])
-                node = ast.copy_location(ast.Call(func=node.func, args=[node.args[0], node.args[1], window,
-                                                                        node.args[2]], keywords=node.keywords), node)
-        if opname == "tile.store" and len(node.args) == 4:
-            return self._store_with_shapes(node, op)
+        if opname == "tile.store":
+            node = self._implicit_store_window(node)
+            if len(node.args) == 4:
+                return self._store_with_shapes(node, op)
         if op.extra.get("scratch_operands") or op.extra.get("transpose_flags"):
             node = self._pypto_operand_forms(node, opname, op)
+        bound, extra = self._bind_arguments(node, opname, op, index)
+        args, attrs = self._bound_operands(node, opname, op, bound)
+        return self._finish_call(node, opname, op, args, attrs, extra)
+
+    def _unknown_op(self, node: ast.Call, opname: str) -> TilefoldError:
+        from tilefold.errors import NotSupportedError
+        from tilefold.ops.catalog_ops import UNSUPPORTED
+
+        ns, _, short = opname.partition(".")
+        if short in UNSUPPORTED:  # a PyPTO catalog operator tilefold refuses, with the reason
+            return NotSupportedError(f"pl.{opname}: {UNSUPPORTED[short]}", span=self.span(node),
+                                     hint="see docs/ops.md (PyPTO catalog coverage) for what is modelled")
+        return self.error(node.func, f"unknown op pl.{opname}", hint=self._op_hint(short, ns))
+
+    def _implicit_store_window(self, node: ast.Call) -> ast.Call:
+        """``pl.store(tile, offsets, out)`` of a rank-2 tile into a rank-3 tensor (offsets for every tensor axis):
+        the window is the tile with leading extents of 1, PyPTO's implicit form of ``pl.store(tile, offsets,
+        shapes, out)``."""
+        if not (len(node.args) == 3 and isinstance(node.args[0], ast.Name)
+                and not any(kw.arg == "shapes" for kw in node.keywords)
+                and isinstance(node.args[1], (ast.List, ast.Tuple)) and node.args[0].id in self.env):
+            return node
+        tt = self.env[node.args[0].id].type
+        extra_axes = len(node.args[1].elts) - len(getattr(tt, "shape", ()))
+        if not (isinstance(tt, TileType) and extra_axes > 0 and tt.static_shape is not None):
+            return node
+        window = ast.List(elts=[ast.Constant(value=v) for v in [1] * extra_axes + list(tt.static_shape)],
+                          ctx=ast.Load())
+        for n in ast.walk(window):
+            ast.copy_location(n, node.args[1])
+        return ast.copy_location(ast.Call(func=node.func, args=[node.args[0], node.args[1], window, node.args[2]],
+                                          keywords=node.keywords), node)
+
+    def _bind_arguments(self, node: ast.Call, opname: str, op: OpDef, index: dict[str, int]
+                        ) -> tuple[list[ast.expr | None], tuple[tuple[str, Any], ...]]:
+        """The call's arguments, one slot per registry parameter (positional, then keywords), and the
+        ``EXTRA_KWARGS`` attributes; Python's binding errors as located errors with the op's signature."""
         params = op.params
         bound: list[ast.expr | None] = [None] * len(params)
         extra: tuple[tuple[str, Any], ...] = ()
@@ -587,18 +611,25 @@ class ExpressionsMixin:
                 raise self.error(kw.value, f"pl.{opname} got multiple values for {kw.arg!r}",
                                  hint=f"pass {kw.arg!r} either by position or by keyword, not both")
             bound[i] = kw.value
+        return bound, extra
+
+    def _bound_operands(self, node: ast.Call, opname: str, op: OpDef, bound: list[ast.expr | None]
+                        ) -> tuple[list[Expr], dict[str, Any]]:
+        """The IR operands and attributes of the bound arguments: attributes as constants, operand lists
+        flattened with their segment sizes, missing required arguments as located errors."""
         args: list[Expr] = []
         attrs: dict[str, Any] = {}
         segments: list[int] = []
         skipped: str | None = None
-        for p, a in zip(params, bound, strict=False):
+        missing = f"signature: {_signature_str(opname, op)}"
+        for p, a in zip(op.params, bound, strict=False):
             kind = p.kind
             if kind is ParamKind.ATTR:
                 if a is not None:
                     attrs[p.name] = self._attr_value(a, p.name)
                 elif p.required and p.default is None and p.name != "operand_segment_sizes":
                     raise self.error(node, f"wrong arity: pl.{opname} is missing required argument {p.name!r}",
-                                     hint=f"signature: {_signature_str(opname, op)}")
+                                     hint=missing)
             elif kind is ParamKind.TILE_LIST:
                 seg: list[Expr] = []
                 if a is not None:
@@ -607,26 +638,52 @@ class ExpressionsMixin:
                     seg = [self._expr(e) for e in a.elts]
                 elif p.required:
                     raise self.error(node, f"wrong arity: pl.{opname} is missing required argument {p.name!r}",
-                                     hint=f"signature: {_signature_str(opname, op)}")
+                                     hint=missing)
                 args.extend(seg)
                 segments.append(len(seg))
+            elif a is None:
+                if p.required:
+                    raise self.error(node, f"wrong arity: pl.{opname} is missing required argument {p.name!r}",
+                                     hint=missing)
+                skipped = skipped or p.name
+            elif skipped is not None:
+                raise self.error(a, f"pl.{opname}: {p.name!r} needs the optional argument {skipped!r} too",
+                                 hint=f"pass {skipped!r} as well (positional arguments cannot skip it)")
             else:
-                if a is None:
-                    if p.required:
-                        raise self.error(node, f"wrong arity: pl.{opname} is missing required argument {p.name!r}",
-                                         hint=f"signature: {_signature_str(opname, op)}")
-                    skipped = skipped or p.name
-                    continue
-                if skipped is not None:
-                    raise self.error(a, f"pl.{opname}: {p.name!r} needs the optional argument {skipped!r} too",
-                                     hint=f"pass {skipped!r} as well (positional arguments cannot skip it)")
-                if kind is ParamKind.TUPLE:
-                    args.append(self._tuple_operand(a))
-                else:
-                    args.append(self._expr(a))
+                args.append(self._tuple_operand(a) if kind is ParamKind.TUPLE else self._expr(a))
         if segments:
             attrs["operand_segment_sizes"] = tuple(segments)
-        return self._finish_call(node, opname, op, args, attrs, extra)
+        return args, attrs
+
+    def _slice_with_valid_shape(self, node: ast.Call) -> Expr:
+        """``pl.tensor.slice(x, shape, offsets, valid_shape=v)`` / ``pl.slice(...)`` in kernel code: the window
+        with only ``v`` valid (static or run-time extents), lowered as the tile it becomes on the chip: a
+        ``tile.load`` of the valid region (the rest is padding for ``pl.fillpad``; a store writes the valid region
+        only), or a ``tile.slice`` with that valid shape of a tile. Orchestration tensors carry no valid region."""
+        from tilefold.errors import NotSupportedError
+
+        valid_kw = next(kw for kw in node.keywords if kw.arg == "valid_shape")
+        plain = ast.copy_location(ast.Call(func=node.func, args=node.args,
+                                           keywords=[kw for kw in node.keywords if kw is not valid_kw]), node)
+        window = self._op_call(plain, "tensor.slice")
+        if not self._on_chip():
+            raise NotSupportedError("pl.tensor.slice(valid_shape=...) in orchestration code: a tensor passed to a "
+                                    "kernel carries no valid region", span=self.span(node),
+                                    hint="slice with valid_shape inside the kernel (a pl.at scope or an InCore "
+                                         "function), where the window becomes a tile")
+        assert isinstance(window, Call)
+        src, shape, offsets = window.args
+        valid = self._tuple_operand(valid_kw.value)
+        if isinstance(src.type, TileType):
+            return self._finish_call(node, "tile.slice", find_op("tile.slice"), [src, shape, offsets, valid], {}, ())
+        if src not in getattr(self, "_param_vars", ()):
+            raise NotSupportedError(f"pl.tensor.slice(valid_shape=...) of the computed tensor value "
+                                    f"{getattr(src, 'name', '?')!r}: the valid shape of a slice is modelled on a "
+                                    "tensor parameter (a load of its valid region) or a tile",
+                                    span=self.span(node), hint="slice a tensor parameter, or compute on tiles "
+                                    "(pl.load(..., valid_shapes=[...]) then pl.tile.* ops) and slice the tile")
+        return self._finish_call(node, "tile.load", find_op("tile.load"), [src, offsets, shape, valid],
+                                 {"target_memory": MemorySpace.Vec}, ())
 
     def _finish_call(self, node: ast.Call, opname: str, op: OpDef, args: list[Expr], attrs: dict[str, Any],
                      extra: tuple[tuple[str, Any], ...]) -> Expr:
@@ -642,12 +699,20 @@ class ExpressionsMixin:
             # ConvertTensorToTileOps lowers to tile ops
             opname = "tensor." + opname.split(".")[1]
             op = find_op(opname)
+        if opname == "tensor.assemble" and len(args) == 3 and isinstance(args[0].type, TensorType) \
+                and isinstance(args[1].type, TileType) and args[1].type.dtype is args[0].type.dtype:
+            # a tile written into a tensor (a partial tile of pl.slice(..., valid_shape=) included): its store,
+            # which writes the tile's valid region only
+            opname, op = "tile.store", find_op("tile.store")
+            args = [args[1], args[2], args[0]]
         if opname == "tensor.assemble" and len(args) >= 2 and isinstance(args[0].type, TensorType) \
                 and isinstance(args[1].type, (TensorType, TileType)) and args[1].type.dtype is DataType.FP32 \
                 and args[0].type.dtype in (DataType.BF16, DataType.FP16):
             # PyPTO writes an FP32 result into a BF16 / FP16 tensor, rounding on the way out: the explicit cast
             args = [args[0], make_call("tensor.cast", [args[1]], {"target_type": args[0].type.dtype}, span=span),
                     *args[2:]]
+        if opname in ("tile.transpose", "tensor.transpose") and args:
+            attrs = _python_axes(attrs, getattr(args[0].type, "rank", 0))
         if len(args) >= 2 and isinstance(args[1].type, ScalarType) and not isinstance(args[0].type, ScalarType):
             form = _scalar_form(opname)  # pl.add(tile, 2.0) is tile.adds (PyPTO's dispatch on the rhs's kind)
             if form is not None:

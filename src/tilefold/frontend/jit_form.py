@@ -90,6 +90,7 @@ class JitParser(Parser):
         self._reset_scope()
         params, dirs = [], []
         if src.kind == "entry":
+            self._entry_top = {id(s) for s in fn.body}  # statements of the entry's top level (declarations)
             # pl.dynamic extents: hidden scalar parameters the runtime fills from the arrays' shapes
             for dim_var in self._dynamic_dims(fn).values():
                 params.append(dim_var)
@@ -101,14 +102,15 @@ class JitParser(Parser):
                                       "out: pl.Out[pl.Tensor[...]], n: pl.Scalar[pl.INDEX]")
             given = arg_types[i] if arg_types is not None and i < len(arg_types) else None  # None: not given
             t, d = self._jit_param_type(p.annotation, given, p.arg)
+            t = self._bound_dynamic_axes(p, t)
             v = Var(p.arg, t, self.span(p))
+            self._param_vars.add(v)
             params.append(v)
             dirs.append(d)
             self._define(p.arg, v, p)
         self._current_sig = _NoSig()
         body: list[Stmt] = []
-        for s in fn.body:
-            self._stmt(s, body)
+        self._future.run(fn.body, lambda _i, s: self._stmt(s, body), isolated=True)
         rets = [s for s in body if isinstance(s, ReturnStmt)]
         rtypes = tuple(v.type for v in rets[-1].values) if rets else ()
         ftype = FunctionType.Orchestration if src.kind == "entry" else FunctionType.InCore
@@ -140,7 +142,60 @@ class JitParser(Parser):
                     var = self._dyn_vars[dim.name] = Var(dim.name, ScalarType(DataType.INDEX), self.span(node))
                 if isinstance(node, ast.Name) and node.id not in self.env:
                     self._define(node.id, var, node)
+        self._bindings = self._dynamic_bindings(fn)
         return self._dyn_vars
+
+    def _dynamic_bindings(self, fn: ast.FunctionDef) -> dict[str, list[Any]]:
+        """``x.bind_dynamic(axis, M)`` declarations of the entry (``tilefold.frontend.bind_dynamic``): parameter
+        -> its bindings; each dim gets its hidden extent variable, and a local ``M = pl.dynamic("M")`` its name."""
+        from tilefold.frontend import bind_dynamic
+
+        found: dict[str, list[Any]] = {}
+        for b in bind_dynamic.bindings(fn, self.const_lookup, self.error):
+            if b.dim not in self._dyn_vars:
+                self._dyn_vars[b.dim] = Var(b.dim, ScalarType(DataType.INDEX), self.span(b.node))
+            if b.py_name is not None and b.py_name not in self.env:
+                self._define(b.py_name, self._dyn_vars[b.dim], b.node)
+            found.setdefault(b.param, []).append(b)
+        for py_name, dim in bind_dynamic.local_dims(fn).items():
+            if dim not in self._dyn_vars:
+                self._dyn_vars[dim] = Var(dim, ScalarType(DataType.INDEX), self.span(fn))
+            if py_name not in self.env:
+                self._define(py_name, self._dyn_vars[dim], fn)
+        return found
+
+    def _bound_dynamic_axes(self, p: ast.arg, t: Type) -> Type:
+        """The type of parameter ``p`` with its ``bind_dynamic`` axes replaced by their dims' variables."""
+        binds = getattr(self, "_bindings", {}).get(p.arg, []) if self.kind == "entry" else []
+        if not binds:
+            return t
+        if not isinstance(t, TensorType):
+            raise self.error(binds[0].node, f"bind_dynamic on {p.arg!r}, which is not a tensor",
+                             hint="bind an axis of a pl.Tensor parameter")
+        ann = p.annotation
+        if isinstance(ann, ast.Subscript) and isinstance(ann.value, ast.Attribute) \
+                and ann.value.attr in ("Out", "InOut", "In"):
+            ann = ann.slice
+        bare = isinstance(ann, ast.Attribute) and ann.attr == "Tensor"
+        shape = list(t.shape)
+        done: dict[int, str] = {}
+        for b in binds:
+            axis = b.axis + len(shape) if b.axis < 0 else b.axis
+            if not 0 <= axis < len(shape):
+                raise self.error(b.node, f"bind_dynamic axis {b.axis} of {p.arg!r}, a tensor of rank {len(shape)}",
+                                 hint=f"use an axis in [0, {len(shape)})")
+            if done.get(axis, b.dim) != b.dim:
+                raise self.error(b.node, f"axis {axis} of {p.arg!r} is bound to {done[axis]!r} and {b.dim!r}",
+                                 hint="bind each axis once")
+            var = self._dyn_vars[b.dim]
+            if not bare and shape[axis] is not var:
+                raise self.error(b.node, f"axis {axis} of {p.arg!r} is annotated with the extent "
+                                         f"{_describe_dim(shape[axis])}: bind_dynamic cannot make it dynamic",
+                                 hint=f"annotate the axis with {b.dim} (a pl.dynamic dim), or annotate a bare "
+                                      "pl.Tensor and bind its axes")
+            shape[axis] = var
+            done[axis] = b.dim
+        return TensorType(tuple(shape), t.dtype)
 
     def _jit_param_type(self, node: ast.expr, given: Type | None, name: str) -> tuple[Type, ParamDirection]:
         direction = ParamDirection.In
@@ -195,7 +250,16 @@ class JitParser(Parser):
                 self._scalar_defs[s2.var] = s2.value
 
     def _jit_stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
-        from tilefold.frontend import jit_scopes
+        from tilefold.frontend import bind_dynamic, jit_scopes
+
+        top = self.kind == "entry" and id(s) in getattr(self, "_entry_top", ())
+        if top and (bind_dynamic.binding_call(s) is not None or bind_dynamic.is_local_dim(s)):
+            return  # declarations, applied to the signature (_dynamic_bindings)
+        nested = bind_dynamic.nested_binding(s) if not isinstance(s, (ast.For, ast.While, ast.If, ast.With)) \
+            else None
+        if nested is not None:
+            raise self.error(nested, "bind_dynamic is a declaration of the @pl.jit entry: a statement at the top "
+                                     "of its body", hint="move `x.bind_dynamic(axis, M)` to the top of the entry")
 
         if self.kind == "entry" and not self.in_scope and (
                 (isinstance(s, ast.For) and jit_scopes.spmd_loop(self, s, out)) or jit_scopes.task_array_stmt(self, s)):
@@ -261,8 +325,7 @@ class JitParser(Parser):
         try:
             for i in trips:
                 self.consts[name] = i
-                for b in s.body:
-                    self._stmt(b, out)
+                self._future.run(s.body, lambda _i, b: self._stmt(b, out))
         finally:
             if saved is _UNSET:
                 self.consts.pop(name, None)
@@ -297,8 +360,7 @@ class JitParser(Parser):
         before = jit_scopes.env_mark(self)
         self.in_scope = True
         try:
-            for b in s.body:
-                self._stmt(b, body)
+            self._future.run(s.body, lambda _i, b: self._stmt(b, body))
         finally:
             self.in_scope = False
         jit_scopes.forget_scope_locals(self, before)
@@ -718,8 +780,7 @@ class JitParser(Parser):
                     raise self.error(node, f"inline helper {src.name!r}: pass a named value for {p.arg!r}",
                                      hint="bind the argument to a name first")
             stmts: list[Stmt] = []
-            for s in body[:-1]:
-                self._stmt(s, stmts)
+            self._future.run(body, lambda i, s: self._stmt(s, stmts) if i < len(body) - 1 else None, isolated=True)
             result = self._expr(body[-1].value)
         finally:
             self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind, self.consts = saved
@@ -733,6 +794,7 @@ class JitParser(Parser):
         sub = JitParser(**src.parser_args, resolve=self.resolve, registry=self.registry)
         sub.kind, sub.in_scope = self.kind, self.in_scope
         sub._reset_scope()
+        sub._param_vars = set(self._param_vars)  # the caller's parameters, passed in as the helper's arguments
         sub._current_sig = self._current_sig
         sub._pending = []
         for p, a in zip(src.node.args.args, args, strict=True):
@@ -749,8 +811,7 @@ class JitParser(Parser):
             raise sub.error(src.node, f"@pl.jit.inline {src.name!r} must end with `return value`",
                             hint="inline helpers return the value they compute")
         stmts: list[Stmt] = []
-        for st in body[:-1]:
-            sub._stmt(st, stmts)
+        sub._future.run(body, lambda i, st: sub._stmt(st, stmts) if i < len(body) - 1 else None, isolated=True)
         result = sub._expr(body[-1].value)
         self._pending.extend(stmts + sub._pending)
         return result
@@ -838,3 +899,7 @@ def _has_dynamic(parser: Parser, node: ast.Subscript) -> bool:
 
 
 __all__ = ["DISPATCHED", "LEVELS", "JitParser", "JitSource"]
+
+
+def _describe_dim(e: Expr) -> str:
+    return str(e.value) if isinstance(e, ConstInt) else getattr(e, "name", "?")

@@ -316,8 +316,7 @@ def _scope_body(p: Any, stmts: list[ast.stmt], prologue: list[Stmt], before: set
     body: list[Stmt] = list(prologue)
     p.in_scope = True
     try:
-        for b in stmts:
-            p._stmt(b, body)
+        p._future.run(stmts, lambda _i, b: p._stmt(b, body))
     finally:
         p.in_scope = False
     forget_scope_locals(p, before)

@@ -341,6 +341,7 @@ class ProgramFormMixin:
             t2, _ = self._param_type(p.annotation)
             v = Var(name, t2, self.span(p))
             params.append(v)
+            self._param_vars.add(v)
             self._define(name, v, p)
         dims = list(self._dyn_dims.values())  # the hidden pl.dynamic parameters come first
         for py_name, var in self._dyn_names.items():

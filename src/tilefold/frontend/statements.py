@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilefold.frontend.annotations import _describe, _same_type_shape
+from tilefold.frontend.escaping import FutureUses, outer_tensor, trip_count, unread_init
 from tilefold.frontend.parse_base import _INDEX, _INDEX_T
 from tilefold.ir.expr import (
     ConstInt,
@@ -146,6 +147,8 @@ class StatementsMixin:
         self.depth = 0
         self.scope_stack = []
         self.loop_kind = []
+        self._future = FutureUses()  # which names the statements after the current one read (escaping names)
+        self._param_vars: set[Var] = set()  # the parameters of the function being parsed
 
     def _push(self, kind: str) -> None:
         self.depth += 1
@@ -255,6 +258,7 @@ class StatementsMixin:
                     name = sub.targets[0].value.id  # out[...] = v rebinds out
                 if name is not None and name in self.env and name not in rebound:
                     rebound.append(name)
+        rebound += self._escaping_branch_names(s)
         if not rebound:
             return s, frozenset()
         pl_name = next(iter(self.pl))
@@ -277,13 +281,41 @@ class StatementsMixin:
                         col_offset=s.col_offset, end_lineno=s.end_lineno, end_col_offset=s.end_col_offset)
         return merged, frozenset(rebound)
 
+    def _escaping_branch_names(self, s: ast.If) -> list[str]:
+        """Names first bound inside the branches of ``s`` and read after it: bound in both branches, they are
+        merged (both yield them); bound in one branch only, there is no value on the other path (an error)."""
+        def stores(body: list[ast.stmt]) -> dict[str, ast.Name]:
+            found: dict[str, ast.Name] = {}
+            for node in body:
+                for sub in ast.walk(node):
+                    if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and sub.id not in self.env:
+                        found.setdefault(sub.id, sub)
+            return found
+
+        then, other = stores(s.body), stores(s.orelse)
+        merged = []
+        for name, node in {**other, **then}.items():
+            if not self._future.read_after(name):
+                continue
+            if name in then and name in other:
+                merged.append(name)
+                continue
+            branch, missing = ("then", "else") if name in then else ("else", "then")
+            raise self.error(node, f"{name!r} is first defined in the {branch} branch of this if and used after "
+                                   f"it, but the {missing} branch does not define it: on that path {name!r} "
+                                   "has no value",
+                             hint=f"define {name!r} before the if, or assign it in both branches")
+        return merged
+
     def _body(self, stmts: list[ast.stmt], yield_ctx: str | None, release: bool = False) -> list[Stmt]:
         """Parse a body. ``yield_ctx`` ("loop"/"if"/None) says whether a final pl.yield_ is allowed; the
         parsed yield is stored in ``self._last_yield``. ``release`` drops each statement's AST once parsed
         (the function body of a tree nobody else holds)."""
         out: list[Stmt] = []
         n = len(stmts)
-        for i, s in enumerate(stmts):
+        found: list[_Yield] = []
+
+        def each(i: int, s: ast.stmt) -> None:
             y = self._match_yield(s)
             if y is not None:
                 if yield_ctx is None:
@@ -293,12 +325,14 @@ class StatementsMixin:
                     raise self.error(stmts[i + 1], "pl.yield_ must be the last statement of its body",
                                      hint="move this statement before the pl.yield_, or delete it")
                 out.append(YieldStmt(tuple(y.values), span=self.span(s)))
-                self._last_yield = y
-                return out
+                found.append(y)
+                return
             self._stmt(s, out)
             if release:
                 stmts[i] = None  # type: ignore[call-overload]  # free the statement's AST early (smaller working set)
-        self._last_yield = None
+
+        self._future.run(stmts, each, isolated=yield_ctx is None)
+        self._last_yield = found[0] if found else None
         return out
 
     def _is_pl_call(self, node: ast.AST, name: str) -> bool:
@@ -383,23 +417,7 @@ class StatementsMixin:
             ast.copy_location(value.left, s.target)
             self._assign(s.target, s.target.id, value, None, out, s)
         elif isinstance(s, ast.Expr):
-            v = s.value
-            if isinstance(v, ast.Constant) and isinstance(v.value, str):
-                return  # docstring / comment string
-            if self._is_pl_call(v, "cond"):
-                raise self.error(s, "pl.cond(...) must be the first statement of a pl.while_ body",
-                                 hint="move pl.cond(...) to the top of the while body")
-            if not isinstance(v, ast.Call):
-                raise self.error(s, "an expression statement must be a call",
-                                 hint="bare expressions have no effect; assign the value to a name")
-            from tilefold.ops.catalog_ops import IN_PLACE_SPELLINGS
-
-            at = IN_PLACE_SPELLINGS.get(getattr(v.func, "attr", ""))
-            if at is not None and at < len(v.args) and isinstance(v.args[at], ast.Name):
-                # an in-place update as a statement: the operand's name now holds the result
-                self._assign(v.args[at], v.args[at].id, v, None, out, s)
-                return
-            out.append(EvalStmt(self._expr(v), span=self.span(s)))
+            self._expr_stmt(s, out)
         elif isinstance(s, ast.For):
             s = _lower_continue(self, s)
             self._for(self._carry_rebound_names(s) if self.python_rebinding else s, out)
@@ -437,6 +455,26 @@ class StatementsMixin:
             raise self.error(s, f"unsupported Python syntax in a kernel: {type(s).__name__}",
                              hint="kernels use assignments, calls, pl.range/pl.pipeline loops, while, if and return")
 
+    def _expr_stmt(self, s: ast.Expr, out: list[Stmt]) -> None:
+        """A call as a statement (an ``EvalStmt``; an in-place spelling rebinds its operand's name)."""
+        v = s.value
+        if isinstance(v, ast.Constant) and isinstance(v.value, str):
+            return  # docstring / comment string
+        if self._is_pl_call(v, "cond"):
+            raise self.error(s, "pl.cond(...) must be the first statement of a pl.while_ body",
+                             hint="move pl.cond(...) to the top of the while body")
+        if not isinstance(v, ast.Call):
+            raise self.error(s, "an expression statement must be a call",
+                             hint="bare expressions have no effect; assign the value to a name")
+        from tilefold.ops.catalog_ops import IN_PLACE_SPELLINGS
+
+        at = IN_PLACE_SPELLINGS.get(getattr(v.func, "attr", ""))
+        if at is not None and at < len(v.args) and isinstance(v.args[at], ast.Name):
+            # an in-place update as a statement: the operand's name now holds the result
+            self._assign(v.args[at], v.args[at].id, v, None, out, s)
+            return
+        out.append(EvalStmt(self._expr(v), span=self.span(s)))
+
     def _at_scope(self, s: ast.With, out: list[Stmt]) -> None:
         """``with pl.at(level=...):`` in a ``@pl.program`` function (PyPTO's Opaque / Orchestration functions mix
         orchestration code and scopes): the body becomes a ``ScopeStmt``, which OutlineIncoreScopes turns into an
@@ -464,8 +502,7 @@ class StatementsMixin:
         body: list[Stmt] = []
         self._in_at_scope = True
         try:
-            for b in s.body:
-                self._stmt(b, body)
+            self._future.run(s.body, lambda _i, b: self._stmt(b, body))
         finally:
             self._in_at_scope = False
         jit_scopes.bind_task_id(self, s, attrs)
@@ -614,10 +651,71 @@ class StatementsMixin:
             self._define(name, ia, node, header=True)
         body = self._body(s.body, "loop")
         y = self._last_yield
+        escaping = self._escaping_names({lv_node.id, *(n for n, _ in ia_names)})
         self._pop()
         return_vars = self._bind_yield(y, iter_args, s, "loop")
+        trips = trip_count(start, stop, step)
+        body, return_vars = self._promote_escaping(s, escaping, body, iter_args, return_vars, {loop_var},
+                                                   trips, out, f"pl.{kind_name} loop")
         out.append(ForStmt(loop_var, start, stop, step, tuple(iter_args), SeqStmts(tuple(body)),
                            tuple(return_vars), kind, tuple(attrs), span=self.span(s)))
+
+    def _on_chip(self) -> bool:
+        """Whether the statement being parsed is kernel code (a pl.at scope, a jit kernel, an InCore function)."""
+        if getattr(self, "in_scope", False) or getattr(self, "_in_at_scope", False) \
+                or getattr(self, "kind", "entry") != "entry":
+            return True
+        return getattr(getattr(self, "_current_sig", None), "func_type", None) not in (
+            None, FunctionType.Orchestration, FunctionType.Opaque)
+
+    def _escaping_names(self, header: set[str]) -> list[tuple[str, Var]]:
+        """Names the body being closed bound first (not before it, not in its header) and the statements after
+        it read (``tilefold.frontend.escaping``), with their last value in the body."""
+        found = []
+        for name, old, _d in self.scope_stack[-1]:
+            if old is None and name not in header and isinstance(self.env.get(name), Var) \
+                    and self._future.read_after(name):
+                found.append((name, self.env[name]))
+        return found
+
+    def _promote_escaping(self, s: ast.stmt, escaping: list[tuple[str, Var]], body: list[Stmt],
+                          iter_args: list[Var], return_vars: list[Var], header: set[Var], trips: int | None,
+                          out: list[Stmt], what: str) -> tuple[list[Stmt], list[Var]]:
+        """One more iter arg (init: the written-through tensor, else an unread value when the loop runs at least
+        once) and return var per escaping name; the body yields the name's last value. Extends ``iter_args``."""
+        if not escaping:
+            return body, return_vars
+        extra_ia, extra_values, extra_rvs = [], [], []
+        for name, var in escaping:
+            init: Expr | None = outer_tensor(var, body, header | set(iter_args))
+            if init is None and trips is not None and trips >= 1:
+                made = unread_init(var.type, name, var.span, self._on_chip())
+                if made is None:
+                    raise self.error(s, f"{name!r} is first defined inside this {what} (line {var.span.line}) and "
+                                        f"used after it, but no initial value of its type {_describe(var.type)} "
+                                        "can be made", hint=f"define {name!r} before the loop")
+                out.extend(made[0])
+                init = made[1]
+            if init is None:
+                runs = "a while loop may run zero times" if trips is None and what.startswith("while") else (
+                    "its trip count is not known to be at least 1" if trips is None else "it runs zero times")
+                raise self.error(s, f"{name!r} is first defined inside this {what} (line {var.span.line}) and used "
+                                    f"after it, but {runs}: after zero trips {name!r} would have no value",
+                                 hint=f"define {name!r} before the loop (e.g. {name} = pl.tile.full(...) or "
+                                      f"{name} = 0) so it has a value when the body does not run, or give the "
+                                      "loop constant bounds")
+            extra_ia.append(IterArg(f"{name}_iter", var.type, var.span, init))
+            extra_values.append(var)
+            rv = Var(name, var.type, self.span(s))
+            extra_rvs.append(rv)
+            self._define(name, rv, s)
+        iter_args.extend(extra_ia)
+        if body and isinstance(body[-1], YieldStmt):
+            last = body[-1]
+            body = [*body[:-1], YieldStmt((*last.values, *extra_values), span=last.span)]
+        else:
+            body = [*body, YieldStmt(tuple(extra_values), span=self.span(s))]
+        return body, [*return_vars, *extra_rvs]
 
     def _iter_types(self, node: ast.expr | None, inits: list[Expr]) -> list[Type]:
         if node is None:
@@ -714,8 +812,11 @@ class StatementsMixin:
         cond = self._expr(cond_call.args[0])
         body = self._body(s.body[1:], "loop")
         y = self._last_yield
+        escaping = self._escaping_names({n for n, _ in names})
         self._pop()
         return_vars = self._bind_yield(y, iter_args, s, "while loop")
+        body, return_vars = self._promote_escaping(s, escaping, body, iter_args, return_vars, set(), None, out,
+                                                   "while loop")
         out.append(WhileStmt(tuple(iter_args), cond, SeqStmts(tuple(body)), tuple(return_vars), span=self.span(s)))
 
     def _while(self, s: ast.While, out: list[Stmt]) -> None:
@@ -726,9 +827,12 @@ class StatementsMixin:
         self._push("loop")
         body = self._body(s.body, "loop")
         y = self._last_yield
+        escaping = self._escaping_names(set())
         self._pop()
         self._bind_yield(y, [], s, "while loop")
-        out.append(WhileStmt((), cond, SeqStmts(tuple(body)), (), span=self.span(s)))
+        iter_args: list[Var] = []
+        body, return_vars = self._promote_escaping(s, escaping, body, iter_args, [], set(), None, out, "while loop")
+        out.append(WhileStmt(tuple(iter_args), cond, SeqStmts(tuple(body)), tuple(return_vars), span=self.span(s)))
 
     def _if_test(self, test: ast.expr) -> tuple[Expr, tuple[tuple[str, Any], ...]]:
         """The condition of an ``if`` and its IfStmt attrs: ``if pl.cond(c, attrs={...}):`` tags the if."""

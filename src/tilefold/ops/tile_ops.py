@@ -1099,10 +1099,11 @@ register_op(OpDef(
 # valid shapes, padding, atomic stores (PyPTO's valid_shapes / fillpad / AtomicType)
 # ------------------------------------------------------------------------------------------------
 
-#: element dtypes a store can add into GM atomically (PyPTO's AtomicAddDtypeValid; the conservative set the
-#: Ascend store pipes combine: FP32, FP16, INT32)
-#: dtypes the store pipe's atomic add supports (AscendC ``SetAtomicAdd<T>``: float, half, bfloat16_t, int32_t,
-#: int16_t, int8_t); floats add in FP32 and round to the tensor's dtype, integers wrap in it
+#: The element dtypes a store can add into GM atomically: PyPTO checks "a destination dtype the backend's store
+#: pipe can combine" (its AtomicAddDtypeValid property) without listing them; the list is the store pipe's own,
+#: AscendC's ``SetAtomicAdd<T>`` on the 910B / 950 class (float, half, bfloat16_t, int32_t, int16_t, int8_t).
+#: Floats add in FP32 and round to the tensor's dtype, integers wrap in it. The one place this set is stated:
+#: docs/valid_shapes_atomics_writes.md and docs/dsl.md quote it.
 ATOMIC_ADD_DTYPES = (DataType.FP32, DataType.FP16, DataType.BF16, DataType.INT32, DataType.INT16, DataType.INT8)
 
 
@@ -1271,6 +1272,8 @@ register_op(OpDef(
     "tile.write", (Param("tile", T), Param("indices", TUP), Param("value", S)),
     _infer_tile_write, OpKind.ELEMENT_WRITE, Unit.SCALAR, INHERIT0, output_reuses_input=0,
     golden=_golden_tile_write, pto="ssetval", cost="scalar",
+    # the result is the tile with one element written (tilefold.analysis.uninitialized_reads)
+    extra={"window_write": (0, None, 1)},
 ))
 
 
@@ -1361,4 +1364,7 @@ def _golden_tile_assemble(a, k):
 register_op(OpDef(
     "tile.assemble", (Param("target", T), Param("value", T), Param("offsets", TUP)), _infer_tile_assemble,
     OpKind.OTHER, Unit.VECTOR, VEC, golden=_golden_tile_assemble, pto="tassemble", cost="vector",
+    # the result is the target with the value's window written; the target's other elements pass through
+    # unread (tilefold.analysis.uninitialized_reads tracks which elements of a created target are written)
+    extra={"window_write": (0, 1, 2)},
 ))

@@ -9,8 +9,10 @@ Contract
 * Shape-agnostic tile ops (elementwise, scalar, unary, cast, move, ``tile.full`` / ``tile.create``) and
   reductions along the last axis (``OpKind.ROW_REDUCTION``: ``[..., M, N] -> [..., M, 1]``) follow the
   flattening; ``tile.slice`` / ``tile.reshape`` are rewritten when the window stays a 2-D rectangle of
-  the flattened tile, and rejected with ``NotSupportedError`` otherwise. Ops whose meaning depends on a
-  non-last axis of an N-D tile (column broadcasts, transposes, custom ops) are rejected.
+  the flattened tile, and rejected with ``NotSupportedError`` otherwise. An N-D ``tile.transpose`` (any two
+  axes) becomes 2-D transposes per page and row moves onto a created tile (``passes/flatten_transpose.py``).
+  Other ops whose meaning depends on a non-last axis of an N-D tile (column broadcasts, custom ops) are
+  rejected.
 * ``tile.batch_matmul`` / ``tile.batch_matmul_acc`` expand into one 2-D matmul per batch page. Operand
   page ``i`` is ``tile.slice(op2d, [rows, cols], [i * rows, 0])`` — also for a leading dim of 1 or a 2-D
   (broadcast) operand, where it is the full window at offset 0. Broadcast batch dims reuse page 0.
@@ -51,6 +53,7 @@ from tilefold.ir.stmt import (
 from tilefold.ir.types import MemorySpace, TensorType, TileType, TupleType, Type
 from tilefold.ops import OpKind, get_op, make_call, op_of
 from tilefold.passes.base import IRProperty, Pass, function_pass
+from tilefold.passes.flatten_transpose import flatten_transpose
 
 FRACTAL = 16  # rows / columns of one L0C (NZ) fractal block
 
@@ -351,6 +354,10 @@ class _Flattener:
             return self.view(c, args, kw, span)
         elif kind in _SHAPE_AGNOSTIC or kind is OpKind.INDEX:
             pass
+        elif kind is OpKind.TRANSPOSE and nd_in:  # per-page 2-D transposes and row moves (flatten_transpose)
+            shape = _static(orig_types[0].shape, "a transposed tile", span)
+            return flatten_transpose(args[0], shape, kw.get("axis1", 0), kw.get("axis2", 1), self.bind, out,
+                                     span or c.span)
         elif nd_in or nd_out:
             raise NotSupportedError(
                 f"{c.op_name} on an N-D tile cannot be flattened to 2-D: its result depends on a non-last axis",

@@ -121,7 +121,20 @@ class JITFunction:
             for e in ast.walk(p.annotation) if p.annotation is not None else ():
                 if isinstance(e, ast.Name) and isinstance(lookup(e.id), DynamicDim) and e.id not in names:
                     names.append(e.id)
+        for b in self._bindings():  # x.bind_dynamic(axis, M): M is a hidden extent too
+            if b.dim not in names:
+                names.append(b.dim)
         return names
+
+    def _bindings(self) -> list[Any]:
+        """The entry's ``x.bind_dynamic(axis, M)`` declarations (``tilefold.frontend.bind_dynamic``)."""
+        from tilefold.frontend import bind_dynamic
+
+        if self.kind != "entry":
+            return []
+        node, pargs = self.source()
+        parser = JitParser(**pargs, resolve=self._resolver(), registry={})
+        return bind_dynamic.bindings(node, pargs["const_lookup"], parser.error)
 
     def bind_arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> tuple[Any, ...]:
         """The call's arguments in parameter order, bound and checked as ``tilefold.runtime.call_boundary`` says
@@ -163,7 +176,9 @@ class JITFunction:
         for i, t in enumerate(self.signature_of(args)):
             k = _key_of(t)
             if i in axes and isinstance(t, TensorType) and t.static_shape is not None:
-                k = ("T", tuple(None if ax in axes[i] else s for ax, s in enumerate(t.static_shape)), t.dtype.name)
+                rank = len(t.static_shape)
+                dyn = {ax + rank if ax < 0 else ax for ax in axes[i]}
+                k = ("T", tuple(None if ax in dyn else s for ax, s in enumerate(t.static_shape)), t.dtype.name)
             keys.append(k)
         return (tuple(keys), _config_key(config))
 
@@ -186,6 +201,9 @@ class JITFunction:
                 if (isinstance(e, ast.Name) and isinstance(lookup(e.id), DynamicDim)) or (
                         isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "dynamic"):
                     out.setdefault(i, set()).add(axis)
+        index = {p.arg: i for i, p in enumerate(node.args.args)}
+        for b in self._bindings():  # x.bind_dynamic(axis, M) on a bare pl.Tensor (negative axes: at the call)
+            out.setdefault(index[b.param], set()).add(b.axis)
         return out
 
     def lower(self, *args: Any, config: Any = None, **kwargs: Any) -> Program:

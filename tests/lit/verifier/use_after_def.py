@@ -1,5 +1,7 @@
-# UseAfterDef: the parser rejects a use outside its loop scope with its own error ...
-# RUN: not tilefold opt %s 2>&1 | filecheck %s --check-prefix=PARSE
+# UseAfterDef: the parser rejects a use after a loop of a name the loop may not define (here: a loop of zero
+# trips; a name of a loop body is otherwise its last iteration's value, as in Python) with its own error ...
+# RUN: sed -e 's/pl.range(0, 2,/pl.range(0, 0,/' %s > %t.zero.py
+# RUN: not tilefold opt %t.zero.py 2>&1 | filecheck %s --check-prefix=PARSE
 # ... so the verifier is exercised through `test-use-before-def`, a test-only fault injector that moves a
 # use above its definition while claiming to produce UseAfterDef.
 # RUN: sed -e 's/out = pl.store(t, \[0, 0\], out)/out = pl.store(res, [0, 0], out)/' %s > %t.py
@@ -21,8 +23,8 @@ class Scopes:
         out = pl.store(t, [0, 0], out)
         return out
 
-# PARSE: use_after_def.py:21:24
-# PARSE: error: use of undefined name 't'
+# PARSE: use_after_def.py{{.*}}:20:9
+# PARSE: error: 't' is first defined inside this pl.range loop (line 21) and used after it, but it runs zero times
 
 # CHECK: error: after pass TestUseBeforeDef (which must produce UseAfterDef): UseAfterDef violated in function 'kernel': %a is used before its definition
 # CHECK-NEXT: at: b: {{.*}}pl.tile.exp(a)

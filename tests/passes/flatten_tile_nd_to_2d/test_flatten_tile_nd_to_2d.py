@@ -322,7 +322,7 @@ def test_loop_carried_batch_accumulator_is_carried_page_by_page():
     assert isinstance(loops[0].body, SeqStmts)
 
 
-def test_column_reduction_of_an_nd_tile_is_not_flattened_silently():
+def test_transpose_of_the_last_two_axes_becomes_one_2d_transpose_per_page():
     params = "x: pl.Tensor[[2, 16, 64], pl.FP32], out: pl.Out[pl.Tensor[[2, 64, 16], pl.FP32]]"
     before = kernel(params, """
         t: pl.Tile[[2, 16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0, 0], [2, 16, 64])
@@ -330,8 +330,53 @@ def test_column_reduction_of_an_nd_tile_is_not_flattened_silently():
         out = pl.store(y, [0, 0, 0], out)
         return out
     """)
-    with pytest.raises(NotSupportedError):
+    expected = kernel(params, """
+        t: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0, 0], [2, 16, 64], flatten=True)
+        d0: pl.Tile[[128, 16], pl.FP32, pl.Mem.Vec] = pl.tile.create(shape=[128, 16], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+        p0: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [16, 64], [0, 0])
+        q0: pl.Tile[[64, 16], pl.FP32, pl.Mem.Vec] = pl.tile.transpose(p0, axis1=0, axis2=1)
+        d1: pl.Tile[[128, 16], pl.FP32, pl.Mem.Vec] = pl.tile.assemble(d0, q0, [0, 0])
+        p1: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [16, 64], [16, 0])
+        q1: pl.Tile[[64, 16], pl.FP32, pl.Mem.Vec] = pl.tile.transpose(p1, axis1=0, axis2=1)
+        d2: pl.Tile[[128, 16], pl.FP32, pl.Mem.Vec] = pl.tile.assemble(d1, q1, [64, 0])
+        out = pl.store(d2, [0, 0, 0], out, shapes=[2, 64, 16])
+        return out
+    """)
+    check(before, expected)
+
+
+def test_a_swap_of_leading_axes_moves_runs_of_rows():
+    params = "x: pl.Tensor[[2, 3, 8, 16], pl.FP32], out: pl.Out[pl.Tensor[[3, 2, 8, 16], pl.FP32]]"
+    before = kernel(params, """
+        t: pl.Tile[[2, 3, 8, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0, 0, 0], [2, 3, 8, 16])
+        y: pl.Tile[[3, 2, 8, 16], pl.FP32, pl.Mem.Vec] = pl.tile.transpose(t, axis1=0, axis2=1)
+        out = pl.store(y, [0, 0, 0, 0], out)
+        return out
+    """)
+    after = run(before)
+    calls = [s.value for s in after.functions[0].body.stmts if isinstance(s, AssignStmt)]
+    moves = [(c.args[2].elements[0].value, c.args[1].elements[0].value) for c, d in zip(calls, calls[1:], strict=False)
+             if c.op_name == "tile.slice" and d.op_name == "tile.assemble"]
+    src_rows = [c.args[2].elements[0].value for c in calls if c.op_name == "tile.slice"]
+    dst_rows = [c.args[2].elements[0].value for c in calls if c.op_name == "tile.assemble"]
+    # output page (j, i) of 8 rows comes from source page (i, j): runs of 8 rows, one per page
+    assert [m[1] for m in moves] == [8] * 6
+    assert dst_rows == [0, 8, 16, 24, 32, 40]
+    assert src_rows == [(i * 3 + j) * 8 for j in range(3) for i in range(2)]
+
+
+def test_an_nd_transpose_too_large_to_expand_is_refused_by_name():
+    params = "x: pl.Tensor[[2, 16, 32], pl.FP32], out: pl.Out[pl.Tensor[[32, 16, 2], pl.FP32]]"
+    before = kernel(params, """
+        t: pl.Tile[[2, 16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0, 0], [2, 16, 32])
+        y: pl.Tile[[32, 16, 2], pl.FP32, pl.Mem.Vec] = pl.tile.transpose(t, axis1=0, axis2=2)
+        out = pl.store(y, [0, 0, 0], out)
+        return out
+    """)
+    with pytest.raises(NotSupportedError, match=r"tile.transpose of axes \(0, 2\) of a \[2, 16, 32\] tile "
+                                                r"expands into more than 1024 tile copies") as info:
         run(before)
+    assert info.value.hint
 
 
 # ---------------------------------------------------------------------------------------------------
