@@ -33,13 +33,9 @@ def _fail(op: str, msg: str, hint: str) -> TypeInferenceError:
 
 
 def _tensor(op: str, args: Sequence[Expr], i: int, what: str = "operand") -> TensorType:
-    if i >= len(args):
-        raise _fail(op, f"missing {what} #{i}", f"pass a tensor as argument #{i}")
-    t = args[i].type
-    if not isinstance(t, TensorType):
-        raise _fail(op, f"{what} #{i} must be a tensor, got {type(t).__name__}",
-                    "tensor-level ops take pl.Tensor values; tiles go to the tile form (pl.tile.*)")
-    return t
+    """Operand ``i``'s tensor type: a value parameter of a tensor op is a tensor, which the registry checks from the
+    declaration (``registry.check_operands``) before type inference runs."""
+    return args[i].type
 
 
 def _static(op: str, t: TensorType) -> tuple[int, ...]:
@@ -88,8 +84,6 @@ def _binary_infer(op: str):
 def _scalar_infer(op: str):
     def infer(args, attrs) -> Type:
         a = _tensor(op, args, 0)
-        if len(args) < 2 or not isinstance(args[1].type, ScalarType):
-            raise _fail(op, "operand #1 must be a scalar", "pass a number or a pl.Scalar value")
         return TensorType(a.shape, a.dtype)
     return infer
 
@@ -448,9 +442,6 @@ def _infer_write(args, attrs) -> Type:
                     f"write pl.write(tensor, {[0] * t.rank}, value)")
     _element_indices(op, t, args[1].elements, "pl.write")
     v = args[2].type
-    if not isinstance(v, ScalarType):
-        raise _fail(op, f"the value must be a scalar, got {type(v).__name__}",
-                    "write one element: a scalar expression or constant (store tiles with pl.store)")
     if v.dtype.is_float and not t.dtype.is_float:  # an int value into a float tensor converts exactly enough
         raise _fail(op, f"a {v.dtype.name} value cannot be written into a {t.dtype.name} tensor",
                     f"cast it first: pl.cast(value, pl.{t.dtype.name})")
@@ -467,6 +458,8 @@ def _golden_write(a, k):
     return arr
 
 
-register_op(OpDef("tensor.write", (Param("tensor", ParamKind.TENSOR), Param("indices", TUP), Param("value", S)),
+register_op(OpDef("tensor.write", (Param("tensor", ParamKind.TENSOR), Param("indices", TUP),
+                                   Param("value", S, hint="write one element: a scalar expression or constant "
+                                                          "(store tiles with pl.store)")),
                   _infer_write, OpKind.ELEMENT_WRITE, Unit.SCALAR, NO_MEM, golden=_golden_write, pto="swrite",
                   cost="scalar"))
