@@ -64,23 +64,12 @@ IN_PLACE_SPELLINGS = {"fillpad_inplace": 0}
 #: with it). Composite operators PyPTO's users write themselves (SiLU = x * sigmoid(x) from neg / exp / adds /
 #: recip / mul, GELU, softmax from row_max / row_expand_sub / exp / row_sum / row_expand_div) need no entry.
 UNSUPPORTED = {
-    "gather": "gather by index tensors needs indirect GM addressing, which the simulator does not model",
-    "gather_row": "gather by index tensors needs indirect GM addressing, which the simulator does not model",
-    "paged_gather": "paged gathers need indirect GM addressing, which the simulator does not model",
+    "gather_row": "per-row DMAs into L1 at computed offsets are not modelled: gather GM rows by an index tile with "
+                  "pl.tile.mgather",
+    "paged_gather": "paged gathers (per-row DMAs into L1 through a block table) are not modelled: gather GM rows by an "
+                    "index tile with pl.tile.mgather",
     "gatherb": "block gathers by byte offset need indirect addressing, which the simulator does not model",
-    "mgather": "gathers by an index tile need indirect GM addressing, which the simulator does not model",
-    "scatter": "scatters by index need indirect GM addressing, which the simulator does not model",
-    "scatter_update": "scatters by index need indirect GM addressing, which the simulator does not model",
-    "mscatter": "masked scatters need indirect GM addressing, which the simulator does not model",
-    "sort32": "the sort instructions (sort32 / mrgsort) are not modelled",
-    "mrgsort": "the sort instructions (sort32 / mrgsort) are not modelled",
-    "random": "random-filled tensors are not reproducible against a golden reference",
-    "arange": "tensor.ci (consecutive integers) is not modelled",
     "tri": "triangular mask tiles are not modelled",
-    "expand_clone": "expand_clone is not modelled: broadcast with pl.row_expand / pl.col_expand",
-    "fillpad_expand": "fillpad_expand is not modelled",
-    "ci": "tile.ci (a tile of consecutive integers) is not modelled",
-    "prefetch": "prefetching into the L2 / L1 caches is not modelled (the simulator has no caches to warm)",
     "matmul_mx": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
     "matmul_mx_acc": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
     "matmul_mx_bias": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",

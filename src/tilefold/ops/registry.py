@@ -66,6 +66,8 @@ class OpKind(enum.Enum):
     ELEMENT_READ = "element_read"  # one GM tensor element read into a scalar register (tensor.read)
     ELEMENT_WRITE = "element_write"  # one scalar register written into a GM tensor element (tensor.write)
     CUSTOM = "custom"
+    INDIRECT_LOAD = "indirect_load"  # GM rows into a tile by an index tile (tile.mgather)
+    INDIRECT_STORE = "indirect_store"  # tile rows into GM rows by an index tile (tile.mscatter)
     OTHER = "other"
 
 
