@@ -114,10 +114,6 @@ def _last_wins(targets: np.ndarray) -> np.ndarray:
     return keep
 
 
-def _wide(x: Any) -> np.ndarray:
-    return np.asarray(_tl._f32(np.asarray(x)))
-
-
 # ------------------------------------------------------------------------------------------------
 # ci (arange): consecutive integers
 # ------------------------------------------------------------------------------------------------
@@ -441,9 +437,10 @@ def _golden_fillpad_expand(a, k):
     pad = _tl.pad_value_of(k.get("pad_value", PadValue.zero))
     valid = a[1] if len(a) > 1 and a[1] is not None else src.shape
     r, c = (min(max(int(v), 0), s) for v, s in zip(valid, src.shape, strict=True))
-    out = np.full(tuple(k["shape"]), _tl.pad_scalar(pad, src.dtype), dtype=np.float64 if src.dtype.kind in "fV"
-                  else src.dtype)
-    out[:r, :c] = _wide(src)[:r, :c]
+    # in the source's dtype (the valid region keeps its bytes, NaN payloads too); an int4 tile through float64
+    own = src.dtype.kind in "fiu" or src.dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+    out = np.full(tuple(k["shape"]), _tl.pad_scalar(pad, src.dtype), dtype=src.dtype if own else np.float64)
+    out[:r, :c] = src[:r, :c]
     return out
 
 
