@@ -99,8 +99,9 @@ def _checked_index(op: str, idx: np.ndarray, limit: int, axis: str) -> np.ndarra
     bad = np.flatnonzero((idx < 0) | (idx >= limit))
     if bad.size:
         k = int(bad[0])
-        raise IndexError(f"{op}: index {int(idx.flat[k])} at element {list(np.unravel_index(k, idx.shape))} of the "
-                         f"index tile is outside [0, {limit}) ({axis})")
+        where = [int(e) for e in np.unravel_index(k, idx.shape)]
+        raise IndexError(f"{op}: index {int(idx.flat[k])} at element {where} of the index tile is outside "
+                         f"[0, {limit}) ({axis})")
     return idx
 
 
