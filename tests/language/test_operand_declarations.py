@@ -17,6 +17,20 @@ def _tile(shape=(16, 64), mem=MemorySpace.Vec, dtype=DataType.FP32) -> Var:
     return Var("t", TileType(make_shape(shape), dtype, mem))
 
 
+def _dummy(param):
+    """An operand of the parameter's kind and declared dtype (the checks before the one under test pass)."""
+    kind = param.kind
+    dtype = DataType.INT32 if param.dtypes and not any(c.holds(DataType.FP32) for c in param.dtypes) \
+        else DataType.FP32
+    if kind is ParamKind.TENSOR:
+        return Var("x", TensorType(make_shape((16, 64)), DataType.FP32))
+    if kind is ParamKind.SCALAR:
+        return ConstInt(1)
+    if kind is ParamKind.TUPLE:
+        return MakeTuple((ConstInt(0), ConstInt(0)))
+    return _tile(dtype=dtype)
+
+
 def _first_value_param(kind: ParamKind):
     for name, op in sorted(all_ops().items()):
         params = op.operand_params
@@ -30,7 +44,7 @@ def _first_value_param(kind: ParamKind):
 
 @pytest.mark.parametrize("name,op,index", list(_first_value_param(ParamKind.TILE)), ids=lambda v: str(v))
 def test_a_scalar_where_a_tile_is_declared_is_refused_with_a_hint(name, op, index):
-    args = [ConstInt(1)] * (index + 1)
+    args = [_dummy(p) for p in op.operand_params[:index]] + [ConstInt(1)]
     with pytest.raises(TypeInferenceError) as info:
         check_operands(op, args)
     assert f"operand #{index} must be a tile" in info.value.message and info.value.hint
@@ -38,7 +52,7 @@ def test_a_scalar_where_a_tile_is_declared_is_refused_with_a_hint(name, op, inde
 
 @pytest.mark.parametrize("name,op,index", list(_first_value_param(ParamKind.TENSOR)), ids=lambda v: str(v))
 def test_a_tile_where_a_tensor_is_declared_is_refused_with_a_hint(name, op, index):
-    args = [_tile()] * (index + 1)
+    args = [_dummy(p) for p in op.operand_params[:index]] + [_tile()]
     with pytest.raises(TypeInferenceError) as info:
         check_operands(op, args)
     assert f"operand #{index} must be a tensor" in info.value.message and "pl." in info.value.hint
