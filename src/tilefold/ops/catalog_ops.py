@@ -508,14 +508,14 @@ def _t_reduce(name: str, axis: int, index: bool) -> Callable[[Any, Any], Type]:
 for _r in _REDUCE:
     for _prefix, _axis, _kind in (("row", 1, OpKind.ROW_REDUCTION), ("col", 0, OpKind.COL_REDUCTION)):
         _nm = f"{_prefix}_{_r}"
-        _tn._declare(_nm, (Param("tensor", V),), _t_reduce(_nm, _axis, _r.startswith("arg")), _kind,
+        _tn._declare(_nm, (_tn.V2("tensor"),), _t_reduce(_nm, _axis, _r.startswith("arg")), _kind,
                      _tile_golden(_nm), f"tile.{_nm}", **_t_note(_nm))
 
 # broadcasts the core tensor set lacks: the plain expansions and the max / min / expdif fused forms
 for _prefix, _axis, _kind in (("row", 1, OpKind.ROW_BROADCAST), ("col", 0, OpKind.COL_BROADCAST)):
     for _suffix in ("", "_max", "_min", "_expdif"):
         _nm = f"{_prefix}_expand{_suffix}"
-        _tn._declare(_nm, (Param("target", V), Param("vector", V)), _tn._expand_infer(f"tensor.{_nm}", _axis), _kind,
+        _tn._declare(_nm, (_tn.V2("target"), _tn.V2("vector")), _tn._expand_infer(f"tensor.{_nm}", _axis), _kind,
                      _tile_golden(_nm), f"tile.{_nm}")
 
 for _n in _PART:

@@ -96,10 +96,13 @@ def _unary_infer(op: str):
 
 
 def _rank2(op: str, t: TensorType) -> tuple[Any, Any]:
-    shape = _dims(t)
-    if len(shape) != 2:
-        raise _fail(op, f"needs a rank-2 tensor, got rank {len(shape)}", "reshape to [rows, cols] first")
-    return shape  # type: ignore[return-value]
+    """The two extents of a tensor declared rank 2 (``Param(..., rank=2)``: checked by the registry)."""
+    return _dims(t)  # type: ignore[return-value]
+
+
+#: a rank-2 value operand (reductions, broadcasts, matmul, concat)
+def V2(name: str) -> Param:  # noqa: N802  (a Param constructor, named like the kinds above)
+    return Param(name, V, rank=2)
 
 
 def _reduce_infer(op: str, axis: int):
@@ -161,17 +164,17 @@ for _n, _fn in _NP_UNARY.items():
     _declare(_n, (Param("tensor", V),), _unary_infer(f"tensor.{_n}"), OpKind.UNARY,
              _as_tile_op(f"tile.{_n}"), f"tile.{_n}")
 for _r, _fn in _NP_REDUCE.items():
-    _declare(f"row_{_r}", (Param("tensor", V),), _reduce_infer(f"tensor.row_{_r}", 1), OpKind.ROW_REDUCTION,
+    _declare(f"row_{_r}", (V2("tensor"),), _reduce_infer(f"tensor.row_{_r}", 1), OpKind.ROW_REDUCTION,
              _as_tile_op(f"tile.row_{_r}"), f"tile.row_{_r}",
              combine=_COMBINE[_r][0], identity=_COMBINE[_r][1])  # column blocks of a dynamic width add up too
     # combine / identity: how partial column reductions of row blocks add up (ConvertTensorToTileOps tiles them)
-    _declare(f"col_{_r}", (Param("tensor", V),), _reduce_infer(f"tensor.col_{_r}", 0), OpKind.COL_REDUCTION,
+    _declare(f"col_{_r}", (V2("tensor"),), _reduce_infer(f"tensor.col_{_r}", 0), OpKind.COL_REDUCTION,
              _as_tile_op(f"tile.col_{_r}"), f"tile.col_{_r}",
              combine=_COMBINE[_r][0], identity=_COMBINE[_r][1])
 for _e, _fn in _EXPAND.items():
-    _declare(f"row_expand_{_e}", (Param("target", V), Param("vector", V)), _expand_infer(f"tensor.row_expand_{_e}", 1),
+    _declare(f"row_expand_{_e}", (V2("target"), V2("vector")), _expand_infer(f"tensor.row_expand_{_e}", 1),
              OpKind.ROW_BROADCAST, _as_tile_op(f"tile.row_expand_{_e}"), f"tile.row_expand_{_e}")
-    _declare(f"col_expand_{_e}", (Param("target", V), Param("vector", V)), _expand_infer(f"tensor.col_expand_{_e}", 0),
+    _declare(f"col_expand_{_e}", (V2("target"), V2("vector")), _expand_infer(f"tensor.col_expand_{_e}", 0),
              OpKind.COL_BROADCAST, _as_tile_op(f"tile.col_expand_{_e}"), f"tile.col_expand_{_e}")
 
 
@@ -205,7 +208,7 @@ def _infer_matmul(args, attrs) -> Type:
     return TensorType(make_shape((m, n)), out)
 
 
-_declare("matmul", (Param("lhs", V), Param("rhs", V), Param("out_dtype", A, DataType.FP32),
+_declare("matmul", (V2("lhs"), V2("rhs"), Param("out_dtype", A, DataType.FP32),
                     Param("a_trans", A, False), Param("b_trans", A, False)),
          _infer_matmul, OpKind.MATMUL,
          lambda a, k: _maybe_t(a[0], k.get("a_trans")) @ _maybe_t(a[1], k.get("b_trans")), "tile.matmul")
@@ -363,7 +366,7 @@ def _infer_matmul_acc(args, attrs) -> Type:
     return TensorType(acc.shape, acc.dtype)
 
 
-_declare("matmul_acc", (Param("acc", V), Param("lhs", V), Param("rhs", V), Param("a_trans", A, False),
+_declare("matmul_acc", (V2("acc"), V2("lhs"), V2("rhs"), Param("a_trans", A, False),
                         Param("b_trans", A, False)), _infer_matmul_acc, OpKind.MATMUL,
          lambda a, k: (np.asarray(a[0], np.float32)
                        + _maybe_t(a[1], k.get("a_trans")) @ _maybe_t(a[2], k.get("b_trans"))),
@@ -384,7 +387,7 @@ def _infer_full(args, attrs) -> Type:
 _declare("full", (Param("shape", A), Param("dtype", A, DataType.FP32), Param("value", A, 0.0)), _infer_full,
          OpKind.CREATE, lambda a, k: np.full(k["shape"], k["value"], dtype=np.float64), "tile.full")
 
-_declare("concat", (Param("lhs", V), Param("rhs", V)), _infer_concat, OpKind.OTHER,
+_declare("concat", (V2("lhs"), V2("rhs")), _infer_concat, OpKind.OTHER,
          lambda a, k: np.concatenate([np.asarray(a[0]), np.asarray(a[1])], axis=1), "tile.store")
 
 
