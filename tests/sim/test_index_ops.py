@@ -168,9 +168,10 @@ def test_prefetch_changes_nothing_and_costs_nothing():
     params = "a0: pl.Tensor[[32, 32], pl.FP32], out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]"
     copy = ["x = pl.load(a0, [0, 0], [32, 32])", "pl.store(x, [0, 0], out)"]
     _, plain = _run(_jit(params, copy), {"a0": a, "out": np.zeros_like(a)})
-    _, hinted = _run(_jit(params, ["pl.prefetch(a0, [0, 0], [32, 32])", *copy]), {"a0": a, "out": np.zeros_like(a)})
-    np.testing.assert_array_equal(hinted.outputs["out"], a)
-    assert hinted.cycles == plain.cycles
+    for hint in ("pl.prefetch(a0, [0, 0], [32, 32])", "pl.prefetch(a0)"):
+        _, hinted = _run(_jit(params, [hint, *copy]), {"a0": a, "out": np.zeros_like(a)})
+        np.testing.assert_array_equal(hinted.outputs["out"], a)
+        assert hinted.cycles == plain.cycles
 
 
 def test_prefetch_window_outside_the_tensor_is_refused():

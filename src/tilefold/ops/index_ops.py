@@ -541,13 +541,16 @@ register_op(OpDef(
 # prefetch: a GM -> L2 hint
 # ------------------------------------------------------------------------------------------------
 
-_PREFETCH_NOTE = ("a hint to bring a GM window into L2: no numerical effect; not charged (tilefold models no L2, so "
-                  "no later load gets cheaper); a constant window outside the tensor is refused")
+_PREFETCH_NOTE = ("a hint to bring a GM window (offsets, shapes; the whole tensor without them) into L2: no "
+                  "numerical effect; not charged (tilefold models no L2, so no later load gets cheaper); a constant "
+                  "window outside the tensor is refused")
 
 
 def _infer_prefetch(args, attrs) -> Type:
     op = "tile.prefetch"
     tensor = args[0].type
+    if len(args) == 1:  # the whole tensor
+        return tensor
     offsets = _tl._tuple(op, args, 1, "offsets")
     shapes = _tl._tuple(op, args, 2, "shapes")
     if len(offsets) != tensor.rank or len(shapes) != tensor.rank:
@@ -557,9 +560,9 @@ def _infer_prefetch(args, attrs) -> Type:
 
 
 register_op(OpDef(
-    "tile.prefetch", (Param("tensor", ParamKind.TENSOR), Param("offsets", ParamKind.TUPLE),
-                      Param("shapes", ParamKind.TUPLE)),
-    _infer_prefetch, OpKind.OTHER, Unit.NONE, MemoryRule(MemoryRuleKind.NONE),
+    "tile.prefetch", (Param("tensor", ParamKind.TENSOR), Param("offsets", ParamKind.TUPLE, required=False),
+                      Param("shapes", ParamKind.TUPLE, required=False)),
+    _infer_prefetch, OpKind.OTHER, Unit.NONE, MemoryRule(MemoryRuleKind.NONE), min_args=1,
     golden=lambda a, k: np.asarray(a[0]), pto=None, cost="none", extra={"note": _PREFETCH_NOTE, "no_effect": True}))
 
 
