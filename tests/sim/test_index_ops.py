@@ -277,3 +277,10 @@ def test_the_new_ops_are_no_longer_refused_and_cost_rules_exist():
         for op in ("TCI", "TRANDOM", "TSORT32", "TMRGSORT", "TGATHER", "TSCATTER", "TSCATTERUPDATE", "TEXPANDCLONE",
                    "TFILLPADEXPAND"):
             assert table(t).vector(op, "fp32", "fp32", 16, 64, 16, 64).origin == "extrapolated"
+
+
+def test_sort32_takes_fp32_or_fp16_values_only():
+    src = PROGRAM.replace("x: pl.Tensor[[2, 64], pl.FP32]", "x: pl.Tensor[[2, 64], pl.BF16]")
+    with pytest.raises(TilefoldError, match="the source is BF16; the sort instructions take FP32 or FP16") as info:
+        pl.parse(src, "<sort32>")
+    assert "pl.tile.cast" in info.value.hint
