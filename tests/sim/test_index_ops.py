@@ -138,8 +138,9 @@ def test_ub_index_out_of_range_is_a_device_fault(op, extra):
     inputs = {"a0": base, "a1": idx, "out": np.zeros((16 if op == "scatter" else 8, 32), np.float32)}
     with pytest.raises(OutOfBounds, match=r"index 16 at element \[5, 7\] of the index tile is outside \[0, 16\)"):
         simulate(compiled.pto, inputs, compiled.target)
-    with pytest.raises(TilefoldError, match="index 16 at element"):
+    with pytest.raises(TilefoldError, match="index 16 at element") as info:
         run_program(program, inputs)
+    assert info.value.span is not None and "bound or clamp the indices" in info.value.hint
 
 
 def test_scatter_update_row_out_of_range_is_a_fault():
