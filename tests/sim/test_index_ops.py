@@ -285,3 +285,6 @@ def test_sort32_takes_fp32_or_fp16_values_only():
     with pytest.raises(TilefoldError, match="the source is BF16; the sort instructions take FP32 or FP16") as info:
         pl.parse(src, "<sort32>")
     assert "pl.tile.cast" in info.value.hint
+    src = PROGRAM.replace("x: pl.Tensor[[2, 64], pl.FP32]", "x: pl.Tensor[[2, 64], pl.INT32]")
+    with pytest.raises(TilefoldError, match="tile.sort32 is defined for floating-point operands only"):
+        pl.parse(src, "<sort32>")
