@@ -98,6 +98,7 @@ from .pto import (
     TCustom,
     TensorParam,
     TExtract,
+    TIndirect,
     TLoad,
     TMatmul,
     TStore,
@@ -484,8 +485,31 @@ class FunctionCodegen:
             raise NotSupportedError(f"unknown op {call.op_name!r}")
         self.check_unit(call, var)
         self.check_valid_operands(call, op)
+        if op.extra.get("no_effect"):  # a hint without an effect on the machine model (tile.prefetch)
+            if var is not None and isinstance(call.type, TensorType):
+                self.tensor_name[var] = self.tensor(call.args[0])
+            return ()
         lower = _LOWER_BY_KIND.get(op.kind, FunctionCodegen.vector_or_refuse)
         return lower(self, call, op, var, out)
+
+    def indirect_load(self, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+        """GM rows by an index tile (``tile.mgather``)."""
+        if var is not None:
+            dst = self.declare(var)
+            self.tile_handle[var] = dst
+            out.append(TIndirect(op.pto or op.name, op.name, self.tensor(call.args[0]), dst,
+                                 self.handle(call.args[1]), tuple(call.kwargs)))
+        return ()
+
+    def indirect_store(self, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+        """Tile rows into GM rows by an index tile (``tile.mscatter``)."""
+        tensor = self.tensor(call.args[2])
+        out.append(TIndirect(op.pto or op.name, op.name, tensor, self.handle(call.args[0]),
+                             self.handle(call.args[1]), tuple(call.kwargs)))
+        self.gm_store_paths.setdefault(tensor, {}).setdefault("bulk", call)
+        if var is not None:
+            self.tensor_name[var] = tensor
+        return ()
 
     def index_call(self, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
         if var is not None:
@@ -853,6 +877,8 @@ _LOWER_BY_KIND: dict[OpKind, Callable[..., tuple[str, ...]]] = {
     OpKind.ELEMENT_WRITE: FunctionCodegen.element_write,
     OpKind.LOAD: FunctionCodegen.load,
     OpKind.STORE: FunctionCodegen.store,
+    OpKind.INDIRECT_LOAD: FunctionCodegen.indirect_load,
+    OpKind.INDIRECT_STORE: FunctionCodegen.indirect_store,
     OpKind.VIEW: _view,
     OpKind.COPY: FunctionCodegen.copy,
     OpKind.MATMUL: _matmul,
