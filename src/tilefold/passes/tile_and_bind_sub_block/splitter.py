@@ -43,6 +43,7 @@ from tilefold.passes.tile_and_bind_sub_block import (
     seeding,
     transpose,
     while_loops,
+    window_stores,
 )
 from tilefold.passes.tile_and_bind_sub_block.common import (
     FOLLOW,
@@ -62,6 +63,7 @@ from tilefold.passes.tile_and_bind_sub_block.common import (
     _tile_subexprs,
 )
 from tilefold.passes.tile_and_bind_sub_block.custom import CustomPlan
+from tilefold.passes.tile_and_bind_sub_block.window_stores import is_window_axis, stored_windows
 
 #: op kind -> the strategy module that splits it
 _STRATEGY_BY_KIND: dict[OpKind, Any] = {
@@ -113,6 +115,7 @@ class Splitter:
         self.fenced: set[int] = set()  # id(custom call): un-split, results unused by unguarded work
         self.sb = Var("subblock_idx", ScalarType(INDEX))
         self.clipped: set[ValueKey] = set()  # set_validshape results whose halves get clipped valid shapes
+        self.windows = stored_windows(fn)  # stored slices [off, off + n) of a tile, clipped per half
 
     def note(self, kind: str, message: str, details: dict) -> None:
         i = self._note_at.get((kind, message))
@@ -189,8 +192,8 @@ class Splitter:
                 continue
             seen.add((key, axis))
             t = _key_type(key)
-            if not isinstance(t, TileType):
-                continue
+            if not isinstance(t, TileType) or is_window_axis(self, key, axis):
+                continue  # a stored window's halves are clipped windows of its source's halves (window_stores)
             reason = _split_reason(t, axis, allow_valid=key in self.clipped)
             if reason is not None:
                 raise _Abort(f"cannot halve {_key_name(key)} on axis {axis}: {reason}")
@@ -288,6 +291,8 @@ class Splitter:
         name = call.op_name
         if op is None:
             raise Refusal("supported_producer", f"{name} is not a registered op", op=name)
+        if is_window_axis(self, var, axis):
+            return [(call.args[0], axis)]  # the source's half; each half stores its part (window_stores)
         clipped = name == "tile.set_validshape" or (name == "tile.slice" and len(call.args) == 4)
         reason = _halvable(var.type, axis, allow_valid=clipped)
         if reason is not None:
@@ -418,7 +423,9 @@ class Splitter:
             return None
         module = op_strategy(op, call)
         custom_rewrite = getattr(module, "rewrite", None)
-        if custom_rewrite is not None:
+        if is_window_axis(self, var, axis):
+            new = window_stores.rewrite(self, var, call, self.windows[var], out)
+        elif custom_rewrite is not None:
             new = custom_rewrite(self, var, call, axis, out)
         else:
             new = self.reemit(var, call, axis, out)
