@@ -65,7 +65,20 @@ CASES = {  # kernel: numpy reference on the named inputs
     ("constructs.mlir", "choose"): lambda i: {"dst": np.exp(i["src"]) if i["flag"] > 0 else np.abs(i["src"])},
     ("constructs.mlir", "block_views"): lambda i: {"out": i["x"] * i["y"]},
     ("constructs.mlir", "tensor_form"): lambda i: {"dst": (i["src"] + np.float32(1)) * i["col"]},
+    ("clipped_stores.mlir", "window_at_run_time_offset"): lambda i: {"o": _window(i["o"], np.exp(i["a"]), 3, 19)},
+    ("clipped_stores.mlir", "first_element"): lambda i: {"o": (i["a"] + i["a"])[:, :1]},
+    ("clipped_stores.mlir", "row_window"): lambda i: {"o": _window(i["o"], np.abs(i["a"]), 40, 56)},
 }
+
+
+def _window(initial, value, lo, hi):
+    """``initial`` with its window [lo, hi) on the first split axis replaced by ``value``'s."""
+    out = np.array(initial, copy=True)
+    if out.shape[0] == 1:  # a rank-1 vector is the tile [1, n]: the window is on its columns
+        out[:, lo:hi] = value[:, lo:hi]
+    else:
+        out[lo:hi] = value[lo:hi]
+    return out
 
 
 @pytest.mark.parametrize("case", sorted(CASES), ids=lambda c: c[1])

@@ -38,6 +38,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 
+from tilefold.mlir import clipped_stores
+from tilefold.mlir.clipped_stores import ClippedStore, window_axis
 from tilefold.mlir.dialect import HivmOp, ToTensorOp, hivm_op_class
 from tilefold.mlir.lower import Lowering, NotLowered, shape_of
 
@@ -219,6 +221,8 @@ class SplitPlan:
     half: dict[Operation, tuple[int, int]] = field(default_factory=dict)  # load/store -> (mlir axis, half)
     fresh_inits: list[tuple[HivmOp, int, Attribute]] = field(default_factory=list)  # (op, outs index, type)
     slices: list[Operation] = field(default_factory=list)  # extract_slices re-emitted on their halved source
+    clipped_slices: set[Operation] = field(default_factory=set)  # stored windows of a halved value
+    clipped: list[ClippedStore] = field(default_factory=list)  # their stores, clipped per half
 
 
 def _mlir_shape(tile: tuple[int, ...], rank: int) -> list[int]:
@@ -254,6 +258,9 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
             continue
         new = {changed[n] for n in names if n in changed}
         owner = v.owner
+        if isinstance(owner, tensor.ExtractSliceOp) and _stored_window(owner, by_value, changed, d.axis):
+            plan.clipped_slices.add(owner)  # a stored window: each half stores its clipped part (clipped_stores)
+            continue
         if isinstance(owner, memref.AllocOp):  # its create is dead when a load / op fills it
             versions = {n for n in names if low.ops_of.get(n) is not owner}
             new = {changed[n] for n in versions if n in changed} or new
@@ -263,10 +270,6 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
             raise NotLowered(f"%{v.name_hint}: versions halved differently")
         shape = _mlir_shape(next(iter(new)), len(shape_of(v.type)))
         if isinstance(owner, tensor.ExtractSliceOp):
-            if any(a > b for a, b in zip(shape, shape_of(v.type), strict=True)):
-                # the pass made the slice a clipped store of its source (a stored prefix): MLIR would need the
-                # per-half max / min sizes upstream writes, which this rewrite does not emit
-                raise NotLowered("a stored prefix slice clipped per half")
             src_t = by_value.get(owner.source)
             src_new = {changed[n] for n in src_t or () if n in changed}
             if not src_new:
@@ -283,6 +286,10 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
         if op.name == "hivm.hir.store":
             if n in d.guarded:
                 plan.guarded.append(op)
+            elif n in d.tiled and op.group("ins")[0].owner in plan.clipped_slices:
+                sl = op.group("ins")[0].owner
+                axis = window_axis(sl, shape_of(sl.source.type))
+                plan.clipped.append(ClippedStore(op, sl, axis, shape_of(plan.retype[sl.source])[axis]))
             elif n in d.tiled:
                 plan.tiled_stores.append(op)
                 src = op.group("ins")[0]
@@ -308,6 +315,21 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
     if fn.body.blocks[0].last_op is not None and fn.body.blocks[0].last_op.operands:
         raise NotLowered("a function returning values")
     return plan
+
+
+def _stored_window(sl: tensor.ExtractSliceOp, by_value: dict, changed: dict, tile_axis: int) -> bool:
+    """``sl`` is a window, on the split axis, of a halved value whose only use is the ``ins`` of a store (a
+    clipped store)."""
+    uses = list(sl.results[0].uses)
+    if len(uses) != 1 or uses[0].operation.name != "hivm.hir.store":
+        return False
+    store = uses[0].operation
+    if not isinstance(store, HivmOp) or store.group("ins")[:1] != [sl.results[0]]:
+        return False
+    if not any(n in changed for n in by_value.get(sl.source, ())):
+        return False
+    shape = shape_of(sl.source.type)
+    return window_axis(sl, shape) == (tile_axis - 1 if len(shape) == 1 else tile_axis)
 
 
 def _half_axis(t: Attribute, new: tuple[int, ...], d: Decision, mlir_shape: bool = False) -> tuple[int, int]:
@@ -391,7 +413,9 @@ def apply_split(fn: func.FuncOp, d: Decision, plan: SplitPlan) -> None:
         sv = _subview(gm, axis, half, offset(half))
         op.parent_block().insert_op_before(sv, op)
         _replace_group_operand(op, group, 0, sv.result)
-    for op in plan.tiled_stores + plan.tiled_customs:
+    for c in plan.clipped:
+        clipped_stores.rewrite(c, sb, _replace_group_operand)
+    for op in plan.tiled_stores + plan.tiled_customs + [c.store for c in plan.clipped]:
         op.attributes[TILED] = UnitAttr()
     for op in plan.slices:  # a slice covering its source on the split axis: same offsets, halved sizes
         sizes = shape_of(op.results[0].type)

@@ -506,6 +506,13 @@ class ToTensorOp(Operation):
 OVERRIDES: dict[str, type[Operation]] = {"bufferization.to_tensor": ToTensorOp}
 
 
+def _affine_max() -> type[Operation]:
+    from tilefold.mlir.clipped_stores import AffineMaxOp
+
+    return AffineMaxOp
+
+
+
 class HivmContext(Context):
     """xDSL's context with the standard dialects, every ``hivm.*`` op as a :class:`HivmOp`, and unregistered
     attributes (``#hivm.*`` / ``#hacc.*``) and ops read generically."""
@@ -518,6 +525,8 @@ class HivmContext(Context):
             return hivm_op_class(name)
         if name in OVERRIDES:
             return OVERRIDES[name]
+        if name == "affine.max":
+            return _affine_max()
         known = self._get_known_op(name)
         if known is not None:
             return known

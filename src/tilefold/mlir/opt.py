@@ -191,7 +191,7 @@ def _alias_affine_maps(text: str) -> str:
                 parts.append(line[last:a] + names[key])
                 last = b
             line = "".join(parts) + line[last:]
-            line = re.sub(r"(affine\.apply #map\d*) \(", r"\1(", line)
+            line = re.sub(r"(affine\.(?:apply|min|max) #map\d*) \(", r"\1(", line)
         lines.append(line)
     header = [f"{n} = affine_map<{b}>" for b, n in names.items()]
     return "\n".join(header + lines)

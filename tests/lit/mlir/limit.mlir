@@ -97,23 +97,3 @@ func.func @copy_out(%src: memref<16x64xf32>, %dst: memref<16x64xf32>) attributes
   hivm.hir.copy ins(%buf : memref<16x64xf32>) outs(%dst : memref<16x64xf32>)
   return
 }
-
-// -----
-
-// One element of a 64-element vector, stored: tilefold splits this as a clipped store (sub-block 1's part empty),
-// but the MLIR rewrite does not write upstream's per-half max / min sizes, so the MLIR function is rolled back.
-// CHECK-LABEL: func.func @first_element
-// CHECK-NOT: map_for_to_forall
-// CHECK: scf.if
-// CHECK-NEXT: hivm.hir.store ins(%{{.*}} : tensor<1xf32>)
-// CHECK: } {limit_sub_block_id0}
-func.func @first_element(%src: memref<64xf32>, %dst: memref<1xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
-  %buf = memref.alloc() : memref<64xf32>
-  hivm.hir.load ins(%src : memref<64xf32>) outs(%buf : memref<64xf32>)
-  %t = bufferization.to_tensor %buf restrict writable : memref<64xf32> to tensor<64xf32>
-  %e = tensor.empty() : tensor<64xf32>
-  %x = hivm.hir.vexp ins(%t : tensor<64xf32>) outs(%e : tensor<64xf32>) -> tensor<64xf32>
-  %s = tensor.extract_slice %x[0] [1] [1] : tensor<64xf32> to tensor<1xf32>
-  hivm.hir.store ins(%s : tensor<1xf32>) outs(%dst : memref<1xf32>)
-  return
-}

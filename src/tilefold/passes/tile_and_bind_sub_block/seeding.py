@@ -27,7 +27,6 @@ from tilefold.passes.tile_and_bind_sub_block.common import (
     _window_axis,
     store_window,
 )
-
 from tilefold.passes.tile_and_bind_sub_block.window_stores import clip_exprs, is_window_axis
 
 if TYPE_CHECKING:
