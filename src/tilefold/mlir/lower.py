@@ -468,6 +468,9 @@ class Lowering:
             self.emit(d, f"{nm} = pl.store({tile}, {offs}, {self.gm_current[view.param]})")
             self.gm_current[view.param] = nm
             return
+        if short in ("vcmp", "vsel"):
+            self._compare_select(op, short, ins, outs, d)
+            return
         if short in BINARY or short in UNARY or short in ("vbrc", "vreduce", "vcast", "vtranspose", "copy",
                                                           "custom", "custom_macro"):
             self._compute(op, short, ins, outs, d)
@@ -570,6 +573,42 @@ class Lowering:
             nm = self.fresh(outs[0].name_hint or "t")
             self.ops_of[nm] = op
             self.emit(d, f"{nm}: {self.ttype(res_t, op)} = {expr}")
+            self._write(outs[0], nm, op)
+
+    def _compare_select(self, op: HivmOp, short: str, ins: list[SSAValue], outs: list[SSAValue], d: int) -> None:
+        """``vcmp`` -> ``tile.cmp`` / ``tile.cmps`` (a scalar second operand), ``vsel`` -> ``tile.sel`` /
+        ``tile.sels`` (a scalar false value). The i1 mask is tilefold's 1 / 0 mask tile, which has the dtype of the
+        compared values: the pl variable is typed so, its shape (all the pass reads back) is the MLIR one."""
+        if len(outs) != 1 or op.keyword_attr("broadcast") is not None or op.keyword_attr("transpose") is not None:
+            self.fail(op, f"{short} with a broadcast / transpose or several outs is not lowered")
+        shaped = [isinstance(v.type, MemRefType | TensorType) for v in ins]
+        if short == "vcmp":
+            mode = op.keyword_attr("compare_mode")
+            text = (mode.text or str(mode.value)) if mode is not None else "<eq>"
+            kind = text[text.find("<") + 1:text.rfind(">")].strip() if "<" in text else text
+            if kind not in ("eq", "ne", "lt", "gt", "ge", "le") or len(ins) != 2 or not shaped[0]:
+                self.fail(op, "vcmp needs two ins (a vector first) and compare_mode = <eq|ne|lt|gt|ge|le>")
+            a, b = ins
+            dtype = self._dt(a.type, op)
+            expr = (f"pl.tile.cmp({self.tile(a, op)}, {self.tile(b, op)}, cmp_type={kind!r})" if shaped[1]
+                    else f"pl.tile.cmps({self.tile(a, op)}, {self.scalar(b, op)}, cmp_type={kind!r})")
+        else:
+            if len(ins) != 3 or not shaped[0] or not shaped[1]:
+                self.fail(op, "vsel needs ins (mask, true values, false values), the first two vectors")
+            m, a, b = ins
+            dtype = self._dt(a.type, op)
+            expr = (f"pl.tile.sel({self.tile(m, op)}, {self.tile(a, op)}, {self.tile(b, op)})" if shaped[2]
+                    else f"pl.tile.sels({self.tile(m, op)}, {self.tile(a, op)}, {self.scalar(b, op)})")
+        res_t = op.results[0].type if op.results else outs[0].type
+        shape = tile_shape(shape_of(res_t))
+        ann = f"pl.Tile[[{', '.join(map(str, shape))}], pl.{dtype}, pl.Mem.Vec]"
+        if op.results:
+            nm = self.define(op.results[0], op)
+        else:
+            nm = self.fresh(outs[0].name_hint or "t")
+            self.ops_of[nm] = op
+        self.emit(d, f"{nm}: {ann} = {expr}")
+        if not op.results:
             self._write(outs[0], nm, op)
 
     def _init(self, v: SSAValue, op: Operation, d: int) -> str:
