@@ -67,6 +67,9 @@ CASES = {  # kernel: numpy reference on the named inputs
     ("constructs.mlir", "tensor_form"): lambda i: {"dst": (i["src"] + np.float32(1)) * i["col"]},
     ("clipped_stores.mlir", "window_at_run_time_offset"): lambda i: {"o": _window(i["o"], np.exp(i["a"]), 3, 19)},
     ("clipped_stores.mlir", "first_element"): lambda i: {"o": (i["a"] + i["a"])[:, :1]},
+    ("element_loops.mlir", "double_first_column"): lambda i: {"dst": np.exp(i["x"]) * np.array([2] + [1] * 63,
+                                                                                              np.float32)},
+    ("element_loops.mlir", "scale_by_first"): lambda i: {"dst": i["x"] * i["x"][0, 0]},
     ("compare_select.mlir", "clamp_below"): lambda i: {"dst": np.maximum(i["x"], i["floor"])},
     ("clipped_stores.mlir", "row_window"): lambda i: {"o": _window(i["o"], np.abs(i["a"]), 40, 56)},
 }

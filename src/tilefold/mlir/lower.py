@@ -313,7 +313,26 @@ class Lowering:
         if isinstance(op, tensor.ExtractSliceOp):
             self._extract_slice(op, d)
             return
+        if isinstance(op, tensor.ExtractOp | tensor.InsertOp):
+            self._element(op, d)
+            return
         self.fail(op, "this op is not lowered to tilefold")
+
+    def _element(self, op: tensor.ExtractOp | tensor.InsertOp, d: int) -> None:
+        """``tensor.extract`` -> ``pl.tile.read`` (a scalar), ``tensor.insert`` -> ``pl.tile.write`` (the next
+        value of the tile): the scalar unit's element access; a rank-1 index ``i`` is ``[0, i]``."""
+        src = op.tensor if isinstance(op, tensor.ExtractOp) else op.dest
+        idx = [self.scalar(i, op) for i in op.indices]
+        if len(idx) == 1:
+            idx = ["0", idx[0]]
+        tile = self.tile(src, op)
+        nm = self.define(op.result, op)
+        if isinstance(op, tensor.ExtractOp):
+            self.emit(d, f"{nm}: pl.Scalar[pl.{self._dt(src.type, op)}] = pl.tile.read({tile}, [{', '.join(idx)}])")
+            self.exprs[op.result] = nm
+            return
+        value = self.scalar(op.scalar, op)
+        self.emit(d, f"{nm}: {self.ttype(op.result.type, op)} = pl.tile.write({tile}, [{', '.join(idx)}], {value})")
 
     def _extract_slice(self, op: tensor.ExtractSliceOp, d: int) -> None:
         src = self.tile(op.source, op)
