@@ -62,8 +62,10 @@ class Piece:
 
 
 _CLOSE = {"(": ")", "[": "]", "<": ">", "{": "}"}
+#: keywords written before a bare operand, without ``=``
+_OPERAND_KEYWORDS = ("pad_value",)
 #: bare keywords some formats write on their own
-_WORDS = ("dim", "low", "high", "atomic_kind", "from", "to", "restrict", "writable")
+_WORDS = ("dim", "low", "high", "atomic_kind", "from", "to", "restrict", "writable", "a_transpose", "b_transpose")
 
 
 @dataclass
@@ -204,6 +206,7 @@ class HivmOp(Operation):
         else:
             st.results = _parse_types_list(parser)
             st.pieces.append(Piece("results", open=""))
+        st.bare_allowed = False  # results end a format: a ``%a, %b = ...`` after them is the next op
         return True
 
     @classmethod
@@ -235,6 +238,11 @@ class HivmOp(Operation):
         state = _save(parser)
         parser._consume_token()
         after = parser._current_token.text
+        if after == ":":  # ``%r:2 = ...``: the next op's results, not ``%x : t`` of this one
+            parser._consume_token()
+            if parser._current_token.kind.name == "INTEGER_LIT":
+                parser._consume_token()
+                after = "=" if parser._current_token.text == "=" else ":"
         _restore(parser, state)
         if after == "=" or (after == "," and not st.pieces):
             return False  # the next op's result list
@@ -287,6 +295,14 @@ class HivmOp(Operation):
                 st.pieces.append(Piece("attr", keyword=text, sep=sep, text="%", typed=typed))
             else:
                 st.pieces.append(Piece("attr", keyword=text, sep=sep, value=parser.parse_attribute()))
+            return True
+        if after.startswith("%") and text in _OPERAND_KEYWORDS:  # ``pad_value %v : f32`` (vpad)
+            parser._consume_token()
+            st.operands.append(parser.parse_operand())
+            typed = parser.parse_optional_punctuation(":") is not None
+            if typed:
+                parser.parse_type()
+            st.pieces.append(Piece("attr", keyword=text, sep="", text="%", typed=typed))
             return True
         if text in _WORDS:
             parser._consume_token()
@@ -366,7 +382,7 @@ class HivmOp(Operation):
             elif p.kind == "enum" or p.kind == "word":
                 printer.print_string(" " + p.text)
             elif p.kind == "attr":
-                printer.print_string(f" {p.keyword} {p.sep} ")
+                printer.print_string(f" {p.keyword} {p.sep} " if p.sep else f" {p.keyword} ")
                 if p.text == "%":
                     v = next(it)
                     printer.print_operand(v)
