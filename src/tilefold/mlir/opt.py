@@ -130,7 +130,17 @@ def print_module(module) -> str:
 
     from xdsl.printer import Printer
 
+    from xdsl.dialects.builtin import AffineMapAttr
+
+    from tilefold.mlir.affine_text import map_text
+
     class _MlirPrinter(Printer):
+        def print_attribute(self, attribute) -> None:  # affine maps in mlir-opt's spelling
+            if isinstance(attribute, AffineMapAttr):
+                self.print_string(f"affine_map<{map_text(attribute.data)}>")
+                return
+            super().print_attribute(attribute)
+
         def _print_results(self, op) -> None:  # mlir-opt's `%r:2 = ...` and `%r#1` for several results
             results = op.results
             if len(results) <= 1:

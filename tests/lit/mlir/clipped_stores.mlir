@@ -2,11 +2,12 @@
 
 // A window [%off, %off + 16) of a computed 64-element vector, stored at that offset: the vector work splits 32 + 32
 // and each sub-block stores the part of the window inside its half, clipped with affine.max / affine.min.
-// CHECK-DAG: #[[LO:map[0-9]*]] = affine_map<(d0)[s0] -> (((d0 * -32) + s0), 0)>
+// CHECK-DAG: #[[LO:map[0-9]*]] = affine_map<(d0)[s0] -> (d0 * -32 + s0, 0)>
 // CHECK-DAG: #[[CAP:map[0-9]*]] = affine_map<(d0) -> (d0, 32)>
-// CHECK-DAG: #[[HI:map[0-9]*]] = affine_map<(d0)[s0] -> ((((d0 * -32) + s0) + 16), 0)>
-// CHECK-DAG: #[[SHIFT:map[0-9]*]] = affine_map<(d0)[s0] -> (((d0 * 32) + (s0 * -1)), 0)>
+// CHECK-DAG: #[[HI:map[0-9]*]] = affine_map<(d0)[s0] -> (d0 * -32 + s0 + 16, 0)>
+// CHECK-DAG: #[[SHIFT:map[0-9]*]] = affine_map<(d0)[s0] -> (d0 * 32 - s0, 0)>
 // CHECK-DAG: #[[CAPN:map[0-9]*]] = affine_map<(d0) -> (d0, 16)>
+// CHECK-DAG: #{{map[0-9]*}} = affine_map<(d0, d1) -> (d0 - d1)>
 // CHECK-LABEL: func.func @window_at_run_time_offset
 // CHECK: scf.for %[[SB:.*]] = %c0 to %c2 step %c1 {
 // CHECK: hivm.hir.vexp ins(%{{.*}} : tensor<32xf32>)
@@ -15,7 +16,7 @@
 // CHECK-NEXT: %[[L:.*]] = affine.min #[[CAP]](%[[M0]])
 // CHECK-NEXT: %[[M1:.*]] = affine.max #[[HI]](%[[SB]])[%off]
 // CHECK-NEXT: %[[H:.*]] = affine.min #[[CAP]](%[[M1]])
-// CHECK-NEXT: %[[N:.*]] = affine.apply #{{map[0-9]*}}(%[[H]], %[[L]])
+// CHECK-NEXT: %[[N:.*]] = affine.apply #[[DIFF:map[0-9]*]](%[[H]], %[[L]])
 // CHECK-NEXT: %[[M2:.*]] = affine.max #[[SHIFT]](%[[SB]])[%off]
 // CHECK-NEXT: %[[S:.*]] = affine.min #[[CAPN]](%[[M2]])
 // CHECK-NEXT: %[[P:.*]] = tensor.extract_slice %y[%[[L]]] [%[[N]]] [1] : tensor<32xf32> to tensor<?xf32>
@@ -39,9 +40,9 @@ func.func @window_at_run_time_offset(%a: memref<64xf32>, %o: memref<64xf32>, %of
 
 // One element [0, 1) of a 64-element vector: split 32 + 32, sub-block 1's count min(max(1 - 32, 0), 32) - 0 = 0
 // (its part is empty), at the clipped offset min(max(32, 0), 1) = 1 of the 1-element destination.
-// CHECK-DAG: #[[LO:map[0-9]*]] = affine_map<(d0) -> ((d0 * -32), 0)>
-// CHECK-DAG: #[[HI:map[0-9]*]] = affine_map<(d0) -> (((d0 * -32) + 1), 0)>
-// CHECK-DAG: #[[SH:map[0-9]*]] = affine_map<(d0) -> ((d0 * 32), 0)>
+// CHECK-DAG: #[[LO:map[0-9]*]] = affine_map<(d0) -> (d0 * -32, 0)>
+// CHECK-DAG: #[[HI:map[0-9]*]] = affine_map<(d0) -> (d0 * -32 + 1, 0)>
+// CHECK-DAG: #[[SH:map[0-9]*]] = affine_map<(d0) -> (d0 * 32, 0)>
 // CHECK-LABEL: func.func @first_element
 // CHECK: hivm.hir.vadd ins(%{{.*}}, %{{.*}} : tensor<32xf32>, tensor<32xf32>)
 // CHECK: affine.max #[[LO]](%sb)
@@ -66,9 +67,9 @@ func.func @first_element(%a: memref<64xf32>, %o: memref<1xf32>) attributes {hivm
 
 // A static window [28, 58) crossing the halves, its second part (26) longer than its first (4): still split; the
 // offsets fold into the maps.
-// CHECK-DAG: #[[LO:map[0-9]*]] = affine_map<(d0) -> (((d0 * -32) + 28), 0)>
-// CHECK-DAG: #[[HI:map[0-9]*]] = affine_map<(d0) -> (((d0 * -32) + 58), 0)>
-// CHECK-DAG: #[[SH:map[0-9]*]] = affine_map<(d0) -> (((d0 * 32) + -28), 0)>
+// CHECK-DAG: #[[LO:map[0-9]*]] = affine_map<(d0) -> (d0 * -32 + 28, 0)>
+// CHECK-DAG: #[[HI:map[0-9]*]] = affine_map<(d0) -> (d0 * -32 + 58, 0)>
+// CHECK-DAG: #[[SH:map[0-9]*]] = affine_map<(d0) -> (d0 * 32 - 28, 0)>
 // CHECK-DAG: #[[CAPN:map[0-9]*]] = affine_map<(d0) -> (d0, 30)>
 // CHECK-LABEL: func.func @crossing_window
 // CHECK: hivm.hir.vmul ins(%{{.*}}, %{{.*}} : tensor<32xf16>, tensor<32xf16>)
