@@ -128,9 +128,8 @@ def _expected(chunk: Chunk) -> list[Diagnostic]:
 def print_module(module) -> str:
     import io
 
-    from xdsl.printer import Printer
-
     from xdsl.dialects.builtin import AffineMapAttr
+    from xdsl.printer import Printer
 
     from tilefold.mlir.affine_text import map_text
 
