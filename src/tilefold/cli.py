@@ -811,6 +811,11 @@ def op_signature(op: Any) -> str:
     parts = []
     for p in op.params:
         text = f"{p.name}: {p.kind.value}"
+        declared = ([" / ".join(m.name for m in p.memory)] if p.memory else []) + (
+            [f"rank {p.rank}"] if p.rank is not None else []) + (
+            [" or ".join(c.value for c in p.dtypes)] if p.dtypes else [])
+        if declared:  # the parameter's declaration, checked by the registry (ops.registry.check_operands)
+            text += f"[{', '.join(declared)}]"
         if p.default is not None:
             text += f" = {_fmt_default(p.default)}"
         elif not p.required:

@@ -75,7 +75,19 @@ def _operand(op, kind: ParamKind, name: str, dtype: DataType):
     return Var(name, TensorType(make_shape(shape), dtype))
 
 
-RESTRICTED = sorted(n for n, op in all_ops().items() if operand_dtype_classes(op))
+def _uniform(op) -> bool:
+    """Every tile / tensor parameter of ``op`` declares the same dtypes (the index ops of issue 19 declare an integer
+    index beside a data operand of any dtype: tests/sim/test_index_ops.py and tests/reference cover them)."""
+    from tilefold.ops.registry import _value_params
+
+    return len({p.dtypes for p in _value_params(op)}) == 1
+
+
+#: the ops declared on floating-point operands only (the bitwise ops declare integers: INT_RESTRICTED)
+RESTRICTED = sorted(n for n, op in all_ops().items() if operand_dtype_classes(op) and _uniform(op)
+                    and DTypeClass.INT not in operand_dtype_classes(op))
+INT_RESTRICTED = sorted(n for n, op in all_ops().items() if operand_dtype_classes(op) and _uniform(op)
+                        and DTypeClass.INT in operand_dtype_classes(op))
 
 
 def test_the_float_math_ops_are_restricted():
@@ -117,3 +129,22 @@ def test_the_verifier_applies_the_same_check_to_calls_a_pass_built():
     fn = Function("kernel", (x,), (ParamDirection.In,), (), body, FunctionType.InCore)
     found = check_properties(Program("p", (fn,)), [IRProperty.TypeChecked])
     assert any("tile.exp" in v.message and "floating-point operands only" in v.message for v in found)
+
+
+def test_the_bitwise_ops_declare_integer_operands():
+    names = {n.split(".", 1)[1] for n in INT_RESTRICTED}
+    assert {"and_", "or_", "xor", "shl", "shr", "ands", "shrs", "not_"} <= names
+    assert all(f"tensor.{n}" in INT_RESTRICTED for n in ("and_", "shl", "xors"))  # inherited from the tile form
+
+
+@pytest.mark.parametrize("name", INT_RESTRICTED)
+def test_every_bitwise_op_refuses_float_operands_with_its_reason(name):
+    op = all_ops()[name]
+    for bad in (DataType.FP32, DataType.FP16):
+        args = [ConstInt(2) if p.kind is ParamKind.SCALAR else _operand(op, p.kind, p.name, bad)
+                for p in op.operand_params]
+        with pytest.raises(TypeInferenceError, match="bitwise ops need an integer dtype") as info:
+            make_call(name, args)
+        assert bad.name in info.value.message and "INT32" in info.value.hint
+    make_call(name, [ConstInt(2) if p.kind is ParamKind.SCALAR else _operand(op, p.kind, p.name, DataType.INT32)
+                     for p in op.operand_params])

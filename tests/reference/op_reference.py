@@ -1208,3 +1208,258 @@ def _tile_read_cases(dt):
 entry("tile.concat", ALL, _tile_concat_cases, "bytes: [32, 32] and [32, 16] tiles joined along columns")
 entry("tile.assemble", ALL, _tile_assemble_cases, "bytes: an [8, 16] tile written at [8, 16] of a [32, 32] tile")
 entry("tile.read", ALL, _tile_read_cases, "the element [3, 5] of a Vec tile read into a scalar and written back")
+
+
+# ------------------------------------------------------------------------------------------------
+# index and generator ops (issue 19): written from their stated semantics with Python loops / plain numpy
+# ------------------------------------------------------------------------------------------------
+
+_M64 = (1 << 64) - 1
+
+
+def _splitmix64(x: int) -> int:
+    """The splitmix64 finaliser, on Python ints (the published constants of Steele, Lea and Flood)."""
+    x = (x + 0x9E3779B97F4A7C15) & _M64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
+    return x ^ (x >> 31)
+
+
+_FRACTION_BITS = {FP32: 24, FP16: 11, BF16: 8}
+
+
+def _random_ref(shape, dt, seed: int) -> np.ndarray:
+    n = int(np.prod(shape))
+    words = [_splitmix64((seed << 32) + k) for k in range(n)]
+    if is_float(dt):
+        w = _FRACTION_BITS[dt]
+        return to_float(np.array([(z >> (64 - w)) / 2.0 ** w for z in words]), dt).reshape(shape)
+    bits = dt.itemsize * 8
+    return wrap(np.array([z & ((1 << bits) - 1) for z in words], dtype=object), dt).reshape(shape)
+
+
+def _random_cases(op: str, dt) -> list[Case]:
+    name = DT_NAME[dt]
+    cases = []
+    for seed in (0, 12345):
+        want = _random_ref((16, 32), dt, seed)
+        call = f"pl.{op}([16, 32], dtype=pl.{name}, seed={seed})"
+        body = [f"out[:] = {call}"] if op.startswith("tensor.") else [f"pl.store({call}, [0, 0], out)"]
+        cases.append(_src({}, want, body, f"{op}[seed {seed}]", tol=EXACT))
+    return cases
+
+
+def _ci_cases(op: str, dt) -> list[Case]:
+    name = DT_NAME[dt]
+    lo, hi = int_min_max(dt)
+    cases = []
+    for start, desc in ((5, False), (hi - 100, False), (lo + 100, True)):  # the last two wrap around
+        want = wrap(np.array([start + (-k if desc else k) for k in range(8 * 32)], dtype=object), dt).reshape(8, 32)
+        call = f"pl.{op}({start}, [8, 32], dtype=pl.{name}, descending={desc})"
+        body = [f"out[:] = {call}"] if op.startswith("tensor.") else [f"pl.store({call}, [0, 0], out)"]
+        cases.append(_src({}, want, body, f"{op}[{start}, descending={desc}]", tol=EXACT))
+    return cases
+
+
+def _sorted_pairs(values: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """One row's 32-element blocks sorted descending (ties by position, NaN last) as (value, index bits) pairs."""
+    out = []
+    for b in range(0, len(values), 32):
+        block = [(float(values[b + t]), t) for t in range(32)]
+        order = sorted(block, key=lambda vt: (1, 0.0, vt[1]) if math.isnan(vt[0]) else (0, -vt[0], vt[1]))
+        for _, t in order:
+            out.append(values[b + t])
+            out.append(np.array([indices[b + t]], np.uint32).view(np.float32)[0])
+    return np.array(out, np.float32)
+
+
+def _sort32_cases(op: str, dt) -> list[Case]:
+    vals = pattern(FP32, (2, 64), 31)
+    vals[0, :8] = [1.0, 1.0, -0.0, 0.0, 2.5, 2.5, -1.0, 1.0]  # ties keep index order
+    idx = (np.arange(128, dtype=np.int64).reshape(2, 64) * 7 + 3).astype(np.int32)
+    want = np.stack([_sorted_pairs(vals[r], idx[r]) for r in range(2)])
+    call = f"pl.{op}(x, i)" if op.startswith("tile.") else f"pl.{op}(a0, a1)"
+    body = (["x = pl.load(a0, [0, 0], [2, 64])", "i = pl.load(a1, [0, 0], [2, 64])", f"pl.store({call}, [0, 0], out)"]
+            if op.startswith("tile.") else [f"out[:] = {call}"])
+    return [_src({"a0": vals, "a1": idx}, want, body, op)]
+
+
+def _merge_ref(row: np.ndarray, block: int) -> np.ndarray:
+    """Groups of 4 runs of ``block`` (value, index) pairs merged: repeatedly take the largest run head (the
+    earliest run on a tie)."""
+    pairs = [(row[2 * k], row[2 * k + 1]) for k in range(len(row) // 2)]
+    out = []
+    for g in range(0, len(pairs), 4 * block):
+        runs = [pairs[g + r * block:g + (r + 1) * block] for r in range(4) if g + r * block < len(pairs)]
+        heads = [0] * len(runs)
+        while any(h < len(run) for h, run in zip(heads, runs, strict=True)):
+            best = None
+            for r, run in enumerate(runs):
+                if heads[r] < len(run) and (best is None or run[heads[r]][0] > runs[best][heads[best]][0]):
+                    best = r
+            out.extend(runs[best][heads[best]])
+            heads[best] += 1
+    return np.array(out, np.float32)
+
+
+def _mrgsort_cases(op: str, dt) -> list[Case]:
+    rng = np.random.default_rng(32)
+    block = 8
+    row = []
+    for _ in range(8):  # 8 runs of 8 pairs: two merge groups
+        v = np.sort(rng.integers(-6, 6, block).astype(np.float32))[::-1]  # integers: ties across runs
+        row += [x for val in v for x in (val, np.float32(rng.integers(0, 99)))]
+    src = np.array([row, row[::-1]], np.float32)
+    src[1] = np.array(row, np.float32) * -1  # a second row, its runs no longer sorted: sorted within each group
+    src[1] = np.concatenate([np.sort(src[1].reshape(-1, 2)[g:g + block, 0])[::-1].repeat(2)
+                             for g in range(0, 64, block)])
+    want = np.stack([_merge_ref(src[r], block) for r in range(2)])
+    call = f"pl.{op}(x, block_len={block})" if op.startswith("tile.") else f"pl.{op}(a0, block_len={block})"
+    body = ["x = pl.load(a0, [0, 0], [2, 128])", f"pl.store({call}, [0, 0], out)"] if op.startswith("tile.") \
+        else [f"out[:] = {call}"]
+    return [_src({"a0": src}, want, body, op)]
+
+
+def _indexed_body(op: str, loads: list[tuple[str, str, tuple[int, ...]]], call: str) -> list[str]:
+    if op.startswith("tensor."):
+        return [f"out[:] = pl.{op}({call.format(**{v: a for v, a, _ in loads})})"]
+    body = [f"{v} = pl.load({a}, [0, 0], {list(s)})" for v, a, s in loads]
+    return body + [f"pl.store(pl.{op}({call.format(**{v: v for v, _, _ in loads})}), [0, 0], out)"]
+
+
+def _gather_cases(op: str, dt) -> list[Case]:
+    src = pattern(dt, (16, 32), 33)
+    cases = []
+    for dim in (0, 1):
+        rng = np.random.default_rng(34 + dim)
+        shape = (8, 32) if dim == 0 else (16, 8)
+        idx = rng.integers(0, src.shape[dim], shape).astype(np.int32)
+        want = np.empty(shape, dt)
+        for i in range(shape[0]):
+            for j in range(shape[1]):
+                want[i, j] = src[idx[i, j], j] if dim == 0 else src[i, idx[i, j]]
+        body = _indexed_body(op, [("x", "a0", src.shape), ("i", "a1", shape)], f"{{x}}, {dim}, {{i}}")
+        cases.append(_src({"a0": src, "a1": idx}, want, body, f"{op}[dim {dim}]"))
+    return cases
+
+
+def _scatter_cases(op: str, dt) -> list[Case]:
+    base, src = pattern(dt, (16, 32), 35), pattern(dt, (8, 32), 36)
+    cases = []
+    for dim in (0, 1):
+        rng = np.random.default_rng(37 + dim)
+        shape = (8, 32) if dim == 0 else (8, 16)
+        idx = rng.integers(0, base.shape[dim], shape).astype(np.int32)  # repeats: the later write stays
+        want = base.copy()
+        for i in range(shape[0]):
+            for j in range(shape[1]):
+                if dim == 0:
+                    want[idx[i, j], j] = src[i, j]
+                else:
+                    want[i, idx[i, j]] = src[i, j]
+        body = _indexed_body(op, [("x", "a0", base.shape), ("i", "a1", shape), ("s", "a2", src.shape)],
+                             f"{{x}}, {dim}, {{i}}, {{s}}")
+        cases.append(_src({"a0": base, "a1": idx, "a2": src}, want, body, f"{op}[dim {dim}]"))
+    return cases
+
+
+def _scatter_update_cases(op: str, dt) -> list[Case]:
+    base, src = pattern(dt, (16, 32), 38), pattern(dt, (8, 32), 39)
+    idx = np.array([[3, 0, 15, 7], [3, 9, 1, 0]], np.int32)  # rows 3 and 0 written twice: the later row stays
+    want = base.copy()
+    for k, r in enumerate(idx.ravel()):
+        want[r, :] = src[k, :]
+    body = _indexed_body(op, [("x", "a0", base.shape), ("i", "a1", idx.shape), ("s", "a2", src.shape)],
+                         "{x}, -2, {i}, {s}")
+    return [_src({"a0": base, "a1": idx, "a2": src}, want, body, op)]
+
+
+def _expand_clone_cases(op: str, dt) -> list[Case]:
+    cases = []
+    for shape in ((1, 32), (16, 1), (16, 32)):
+        src = pattern(dt, shape, 40)
+        want = np.empty((16, 32), dt)
+        for i in range(16):
+            for j in range(32):
+                want[i, j] = src[i if shape[0] > 1 else 0, j if shape[1] > 1 else 0]
+        body = _indexed_body(op, [("x", "a0", shape)], "{x}, [16, 32]")
+        cases.append(_src({"a0": src}, want, body, f"{op}[{list(shape)}]"))
+    return cases
+
+
+def _fillpad_expand_cases(dt) -> list[Case]:
+    a = pattern(dt, (16, 32), 41)
+    cases = []
+    for pad in ("zero", "min", "max"):
+        for valid in ((16, 32), (9, 20)):
+            fill = _pad_scalar(dt, pad)
+            want = (np.full((32, 64), fill).astype(dt) if is_float(dt)
+                    else np.full((32, 64), fill, dtype=np.int64).astype(dt))
+            want[:valid[0], :valid[1]] = a[:valid[0], :valid[1]]
+            load = ("x = pl.load(a0, [0, 0], [16, 32])" if valid == (16, 32)
+                    else f"x = pl.load(a0, [0, 0], [16, 32], valid_shapes={list(valid)})")
+            cases.append(_src({"a0": a}, want, [load, "pl.store(pl.tile.fillpad_expand(x, [32, 64], pad_value="
+                                                      f"pl.PadValue.{pad}), [0, 0], out)"],
+                              f"tile.fillpad_expand[{pad}, valid {list(valid)}]"))
+    return cases
+
+
+def _mgather_cases(dt) -> list[Case]:
+    table = pattern(dt, (32, 16), 42)
+    cases = []
+    for policy, idx in (("error", [3, 1, 31, 0, 3, 7, 8, 2]), ("zero", [3, -1, 31, 32, 40, 7, 0, 2]),
+                        ("clamp", [3, -5, 31, 32, 40, 7, 0, 2])):
+        want = np.zeros((8, 16), dt)
+        for k, r in enumerate(idx):
+            if policy == "clamp":
+                r = min(max(r, 0), 31)
+            if 0 <= r < 32:
+                want[k] = table[r]
+        index = np.array(idx, np.int32).reshape(8, 1)
+        option = "" if policy == "error" else f", gather_oob={policy!r}"
+        cases.append(_src({"a0": table, "a1": index}, want, ["i = pl.load(a1, [0, 0], [8, 1])",
+                                                              f"pl.store(pl.tile.mgather(a0, i{option}), [0, 0], out)"],
+                          f"tile.mgather[{policy}]"))
+    return cases
+
+
+def _mscatter_cases(dt) -> list[Case]:
+    base, src = pattern(dt, (32, 16), 43), pattern(dt, (8, 16), 44)
+    idx = [5, -1, 31, 0, 5, 12, -7, 2]  # negative: masked; row 5 twice: the later row stays
+    want = base.copy()
+    for k, r in enumerate(idx):
+        if r >= 0:
+            want[r] = src[k]
+    index = np.array(idx, np.int32).reshape(8, 1)
+    return [_src({"a0": src, "a1": index, "out": base}, want,
+                 ["x = pl.load(a0, [0, 0], [8, 16])", "i = pl.load(a1, [0, 0], [8, 1])",
+                  "pl.tile.mscatter(x, i, out)"], "tile.mscatter", inout=("out",))]
+
+
+def _prefetch_cases(dt) -> list[Case]:
+    a = pattern(dt, (32, 32), 45)
+    return [_src({"a0": a}, a.copy(), ["pl.tile.prefetch(a0, [0, 0], [32, 32])", "x = pl.load(a0, [0, 0], [32, 32])",
+                                       "pl.store(x, [0, 0], out)"], "tile.prefetch")]
+
+
+both("random", (FP32, FP16, BF16, INT32, INT8), _random_cases,
+     "value: element k = splitmix64(seed * 2**32 + k), top mantissa bits as a fraction in [0, 1) for floats, low "
+     "bits for integers; two seeds")
+both("ci", INTS, _ci_cases, "value: start + k (descending: start - k) in row-major order, wrapping in the dtype")
+both("sort32", (FP32,), _sort32_cases,
+     "bytes: 32-element blocks sorted descending (ties by position, -0 == 0, NaN last), (value, index bits) pairs")
+both("mrgsort", (FP32,), _mrgsort_cases, "bytes: groups of 4 sorted runs of (value, index) pairs merged, ties to the "
+                                         "earlier run")
+both("gather", ALL, _gather_cases, "bytes: out[i, j] = src[index[i, j], j] (dim 0) / src[i, index[i, j]] (dim 1)")
+both("scatter", ALL, _scatter_cases, "bytes: input[index[i, j], j] / input[i, index[i, j]] = src[i, j], repeated "
+                                     "indices: the later (row-major) write stays")
+both("scatter_update", ALL, _scatter_update_cases,
+     "bytes: input[index.flat[k], :] = src[k, :], repeated rows: the later k stays")
+both("expand_clone", ALL, _expand_clone_cases, "bytes: [1, 32], [16, 1] and [16, 32] broadcast to [16, 32]")
+entry("tile.fillpad_expand", ALL, _fillpad_expand_cases,
+      "bytes: the valid region ([16, 32] and a partial [9, 20]) at [0, 0] of a [32, 64] tile, the rest the pad value")
+entry("tile.mgather", ALL, _mgather_cases, "bytes: rows of a GM tensor by an [8, 1] index tile; gather_oob error "
+                                           "(in range), zero and clamp (indices -5, -1, 32, 40)")
+entry("tile.mscatter", ALL, _mscatter_cases, "bytes: rows of a tile into GM rows by index; negative masks, a repeated "
+                                             "row keeps the later write")
+entry("tile.prefetch", ALL, _prefetch_cases, "bytes: a prefetch changes nothing; the window loaded after it arrives")

@@ -97,6 +97,7 @@ from .pto import (
     TCustom,
     TensorParam,
     TExtract,
+    TIndirect,
     TLoad,
     TMatmul,
     TStore,
@@ -541,6 +542,25 @@ class FunctionCodegen:
             self.gm_store_paths.setdefault(tensor, {}).setdefault("bulk", call)
             if var is not None:
                 self.tensor_name[var] = tensor
+            return ()
+        if kind is OpKind.INDIRECT_LOAD:  # GM rows by an index tile (tile.mgather)
+            if var is not None:
+                dst = self.declare(var)
+                self.tile_handle[var] = dst
+                out.append(TIndirect(op.pto or op.name, op.name, self.tensor(call.args[0]), dst,
+                                     self.handle(call.args[1]), tuple(call.kwargs)))
+            return ()
+        if kind is OpKind.INDIRECT_STORE:  # tile rows into GM rows by an index tile (tile.mscatter)
+            tensor = self.tensor(call.args[2])
+            out.append(TIndirect(op.pto or op.name, op.name, tensor, self.handle(call.args[0]),
+                                 self.handle(call.args[1]), tuple(call.kwargs)))
+            self.gm_store_paths.setdefault(tensor, {}).setdefault("bulk", call)
+            if var is not None:
+                self.tensor_name[var] = tensor
+            return ()
+        if op.extra.get("no_effect"):  # a hint without an effect on the machine model (tile.prefetch)
+            if var is not None and isinstance(call.type, TensorType):
+                self.tensor_name[var] = self.tensor(call.args[0])
             return ()
         if kind is OpKind.VIEW:
             self.view(call, op, var, out)

@@ -255,6 +255,30 @@ class TVector(Instr):
         return f"{self.opcode} %{self.dst}" + "".join(f", {p}" for p in parts) + attrs
 
 
+@dataclass(frozen=True)
+class TIndirect(Instr):
+    """Rows moved between a GM tensor and a Vec tile by an index tile (one DMA block per row): ``tmgather`` reads
+    row ``index[k]`` of ``tensor`` into row k of ``tile``; ``tmscatter`` writes row k of ``tile`` into row
+    ``index[k]`` of ``tensor``. ``op`` is the registry op; ``attrs`` its attributes (``gather_oob``, ``coalesce``)."""
+
+    opcode: str
+    op: str
+    tensor: str
+    tile: str
+    index: str
+    attrs: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def gathers(self) -> bool:
+        return self.opcode == "tmgather"
+
+    def text(self) -> str:
+        attrs = "".join(f", {k}={_attr(v)}" for k, v in self.attrs)
+        if self.gathers:
+            return f"{self.opcode} %{self.tile}, @{self.tensor}[%{self.index}]{attrs}"
+        return f"{self.opcode} @{self.tensor}[%{self.index}], %{self.tile}{attrs}"
+
+
 def _attr(v: Any) -> str:
     if isinstance(v, DataType):
         return v.name.lower()
@@ -437,6 +461,10 @@ def tile_accesses(ins: Instr) -> tuple[tuple[str, ...], tuple[str, ...], tuple[s
         return ins.srcs, (ins.dst,), (), ()
     if t is TCustom:
         return tuple(a for a in ins.ins if type(a) is str) + ins.tmps, ins.outs + ins.tmps, (), ()
+    if t is TIndirect:
+        if ins.gathers:
+            return (ins.index,), (ins.tile,), (ins.tensor,), ()
+        return (ins.tile, ins.index), (), (), (ins.tensor,)
     if t is SRead:
         return (), (), (ins.tensor,), ()
     if t is SWrite:

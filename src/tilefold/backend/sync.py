@@ -45,6 +45,7 @@ from .pto import (
     SetFlag,
     TCustom,
     TExtract,
+    TIndirect,
     TLoad,
     TMatmul,
     TStore,
@@ -70,6 +71,10 @@ def instruction_pipe(ins: Instr, space_of: Callable[[str], MemorySpace], target:
         return target.path_pipe(space_of(ins.src), Mem.DDR)
     if t is TExtract:
         return target.path_pipe(space_of(ins.src), space_of(ins.dst))
+    if t is TIndirect:  # an indirect load / store runs on the DMA engine of its direction
+        if ins.gathers:
+            return target.path_pipe(Mem.DDR, space_of(ins.tile))
+        return target.path_pipe(space_of(ins.tile), Mem.DDR)
     if t is TVector or t is TMatmul:
         return _UNIT_PIPES.get(get_op(ins.op).unit, Pipe.VECTOR)
     if t is TCustom and ins.pipe:  # the pipe its cost declaration names (a scalar loop: S)

@@ -39,7 +39,7 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, TupleType, Type, UnknownType
 from tilefold.ops.catalog_ops import UNSUPPORTED as CATALOG_UNSUPPORTED
-from tilefold.ops.registry import all_ops, find_op
+from tilefold.ops.registry import ParamKind, all_ops, find_op
 
 #: ``pl.<name>`` operators that dispatch on operand kinds (ops__00-dispatch): every tensor-level op of the
 #: registry, mapped to the op its scalar-operand form dispatches to (``scalar_form``, e.g. add -> adds). The
@@ -47,6 +47,13 @@ from tilefold.ops.registry import all_ops, find_op
 _SPECIAL_FORMS = ("create", "full", "read", "write")
 DISPATCHED = {name[len("tensor."):]: op.extra.get("scalar_form") for name, op in all_ops().items()
               if name.startswith("tensor.") and name[len("tensor."):] not in _SPECIAL_FORMS}
+#: tensor-level generators, ops that take no tensor / tile operand (``pl.random``, ``pl.arange`` = ``tensor.ci``):
+#: ``pl.<name>`` builds the tensor form, ``pl.tile.<name>`` the tile form, whatever the operands
+GENERATORS = {name for name in DISPATCHED if not any(
+    p.kind in (ParamKind.TILE, ParamKind.TENSOR, ParamKind.TILE_OR_TENSOR, ParamKind.TILE_LIST)
+    for p in all_ops()[f"tensor.{name}"].operand_params)}
+DISPATCHED.setdefault("arange", None)  # PyPTO's name of tensor.ci (a registry spelling)
+GENERATORS.add("arange")
 #: scope levels of ``pl.at`` that make sense on one chip
 LEVELS = ("CORE_GROUP", "CORE", "AIC", "AIV")
 
@@ -604,6 +611,11 @@ class JitParser(Parser):
         return t.shape[axis]
 
     def _dispatch(self, node: ast.Call, name: str, ns: str | None) -> Expr:
+        if name in GENERATORS:  # no operand to dispatch on: the namespace decides (pl. is the tensor level)
+            opname = f"{ns or 'tensor'}.{name}"
+            if opname.startswith("tensor."):
+                self._check_scope(node, opname)
+            return self._checked_op(node, opname)
         value_nodes = [a for a in node.args
                        if not isinstance(a, (ast.List, ast.Tuple)) and not self._is_option_operand(a)]
         args = [self._expr(a) for a in value_nodes]

@@ -28,12 +28,13 @@ import numpy as np
 from tilefold.errors import TilefoldError
 from tilefold.ir.expr import ConstInt, Expr, Max
 from tilefold.ir.shapes import make_shape
-from tilefold.ir.types import DataType, ScalarType, TensorType, TileType, TileView, Type
+from tilefold.ir.types import DataType, TensorType, TileType, TileView, Type
 from tilefold.ops import tensor_ops as _tn
 from tilefold.ops import tile_ops as _tl
 from tilefold.ops.registry import (
     FLOAT_ONLY,
     FP32_ONLY,
+    INT_ONLY,
     DTypeClass,
     OpDef,
     OpKind,
@@ -63,23 +64,12 @@ IN_PLACE_SPELLINGS = {"fillpad_inplace": 0}
 #: with it). Composite operators PyPTO's users write themselves (SiLU = x * sigmoid(x) from neg / exp / adds /
 #: recip / mul, GELU, softmax from row_max / row_expand_sub / exp / row_sum / row_expand_div) need no entry.
 UNSUPPORTED = {
-    "gather": "gather by index tensors needs indirect GM addressing, which the simulator does not model",
-    "gather_row": "gather by index tensors needs indirect GM addressing, which the simulator does not model",
-    "paged_gather": "paged gathers need indirect GM addressing, which the simulator does not model",
+    "gather_row": "per-row DMAs into L1 at computed offsets are not modelled: gather GM rows by an index tile with "
+                  "pl.tile.mgather",
+    "paged_gather": "paged gathers (per-row DMAs into L1 through a block table) are not modelled: gather GM rows by an "
+                    "index tile with pl.tile.mgather",
     "gatherb": "block gathers by byte offset need indirect addressing, which the simulator does not model",
-    "mgather": "gathers by an index tile need indirect GM addressing, which the simulator does not model",
-    "scatter": "scatters by index need indirect GM addressing, which the simulator does not model",
-    "scatter_update": "scatters by index need indirect GM addressing, which the simulator does not model",
-    "mscatter": "masked scatters need indirect GM addressing, which the simulator does not model",
-    "sort32": "the sort instructions (sort32 / mrgsort) are not modelled",
-    "mrgsort": "the sort instructions (sort32 / mrgsort) are not modelled",
-    "random": "random-filled tensors are not reproducible against a golden reference",
-    "arange": "tensor.ci (consecutive integers) is not modelled",
     "tri": "triangular mask tiles are not modelled",
-    "expand_clone": "expand_clone is not modelled: broadcast with pl.row_expand / pl.col_expand",
-    "fillpad_expand": "fillpad_expand is not modelled",
-    "ci": "tile.ci (a tile of consecutive integers) is not modelled",
-    "prefetch": "prefetching into the L2 / L1 caches is not modelled (the simulator has no caches to warm)",
     "matmul_mx": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
     "matmul_mx_acc": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
     "matmul_mx_bias": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
@@ -129,11 +119,10 @@ def _cmp_fn(attrs: dict[str, Any], op: str) -> Callable[[Any, Any], Any]:
     return _CMP[kind.lower()]
 
 
-def _int_only(op: str, dtype: DataType) -> None:
-    if not dtype.is_int:
-        raise _tl._fail(op, f"bitwise ops need an integer dtype, got {dtype.name}",
-                        "use INT8 / INT16 / INT32 operands (pl.cast to an integer type first), or "
-                        "pl.tile.reinterpret_view a float tile as integers")
+#: the bitwise ops' dtype rule (declared on their parameters: ``operand_dtypes=INT_ONLY``), with its wording
+_INT_EXTRA = {"dtype_reason": "bitwise ops need an integer dtype",
+              "dtype_hint": "use INT8 / INT16 / INT32 operands (pl.cast to an integer type first), or "
+                            "pl.tile.reinterpret_view a float tile as integers"}
 
 
 def _wide(x: Any) -> Any:
@@ -155,37 +144,30 @@ def _reg_tile(name: str, params: tuple[Param, ...], infer: Callable[[Any, Any], 
                       pto=f"t{name.rstrip('_')}", cost="vector", extra=ex, operand_dtypes=operand_dtypes))
 
 
-def _binary(name: str, ints: bool = False) -> Callable[[Any, Any], Type]:
+def _binary(name: str) -> Callable[[Any, Any], Type]:
     base = _tl._infer_binary(f"tile.{name}")
 
     def infer(args, attrs) -> Type:
         t = base(args, attrs)
-        if ints:
-            _int_only(f"tile.{name}", t.dtype)
         if name == "cmp":
             _cmp_fn(attrs, "tile.cmp")
         return t
     return infer
 
 
-def _scalar(name: str, ints: bool = False) -> Callable[[Any, Any], Type]:
+def _scalar(name: str) -> Callable[[Any, Any], Type]:
     def infer(args, attrs) -> Type:
         op = f"tile.{name}"
         a = _tl._tile(op, args, 0)
-        _tl._scalar(op, args, 1, "pass a number or a pl.Scalar value")
-        if ints:
-            _int_only(op, a.dtype)
         if name == "cmps":
             _cmp_fn(attrs, op)
         return _tl._vec_tile(a.shape, a.dtype, _tl._valid_view(a))  # the padding stays padding
     return infer
 
 
-def _unary(name: str, ints: bool = False) -> Callable[[Any, Any], Type]:
+def _unary(name: str) -> Callable[[Any, Any], Type]:
     def infer(args, attrs) -> Type:
         a = _tl._tile(f"tile.{name}", args, 0)
-        if ints:
-            _int_only(f"tile.{name}", a.dtype)
         return _tl._vec_tile(a.shape, a.dtype, _tl._valid_view(a))
     return infer
 
@@ -205,17 +187,24 @@ _SCALAR: dict[str, tuple[Callable[..., Any], bool]] = {
     "shls": (np.left_shift, True), "shrs": (np.right_shift, True),
 }
 _FLOAT_MODULO = ("fmod", "fmods")  # "floating-point modulo" in PyPTO's catalog; rem / rems take integers too
-for _n, (_fn, _i) in _BINARY.items():
-    _reg_tile(_n, (Param("lhs", T), Param("rhs", T)), _binary(_n, _i), OpKind.ELEMENTWISE,
-              (lambda f, i: lambda a, k: f(_ints(a[0]), _ints(a[1])) if i else f(_wide(a[0]), _wide(a[1])))(_fn, _i),
-              numpy=_fn, operand_dtypes=FLOAT_ONLY if _n in _FLOAT_MODULO else None)
-for _n, (_fn, _i) in _SCALAR.items():
-    _reg_tile(_n, (Param("tile", T), Param("scalar", S)), _scalar(_n, _i), OpKind.SCALAR_ELEMENTWISE,
-              (lambda f, i: lambda a, k: f(_ints(a[0]), int(a[1])) if i else f(_wide(a[0]), a[1]))(_fn, _i),
-              numpy=_fn, operand_dtypes=FLOAT_ONLY if _n in _FLOAT_MODULO else None)
+def _domain(name: str, ints: bool) -> dict[str, Any]:
+    """The operand dtype declaration of a remainder / bitwise op: integers for the bitwise ones, floats for fmod."""
+    if ints:
+        return {"operand_dtypes": INT_ONLY, **_INT_EXTRA}
+    return {"operand_dtypes": FLOAT_ONLY} if name in _FLOAT_MODULO else {}
 
-_reg_tile("not_", (Param("tile", T),), _unary("not_", True), OpKind.UNARY,
-          lambda a, k: np.invert(_ints(a[0])), numpy=np.invert)
+
+for _n, (_fn, _i) in _BINARY.items():
+    _reg_tile(_n, (Param("lhs", T), Param("rhs", T)), _binary(_n), OpKind.ELEMENTWISE,
+              (lambda f, i: lambda a, k: f(_ints(a[0]), _ints(a[1])) if i else f(_wide(a[0]), _wide(a[1])))(_fn, _i),
+              numpy=_fn, **_domain(_n, _i))
+for _n, (_fn, _i) in _SCALAR.items():
+    _reg_tile(_n, (Param("tile", T), Param("scalar", S)), _scalar(_n), OpKind.SCALAR_ELEMENTWISE,
+              (lambda f, i: lambda a, k: f(_ints(a[0]), int(a[1])) if i else f(_wide(a[0]), a[1]))(_fn, _i),
+              numpy=_fn, **_domain(_n, _i))
+
+_reg_tile("not_", (Param("tile", T),), _unary("not_"), OpKind.UNARY,
+          lambda a, k: np.invert(_ints(a[0])), numpy=np.invert, **_domain("not_", True))
 # sin / cos are FP32-only in PyPTO (its DeduceTileFP32OnlyType refuses FP16, BF16 and integers)
 _reg_tile("sin", (Param("tile", T),), _unary("sin"), OpKind.UNARY, lambda a, k: np.sin(_wide(a[0])), numpy=np.sin,
           operand_dtypes=FP32_ONLY)
@@ -245,7 +234,6 @@ def _infer_sel(args, attrs) -> Type:
 def _infer_sels(args, attrs) -> Type:
     op = "tile.sels"
     mask, value = _tl._tile(op, args, 0, "mask"), _tl._tile(op, args, 1, "value")
-    _tl._scalar(op, args, 2, "the value taken where the mask is zero is a number or a pl.Scalar")
     if not _tl._same_shape(mask.shape, value.shape):
         raise _tl._fail(op, f"mask {_tl._shape_repr(mask.shape)} and value {_tl._shape_repr(value.shape)} differ",
                         "the mask has the shape of the tile it selects from (a pl.cmp result)")
@@ -254,18 +242,21 @@ def _infer_sels(args, attrs) -> Type:
 
 _reg_tile("sel", (Param("mask", T), Param("lhs", T), Param("rhs", T)), _infer_sel, OpKind.ELEMENTWISE,
           lambda a, k: np.where(np.asarray(a[0]) != 0, _wide(a[1]), _wide(a[2])), note=_SEL_NOTE)
-_reg_tile("sels", (Param("mask", T), Param("tile", T), Param("scalar", S)), _infer_sels, OpKind.ELEMENTWISE,
+_reg_tile("sels", (Param("mask", T), Param("tile", T),
+                   Param("scalar", S, hint="the value taken where the mask is zero is a number or a pl.Scalar")),
+          _infer_sels, OpKind.ELEMENTWISE,
           lambda a, k: np.where(np.asarray(a[0]) != 0, _wide(a[1]), a[2]),
           note="the tile where the mask is non-zero, the scalar elsewhere")
+
+
+_SC_HINT = "the middle operand of the *sc form is a scalar"
 
 
 def _infer_three(name: str, scalar_mid: bool) -> Callable[[Any, Any], Type]:
     def infer(args, attrs) -> Type:
         op = f"tile.{name}"
         a = _tl._tile(op, args, 0, "src0")
-        if scalar_mid:
-            _tl._scalar(op, args, 1, "the middle operand of the *sc form is a scalar")
-        else:
+        if not scalar_mid:
             b = _tl._tile(op, args, 1, "src1")
             if not _tl._same_shape(a.shape, b.shape) or a.dtype != b.dtype:
                 raise _tl._fail(op, "src0 and src1 differ in shape or dtype", "pass tiles of one shape and dtype")
@@ -281,9 +272,9 @@ _reg_tile("addc", (Param("src0", T), Param("src1", T), Param("src2", T)), _infer
           OpKind.ELEMENTWISE, lambda a, k: _wide(a[0]) + _wide(a[1]) + _wide(a[2]), note="src0 + src1 + src2")
 _reg_tile("subc", (Param("src0", T), Param("src1", T), Param("src2", T)), _infer_three("subc", False),
           OpKind.ELEMENTWISE, lambda a, k: _wide(a[0]) - _wide(a[1]) + _wide(a[2]), note="src0 - src1 + src2")
-_reg_tile("addsc", (Param("src0", T), Param("scalar", S), Param("src1", T)), _infer_three("addsc", True),
+_reg_tile("addsc", (Param("src0", T), Param("scalar", S, hint=_SC_HINT), Param("src1", T)), _infer_three("addsc", True),
           OpKind.ELEMENTWISE, lambda a, k: _wide(a[0]) + a[1] + _wide(a[2]), note="src0 + scalar + src1")
-_reg_tile("subsc", (Param("src0", T), Param("scalar", S), Param("src1", T)), _infer_three("subsc", True),
+_reg_tile("subsc", (Param("src0", T), Param("scalar", S, hint=_SC_HINT), Param("src1", T)), _infer_three("subsc", True),
           OpKind.ELEMENTWISE, lambda a, k: _wide(a[0]) - a[1] + _wide(a[2]), note="src0 - scalar + src1")
 
 _reg_tile("prelu", (Param("tile", T), Param("slope", T)), _binary("prelu"), OpKind.ELEMENTWISE,
@@ -297,11 +288,12 @@ _reg_tile("lrelu", (Param("tile", T), Param("slope", S)), _scalar("lrelu"), OpKi
 def _infer_expands(args, attrs) -> Type:
     op = "tile.expands"
     a = _tl._tile(op, args, 0, "target")
-    _tl._scalar(op, args, 1, "the value broadcast over the target's shape is a number or a pl.Scalar")
     return _tl._vec_tile(a.shape, a.dtype, _tl._valid_view(a))  # the target's valid region is what is filled
 
 
-_reg_tile("expands", (Param("target", T), Param("scalar", S)), _infer_expands, OpKind.SCALAR_ELEMENTWISE,
+_EXPANDS_HINT = "the value broadcast over the target's shape is a number or a pl.Scalar"
+_reg_tile("expands", (Param("target", T), Param("scalar", S, hint=_EXPANDS_HINT)), _infer_expands,
+          OpKind.SCALAR_ELEMENTWISE,
           lambda a, k: np.full(np.shape(a[0]), a[1], dtype=np.float64 if np.asarray(a[0]).dtype.kind == "f"
                                else np.asarray(a[0]).dtype),
           note="every element of the target's shape set to the scalar (the target's values are not read)",
@@ -338,7 +330,7 @@ for _r, _fn in _REDUCE.items():
 
 # the row form of the softmax broadcast (the column form is in tile_ops)
 register_op(OpDef(
-    "tile.row_expand_expdif", (Param("target", T), Param("vector", T)),
+    "tile.row_expand_expdif", _tl.EXPAND_PARAMS,
     _tl._infer_expand("tile.row_expand_expdif", 1), OpKind.ROW_BROADCAST, Unit.VECTOR, _tl.VEC,
     golden=lambda a, k: np.exp(_wide(a[0]) - _wide(a[1])), pto="trowexpandexpdif", cost="vector",
     extra={"axis": 1, "note": "exp(target - vector), the vector broadcast along the row"}, operand_dtypes=FLOAT_ONLY,
@@ -379,10 +371,7 @@ def _infer_part(name: str) -> Callable[[Any, Any], Type]:
     def infer(args, attrs) -> Type:
         op = name
         operand = _tl._tile if op.startswith("tile.") else _tn._tensor
-        a, b = operand(op, args, 0, "lhs"), operand(op, args, 1, "rhs")
-        if a.rank != 2 or b.rank != 2:
-            raise _tl._fail(op, f"operands must be 2-D, got ranks {a.rank} and {b.rank}",
-                            "reshape to [rows, cols] first")
+        a, b = operand(op, args, 0, "lhs"), operand(op, args, 1, "rhs")  # both declared rank 2
         sa, sb = a.static_shape, b.static_shape
         if sa is None or sb is None:
             raise _tl._fail(op, "partial arithmetic needs static shapes", "give both operands constant extents")
@@ -431,8 +420,9 @@ def _golden_part(fn: Callable[..., Any], name: str) -> Callable[[Any, Any], Any]
 _PART = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
 for _n, _fn in _PART.items():
     register_op(OpDef(
-        f"tile.part_{_n}", (Param("lhs", T), Param("rhs", T)), _infer_part(f"tile.part_{_n}"), OpKind.OTHER,
-        Unit.VECTOR, _tl.VEC, golden=_golden_part(_fn, f"tile.part_{_n}"), pto=f"tpart{_n}", cost="vector",
+        f"tile.part_{_n}", (Param("lhs", T, rank=2), Param("rhs", T, rank=2)), _infer_part(f"tile.part_{_n}"),
+        OpKind.OTHER, Unit.VECTOR, _tl.VEC, golden=_golden_part(_fn, f"tile.part_{_n}"), pto=f"tpart{_n}",
+        cost="vector",
         # golden / the instruction get both operands' valid extents (evaluated at run time) as trailing operands
         extra={"note": _PART_NOTE, "reads_valid_shape": (0, 1)},
     ))
@@ -445,14 +435,12 @@ for _n, _fn in _PART.items():
 
 def _t_checked(base_factory: Callable[[str], Callable[[Any, Any], Type]], name: str,
                ints: bool) -> Callable[[Any, Any], Type]:
-    """The tensor form's inference: the core family's rule, then the catalog op's own checks (integer-only
-    operands; the comparison kind of cmp / cmps)."""
+    """The tensor form's inference: the core family's rule, then the comparison kind of cmp / cmps (the operand
+    dtypes are the tile op's declaration, which the registry applies to the tensor form)."""
     base = base_factory(f"tensor.{name}")
 
     def infer(args, attrs) -> Type:
         t = base(args, attrs)
-        if ints:
-            _int_only(f"tensor.{name}", t.dtype)
         if name in ("cmp", "cmps"):
             _cmp_fn(attrs, f"tensor.{name}")
         return t
@@ -501,8 +489,6 @@ _tn._declare("cmps", (Param("tensor", V), Param("scalar", S), Param("cmp_type", 
 
 def _t_expands(args, attrs) -> Type:
     a = _tn._tensor("tensor.expands", args, 0, "target")
-    if len(args) < 2 or not isinstance(args[1].type, ScalarType):
-        raise _tn._fail("tensor.expands", "operand #1 must be a scalar", "pass a number or a pl.Scalar value")
     return TensorType(a.shape, a.dtype)
 
 
@@ -522,19 +508,19 @@ def _t_reduce(name: str, axis: int, index: bool) -> Callable[[Any, Any], Type]:
 for _r in _REDUCE:
     for _prefix, _axis, _kind in (("row", 1, OpKind.ROW_REDUCTION), ("col", 0, OpKind.COL_REDUCTION)):
         _nm = f"{_prefix}_{_r}"
-        _tn._declare(_nm, (Param("tensor", V),), _t_reduce(_nm, _axis, _r.startswith("arg")), _kind,
+        _tn._declare(_nm, (_tn.V2("tensor"),), _t_reduce(_nm, _axis, _r.startswith("arg")), _kind,
                      _tile_golden(_nm), f"tile.{_nm}", **_t_note(_nm))
 
 # broadcasts the core tensor set lacks: the plain expansions and the max / min / expdif fused forms
 for _prefix, _axis, _kind in (("row", 1, OpKind.ROW_BROADCAST), ("col", 0, OpKind.COL_BROADCAST)):
     for _suffix in ("", "_max", "_min", "_expdif"):
         _nm = f"{_prefix}_expand{_suffix}"
-        _tn._declare(_nm, (Param("target", V), Param("vector", V)), _tn._expand_infer(f"tensor.{_nm}", _axis), _kind,
+        _tn._declare(_nm, (_tn.V2("target"), _tn.V2("vector")), _tn._expand_infer(f"tensor.{_nm}", _axis), _kind,
                      _tile_golden(_nm), f"tile.{_nm}")
 
 for _n in _PART:
-    _tn._declare(f"part_{_n}", (Param("lhs", V), Param("rhs", V)), _infer_part(f"tensor.part_{_n}"), OpKind.OTHER,
-                 _tile_golden(f"part_{_n}"), f"tile.part_{_n}", note=_PART_NOTE)
+    _tn._declare(f"part_{_n}", (Param("lhs", V, rank=2), Param("rhs", V, rank=2)), _infer_part(f"tensor.part_{_n}"),
+                 OpKind.OTHER, _tile_golden(f"part_{_n}"), f"tile.part_{_n}", note=_PART_NOTE)
 
 
 # PyPTO operand forms of the tile ops, read by the parser (``_pypto_operand_forms``):

@@ -14,8 +14,10 @@ An ``OpDef`` states
   used by analyses instead of op-name lists;
 - ``golden``: numpy value semantics ``golden(args, attrs) -> value``;
 - ``pto``: the PTO instruction it lowers to; ``cost``: the cost class the target prices it by;
-- ``operand_dtypes``: the dtype classes its tile / tensor operands may have, for ops not defined on every dtype
-  (``check_operand_dtypes`` refuses the rest; a tensor op without its own entry takes its tile op's).
+- per parameter (``Param``): its kind, and for an operand the memory spaces, rank and dtype classes it may have;
+  ``check_operands`` enforces them all in one place (``make_call``, the verifier); ``operand_dtypes`` is the
+  shorthand for "every tile / tensor parameter has these dtype classes" (a tensor op's parameter without its own
+  declaration takes its tile op's).
 
 Passes, the golden interpreter, codegen and the simulator all query this table.
 """
@@ -24,13 +26,14 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
 from tilefold.errors import Span, TypeInferenceError
 from tilefold.ir.expr import Call, ConstInt, Expr, GlobalVar
-from tilefold.ir.types import DataType, MemorySpace, TensorType, TileType, TupleType, Type
+from tilefold.ir.types import DataType, MemorySpace, ScalarType, TensorType, TileType, TupleType, Type
+from tilefold.ops.operand_checks import describe
 
 
 class Unit(enum.Enum):
@@ -63,6 +66,8 @@ class OpKind(enum.Enum):
     ELEMENT_READ = "element_read"  # one GM tensor element read into a scalar register (tensor.read)
     ELEMENT_WRITE = "element_write"  # one scalar register written into a GM tensor element (tensor.write)
     CUSTOM = "custom"
+    INDIRECT_LOAD = "indirect_load"  # GM rows into a tile by an index tile (tile.mgather)
+    INDIRECT_STORE = "indirect_store"  # tile rows into GM rows by an index tile (tile.mscatter)
     OTHER = "other"
 
 
@@ -90,18 +95,6 @@ class ParamKind(enum.Enum):
     ATTR = "attr"  # compile-time attribute (int, float, bool, str, dtype, memory, list of ints, maps)
 
 
-@dataclass(frozen=True)
-class Param:
-    name: str
-    kind: ParamKind
-    default: Any = None
-    required: bool = True
-
-    @property
-    def is_attr(self) -> bool:
-        return self.kind is ParamKind.ATTR
-
-
 class DTypeClass(enum.Enum):
     """A class of data types an op's operands may be restricted to (``OpDef.operand_dtypes``)."""
 
@@ -122,6 +115,35 @@ class DTypeClass(enum.Enum):
 
 FLOAT_ONLY = (DTypeClass.FLOAT,)
 FP32_ONLY = (DTypeClass.FP32,)
+INT_ONLY = (DTypeClass.INT,)
+
+#: the dtype a cast hint suggests for an operand outside a class
+_CAST_TARGET = {DTypeClass.FLOAT: "FP32", DTypeClass.FP32: "FP32", DTypeClass.INT: "INT32", DTypeClass.BOOL: "BOOL"}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of an op. Beyond its kind, an operand parameter may declare what its value must be; the
+    registry checks every declaration generically (``check_operands``, from ``make_call`` and the verifier):
+
+    - ``memory``: the memory spaces a tile operand may live in (a tile not yet placed always passes);
+    - ``rank``: the rank a tile / tensor operand must have;
+    - ``dtypes``: the dtype classes a tile / tensor operand may have;
+    - ``hint``: what to pass instead, for the messages of this parameter's checks.
+    """
+
+    name: str
+    kind: ParamKind
+    default: Any = None
+    required: bool = True
+    memory: tuple[MemorySpace, ...] | None = None
+    rank: int | None = None
+    dtypes: tuple[DTypeClass, ...] | None = None
+    hint: str | None = None
+
+    @property
+    def is_attr(self) -> bool:
+        return self.kind is ParamKind.ATTR
 
 
 InferFn = Callable[[Sequence[Expr], dict[str, Any]], Type]
@@ -189,6 +211,10 @@ _REGISTRY: dict[str, OpDef] = {}
 def register_op(op: OpDef) -> OpDef:
     if op.name in _REGISTRY:
         raise ValueError(f"op {op.name!r} is declared twice")
+    if op.operand_dtypes is not None:  # the shorthand: every tile / tensor parameter without its own declaration
+        params = tuple(replace(p, dtypes=op.operand_dtypes) if p.kind in _VALUE_KINDS and p.dtypes is None else p
+                       for p in op.params)
+        op = replace(op, params=params)
     _REGISTRY[op.name] = op
     return op
 
@@ -256,33 +282,115 @@ def _check_positive_shape(name: str, t: Any) -> None:
 
 
 def operand_dtype_classes(op: OpDef) -> tuple[DTypeClass, ...] | None:
-    """The dtype classes ``op``'s tile / tensor operands may have: its own declaration, else (a tensor op) that of
-    the tile op it lowers to."""
-    if op.operand_dtypes is not None:
-        return op.operand_dtypes
+    """The dtype classes ``op``'s tile / tensor operands may have (the first operand parameter that declares any),
+    else (a tensor op) those of the tile op it lowers to."""
+    for p in _value_params(op):
+        if p.dtypes:
+            return p.dtypes
+    return None
+
+
+_VALUE_KINDS = (ParamKind.TILE, ParamKind.TENSOR, ParamKind.TILE_OR_TENSOR)
+
+
+def _value_params(op: OpDef) -> tuple[Param, ...]:
+    """The tile / tensor parameters of ``op`` with their declarations; a tensor op's parameter that declares no
+    dtypes takes those of the same parameter of the tile op it lowers to (one declaration of the op's domain)."""
+    own = tuple(p for p in op.operand_params if p.kind in _VALUE_KINDS)
     tile_op = op.extra.get("tile_op")
     lowered = _REGISTRY.get(tile_op) if isinstance(tile_op, str) else None
-    return lowered.operand_dtypes if lowered is not None and lowered is not op else None
+    if lowered is None or lowered is op:
+        return own
+    theirs = [p for p in lowered.operand_params if p.kind in _VALUE_KINDS]
+    return tuple(p if p.dtypes or i >= len(theirs) or not theirs[i].dtypes else replace(p, dtypes=theirs[i].dtypes)
+                 for i, p in enumerate(own))
+
+
+def _kind_error(op: OpDef, p: Param, i: int, t: Any) -> TypeInferenceError | None:
+    """The error of operand ``i`` (parameter ``p``) whose type ``t`` is not of the parameter's kind, else None."""
+    tensor_level = op.name.startswith("tensor.")
+    if p.kind is ParamKind.TILE and not isinstance(t, TileType):
+        hint = (p.hint or "load tensors into tiles with pl.tile.load before using tile ops" if isinstance(t, TensorType)
+                else p.hint or f"pass a tile as {p.name!r}; a scalar operand goes to the scalar form of the op "
+                               "(e.g. pl.tile.adds instead of pl.tile.add)" if isinstance(t, ScalarType)
+                else p.hint or f"pass a tile as {p.name!r}")
+        return TypeInferenceError(f"{op.name}: operand #{i} must be a tile, got {describe(t)}", hint=hint)
+    wants_tensor = p.kind is ParamKind.TENSOR or (p.kind is ParamKind.TILE_OR_TENSOR and tensor_level)
+    if wants_tensor and not isinstance(t, TensorType):
+        hint = p.hint or ("tensor-level ops take pl.Tensor values; tiles go to the tile form (pl.tile.*)"
+                          if tensor_level else
+                          "pass a pl.Tensor here (a function parameter or pl.create_tensor result); tiles move to "
+                          "and from tensors only through pl.tile.load / pl.store")
+        return TypeInferenceError(f"{op.name}: operand #{i} must be a tensor, got {describe(t)}", hint=hint)
+    if p.kind is ParamKind.TILE_OR_TENSOR and not isinstance(t, (TileType, TensorType)):
+        return TypeInferenceError(f"{op.name}: operand #{i} must be a tile or a tensor, got {describe(t)}",
+                                  hint=p.hint or f"pass a pl.Tensor or a pl.Tile as {p.name!r}")
+    if p.kind is ParamKind.SCALAR and not isinstance(t, ScalarType):
+        return TypeInferenceError(f"{op.name}: operand #{i} must be a scalar, got {describe(t)}",
+                                  hint=p.hint or "pass a number or a pl.Scalar value here")
+    return None
+
+
+def _declaration_error(op: OpDef, p: Param, i: int, t: Any) -> TypeInferenceError | None:
+    """The error of a tile / tensor operand outside its parameter's declared memory spaces, rank or dtypes."""
+    if p.memory and isinstance(t, TileType) and t.memory_space is not None and t.memory_space not in p.memory:
+        spaces = " / ".join(m.name for m in p.memory)
+        return TypeInferenceError(
+            f"{op.name}: operand {p.name!r} is a {t.memory_space.name} tile; {op.name} takes it in {spaces} only",
+            hint=f"move it first: pl.tile.move(x, target_memory=pl.Mem.{p.memory[0].name}), or produce it there "
+                 "(pl.load's default target is Vec)")
+    if p.rank is not None and isinstance(t, (TileType, TensorType)) and len(t.shape) != p.rank:
+        kind = "tile" if isinstance(t, TileType) else "tensor"
+        return TypeInferenceError(
+            f"{op.name}: {p.name} must be a {p.rank}-D {kind}, got rank {len(t.shape)}",
+            hint="reshape to [rows, cols] first (FlattenTileNdTo2D does this for N-D tiles)" if p.rank == 2
+            else f"reshape it to rank {p.rank} first")
+    if p.dtypes and isinstance(t, (TileType, TensorType)) and not any(c.holds(t.dtype) for c in p.dtypes):
+        classes = " or ".join(c.value for c in p.dtypes)
+        reason, hint = _extra_of(op, "dtype_reason"), _extra_of(op, "dtype_hint")
+        cast = "pl.tile.cast" if op.name.startswith("tile.") else "pl.cast"
+        return TypeInferenceError(
+            f"{op.name} is defined for {classes} operands only{f' ({reason})' if reason else ''}, but its operand "
+            f"{p.name!r} is {t.dtype.name}",
+            hint=hint or f"cast the operand first, e.g. {cast}(x, target_type=pl.{_CAST_TARGET[p.dtypes[0]]}), and "
+                         "cast the result back if you need it in the original type")
+    return None
+
+
+def _extra_of(op: OpDef, key: str) -> Any:
+    """``op.extra[key]``, else that of the tile op a tensor op lowers to."""
+    if key in op.extra:
+        return op.extra[key]
+    tile_op = op.extra.get("tile_op")
+    lowered = _REGISTRY.get(tile_op) if isinstance(tile_op, str) else None
+    return lowered.extra.get(key) if lowered is not None else None
+
+
+def check_operands(op: OpDef, args: Sequence[Expr]) -> None:
+    """Check every operand against its parameter's declaration (kind, memory spaces, rank, dtypes): the one place
+    these rules are enforced, for ``make_call`` and for the verifier. Custom ops (operand lists spliced into the
+    arguments) are checked by their structured view instead."""
+    params = op.operand_params
+    if any(p.kind is ParamKind.TILE_LIST for p in params):
+        return
+    declared = {p.name: p for p in _value_params(op)}
+    for i, p in enumerate(params):
+        if i >= len(args):
+            if p.required and p.kind in _VALUE_KINDS and (op.min_args is None or i < op.min_args):
+                raise TypeInferenceError(f"{op.name}: missing operand #{i} ({p.name!r})",
+                                         hint=f"pass {p.name!r} as argument #{i} of pl.{op.name}")
+            return
+        if p.kind in (ParamKind.TUPLE, ParamKind.ATTR):
+            continue
+        t = getattr(args[i], "type", None)
+        err = _kind_error(op, p, i, t) or _declaration_error(op, declared.get(p.name, p), i, t)
+        if err is not None:
+            raise err
 
 
 def check_operand_dtypes(op: OpDef, args: Sequence[Expr]) -> None:
-    """Refuse a tile / tensor operand whose dtype ``op`` is not defined for (``OpDef.operand_dtypes``)."""
-    allowed = operand_dtype_classes(op)
-    if not allowed:
-        return
-    names = [p.name for p in op.operand_params]
-    for i, arg in enumerate(args):
-        t = getattr(arg, "type", None)
-        if not isinstance(t, (TileType, TensorType)) or any(c.holds(t.dtype) for c in allowed):
-            continue
-        what = names[i] if i < len(names) else f"operand #{i}"
-        classes = " or ".join(c.value for c in allowed)
-        target = "FP32" if DTypeClass.FLOAT in allowed or DTypeClass.FP32 in allowed else allowed[0].name
-        cast = "pl.tile.cast" if op.name.startswith("tile.") else "pl.cast"
-        raise TypeInferenceError(
-            f"{op.name} is defined for {classes} operands only, but its operand {what!r} is {t.dtype.name}",
-            hint=f"cast the operand first, e.g. {cast}(x, target_type=pl.{target}), and cast the result back "
-                 "if you need it in the original type")
+    """Kept for callers that only ask about dtypes: the full per-parameter check (``check_operands``)."""
+    check_operands(op, args)
 
 
 def make_call(name: str, args: Sequence[Expr], attrs: dict[str, Any] | None = None,
@@ -301,7 +409,7 @@ def make_call(name: str, args: Sequence[Expr], attrs: dict[str, Any] | None = No
             hint=f"{name} accepts: {', '.join(p.name for p in op.attr_params) or 'no attributes'}",
         )
     try:
-        check_operand_dtypes(op, args)
+        check_operands(op, args)
         result_type = op.infer(tuple(args), dict(kwargs))
         _check_positive_shape(name, result_type)
     except TypeInferenceError as exc:

@@ -33,13 +33,9 @@ def _fail(op: str, msg: str, hint: str) -> TypeInferenceError:
 
 
 def _tensor(op: str, args: Sequence[Expr], i: int, what: str = "operand") -> TensorType:
-    if i >= len(args):
-        raise _fail(op, f"missing {what} #{i}", f"pass a tensor as argument #{i}")
-    t = args[i].type
-    if not isinstance(t, TensorType):
-        raise _fail(op, f"{what} #{i} must be a tensor, got {type(t).__name__}",
-                    "tensor-level ops take pl.Tensor values; tiles go to the tile form (pl.tile.*)")
-    return t
+    """Operand ``i``'s tensor type: a value parameter of a tensor op is a tensor, which the registry checks from the
+    declaration (``registry.check_operands``) before type inference runs."""
+    return args[i].type
 
 
 def _static(op: str, t: TensorType) -> tuple[int, ...]:
@@ -88,8 +84,6 @@ def _binary_infer(op: str):
 def _scalar_infer(op: str):
     def infer(args, attrs) -> Type:
         a = _tensor(op, args, 0)
-        if len(args) < 2 or not isinstance(args[1].type, ScalarType):
-            raise _fail(op, "operand #1 must be a scalar", "pass a number or a pl.Scalar value")
         return TensorType(a.shape, a.dtype)
     return infer
 
@@ -102,10 +96,13 @@ def _unary_infer(op: str):
 
 
 def _rank2(op: str, t: TensorType) -> tuple[Any, Any]:
-    shape = _dims(t)
-    if len(shape) != 2:
-        raise _fail(op, f"needs a rank-2 tensor, got rank {len(shape)}", "reshape to [rows, cols] first")
-    return shape  # type: ignore[return-value]
+    """The two extents of a tensor declared rank 2 (``Param(..., rank=2)``: checked by the registry)."""
+    return _dims(t)  # type: ignore[return-value]
+
+
+#: a rank-2 value operand (reductions, broadcasts, matmul, concat)
+def V2(name: str) -> Param:  # noqa: N802  (a Param constructor, named like the kinds above)
+    return Param(name, V, rank=2)
 
 
 def _reduce_infer(op: str, axis: int):
@@ -167,17 +164,17 @@ for _n, _fn in _NP_UNARY.items():
     _declare(_n, (Param("tensor", V),), _unary_infer(f"tensor.{_n}"), OpKind.UNARY,
              _as_tile_op(f"tile.{_n}"), f"tile.{_n}")
 for _r, _fn in _NP_REDUCE.items():
-    _declare(f"row_{_r}", (Param("tensor", V),), _reduce_infer(f"tensor.row_{_r}", 1), OpKind.ROW_REDUCTION,
+    _declare(f"row_{_r}", (V2("tensor"),), _reduce_infer(f"tensor.row_{_r}", 1), OpKind.ROW_REDUCTION,
              _as_tile_op(f"tile.row_{_r}"), f"tile.row_{_r}",
              combine=_COMBINE[_r][0], identity=_COMBINE[_r][1])  # column blocks of a dynamic width add up too
     # combine / identity: how partial column reductions of row blocks add up (ConvertTensorToTileOps tiles them)
-    _declare(f"col_{_r}", (Param("tensor", V),), _reduce_infer(f"tensor.col_{_r}", 0), OpKind.COL_REDUCTION,
+    _declare(f"col_{_r}", (V2("tensor"),), _reduce_infer(f"tensor.col_{_r}", 0), OpKind.COL_REDUCTION,
              _as_tile_op(f"tile.col_{_r}"), f"tile.col_{_r}",
              combine=_COMBINE[_r][0], identity=_COMBINE[_r][1])
 for _e, _fn in _EXPAND.items():
-    _declare(f"row_expand_{_e}", (Param("target", V), Param("vector", V)), _expand_infer(f"tensor.row_expand_{_e}", 1),
+    _declare(f"row_expand_{_e}", (V2("target"), V2("vector")), _expand_infer(f"tensor.row_expand_{_e}", 1),
              OpKind.ROW_BROADCAST, _as_tile_op(f"tile.row_expand_{_e}"), f"tile.row_expand_{_e}")
-    _declare(f"col_expand_{_e}", (Param("target", V), Param("vector", V)), _expand_infer(f"tensor.col_expand_{_e}", 0),
+    _declare(f"col_expand_{_e}", (V2("target"), V2("vector")), _expand_infer(f"tensor.col_expand_{_e}", 0),
              OpKind.COL_BROADCAST, _as_tile_op(f"tile.col_expand_{_e}"), f"tile.col_expand_{_e}")
 
 
@@ -211,7 +208,7 @@ def _infer_matmul(args, attrs) -> Type:
     return TensorType(make_shape((m, n)), out)
 
 
-_declare("matmul", (Param("lhs", V), Param("rhs", V), Param("out_dtype", A, DataType.FP32),
+_declare("matmul", (V2("lhs"), V2("rhs"), Param("out_dtype", A, DataType.FP32),
                     Param("a_trans", A, False), Param("b_trans", A, False)),
          _infer_matmul, OpKind.MATMUL,
          lambda a, k: _maybe_t(a[0], k.get("a_trans")) @ _maybe_t(a[1], k.get("b_trans")), "tile.matmul")
@@ -369,7 +366,7 @@ def _infer_matmul_acc(args, attrs) -> Type:
     return TensorType(acc.shape, acc.dtype)
 
 
-_declare("matmul_acc", (Param("acc", V), Param("lhs", V), Param("rhs", V), Param("a_trans", A, False),
+_declare("matmul_acc", (V2("acc"), V2("lhs"), V2("rhs"), Param("a_trans", A, False),
                         Param("b_trans", A, False)), _infer_matmul_acc, OpKind.MATMUL,
          lambda a, k: (np.asarray(a[0], np.float32)
                        + _maybe_t(a[1], k.get("a_trans")) @ _maybe_t(a[2], k.get("b_trans"))),
@@ -390,7 +387,7 @@ def _infer_full(args, attrs) -> Type:
 _declare("full", (Param("shape", A), Param("dtype", A, DataType.FP32), Param("value", A, 0.0)), _infer_full,
          OpKind.CREATE, lambda a, k: np.full(k["shape"], k["value"], dtype=np.float64), "tile.full")
 
-_declare("concat", (Param("lhs", V), Param("rhs", V)), _infer_concat, OpKind.OTHER,
+_declare("concat", (V2("lhs"), V2("rhs")), _infer_concat, OpKind.OTHER,
          lambda a, k: np.concatenate([np.asarray(a[0]), np.asarray(a[1])], axis=1), "tile.store")
 
 
@@ -448,9 +445,6 @@ def _infer_write(args, attrs) -> Type:
                     f"write pl.write(tensor, {[0] * t.rank}, value)")
     _element_indices(op, t, args[1].elements, "pl.write")
     v = args[2].type
-    if not isinstance(v, ScalarType):
-        raise _fail(op, f"the value must be a scalar, got {type(v).__name__}",
-                    "write one element: a scalar expression or constant (store tiles with pl.store)")
     if v.dtype.is_float and not t.dtype.is_float:  # an int value into a float tensor converts exactly enough
         raise _fail(op, f"a {v.dtype.name} value cannot be written into a {t.dtype.name} tensor",
                     f"cast it first: pl.cast(value, pl.{t.dtype.name})")
@@ -467,6 +461,8 @@ def _golden_write(a, k):
     return arr
 
 
-register_op(OpDef("tensor.write", (Param("tensor", ParamKind.TENSOR), Param("indices", TUP), Param("value", S)),
+register_op(OpDef("tensor.write", (Param("tensor", ParamKind.TENSOR), Param("indices", TUP),
+                                   Param("value", S, hint="write one element: a scalar expression or constant "
+                                                          "(store tiles with pl.store)")),
                   _infer_write, OpKind.ELEMENT_WRITE, Unit.SCALAR, NO_MEM, golden=_golden_write, pto="swrite",
                   cost="scalar"))

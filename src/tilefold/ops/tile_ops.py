@@ -51,6 +51,8 @@ TUP = ParamKind.TUPLE
 A = ParamKind.ATTR
 
 INHERIT0 = MemoryRule(MemoryRuleKind.INHERIT, operand=0)
+#: the operand memory of the vector unit's and the scalar unit's UB accesses
+VEC_ONLY = (MemorySpace.Vec,)
 VEC = MemoryRule(MemoryRuleKind.FIXED, MemorySpace.Vec)
 ACC = MemoryRule(MemoryRuleKind.FIXED, MemorySpace.Acc)
 
@@ -64,26 +66,18 @@ def _fail(op: str, msg: str, hint: str | None = None) -> TypeInferenceError:
     return TypeInferenceError(f"{op}: {msg}", hint=hint)
 
 
+# The kind, memory space, rank and dtypes of an operand are declared on its ``Param`` and checked by the registry
+# before type inference runs (``registry.check_operands``): the accessors below only read the checked type.
+
+
 def _tile(op: str, args: Sequence[Expr], i: int, what: str = "operand") -> TileType:
-    if i >= len(args):
-        raise _fail(op, f"missing {what} #{i}", f"pass a tile as the {what} (argument #{i}) of pl.{op}")
-    t = args[i].type
-    if not isinstance(t, TileType):
-        raise _fail(op, f"{what} #{i} must be a tile, got {_describe(t)}",
-                    "load tensors into tiles with pl.tile.load before using tile ops" if isinstance(t, TensorType)
-                    else f"pass a tile as the {what}; a scalar operand goes to the scalar form of the op "
-                         "(e.g. pl.tile.adds instead of pl.tile.add)" if isinstance(t, ScalarType)
-                    else f"pass a tile as the {what}")
-    return t
+    """Operand ``i``'s tile type (a ``TILE`` parameter: checked by the registry)."""
+    return args[i].type
 
 
 def _tensor(op: str, args: Sequence[Expr], i: int) -> TensorType:
-    t = args[i].type
-    if not isinstance(t, TensorType):
-        raise _fail(op, f"operand #{i} must be a tensor, got {_describe(t)}",
-                    "pass a pl.Tensor here (a function parameter or pl.create_tensor result); tiles move to and "
-                    "from tensors only through pl.tile.load / pl.store")
-    return t
+    """Operand ``i``'s tensor type (a ``TENSOR`` parameter: checked by the registry)."""
+    return args[i].type
 
 
 def _tuple(op: str, args: Sequence[Expr], i: int, what: str) -> tuple[Expr, ...]:
@@ -99,11 +93,8 @@ def _tuple(op: str, args: Sequence[Expr], i: int, what: str) -> tuple[Expr, ...]
 
 
 def _scalar(op: str, args: Sequence[Expr], i: int, hint: str | None = None) -> ScalarType:
-    t = args[i].type
-    if not isinstance(t, ScalarType):
-        raise _fail(op, f"operand #{i} must be a scalar, got {_describe(t)}",
-                    hint or "pass a number or a pl.Scalar value here")
-    return t
+    """Operand ``i``'s scalar type (a ``SCALAR`` parameter: checked by the registry; ``hint`` is unused)."""
+    return args[i].type
 
 
 _K_HINT = ("the lhs column count must equal the rhs row count (K): take matching K windows of both, or "
@@ -455,9 +446,6 @@ register_op(OpDef(
 def _infer_extract(args, attrs) -> Type:
     op = "tile.extract"
     src = _tile(op, args, 0, "source")
-    _require_2d(op, src, "source")
-    _scalar(op, args, 1, "index_row / index_col are scalar offsets: an int or a pl.Scalar[pl.INDEX] value")
-    _scalar(op, args, 2, "index_row / index_col are scalar offsets: an int or a pl.Scalar[pl.INDEX] value")
     shape = attrs.get("shape")
     if shape is None:
         raise _fail(op, "missing shape=[rows, cols]",
@@ -478,12 +466,16 @@ def _infer_extract(args, attrs) -> Type:
     return TileType(out_shape, src.dtype, mem, None, canonical_tile_view(out_shape, mem, view) if view else None)
 
 
+_INDEX_HINT = "index_row / index_col are scalar offsets: an int or a pl.Scalar[pl.INDEX] value"
+
+
 def _index_expr(e: Expr) -> Expr:
     return e if isinstance(e, Expr) else ConstInt(int(e))
 
 
 register_op(OpDef(
-    "tile.extract", (Param("tile", T), Param("index_row", S), Param("index_col", S), Param("shape", A),
+    "tile.extract", (Param("tile", T, rank=2), Param("index_row", S, hint=_INDEX_HINT),
+                     Param("index_col", S, hint=_INDEX_HINT), Param("shape", A),
                      Param("target_memory", A, required=False)),
     _infer_extract, OpKind.COPY, Unit.DMA, MemoryRule(MemoryRuleKind.KWARG), not_inplace_safe=True,
     golden=lambda a, k: _window(a[0], (a[1], a[2]), k["shape"]).copy(), pto="textract", cost="copy",
@@ -552,12 +544,11 @@ register_op(OpDef(
 
 def _infer_transpose_view(args, attrs) -> Type:
     src = _tile("tile.transpose_view", args, 0)
-    _require_2d("tile.transpose_view", src)
     return TileType((src.shape[1], src.shape[0]), src.dtype, src.memory_space)
 
 
 register_op(OpDef(
-    "tile.transpose_view", (Param("tile", T),),
+    "tile.transpose_view", (Param("tile", T, rank=2),),
     _infer_transpose_view, OpKind.VIEW, Unit.NONE, INHERIT0,
     golden=lambda a, k: np.ascontiguousarray(np.swapaxes(a[0], -1, -2)), pto="ttransview", cost="none",
 ))
@@ -622,8 +613,7 @@ def _acc_dtype(op: str, lhs: TileType, rhs: TileType, attrs) -> DataType:
 
 
 def _mm_shapes(op: str, lhs: TileType, rhs: TileType) -> tuple[Expr, Expr]:
-    _require_2d(op, lhs, "lhs")
-    _require_2d(op, rhs, "rhs")
+    """(M, N) of lhs [M, K] x rhs [K, N] (both declared rank 2)."""
     if not _same_extent(lhs.shape[1], rhs.shape[0]):
         raise _fail(op, f"lhs {_shape_repr(lhs.shape)} and rhs {_shape_repr(rhs.shape)} disagree on K",
                     _K_HINT)
@@ -641,7 +631,6 @@ def _infer_matmul_acc(args, attrs) -> Type:
     op = attrs.get("__op__", "tile.matmul_acc")
     acc, lhs, rhs = _tile(op, args, 0, "accumulator"), _tile(op, args, 1, "lhs"), _tile(op, args, 2, "rhs")
     m, n = _mm_shapes(op, lhs, rhs)
-    _require_2d(op, acc, "accumulator")
     if not (_same_extent(acc.shape[0], m) and _same_extent(acc.shape[1], n)):
         raise _fail(op, f"accumulator {_shape_repr(acc.shape)} does not match lhs x rhs "
                         f"[{_shape_repr((m,))[0]}, {_shape_repr((n,))[0]}]",
@@ -687,18 +676,19 @@ def _mm_bias(a, b, bias):
 
 
 register_op(OpDef(
-    "tile.matmul", (Param("lhs", T), Param("rhs", T), Param("out_dtype", A, required=False)),
+    "tile.matmul", (Param("lhs", T, rank=2), Param("rhs", T, rank=2), Param("out_dtype", A, required=False)),
     _infer_matmul, OpKind.MATMUL, Unit.CUBE, ACC,
     golden=lambda a, k: _mm(a[0], a[1]), pto="tmatmul", cost="cube",
 ))
 register_op(OpDef(
-    "tile.matmul_acc", (Param("acc", T), Param("lhs", T), Param("rhs", T), Param("init_cond", S, required=False)),
+    "tile.matmul_acc", (Param("acc", T, rank=2), Param("lhs", T, rank=2), Param("rhs", T, rank=2),
+                        Param("init_cond", S, required=False)),
     _infer_matmul_acc, OpKind.MATMUL, Unit.CUBE, INHERIT0, output_reuses_input=0,
     golden=lambda a, k: _mm_acc(a[0], a[1], a[2], a[3] if len(a) > 3 else False), pto="tmatmul_acc",
     cost="cube", extra={"init_operand": 3},  # the accumulator is not read where init_cond holds
 ))
 register_op(OpDef(
-    "tile.matmul_bias", (Param("lhs", T), Param("rhs", T), Param("bias", T),
+    "tile.matmul_bias", (Param("lhs", T, rank=2), Param("rhs", T, rank=2), Param("bias", T),
                          Param("out_dtype", A, required=False)),
     _infer_matmul_bias, OpKind.MATMUL, Unit.CUBE, ACC,
     golden=lambda a, k: _mm_bias(a[0], a[1], a[2]),
@@ -716,12 +706,12 @@ def _infer_gemv(args, attrs) -> Type:
 
 
 register_op(OpDef(
-    "tile.gemv", (Param("lhs", T), Param("rhs", T), Param("out_dtype", A, required=False)),
+    "tile.gemv", (Param("lhs", T, rank=2), Param("rhs", T, rank=2), Param("out_dtype", A, required=False)),
     _infer_gemv, OpKind.MATMUL, Unit.CUBE, ACC,
     golden=lambda a, k: _mm(a[0], a[1]), pto="tgemv", cost="cube",
 ))
 register_op(OpDef(
-    "tile.gemv_acc", (Param("acc", T), Param("lhs", T), Param("rhs", T)),
+    "tile.gemv_acc", (Param("acc", T, rank=2), Param("lhs", T, rank=2), Param("rhs", T, rank=2)),
     lambda args, attrs: _infer_matmul_acc(args, {**attrs, "__op__": "tile.gemv_acc"}),
     OpKind.MATMUL, Unit.CUBE, INHERIT0, output_reuses_input=0,
     golden=lambda a, k: _mm_acc(a[0], a[1], a[2]), pto="tgemv_acc", cost="cube",
@@ -804,14 +794,16 @@ _BINARY = {
 }
 
 
-def _register_vector_family(table: dict, params: tuple[Param, ...], infer_of, kind: OpKind, golden_of,
+def _register_vector_family(table: dict, params, infer_of, kind: OpKind, golden_of,
                             float_only: tuple[str, ...] = ()) -> None:
-    """Register ``tile.<name>`` (PTO ``t<name>``) for each numpy function of ``table``: a vector op whose type
-    rule is ``infer_of("tile.<name>")`` and whose golden is ``golden_of(fn)``; the ops named in ``float_only``
+    """Register ``tile.<name>`` (PTO ``t<name>``) for each numpy function of ``table``: a vector op with the
+    parameters ``params`` (or ``params(name)``), whose type rule is ``infer_of("tile.<name>")`` and whose golden is
+    ``golden_of(fn)``; the ops named in ``float_only``
     take floating-point operands only."""
     for name, fn in table.items():
         register_op(OpDef(
-            f"tile.{name}", params, infer_of(f"tile.{name}"), kind, Unit.VECTOR, VEC,
+            f"tile.{name}", params(name) if callable(params) else params, infer_of(f"tile.{name}"), kind,
+            Unit.VECTOR, VEC,
             golden=golden_of(fn), pto=f"t{name}", cost="vector", extra={"numpy": fn},
             operand_dtypes=FLOAT_ONLY if name in float_only else None,
         ))
@@ -823,14 +815,16 @@ _register_vector_family(_BINARY, (Param("lhs", T), Param("rhs", T)), _infer_bina
                         lambda fn: lambda a, k: fn(_f32(a[0]), _f32(a[1])), float_only=("div",))
 
 
-def _infer_scalar_binary(name):
-    base = name[len("tile."):-1]  # tile.adds -> add, tile.maxs -> max
+def _scalar_binary_params(name: str) -> tuple[Param, ...]:
+    base = name[:-1]  # adds -> add, maxs -> max
     tile_op = {"max": "maximum", "min": "minimum"}.get(base, base)
-    hint = f"pass a number or a pl.Scalar value; to combine two tiles use pl.tile.{tile_op}"
+    return (Param("tile", T), Param("scalar", S, hint=f"pass a number or a pl.Scalar value; to combine two tiles "
+                                                        f"use pl.tile.{tile_op}"))
 
+
+def _infer_scalar_binary(name):
     def infer(args, attrs) -> Type:
-        a = _tile(name, args, 0)
-        _scalar(name, args, 1, hint)
+        a = args[0].type
         return _vec_tile(a.shape, a.dtype, _valid_view(a))
     return infer
 
@@ -839,7 +833,7 @@ _SCALAR_BINARY = {
     "adds": np.add, "subs": np.subtract, "muls": np.multiply, "divs": np.divide,
     "maxs": np.maximum, "mins": np.minimum,
 }
-_register_vector_family(_SCALAR_BINARY, (Param("tile", T), Param("scalar", S)), _infer_scalar_binary,
+_register_vector_family(_SCALAR_BINARY, _scalar_binary_params, _infer_scalar_binary,
                         OpKind.SCALAR_ELEMENTWISE, lambda fn: lambda a, k: fn(_f32(a[0]), a[1]), float_only=("divs",))
 
 
@@ -944,8 +938,6 @@ def _infer_expand(name, axis):
     def infer(args, attrs) -> Type:
         tgt = _tile(name, args, 0, "target")
         vec = _tile(name, args, 1, "vector")
-        _require_2d(name, tgt, "target")
-        _require_2d(name, vec, "vector")
         if axis == 1:
             ok = _same_extent(vec.shape[0], tgt.shape[0]) and _same_extent(vec.shape[1], ConstInt(1))
             want = f"[{_shape_repr(tgt.shape)[0]}, 1]"
@@ -964,6 +956,8 @@ def _infer_expand(name, axis):
     return infer
 
 
+#: the operands of a row / column broadcast: a 2-D target and its [M, 1] / [1, N] vector
+EXPAND_PARAMS = (Param("target", T, rank=2), Param("vector", T, rank=2))
 _EXPAND = {
     "": lambda t, v: np.broadcast_to(v, t.shape).astype(np.float64),
     "_add": np.add, "_sub": np.subtract, "_mul": np.multiply, "_div": np.divide,
@@ -976,7 +970,7 @@ for _prefix, _axis, _kind in (("row", 1, OpKind.ROW_BROADCAST), ("col", 0, OpKin
     for _suffix, _fn in _family.items():
         _nm = f"tile.{_prefix}_expand{_suffix}"
         register_op(OpDef(
-            _nm, (Param("target", T), Param("vector", T)), _infer_expand(_nm, _axis), _kind, Unit.VECTOR, VEC,
+            _nm, EXPAND_PARAMS, _infer_expand(_nm, _axis), _kind, Unit.VECTOR, VEC,
             golden=(lambda fn: lambda a, k: fn(_f32(a[0]), _f32(a[1])))(_fn),
             pto=f"t{_prefix}expand{_suffix.lstrip('_')}", cost="vector",
             # the plain broadcast only takes the target's shape (its contents are not read)
@@ -1193,9 +1187,6 @@ def _infer_fillpad(args, attrs) -> Type:
     op = "tile.fillpad"
     t = _tile(op, args, 0)
     pad = pad_value_of(attrs.get("pad_value", PadValue.zero))
-    if t.memory_space not in (None, MemorySpace.Vec):
-        raise _fail(op, f"the tile is in {t.memory_space.name}; fillpad runs on the vector unit (Vec tiles)",
-                    "fill the padding of a Vec tile (pl.load's default target), before moving it elsewhere")
     view = t.tile_view
     # after the fill every element is defined: the result is fully valid (null fills nothing: it stays partial)
     valid = view.valid_shape if view is not None and pad is PadValue.null else None
@@ -1218,7 +1209,7 @@ def _golden_fillpad(a, k):
 
 
 register_op(OpDef(
-    "tile.fillpad", (Param("tile", T), Param("pad_value", A, PadValue.zero)),
+    "tile.fillpad", (Param("tile", T, memory=VEC_ONLY), Param("pad_value", A, PadValue.zero)),
     _infer_fillpad, OpKind.UNARY, Unit.VECTOR, VEC, golden=_golden_fillpad, pto="tfillpad", cost="vector",
     # golden / the instruction get the operand's valid extents as a trailing operand (evaluated at run time)
     extra={"reads_valid_shape": True},
@@ -1248,13 +1239,10 @@ def _infer_tile_write(args, attrs) -> Type:
     op = "tile.write"
     t = _tile(op, args, 0)
     check_element_indices(op, t.shape, _tuple(op, args, 1, "indices"), "tile", "pl.write")
-    v = _scalar(op, args, 2, "write one element: a scalar expression or constant")
+    v = _scalar(op, args, 2)
     if v.dtype.is_float and not t.dtype.is_float:
         raise _fail(op, f"a {v.dtype.name} value cannot be written into a {t.dtype.name} tile",
                     f"write an integer value into a {t.dtype.name} tile")
-    if t.memory_space not in (None, MemorySpace.Vec):
-        raise _fail(op, f"the tile is in {t.memory_space.name}; the scalar unit writes Vec tiles only",
-                    "stage the values in a Vec tile (pl.tile.full(..., target_memory=pl.Mem.Vec))")
     return TileType(t.shape, t.dtype, t.memory_space, None, t.tile_view)
 
 
@@ -1268,7 +1256,8 @@ def _golden_tile_write(a, k):
 
 
 register_op(OpDef(
-    "tile.write", (Param("tile", T), Param("indices", TUP), Param("value", S)),
+    "tile.write", (Param("tile", T, memory=VEC_ONLY), Param("indices", TUP),
+                   Param("value", S, hint="write one element: a scalar expression or constant")),
     _infer_tile_write, OpKind.ELEMENT_WRITE, Unit.SCALAR, INHERIT0, output_reuses_input=0,
     golden=_golden_tile_write, pto="ssetval", cost="scalar",
 ))
@@ -1280,9 +1269,6 @@ def _infer_tile_read(args, attrs) -> Type:
     if len(args) < 2 or not isinstance(args[1], MakeTuple):
         raise _fail(op, "the indices must be a list with one entry per tile axis", "write pl.tile.read(tile, [i, j])")
     check_element_indices(op, t.shape, args[1].elements, "tile", "pl.tile.read")
-    if t.memory_space not in (None, MemorySpace.Vec):
-        raise _fail(op, f"the tile is in {t.memory_space.name}; the scalar unit reads Vec tiles only",
-                    "read the element from a Vec tile (move or load it to pl.Mem.Vec first)")
     return ScalarType(t.dtype)
 
 
@@ -1296,7 +1282,7 @@ def _golden_tile_read(a, k):
 
 # one element of a Vec tile into a scalar register (the scalar unit's load from UB, PTO's sgetval)
 register_op(OpDef(
-    "tile.read", (Param("tile", T), Param("indices", TUP)),
+    "tile.read", (Param("tile", T, memory=VEC_ONLY), Param("indices", TUP)),
     _infer_tile_read, OpKind.ELEMENT_READ, Unit.SCALAR, MemoryRule(MemoryRuleKind.NONE),
     golden=_golden_tile_read, pto="sgetval", cost="scalar",
 ))
@@ -1309,7 +1295,6 @@ register_op(OpDef(
 
 
 def _static_2d(op: str, t: TileType, what: str) -> tuple[int, int]:
-    _require_2d(op, t, what)
     shape = t.static_shape
     if shape is None:
         raise _fail(op, f"the {what} needs a static shape", "use tiles of constant extents")
@@ -1327,7 +1312,8 @@ def _infer_tile_concat(args, attrs) -> Type:
 
 
 register_op(OpDef(
-    "tile.concat", (Param("lhs", T), Param("rhs", T)), _infer_tile_concat, OpKind.OTHER, Unit.VECTOR, VEC,
+    "tile.concat", (Param("lhs", T, rank=2), Param("rhs", T, rank=2)), _infer_tile_concat, OpKind.OTHER,
+    Unit.VECTOR, VEC,
     golden=lambda a, k: np.concatenate([np.asarray(a[0]), np.asarray(a[1])], axis=1), pto="tconcat", cost="vector",
 ))
 
@@ -1359,6 +1345,6 @@ def _golden_tile_assemble(a, k):
 
 
 register_op(OpDef(
-    "tile.assemble", (Param("target", T), Param("value", T), Param("offsets", TUP)), _infer_tile_assemble,
-    OpKind.OTHER, Unit.VECTOR, VEC, golden=_golden_tile_assemble, pto="tassemble", cost="vector",
+    "tile.assemble", (Param("target", T, rank=2), Param("value", T, rank=2), Param("offsets", TUP)),
+    _infer_tile_assemble, OpKind.OTHER, Unit.VECTOR, VEC, golden=_golden_tile_assemble, pto="tassemble", cost="vector",
 ))

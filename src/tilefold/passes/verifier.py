@@ -58,7 +58,7 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.structural import format_node, structural_equal
 from tilefold.ir.types import ScalarType, TensorType, TileType, TupleType, Type, UnknownType
-from tilefold.ops.registry import check_operand_dtypes, op_of
+from tilefold.ops.registry import check_operands, op_of
 from tilefold.passes.base import IRProperty
 
 __all__ = [
@@ -327,7 +327,7 @@ def _check_call(call: Call, stmt: Stmt, program: Program, r: _Report) -> Type | 
               "declare the op in tilefold.ops (register_op) or use a registered one")
         return None
     try:
-        check_operand_dtypes(op, call.args)  # a pass must not build an op on a dtype it is not defined for
+        check_operands(op, call.args)  # a pass must not build an op on operands its parameters do not declare
         inferred = op.infer(tuple(call.args), dict(call.kwargs))
     except TypeInferenceError as exc:
         r.add(stmt, f"{call.op_name} no longer type-checks: {exc.message}", exc.hint)

@@ -44,6 +44,7 @@ from tilefold.backend.pto import (
     SWrite,
     TCustom,
     TExtract,
+    TIndirect,
     TLoad,
     TMatmul,
     TStore,
@@ -61,6 +62,7 @@ from tilefold.ir.types import DataType, MemorySpace
 from tilefold.ops import get_op
 from tilefold.ops.custom.cost import CostDeclaration
 from tilefold.ops.custom.kernels import call_cost, call_kernel, describe_kernel, get_custom_op
+from tilefold.ops.index_ops import gather_rows, scatter_rows
 from tilefold.ops.tile_ops import atomic_add
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 from tilefold.targets.costs import dtype_key
@@ -714,7 +716,13 @@ class KernelRun:
                 args.append(self.ev(a))
         if op.golden is None:
             raise TilefoldError(f"simulator: {op.name} has no golden semantics")
-        write(vec, dst, op.golden(args, attrs), "")
+        try:
+            value = op.golden(args, attrs)
+        except IndexError as e:  # an index operand (gather / scatter) names an element outside its tile
+            raise OutOfBounds(f"{e}", instruction=ins.text(), address=dst.address, space="Vec",
+                              hint="every index must lie inside the axis it indexes: bound or clamp the indices "
+                                   "before the instruction") from None
+        write(vec, dst, value, "")
         src_dtype = src_dtype or dst.dtype
         key = (ins.opcode, id(src_dtype), id(dst.dtype), shape_of.rows, shape_of.cols, shape_of.pitch)
         price = self.m.vector_prices.get(key)
@@ -724,6 +732,48 @@ class KernelRun:
                                         shape_of.cols)
             price = self.m.vector_prices[key] = (float(p.cycles), ORIGIN_CODE[p.origin])
         self.charge(ins, 0.0, price[0], origin=price[1])
+
+    def x_TIndirect(self, ins: TIndirect) -> None:
+        """mgather / mscatter: one DMA block per row between GM tensor rows and a Vec tile (index tile in Vec)."""
+        arr = self.gm.get(ins.tensor)
+        if arr is None:
+            raise TilefoldError(f"simulator: no GM tensor @{ins.tensor}")
+        h, ih = self.h(ins.tile), self.h(ins.index)
+        mem = self._mem(h, ins)
+        for one in (h, ih):
+            self._vec_operand(one, ins)
+        rows = read(self._mem(ih, ins), ih, "").astype(np.int64).ravel()
+        attrs = dict(ins.attrs)
+        m, row_bytes = arr.shape[0], arr.shape[1] * arr.dtype.itemsize
+        policy = (attrs.get("gather_oob") or "error") if ins.gathers else "error"
+        live = np.ones(rows.size, bool) if ins.gathers else rows >= 0  # mscatter: a negative index masks its row
+        bad = np.flatnonzero(live & ((rows < 0) | (rows >= m))) if policy == "error" else np.zeros(0, int)
+        if bad.size:
+            k = int(bad[0])
+            raise OutOfBounds(f"row index {int(rows[k])} (entry {k} of the index tile %{ins.index}) leaves tensor "
+                              f"@{ins.tensor} of {m} rows", instruction=ins.text(), space="GM",
+                              address=max(int(rows[k]), 0) * row_bytes,
+                              hint="bound the indices to [0, rows)" + (", or choose gather_oob='zero' / 'clamp'"
+                                                                       if ins.gathers else " (a negative one masks)"))
+        touched = np.unique(np.clip(rows[live], 0, m - 1))
+        if ins.gathers:
+            self._path(Mem.DDR, h.space, ins, h.address)
+            value = gather_rows(arr, rows, policy)
+            write(mem, h, value.reshape(h.rows, h.cols), "")
+            direction = (Mem.DDR, h.space)
+        else:
+            self._path(h.space, Mem.DDR, ins, h.address)
+            arr[...] = scatter_rows(arr, read(mem, h, ""), rows)
+            direction = (h.space, Mem.DDR)
+        if self.races is not None:  # GM race detection: every row the instruction reads or writes
+            for r in touched:
+                self.races.record(self, not ins.gathers, ins.tensor, arr, arr[r:r + 1], ins)
+        n = int(live.sum())
+        blocks = n
+        if attrs.get("coalesce") and n:  # consecutive ascending row indices form one contiguous block
+            used = rows[live]
+            blocks = 1 + int(np.count_nonzero(np.diff(used) != 1))
+        self._dma(ins, direction[0], direction[1], n * row_bytes, max(blocks, 1))
 
     def x_TMatmul(self, ins: TMatmul) -> None:
         op = self.m.op(ins.op)
@@ -904,7 +954,8 @@ class Machine:
             For: KernelRun.x_For, While: KernelRun.x_While, If: KernelRun.x_If,
             TLoad: KernelRun.x_TLoad, TStore: KernelRun.x_TStore, TSubview: KernelRun.x_TSubview,
             TExtract: KernelRun.x_TExtract, TVector: KernelRun.x_TVector, TMatmul: KernelRun.x_TMatmul,
-            TCustom: KernelRun.x_TCustom, SetFlag: KernelRun.x_SetFlag, WaitFlag: KernelRun.x_WaitFlag,
+            TCustom: KernelRun.x_TCustom, TIndirect: KernelRun.x_TIndirect, SetFlag: KernelRun.x_SetFlag,
+            WaitFlag: KernelRun.x_WaitFlag,
         }
         self.budget = StepBudget(None, "simulator")
         self.traces: list[UnitTrace] = []

@@ -327,6 +327,24 @@ EXTRAPOLATED_OPS: dict[str, tuple[tuple[str, ...], str]] = {
        for op, fam in (("TCOLEXPANDADD", "TSUB"), ("TCOLEXPANDSUB", "TSUB"), ("TCOLEXPANDMUL", "TMUL"),
                        ("TCOLEXPANDDIV", "TDIVS"), ("TCOLEXPANDMAX", "TSUB"), ("TCOLEXPANDMIN", "TSUB"))},
     "TCOLEXPANDEXPDIF": (("TSUB", "TEXP"), "column broadcast, subtract, exp: TSUB + TEXP"),
+    # the index / generator ops of issue 19 (no profiling of any of them: each priced by what it does)
+    **{op: (("TADDS",), "one pass writing the result, priced like TADDS") for op in (
+        "TCI", "TEXPANDCLONE", "TFILLPADEXPAND")},
+    "TRANDOM": (("TMUL", "TMUL", "TMUL", "TADDS", "TADDS", "TADDS", "TADDS"),
+                "the splitmix64 hash of a counter per element: 3 multiplies (TMUL) + 4 add / xor-shift passes (TADDS)"),
+    "TSORT32": (("TSUB",) * 15 + ("TMUL",) * 15,
+                "a bitonic network on 32 elements: 15 compare-exchange stages, each a compare (TSUB) and a select "
+                "(TSEL, priced like TMUL)"),
+    "TMRGSORT": (("TSUB", "TMUL", "TSUB", "TMUL"),
+                 "a 4-way merge: two compare-select levels per output element (TSUB + TSEL, TSEL priced like TMUL)"),
+    # an indexed access inside UB reads (or writes) one element per index: the strided per-element family
+    **{op: (("TROWEXPAND", "TADDS"), "one indexed element access per result element (priced like the per-element "
+                                     "TROWEXPAND) and one pass writing the result (TADDS)") for op in (
+        "TGATHER", "TSCATTER")},
+    "TSCATTERUPDATE": (("TADDS", "TADDS", "TADDS", "TMULS", "TROWEXPAND", "TSUB", "TADDS", "TROWEXPAND", "TADDS",
+                        "TADDS", "TADDS", "TROWEXPAND", "TADDS", "TADDS", "TMUL"),
+                       "PyPTO's lowering of a whole-row update (ConvertTensorToTileOps page): tci, texpands, "
+                       "tcolexpand, tmuls, trowexpandadd, texpands, tscatter, texpands x2, tscatter, tcmps, tsel"),
 }
 
 #: dtype of the table a dtype it does not list is priced with (same element size; the repeat count uses the

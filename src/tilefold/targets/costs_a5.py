@@ -305,6 +305,21 @@ EXTRAPOLATED_OPS: dict[str, tuple[tuple[str, ...], str]] = {
        for op, fam in (("TCOLEXPANDADD", "TADD"), ("TCOLEXPANDSUB", "TSUB"), ("TCOLEXPANDMUL", "TMUL"),
                        ("TCOLEXPANDDIV", "TDIVS"), ("TCOLEXPANDMAX", "TADD"), ("TCOLEXPANDMIN", "TADD"))},
     "TCOLEXPANDEXPDIF": (("TSUB", "TEXP"), "column broadcast, subtract, exp: TSUB + TEXP"),
+    # the index / generator ops of issue 19 (no profiling: the same rules as A2/A3, in A5's families)
+    **{op: (("TMINS",), "one pass writing the result, priced like TMINS") for op in (
+        "TCI", "TEXPANDCLONE", "TFILLPADEXPAND")},
+    "TRANDOM": (("TMUL", "TMUL", "TMUL", "TMINS", "TMINS", "TMINS", "TMINS"),
+                "the splitmix64 hash of a counter per element: 3 multiplies (TMUL) + 4 add / xor-shift passes (TMINS)"),
+    "TSORT32": (("TSUB",) * 15 + ("TSEL",) * 15,
+                "a bitonic network on 32 elements: 15 compare-exchange stages, each a compare (TSUB) and a TSEL"),
+    "TMRGSORT": (("TSUB", "TSEL", "TSUB", "TSEL"), "a 4-way merge: two compare-select levels per output element"),
+    **{op: (("a2a3:TROWEXPAND", "TMINS"), "one indexed element access per result element (A2/A3's per-element "
+                                          "TROWEXPAND with A5's start-up) and one pass writing the result (TMINS)")
+       for op in ("TGATHER", "TSCATTER")},
+    "TSCATTERUPDATE": (("TMINS", "TMINS", "TMINS", "TMINS", "a2a3:TROWEXPAND", "TSUB", "TMINS", "a2a3:TROWEXPAND",
+                        "TMINS", "TMINS", "TMINS", "a2a3:TROWEXPAND", "TMINS", "TMINS", "TSEL"),
+                       "PyPTO's lowering of a whole-row update (ConvertTensorToTileOps page): tci, texpands, "
+                       "tcolexpand, tmuls, trowexpandadd, texpands, tscatter, texpands x2, tscatter, tcmps, tsel"),
 }
 
 #: A5's per-op start-up used for an A2/A3 family: TADD's 2-D fixed part (the VF launch of a nested loop)

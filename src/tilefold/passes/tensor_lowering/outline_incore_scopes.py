@@ -40,7 +40,7 @@ from tilefold.ops import make_call
 from tilefold.passes.base import Pass
 
 #: ops whose result is their destination tensor with a window written: (op name, index of the destination)
-_WRITES = {"tensor.assemble": 0, "tile.store": 2, "tensor.write": 0}
+_WRITES = {"tensor.assemble": 0, "tile.store": 2, "tensor.write": 0, "tile.mscatter": 2}
 
 
 class _Defs(IRVisitor):

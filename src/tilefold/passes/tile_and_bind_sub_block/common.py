@@ -239,7 +239,7 @@ class _UsesSubblock(IRVisitor):
                 self.found = True
             if op is None or op.unit is Unit.CUBE:
                 self.vector_only = False
-            if op is not None and op.kind is OpKind.STORE:
+            if op is not None and op.kind in (OpKind.STORE, OpKind.INDIRECT_STORE):
                 self.stores += 1
             if op is not None and op.kind is OpKind.CUSTOM:
                 self.customs += 1

@@ -64,7 +64,7 @@ class _Limiter(IRMutator):
 
     def _needs_guard(self, call: Expr) -> bool:
         op = op_of(call)
-        return (op is not None and op.kind in (OpKind.STORE, OpKind.CUSTOM, OpKind.ELEMENT_WRITE)
+        return (op is not None and op.kind in (OpKind.STORE, OpKind.INDIRECT_STORE, OpKind.CUSTOM, OpKind.ELEMENT_WRITE)
                 and not call.kwarg(TILED_OP, False) and not call.kwarg(REPLICATED, False))
 
     def _cond(self) -> Expr:
@@ -91,10 +91,10 @@ class _Limiter(IRMutator):
         op = op_of(value)
         tag = ((LIMIT_TAG, True),)
         var = stmt.var
-        if op.kind in (OpKind.STORE, OpKind.ELEMENT_WRITE):  # sub-block 1 keeps the destination tensor
+        if op.kind in (OpKind.STORE, OpKind.INDIRECT_STORE, OpKind.ELEMENT_WRITE):  # sub-block 1 keeps the tensor
             inner = Var(f"{var.name}_sb0", var.type, var.span)
             then_b = SeqStmts((AssignStmt(inner, value), YieldStmt((inner,))))
-            else_b = SeqStmts((YieldStmt((value.args[2 if op.kind is OpKind.STORE else 0],)),))
+            else_b = SeqStmts((YieldStmt((value.args[0 if op.kind is OpKind.ELEMENT_WRITE else 2],)),))
             return IfStmt(self._cond(), then_b, else_b, (var,), attrs=tag)
         outs = custom_segments(value)["outs"]
         inner = Var(f"{var.name}_sb0", var.type, var.span)

@@ -1,0 +1,566 @@
+"""Ops that address elements by index or generate them (issue 19): consecutive integers (``ci`` / ``arange``),
+counter-based random numbers, the 32-element sort and the merge of sorted runs, gathers and scatters inside UB
+(``gather``, ``scatter``, ``scatter_update``), row gathers and scatters between a GM tensor and a tile by an index
+tile (``mgather``, ``mscatter``), the L2 prefetch hint, ``expand_clone`` and ``fillpad_expand``.
+
+Each op is declared once, tile form and (where PyPTO's catalog reaches it through ``pl.``) tensor form; the tensor
+form names its tile op (``extra["tile_op"]``) and ConvertTensorToTileOps lowers it on whole tiles. The vector ops
+are one vector instruction each, computed by the golden below (the simulator runs the same function on the bytes
+it reads from UB); ``mgather`` / ``mscatter`` are DMA instructions of their own (``backend.pto.TIndirect``).
+
+Semantics tilefold fixes where PyPTO's pages are silent (each is repeated in the op's ``extra["note"]``, which
+``docs/ops.md`` prints, and listed in docs/op_reference.md):
+
+- an index outside its axis is a fault (golden: ``IndexError``; the simulator: ``OutOfBounds``), never a wrap;
+  ``mgather``'s ``gather_oob=`` chooses another policy (``"zero"``: the row reads as zeros; ``"clamp"``: the
+  nearest row); ``mscatter`` skips a row whose index is negative (the mask) and faults past the last row;
+- where two indices name one destination element, the later one (row-major order of the index tile) wins;
+- ``sort32`` sorts each 32-element block of a row in descending order, ties in index order, NaN last, and
+  writes (value, index) pairs interleaved as PTO's TSORT32 does (the index's 32 bits stored in the FP32 slot);
+- ``random`` is counter-based: element k (row-major) of a tile is ``splitmix64(seed * 2**32 + k)``, its top
+  mantissa-width bits scaled into [0, 1) for floats, its low bits for integers. PyPTO's catalog says only
+  "random-filled tensor"; this generator is tilefold's choice, reproducible on every target;
+- ``prefetch`` has no numerical effect and no price: tilefold models no L2, so it cannot make a later load
+  cheaper, and charging it would report a slowdown the device does not have.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tilefold.errors import TypeInferenceError
+from tilefold.ir.shapes import make_shape
+from tilefold.ir.types import DataType, PadValue, TensorType, TileType, TileView, Type
+from tilefold.ops import tensor_ops as _tn
+from tilefold.ops import tile_ops as _tl
+from tilefold.ops.registry import (
+    FP32_ONLY,
+    INT_ONLY,
+    MemoryRule,
+    MemoryRuleKind,
+    OpDef,
+    OpKind,
+    Param,
+    ParamKind,
+    Unit,
+    register_op,
+    register_spelling,
+)
+
+T = ParamKind.TILE
+V = ParamKind.TILE_OR_TENSOR
+S = ParamKind.SCALAR
+A = ParamKind.ATTR
+VEC_ONLY = _tl.VEC_ONLY
+#: an index operand: a 2-D Vec tile of integers
+INDEX = {"memory": VEC_ONLY, "rank": 2, "dtypes": INT_ONLY}
+
+register_spelling("arange", "ci")
+
+
+def _fail(op: str, msg: str, hint: str) -> TypeInferenceError:
+    return TypeInferenceError(f"{op}: {msg}", hint=hint)
+
+
+def _static(op: str, t: Any, what: str) -> tuple[int, ...]:
+    shape = t.static_shape
+    if shape is None:
+        raise _fail(op, f"the {what} needs a static shape", f"give the {what} constant extents")
+    return tuple(shape)
+
+
+def _result(op: str, shape: Sequence[int], dtype: DataType, view: TileView | None = None) -> Type:
+    """A Vec tile of ``shape`` for a tile op, a tensor for its tensor form."""
+    if op.startswith("tensor."):
+        return TensorType(make_shape(tuple(shape)), dtype)
+    return _tl._vec_tile(make_shape(tuple(shape)), dtype, view)
+
+
+def _shape_attr(op: str, attrs: dict[str, Any]) -> tuple[int, ...]:
+    shape = _tl._int_attr_list(op, attrs.get("shape"), "shape")
+    if not shape or any(s <= 0 for s in shape):
+        raise _fail(op, f"shape extents must be positive, got {list(shape)}", "e.g. shape=[16, 64]")
+    return shape
+
+
+def _dim(op: str, attrs: dict[str, Any], allowed: tuple[int, ...] = (0, 1, -1, -2)) -> int:
+    dim = attrs.get("dim")
+    if isinstance(dim, bool) or not isinstance(dim, int) or dim not in allowed:
+        raise _fail(op, f"dim={dim!r} is not an axis of a 2-D operand",
+                    f"use dim= one of {', '.join(map(str, allowed))}")
+    return dim % 2
+
+
+def _checked_index(op: str, idx: np.ndarray, limit: int, axis: str) -> np.ndarray:
+    idx = np.asarray(idx).astype(np.int64)
+    bad = np.flatnonzero((idx < 0) | (idx >= limit))
+    if bad.size:
+        k = int(bad[0])
+        where = [int(e) for e in np.unravel_index(k, idx.shape)]
+        raise IndexError(f"{op}: index {int(idx.flat[k])} at element {where} of the index tile is outside "
+                         f"[0, {limit}) ({axis})")
+    return idx
+
+
+def _last_wins(targets: np.ndarray) -> np.ndarray:
+    """A mask of the positions of ``targets`` (flat destination numbers, in write order) that are not overwritten
+    by a later position naming the same destination."""
+    flat = np.asarray(targets).ravel()
+    _, first_of_reversed = np.unique(flat[::-1], return_index=True)
+    keep = np.zeros(flat.size, bool)
+    keep[flat.size - 1 - first_of_reversed] = True
+    return keep
+
+
+# ------------------------------------------------------------------------------------------------
+# ci (arange): consecutive integers
+# ------------------------------------------------------------------------------------------------
+
+_CI_NOTE = ("element k of the tile in row-major order is start + k (descending=True: start - k), wrapped to the "
+            "integer dtype")
+
+
+def _infer_ci(name: str):
+    def infer(args, attrs) -> Type:
+        shape = _shape_attr(name, attrs)
+        dtype = attrs.get("dtype")
+        if not isinstance(dtype, DataType) or not dtype.is_int:
+            raise _fail(name, f"dtype={dtype!r} is not an integer dtype", "ci makes integers: dtype=pl.INT32")
+        if args[0].type.dtype.is_float:
+            raise _fail(name, "start must be an integer", "pass an integer constant or a pl.Scalar[pl.INDEX]")
+        return _result(name, shape, dtype)
+    return infer
+
+
+def _golden_ci(a, k):
+    n = int(np.prod(k["shape"]))
+    step = -1 if k.get("descending") else 1
+    return (int(a[0]) + step * np.arange(n, dtype=np.int64)).reshape(k["shape"])
+
+
+_CI_PARAMS = (Param("start", S, hint="start is an integer: a constant or a pl.Scalar[pl.INDEX]"), Param("shape", A),
+              Param("dtype", A, DataType.INT32), Param("descending", A, False))
+register_op(OpDef("tile.ci", _CI_PARAMS, _infer_ci("tile.ci"), OpKind.OTHER, Unit.VECTOR, _tl.VEC,
+                  golden=_golden_ci, pto="tci", cost="vector", extra={"note": _CI_NOTE}))
+_tn._declare("ci", _CI_PARAMS, _infer_ci("tensor.ci"), OpKind.OTHER, _golden_ci, "tile.ci", note=_CI_NOTE)
+
+
+# ------------------------------------------------------------------------------------------------
+# random: counter-based, keyed by a seed
+# ------------------------------------------------------------------------------------------------
+
+_RANDOM_NOTE = ("counter-based: element k (row-major) is splitmix64(seed * 2**32 + k); floats take its top "
+                "mantissa-width bits (24 FP32, 11 FP16, 8 BF16) as a fraction in [0, 1), integers its low bits "
+                "(two's complement). PyPTO does not specify a generator: this one is tilefold's")
+_MANTISSA = {"float32": 24, "float16": 11, "bfloat16": 8}
+_M64 = (1 << 64) - 1
+
+
+def splitmix64(x: np.ndarray) -> np.ndarray:
+    """The splitmix64 finaliser of counters ``x`` (uint64, wrapping)."""
+    with np.errstate(over="ignore"):
+        z = x + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def _infer_random(name: str):
+    def infer(args, attrs) -> Type:
+        shape = _shape_attr(name, attrs)
+        dtype = attrs.get("dtype")
+        if not isinstance(dtype, DataType) or not (dtype.is_int or dtype.np_dtype.name in _MANTISSA):
+            raise _fail(name, f"dtype={dtype!r} is not FP32 / FP16 / BF16 or an integer dtype",
+                        "e.g. dtype=pl.FP32 (uniform in [0, 1)) or dtype=pl.INT32 (uniform bits)")
+        seed = attrs.get("seed")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 32:
+            raise _fail(name, f"seed={seed!r} is not an integer in [0, 2**32)", "e.g. seed=0 or seed=1234")
+        return _result(name, shape, dtype)
+    return infer
+
+
+def _golden_random(a, k):
+    shape, dtype = tuple(k["shape"]), k["dtype"]
+    n = int(np.prod(shape))
+    counters = (np.uint64(int(k.get("seed") or 0) << 32) + np.arange(n, dtype=np.uint64))
+    bits = splitmix64(counters)
+    width = _MANTISSA.get(dtype.np_dtype.name)
+    if width is not None:
+        return ((bits >> np.uint64(64 - width)).astype(np.float64) / float(1 << width)).reshape(shape)
+    ibits = dtype.np_dtype.itemsize * 8
+    low = (bits & np.uint64((1 << ibits) - 1)).astype(np.uint64)
+    return low.astype(np.dtype(f"u{dtype.np_dtype.itemsize}")).view(dtype.np_dtype).reshape(shape)
+
+
+_RANDOM_PARAMS = (Param("shape", A), Param("dtype", A, DataType.FP32), Param("seed", A, 0))
+register_op(OpDef("tile.random", _RANDOM_PARAMS, _infer_random("tile.random"), OpKind.OTHER, Unit.VECTOR, _tl.VEC,
+                  golden=_golden_random, pto="trandom", cost="vector", extra={"note": _RANDOM_NOTE}))
+_tn._declare("random", _RANDOM_PARAMS, _infer_random("tensor.random"), OpKind.OTHER, _golden_random, "tile.random",
+             note=_RANDOM_NOTE)
+
+
+# ------------------------------------------------------------------------------------------------
+# sort32 / mrgsort: (value, index) pairs
+# ------------------------------------------------------------------------------------------------
+
+_SORT_NOTE = ("each 32-element block of a row sorted in descending order (ties in index order, NaN last); the "
+              "result row holds (value, index) pairs interleaved, the index's 32 bits in the FP32 slot: "
+              "[rows, 2 * cols]")
+_MRG_NOTE = ("a row of (value, index) pairs holding sorted runs of block_len pairs: each group of 4 consecutive "
+             "runs merged into one descending run (ties keep the earlier run first)")
+
+
+def _infer_sort32(name: str):
+    def infer(args, attrs) -> Type:
+        src, idx = args[0].type, args[1].type
+        rows, cols = _static(name, src, "source")
+        if cols % 32:
+            raise _fail(name, f"the source has {cols} columns, not a multiple of 32",
+                        "sort32 sorts blocks of 32 elements: pad the row to a multiple of 32 (e.g. with -inf)")
+        if _static(name, idx, "index tile") != (rows, cols) or idx.dtype.np_dtype.itemsize != 4:
+            raise _fail(name, f"the index tile must be [{rows}, {cols}] of a 4-byte integer dtype",
+                        "pass the element indices as an INT32 / UINT32 tile of the source's shape (pl.tile.ci)")
+        return _result(name, (rows, 2 * cols), DataType.FP32)
+    return infer
+
+
+def _golden_sort32(a, k):
+    src = np.asarray(a[0], np.float32)
+    idx = np.asarray(a[1]).astype(np.int64).astype(np.uint32)
+    rows, cols = src.shape
+    blocks = src.reshape(rows, cols // 32, 32)
+    key = np.where(np.isnan(blocks), -np.inf, blocks)
+    nan_last = np.isnan(blocks)
+    order = np.lexsort((np.broadcast_to(np.arange(32), blocks.shape), -key, nan_last), axis=-1)
+    values = np.take_along_axis(blocks, order, axis=-1)
+    indices = np.take_along_axis(idx.reshape(rows, cols // 32, 32), order, axis=-1)
+    out = np.empty((rows, cols // 32, 32, 2), np.float32)
+    out[..., 0] = values
+    out[..., 1] = indices.view(np.float32)
+    return out.reshape(rows, 2 * cols)
+
+
+def _infer_mrgsort(name: str):
+    def infer(args, attrs) -> Type:
+        src = args[0].type
+        rows, cols = _static(name, src, "source")
+        block = attrs.get("block_len")
+        if isinstance(block, bool) or not isinstance(block, int) or block <= 0 or cols % 2 or (cols // 2) % block:
+            raise _fail(name, f"block_len={block!r} does not divide the row's {cols // 2} (value, index) pairs",
+                        "block_len is the length of each sorted run in pairs, e.g. 32 after pl.tile.sort32")
+        return _result(name, (rows, cols), DataType.FP32)
+    return infer
+
+
+def _golden_mrgsort(a, k):
+    src = np.asarray(a[0], np.float32)
+    rows, cols = src.shape
+    pairs = src.reshape(rows, cols // 2, 2)
+    group = 4 * int(k["block_len"])
+    out = pairs.copy()
+    for start in range(0, cols // 2, group):
+        part = pairs[:, start:start + group]
+        v = part[..., 0]
+        order = np.lexsort((np.broadcast_to(np.arange(v.shape[1]), v.shape), -np.where(np.isnan(v), -np.inf, v),
+                            np.isnan(v)), axis=-1)
+        out[:, start:start + group] = np.take_along_axis(part, order[..., None], axis=1)
+    return out.reshape(rows, cols)
+
+
+_SORT_PARAMS = (Param("src", T, memory=VEC_ONLY, rank=2, dtypes=FP32_ONLY), Param("idx", T, **INDEX))
+register_op(OpDef("tile.sort32", _SORT_PARAMS, _infer_sort32("tile.sort32"), OpKind.OTHER, Unit.VECTOR, _tl.VEC,
+                  golden=_golden_sort32, pto="tsort32", cost="vector", extra={"note": _SORT_NOTE}))
+_tn._declare("sort32", (Param("src", V, rank=2), Param("idx", V, rank=2)), _infer_sort32("tensor.sort32"),
+             OpKind.OTHER, _golden_sort32, "tile.sort32", note=_SORT_NOTE)
+_MRG_PARAMS = (Param("src", T, memory=VEC_ONLY, rank=2, dtypes=FP32_ONLY), Param("block_len", A, 32))
+register_op(OpDef("tile.mrgsort", _MRG_PARAMS, _infer_mrgsort("tile.mrgsort"), OpKind.OTHER, Unit.VECTOR, _tl.VEC,
+                  golden=_golden_mrgsort, pto="tmrgsort", cost="vector", extra={"note": _MRG_NOTE}))
+_tn._declare("mrgsort", (Param("src", V, rank=2), Param("block_len", A, 32)), _infer_mrgsort("tensor.mrgsort"),
+             OpKind.OTHER, _golden_mrgsort, "tile.mrgsort", note=_MRG_NOTE)
+
+
+# ------------------------------------------------------------------------------------------------
+# gather / scatter / scatter_update inside UB (torch semantics along dim)
+# ------------------------------------------------------------------------------------------------
+
+_GATHER_NOTE = ("out[i, j] = src[index[i, j], j] (dim=0) or src[i, index[i, j]] (dim=1 / -1); the result has the "
+                "index's shape; an index outside the axis is a fault")
+_SCATTER_NOTE = ("a copy of input with input[index[i, j], j] = src[i, j] (dim=0) or input[i, index[i, j]] = src[i, j] "
+                 "(dim=1 / -1); a later index (row-major) wins over an earlier one naming the same element; an index "
+                 "outside the axis is a fault")
+_UPDATE_NOTE = ("whole-row update (dim=-2 only): a copy of input with input[index.flat[k], :] = src[k, :]; a later "
+                "k wins over an earlier one naming the same row; a row index outside input is a fault")
+
+
+def _infer_gather(name: str):
+    def infer(args, attrs) -> Type:
+        dim = _dim(name, attrs)
+        src, index = args[0].type, args[1].type
+        (m, n), (p, q) = _static(name, src, "source"), _static(name, index, "index")
+        if (dim == 0 and q > n) or (dim == 1 and p > m):
+            raise _fail(name, f"index [{p}, {q}] is wider than the source [{m}, {n}] off the gathered axis",
+                        "the index may not exceed the source on the axis it does not index")
+        return _result(name, (p, q), src.dtype)
+    return infer
+
+
+def _golden_gather(a, k):
+    src, dim = np.asarray(a[0]), int(k["dim"]) % 2
+    idx = _checked_index("gather", a[1], src.shape[dim], f"axis {dim} of the source")
+    p, q = idx.shape
+    return np.take_along_axis(src[:, :q] if dim == 0 else src[:p, :], idx, axis=dim).copy()
+
+
+def _infer_scatter(name: str):
+    def infer(args, attrs) -> Type:
+        dim = _dim(name, attrs)
+        inp, index, src = args[0].type, args[1].type, args[2].type
+        (m, n), (p, q), (r, c) = (_static(name, inp, "input"), _static(name, index, "index"),
+                                  _static(name, src, "source"))
+        if p > r or q > c or (dim == 0 and q > n) or (dim == 1 and p > m):
+            raise _fail(name, f"index [{p}, {q}] does not fit the source [{r}, {c}] / input [{m}, {n}]",
+                        "the index may not exceed the source, nor the input on the axis it does not index")
+        if src.dtype is not inp.dtype:
+            raise _fail(name, f"source dtype {src.dtype.name} differs from input dtype {inp.dtype.name}",
+                        "cast the source first")
+        return _result(name, (m, n), inp.dtype)
+    return infer
+
+
+def _golden_scatter(a, k):
+    out, dim = np.array(a[0], copy=True), int(k["dim"]) % 2
+    idx = _checked_index("scatter", a[1], out.shape[dim], f"axis {dim} of the input")
+    src = np.asarray(a[2])[:idx.shape[0], :idx.shape[1]]
+    rows, cols = np.indices(idx.shape)
+    if dim == 0:
+        rows = idx
+    else:
+        cols = idx
+    keep = _last_wins(rows * out.shape[1] + cols)
+    out[rows.ravel()[keep], cols.ravel()[keep]] = src.ravel()[keep]
+    return out
+
+
+def _infer_scatter_update(name: str):
+    def infer(args, attrs) -> Type:
+        _dim(name, attrs, (-2, 0))
+        inp, index, src = args[0].type, args[1].type, args[2].type
+        (m, d), (r, c) = _static(name, inp, "input"), _static(name, src, "source")
+        n = int(np.prod(_static(name, index, "index")))
+        if n != r or c != d:
+            raise _fail(name, f"{n} row indices and a source [{r}, {c}] do not update rows of [{m}, {d}]",
+                        "give one index per source row, and a source as wide as the input")
+        if src.dtype is not inp.dtype:
+            raise _fail(name, f"source dtype {src.dtype.name} differs from input dtype {inp.dtype.name}",
+                        "cast the source first")
+        return _result(name, (m, d), inp.dtype)
+    return infer
+
+
+def _golden_scatter_update(a, k):
+    out = np.array(a[0], copy=True)
+    rows = _checked_index("scatter_update", np.asarray(a[1]).ravel(), out.shape[0], "rows of the input")
+    keep = _last_wins(rows)
+    out[rows[keep]] = np.asarray(a[2])[keep]
+    return out
+
+
+_DIM = Param("dim", A)
+register_op(OpDef("tile.gather", (Param("src", T, memory=VEC_ONLY, rank=2), _DIM, Param("index", T, **INDEX)),
+                  _infer_gather("tile.gather"), OpKind.OTHER, Unit.VECTOR, _tl.VEC, golden=_golden_gather,
+                  pto="tgather", cost="vector", extra={"note": _GATHER_NOTE}))
+_tn._declare("gather", (Param("src", V, rank=2), _DIM, Param("index", V, rank=2, dtypes=INT_ONLY)),
+             _infer_gather("tensor.gather"), OpKind.OTHER, _golden_gather, "tile.gather", note=_GATHER_NOTE)
+register_op(OpDef("tile.scatter", (Param("input", T, memory=VEC_ONLY, rank=2), _DIM, Param("index", T, **INDEX),
+                                   Param("src", T, memory=VEC_ONLY, rank=2)),
+                  _infer_scatter("tile.scatter"), OpKind.OTHER, Unit.VECTOR, _tl.VEC, golden=_golden_scatter,
+                  pto="tscatter", cost="vector", extra={"note": _SCATTER_NOTE}))
+_tn._declare("scatter", (Param("input", V, rank=2), _DIM, Param("index", V, rank=2, dtypes=INT_ONLY),
+                         Param("src", V, rank=2)),
+             _infer_scatter("tensor.scatter"), OpKind.OTHER, _golden_scatter, "tile.scatter", note=_SCATTER_NOTE)
+_DIM_ROWS = Param("dim", A, -2)
+register_op(OpDef("tile.scatter_update", (Param("input", T, memory=VEC_ONLY, rank=2), _DIM_ROWS,
+                                          Param("index", T, **INDEX), Param("src", T, memory=VEC_ONLY, rank=2)),
+                  _infer_scatter_update("tile.scatter_update"), OpKind.OTHER, Unit.VECTOR, _tl.VEC,
+                  golden=_golden_scatter_update, pto="tscatterupdate", cost="vector", extra={"note": _UPDATE_NOTE}))
+_tn._declare("scatter_update", (Param("input", V, rank=2), _DIM_ROWS, Param("index", V, rank=2, dtypes=INT_ONLY),
+                                Param("src", V, rank=2)),
+             _infer_scatter_update("tensor.scatter_update"), OpKind.OTHER, _golden_scatter_update,
+             "tile.scatter_update", note=_UPDATE_NOTE)
+
+
+# ------------------------------------------------------------------------------------------------
+# expand_clone / fillpad_expand
+# ------------------------------------------------------------------------------------------------
+
+_EXPAND_NOTE = "src ([1, N], [M, 1], [1, 1] or [M, N]) broadcast to shape [M, N] and copied into a fresh tile"
+_FILLPAD_EXPAND_NOTE = ("a tile of the larger shape: the source's valid region at [0, 0], every other element the "
+                        "pad value (0, or the dtype's lowest / highest value, +-inf for floats)")
+
+
+def _infer_expand_clone(name: str):
+    def infer(args, attrs) -> Type:
+        src = args[0].type
+        (a, b), (m, n) = _static(name, src, "source"), _shape_attr(name, attrs)
+        if a not in (1, m) or b not in (1, n):
+            raise _fail(name, f"[{a}, {b}] does not broadcast to [{m}, {n}]",
+                        "each source extent must be 1 or the target extent")
+        return _result(name, (m, n), src.dtype)
+    return infer
+
+
+_EXPAND_PARAMS = (Param("src", T, rank=2), Param("shape", A))
+register_op(OpDef("tile.expand_clone", _EXPAND_PARAMS, _infer_expand_clone("tile.expand_clone"), OpKind.OTHER,
+                  Unit.VECTOR, _tl.VEC, golden=lambda a, k: np.broadcast_to(np.asarray(a[0]), k["shape"]).copy(),
+                  pto="texpandclone", cost="vector", extra={"note": _EXPAND_NOTE}))
+_tn._declare("expand_clone", (Param("src", V, rank=2), Param("shape", A)), _infer_expand_clone("tensor.expand_clone"),
+             OpKind.OTHER, lambda a, k: np.broadcast_to(np.asarray(a[0]), k["shape"]).copy(), "tile.expand_clone",
+             note=_EXPAND_NOTE)
+
+
+def _infer_fillpad_expand(args, attrs) -> Type:
+    op = "tile.fillpad_expand"
+    src = args[0].type
+    (a, b), (m, n) = _static(op, src, "source"), _shape_attr(op, attrs)
+    if len(src.shape) != 2 or len((m, n)) != 2 or a > m or b > n:
+        raise _fail(op, f"[{a}, {b}] does not fit in shape [{m}, {n}]", "the target shape contains the source's")
+    pad = _tl.pad_value_of(attrs.get("pad_value", PadValue.zero))
+    if pad is PadValue.null:
+        raise _fail(op, "pad_value=pl.PadValue.null leaves the expansion undefined", "pick zero, min or max")
+    return _result(op, (m, n), src.dtype)
+
+
+def _golden_fillpad_expand(a, k):
+    src = np.asarray(a[0])
+    pad = _tl.pad_value_of(k.get("pad_value", PadValue.zero))
+    valid = a[1] if len(a) > 1 and a[1] is not None else src.shape
+    r, c = (min(max(int(v), 0), s) for v, s in zip(valid, src.shape, strict=True))
+    # in the source's dtype (the valid region keeps its bytes, NaN payloads too); an int4 tile through float64
+    own = src.dtype.kind in "fiu" or src.dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+    out = np.full(tuple(k["shape"]), _tl.pad_scalar(pad, src.dtype), dtype=src.dtype if own else np.float64)
+    out[:r, :c] = src[:r, :c]
+    return out
+
+
+register_op(OpDef("tile.fillpad_expand", (Param("tile", T, memory=VEC_ONLY, rank=2), Param("shape", A),
+                                          Param("pad_value", A, PadValue.zero)),
+                  _infer_fillpad_expand, OpKind.OTHER, Unit.VECTOR, _tl.VEC, golden=_golden_fillpad_expand,
+                  pto="tfillpadexpand", cost="vector",
+                  extra={"note": _FILLPAD_EXPAND_NOTE, "reads_valid_shape": True}))
+
+
+# ------------------------------------------------------------------------------------------------
+# mgather / mscatter: rows between a GM tensor and a tile, by an index tile (indirect DMA)
+# ------------------------------------------------------------------------------------------------
+
+#: mgather's policies for a row index outside the tensor
+GATHER_OOB = ("error", "zero", "clamp")
+_MGATHER_NOTE = ("row k of the result is row index.flat[k] of the GM tensor (index [n, 1] or [1, n]); gather_oob= "
+                 "'error' (default: an index outside the tensor faults), 'zero' (that row reads as zeros) or "
+                 "'clamp' (the nearest row); coalesce=True prices runs of consecutive indices as one DMA block")
+_MSCATTER_NOTE = ("row k of src is written to row index.flat[k] of the GM tensor; a negative index masks the row "
+                  "(not written), an index past the last row faults; a later k wins over an earlier one")
+
+
+def _index_count(op: str, t: TileType) -> int:
+    p, q = _static(op, t, "index tile")
+    if p != 1 and q != 1:
+        raise _fail(op, f"the index tile is [{p}, {q}]; it must be one row or one column", "use an [n, 1] index tile")
+    return p * q
+
+
+def _infer_mgather(args, attrs) -> Type:
+    op = "tile.mgather"
+    tensor, index = args[0].type, args[1].type
+    _, cols = _static(op, tensor, "tensor")
+    if attrs.get("gather_oob", "error") not in GATHER_OOB:
+        raise _fail(op, f"gather_oob={attrs.get('gather_oob')!r} is not a policy",
+                    f"use one of {', '.join(repr(p) for p in GATHER_OOB)}")
+    return _tl._vec_tile(make_shape((_index_count(op, index), cols)), tensor.dtype)
+
+
+def gather_rows(tensor: np.ndarray, index: np.ndarray, policy: str) -> np.ndarray:
+    """The rows of ``tensor`` named by ``index`` under mgather's out-of-range ``policy``."""
+    rows = np.asarray(index).astype(np.int64).ravel()
+    m = tensor.shape[0]
+    if policy == "clamp":
+        return tensor[np.clip(rows, 0, m - 1)].copy()
+    if policy == "zero":
+        inside = (rows >= 0) & (rows < m)
+        out = np.zeros((rows.size, tensor.shape[1]), tensor.dtype)
+        out[inside] = tensor[rows[inside]]
+        return out
+    return tensor[_checked_index("mgather", rows, m, "rows of the tensor")].copy()
+
+
+def scatter_rows(tensor: np.ndarray, src: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``tensor`` with row k of ``src`` written to row ``index[k]`` (negative: masked; later k wins)."""
+    out = np.array(tensor, copy=True)
+    rows = np.asarray(index).astype(np.int64).ravel()
+    live = rows >= 0
+    _checked_index("mscatter", rows[live], out.shape[0], "rows of the tensor")
+    sel = np.flatnonzero(live)
+    keep = _last_wins(rows[sel])
+    out[rows[sel][keep]] = np.asarray(src)[sel][keep]
+    return out
+
+
+def _infer_mscatter(args, attrs) -> Type:
+    op = "tile.mscatter"
+    src, index, tensor = args[0].type, args[1].type, args[2].type
+    (n, c), (_, cols) = _static(op, src, "source"), _static(op, tensor, "tensor")
+    if _index_count(op, index) != n or c != cols:
+        raise _fail(op, f"{_index_count(op, index)} row indices and a source [{n}, {c}] do not write rows of a "
+                        f"tensor with {cols} columns", "give one index per source row, and a source as wide as "
+                                                       "the tensor")
+    if src.dtype is not tensor.dtype:
+        raise _fail(op, f"source dtype {src.dtype.name} differs from tensor dtype {tensor.dtype.name}",
+                    "cast the source first")
+    return tensor
+
+
+_GM = {"rank": 2}
+register_op(OpDef(
+    "tile.mgather", (Param("tensor", ParamKind.TENSOR, **_GM), Param("index", T, **INDEX),
+                     Param("gather_oob", A, "error"), Param("coalesce", A, False)),
+    _infer_mgather, OpKind.INDIRECT_LOAD, Unit.DMA, _tl.VEC,
+    golden=lambda a, k: gather_rows(np.asarray(a[0]), a[1], k.get("gather_oob") or "error"), pto="tmgather",
+    cost="dma", extra={"note": _MGATHER_NOTE}))
+register_op(OpDef(
+    "tile.mscatter", (Param("src", T, memory=VEC_ONLY, rank=2), Param("index", T, **INDEX),
+                      Param("tensor", ParamKind.TENSOR, **_GM)),
+    _infer_mscatter, OpKind.INDIRECT_STORE, Unit.DMA, MemoryRule(MemoryRuleKind.NONE),
+    golden=lambda a, k: scatter_rows(np.asarray(a[2]), a[0], a[1]), pto="tmscatter", cost="dma",
+    extra={"note": _MSCATTER_NOTE}))
+
+
+# ------------------------------------------------------------------------------------------------
+# prefetch: a GM -> L2 hint
+# ------------------------------------------------------------------------------------------------
+
+_PREFETCH_NOTE = ("a hint to bring a GM window into L2: no numerical effect; not charged (tilefold models no L2, so "
+                  "no later load gets cheaper); a constant window outside the tensor is refused")
+
+
+def _infer_prefetch(args, attrs) -> Type:
+    op = "tile.prefetch"
+    tensor = args[0].type
+    offsets = _tl._tuple(op, args, 1, "offsets")
+    shapes = _tl._tuple(op, args, 2, "shapes")
+    if len(offsets) != tensor.rank or len(shapes) != tensor.rank:
+        raise _fail(op, f"offsets and shapes need {tensor.rank} entries", "one offset and one extent per axis")
+    _tl._check_gm_window(op, tensor, offsets, shapes, "prefetch")
+    return tensor
+
+
+register_op(OpDef(
+    "tile.prefetch", (Param("tensor", ParamKind.TENSOR), Param("offsets", ParamKind.TUPLE),
+                      Param("shapes", ParamKind.TUPLE)),
+    _infer_prefetch, OpKind.OTHER, Unit.NONE, MemoryRule(MemoryRuleKind.NONE),
+    golden=lambda a, k: np.asarray(a[0]), pto=None, cost="none", extra={"note": _PREFETCH_NOTE, "no_effect": True}))
+
+
+__all__ = ["GATHER_OOB", "gather_rows", "scatter_rows", "splitmix64"]
