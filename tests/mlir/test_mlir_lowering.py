@@ -50,7 +50,10 @@ def _rng_inputs(program, seed=0):
             out[p.name] = 3
             continue
         shape = tuple(int(getattr(s, "value", s)) for s in p.type.shape)
-        out[p.name] = rng.standard_normal(shape).astype(np.float32)
+        if p.type.dtype.is_int:  # small non-negative integers: valid gather indices of any source here
+            out[p.name] = rng.integers(0, 8, shape).astype(np.int32)
+        else:
+            out[p.name] = rng.standard_normal(shape).astype(np.float32)
     return out
 
 
@@ -70,6 +73,8 @@ CASES = {  # kernel: numpy reference on the named inputs
     ("element_loops.mlir", "double_first_column"): lambda i: {"dst": np.exp(i["x"]) * np.array([2] + [1] * 63,
                                                                                               np.float32)},
     ("element_loops.mlir", "scale_by_first"): lambda i: {"dst": i["x"] * i["x"][0, 0]},
+    ("index_ops.mlir", "add_ramp"): lambda i: {"dst": i["x"] + 5 + 3 * np.arange(64, dtype=np.int32)[None, :]},
+    ("index_ops.mlir", "pick_columns"): lambda i: {"dst": np.take_along_axis(i["x"], i["i"], axis=1)},
     ("compare_select.mlir", "clamp_below"): lambda i: {"dst": np.maximum(i["x"], i["floor"])},
     ("clipped_stores.mlir", "row_window"): lambda i: {"o": _window(i["o"], np.abs(i["a"]), 40, 56)},
 }
@@ -121,9 +126,9 @@ def test_unlowerable_op_is_a_located_error_for_run(tmp_path):
     path.write_text(chunk.text)
     with pytest.raises(TilefoldError) as info:
         load_program(str(path))
-    assert "hivm.hir.vgather" in info.value.message
+    assert "hivm.hir.vsort" in info.value.message
     assert info.value.span is not None and info.value.span.line == chunk.text.splitlines().index(
-        next(line for line in chunk.text.splitlines() if line.lstrip().startswith("hivm.hir.vgather"))) + 1
+        next(line for line in chunk.text.splitlines() if line.lstrip().startswith("hivm.hir.vsort"))) + 1
 
 
 def test_mlir_opt_options_and_exit_codes(tmp_path, capsys):

@@ -223,6 +223,7 @@ class SplitPlan:
     slices: list[Operation] = field(default_factory=list)  # extract_slices re-emitted on their halved source
     clipped_slices: set[Operation] = field(default_factory=set)  # stored windows of a halved value
     clipped: list[ClippedStore] = field(default_factory=list)  # their stores, clipped per half
+    aranges: list[tuple[HivmOp, int, int, list[int]]] = field(default_factory=list)  # (op, axis, half, shape)
 
 
 def _mlir_shape(tile: tuple[int, ...], rank: int) -> list[int]:
@@ -302,6 +303,13 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
                 plan.tiled_customs.append(op)
             elif n in d.guarded:
                 plan.guarded.append(op)
+    for op in fn.walk():  # a halved varange starts where its half starts
+        if op.name == "hivm.hir.varange" and isinstance(op, HivmOp):
+            v = op.results[0] if op.results else op.group("outs")[0]
+            if v in plan.retype:
+                old, new = shape_of(v.type), shape_of(plan.retype[v])
+                axis = next(a for a, (x, y) in enumerate(zip(old, new, strict=True)) if x != y)
+                plan.aranges.append((op, axis, new[axis], old))
     for op in fn.walk():  # a halved result needs a halved outs init: a fresh tensor.empty, or a re-typed value
         if isinstance(op, HivmOp) and op.results:
             for i, (r, o) in enumerate(zip(op.results, op.group("outs"), strict=False)):
@@ -415,6 +423,8 @@ def apply_split(fn: func.FuncOp, d: Decision, plan: SplitPlan) -> None:
         _replace_group_operand(op, group, 0, sv.result)
     for c in plan.clipped:
         clipped_stores.rewrite(c, sb, _replace_group_operand)
+    for op, axis, half, shape in plan.aranges:
+        _shift_arange(op, axis, half, shape, sb)
     for op in plan.tiled_stores + plan.tiled_customs + [c.store for c in plan.clipped]:
         op.attributes[TILED] = UnitAttr()
     for op in plan.slices:  # a slice covering its source on the split axis: same offsets, halved sizes
@@ -429,6 +439,33 @@ def apply_split(fn: func.FuncOp, d: Decision, plan: SplitPlan) -> None:
         op.erase()
     if plan.guarded:
         limit_to_sub_block0(fn, plan.guarded)
+
+
+def _shift_arange(op: HivmOp, axis: int, half: int, shape: list[int], sb: SSAValue) -> None:
+    """A halved ``varange`` starts at ``offset + sb * half * stride[axis]``: the element its half starts with
+    (a stride is an SSA index value, so the shift is ``arith`` index arithmetic)."""
+    blk = op.parent_block()
+    strides = op.group("strides")
+    offset = op.group("offset")
+
+    def add(new: Operation) -> SSAValue:
+        blk.insert_op_before(new, op)
+        return new.results[0]
+
+    h = add(_index_const(half))
+    shift = add(arith.MuliOp(add(arith.MuliOp(sb, h)), strides[axis]))
+    if offset:
+        _replace_group_operand(op, "offset", 0, add(arith.AddiOp(offset[0], shift)))
+        return
+    from tilefold.mlir.dialect import Piece
+
+    first = next(i for i, p in enumerate(op.layout()) if p.kind == "group" and p.keyword == "strides")
+    op.pieces.insert(first, Piece("group", keyword="offset", open="[", items=[("operand",)]))
+    before = sum(sum(1 for it in p.items if it[0] == "operand") if p.kind == "group" else
+                 p.count if p.kind == "operands" else 1 if p.kind == "attr" and p.text == "%" else 0
+                 for p in op.pieces[:first])
+    ops = list(op.operands)
+    op.operands = ops[:before] + [shift] + ops[before:]
 
 
 def parse_attr(text: str) -> Attribute:

@@ -490,6 +490,9 @@ class Lowering:
         if short in ("vcmp", "vsel"):
             self._compare_select(op, short, ins, outs, d)
             return
+        if short in ("varange", "vgather"):
+            self._index_op(op, short, ins, outs, d)
+            return
         if short in BINARY or short in UNARY or short in ("vbrc", "vreduce", "vcast", "vtranspose", "copy",
                                                           "custom", "custom_macro"):
             self._compute(op, short, ins, outs, d)
@@ -621,6 +624,54 @@ class Lowering:
         res_t = op.results[0].type if op.results else outs[0].type
         shape = tile_shape(shape_of(res_t))
         ann = f"pl.Tile[[{', '.join(map(str, shape))}], pl.{dtype}, pl.Mem.Vec]"
+        if op.results:
+            nm = self.define(op.results[0], op)
+        else:
+            nm = self.fresh(outs[0].name_hint or "t")
+            self.ops_of[nm] = op
+        self.emit(d, f"{nm}: {ann} = {expr}")
+        if not op.results:
+            self._write(outs[0], nm, op)
+
+    def _index_op(self, op: HivmOp, short: str, ins: list[SSAValue], outs: list[SSAValue], d: int) -> None:
+        """``varange`` -> ``tile.ci`` (consecutive integers; a stride s scales it, a float result is cast), when the
+        strides are the contiguous ones of the tile (a rank-1 stride, or ``[n, 1]`` of ``[m, n]``) or a rank-1
+        constant stride; ``vgather ins(src) indices(idx)`` (along the last axis) -> ``tile.gather(src, 1, idx)``."""
+        if len(outs) != 1:
+            self.fail(op, f"{short} with several outs is not lowered")
+        res_t = op.results[0].type if op.results else outs[0].type
+        shape = tile_shape(shape_of(res_t))
+        dtype = self._dt(res_t, op)
+        if short == "vgather":
+            idx = op.group("indices")
+            if len(ins) != 1 or len(idx) != 1 or op.group("temp_buffer"):
+                self.fail(op, "vgather needs one ins, one indices operand and no temp_buffer")
+            expr = f"pl.tile.gather({self.tile(ins[0], op)}, 1, {self.tile(idx[0], op)})"
+            self._define_compute(op, outs, f"pl.Tile[[{', '.join(map(str, shape))}], pl.{dtype}, pl.Mem.Vec]",
+                                 expr, d)
+            return
+        offset = op.group("offset")
+        strides = [self.scalar(v, op) for v in op.group("strides")]
+        start = self.scalar(offset[0], op) if offset else "0"
+        rank = len(shape_of(res_t))
+        if rank == 1 and len(strides) == 1:
+            step = strides[0]
+        elif rank == 2 and len(strides) == 2 and strides[1] == "1" and strides[0] == str(shape[1]):
+            step = "1"
+        else:
+            self.fail(op, f"varange strides [{', '.join(strides)}] are not the contiguous strides of a "
+                          f"{rank}-D tile (only those, or one rank-1 stride, map onto tile.ci)")
+        expr = f"pl.tile.ci(0, [{', '.join(map(str, shape))}], dtype=pl.INT32)"
+        if step != "1":
+            expr = f"pl.tile.muls({expr}, {step})"
+        if start != "0":
+            expr = f"pl.tile.adds({expr}, {start})"
+        if dtype != "INT32":
+            expr = f"pl.tile.cast({expr}, target_type=pl.{dtype})"
+        self._define_compute(op, outs, self.ttype(res_t, op), expr, d)
+
+    def _define_compute(self, op: HivmOp, outs: list[SSAValue], ann: str, expr: str, d: int) -> None:
+        """``nm: ann = expr`` for the op's result, or as the next version of its memref ``outs``."""
         if op.results:
             nm = self.define(op.results[0], op)
         else:

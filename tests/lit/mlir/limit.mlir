@@ -47,20 +47,18 @@ func.func @would_split(%src: memref<16x64xf16>, %dst: memref<16x64xf16>) attribu
 
 // -----
 
-// A function with an op tilefold does not lower (a gather) is rolled back, never half-rewritten.
+// A function with an op tilefold does not lower (a sort) is rolled back, never half-rewritten.
 // CHECK-LABEL: func.func @not_lowered
 // CHECK-NOT: map_for_to_forall
-// CHECK: hivm.hir.vgather
+// CHECK: hivm.hir.vsort
 // CHECK: scf.if
 // CHECK-NEXT: hivm.hir.store
 // CHECK: } {limit_sub_block_id0}
-func.func @not_lowered(%src: memref<16x64xf32>, %idx: memref<16x64xi32>, %dst: memref<16x64xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+func.func @not_lowered(%src: memref<16x64xf32>, %dst: memref<16x64xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
   %buf = memref.alloc() : memref<16x64xf32>
   hivm.hir.load ins(%src : memref<16x64xf32>) outs(%buf : memref<16x64xf32>)
-  %ib = memref.alloc() : memref<16x64xi32>
-  hivm.hir.load ins(%idx : memref<16x64xi32>) outs(%ib : memref<16x64xi32>)
   %g = memref.alloc() : memref<16x64xf32>
-  hivm.hir.vgather ins(%buf : memref<16x64xf32>) indices(%ib : memref<16x64xi32>) outs(%g : memref<16x64xf32>)
+  hivm.hir.vsort ins(%buf : memref<16x64xf32>) outs(%g : memref<16x64xf32>) descending = true sort_axis = 1
   hivm.hir.store ins(%g : memref<16x64xf32>) outs(%dst : memref<16x64xf32>)
   return
 }

@@ -36,6 +36,7 @@ from tilefold.passes.tile_and_bind_sub_block import (
     custom,
     elementwise,
     ifs,
+    index_ops,
     load,
     loops,
     reduction,
@@ -81,8 +82,14 @@ _STRATEGY_BY_VIEW: dict[str, Any] = {
 }
 
 
+#: ops (by name) whose strategy their kind does not give
+_STRATEGY_BY_NAME: dict[str, Any] = {"tile.ci": index_ops, "tile.gather": index_ops}
+
+
 def op_strategy(op: OpDef, call: Call) -> Any:
     """The strategy module of an op family (None: no strategy)."""
+    if call.op_name in _STRATEGY_BY_NAME:
+        return _STRATEGY_BY_NAME[call.op_name]
     by_kind = _STRATEGY_BY_KIND.get(op.kind)
     if by_kind is not None:
         return by_kind
