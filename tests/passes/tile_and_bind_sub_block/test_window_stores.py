@@ -12,6 +12,7 @@ import tilefold.language as pl
 from tilefold import ir
 from tilefold.passes.tile_and_bind_sub_block import AXIS_ATTR, REVERTED
 from tilefold.testing import run_and_compare
+from tilefold.testing.sub_block_evidence import sub_block_evidence
 
 ON_OFF = ({}, {"enable_auto_bind_sub_block": False})
 
@@ -60,6 +61,9 @@ def test_static_window_splits_and_matches_numpy_on_and_off(off, n):
     assert after.functions[0].attr(AXIS_ATTR) == 1, after.functions[0].attr(REVERTED)
     a = np.random.default_rng(off * 97 + n).standard_normal((1, 64)).astype(np.float32)
     _simulate(program, {"a": a, "out": np.zeros((1, 64), np.float32)}, (off, off + n))
+    if off:  # a prefix (off 0) is a clipped store of the whole source, a window a clipped window store
+        ev = sub_block_evidence(after)
+        assert ev.split, ev.problems
 
 
 @pl.program
@@ -105,6 +109,8 @@ def test_run_time_window_splits_with_a_padded_half():
     fn = after.functions[0]
     assert fn.attr(AXIS_ATTR) == 1, fn.attr(REVERTED)
     text = str(after)
+    ev = sub_block_evidence(after)
+    assert ev.split, ev.problems  # a half load, and a store of each half's clipped part
     assert "tile.load(%a, MakeTuple(elements=(0, (%subblock_idx * 32))), MakeTuple(elements=(1, 32)))" in text
     assert "tile.assemble" in text  # the half is copied into 32 + 16 so any window origin stays inside it
 
