@@ -136,3 +136,34 @@ def test_a_window_used_by_compute_is_not_a_stored_window():
     """Only a slice whose one use is a store is clipped: a computed-on window keeps the slice refusal."""
     after, _ = run_pass(WindowAlsoUsed)
     assert after.functions[0].attr(AXIS_ATTR) is None
+
+
+@pl.program
+class OverlappingWindowsInALoop:
+    """Iteration k stores [8k, 8k + 16): consecutive windows overlap by 8, so sub-block 0's part of one iteration
+    and sub-block 1's part of another may name the same bytes, with the two sub-blocks unordered."""
+
+    @pl.function(type=pl.FunctionType.AIV)
+    def kernel(self, a: pl.Tensor[[1, 64], pl.FP32], out: pl.Out[pl.Tensor[[1, 64], pl.FP32]]):
+        x: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [1, 64], target_memory=pl.Mem.Vec)
+        for k, (o,) in pl.range(0, 6, 1, init_values=(out,)):
+            y: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(x, k)
+            s: pl.Tile[[1, 16], pl.FP32, pl.Mem.Vec] = pl.tile.slice(y, [1, 16], [0, k * 8])
+            o2 = pl.store(s, [0, k * 8], o)
+            o3 = pl.yield_(o2)
+        return o3
+
+
+def test_overlapping_windows_across_iterations_are_not_split():
+    after, _ = run_pass(OverlappingWindowsInALoop)
+    assert after.functions[0].attr(AXIS_ATTR) is None
+    assert "gm_read_after_write" in str(after.functions[0].attr(REVERTED))
+    a = np.random.default_rng(3).standard_normal((1, 64)).astype(np.float32)
+    want = np.zeros((1, 64), np.float32)
+    for k in range(6):
+        want[:, 8 * k:8 * k + 16] = a[:, 8 * k:8 * k + 16] + k
+    for options in ON_OFF:
+        report = run_and_compare(OverlappingWindowsInALoop, {"a": a.copy(), "out": np.zeros((1, 64), np.float32)},
+                                 options=options)
+        assert report.result == "correct", report.summary()
+        np.testing.assert_allclose(report.outputs["out"], want, rtol=1e-6)

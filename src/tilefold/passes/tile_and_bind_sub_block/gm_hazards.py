@@ -168,6 +168,7 @@ class _Collector:
         # "@name" of a loop variable -> its constant iteration range (None: not constant, or the name is reused)
         self.loop_ranges: dict[str, range | None] = {}
         self.sb0_only = SubBlock0Only(sp)
+        self.loop_depth = 0  # inside a loop, one store writes again at each iteration
 
     def body(self, body: Stmt | None) -> None:
         for s in flatten_stmts(body):
@@ -195,7 +196,9 @@ class _Collector:
                     self.roots.join(ia, y.values[k])
                 if k < len(s.return_vars):
                     self.roots.join(s.return_vars[k], ia)
+            self.loop_depth += 1
             self.body(s.body)
+            self.loop_depth -= 1
         elif isinstance(s, IfStmt):
             for b in (s.then_body, s.else_body):
                 y = final_yield(b)
@@ -252,7 +255,8 @@ class _Collector:
                 self.roots.join(var, dst)
             if isinstance(dst, Var):
                 axis = self.sp.store_plan.get(id(call))
-                part = axis is not None and is_window_axis(self.sp, call.args[0], axis)
+                # disjoint halves of one execution; in a loop another iteration's half may overlap: compared
+                part = axis is not None and is_window_axis(self.sp, call.args[0], axis) and not self.loop_depth
                 self.accesses.append(Access(dst, True, (self._store_box(call, 0), self._store_box(call, 1)),
                                             f"store of {_name(call.args[0])} into {dst.name}", part))
         elif op.kind is OpKind.LOAD and isinstance(call.args[0], Var) and isinstance(call.args[0].type, TensorType):
