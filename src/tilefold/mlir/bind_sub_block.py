@@ -303,13 +303,7 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
                 plan.tiled_customs.append(op)
             elif n in d.guarded:
                 plan.guarded.append(op)
-    for op in fn.walk():  # a halved varange starts where its half starts
-        if op.name == "hivm.hir.varange" and isinstance(op, HivmOp):
-            v = op.results[0] if op.results else op.group("outs")[0]
-            if v in plan.retype:
-                old, new = shape_of(v.type), shape_of(plan.retype[v])
-                axis = next(a for a, (x, y) in enumerate(zip(old, new, strict=True)) if x != y)
-                plan.aranges.append((op, axis, new[axis], old))
+    plan.aranges = _halved_aranges(fn, plan)
     for op in fn.walk():  # a halved result needs a halved outs init: a fresh tensor.empty, or a re-typed value
         if isinstance(op, HivmOp) and op.results:
             for i, (r, o) in enumerate(zip(op.results, op.group("outs"), strict=False)):
@@ -323,6 +317,19 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
     if fn.body.blocks[0].last_op is not None and fn.body.blocks[0].last_op.operands:
         raise NotLowered("a function returning values")
     return plan
+
+
+def _halved_aranges(fn: func.FuncOp, plan: SplitPlan) -> list[tuple[HivmOp, int, int, list[int]]]:
+    """(op, MLIR axis, half, shape) of each halved ``varange``: it must start where its half starts."""
+    out = []
+    for op in fn.walk():
+        if op.name == "hivm.hir.varange" and isinstance(op, HivmOp):
+            v = op.results[0] if op.results else op.group("outs")[0]
+            if v in plan.retype:
+                old, new = shape_of(v.type), shape_of(plan.retype[v])
+                axis = next(a for a, (x, y) in enumerate(zip(old, new, strict=True)) if x != y)
+                out.append((op, axis, new[axis], old))
+    return out
 
 
 def _stored_window(sl: tensor.ExtractSliceOp, by_value: dict, changed: dict, tile_axis: int) -> bool:
