@@ -36,12 +36,16 @@ class Window:
 
 
 def _simulate(program, inputs: dict, window: tuple[int, int]) -> None:
+    """The default pipeline with the pass on and off, and the pass's own output (``run_pass``) compiled as it is:
+    in the default pipeline CanonicalizeTileSlice turns an unaligned window into a copy first (then split by the
+    copy strategy), so the clipped-window rewrite itself is simulated through the third run."""
     a = inputs["a"]
     lo, hi = window
     expected = np.zeros((1, 64), np.float32)
     expected[:, lo:hi] = np.exp(a[:, lo:hi])
-    for options in ON_OFF:
-        report = run_and_compare(program, {k: (v.copy() if isinstance(v, np.ndarray) else v)
+    split, _ = run_pass(program)
+    for subject, options in ((program, ON_OFF[0]), (program, ON_OFF[1]), (split, {})):
+        report = run_and_compare(subject, {k: (v.copy() if isinstance(v, np.ndarray) else v)
                                            for k, v in inputs.items()}, options=options)
         assert report.result == "correct", report.summary()
         np.testing.assert_allclose(report.outputs["out"], expected, rtol=1e-6, atol=0)
@@ -167,3 +171,16 @@ def test_overlapping_windows_across_iterations_are_not_split():
                                  options=options)
         assert report.result == "correct", report.summary()
         np.testing.assert_allclose(report.outputs["out"], want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("r", [49, 60])
+def test_out_of_range_run_time_window_still_faults_on_and_off(r):
+    """[r, r + 16) leaves the 64-element vector: the original slice faults on the device model, and so must the
+    split program (sub-block 0 views its copy of the vector at r itself), never a silently short store."""
+    a = np.random.default_rng(r).standard_normal((1, 64)).astype(np.float32)
+    split, _ = run_pass(RunTimeWindow)
+    for subject, options in ((RunTimeWindow, ON_OFF[0]), (RunTimeWindow, ON_OFF[1]), (split, {})):
+        report = run_and_compare(subject, {"a": a.copy(), "r": r, "out": np.zeros((1, 64), np.float32)},
+                                 options=options)
+        assert report.result == "trap", report.summary()
+        assert "leaves the 1x64" in report.summary()

@@ -11,13 +11,15 @@ of the window inside it is, in the half's own coordinates,
 ``g + min(max(sb*H - off, 0), n)`` on that axis (``g`` the store's offset): exactly the bytes of the window that lie
 in the half, so the two halves write disjoint parts whose union is the window, as upstream clips them.
 
-A tile window has a static extent ``S`` = the largest ``count`` a half can have (``min(n, H)``, or the exact
-maximum for a static ``off``) and must lie inside the tile it views. When that is proved for every non-empty half
-(a static ``off``), the half is sliced at ``min(lo, H - S)`` (``= lo`` whenever ``count`` > 0). Otherwise (a
-run-time ``off``: the window may end at the half's end at any ``lo``) the half is first copied into a tile of
-``H + S`` (``tile.assemble`` into a ``tile.full``): one extra Vec copy of the half per sub-block, and then
-``lo + S <= H + S`` always holds. The slice carries ``valid_shape`` ``count`` on ``a``: a store writes only its
-tile's valid region.
+A tile window has a static extent and must lie inside the tile it views. When that is proved for every
+non-empty half (a static ``off``), the half is sliced with the extent ``S`` = the largest ``count`` at
+``min(lo, H - S)`` (``= lo`` whenever ``count`` > 0). Otherwise (a run-time ``off``, or a static window whose second
+part is longer than its first) the half is first copied into a tile of the source's extent ``2H`` (``tile.full`` +
+``tile.assemble``: one Vec copy of the half per sub-block) and viewed with the window's own extent ``n`` at
+``max(off - sb*H, (sb - 1) * 2H)``: ``lo`` on sub-block 1, and ``off`` itself on sub-block 0, so that a run-time
+offset outside ``[0, 2H - n]`` (an out-of-range window of the original program) leaves that tile and faults as
+the original slice does, instead of being clipped into a silently short store. The slice carries
+``valid_shape`` ``count`` on ``a``: a store writes only its tile's valid region.
 """
 
 from __future__ import annotations
@@ -116,13 +118,16 @@ def _half_parts(w: Window, sb: int) -> tuple[int, int]:
 
 
 def layout(w: Window) -> tuple[int, bool]:
-    """(S, padded): the static extent of each half's window and whether the half is copied into ``H + S``."""
+    """(S, padded): the static extent of each half's window and whether the half is copied into a tile of the
+    source's extent ``2H`` (then ``S = n``)."""
     half = w.source_extent // 2
     if _const(w.offset) is None:
-        return min(w.extent, half), True
+        return w.extent, True
     parts = [_half_parts(w, sb) for sb in (0, 1)]
     extent = max(c for _, c in parts)
-    return extent, any(c > 0 and lo + extent > half for lo, c in parts)
+    if any(c > 0 and lo + extent > half for lo, c in parts):
+        return w.extent, True
+    return extent, False
 
 
 def clip_exprs(w: Window, sb: Var) -> tuple[Expr, Expr, Expr]:
@@ -151,7 +156,7 @@ def rewrite(sp: Splitter, var: Var, call: Call, w: Window, out: list[Stmt]) -> C
     half = w.source_extent // 2
     if padded:
         shape = list(st.static_shape)
-        shape[a] = half + extent
+        shape[a] = w.source_extent
         blank = make_call("tile.full", [], {"shape": tuple(shape), "dtype": st.dtype, "value": 0.0,
                                             "target_memory": st.memory_space})
         bv = Var(f"{var.name}_pad0", blank.type)
@@ -159,7 +164,10 @@ def rewrite(sp: Splitter, var: Var, call: Call, w: Window, out: list[Stmt]) -> C
         filled = make_call("tile.assemble", [bv, src, MakeTuple(tuple(_c(0) for _ in shape))])
         src = Var(f"{var.name}_pad", filled.type)
         out.append(AssignStmt(src, filled))
-        origin = lo
+        # sub-block 1 views from its part's start; sub-block 0 from ``off`` itself, unclamped: a window that leaves
+        # the source (a run-time offset out of range) leaves this 2H tile too and faults as the original slice does
+        origin = Max(Sub(w.offset, Mul(sp.sb, _c(half), INDEX), INDEX),
+                     Mul(Sub(sp.sb, _c(1), INDEX), _c(w.source_extent), INDEX), INDEX)
     else:
         origin = Min(lo, _c(half - extent), INDEX)
     shape_e = list(call.args[1].elements)
@@ -169,7 +177,7 @@ def rewrite(sp: Splitter, var: Var, call: Call, w: Window, out: list[Stmt]) -> C
     valid = list(shape_e)
     valid[a] = count
     sp.note("clipped", f"stored window of {var.name} clipped per half on axis {a}: [{w.offset!r}, +{w.extent}) "
-            f"against [sb * {half}, +{half})" + (f"; the half is copied into a {half + extent}-wide tile"
+            f"against [sb * {half}, +{half})" + (f"; the half is copied into a {w.source_extent}-wide tile"
                                                   if padded else ""), {"axis": a})
     return _rebuild("tile.slice", [src, MakeTuple(tuple(shape_e)), MakeTuple(tuple(offs)),
                                    MakeTuple(tuple(valid))], dict(call.kwargs), call.span)
