@@ -76,11 +76,12 @@ def _operand(op, kind: ParamKind, name: str, dtype: DataType):
 
 
 def _uniform(op) -> bool:
-    """Every tile / tensor parameter of ``op`` declares the same dtypes (the index ops of issue 19 declare an integer
-    index beside a data operand of any dtype: tests/sim/test_index_ops.py and tests/reference cover them)."""
+    """Every tile / tensor parameter of ``op`` declares the same dtypes, and any [16, 64] operands build it. The
+    index / sort ops of issue 19 (an integer index beside a data operand; sort structures whose row must hold whole
+    runs) have their dtype rules tested in tests/sim/test_index_ops.py and tests/reference instead."""
     from tilefold.ops.registry import _value_params
 
-    return len({p.dtypes for p in _value_params(op)}) == 1
+    return len({p.dtypes for p in _value_params(op)}) == 1 and op.infer.__module__ != "tilefold.ops.index_ops"
 
 
 #: the ops declared on floating-point operands only (the bitwise ops declare integers: INT_RESTRICTED)

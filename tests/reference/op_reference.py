@@ -1261,36 +1261,44 @@ def _ci_cases(op: str, dt) -> list[Case]:
     return cases
 
 
-def _sorted_pairs(values: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    """One row's 32-element blocks sorted descending (ties by position, NaN last) as (value, index bits) pairs."""
+def _structure(value, index: int, dt) -> list:
+    """The 8 bytes PTO's sort instructions keep per element, as elements of the value dtype: FP32 [value, index
+    bits]; FP16 [value, 0, index low 16 bits, index high 16 bits]."""
+    if dt == FP32:
+        return [np.float32(value), np.array([index], np.uint32).view(np.float32)[0]]
+    halves = np.array([index & 0xFFFF, index >> 16], np.uint16).view(np.float16)
+    return [np.float16(value), np.float16(0.0), halves[0], halves[1]]
+
+
+def _sorted_row(values: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """One row's 32-element blocks sorted descending (ties by position, NaN last) as sort structures."""
     out = []
     for b in range(0, len(values), 32):
         block = [(float(values[b + t]), t) for t in range(32)]
         order = sorted(block, key=lambda vt: (1, 0.0, vt[1]) if math.isnan(vt[0]) else (0, -vt[0], vt[1]))
         for _, t in order:
-            out.append(values[b + t])
-            out.append(np.array([indices[b + t]], np.uint32).view(np.float32)[0])
-    return np.array(out, np.float32)
+            out += _structure(values[b + t], int(indices[b + t]), values.dtype)
+    return np.array(out, values.dtype)
 
 
 def _sort32_cases(op: str, dt) -> list[Case]:
-    vals = pattern(FP32, (2, 64), 31)
+    vals = pattern(dt, (2, 64), 31)
     vals[0, :8] = [1.0, 1.0, -0.0, 0.0, 2.5, 2.5, -1.0, 1.0]  # ties keep index order
     idx = (np.arange(128, dtype=np.int64).reshape(2, 64) * 7 + 3).astype(np.int32)
-    want = np.stack([_sorted_pairs(vals[r], idx[r]) for r in range(2)])
+    want = np.stack([_sorted_row(vals[r], idx[r]) for r in range(2)])
     call = f"pl.{op}(x, i)" if op.startswith("tile.") else f"pl.{op}(a0, a1)"
     body = (["x = pl.load(a0, [0, 0], [2, 64])", "i = pl.load(a1, [0, 0], [2, 64])", f"pl.store({call}, [0, 0], out)"]
             if op.startswith("tile.") else [f"out[:] = {call}"])
     return [_src({"a0": vals, "a1": idx}, want, body, op)]
 
 
-def _merge_ref(row: np.ndarray, block: int) -> np.ndarray:
-    """Groups of 4 runs of ``block`` (value, index) pairs merged: repeatedly take the largest run head (the
-    earliest run on a tie)."""
-    pairs = [(row[2 * k], row[2 * k + 1]) for k in range(len(row) // 2)]
+def _merge_ref(row: np.ndarray, block: int, stride: int) -> np.ndarray:
+    """Groups of 4 runs of ``block`` structures merged: repeatedly take the largest run head (the earliest run on a
+    tie)."""
+    items = [tuple(row[stride * k:stride * (k + 1)]) for k in range(len(row) // stride)]
     out = []
-    for g in range(0, len(pairs), 4 * block):
-        runs = [pairs[g + r * block:g + (r + 1) * block] for r in range(4) if g + r * block < len(pairs)]
+    for g in range(0, len(items), 4 * block):
+        runs = [items[g + r * block:g + (r + 1) * block] for r in range(4) if g + r * block < len(items)]
         heads = [0] * len(runs)
         while any(h < len(run) for h, run in zip(heads, runs, strict=True)):
             best = None
@@ -1299,23 +1307,24 @@ def _merge_ref(row: np.ndarray, block: int) -> np.ndarray:
                     best = r
             out.extend(runs[best][heads[best]])
             heads[best] += 1
-    return np.array(out, np.float32)
+    return np.array(out, row.dtype)
 
 
 def _mrgsort_cases(op: str, dt) -> list[Case]:
     rng = np.random.default_rng(32)
-    block = 8
-    row = []
-    for _ in range(8):  # 8 runs of 8 pairs: two merge groups
-        v = np.sort(rng.integers(-6, 6, block).astype(np.float32))[::-1]  # integers: ties across runs
-        row += [x for val in v for x in (val, np.float32(rng.integers(0, 99)))]
-    src = np.array([row, row[::-1]], np.float32)
-    src[1] = np.array(row, np.float32) * -1  # a second row, its runs no longer sorted: sorted within each group
-    src[1] = np.concatenate([np.sort(src[1].reshape(-1, 2)[g:g + block, 0])[::-1].repeat(2)
-                             for g in range(0, 64, block)])
-    want = np.stack([_merge_ref(src[r], block) for r in range(2)])
+    block, stride = 8, 2 if dt == FP32 else 4
+    rows = []
+    for sign in (1, -1):  # 8 runs of 8 structures per row: two merge groups; integer values: ties across runs
+        row = []
+        for _ in range(8):
+            for v in np.sort(sign * rng.integers(-6, 6, block))[::-1]:
+                row += _structure(v, int(rng.integers(0, 70000)), dt)
+        rows.append(np.array(row, dt))
+    src = np.stack(rows)
+    want = np.stack([_merge_ref(src[r], block, stride) for r in range(2)])
+    cols = src.shape[1]
     call = f"pl.{op}(x, block_len={block})" if op.startswith("tile.") else f"pl.{op}(a0, block_len={block})"
-    body = ["x = pl.load(a0, [0, 0], [2, 128])", f"pl.store({call}, [0, 0], out)"] if op.startswith("tile.") \
+    body = [f"x = pl.load(a0, [0, 0], [2, {cols}])", f"pl.store({call}, [0, 0], out)"] if op.startswith("tile.") \
         else [f"out[:] = {call}"]
     return [_src({"a0": src}, want, body, op)]
 
@@ -1446,10 +1455,11 @@ both("random", (FP32, FP16, BF16, INT32, INT8), _random_cases,
      "value: element k = splitmix64(seed * 2**32 + k), top mantissa bits as a fraction in [0, 1) for floats, low "
      "bits for integers; two seeds")
 both("ci", INTS, _ci_cases, "value: start + k (descending: start - k) in row-major order, wrapping in the dtype")
-both("sort32", (FP32,), _sort32_cases,
-     "bytes: 32-element blocks sorted descending (ties by position, -0 == 0, NaN last), (value, index bits) pairs")
-both("mrgsort", (FP32,), _mrgsort_cases, "bytes: groups of 4 sorted runs of (value, index) pairs merged, ties to the "
-                                         "earlier run")
+both("sort32", (FP32, FP16), _sort32_cases,
+     "bytes: 32-element blocks sorted descending (ties by position, -0 == 0, NaN last), 8-byte (value, index) "
+     "structures (FP16: value, 0, index halves)")
+both("mrgsort", (FP32, FP16), _mrgsort_cases, "bytes: groups of 4 sorted runs of (value, index) structures merged, "
+                                              "ties to the earlier run")
 both("gather", ALL, _gather_cases, "bytes: out[i, j] = src[index[i, j], j] (dim 0) / src[i, index[i, j]] (dim 1)")
 both("scatter", ALL, _scatter_cases, "bytes: input[index[i, j], j] / input[i, index[i, j]] = src[i, j], repeated "
                                      "indices: the later (row-major) write stays")

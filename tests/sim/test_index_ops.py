@@ -141,8 +141,9 @@ def test_ub_index_out_of_range_is_a_device_fault(op, extra):
     where = r"\[1, 7\]" if op == "gather" else r"\[5, 7\]"
     with pytest.raises(OutOfBounds, match=rf"index 16 at element {where} of the index tile is outside \[0, 16\)"):
         simulate(compiled.pto, inputs, compiled.target)
-    with pytest.raises(TilefoldError, match="index 16 at element"):
+    with pytest.raises(TilefoldError, match="index 16 at element") as info:
         run_program(program, inputs)
+    assert info.value.span is not None and "bound or clamp the indices" in info.value.hint
 
 
 def test_scatter_update_row_out_of_range_is_a_fault():
@@ -171,9 +172,10 @@ def test_prefetch_changes_nothing_and_costs_nothing():
     params = "a0: pl.Tensor[[32, 32], pl.FP32], out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]"
     copy = ["x = pl.load(a0, [0, 0], [32, 32])", "pl.store(x, [0, 0], out)"]
     _, plain = _run(_jit(params, copy), {"a0": a, "out": np.zeros_like(a)})
-    _, hinted = _run(_jit(params, ["pl.prefetch(a0, [0, 0], [32, 32])", *copy]), {"a0": a, "out": np.zeros_like(a)})
-    np.testing.assert_array_equal(hinted.outputs["out"], a)
-    assert hinted.cycles == plain.cycles
+    for hint in ("pl.prefetch(a0, [0, 0], [32, 32])", "pl.prefetch(a0)"):
+        _, hinted = _run(_jit(params, [hint, *copy]), {"a0": a, "out": np.zeros_like(a)})
+        np.testing.assert_array_equal(hinted.outputs["out"], a)
+        assert hinted.cycles == plain.cycles
 
 
 def test_prefetch_window_outside_the_tensor_is_refused():
@@ -279,3 +281,13 @@ def test_the_new_ops_are_no_longer_refused_and_cost_rules_exist():
         for op in ("TCI", "TRANDOM", "TSORT32", "TMRGSORT", "TGATHER", "TSCATTER", "TSCATTERUPDATE", "TEXPANDCLONE",
                    "TFILLPADEXPAND"):
             assert table(t).vector(op, "fp32", "fp32", 16, 64, 16, 64).origin == "extrapolated"
+
+
+def test_sort32_takes_fp32_or_fp16_values_only():
+    src = PROGRAM.replace("x: pl.Tensor[[2, 64], pl.FP32]", "x: pl.Tensor[[2, 64], pl.BF16]")
+    with pytest.raises(TilefoldError, match="the source is BF16; the sort instructions take FP32 or FP16") as info:
+        pl.parse(src, "<sort32>")
+    assert "pl.tile.cast" in info.value.hint
+    src = PROGRAM.replace("x: pl.Tensor[[2, 64], pl.FP32]", "x: pl.Tensor[[2, 64], pl.INT32]")
+    with pytest.raises(TilefoldError, match="tile.sort32 is defined for floating-point operands only"):
+        pl.parse(src, "<sort32>")

@@ -442,8 +442,10 @@ class GoldenInterpreter:
         except TilefoldError:
             raise
         except (ValueError, IndexError, TypeError, ZeroDivisionError, FloatingPointError) as exc:
-            raise TilefoldError(f"{name}: {exc}", span=_span(call),
-                                hint="check window offsets / shapes against the operand extents") from None
+            hint = ("every index must lie inside the axis it indexes: bound or clamp the indices first"
+                    if isinstance(exc, IndexError) and "of the index tile" in str(exc)
+                    else "check window offsets / shapes against the operand extents")
+            raise TilefoldError(f"{name}: {exc}", span=_span(call), hint=hint) from None
         value = self._typed(raw, call.type, name, call, env, inst)
         return self._apply_storage_facts(op, args, attrs, value, call.type)
 

@@ -15,8 +15,8 @@ Semantics tilefold fixes where PyPTO's pages are silent (each is repeated in the
   ``mgather``'s ``gather_oob=`` chooses another policy (``"zero"``: the row reads as zeros; ``"clamp"``: the
   nearest row); ``mscatter`` skips a row whose index is negative (the mask) and faults past the last row;
 - where two indices name one destination element, the later one (row-major order of the index tile) wins;
-- ``sort32`` sorts each 32-element block of a row in descending order, ties in index order, NaN last, and
-  writes (value, index) pairs interleaved as PTO's TSORT32 does (the index's 32 bits stored in the FP32 slot);
+- ``sort32`` sorts each 32-element block of a row (FP32 or FP16) in descending order, ties in index order, NaN
+  last, and writes 8-byte (value, index) structures as PTO's TSORT32 does (the index's 32 bits in the last 4 bytes);
 - ``random`` is counter-based: element k (row-major) of a tile is ``splitmix64(seed * 2**32 + k)``, its top
   mantissa-width bits scaled into [0, 1) for floats, its low bits for integers. PyPTO's catalog says only
   "random-filled tensor"; this generator is tilefold's choice, reproducible on every target;
@@ -37,7 +37,7 @@ from tilefold.ir.types import DataType, PadValue, TensorType, TileType, TileView
 from tilefold.ops import tensor_ops as _tn
 from tilefold.ops import tile_ops as _tl
 from tilefold.ops.registry import (
-    FP32_ONLY,
+    FLOAT_ONLY,
     INT_ONLY,
     MemoryRule,
     MemoryRuleKind,
@@ -207,15 +207,27 @@ _tn._declare("random", _RANDOM_PARAMS, _infer_random("tensor.random"), OpKind.OT
 # ------------------------------------------------------------------------------------------------
 
 _SORT_NOTE = ("each 32-element block of a row sorted in descending order (ties in index order, NaN last); the "
-              "result row holds (value, index) pairs interleaved, the index's 32 bits in the FP32 slot: "
-              "[rows, 2 * cols]")
-_MRG_NOTE = ("a row of (value, index) pairs holding sorted runs of block_len pairs: each group of 4 consecutive "
+              "result row holds one 8-byte (value, index) structure per element, as PTO's TSORT32 writes it: FP32 "
+              "[value, index bits] ([rows, 2 * cols]), FP16 [value, 0, index low half, index high half] "
+              "([rows, 4 * cols])")
+_MRG_NOTE = ("a row of sort32 structures holding sorted runs of block_len structures: each group of 4 consecutive "
              "runs merged into one descending run (ties keep the earlier run first)")
+#: elements per 8-byte (value, index) structure, by value dtype
+_STRIDE = {DataType.FP32: 2, DataType.FP16: 4}
+
+
+def _sort_dtype(name: str, t: Any) -> int:
+    stride = _STRIDE.get(t.dtype)
+    if stride is None:
+        raise _fail(name, f"the source is {t.dtype.name}; the sort instructions take FP32 or FP16 values",
+                    "cast the values first: pl.tile.cast(x, target_type=pl.FP32)")
+    return stride
 
 
 def _infer_sort32(name: str):
     def infer(args, attrs) -> Type:
         src, idx = args[0].type, args[1].type
+        stride = _sort_dtype(name, src)
         rows, cols = _static(name, src, "source")
         if cols % 32:
             raise _fail(name, f"the source has {cols} columns, not a multiple of 32",
@@ -223,59 +235,79 @@ def _infer_sort32(name: str):
         if _static(name, idx, "index tile") != (rows, cols) or idx.dtype.np_dtype.itemsize != 4:
             raise _fail(name, f"the index tile must be [{rows}, {cols}] of a 4-byte integer dtype",
                         "pass the element indices as an INT32 / UINT32 tile of the source's shape (pl.tile.ci)")
-        return _result(name, (rows, 2 * cols), DataType.FP32)
+        return _result(name, (rows, stride * cols), src.dtype)
     return infer
 
 
+def _structures(values: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """(value, index) structures of PTO's sort instructions: 8 bytes each, the value first, the index's 32 bits in
+    the last 4 bytes (FP32: [value, index]; FP16: [value, 0, index low, index high]); one row per value row."""
+    rows, n = values.shape
+    if values.dtype == np.float32:
+        out = np.empty((rows, n, 2), np.uint32)
+        out[..., 0] = values.view(np.uint32)
+        out[..., 1] = indices
+        return out.reshape(rows, 2 * n).view(np.float32)
+    out16 = np.zeros((rows, n, 4), np.uint16)
+    out16[..., 0] = values.view(np.uint16)
+    out16[..., 2:] = np.ascontiguousarray(indices).view(np.uint16).reshape(rows, n, 2)
+    return out16.reshape(rows, 4 * n).view(np.float16)
+
+
+def _descending(v: np.ndarray) -> np.ndarray:
+    """Per last axis: the order sorting ``v`` descending, ties in position order, NaN last."""
+    nan = np.isnan(v)
+    key = -np.where(nan, -np.inf, v.astype(np.float64))
+    return np.lexsort((np.broadcast_to(np.arange(v.shape[-1]), v.shape), key, nan), axis=-1)
+
+
 def _golden_sort32(a, k):
-    src = np.asarray(a[0], np.float32)
+    src = np.asarray(a[0])
+    src = src if src.dtype in (np.float32, np.float16) else src.astype(np.float32)
     idx = np.asarray(a[1]).astype(np.int64).astype(np.uint32)
     rows, cols = src.shape
     blocks = src.reshape(rows, cols // 32, 32)
-    key = np.where(np.isnan(blocks), -np.inf, blocks)
-    nan_last = np.isnan(blocks)
-    order = np.lexsort((np.broadcast_to(np.arange(32), blocks.shape), -key, nan_last), axis=-1)
-    values = np.take_along_axis(blocks, order, axis=-1)
-    indices = np.take_along_axis(idx.reshape(rows, cols // 32, 32), order, axis=-1)
-    out = np.empty((rows, cols // 32, 32, 2), np.float32)
-    out[..., 0] = values
-    out[..., 1] = indices.view(np.float32)
-    return out.reshape(rows, 2 * cols)
+    order = _descending(blocks)
+    values = np.take_along_axis(blocks, order, axis=-1).reshape(rows, cols)
+    indices = np.take_along_axis(idx.reshape(rows, cols // 32, 32), order, axis=-1).reshape(rows, cols)
+    return _structures(values, indices)
 
 
 def _infer_mrgsort(name: str):
     def infer(args, attrs) -> Type:
         src = args[0].type
+        stride = _sort_dtype(name, src)
         rows, cols = _static(name, src, "source")
         block = attrs.get("block_len")
-        if isinstance(block, bool) or not isinstance(block, int) or block <= 0 or cols % 2 or (cols // 2) % block:
-            raise _fail(name, f"block_len={block!r} does not divide the row's {cols // 2} (value, index) pairs",
-                        "block_len is the length of each sorted run in pairs, e.g. 32 after pl.tile.sort32")
-        return _result(name, (rows, cols), DataType.FP32)
+        if isinstance(block, bool) or not isinstance(block, int) or block <= 0 or cols % stride \
+                or (cols // stride) % block:
+            raise _fail(name, f"block_len={block!r} does not divide the row's {cols // stride} (value, index) "
+                              "structures", "block_len is the length of each sorted run, e.g. 32 after "
+                                            "pl.tile.sort32")
+        return _result(name, (rows, cols), src.dtype)
     return infer
 
 
 def _golden_mrgsort(a, k):
-    src = np.asarray(a[0], np.float32)
+    src = np.asarray(a[0])
+    stride = 2 if src.dtype == np.float32 else 4
     rows, cols = src.shape
-    pairs = src.reshape(rows, cols // 2, 2)
+    items = src.reshape(rows, cols // stride, stride)
     group = 4 * int(k["block_len"])
-    out = pairs.copy()
-    for start in range(0, cols // 2, group):
-        part = pairs[:, start:start + group]
-        v = part[..., 0]
-        order = np.lexsort((np.broadcast_to(np.arange(v.shape[1]), v.shape), -np.where(np.isnan(v), -np.inf, v),
-                            np.isnan(v)), axis=-1)
+    out = items.copy()
+    for start in range(0, cols // stride, group):
+        part = items[:, start:start + group]
+        order = _descending(part[..., 0])
         out[:, start:start + group] = np.take_along_axis(part, order[..., None], axis=1)
     return out.reshape(rows, cols)
 
 
-_SORT_PARAMS = (Param("src", T, memory=VEC_ONLY, rank=2, dtypes=FP32_ONLY), Param("idx", T, **INDEX))
+_SORT_PARAMS = (Param("src", T, memory=VEC_ONLY, rank=2, dtypes=FLOAT_ONLY), Param("idx", T, **INDEX))
 register_op(OpDef("tile.sort32", _SORT_PARAMS, _infer_sort32("tile.sort32"), OpKind.OTHER, Unit.VECTOR, _tl.VEC,
                   golden=_golden_sort32, pto="tsort32", cost="vector", extra={"note": _SORT_NOTE}))
 _tn._declare("sort32", (Param("src", V, rank=2), Param("idx", V, rank=2)), _infer_sort32("tensor.sort32"),
              OpKind.OTHER, _golden_sort32, "tile.sort32", note=_SORT_NOTE)
-_MRG_PARAMS = (Param("src", T, memory=VEC_ONLY, rank=2, dtypes=FP32_ONLY), Param("block_len", A, 32))
+_MRG_PARAMS = (Param("src", T, memory=VEC_ONLY, rank=2, dtypes=FLOAT_ONLY), Param("block_len", A, 32))
 register_op(OpDef("tile.mrgsort", _MRG_PARAMS, _infer_mrgsort("tile.mrgsort"), OpKind.OTHER, Unit.VECTOR, _tl.VEC,
                   golden=_golden_mrgsort, pto="tmrgsort", cost="vector", extra={"note": _MRG_NOTE}))
 _tn._declare("mrgsort", (Param("src", V, rank=2), Param("block_len", A, 32)), _infer_mrgsort("tensor.mrgsort"),
@@ -541,13 +573,16 @@ register_op(OpDef(
 # prefetch: a GM -> L2 hint
 # ------------------------------------------------------------------------------------------------
 
-_PREFETCH_NOTE = ("a hint to bring a GM window into L2: no numerical effect; not charged (tilefold models no L2, so "
-                  "no later load gets cheaper); a constant window outside the tensor is refused")
+_PREFETCH_NOTE = ("a hint to bring a GM window (offsets, shapes; the whole tensor without them) into L2: no "
+                  "numerical effect; not charged (tilefold models no L2, so no later load gets cheaper); a constant "
+                  "window outside the tensor is refused")
 
 
 def _infer_prefetch(args, attrs) -> Type:
     op = "tile.prefetch"
     tensor = args[0].type
+    if len(args) == 1:  # the whole tensor
+        return tensor
     offsets = _tl._tuple(op, args, 1, "offsets")
     shapes = _tl._tuple(op, args, 2, "shapes")
     if len(offsets) != tensor.rank or len(shapes) != tensor.rank:
@@ -557,9 +592,9 @@ def _infer_prefetch(args, attrs) -> Type:
 
 
 register_op(OpDef(
-    "tile.prefetch", (Param("tensor", ParamKind.TENSOR), Param("offsets", ParamKind.TUPLE),
-                      Param("shapes", ParamKind.TUPLE)),
-    _infer_prefetch, OpKind.OTHER, Unit.NONE, MemoryRule(MemoryRuleKind.NONE),
+    "tile.prefetch", (Param("tensor", ParamKind.TENSOR), Param("offsets", ParamKind.TUPLE, required=False),
+                      Param("shapes", ParamKind.TUPLE, required=False)),
+    _infer_prefetch, OpKind.OTHER, Unit.NONE, MemoryRule(MemoryRuleKind.NONE), min_args=1,
     golden=lambda a, k: np.asarray(a[0]), pto=None, cost="none", extra={"note": _PREFETCH_NOTE, "no_effect": True}))
 
 
