@@ -50,7 +50,10 @@ def _rng_inputs(program, seed=0):
             out[p.name] = 3
             continue
         shape = tuple(int(getattr(s, "value", s)) for s in p.type.shape)
-        out[p.name] = rng.standard_normal(shape).astype(np.float32)
+        if p.type.dtype.is_int:  # small non-negative integers: valid gather indices of any source here
+            out[p.name] = rng.integers(0, 8, shape).astype(np.int32)
+        else:
+            out[p.name] = rng.standard_normal(shape).astype(np.float32)
     return out
 
 
@@ -65,7 +68,26 @@ CASES = {  # kernel: numpy reference on the named inputs
     ("constructs.mlir", "choose"): lambda i: {"dst": np.exp(i["src"]) if i["flag"] > 0 else np.abs(i["src"])},
     ("constructs.mlir", "block_views"): lambda i: {"out": i["x"] * i["y"]},
     ("constructs.mlir", "tensor_form"): lambda i: {"dst": (i["src"] + np.float32(1)) * i["col"]},
+    ("clipped_stores.mlir", "window_at_run_time_offset"): lambda i: {"o": _window(i["o"], np.exp(i["a"]), 3, 19)},
+    ("clipped_stores.mlir", "first_element"): lambda i: {"o": (i["a"] + i["a"])[:, :1]},
+    ("element_loops.mlir", "double_first_column"): lambda i: {"dst": np.exp(i["x"]) * np.array([2] + [1] * 63,
+                                                                                              np.float32)},
+    ("element_loops.mlir", "scale_by_first"): lambda i: {"dst": i["x"] * i["x"][0, 0]},
+    ("index_ops.mlir", "add_ramp"): lambda i: {"dst": i["x"] + 5 + 3 * np.arange(64, dtype=np.int32)[None, :]},
+    ("index_ops.mlir", "pick_columns"): lambda i: {"dst": np.take_along_axis(i["x"], i["i"], axis=1)},
+    ("compare_select.mlir", "clamp_below"): lambda i: {"dst": np.maximum(i["x"], i["floor"])},
+    ("clipped_stores.mlir", "row_window"): lambda i: {"o": _window(i["o"], np.abs(i["a"]), 40, 56)},
 }
+
+
+def _window(initial, value, lo, hi):
+    """``initial`` with its window [lo, hi) on the first split axis replaced by ``value``'s."""
+    out = np.array(initial, copy=True)
+    if out.shape[0] == 1:  # a rank-1 vector is the tile [1, n]: the window is on its columns
+        out[:, lo:hi] = value[:, lo:hi]
+    else:
+        out[lo:hi] = value[lo:hi]
+    return out
 
 
 @pytest.mark.parametrize("case", sorted(CASES), ids=lambda c: c[1])
@@ -104,9 +126,9 @@ def test_unlowerable_op_is_a_located_error_for_run(tmp_path):
     path.write_text(chunk.text)
     with pytest.raises(TilefoldError) as info:
         load_program(str(path))
-    assert "hivm.hir.vgather" in info.value.message
+    assert "hivm.hir.vsort" in info.value.message
     assert info.value.span is not None and info.value.span.line == chunk.text.splitlines().index(
-        next(line for line in chunk.text.splitlines() if line.lstrip().startswith("hivm.hir.vgather"))) + 1
+        next(line for line in chunk.text.splitlines() if line.lstrip().startswith("hivm.hir.vsort"))) + 1
 
 
 def test_mlir_opt_options_and_exit_codes(tmp_path, capsys):

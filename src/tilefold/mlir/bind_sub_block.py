@@ -38,6 +38,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 
+from tilefold.mlir import clipped_stores
+from tilefold.mlir.clipped_stores import ClippedStore, window_axis
 from tilefold.mlir.dialect import HivmOp, ToTensorOp, hivm_op_class
 from tilefold.mlir.lower import Lowering, NotLowered, shape_of
 
@@ -219,6 +221,9 @@ class SplitPlan:
     half: dict[Operation, tuple[int, int]] = field(default_factory=dict)  # load/store -> (mlir axis, half)
     fresh_inits: list[tuple[HivmOp, int, Attribute]] = field(default_factory=list)  # (op, outs index, type)
     slices: list[Operation] = field(default_factory=list)  # extract_slices re-emitted on their halved source
+    clipped_slices: set[Operation] = field(default_factory=set)  # stored windows of a halved value
+    clipped: list[ClippedStore] = field(default_factory=list)  # their stores, clipped per half
+    aranges: list[tuple[HivmOp, int, int, list[int]]] = field(default_factory=list)  # (op, axis, half, shape)
 
 
 def _mlir_shape(tile: tuple[int, ...], rank: int) -> list[int]:
@@ -254,6 +259,9 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
             continue
         new = {changed[n] for n in names if n in changed}
         owner = v.owner
+        if isinstance(owner, tensor.ExtractSliceOp) and _stored_window(owner, by_value, changed, d.axis):
+            plan.clipped_slices.add(owner)  # a stored window: each half stores its clipped part (clipped_stores)
+            continue
         if isinstance(owner, memref.AllocOp):  # its create is dead when a load / op fills it
             versions = {n for n in names if low.ops_of.get(n) is not owner}
             new = {changed[n] for n in versions if n in changed} or new
@@ -263,10 +271,6 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
             raise NotLowered(f"%{v.name_hint}: versions halved differently")
         shape = _mlir_shape(next(iter(new)), len(shape_of(v.type)))
         if isinstance(owner, tensor.ExtractSliceOp):
-            if any(a > b for a, b in zip(shape, shape_of(v.type), strict=True)):
-                # the pass made the slice a clipped store of its source (a stored prefix): MLIR would need the
-                # per-half max / min sizes upstream writes, which this rewrite does not emit
-                raise NotLowered("a stored prefix slice clipped per half")
             src_t = by_value.get(owner.source)
             src_new = {changed[n] for n in src_t or () if n in changed}
             if not src_new:
@@ -283,6 +287,10 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
         if op.name == "hivm.hir.store":
             if n in d.guarded:
                 plan.guarded.append(op)
+            elif n in d.tiled and op.group("ins")[0].owner in plan.clipped_slices:
+                sl = op.group("ins")[0].owner
+                axis = window_axis(sl, shape_of(sl.source.type))
+                plan.clipped.append(ClippedStore(op, sl, axis, shape_of(plan.retype[sl.source])[axis]))
             elif n in d.tiled:
                 plan.tiled_stores.append(op)
                 src = op.group("ins")[0]
@@ -295,6 +303,7 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
                 plan.tiled_customs.append(op)
             elif n in d.guarded:
                 plan.guarded.append(op)
+    plan.aranges = _halved_aranges(fn, plan)
     for op in fn.walk():  # a halved result needs a halved outs init: a fresh tensor.empty, or a re-typed value
         if isinstance(op, HivmOp) and op.results:
             for i, (r, o) in enumerate(zip(op.results, op.group("outs"), strict=False)):
@@ -308,6 +317,34 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
     if fn.body.blocks[0].last_op is not None and fn.body.blocks[0].last_op.operands:
         raise NotLowered("a function returning values")
     return plan
+
+
+def _halved_aranges(fn: func.FuncOp, plan: SplitPlan) -> list[tuple[HivmOp, int, int, list[int]]]:
+    """(op, MLIR axis, half, shape) of each halved ``varange``: it must start where its half starts."""
+    out = []
+    for op in fn.walk():
+        if op.name == "hivm.hir.varange" and isinstance(op, HivmOp):
+            v = op.results[0] if op.results else op.group("outs")[0]
+            if v in plan.retype:
+                old, new = shape_of(v.type), shape_of(plan.retype[v])
+                axis = next(a for a, (x, y) in enumerate(zip(old, new, strict=True)) if x != y)
+                out.append((op, axis, new[axis], old))
+    return out
+
+
+def _stored_window(sl: tensor.ExtractSliceOp, by_value: dict, changed: dict, tile_axis: int) -> bool:
+    """``sl`` is a window, on the split axis, of a halved value whose only use is the ``ins`` of a store (a
+    clipped store)."""
+    uses = list(sl.results[0].uses)
+    if len(uses) != 1 or uses[0].operation.name != "hivm.hir.store":
+        return False
+    store = uses[0].operation
+    if not isinstance(store, HivmOp) or store.group("ins")[:1] != [sl.results[0]]:
+        return False
+    if not any(n in changed for n in by_value.get(sl.source, ())):
+        return False
+    shape = shape_of(sl.source.type)
+    return window_axis(sl, shape) == (tile_axis - 1 if len(shape) == 1 else tile_axis)
 
 
 def _half_axis(t: Attribute, new: tuple[int, ...], d: Decision, mlir_shape: bool = False) -> tuple[int, int]:
@@ -391,7 +428,11 @@ def apply_split(fn: func.FuncOp, d: Decision, plan: SplitPlan) -> None:
         sv = _subview(gm, axis, half, offset(half))
         op.parent_block().insert_op_before(sv, op)
         _replace_group_operand(op, group, 0, sv.result)
-    for op in plan.tiled_stores + plan.tiled_customs:
+    for c in plan.clipped:
+        clipped_stores.rewrite(c, sb, _replace_group_operand)
+    for op, axis, half, shape in plan.aranges:
+        _shift_arange(op, axis, half, shape, sb)
+    for op in plan.tiled_stores + plan.tiled_customs + [c.store for c in plan.clipped]:
         op.attributes[TILED] = UnitAttr()
     for op in plan.slices:  # a slice covering its source on the split axis: same offsets, halved sizes
         sizes = shape_of(op.results[0].type)
@@ -405,6 +446,33 @@ def apply_split(fn: func.FuncOp, d: Decision, plan: SplitPlan) -> None:
         op.erase()
     if plan.guarded:
         limit_to_sub_block0(fn, plan.guarded)
+
+
+def _shift_arange(op: HivmOp, axis: int, half: int, shape: list[int], sb: SSAValue) -> None:
+    """A halved ``varange`` starts at ``offset + sb * half * stride[axis]``: the element its half starts with
+    (a stride is an SSA index value, so the shift is ``arith`` index arithmetic)."""
+    blk = op.parent_block()
+    strides = op.group("strides")
+    offset = op.group("offset")
+
+    def add(new: Operation) -> SSAValue:
+        blk.insert_op_before(new, op)
+        return new.results[0]
+
+    h = add(_index_const(half))
+    shift = add(arith.MuliOp(add(arith.MuliOp(sb, h)), strides[axis]))
+    if offset:
+        _replace_group_operand(op, "offset", 0, add(arith.AddiOp(offset[0], shift)))
+        return
+    from tilefold.mlir.dialect import Piece
+
+    first = next(i for i, p in enumerate(op.layout()) if p.kind == "group" and p.keyword == "strides")
+    op.pieces.insert(first, Piece("group", keyword="offset", open="[", items=[("operand",)]))
+    before = sum(sum(1 for it in p.items if it[0] == "operand") if p.kind == "group" else
+                 p.count if p.kind == "operands" else 1 if p.kind == "attr" and p.text == "%" else 0
+                 for p in op.pieces[:first])
+    ops = list(op.operands)
+    op.operands = ops[:before] + [shift] + ops[before:]
 
 
 def parse_attr(text: str) -> Attribute:

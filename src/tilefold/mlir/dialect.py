@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
 )
-from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import traits_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -62,6 +62,23 @@ class Piece:
 
 
 _CLOSE = {"(": ")", "[": "]", "<": ">", "{": "}"}
+#: keywords written before a bare operand, without ``=``
+_OPERAND_KEYWORDS = ("pad_value",)
+#: bare keywords some formats write on their own
+_WORDS = ("dim", "low", "high", "atomic_kind", "from", "to", "restrict", "writable", "a_transpose", "b_transpose")
+
+
+@dataclass
+class _ParseState:
+    """What :meth:`HivmOp.parse` has read so far."""
+
+    start_line: int
+    operands: list = field(default_factory=list)
+    pieces: list = field(default_factory=list)
+    results: list = field(default_factory=list)
+    attrs: dict = field(default_factory=dict)
+    regions: list = field(default_factory=list)
+    bare_allowed: bool = True  # a bare operand may follow the op name, an attr dict or a comma
 
 
 def _balanced_text(parser: Parser, open_: str) -> str:
@@ -152,110 +169,146 @@ class HivmOp(Operation):
     # ---------------------------------------------------------------- parse
     @classmethod
     def parse(cls, parser: Parser) -> HivmOp:
-        operands: list[SSAValue] = []
-        pieces: list[Piece] = []
-        results: list[Attribute] = []
-        attrs: dict[str, Attribute] = {}
-        regions: list[Region] = []
-        start_line = _line(parser, parser._current_token.span.start)
-        bare_allowed = True  # a bare operand may follow the op name, an attr dict or a comma
-        while True:
-            tok = parser._current_token
-            text = tok.text
-            if text == "{":
-                if _region_follows(parser):
-                    regions.append(parser.parse_region())
-                    pieces.append(Piece("region"))
-                    continue
-                attrs.update(parser.parse_optional_attr_dict())
-                pieces.append(Piece("attrdict"))
-                bare_allowed = True
-                continue
-            if text == "->":
-                parser._consume_token()
-                if parser.parse_optional_punctuation("("):
-                    if not parser.parse_optional_punctuation(")"):
-                        results = _parse_types_list(parser)
-                        parser.parse_punctuation(")")
-                    pieces.append(Piece("results", open="("))
-                else:
-                    results = _parse_types_list(parser)
-                    pieces.append(Piece("results", open=""))
-                continue
-            if text == ":" and pieces and pieces[-1].kind == "operands":
-                parser._consume_token()
-                types = _parse_types_list(parser)
-                if cls.name in _COLON_IS_RESULT:
-                    results = types
-                    pieces.append(Piece("results", sep=":", open=""))
-                else:
-                    pieces.append(Piece("types", count=len(types)))
-                continue
-            if text == ":" and cls.name in _COLON_IS_RESULT:
-                parser._consume_token()
-                results = _parse_types_list(parser)
-                pieces.append(Piece("results", sep=":", open=""))
-                continue
-            if text == ":":  # a trailing type (``scope.scope : () -> ()``, ``annotation.mark %x {..} : t``)
-                parser._consume_token()
-                t = parser.parse_type()
-                if isinstance(t, FunctionType):
-                    results = list(t.outputs.data)
-                pieces.append(Piece("type", value=t))
-                continue
-            if text.startswith("%") and bare_allowed and (_line(parser, tok.span.start) == start_line or pieces):
-                state = _save(parser)
-                parser._consume_token()
-                after = parser._current_token.text
-                _restore(parser, state)
-                if after in ("=",) or (after == "," and not pieces):
-                    break  # the next op's result list
-                count = 0
-                while True:
-                    operands.append(parser.parse_operand())
-                    count += 1
-                    if not parser.parse_optional_punctuation(","):
-                        break
-                pieces.append(Piece("operands", count=count))
-                bare_allowed = False
-                continue
-            if tok.kind.name == "STRING_LIT":
-                pieces.append(Piece("symbol", text=parser.parse_str_literal()))
-                continue
-            if text in ("(", "["):
-                pieces.append(cls._parse_group(parser, "", operands))
-                continue
-            if text == "<":
-                pieces.append(Piece("enum", text=_balanced_text(parser, "<")))
-                continue
-            if tok.kind.name == "BARE_IDENT" and "." not in text:
-                after = _peek_after_ident(parser)
-                if after in ("(", "["):
-                    parser._consume_token()
-                    pieces.append(cls._parse_group(parser, text, operands))
-                    continue
-                if after in ("=",) or (after == ":" and text == "round"):
-                    parser._consume_token()
-                    sep = parser._consume_token().text
-                    if parser._current_token.text == "<":
-                        pieces.append(Piece("attr", keyword=text, sep=sep, text=_balanced_text(parser, "<")))
-                    elif parser._current_token.text.startswith("%"):
-                        operands.append(parser.parse_operand())
-                        typed = parser.parse_optional_punctuation(":") is not None
-                        if typed:
-                            parser.parse_type()
-                        pieces.append(Piece("attr", keyword=text, sep=sep, text="%", typed=typed))
-                    else:
-                        pieces.append(Piece("attr", keyword=text, sep=sep, value=parser.parse_attribute()))
-                    continue
-                if text in ("dim", "low", "high", "atomic_kind", "from", "to", "restrict", "writable"):
-                    parser._consume_token()
-                    pieces.append(Piece("word", text=text))
-                    continue
-            break
-        op = cls.create(operands=operands, result_types=results, attributes=attrs, regions=regions)
-        op.pieces = pieces
+        st = _ParseState(start_line=_line(parser, parser._current_token.span.start))
+        readers = (cls._read_braces, cls._read_results, cls._read_colon, cls._read_bare_operands,
+                   cls._read_literal_or_group, cls._read_keyword)
+        while any(read(parser, st) for read in readers):
+            pass
+        op = cls.create(operands=st.operands, result_types=st.results, attributes=st.attrs, regions=st.regions)
+        op.pieces = st.pieces
         return op
+
+    @classmethod
+    def _read_braces(cls, parser: Parser, st: _ParseState) -> bool:
+        """A region, or the attribute dictionary."""
+        if parser._current_token.text != "{":
+            return False
+        if _region_follows(parser):
+            st.regions.append(parser.parse_region())
+            st.pieces.append(Piece("region"))
+            return True
+        st.attrs.update(parser.parse_optional_attr_dict())
+        st.pieces.append(Piece("attrdict"))
+        st.bare_allowed = True
+        return True
+
+    @classmethod
+    def _read_results(cls, parser: Parser, st: _ParseState) -> bool:
+        """``-> t, t`` or ``-> (t, t)``."""
+        if parser._current_token.text != "->":
+            return False
+        parser._consume_token()
+        if parser.parse_optional_punctuation("("):
+            if not parser.parse_optional_punctuation(")"):
+                st.results = _parse_types_list(parser)
+                parser.parse_punctuation(")")
+            st.pieces.append(Piece("results", open="("))
+        else:
+            st.results = _parse_types_list(parser)
+            st.pieces.append(Piece("results", open=""))
+        st.bare_allowed = False  # results end a format: a ``%a, %b = ...`` after them is the next op
+        return True
+
+    @classmethod
+    def _read_colon(cls, parser: Parser, st: _ParseState) -> bool:
+        """``: t, t`` after bare operands (their types, or the result for a few ops), or a trailing type."""
+        if parser._current_token.text != ":":
+            return False
+        parser._consume_token()
+        after_operands = bool(st.pieces) and st.pieces[-1].kind == "operands"
+        if cls.name in _COLON_IS_RESULT:
+            st.results = _parse_types_list(parser)
+            st.pieces.append(Piece("results", sep=":", open=""))
+        elif after_operands:
+            st.pieces.append(Piece("types", count=len(_parse_types_list(parser))))
+        else:  # ``scope.scope : () -> ()``, ``annotation.mark %x {..} : t``
+            t = parser.parse_type()
+            if isinstance(t, FunctionType):
+                st.results = list(t.outputs.data)
+            st.pieces.append(Piece("type", value=t))
+        return True
+
+    @classmethod
+    def _read_bare_operands(cls, parser: Parser, st: _ParseState) -> bool:
+        """``%a, %b`` written without a keyword group (not the next op's result list)."""
+        tok = parser._current_token
+        if not (tok.text.startswith("%") and st.bare_allowed
+                and (_line(parser, tok.span.start) == st.start_line or st.pieces)):
+            return False
+        state = _save(parser)
+        parser._consume_token()
+        after = parser._current_token.text
+        if after == ":":  # ``%r:2 = ...``: the next op's results, not ``%x : t`` of this one
+            parser._consume_token()
+            if parser._current_token.kind.name == "INTEGER_LIT":
+                parser._consume_token()
+                after = "=" if parser._current_token.text == "=" else ":"
+        _restore(parser, state)
+        if after == "=" or (after == "," and not st.pieces):
+            return False  # the next op's result list
+        count = 0
+        while True:
+            st.operands.append(parser.parse_operand())
+            count += 1
+            if not parser.parse_optional_punctuation(","):
+                break
+        st.pieces.append(Piece("operands", count=count))
+        st.bare_allowed = False
+        return True
+
+    @classmethod
+    def _read_literal_or_group(cls, parser: Parser, st: _ParseState) -> bool:
+        """A symbol string, a bare ``(...)`` / ``[...]`` group, or an enum shorthand ``<...>``."""
+        tok = parser._current_token
+        if tok.kind.name == "STRING_LIT":
+            st.pieces.append(Piece("symbol", text=parser.parse_str_literal()))
+        elif tok.text in ("(", "["):
+            st.pieces.append(cls._parse_group(parser, "", st.operands))
+        elif tok.text == "<":
+            st.pieces.append(Piece("enum", text=_balanced_text(parser, "<")))
+        else:
+            return False
+        return True
+
+    @classmethod
+    def _read_keyword(cls, parser: Parser, st: _ParseState) -> bool:
+        """``kw(...)`` group, ``kw = value`` / ``kw : value`` attribute, or a bare word (``restrict``)."""
+        tok = parser._current_token
+        text = tok.text
+        if tok.kind.name != "BARE_IDENT" or "." in text:
+            return False
+        after = _peek_after_ident(parser)
+        if after in ("(", "["):
+            parser._consume_token()
+            st.pieces.append(cls._parse_group(parser, text, st.operands))
+            return True
+        if after == "=" or (after == ":" and text == "round"):
+            parser._consume_token()
+            sep = parser._consume_token().text
+            if parser._current_token.text == "<":
+                st.pieces.append(Piece("attr", keyword=text, sep=sep, text=_balanced_text(parser, "<")))
+            elif parser._current_token.text.startswith("%"):
+                st.operands.append(parser.parse_operand())
+                typed = parser.parse_optional_punctuation(":") is not None
+                if typed:
+                    parser.parse_type()
+                st.pieces.append(Piece("attr", keyword=text, sep=sep, text="%", typed=typed))
+            else:
+                st.pieces.append(Piece("attr", keyword=text, sep=sep, value=parser.parse_attribute()))
+            return True
+        if after.startswith("%") and text in _OPERAND_KEYWORDS:  # ``pad_value %v : f32`` (vpad)
+            parser._consume_token()
+            st.operands.append(parser.parse_operand())
+            typed = parser.parse_optional_punctuation(":") is not None
+            if typed:
+                parser.parse_type()
+            st.pieces.append(Piece("attr", keyword=text, sep="", text="%", typed=typed))
+            return True
+        if text in _WORDS:
+            parser._consume_token()
+            st.pieces.append(Piece("word", text=text))
+            return True
+        return False
 
     @classmethod
     def _parse_group(cls, parser: Parser, keyword: str, operands: list[SSAValue]) -> Piece:
@@ -329,7 +382,7 @@ class HivmOp(Operation):
             elif p.kind == "enum" or p.kind == "word":
                 printer.print_string(" " + p.text)
             elif p.kind == "attr":
-                printer.print_string(f" {p.keyword} {p.sep} ")
+                printer.print_string(f" {p.keyword} {p.sep} " if p.sep else f" {p.keyword} ")
                 if p.text == "%":
                     v = next(it)
                     printer.print_operand(v)
@@ -506,6 +559,13 @@ class ToTensorOp(Operation):
 OVERRIDES: dict[str, type[Operation]] = {"bufferization.to_tensor": ToTensorOp}
 
 
+def _affine_max() -> type[Operation]:
+    from tilefold.mlir.clipped_stores import AffineMaxOp
+
+    return AffineMaxOp
+
+
+
 class HivmContext(Context):
     """xDSL's context with the standard dialects, every ``hivm.*`` op as a :class:`HivmOp`, and unregistered
     attributes (``#hivm.*`` / ``#hacc.*``) and ops read generically."""
@@ -518,6 +578,8 @@ class HivmContext(Context):
             return hivm_op_class(name)
         if name in OVERRIDES:
             return OVERRIDES[name]
+        if name == "affine.max":
+            return _affine_max()
         known = self._get_known_op(name)
         if known is not None:
             return known

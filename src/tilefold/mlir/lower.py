@@ -309,7 +309,26 @@ class Lowering:
         if isinstance(op, tensor.ExtractSliceOp):
             self._extract_slice(op, d)
             return
+        if isinstance(op, tensor.ExtractOp | tensor.InsertOp):
+            self._element(op, d)
+            return
         self.fail(op, "this op is not lowered to tilefold")
+
+    def _element(self, op: tensor.ExtractOp | tensor.InsertOp, d: int) -> None:
+        """``tensor.extract`` -> ``pl.tile.read`` (a scalar), ``tensor.insert`` -> ``pl.tile.write`` (the next
+        value of the tile): the scalar unit's element access; a rank-1 index ``i`` is ``[0, i]``."""
+        src = op.tensor if isinstance(op, tensor.ExtractOp) else op.dest
+        idx = [self.scalar(i, op) for i in op.indices]
+        if len(idx) == 1:
+            idx = ["0", idx[0]]
+        tile = self.tile(src, op)
+        nm = self.define(op.result, op)
+        if isinstance(op, tensor.ExtractOp):
+            self.emit(d, f"{nm}: pl.Scalar[pl.{self._dt(src.type, op)}] = pl.tile.read({tile}, [{', '.join(idx)}])")
+            self.exprs[op.result] = nm
+            return
+        value = self.scalar(op.scalar, op)
+        self.emit(d, f"{nm}: {self.ttype(op.result.type, op)} = pl.tile.write({tile}, [{', '.join(idx)}], {value})")
 
     def _extract_slice(self, op: tensor.ExtractSliceOp, d: int) -> None:
         src = self.tile(op.source, op)
@@ -464,6 +483,12 @@ class Lowering:
             self.emit(d, f"{nm} = pl.store({tile}, {offs}, {self.gm_current[view.param]})")
             self.gm_current[view.param] = nm
             return
+        if short in ("vcmp", "vsel"):
+            self._compare_select(op, short, ins, outs, d)
+            return
+        if short in ("varange", "vgather"):
+            self._index_op(op, short, ins, outs, d)
+            return
         if short in BINARY or short in UNARY or short in ("vbrc", "vreduce", "vcast", "vtranspose", "copy",
                                                           "custom", "custom_macro"):
             self._compute(op, short, ins, outs, d)
@@ -566,6 +591,90 @@ class Lowering:
             nm = self.fresh(outs[0].name_hint or "t")
             self.ops_of[nm] = op
             self.emit(d, f"{nm}: {self.ttype(res_t, op)} = {expr}")
+            self._write(outs[0], nm, op)
+
+    def _compare_select(self, op: HivmOp, short: str, ins: list[SSAValue], outs: list[SSAValue], d: int) -> None:
+        """``vcmp`` -> ``tile.cmp`` / ``tile.cmps`` (a scalar second operand), ``vsel`` -> ``tile.sel`` /
+        ``tile.sels`` (a scalar false value). The i1 mask is tilefold's 1 / 0 mask tile, which has the dtype of the
+        compared values: the pl variable is typed so, its shape (all the pass reads back) is the MLIR one."""
+        if len(outs) != 1 or op.keyword_attr("broadcast") is not None or op.keyword_attr("transpose") is not None:
+            self.fail(op, f"{short} with a broadcast / transpose or several outs is not lowered")
+        shaped = [isinstance(v.type, MemRefType | TensorType) for v in ins]
+        if short == "vcmp":
+            mode = op.keyword_attr("compare_mode")
+            text = (mode.text or str(mode.value)) if mode is not None else "<eq>"
+            kind = text[text.find("<") + 1:text.rfind(">")].strip() if "<" in text else text
+            if kind not in ("eq", "ne", "lt", "gt", "ge", "le") or len(ins) != 2 or not shaped[0]:
+                self.fail(op, "vcmp needs two ins (a vector first) and compare_mode = <eq|ne|lt|gt|ge|le>")
+            a, b = ins
+            dtype = self._dt(a.type, op)
+            expr = (f"pl.tile.cmp({self.tile(a, op)}, {self.tile(b, op)}, cmp_type={kind!r})" if shaped[1]
+                    else f"pl.tile.cmps({self.tile(a, op)}, {self.scalar(b, op)}, cmp_type={kind!r})")
+        else:
+            if len(ins) != 3 or not shaped[0] or not shaped[1]:
+                self.fail(op, "vsel needs ins (mask, true values, false values), the first two vectors")
+            m, a, b = ins
+            dtype = self._dt(a.type, op)
+            expr = (f"pl.tile.sel({self.tile(m, op)}, {self.tile(a, op)}, {self.tile(b, op)})" if shaped[2]
+                    else f"pl.tile.sels({self.tile(m, op)}, {self.tile(a, op)}, {self.scalar(b, op)})")
+        res_t = op.results[0].type if op.results else outs[0].type
+        shape = tile_shape(shape_of(res_t))
+        ann = f"pl.Tile[[{', '.join(map(str, shape))}], pl.{dtype}, pl.Mem.Vec]"
+        if op.results:
+            nm = self.define(op.results[0], op)
+        else:
+            nm = self.fresh(outs[0].name_hint or "t")
+            self.ops_of[nm] = op
+        self.emit(d, f"{nm}: {ann} = {expr}")
+        if not op.results:
+            self._write(outs[0], nm, op)
+
+    def _index_op(self, op: HivmOp, short: str, ins: list[SSAValue], outs: list[SSAValue], d: int) -> None:
+        """``varange`` -> ``tile.ci`` (consecutive integers; a stride s scales it, a float result is cast), when the
+        strides are the contiguous ones of the tile (a rank-1 stride, or ``[n, 1]`` of ``[m, n]``) or a rank-1
+        constant stride; ``vgather ins(src) indices(idx)`` (along the last axis) -> ``tile.gather(src, 1, idx)``."""
+        if len(outs) != 1:
+            self.fail(op, f"{short} with several outs is not lowered")
+        res_t = op.results[0].type if op.results else outs[0].type
+        shape = tile_shape(shape_of(res_t))
+        dtype = self._dt(res_t, op)
+        if short == "vgather":
+            idx = op.group("indices")
+            if len(ins) != 1 or len(idx) != 1 or op.group("temp_buffer"):
+                self.fail(op, "vgather needs one ins, one indices operand and no temp_buffer")
+            expr = f"pl.tile.gather({self.tile(ins[0], op)}, 1, {self.tile(idx[0], op)})"
+            self._define_compute(op, outs, f"pl.Tile[[{', '.join(map(str, shape))}], pl.{dtype}, pl.Mem.Vec]",
+                                 expr, d)
+            return
+        offset = op.group("offset")
+        strides = [self.scalar(v, op) for v in op.group("strides")]
+        start = self.scalar(offset[0], op) if offset else "0"
+        rank = len(shape_of(res_t))
+        if rank == 1 and len(strides) == 1:
+            step = strides[0]
+        elif rank == 2 and len(strides) == 2 and strides[1] == "1" and strides[0] == str(shape[1]):
+            step = "1"
+        else:
+            self.fail(op, f"varange strides [{', '.join(strides)}] are not the contiguous strides of a "
+                          f"{rank}-D tile (only those, or one rank-1 stride, map onto tile.ci)")
+        expr = f"pl.tile.ci(0, [{', '.join(map(str, shape))}], dtype=pl.INT32)"
+        if step != "1":
+            expr = f"pl.tile.muls({expr}, {step})"
+        if start != "0":
+            expr = f"pl.tile.adds({expr}, {start})"
+        if dtype != "INT32":
+            expr = f"pl.tile.cast({expr}, target_type=pl.{dtype})"
+        self._define_compute(op, outs, self.ttype(res_t, op), expr, d)
+
+    def _define_compute(self, op: HivmOp, outs: list[SSAValue], ann: str, expr: str, d: int) -> None:
+        """``nm: ann = expr`` for the op's result, or as the next version of its memref ``outs``."""
+        if op.results:
+            nm = self.define(op.results[0], op)
+        else:
+            nm = self.fresh(outs[0].name_hint or "t")
+            self.ops_of[nm] = op
+        self.emit(d, f"{nm}: {ann} = {expr}")
+        if not op.results:
             self._write(outs[0], nm, op)
 
     def _init(self, v: SSAValue, op: Operation, d: int) -> str:

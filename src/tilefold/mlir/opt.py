@@ -136,9 +136,18 @@ def _expected(chunk: Chunk) -> list[Diagnostic]:
 def print_module(module) -> str:
     import io
 
+    from xdsl.dialects.builtin import AffineMapAttr
     from xdsl.printer import Printer
 
+    from tilefold.mlir.affine_text import map_text
+
     class _MlirPrinter(Printer):
+        def print_attribute(self, attribute) -> None:  # affine maps in mlir-opt's spelling
+            if isinstance(attribute, AffineMapAttr):
+                self.print_string(f"affine_map<{map_text(attribute.data)}>")
+                return
+            super().print_attribute(attribute)
+
         def _print_results(self, op) -> None:  # mlir-opt's `%r:2 = ...` and `%r#1` for several results
             results = op.results
             if len(results) <= 1:
@@ -199,7 +208,7 @@ def _alias_affine_maps(text: str) -> str:
                 parts.append(line[last:a] + names[key])
                 last = b
             line = "".join(parts) + line[last:]
-            line = re.sub(r"(affine\.apply #map\d*) \(", r"\1(", line)
+            line = re.sub(r"(affine\.(?:apply|min|max) #map\d*) \(", r"\1(", line)
         lines.append(line)
     header = [f"{n} = affine_map<{b}>" for b, n in names.items()]
     return "\n".join(header + lines)

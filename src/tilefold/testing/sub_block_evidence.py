@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tilefold.ir.affine import AffineDimExpr
-from tilefold.ir.expr import Add, Call, ConstInt, Expr, MakeTuple, Min, Mul, Var
+from tilefold.ir.expr import Add, Call, ConstInt, Expr, MakeTuple, Max, Min, Mul, Sub, Var
 from tilefold.ir.stmt import AssignStmt, Function, IfStmt, Program
 from tilefold.ir.types import TileType
 from tilefold.ir.visitor import IRVisitor
@@ -69,6 +69,15 @@ class SubBlockEvidence:
         return self.split
 
 
+CLIPPED = -2  # _sb_axis multiplier of a stored window clipped per half (window_stores): disjoint parts
+
+
+def _clipped_window_shift(e: Expr, sb_vars: set[Var]) -> bool:
+    return (isinstance(e, Min) and isinstance(e.lhs, Max) and isinstance(e.lhs.lhs, Sub)
+            and isinstance(e.lhs.lhs.lhs, Mul) and isinstance(e.lhs.lhs.lhs.lhs, Var)
+            and e.lhs.lhs.lhs.lhs in sb_vars)
+
+
 def _sb_axis(offsets: tuple[Expr, ...], sb_vars: set[Var]) -> list[tuple[int, int]]:
     """(axis, multiplier) for each offset entry of the form ``[orig +] sb * m``."""
     found = []
@@ -76,6 +85,9 @@ def _sb_axis(offsets: tuple[Expr, ...], sb_vars: set[Var]) -> list[tuple[int, in
         term = e.rhs if isinstance(e, Add) else e
         if isinstance(term, Min) and isinstance(term.lhs, Mul):  # a clipped store: ``min(sb * m, valid)``
             term = term.lhs
+        if _clipped_window_shift(term, sb_vars):  # a stored window's part: ``min(max(sb * H - off, 0), n)``
+            found.append((axis, CLIPPED))
+            continue
         if isinstance(term, Mul) and isinstance(term.lhs, Var) and term.lhs in sb_vars \
                 and isinstance(term.rhs, ConstInt):
             found.append((axis, term.rhs.value))
@@ -217,7 +229,9 @@ def _function_evidence(fn: Function, ev: SubBlockEvidence) -> bool | None:
             n_tiled_stores += 1
             found = _sb_axis(call.args[1].elements, c.sb_vars)
             window = _store_window(call)
-            if len(found) != 1 or window is None or found[0][1] != window[found[0][0]]:
+            if len(found) == 1 and found[0][1] == CLIPPED:
+                axes.add(found[0][0])
+            elif len(found) != 1 or window is None or found[0][1] != window[found[0][0]]:
                 halved = False
                 ev.problems.append(f"{fn.name}: store window {found} is not one half along one axis")
             else:

@@ -1,6 +1,6 @@
 """Issue 20 §4: a stored prefix slice of a split vector (one element [0, 1) of a 64-element vector) is a clipped
 store: the vector work splits 32 + 32 and each half stores the part of the prefix inside it; sub-block 1's part is
-empty, written at an offset kept inside the tensor. Slices at a non-zero offset are still refused."""
+empty, written at an offset kept inside the tensor. Windows at a non-zero offset: ``test_window_stores.py``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from sb_util import e2e_on_off, run_pass
 
 import tilefold.language as pl
 from tilefold import ir
-from tilefold.passes.tile_and_bind_sub_block import REVERTED
 from tilefold.testing import run_and_compare
 
 
@@ -56,19 +55,3 @@ def test_prefix_store_simulates_like_numpy_on_and_off():
         np.testing.assert_allclose(report.outputs["first"], np.exp(a[:, :1]), rtol=1e-5)
         np.testing.assert_allclose(report.outputs["out"], np.exp(a), rtol=1e-5)
     e2e_on_off(FirstElementBefore, split=True, name="first_element")
-
-
-@pl.program
-class InnerWindowBefore:
-    @pl.function(type=pl.FunctionType.AIV)
-    def kernel(self, a: pl.Tensor[[1, 64], pl.FP32], win: pl.Out[pl.Tensor[[1, 8], pl.FP32]]):
-        x: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [1, 64], target_memory=pl.Mem.Vec)
-        y: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.exp(x)
-        s: pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec] = pl.tile.slice(y, [1, 8], [0, 8])
-        win = pl.store(s, [0, 0], win)
-        return win
-
-
-def test_a_window_at_a_nonzero_offset_still_rolls_back():
-    after, _ = run_pass(InnerWindowBefore)
-    assert after.functions[0].attr(REVERTED) is not None

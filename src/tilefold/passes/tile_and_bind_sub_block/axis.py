@@ -65,7 +65,7 @@ def _middle_axis_note(window: list[int | None], itemsize: int) -> str:
     return ""
 
 
-def _axis_candidates(an: DimensionAnalyzer, store: Call) -> tuple[list[int], list[str]]:
+def _axis_candidates(an: DimensionAnalyzer, store: Call, windows: dict | None = None) -> tuple[list[int], list[str]]:
     """Splittable axes of a stored tile (outer first) and the reasons the others were rejected. A flattened
     2-D tile stored into an N-D tensor (``shapes=``) only offers axes that halve one axis of its window."""
     tile = store.args[0]
@@ -75,7 +75,14 @@ def _axis_candidates(an: DimensionAnalyzer, store: Call) -> tuple[list[int], lis
     why: list[str] = []
     if not isinstance(t, TileType) or not isinstance(tile, Var):
         return ok, [f"stored value {_name(tile)} is not a tile variable"]
+    win = (windows or {}).get(tile)
     for axis in range(t.rank):
+        if win is not None and win.axis == axis:  # a stored window: halved with its source (window_stores)
+            reason = _split_reason(win.source_type, axis)
+            if reason is None and not an.is_parallel((tile, axis)):
+                reason = f"axis {axis} is a reduction axis"
+            (ok if reason is None else why).append(axis if reason is None else reason)
+            continue
         reason = _halvable(t, axis, allow_valid=True)  # a clipped store (see ``clipping``)
         if reason is None and not an.is_parallel((tile, axis)):
             info = an.info((tile, axis))
@@ -95,7 +102,8 @@ def _axis_candidates(an: DimensionAnalyzer, store: Call) -> tuple[list[int], lis
     return ok, why
 
 
-def axis_plans(an: DimensionAnalyzer, stores: list[Call]) -> list[tuple[dict[int, int], str]]:
+def axis_plans(an: DimensionAnalyzer, stores: list[Call],
+               windows: dict | None = None) -> list[tuple[dict[int, int], str]]:
     """Every candidate split: per-store axes (all in one axis class) with a justification. Plans whose class
     covers every store come first (outer axis first); then *partial* plans (issue 9 §3.5), most stores first:
     the stores a plan does not name (e.g. a 1x1 counter store, or a store in another axis class) are kept whole
@@ -107,7 +115,7 @@ def axis_plans(an: DimensionAnalyzer, stores: list[Call]) -> list[tuple[dict[int
         raise _Abort("no store could be split: the function has no store")
     cands = []
     for s in stores:
-        ok, why = _axis_candidates(an, s)
+        ok, why = _axis_candidates(an, s, windows)
         cands.append((s, ok, why))
     # axis class -> {store id: its first axis in the class}, classes in order of first appearance
     classes: dict[Any, dict[int, int]] = {}
@@ -146,6 +154,6 @@ def axis_plans(an: DimensionAnalyzer, stores: list[Call]) -> list[tuple[dict[int
     return full + [(plan, reason) for _, _, plan, reason in partial]
 
 
-def choose_axis(an: DimensionAnalyzer, stores: list[Call]) -> tuple[dict[int, int], str]:
+def choose_axis(an: DimensionAnalyzer, stores: list[Call], windows: dict | None = None) -> tuple[dict[int, int], str]:
     """The preferred candidate of ``axis_plans``."""
-    return axis_plans(an, stores)[0]
+    return axis_plans(an, stores, windows)[0]

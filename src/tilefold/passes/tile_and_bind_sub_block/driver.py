@@ -32,6 +32,7 @@ from tilefold.passes.tile_and_bind_sub_block.gm_hazards import check_gm_hazards
 from tilefold.passes.tile_and_bind_sub_block.prefix_slices import clip_stored_prefix_slices
 from tilefold.passes.tile_and_bind_sub_block.rollback import _revert, limit_function_to_sub_block0
 from tilefold.passes.tile_and_bind_sub_block.splitter import Splitter
+from tilefold.passes.tile_and_bind_sub_block.window_stores import stored_windows
 
 
 class _Hoister:
@@ -167,7 +168,7 @@ def _split_or_revert(fn: Function, requested_axis: int | None = None) -> tuple[F
             _remark(PASS_NAME, fn.name, kind, msg, **details)
 
     try:
-        plans = axis_plans(an, stores.calls)
+        plans = axis_plans(an, stores.calls, stored_windows(fn))
     except _Abort as a:
         if requested_axis is not None:
             _remark(PASS_NAME, fn.name, "split-request-fallback", f"requested split axis {requested_axis} "

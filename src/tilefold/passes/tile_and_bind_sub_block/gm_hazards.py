@@ -28,6 +28,7 @@ from tilefold.ops.custom.structured import custom_segments
 from tilefold.ops.registry import OpKind, op_of
 from tilefold.passes.tile_and_bind_sub_block.common import FULL, _Abort, _name, _window_axis, load_window, store_window
 from tilefold.passes.tile_and_bind_sub_block.sub_block0_only import SubBlock0Only
+from tilefold.passes.tile_and_bind_sub_block.window_stores import is_window_axis
 
 if TYPE_CHECKING:
     from tilefold.passes.tile_and_bind_sub_block.splitter import Splitter
@@ -45,6 +46,7 @@ class Access:
     write: bool
     boxes: tuple[Box, Box]  # sub-block 0, sub-block 1
     what: str
+    partition: bool = False  # a stored window: its two halves write disjoint parts of it (window_stores)
 
 
 class _Roots:
@@ -166,6 +168,7 @@ class _Collector:
         # "@name" of a loop variable -> its constant iteration range (None: not constant, or the name is reused)
         self.loop_ranges: dict[str, range | None] = {}
         self.sb0_only = SubBlock0Only(sp)
+        self.loop_depth = 0  # inside a loop, one store writes again at each iteration
 
     def body(self, body: Stmt | None) -> None:
         for s in flatten_stmts(body):
@@ -193,7 +196,9 @@ class _Collector:
                     self.roots.join(ia, y.values[k])
                 if k < len(s.return_vars):
                     self.roots.join(s.return_vars[k], ia)
+            self.loop_depth += 1
             self.body(s.body)
+            self.loop_depth -= 1
         elif isinstance(s, IfStmt):
             for b in (s.then_body, s.else_body):
                 y = final_yield(b)
@@ -217,6 +222,8 @@ class _Collector:
         axis = self.sp.store_plan.get(id(call))
         if axis is None:  # a store left whole runs on sub-block 0 only (guarded)
             return box if sb == 0 else None
+        if is_window_axis(self.sp, tile, axis):
+            return box  # each half writes a part of the window: counted whole for both (see ``partition``)
         half = t.shape[axis].value // 2
         gm_axis, gm_half = _window_axis(window, axis, half, _name(tile), call.op_name)
         gm_axis += len(offs) - len(window if window is not None else t.shape)
@@ -247,8 +254,11 @@ class _Collector:
             if var is not None:
                 self.roots.join(var, dst)
             if isinstance(dst, Var):
+                axis = self.sp.store_plan.get(id(call))
+                # disjoint halves of one execution; in a loop another iteration's half may overlap: compared
+                part = axis is not None and is_window_axis(self.sp, call.args[0], axis) and not self.loop_depth
                 self.accesses.append(Access(dst, True, (self._store_box(call, 0), self._store_box(call, 1)),
-                                            f"store of {_name(call.args[0])} into {dst.name}"))
+                                            f"store of {_name(call.args[0])} into {dst.name}", part))
         elif op.kind is OpKind.LOAD and isinstance(call.args[0], Var) and isinstance(call.args[0].type, TensorType):
             src = call.args[0]
             self.accesses.append(Access(src, False, (self._load_box(var, call, 0), self._load_box(var, call, 1)),
@@ -277,13 +287,15 @@ def check_gm_hazards(sp: Splitter) -> None:
         # check each distinct (boxes, write) once, so repeated stores do not make this quadratic
         distinct: dict[tuple, Access] = {}
         for a in accs:
-            distinct.setdefault((_box_key(a.boxes[0]), _box_key(a.boxes[1]), a.write), a)
+            distinct.setdefault((_box_key(a.boxes[0]), _box_key(a.boxes[1]), a.write, a.partition), a)
         accs = list(distinct.values())
         writes = [a for a in accs if a.write]
         if not writes:
             continue
         for w in writes:
             for a in accs:
+                if a is w and w.partition:
+                    continue  # the halves of one clipped window store are disjoint by construction
                 for sb in (0, 1):
                     if _overlap(a.boxes[sb], w.boxes[1 - sb], col.loop_ranges):
                         kind = "writes" if a.write else "reads"

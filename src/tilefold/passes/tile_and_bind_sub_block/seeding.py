@@ -27,6 +27,7 @@ from tilefold.passes.tile_and_bind_sub_block.common import (
     _window_axis,
     store_window,
 )
+from tilefold.passes.tile_and_bind_sub_block.window_stores import clip_exprs, is_window_axis
 
 if TYPE_CHECKING:
     from tilefold.passes.tile_and_bind_sub_block.splitter import Splitter
@@ -59,11 +60,16 @@ def rewrite(sp: Splitter, var: Var | None, call: Call, out: list[Stmt]) -> Stmt 
     t = tile.type
     half = t.shape[axis].value // 2
     window = store_window(call)
-    gm_axis, gm_half = _window_axis(window, axis, half, _name(tile), call.op_name)
+    gm_axis, gm_half = (axis, 0) if is_window_axis(sp, tile, axis) else \
+        _window_axis(window, axis, half, _name(tile), call.op_name)
     tile_h = sp.get_half(tile, axis, out)
     offs = list(call.args[1].elements)
     valid = _static_valid(t, axis)
-    if window is None and valid is not None and valid < half:
+    if is_window_axis(sp, tile, axis):  # a stored window: each half writes its part of it (window_stores)
+        *_, shift = clip_exprs(sp.windows[tile], sp.sb)
+        base = offs[gm_axis]
+        offs[gm_axis] = shift if isinstance(base, ConstInt) and base.value == 0 else Add(base, shift, INDEX)
+    elif window is None and valid is not None and valid < half:
         # a clipped store of a static prefix shorter than a half: the half past it stores nothing, at an offset
         # kept inside the tensor (``off + min(sb * half, valid)``), as upstream clips it
         shift = Min(Mul(sp.sb, ConstInt(half, INDEX), INDEX), ConstInt(valid, INDEX), INDEX)

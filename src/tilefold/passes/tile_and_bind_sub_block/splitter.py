@@ -36,6 +36,7 @@ from tilefold.passes.tile_and_bind_sub_block import (
     custom,
     elementwise,
     ifs,
+    index_ops,
     load,
     loops,
     reduction,
@@ -43,6 +44,7 @@ from tilefold.passes.tile_and_bind_sub_block import (
     seeding,
     transpose,
     while_loops,
+    window_stores,
 )
 from tilefold.passes.tile_and_bind_sub_block.common import (
     FOLLOW,
@@ -62,6 +64,7 @@ from tilefold.passes.tile_and_bind_sub_block.common import (
     _tile_subexprs,
 )
 from tilefold.passes.tile_and_bind_sub_block.custom import CustomPlan
+from tilefold.passes.tile_and_bind_sub_block.window_stores import is_window_axis, stored_windows
 
 #: op kind -> the strategy module that splits it
 _STRATEGY_BY_KIND: dict[OpKind, Any] = {
@@ -79,8 +82,14 @@ _STRATEGY_BY_VIEW: dict[str, Any] = {
 }
 
 
+#: ops (by name) whose strategy their kind does not give
+_STRATEGY_BY_NAME: dict[str, Any] = {"tile.ci": index_ops, "tile.gather": index_ops}
+
+
 def op_strategy(op: OpDef, call: Call) -> Any:
     """The strategy module of an op family (None: no strategy)."""
+    if call.op_name in _STRATEGY_BY_NAME:
+        return _STRATEGY_BY_NAME[call.op_name]
     by_kind = _STRATEGY_BY_KIND.get(op.kind)
     if by_kind is not None:
         return by_kind
@@ -113,6 +122,7 @@ class Splitter:
         self.fenced: set[int] = set()  # id(custom call): un-split, results unused by unguarded work
         self.sb = Var("subblock_idx", ScalarType(INDEX))
         self.clipped: set[ValueKey] = set()  # set_validshape results whose halves get clipped valid shapes
+        self.windows = stored_windows(fn)  # stored slices [off, off + n) of a tile, clipped per half
 
     def note(self, kind: str, message: str, details: dict) -> None:
         i = self._note_at.get((kind, message))
@@ -189,8 +199,8 @@ class Splitter:
                 continue
             seen.add((key, axis))
             t = _key_type(key)
-            if not isinstance(t, TileType):
-                continue
+            if not isinstance(t, TileType) or is_window_axis(self, key, axis):
+                continue  # a stored window's halves are clipped windows of its source's halves (window_stores)
             reason = _split_reason(t, axis, allow_valid=key in self.clipped)
             if reason is not None:
                 raise _Abort(f"cannot halve {_key_name(key)} on axis {axis}: {reason}")
@@ -288,6 +298,8 @@ class Splitter:
         name = call.op_name
         if op is None:
             raise Refusal("supported_producer", f"{name} is not a registered op", op=name)
+        if is_window_axis(self, var, axis):
+            return [(call.args[0], axis)]  # the source's half; each half stores its part (window_stores)
         clipped = name == "tile.set_validshape" or (name == "tile.slice" and len(call.args) == 4)
         reason = _halvable(var.type, axis, allow_valid=clipped)
         if reason is not None:
@@ -418,7 +430,9 @@ class Splitter:
             return None
         module = op_strategy(op, call)
         custom_rewrite = getattr(module, "rewrite", None)
-        if custom_rewrite is not None:
+        if is_window_axis(self, var, axis):
+            new = window_stores.rewrite(self, var, call, self.windows[var], out)
+        elif custom_rewrite is not None:
             new = custom_rewrite(self, var, call, axis, out)
         else:
             new = self.reemit(var, call, axis, out)

@@ -1,0 +1,183 @@
+"""Stored windows: a slice ``[off, off + n)`` of a split tile, stored (issue 20 §4: u17, u27).
+
+Rule: ``s = tile.slice(src, shape, offs)`` whose only use is a plain store, and which differs from its source on
+exactly one axis ``a`` (extent ``n`` at offset ``off``, static or run-time; every other axis covered from 0), can
+be split with ``src`` on ``a``. Half ``sb`` of ``src`` holds ``[sb*H, sb*H + H)`` (``H`` = half extent); the part
+of the window inside it is, in the half's own coordinates,
+
+    lo = min(max(off - sb*H, 0), H)        hi = min(max(off + n - sb*H, 0), H)        count = hi - lo
+
+(``count`` = 0: the half stores nothing). Each half stores ``count`` elements from ``lo`` of its half, at GM offset
+``g + min(max(sb*H - off, 0), n)`` on that axis (``g`` the store's offset): exactly the bytes of the window that lie
+in the half, so the two halves write disjoint parts whose union is the window, as upstream clips them.
+
+A tile window has a static extent and must lie inside the tile it views. When that is proved for every
+non-empty half (a static ``off``), the half is sliced with the extent ``S`` = the largest ``count`` at
+``min(lo, H - S)`` (``= lo`` whenever ``count`` > 0). Otherwise (a run-time ``off``, or a static window whose second
+part is longer than its first) the half is first copied into a tile of the source's extent ``2H`` (``tile.full`` +
+``tile.assemble``: one Vec copy of the half per sub-block) and viewed with the window's own extent ``n`` at
+``max(off - sb*H, (sb - 1) * 2H)``: ``lo`` on sub-block 1, and ``off`` itself on sub-block 0, so that a run-time
+offset outside ``[0, 2H - n]`` (an out-of-range window of the original program) leaves that tile and faults as
+the original slice does, instead of being clipped into a silently short store. The slice carries
+``valid_shape`` ``count`` on ``a``: a store writes only its tile's valid region.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tilefold.ir.expr import Add, Call, ConstInt, Expr, MakeTuple, Max, Min, Mul, Sub, Var
+from tilefold.ir.stmt import AssignStmt, Function, Stmt
+from tilefold.ir.types import TileType
+from tilefold.ir.visitor import IRVisitor
+from tilefold.ops.registry import OpKind, make_call, op_of
+from tilefold.passes.tile_and_bind_sub_block.common import INDEX, _rebuild
+
+if TYPE_CHECKING:
+    from tilefold.passes.tile_and_bind_sub_block.splitter import Splitter
+
+
+@dataclass(frozen=True)
+class Window:
+    axis: int  # the one axis on which the slice is a window of its source
+    offset: Expr  # off (static or run-time)
+    extent: int  # n
+    source_extent: int  # 2H
+    source_type: TileType
+
+
+def _c(v: int) -> ConstInt:
+    return ConstInt(v, INDEX)
+
+
+def _const(e: Expr) -> int | None:
+    return e.value if isinstance(e, ConstInt) else None
+
+
+def _window_of(call: Call) -> Window | None:
+    if call.op_name != "tile.slice" or len(call.args) != 3:
+        return None
+    src, shape_t, offs_t = call.args
+    st = src.type
+    if not (isinstance(st, TileType) and isinstance(shape_t, MakeTuple) and isinstance(offs_t, MakeTuple)):
+        return None
+    if st.tile_view is not None and st.tile_view.valid_shape is not None or st.static_shape is None:
+        return None
+    full = st.static_shape
+    axes = [a for a, (e, o) in enumerate(zip(shape_t.elements, offs_t.elements, strict=True))
+            if _const(o) != 0 or _const(e) != full[a]]
+    if len(axes) != 1:
+        return None
+    a = axes[0]
+    n = _const(shape_t.elements[a])
+    if n is None or not 0 < n < full[a]:
+        return None
+    return Window(a, offs_t.elements[a], n, full[a], st)
+
+
+def stored_windows(fn: Function) -> dict[Var, Window]:
+    """The slices of ``fn`` this rule applies to: each used once, as the tile of a plain (2-D window) store."""
+    uses: dict[Var, int] = {}
+    stored: set[Var] = set()
+    defs: dict[Var, Window] = {}
+
+    class _Scan(IRVisitor):
+        def visit_AssignStmt(self, stmt: AssignStmt) -> None:
+            if isinstance(stmt.value, Call):
+                w = _window_of(stmt.value)
+                if w is not None:
+                    defs[stmt.var] = w
+            self.visit_expr(stmt.value)
+
+        def visit_Var(self, expr: Var) -> None:
+            uses[expr] = uses.get(expr, 0) + 1
+
+        def visit_Call(self, expr: Call) -> None:
+            op = op_of(expr)
+            if op is not None and op.kind is OpKind.STORE and isinstance(expr.args[0], Var) \
+                    and expr.kwarg("shapes") is None and not expr.kwarg("atomic", None):
+                stored.add(expr.args[0])
+            super().visit_Call(expr)
+
+    _Scan().visit_function(fn)
+    return {v: w for v, w in defs.items() if v in stored and uses.get(v) == 1}
+
+
+def is_window_axis(sp: Splitter, key, axis: int) -> bool:
+    w = sp.windows.get(key) if isinstance(key, Var) else None
+    return w is not None and w.axis == axis
+
+
+def _half_parts(w: Window, sb: int) -> tuple[int, int]:
+    """(lo, count) of half ``sb`` for a static offset."""
+    half, off = w.source_extent // 2, w.offset.value
+    lo = min(max(off - sb * half, 0), half)
+    hi = min(max(off + w.extent - sb * half, 0), half)
+    return lo, hi - lo
+
+
+def layout(w: Window) -> tuple[int, bool]:
+    """(S, padded): the static extent of each half's window and whether the half is copied into a tile of the
+    source's extent ``2H`` (then ``S = n``)."""
+    half = w.source_extent // 2
+    if _const(w.offset) is None:
+        return w.extent, True
+    parts = [_half_parts(w, sb) for sb in (0, 1)]
+    extent = max(c for _, c in parts)
+    if any(c > 0 and lo + extent > half for lo, c in parts):
+        return w.extent, True
+    return extent, False
+
+
+def clip_exprs(w: Window, sb: Var) -> tuple[Expr, Expr, Expr]:
+    """(lo, count, GM shift) of half ``sb`` as index expressions."""
+    half = w.source_extent // 2
+    base = Mul(sb, _c(half), INDEX)
+    off = w.offset
+
+    def clamp(e: Expr) -> Expr:
+        return Min(Max(e, _c(0), INDEX), _c(half), INDEX)
+
+    lo = clamp(Sub(off, base, INDEX))
+    end = _c(off.value + w.extent) if isinstance(off, ConstInt) else Add(off, _c(w.extent), INDEX)
+    hi = clamp(Sub(end, base, INDEX))
+    shift = Min(Max(Sub(base, off, INDEX), _c(0), INDEX), _c(w.extent), INDEX)
+    return lo, Sub(hi, lo, INDEX), shift
+
+
+def rewrite(sp: Splitter, var: Var, call: Call, w: Window, out: list[Stmt]) -> Call:
+    """The clipped window of half ``sb`` (see the module rule)."""
+    a = w.axis
+    src = sp.get_half(call.args[0], a, out)
+    st = src.type
+    extent, padded = layout(w)
+    lo, count, _ = clip_exprs(w, sp.sb)
+    half = w.source_extent // 2
+    if padded:
+        shape = list(st.static_shape)
+        shape[a] = w.source_extent
+        blank = make_call("tile.full", [], {"shape": tuple(shape), "dtype": st.dtype, "value": 0.0,
+                                            "target_memory": st.memory_space})
+        bv = Var(f"{var.name}_pad0", blank.type)
+        out.append(AssignStmt(bv, blank))
+        filled = make_call("tile.assemble", [bv, src, MakeTuple(tuple(_c(0) for _ in shape))])
+        src = Var(f"{var.name}_pad", filled.type)
+        out.append(AssignStmt(src, filled))
+        # sub-block 1 views from its part's start; sub-block 0 from ``off`` itself, unclamped: a window that leaves
+        # the source (a run-time offset out of range) leaves this 2H tile too and faults as the original slice does
+        origin = Max(Sub(w.offset, Mul(sp.sb, _c(half), INDEX), INDEX),
+                     Mul(Sub(sp.sb, _c(1), INDEX), _c(w.source_extent), INDEX), INDEX)
+    else:
+        origin = Min(lo, _c(half - extent), INDEX)
+    shape_e = list(call.args[1].elements)
+    shape_e[a] = _c(extent)
+    offs = list(call.args[2].elements)
+    offs[a] = origin
+    valid = list(shape_e)
+    valid[a] = count
+    sp.note("clipped", f"stored window of {var.name} clipped per half on axis {a}: [{w.offset!r}, +{w.extent}) "
+            f"against [sb * {half}, +{half})" + (f"; the half is copied into a {w.source_extent}-wide tile"
+                                                  if padded else ""), {"axis": a})
+    return _rebuild("tile.slice", [src, MakeTuple(tuple(shape_e)), MakeTuple(tuple(offs)),
+                                   MakeTuple(tuple(valid))], dict(call.kwargs), call.span)
