@@ -54,3 +54,16 @@ def test_a_functions_names_are_every_binding_in_it():
     names = name_supply(fn)
     assert [names.fresh(b) for b in ("i", "acc", "res", "chosen", "tmp")] == ["i_1", "acc_1", "res_1", "chosen_1",
                                                                                "tmp"]
+
+
+def test_a_seed_is_collected_once_on_first_use_and_counts_as_taken():
+    calls = []
+
+    def seed() -> list[str]:
+        calls.append(1)
+        return ["t", "t_1"]
+
+    names = NameSupply(["u"], seed=seed)
+    assert calls == []
+    assert names.fresh("t") == "t_2" and names.fresh("u") == "u_1" and "t_1" in names
+    assert calls == [1]

@@ -8,7 +8,7 @@ made-up name never repeats a user's. ``unique_name`` is the same step on a plain
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from tilefold.ir.expr import Var
 from tilefold.ir.stmt import Function
@@ -27,10 +27,20 @@ def unique_name(taken: set[str], base: str) -> str:
 
 
 class NameSupply:
-    """Hands out names no one has taken: ``fresh(base)`` is ``base`` or ``base_<k>`` (see the module doc)."""
+    """Hands out names no one has taken: ``fresh(base)`` is ``base`` or ``base_<k>`` (see the module doc).
+    ``seed``, when given, supplies more taken names on first use (a pass that makes up no name never pays for
+    collecting them)."""
 
-    def __init__(self, taken: Iterable[str] = ()) -> None:
-        self.taken: set[str] = set(taken)
+    def __init__(self, taken: Iterable[str] = (), *, seed: Callable[[], Iterable[str]] | None = None) -> None:
+        self._taken: set[str] = set(taken)
+        self._seed = seed
+
+    @property
+    def taken(self) -> set[str]:
+        if self._seed is not None:
+            self._taken.update(self._seed())
+            self._seed = None
+        return self._taken
 
     def fresh(self, base: str) -> str:
         return unique_name(self.taken, base)
@@ -60,8 +70,8 @@ def function_names(fn: Function) -> set[str]:
 
 
 def name_supply(fn: Function) -> NameSupply:
-    """A ``NameSupply`` that has taken every variable name of ``fn``."""
-    return NameSupply(function_names(fn))
+    """A ``NameSupply`` that has taken every variable name of ``fn`` (collected on first use)."""
+    return NameSupply(seed=lambda: function_names(fn))
 
 
 __all__ = ["NameSupply", "function_names", "name_supply", "unique_name"]
