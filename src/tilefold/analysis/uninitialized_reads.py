@@ -18,7 +18,8 @@ What counts as a read and what as a write is taken from the registry:
 - a plain ``b = a`` aliases; a loop iter arg is uninitialised on the first iteration when its init is; a
   loop / if result is uninitialised when the value yielded for it is (in any branch);
 - a window write (``extra["window_write"] = (target, value, offsets)``: ``tile.assemble`` writes the value's
-  window, ``tile.write`` one element) does not read its target: the target's other elements pass through. The
+  window, ``tile.write`` one element, ``tile.gather_row`` the extents its ``extra["window_extents"](call)`` states)
+  does not read its target: the target's other elements pass through. The
   walk tracks, per tile of a static shape, which elements nothing wrote yet: a window at offsets it can evaluate
   (constants, affine expressions of the loop variables of a loop with constant bounds, which it then walks
   iteration by iteration, up to ``_MAX_TRIPS``) clears them, and a tile whose every element is written is
@@ -217,6 +218,8 @@ class _Walker:
         offsets = call.args[offsets_at]
         extents = (1,) * len(mask.shape) if mask is not None and value_at is None else \
             getattr(call.args[value_at].type, "static_shape", None) if value_at is not None else None
+        if op.extra.get("window_extents") is not None:  # the op states its written extents (tile.gather_row)
+            extents = op.extra["window_extents"](call)
         where = [self._offset(o) for o in offsets.elements] if isinstance(offsets, MakeTuple) else [None]
         if mask is None or extents is None or None in where or len(where) != mask.ndim:
             self._set(var, self.uninit[target], mask, False)  # nothing proved written
