@@ -1451,6 +1451,43 @@ def _prefetch_cases(dt) -> list[Case]:
                                        "pl.store(x, [0, 0], out)"], "tile.prefetch")]
 
 
+def _gather_row_cases(dt) -> list[Case]:
+    """Rows of a GM tensor DMA'd into regions of a Vec accumulator loaded from ``base``; the other rows keep
+    their bytes. Three writes: one whole row, a two-row window of which valid_shape moves one row and 20
+    columns, and a window whose declared shape overhangs the accumulator (rows 6..9 of 8) but whose valid
+    extent (2 rows) fits."""
+    base, src = pattern(dt, (8, 32), 46), pattern(dt, (24, 32), 47)
+    want = base.copy()
+    want[3, :] = src[17, :]
+    want[0, 0:20] = src[5, 4:24]
+    want[6:8, :] = src[10:12, :]
+    body = ["acc = pl.load(a0, [0, 0], [8, 32])",
+            "acc = pl.tile.gather_row(acc, a1, [3, 0], [17, 0], [1, 32])",
+            "acc = pl.tile.gather_row(acc, a1, [0, 0], [5, 4], [2, 28], valid_shape=[1, 20])",
+            "acc = pl.tile.gather_row(acc, a1, [6, 0], [10, 0], [4, 32], valid_shape=[2, 32])",
+            "pl.store(acc, [0, 0], out)"]
+    return [_src({"a0": base, "a1": src}, want, body, "tile.gather_row[Vec]")]
+
+
+def _gatherb_cases(dt) -> list[Case]:
+    """32-byte blocks of a [16, 32] tile by byte offset (any multiple of 32 inside its bytes, repeats allowed)."""
+    src = pattern(dt, (16, 32), 48)
+    raw = src.reshape(-1).view(np.uint8)
+    nblocks = raw.size // 32
+    rng = np.random.default_rng(49)
+    offs = (rng.integers(0, nblocks, (8, 4)) * 32).astype(np.uint32)
+    offs[0, 0], offs[0, 1] = 0, (nblocks - 1) * 32  # the first and the last block
+    per = 32 // dt.itemsize
+    want = np.empty((8, 4 * per), dt)
+    for i in range(8):
+        for j in range(4):
+            o = int(offs[i, j])
+            want[i, j * per:(j + 1) * per] = raw[o:o + 32].view(dt)
+    body = ["x = pl.load(a0, [0, 0], [16, 32])", "o = pl.load(a1, [0, 0], [8, 4])",
+            "pl.store(pl.tile.gatherb(x, o), [0, 0], out)"]
+    return [_src({"a0": src, "a1": offs}, want, body, "tile.gatherb")]
+
+
 both("random", (FP32, FP16, BF16, INT32, INT8), _random_cases,
      "value: element k = splitmix64(seed * 2**32 + k), top mantissa bits as a fraction in [0, 1) for floats, low "
      "bits for integers; two seeds")
@@ -1473,3 +1510,8 @@ entry("tile.mgather", ALL, _mgather_cases, "bytes: rows of a GM tensor by an [8,
 entry("tile.mscatter", ALL, _mscatter_cases, "bytes: rows of a tile into GM rows by index; negative masks, a repeated "
                                              "row keeps the later write")
 entry("tile.prefetch", ALL, _prefetch_cases, "bytes: a prefetch changes nothing; the window loaded after it arrives")
+entry("tile.gather_row", ALL, _gather_row_cases,
+      "bytes: GM windows written into rows of a Vec tile at dst offsets, the rest unchanged; valid_shape moves a "
+      "sub-window; a declared window overhanging the tile with a valid extent that fits")
+entry("tile.gatherb", ALL, _gatherb_cases, "bytes: 32-byte blocks of a tile's row-major bytes at UINT32 byte offsets "
+                                           "(first, last and repeated blocks)")

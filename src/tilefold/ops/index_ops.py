@@ -727,6 +727,38 @@ register_op(OpDef(
                         Param("valid_shape", ParamKind.TUPLE, required=False)),
     _infer_gather_row("tile.gather_row"), OpKind.ROW_GATHER, Unit.DMA, MemoryRule(MemoryRuleKind.INHERIT),
     output_reuses_input=0, golden=_golden_gather_row, pto="tgatherrow", cost="dma", extra=_GR_EXTRA))
+_tn._declare("gather_row", (Param("acc", V, rank=2), Param("src", ParamKind.TENSOR, rank=2), *_GR_OFFS,
+                            Param("transpose", A, False), Param("valid_shape", ParamKind.TUPLE, required=False)),
+             _infer_gather_row("tensor.gather_row"), OpKind.OTHER, _golden_gather_row, "tile.gather_row",
+             gm_operands=(1,), **{k: v for k, v in _GR_EXTRA.items() if k in ("note", "keyword_only")})
+
+
+# ------------------------------------------------------------------------------------------------
+# create_l1: an L1 (Mat) accumulator for a kernel-driven gather
+# ------------------------------------------------------------------------------------------------
+
+_CREATE_L1_NOTE = ("an uninitialised L1 (Mat) buffer of shape and dtype, the accumulator of pl.gather_row; "
+                   "transpose=True asks for the transposed (ZN) fractal layout on the device, which tilefold's value "
+                   "model does not distinguish (the tile's logical [rows, cols] is what ops read)")
+
+
+def _infer_create_l1(args, attrs) -> Type:
+    op = "tensor.create_l1"
+    shape = _shape_attr(op, attrs)
+    dtype = attrs.get("dtype")
+    if not isinstance(dtype, DataType):
+        raise _fail(op, f"dtype={dtype!r} is not a dtype", "e.g. pl.create_l1([128, 64], pl.BF16)")
+    if len(shape) != 2:
+        raise _fail(op, f"shape {list(shape)} is not 2-D", "an L1 accumulator is [rows, cols]")
+    if not isinstance(attrs.get("transpose", False), bool):
+        raise _fail(op, f"transpose={attrs.get('transpose')!r} must be True or False", "transpose=True")
+    return TensorType(make_shape(shape), dtype)
+
+
+_tn._declare("create_l1", (Param("shape", A), Param("dtype", A, DataType.FP32), Param("transpose", A, False)),
+             _infer_create_l1, OpKind.CREATE, lambda a, k: np.zeros(k["shape"], dtype=k["dtype"].np_dtype),
+             "tile.create", note=_CREATE_L1_NOTE, tile_attrs={"target_memory": MemorySpace.Mat},
+             uninitialized=True)
 
 
 # ------------------------------------------------------------------------------------------------

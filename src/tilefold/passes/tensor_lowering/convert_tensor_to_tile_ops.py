@@ -1090,9 +1090,11 @@ class _Structured:
         mem = MemorySpace.Mat if op.kind is OpKind.MATMUL else MemorySpace.Vec
         tile_op = find_op(op.extra["tile_op"])
         assert tile_op is not None
-        args = transposed_operands(call, [self.operand(a, out, mem) for a in call.args], out,
-                                   lambda base: f"{base}_t")
+        gm = op.extra.get("gm_operands", ())  # operands the tile op reads from GM itself (gather_row's src)
+        args = transposed_operands(call, [self.gm.get(a, a) if i in gm else self.operand(a, out, mem)
+                                          for i, a in enumerate(call.args)], out, lambda base: f"{base}_t")
         attrs = {k: v for k, v in call.kwargs if k in {p.name for p in tile_op.attr_params}}
+        attrs.update(op.extra.get("tile_attrs", {}))  # fixed attributes of the tile form (create_l1: Mat)
         tc = make_call(tile_op.name, args, attrs, span=span)
         v = Var(s.var.name, tc.type, span)
         out.append(AssignStmt(v, tc, span=span))
