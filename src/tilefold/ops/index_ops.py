@@ -762,6 +762,93 @@ _tn._declare("create_l1", (Param("shape", A), Param("dtype", A, DataType.FP32), 
 
 
 # ------------------------------------------------------------------------------------------------
+# paged_gather: rows of a paged pool through a block table, into an on-chip buffer
+# ------------------------------------------------------------------------------------------------
+
+_PAGED_NOTE = ("row i of the result is row block_table[idx // block_size] * block_size + idx % block_size of src "
+               "(idx = indices[i]), columns [col_offset, col_offset + size); is_trans=True (Mat only) gives the "
+               "transposed [size, max_indices] buffer (row i as column i); rows past len(indices) up to max_indices "
+               "are not written (uninitialised); an index, block-table entry or pool row outside its tensor faults. "
+               "Lowered by ConvertTensorToTileOps to a loop of scalar reads and tile.gather_row")
+
+
+def _paged_attrs(op: str, src: Any, idx: Any, attrs: dict[str, Any]) -> tuple[int, int, int, int]:
+    """(block_size, rows, size, col_offset) of a paged_gather, checked."""
+    def positive(key: str, value: Any, lo: int = 1) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < lo:
+            raise _fail(op, f"{key}={value!r} must be an integer >= {lo}", f"e.g. {key}=16")
+        return value
+
+    bs = positive("block_size", attrs.get("block_size"))
+    cols = _static(op, src, "source pool")[1]
+    col = positive("col_offset", attrs.get("col_offset", 0), 0)
+    size = positive("size", attrs.get("size") if attrs.get("size") is not None else cols - col)
+    if col + size > cols:
+        raise _fail(op, f"columns [{col}, {col + size}) leave the pool's {cols} columns", "shrink size or col_offset")
+    n = idx.static_shape[0] if idx.static_shape is not None else None
+    rows = attrs.get("max_indices") if attrs.get("max_indices") is not None else n
+    if rows is None:
+        raise _fail(op, "the index count is dynamic and max_indices is not given",
+                    "pass max_indices= (the static row capacity of the on-chip buffer)")
+    rows = positive("max_indices", rows)
+    if n is not None and n > rows:
+        raise _fail(op, f"{n} indices do not fit max_indices={rows}", "raise max_indices to the index count")
+    return bs, rows, size, col
+
+
+def _infer_paged_gather(args, attrs) -> Type:
+    op = "tensor.paged_gather"
+    src, idx, table = (a.type for a in args[:3])
+    for t, what in ((idx, "indices"), (table, "block_table")):
+        if not t.dtype.is_int:
+            raise _fail(op, f"{what} is {t.dtype.name}; it must hold integers", f"pass {what} as an INT32 tensor")
+    _, rows, size, _ = _paged_attrs(op, src, idx, attrs)
+    space = attrs.get("target_memory", MemorySpace.Mat)
+    if space not in (MemorySpace.Mat, MemorySpace.Vec):
+        raise _fail(op, f"target_memory={space!r} is not Mat or Vec", "gather into pl.Mem.Mat (L1) or pl.Mem.Vec (UB)")
+    trans = attrs.get("is_trans", False)
+    if not isinstance(trans, bool) or (trans and space is not MemorySpace.Mat):
+        raise _fail(op, "is_trans=True gathers into L1 (target_memory=pl.Mem.Mat) only",
+                    "drop is_trans, or gather into Mat")
+    return TensorType(make_shape((size, rows) if trans else (rows, size)), src.dtype)
+
+
+def paged_rows(indices: np.ndarray, table: np.ndarray, block_size: int, pool_rows: int) -> np.ndarray:
+    """The physical pool row of every logical index (faults, as IndexError, on any address outside its tensor)."""
+    idx = np.asarray(indices).astype(np.int64).ravel()
+    tab = np.asarray(table).astype(np.int64).ravel()
+    pages = _checked_index("paged_gather", idx // block_size, tab.size, "entries of the block table")
+    phys = tab[pages] * block_size + idx % block_size
+    bad = np.flatnonzero((idx < 0) | (phys < 0) | (phys >= pool_rows))
+    if bad.size:
+        k = int(bad[0])
+        raise IndexError(f"paged_gather: index {int(idx[k])} (entry {k}) maps to pool row {int(phys[k])}, outside "
+                         f"[0, {pool_rows})")
+    return phys
+
+
+def _golden_paged_gather(a, k):
+    src = np.asarray(a[0])
+    bs, col = int(k["block_size"]), int(k.get("col_offset") or 0)
+    size = int(k["size"]) if k.get("size") is not None else src.shape[1] - col
+    n = np.asarray(a[1]).size
+    rows = int(k["max_indices"]) if k.get("max_indices") is not None else n
+    out = np.zeros((rows, size), src.dtype)
+    out[:n] = src[paged_rows(a[1], a[2], bs, src.shape[0]), col:col + size]
+    return out.T.copy() if k.get("is_trans") else out
+
+
+register_op(OpDef(
+    "tensor.paged_gather",
+    (Param("src", ParamKind.TENSOR, rank=2), Param("indices", ParamKind.TENSOR, rank=1, dtypes=INT_ONLY),
+     Param("block_table", ParamKind.TENSOR, rank=1, dtypes=INT_ONLY), Param("block_size", A),
+     Param("max_indices", A, required=False), Param("size", A, required=False), Param("col_offset", A, 0),
+     Param("target_memory", A, MemorySpace.Mat), Param("is_trans", A, False)),
+    _infer_paged_gather, OpKind.OTHER, Unit.NONE, golden=_golden_paged_gather, cost="none",
+    extra={"note": _PAGED_NOTE, "lowering": "paged_gather", "tile_op": "tile.gather_row"}))
+
+
+# ------------------------------------------------------------------------------------------------
 # gatherb: 32-byte blocks of a UB tile by UINT32 byte offsets
 # ------------------------------------------------------------------------------------------------
 
@@ -806,5 +893,5 @@ register_op(OpDef(
     pto="tgatherb", cost="vector", extra={"note": _GATHERB_NOTE}))
 
 
-__all__ = ["GATHER_OOB", "box_aligned", "gather_row_value", "gather_rows", "gatherb_value", "scatter_rows",
+__all__ = ["GATHER_OOB", "box_aligned", "gather_row_value", "gather_rows", "gatherb_value", "paged_rows", "scatter_rows",
            "splitmix64"]
