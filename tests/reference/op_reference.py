@@ -1469,6 +1469,64 @@ def _gather_row_cases(dt) -> list[Case]:
     return [_src({"a0": base, "a1": src}, want, body, "tile.gather_row[Vec]")]
 
 
+def _tensor_gather_row_cases(dt) -> list[Case]:
+    """The tensor form on a Vec accumulator (a pl.full result): two rows and a valid-shape sub-window."""
+    src = pattern(dt, (24, 32), 50)
+    want = np.zeros((8, 32), dt)
+    want[5, :] = src[2, :]
+    want[1, 0:16] = src[20, 8:24]
+    body = [f"acc = pl.full([8, 32], dtype=pl.{DT_NAME[dt]}, value=0)",
+            "acc = pl.gather_row(acc, a0, [5, 0], [2, 0], [1, 32])",
+            "acc = pl.tensor.gather_row(acc, a0, [1, 0], [20, 8], [1, 24], valid_shape=[1, 16])",
+            "out[:] = acc"]
+    return [_src({"a0": src}, want, body, "tensor.gather_row[Vec]")]
+
+
+def _paged_inputs(dt, cols: int):
+    pool = mm_operand(dt, (64, cols), 51)
+    table = np.array([2, 0, 3, 1], np.int32)
+    idx = np.random.default_rng(52).permutation(64)[:16].astype(np.int32)
+    return pool, table, idx, table[idx // 16] * 16 + idx % 16
+
+
+def _create_l1_cases(dt) -> list[Case]:
+    """An L1 accumulator filled row by row through a block table, read by a b_trans matmul (q @ kv^T)."""
+    pool, table, idx, phys = _paged_inputs(dt, 32)
+    q = mm_operand(dt, (16, 32), 53)
+    body = [f"kv = pl.create_l1([16, 32], pl.{DT_NAME[dt]})",
+            "for i in pl.range(16):",
+            "    t = pl.read(a3, [i])",
+            "    blk = pl.read(a2, [t // 16])",
+            "    kv = pl.gather_row(kv, a1, [i, 0], [blk * 16 + t % 16, 0], [1, 32])",
+            f"out[:] = pl.matmul(a0, kv, b_trans=True, out_dtype=pl.{DT_NAME[_acc_dt(dt)]})"]
+    want = mm_ref(q, np.ascontiguousarray(pool[phys].T), _acc_dt(dt))
+    return [_src({"a0": q, "a1": pool, "a2": table, "a3": idx}, want, body, "tensor.create_l1", tol=EXACT_ZERO_SIGN_FREE)]
+
+
+def _paged_gather_cases(dt) -> list[Case]:
+    """Rows of a paged pool through a block table: into UB (every dtype, stored as gathered) and, for the cube
+    dtypes, into L1 (natural and is_trans) read by a matmul."""
+    pool, table, idx, phys = _paged_inputs(dt, 48) if dt in MM_DTYPES else (None,) * 4
+    if pool is None:
+        pool = pattern(dt, (64, 48), 54)
+        table = np.array([2, 0, 3, 1], np.int32)
+        idx = np.random.default_rng(52).permutation(64)[:16].astype(np.int32)
+        phys = table[idx // 16] * 16 + idx % 16
+    ins = {"a0": pool, "a1": idx, "a2": table}
+    cases = [_src(ins, pool[phys, 8:40].copy(), ["out[:] = pl.paged_gather(a0, a1, a2, block_size=16, size=32, "
+                                                 "col_offset=8, target_memory=pl.Mem.Vec)"], "tensor.paged_gather[Vec]")]
+    if dt in MM_DTYPES:
+        q = mm_operand(dt, (16, 32), 55)
+        want = mm_ref(q, np.ascontiguousarray(pool[phys, 8:40].T), _acc_dt(dt))
+        acc = DT_NAME[_acc_dt(dt)]
+        for trans, mm in ((False, "b_trans=True, "), (True, "")):
+            body = [f"kv = pl.paged_gather(a0, a1, a2, block_size=16, size=32, col_offset=8, is_trans={trans})",
+                    f"out[:] = pl.matmul(a3, kv, {mm}out_dtype=pl.{acc})"]
+            cases.append(_src({**ins, "a3": q}, want, body, f"tensor.paged_gather[Mat, is_trans={trans}]",
+                              tol=EXACT_ZERO_SIGN_FREE))
+    return cases
+
+
 def _gatherb_cases(dt) -> list[Case]:
     """32-byte blocks of a [16, 32] tile by byte offset (any multiple of 32 inside its bytes, repeats allowed)."""
     src = pattern(dt, (16, 32), 48)
@@ -1515,3 +1573,10 @@ entry("tile.gather_row", ALL, _gather_row_cases,
       "sub-window; a declared window overhanging the tile with a valid extent that fits")
 entry("tile.gatherb", ALL, _gatherb_cases, "bytes: 32-byte blocks of a tile's row-major bytes at UINT32 byte offsets "
                                            "(first, last and repeated blocks)")
+entry("tensor.gather_row", ALL, _tensor_gather_row_cases,
+      "bytes: the tensor form into a pl.full accumulator, with and without valid_shape")
+entry("tensor.create_l1", MM_DTYPES, _create_l1_cases,
+      "value: an L1 accumulator filled by gather_row through a block table, read by q @ kv^T")
+entry("tensor.paged_gather", ALL, _paged_gather_cases,
+      "bytes (UB, every dtype) and value (L1 natural and is_trans, through a matmul): rows block_table[i // 16] * 16 "
+      "+ i % 16 of a pool, columns 8..40")
