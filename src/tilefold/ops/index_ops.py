@@ -717,10 +717,16 @@ def _gather_row_extents(call: Any) -> tuple[int, ...] | None:
     return tuple(ext[::-1]) if call.kwarg("transpose") else tuple(ext)
 
 
+def _gather_row_region(call: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """(offsets, extents) of the region a gather_row call writes, as expressions (run-time values allowed)."""
+    ext = call.args[5 if len(call.args) > 5 else 4].elements
+    return tuple(call.args[2].elements), tuple(ext[::-1]) if call.kwarg("transpose") else tuple(ext)
+
+
 _GR_OFFS = (Param("dst_offsets", ParamKind.TUPLE), Param("src_offsets", ParamKind.TUPLE),
             Param("shapes", ParamKind.TUPLE))
 _GR_EXTRA = {"note": _GATHER_ROW_NOTE, "keyword_only": ("valid_shape",), "window_write": (0, None, 2),
-             "window_extents": _gather_row_extents}
+             "window_extents": _gather_row_extents, "window_region": _gather_row_region}
 register_op(OpDef(
     "tile.gather_row", (Param("acc", T, memory=(MemorySpace.Mat, MemorySpace.Vec), rank=2),
                         Param("src", ParamKind.TENSOR, rank=2), *_GR_OFFS, Param("transpose", A, False),
