@@ -659,6 +659,7 @@ def _infer_gather_row(name: str):
                         "gather into an accumulator of the tensor's dtype (the DMA does not convert)")
         if len(acc.shape) != 2:
             raise _fail(name, f"the accumulator must be 2-D, got rank {len(acc.shape)}", "use an [rows, cols] tile")
+        _, written = _gather_row_shapes(name, args, attrs)
         if name.startswith("tile.") and attrs.get("transpose") and acc.memory_space is not MemorySpace.Mat:
             raise _fail(name, "transpose=True gathers into an L1 (Mat) accumulator only",
                         "create the accumulator with target_memory=pl.Mem.Mat")
@@ -666,7 +667,6 @@ def _infer_gather_row(name: str):
         if len(dst_off) != 2 or len(src_off) != len(src.shape):
             raise _fail(name, f"dst_offsets needs 2 entries and src_offsets {len(src.shape)}",
                         "one offset per axis of the accumulator / of the source tensor")
-        _, written = _gather_row_shapes(name, args, attrs)
         region = written[::-1] if attrs.get("transpose") else written
         acc_shape = _const_entries(acc.shape)
         for axis, (o, w, n) in enumerate(zip(_const_entries(dst_off), region, acc_shape, strict=True)):
