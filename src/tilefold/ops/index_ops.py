@@ -733,7 +733,7 @@ register_op(OpDef(
                         Param("valid_shape", ParamKind.TUPLE, required=False)),
     _infer_gather_row("tile.gather_row"), OpKind.ROW_GATHER, Unit.DMA, MemoryRule(MemoryRuleKind.INHERIT),
     output_reuses_input=0, golden=_golden_gather_row, pto="tgatherrow", cost="dma", extra=_GR_EXTRA))
-_tn._declare("gather_row", (Param("acc", V, rank=2), Param("src", ParamKind.TENSOR, rank=2), *_GR_OFFS,
+_tn._declare("gather_row", (Param("acc", ParamKind.TENSOR, rank=2), Param("src", ParamKind.TENSOR, rank=2), *_GR_OFFS,
                             Param("transpose", A, False), Param("valid_shape", ParamKind.TUPLE, required=False)),
              _infer_gather_row("tensor.gather_row"), OpKind.OTHER, _golden_gather_row, "tile.gather_row",
              gm_operands=(1,), **{k: v for k, v in _GR_EXTRA.items() if k in ("note", "keyword_only")})
@@ -899,5 +899,5 @@ register_op(OpDef(
     pto="tgatherb", cost="vector", extra={"note": _GATHERB_NOTE}))
 
 
-__all__ = ["GATHER_OOB", "box_aligned", "gather_row_value", "gather_rows", "gatherb_value", "paged_rows", "scatter_rows",
-           "splitmix64"]
+__all__ = ["GATHER_OOB", "box_aligned", "gather_row_value", "gather_rows", "gatherb_value", "paged_rows",
+           "scatter_rows", "splitmix64"]
