@@ -336,3 +336,75 @@ def test_gatherb_faults_on_a_misaligned_or_outside_offset(bad):
 def test_gatherb_takes_uint32_offsets_only():
     with pytest.raises(TilefoldError, match="UINT32 byte offsets"):
         pl.parse(GATHERB.replace("pl.UINT32", "pl.INT32"))
+
+
+BLOCKS = '''
+import tilefold.language as pl
+
+@pl.program
+class Blocks:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, src: pl.Tensor[[24, 32], pl.FP32], out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]
+               ) -> pl.Tensor[[16, 32], pl.FP32]:
+        b = pl.tile.get_block_idx()
+        acc: pl.Tile[[8, 32], pl.FP32, pl.Mem.Vec] = pl.tile.full([8, 32], dtype=pl.FP32, value=0.0)
+        acc2 = pl.tile.gather_row(acc, src, [0, 0], [b * 8 + 3, 0], [8, 32])
+        out = pl.store(acc2, [ROW, 0], out)
+        return out
+'''
+
+
+@pytest.mark.parametrize(("row", "race"), [("b * 8", False), ("0", True)])
+def test_blocks_gathering_from_one_pool_race_only_on_their_stores(row, race):
+    """Two blocks read overlapping pool rows through gather_row (no race: both only read) and store their own
+    rows; storing both into the same rows is reported as a race."""
+    from tilefold.sim.faults import DeviceFault
+
+    compiled = compile_program(pl.parse(BLOCKS.replace("ROW", row)))
+    src = RNG.standard_normal((24, 32)).astype(np.float32)
+    ins = {"src": src, "out": np.zeros((16, 32), np.float32)}
+    if race:
+        with pytest.raises(DeviceFault, match="race"):
+            simulate(compiled.pto, ins, block_dim=2)
+        return
+    got = simulate(compiled.pto, ins, block_dim=2).outputs["out"]
+    np.testing.assert_array_equal(got, np.concatenate([src[3:11], src[11:19]]))
+
+
+UNWRITTEN = '''
+import tilefold.language as pl
+
+
+@pl.jit
+def short(q: pl.Tensor[[16, 32], pl.FP16], pool: pl.Tensor[[64, 32], pl.FP16], table: pl.Tensor[[4], pl.INT32],
+          idx: pl.Tensor[[8], pl.INT32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        kv = pl.tensor.paged_gather(pool, idx, table, block_size=16, max_indices=16)
+        out[:] = pl.matmul(q, kv, b_trans=True, out_dtype=pl.FP32)
+    return out
+
+
+@pl.jit
+def empty(q: pl.Tensor[[16, 32], pl.FP16], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        kv = pl.tensor.create_l1([16, 32], pl.FP16)
+        out[:] = pl.matmul(q, kv, b_trans=True, out_dtype=pl.FP32)
+    return out
+'''
+
+
+def test_rows_no_gather_wrote_are_an_uninitialised_read_not_a_value(tmp_path):
+    """8 indices into a 16-row buffer leave rows 8..15 unwritten; a bare create_l1 is unwritten: reading either
+    is refused (golden would read zeros, the device whatever L1 held)."""
+    import importlib.util
+
+    path = tmp_path / "unwritten_kernels.py"
+    path.write_text(UNWRITTEN)
+    spec = importlib.util.spec_from_file_location("unwritten_kernels", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    q, out = ints((16, 32)), np.zeros((16, 16), np.float32)
+    with pytest.raises(TilefoldError, match="before anything wrote it"):
+        mod.short(q, ints((64, 32)), TABLE.copy(), np.arange(8, dtype=np.int32), out)
+    with pytest.raises(TilefoldError, match="before anything wrote it"):
+        mod.empty(q, out)

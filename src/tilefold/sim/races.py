@@ -436,7 +436,9 @@ class DataFlow:
         t = type(ins)
         if t is TVector:
             self._taint(run, ins.dst, self._bits(run, [a for a in ins.args if type(a) is str]))
-        elif t is TLoad or t is TGatherRow or (t is TIndirect and ins.gathers):
+        elif t is TGatherRow:  # a region of the tile: its other bytes keep their data, so the tile only gains
+            self._taint(run, ins.dst, self.log.load_bit(ins), hi=run.h(ins.dst).hi)
+        elif t is TLoad or (t is TIndirect and ins.gathers):
             self._taint(run, ins.tile if t is TIndirect else ins.dst, self.log.load_bit(ins))
         elif t is TIndirect:  # an indirect store: its rows hold the data of the tile and of the index
             if self.pending_write is not None:
