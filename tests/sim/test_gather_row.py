@@ -64,17 +64,18 @@ def _paged_inputs():
     return {"q": q, "pool": pool, "table": TABLE.copy(), "idx": idx, "out": np.zeros((16, 16), np.float32)}
 
 
-def test_paged_attention_scores_through_a_block_table_program_form():
+@pytest.mark.parametrize("target", ["Ascend910B", "Ascend950"])
+def test_paged_attention_scores_through_a_block_table_program_form(target):
     """K rows gathered into L1 through a block table, one GM -> L1 DMA per row, then q @ K^T on the cube."""
     program = pl.parse(PROGRAM)
     ins = _paged_inputs()
     want = attention_scores(ins["q"], ins["pool"][physical(ins["idx"])])
     golden = run_program(program, {k: v.copy() for k, v in ins.items()})
     np.testing.assert_array_equal(golden["out"], want)
-    compiled = compile_program(program)
+    compiled = compile_program(program, target=target)
     text = compiled.pto.text()
     assert text.count("tgatherrow") == 1 and "box=16x32" in text, text  # one DMA per loop trip, a boxed L1 row
-    result = simulate(compiled.pto, {k: v.copy() for k, v in ins.items()})
+    result = simulate(compiled.pto, {k: v.copy() for k, v in ins.items()}, target=target)
     np.testing.assert_array_equal(result.outputs["out"], want)
 
 
