@@ -409,3 +409,14 @@ def test_rows_no_gather_wrote_are_an_uninitialised_read_not_a_value(tmp_path):
         mod.short(q, ints((64, 32)), TABLE.copy(), np.arange(8, dtype=np.int32), out)
     with pytest.raises(TilefoldError, match="before anything wrote it"):
         mod.empty(q, out)
+
+
+def test_gather_row_refuses_a_dtype_change_and_a_cube_operand_space():
+    fp16_src = _tile_kernel("pl.tile.gather_row(acc, src, [0, 0], [0, 0], [1, 32])").replace(
+        "src: pl.Tensor[[24, 32], pl.FP32]", "src: pl.Tensor[[24, 32], pl.FP16]")
+    with pytest.raises(TilefoldError, match="source dtype FP16 differs from accumulator dtype FP32"):
+        pl.parse(fp16_src)
+    acc_space = _tile_kernel("pl.tile.gather_row(pl.tile.move(acc, target_memory=pl.Mem.Left), src, [0, 0], "
+                             "[0, 0], [1, 32])")
+    with pytest.raises(TilefoldError, match="takes it in Mat / Vec only"):
+        pl.parse(acc_space)
