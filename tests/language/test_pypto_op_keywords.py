@@ -116,10 +116,10 @@ def test_fillpad_inplace_as_a_statement_updates_its_operand():
     np.testing.assert_array_equal(out, expected)
 
 
-# (sort32, mscatter, random, prefetch, ci, expand_clone, scatter_update, fillpad_expand and gather are modelled
-# since issue 19: tests/sim/test_index_ops.py; what PyPTO has and tilefold still refuses is listed here)
-@pytest.mark.parametrize("call", ["pl.tile.gather_row(t, t)", "pl.paged_gather(t, t)", "pl.tile.gatherb(t, t)",
-                                  "pl.tile.tri(t)", "pl.tile.matmul_mx(t, t)"])
+# (sort32, mscatter, random, prefetch, ci, expand_clone, scatter_update, fillpad_expand, gather, gather_row,
+# paged_gather and gatherb are modelled since issue 19: tests/sim/test_index_ops.py, tests/sim/test_gather_row.py;
+# what PyPTO has and tilefold still refuses is listed here)
+@pytest.mark.parametrize("call", ["pl.tile.tri(t)", "pl.tile.matmul_mx(t, t)", "pl.tile.import_peer_buffer(t)"])
 def test_catalog_operators_without_semantics_are_clear_refusals(call):
     from tilefold.errors import NotSupportedError
 

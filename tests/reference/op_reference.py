@@ -1451,6 +1451,101 @@ def _prefetch_cases(dt) -> list[Case]:
                                        "pl.store(x, [0, 0], out)"], "tile.prefetch")]
 
 
+def _gather_row_cases(dt) -> list[Case]:
+    """Rows of a GM tensor DMA'd into regions of a Vec accumulator loaded from ``base``; the other rows keep
+    their bytes. Three writes: one whole row, a two-row window of which valid_shape moves one row and 20
+    columns, and a window whose declared shape overhangs the accumulator (rows 6..9 of 8) but whose valid
+    extent (2 rows) fits."""
+    base, src = pattern(dt, (8, 32), 46), pattern(dt, (24, 32), 47)
+    want = base.copy()
+    want[3, :] = src[17, :]
+    want[0, 0:20] = src[5, 4:24]
+    want[6:8, :] = src[10:12, :]
+    body = ["acc = pl.load(a0, [0, 0], [8, 32])",
+            "acc = pl.tile.gather_row(acc, a1, [3, 0], [17, 0], [1, 32])",
+            "acc = pl.tile.gather_row(acc, a1, [0, 0], [5, 4], [2, 28], valid_shape=[1, 20])",
+            "acc = pl.tile.gather_row(acc, a1, [6, 0], [10, 0], [4, 32], valid_shape=[2, 32])",
+            "pl.store(acc, [0, 0], out)"]
+    return [_src({"a0": base, "a1": src}, want, body, "tile.gather_row[Vec]")]
+
+
+def _tensor_gather_row_cases(dt) -> list[Case]:
+    """The tensor form on a Vec accumulator (a pl.full result): two rows and a valid-shape sub-window."""
+    src = pattern(dt, (24, 32), 50)
+    want = np.zeros((8, 32), dt)
+    want[5, :] = src[2, :]
+    want[1, 0:16] = src[20, 8:24]
+    body = [f"acc = pl.full([8, 32], dtype=pl.{DT_NAME[dt]}, value=0)",
+            "acc = pl.gather_row(acc, a0, [5, 0], [2, 0], [1, 32])",
+            "acc = pl.tensor.gather_row(acc, a0, [1, 0], [20, 8], [1, 24], valid_shape=[1, 16])",
+            "out[:] = acc"]
+    return [_src({"a0": src}, want, body, "tensor.gather_row[Vec]")]
+
+
+def _paged_inputs(dt, cols: int):
+    pool = mm_operand(dt, (64, cols), 51)
+    table = np.array([2, 0, 3, 1], np.int32)
+    idx = np.random.default_rng(52).permutation(64)[:16].astype(np.int32)
+    return pool, table, idx, table[idx // 16] * 16 + idx % 16
+
+
+def _create_l1_cases(dt) -> list[Case]:
+    """An L1 accumulator filled row by row through a block table, read by a b_trans matmul (q @ kv^T)."""
+    pool, table, idx, phys = _paged_inputs(dt, 32)
+    q = mm_operand(dt, (16, 32), 53)
+    body = [f"kv = pl.create_l1([16, 32], pl.{DT_NAME[dt]})",
+            "for i in pl.range(16):",
+            "    t = pl.read(a3, [i])",
+            "    blk = pl.read(a2, [t // 16])",
+            "    kv = pl.gather_row(kv, a1, [i, 0], [blk * 16 + t % 16, 0], [1, 32])",
+            f"out[:] = pl.matmul(a0, kv, b_trans=True, out_dtype=pl.{DT_NAME[_acc_dt(dt)]})"]
+    want = mm_ref(q, np.ascontiguousarray(pool[phys].T), _acc_dt(dt))
+    return [_src({"a0": q, "a1": pool, "a2": table, "a3": idx}, want, body, "tensor.create_l1", tol=EXACT_ZERO_SIGN_FREE)]
+
+
+def _paged_gather_cases(dt) -> list[Case]:
+    """Rows of a paged pool through a block table: into UB (every dtype, stored as gathered) and, for the cube
+    dtypes, into L1 (natural and is_trans) read by a matmul."""
+    pool, table, idx, phys = _paged_inputs(dt, 48) if dt in MM_DTYPES else (None,) * 4
+    if pool is None:
+        pool = pattern(dt, (64, 48), 54)
+        table = np.array([2, 0, 3, 1], np.int32)
+        idx = np.random.default_rng(52).permutation(64)[:16].astype(np.int32)
+        phys = table[idx // 16] * 16 + idx % 16
+    ins = {"a0": pool, "a1": idx, "a2": table}
+    cases = [_src(ins, pool[phys, 8:40].copy(), ["out[:] = pl.paged_gather(a0, a1, a2, block_size=16, size=32, "
+                                                 "col_offset=8, target_memory=pl.Mem.Vec)"], "tensor.paged_gather[Vec]")]
+    if dt in MM_DTYPES:
+        q = mm_operand(dt, (16, 32), 55)
+        want = mm_ref(q, np.ascontiguousarray(pool[phys, 8:40].T), _acc_dt(dt))
+        acc = DT_NAME[_acc_dt(dt)]
+        for trans, mm in ((False, "b_trans=True, "), (True, "")):
+            body = [f"kv = pl.paged_gather(a0, a1, a2, block_size=16, size=32, col_offset=8, is_trans={trans})",
+                    f"out[:] = pl.matmul(a3, kv, {mm}out_dtype=pl.{acc})"]
+            cases.append(_src({**ins, "a3": q}, want, body, f"tensor.paged_gather[Mat, is_trans={trans}]",
+                              tol=EXACT_ZERO_SIGN_FREE))
+    return cases
+
+
+def _gatherb_cases(dt) -> list[Case]:
+    """32-byte blocks of a [16, 32] tile by byte offset (any multiple of 32 inside its bytes, repeats allowed)."""
+    src = pattern(dt, (16, 32), 48)
+    raw = src.reshape(-1).view(np.uint8)
+    nblocks = raw.size // 32
+    rng = np.random.default_rng(49)
+    offs = (rng.integers(0, nblocks, (8, 4)) * 32).astype(np.uint32)
+    offs[0, 0], offs[0, 1] = 0, (nblocks - 1) * 32  # the first and the last block
+    per = 32 // dt.itemsize
+    want = np.empty((8, 4 * per), dt)
+    for i in range(8):
+        for j in range(4):
+            o = int(offs[i, j])
+            want[i, j * per:(j + 1) * per] = raw[o:o + 32].view(dt)
+    body = ["x = pl.load(a0, [0, 0], [16, 32])", "o = pl.load(a1, [0, 0], [8, 4])",
+            "pl.store(pl.tile.gatherb(x, o), [0, 0], out)"]
+    return [_src({"a0": src, "a1": offs}, want, body, "tile.gatherb")]
+
+
 both("random", (FP32, FP16, BF16, INT32, INT8), _random_cases,
      "value: element k = splitmix64(seed * 2**32 + k), top mantissa bits as a fraction in [0, 1) for floats, low "
      "bits for integers; two seeds")
@@ -1473,3 +1568,15 @@ entry("tile.mgather", ALL, _mgather_cases, "bytes: rows of a GM tensor by an [8,
 entry("tile.mscatter", ALL, _mscatter_cases, "bytes: rows of a tile into GM rows by index; negative masks, a repeated "
                                              "row keeps the later write")
 entry("tile.prefetch", ALL, _prefetch_cases, "bytes: a prefetch changes nothing; the window loaded after it arrives")
+entry("tile.gather_row", ALL, _gather_row_cases,
+      "bytes: GM windows written into rows of a Vec tile at dst offsets, the rest unchanged; valid_shape moves a "
+      "sub-window; a declared window overhanging the tile with a valid extent that fits")
+entry("tile.gatherb", ALL, _gatherb_cases, "bytes: 32-byte blocks of a tile's row-major bytes at UINT32 byte offsets "
+                                           "(first, last and repeated blocks)")
+entry("tensor.gather_row", ALL, _tensor_gather_row_cases,
+      "bytes: the tensor form into a pl.full accumulator, with and without valid_shape")
+entry("tensor.create_l1", MM_DTYPES, _create_l1_cases,
+      "value: an L1 accumulator filled by gather_row through a block table, read by q @ kv^T")
+entry("tensor.paged_gather", ALL, _paged_gather_cases,
+      "bytes (UB, every dtype) and value (L1 natural and is_trans, through a matmul): rows block_table[i // 16] * 16 "
+      "+ i % 16 of a pool, columns 8..40")

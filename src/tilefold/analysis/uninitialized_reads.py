@@ -18,7 +18,8 @@ What counts as a read and what as a write is taken from the registry:
 - a plain ``b = a`` aliases; a loop iter arg is uninitialised on the first iteration when its init is; a
   loop / if result is uninitialised when the value yielded for it is (in any branch);
 - a window write (``extra["window_write"] = (target, value, offsets)``: ``tile.assemble`` writes the value's
-  window, ``tile.write`` one element) does not read its target: the target's other elements pass through. The
+  window, ``tile.write`` one element, ``tile.gather_row`` the extents its ``extra["window_extents"](call)`` states)
+  does not read its target: the target's other elements pass through. The
   walk tracks, per tile of a static shape, which elements nothing wrote yet: a window at offsets it can evaluate
   (constants, affine expressions of the loop variables of a loop with constant bounds, which it then walks
   iteration by iteration, up to ``_MAX_TRIPS``) clears them, and a tile whose every element is written is
@@ -39,6 +40,7 @@ input program.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -129,6 +131,19 @@ def _unwritten_text(mask: np.ndarray, proved: bool) -> str:
     return f"{int(mask.sum())} of its {mask.size} elements nothing wrote, e.g. element {list(first)}{why}"
 
 
+def _norm(form: Any) -> tuple[frozenset, int]:
+    """An affine form comparable by ``==``: (the non-zero coefficients, the constant)."""
+    coeffs, const = form
+    return frozenset((v, c) for v, c in coeffs.items() if c), const
+
+
+def _sum(a: Any, b: Any) -> Any:
+    coeffs = dict(a[0])
+    for v, c in b[0].items():
+        coeffs[v] = coeffs.get(v, 0) + c
+    return coeffs, a[1] + b[1]
+
+
 class _Walker:
     def __init__(self) -> None:
         self.uninit: dict[Var, tuple[Var, str]] = {}  # var -> (origin var, origin op name)
@@ -142,6 +157,8 @@ class _Walker:
         # loop var -> (start, iter args holding created tiles on the first iteration, reads excused in branches
         # that run only on later iterations, reported at the loop's end unless later iterations are written)
         self.first_iteration: dict[Var, tuple[Expr, list[Var], list[UninitializedRead]]] = {}
+        # a var of self.uninit written in whole-row runs at symbolic offsets: the runs, (lo, hi) affine forms
+        self.row_runs: dict[Var, list[tuple[Any, Any]]] = {}
 
     def _check(self, exprs, reader: str, span: Span | None) -> None:
         for e in exprs:
@@ -164,6 +181,7 @@ class _Walker:
 
     def _set(self, var: Var, origin: tuple[Var, str], mask: np.ndarray | None, proved: bool = True) -> None:
         """``var`` holds ``origin``'s tile with the unwritten elements ``mask`` (None: all of them)."""
+        self.row_runs.pop(var, None)
         if mask is not None and not mask.any():
             self._forget(var)
             return
@@ -176,6 +194,7 @@ class _Walker:
             self.proved[var] = proved
 
     def _forget(self, var: Var) -> None:
+        self.row_runs.pop(var, None)
         self.uninit.pop(var, None)
         self.unwritten.pop(var, None)
         self.proved.pop(var, None)
@@ -184,6 +203,8 @@ class _Walker:
         """``dst`` holds the same value as ``src``."""
         if isinstance(src, Var) and src in self.uninit:
             self._set(dst, self.uninit[src], self.unwritten.get(src), self.proved.get(src, True))
+            if src in self.row_runs:
+                self.row_runs[dst] = list(self.row_runs[src])
         else:
             self._forget(dst)
 
@@ -217,12 +238,46 @@ class _Walker:
         offsets = call.args[offsets_at]
         extents = (1,) * len(mask.shape) if mask is not None and value_at is None else \
             getattr(call.args[value_at].type, "static_shape", None) if value_at is not None else None
+        if op.extra.get("window_extents") is not None:  # the op states its written extents (tile.gather_row)
+            extents = op.extra["window_extents"](call)
         where = [self._offset(o) for o in offsets.elements] if isinstance(offsets, MakeTuple) else [None]
         if mask is None or extents is None or None in where or len(where) != mask.ndim:
-            self._set(var, self.uninit[target], mask, False)  # nothing proved written
+            if not self._row_runs(call, op, target, var):
+                self._set(var, self.uninit[target], mask, False)  # nothing proved written
             return
         mask[tuple(slice(max(o, 0), max(o, 0) + e) for o, e in zip(where, extents, strict=True))] = False
         self._set(var, self.uninit[target], mask, self.proved.get(target, True))
+
+    def _row_runs(self, call: Call, op: OpDef, target: Var, var: Var) -> bool:
+        """Whole-row writes at symbolic offsets (``extra["window_region"](call)`` -> (offsets, extents)): runs of
+        rows ``[lo, lo + extent)`` as affine forms, joined where one run ends where the next begins; rows
+        ``[0, rows)`` covered make the tile initialised (e.g. PyPTO's two-run gather ``[0, r1)``, ``[r1, 16)``).
+        False when the write is not such a run (nothing proved)."""
+        region = op.extra.get("window_region")
+        shape = getattr(target.type, "static_shape", None)
+        if region is None or shape is None or len(shape) != 2 or target in self.unwritten:
+            return False
+        offs, exts = region(call)
+        forms = [affine_form(e, self.defs) for e in (*offs, *exts)]
+        if any(f is None for f in forms) or _norm(forms[1]) != _norm(({}, 0)) \
+                or _norm(forms[3]) != _norm(({}, shape[1])):
+            return False
+        runs = [*self.row_runs.get(target, []), (_norm(forms[0]), _norm(_sum(forms[0], forms[2])))]
+        merged = True
+        while merged:
+            merged = False
+            for a in runs:
+                b = next((b for b in runs if b is not a and b[0] == a[1]), None)
+                if b is not None:
+                    runs = [r for r in runs if r is not a and r is not b] + [(a[0], b[1])]
+                    merged = True
+                    break
+        if (_norm(({}, 0)), _norm(({}, shape[0]))) in runs:
+            self._forget(var)
+            return True
+        self.uninit[var] = self.uninit[target]
+        self.row_runs[var] = runs
+        return True
 
     def _slice_view(self, call: Call, var: Var) -> bool:
         """A ``tile.slice`` of a partly written tile at constant offsets: its window of the unwritten elements."""

@@ -98,6 +98,7 @@ from .pto import (
     TCustom,
     TensorParam,
     TExtract,
+    TGatherRow,
     TIndirect,
     TLoad,
     TMatmul,
@@ -511,6 +512,28 @@ class FunctionCodegen:
             self.tensor_name[var] = tensor
         return ()
 
+    def row_gather(self, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+        """``tile.gather_row``: a GM window DMA'd into a region of the accumulator, in place (its result is the
+        accumulator's storage). The static sub-region is ``shapes``, box-aligned on L1; the transfer is the valid
+        extents (``valid_shape``, run-time values allowed)."""
+        from tilefold.ops.index_ops import box_aligned
+
+        dst = self.handle(call.args[0])
+        shapes = tuple(e.value for e in call.args[4].elements)
+        extent_at = 5 if len(call.args) > 5 else 4
+        transpose = bool(call.kwarg("transpose"))
+        region = shapes[::-1] if transpose else shapes
+        box = box_aligned(region, call.args[0].type.dtype.itemsize) \
+            if self.handles[dst].space is MemorySpace.Mat else tuple(region)
+        out.append(TGatherRow(dst, self.tensor(call.args[1]), tuple(self.sexpr(e) for e in call.args[2].elements),
+                              tuple(self.sexpr(e) for e in call.args[3].elements),
+                              tuple(self.sexpr(e) for e in call.args[extent_at].elements), box, tuple(region),
+                              transpose,
+                              opcode=op.pto or "tgatherrow"))
+        if var is not None:
+            self.tile_handle[var] = dst
+        return ()
+
     def index_call(self, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
         if var is not None:
             out.append(SAssign(self.reg(var), self.sexpr(call)))
@@ -879,6 +902,7 @@ _LOWER_BY_KIND: dict[OpKind, Callable[..., tuple[str, ...]]] = {
     OpKind.STORE: FunctionCodegen.store,
     OpKind.INDIRECT_LOAD: FunctionCodegen.indirect_load,
     OpKind.INDIRECT_STORE: FunctionCodegen.indirect_store,
+    OpKind.ROW_GATHER: FunctionCodegen.row_gather,
     OpKind.VIEW: _view,
     OpKind.COPY: FunctionCodegen.copy,
     OpKind.MATMUL: _matmul,

@@ -279,6 +279,30 @@ class TIndirect(Instr):
         return f"{self.opcode} @{self.tensor}[%{self.index}], %{self.tile}{attrs}"
 
 
+@dataclass(frozen=True)
+class TGatherRow(Instr):
+    """One caller-addressed GM window DMA'd into a region of an on-chip tile (``tile.gather_row``): the window of
+    ``extent`` (the valid extents, run-time values allowed) at ``src_offsets`` of ``tensor`` is written at
+    ``dst_offsets`` of ``dst`` (transposed when ``transpose``); the rest of ``dst`` keeps its bytes. ``box`` is the
+    static sub-region codegen declares (``shapes``, box-aligned on L1): it may overhang ``dst``, the written region
+    may not."""
+
+    dst: str
+    tensor: str
+    dst_offsets: tuple[SExpr, ...]
+    src_offsets: tuple[SExpr, ...]
+    extent: tuple[SExpr, ...]
+    box: tuple[int, int]
+    window: tuple[int, int]  # the declared sub-region (``shapes``, in the tile's orientation): bounds the transfer
+    transpose: bool = False
+    opcode: str = "tgatherrow"
+
+    def text(self) -> str:
+        trans = ", transpose" if self.transpose else ""
+        return (f"{self.opcode} %{self.dst}{_offs(self.dst_offsets)} box={self.box[0]}x{self.box[1]}, "
+                f"@{self.tensor}{_offs(self.src_offsets)} extent{_offs(self.extent)}{trans}")
+
+
 def _attr(v: Any) -> str:
     if isinstance(v, DataType):
         return v.name.lower()
@@ -465,6 +489,8 @@ def tile_accesses(ins: Instr) -> tuple[tuple[str, ...], tuple[str, ...], tuple[s
         if ins.gathers:
             return (ins.index,), (ins.tile,), (ins.tensor,), ()
         return (ins.tile, ins.index), (), (), (ins.tensor,)
+    if t is TGatherRow:  # writes a region of its tile: the other bytes pass through (read and written)
+        return (ins.dst,), (ins.dst,), (ins.tensor,), ()
     if t is SRead:
         return (), (), (ins.tensor,), ()
     if t is SWrite:

@@ -45,6 +45,7 @@ from .pto import (
     SetFlag,
     TCustom,
     TExtract,
+    TGatherRow,
     TIndirect,
     TLoad,
     TMatmul,
@@ -71,6 +72,8 @@ def instruction_pipe(ins: Instr, space_of: Callable[[str], MemorySpace], target:
         return target.path_pipe(space_of(ins.src), Mem.DDR)
     if t is TExtract:
         return target.path_pipe(space_of(ins.src), space_of(ins.dst))
+    if t is TGatherRow:
+        return target.path_pipe(Mem.DDR, space_of(ins.dst))
     if t is TIndirect:  # an indirect load / store runs on the DMA engine of its direction
         if ins.gathers:
             return target.path_pipe(Mem.DDR, space_of(ins.tile))

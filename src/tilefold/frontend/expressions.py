@@ -585,6 +585,9 @@ class ExpressionsMixin:
         for i, a in enumerate(node.args):
             if isinstance(a, ast.Starred):
                 raise self.error(a, "*args is not supported", hint="pass the arguments one by one")
+            if params[i].name in op.extra.get("keyword_only", ()):  # e.g. gather_row's valid_shape=
+                raise self.error(a, f"pl.{opname}: {params[i].name!r} is keyword-only",
+                                 hint=f"write {params[i].name}=[...]; signature: {_signature_str(opname, op)}")
             bound[i] = a
         for kw in node.keywords:
             if kw.arg is None:

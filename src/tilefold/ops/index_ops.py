@@ -33,7 +33,7 @@ import numpy as np
 
 from tilefold.errors import TypeInferenceError
 from tilefold.ir.shapes import make_shape
-from tilefold.ir.types import DataType, PadValue, TensorType, TileType, TileView, Type
+from tilefold.ir.types import DataType, MemorySpace, PadValue, TensorType, TileType, TileView, Type
 from tilefold.ops import tensor_ops as _tn
 from tilefold.ops import tile_ops as _tl
 from tilefold.ops.registry import (
@@ -598,4 +598,306 @@ register_op(OpDef(
     golden=lambda a, k: np.asarray(a[0]), pto=None, cost="none", extra={"note": _PREFETCH_NOTE, "no_effect": True}))
 
 
-__all__ = ["GATHER_OOB", "gather_rows", "scatter_rows", "splitmix64"]
+
+
+# ------------------------------------------------------------------------------------------------
+# gather_row: one caller-addressed GM window DMA'd into a region of an on-chip accumulator (DPS)
+# ------------------------------------------------------------------------------------------------
+
+_GATHER_ROW_NOTE = ("DMA of the GM window src[src_offsets : src_offsets + valid_shape] (valid_shape defaults to "
+                    "shapes) into acc at dst_offsets, the rest of acc unchanged (the result is acc's storage); "
+                    "transpose=True writes the window transposed (GM [r, c] -> acc [c, r]); the written region must "
+                    "fit acc (dst_offsets + valid_shape <= acc.shape) and the source window the tensor: a "
+                    "provable violation is refused, a run-time one faults")
+#: elements of one 32-byte fractal row (C0) of an L1 box, by element size; an L1 box is 16 rows high
+_BOX_ROWS, _BOX_BYTES = 16, 32
+
+
+def _const_entries(elements: Sequence[Any]) -> list[int | None]:
+    from tilefold.ir.expr import ConstInt
+
+    return [e.value if isinstance(e, ConstInt) else None for e in elements]
+
+
+def box_aligned(shape: Sequence[int], itemsize: int) -> tuple[int, int]:
+    """The box-aligned physical size of an L1 (NZ) sub-region of ``shape``: rows rounded up to 16, columns to
+    C0 = 32 / itemsize (PyPTO's tile.gather_row codegen; a Vec region keeps its exact size)."""
+    c0 = max(_BOX_BYTES // itemsize, 1)
+    rows, cols = shape
+    return -(-rows // _BOX_ROWS) * _BOX_ROWS, -(-cols // c0) * c0
+
+
+def _gather_row_shapes(op: str, args: Sequence[Any], attrs: dict[str, Any]) -> tuple[tuple[int, ...], list]:
+    """The static window ``shapes`` and the written extents (valid_shape entries, constants or None)."""
+    shapes = _const_entries(_tl._tuple(op, args, 4, "shapes"))
+    if len(shapes) != 2 or any(s is None or s <= 0 for s in shapes):
+        raise _fail(op, f"shapes must be two positive integer constants, got {shapes}",
+                    "shapes sizes the static sub-region (e.g. [1, 64]); a run-time length goes in valid_shape=")
+    if len(args) <= 5:
+        return tuple(shapes), list(shapes)
+    if attrs.get("transpose"):
+        raise _fail(op, "valid_shape= cannot be combined with transpose=True",
+                    "a run-time column extent on a transposed (ZN) L1 tile is not supported: gather whole windows "
+                    "when transposing, or drop transpose=True")
+    valid = _const_entries(_tl._tuple(op, args, 5, "valid_shape"))
+    if len(valid) != 2:
+        raise _fail(op, f"valid_shape needs 2 entries, got {len(valid)}", "one extent per axis of shapes")
+    for axis, (v, s) in enumerate(zip(valid, shapes, strict=True)):
+        if v is not None and not 0 <= v <= s:
+            raise _fail(op, f"valid_shape[{axis}] = {v} is outside [0, {s}] (shapes[{axis}] = {s})",
+                        "the transfer length may not exceed the declared window, nor be negative")
+    return tuple(shapes), valid
+
+
+def _infer_gather_row(name: str):
+    def infer(args, attrs) -> Type:
+        acc, src = args[0].type, args[1].type
+        if not isinstance(attrs.get("transpose", False), bool):
+            raise _fail(name, f"transpose={attrs.get('transpose')!r} must be True or False", "transpose=True")
+        if src.dtype is not acc.dtype:
+            raise _fail(name, f"source dtype {src.dtype.name} differs from accumulator dtype {acc.dtype.name}",
+                        "gather into an accumulator of the tensor's dtype (the DMA does not convert)")
+        if len(acc.shape) != 2:
+            raise _fail(name, f"the accumulator must be 2-D, got rank {len(acc.shape)}", "use an [rows, cols] tile")
+        _, written = _gather_row_shapes(name, args, attrs)
+        if name.startswith("tile.") and attrs.get("transpose") and acc.memory_space is not MemorySpace.Mat:
+            raise _fail(name, "transpose=True gathers into an L1 (Mat) accumulator only",
+                        "create the accumulator with target_memory=pl.Mem.Mat")
+        dst_off, src_off = _tl._tuple(name, args, 2, "dst_offsets"), _tl._tuple(name, args, 3, "src_offsets")
+        if len(dst_off) != 2 or len(src_off) != len(src.shape):
+            raise _fail(name, f"dst_offsets needs 2 entries and src_offsets {len(src.shape)}",
+                        "one offset per axis of the accumulator / of the source tensor")
+        region = written[::-1] if attrs.get("transpose") else written
+        acc_shape = _const_entries(acc.shape)
+        for axis, (o, w, n) in enumerate(zip(_const_entries(dst_off), region, acc_shape, strict=True)):
+            if o is not None and (o < 0 or (w is not None and n is not None and o + w > n)):
+                raise _fail(name, f"the written region [{o}, {o + (w or 0)}) on axis {axis} leaves the accumulator "
+                                  f"of extent {n}", "dst_offsets + valid_shape must fit the accumulator (the "
+                                                    "declared shapes window may overhang it, the written rows not)")
+        if len(src.shape) == 2 and all(w is not None for w in written):
+            _tl._check_gm_window(name, src, src_off, written, "gather_row source")
+        if name.startswith("tensor."):
+            return TensorType(acc.shape, acc.dtype)
+        return TileType(acc.shape, acc.dtype, acc.memory_space, None, acc.tile_view)
+    return infer
+
+
+def gather_row_value(acc: np.ndarray, src: np.ndarray, dst_off: Sequence[int], src_off: Sequence[int],
+                     extents: Sequence[int], transpose: bool) -> np.ndarray:
+    """``acc`` with the GM window of ``extents`` at ``src_off`` written at ``dst_off`` (transposed on request);
+    a window outside ``src`` or a region outside ``acc`` raises IndexError (never a clip or a wrap)."""
+    (d0, d1), (s0, s1), (r, c) = ([int(x) for x in dst_off], [int(x) for x in src_off], [int(x) for x in extents])
+    if min(r, c) < 0:
+        raise IndexError(f"gather_row: negative transfer extent {[r, c]}")
+    if s0 < 0 or s1 < 0 or s0 + r > src.shape[0] or s1 + c > src.shape[1]:
+        raise IndexError(f"gather_row: source window at {[s0, s1]} of {[r, c]} leaves the tensor {list(src.shape)}")
+    rr, cc = (c, r) if transpose else (r, c)
+    if d0 < 0 or d1 < 0 or d0 + rr > acc.shape[0] or d1 + cc > acc.shape[1]:
+        raise IndexError(f"gather_row: written region at {[d0, d1]} of {[rr, cc]} leaves the accumulator "
+                         f"{list(acc.shape)}")
+    out = np.array(acc, copy=True)
+    win = np.asarray(src)[s0:s0 + r, s1:s1 + c]
+    out[d0:d0 + rr, d1:d1 + cc] = win.T if transpose else win
+    return out
+
+
+def _golden_gather_row(a, k):
+    extents = a[5] if len(a) > 5 and a[5] is not None else a[4]
+    return gather_row_value(np.asarray(a[0]), np.asarray(a[1]), a[2], a[3], extents, bool(k.get("transpose")))
+
+
+def _gather_row_extents(call: Any) -> tuple[int, ...] | None:
+    """The static extents of the region a gather_row call writes (uninitialised-read analysis), else None."""
+    from tilefold.ir.expr import MakeTuple
+
+    at = 5 if len(call.args) > 5 else 4
+    ext = _const_entries(call.args[at].elements) if isinstance(call.args[at], MakeTuple) else [None]
+    if None in ext:
+        return None
+    return tuple(ext[::-1]) if call.kwarg("transpose") else tuple(ext)
+
+
+def _gather_row_region(call: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """(offsets, extents) of the region a gather_row call writes, as expressions (run-time values allowed)."""
+    ext = call.args[5 if len(call.args) > 5 else 4].elements
+    return tuple(call.args[2].elements), tuple(ext[::-1]) if call.kwarg("transpose") else tuple(ext)
+
+
+_GR_OFFS = (Param("dst_offsets", ParamKind.TUPLE), Param("src_offsets", ParamKind.TUPLE),
+            Param("shapes", ParamKind.TUPLE))
+_GR_EXTRA = {"note": _GATHER_ROW_NOTE, "keyword_only": ("valid_shape",), "window_write": (0, None, 2),
+             "window_extents": _gather_row_extents, "window_region": _gather_row_region}
+register_op(OpDef(
+    "tile.gather_row", (Param("acc", T, memory=(MemorySpace.Mat, MemorySpace.Vec), rank=2),
+                        Param("src", ParamKind.TENSOR, rank=2), *_GR_OFFS, Param("transpose", A, False),
+                        Param("valid_shape", ParamKind.TUPLE, required=False)),
+    _infer_gather_row("tile.gather_row"), OpKind.ROW_GATHER, Unit.DMA, MemoryRule(MemoryRuleKind.INHERIT),
+    output_reuses_input=0, golden=_golden_gather_row, pto="tgatherrow", cost="dma", extra=_GR_EXTRA))
+_tn._declare("gather_row", (Param("acc", ParamKind.TENSOR, rank=2), Param("src", ParamKind.TENSOR, rank=2), *_GR_OFFS,
+                            Param("transpose", A, False), Param("valid_shape", ParamKind.TUPLE, required=False)),
+             _infer_gather_row("tensor.gather_row"), OpKind.OTHER, _golden_gather_row, "tile.gather_row",
+             gm_operands=(1,), **{k: v for k, v in _GR_EXTRA.items() if k in ("note", "keyword_only")})
+
+
+# ------------------------------------------------------------------------------------------------
+# create_l1: an L1 (Mat) accumulator for a kernel-driven gather
+# ------------------------------------------------------------------------------------------------
+
+_CREATE_L1_NOTE = ("an uninitialised L1 (Mat) buffer of shape and dtype, the accumulator of pl.gather_row; "
+                   "transpose=True asks for the transposed (ZN) fractal layout on the device, which tilefold's value "
+                   "model does not distinguish (the tile's logical [rows, cols] is what ops read)")
+
+
+def _infer_create_l1(args, attrs) -> Type:
+    op = "tensor.create_l1"
+    shape = _shape_attr(op, attrs)
+    dtype = attrs.get("dtype")
+    if not isinstance(dtype, DataType):
+        raise _fail(op, f"dtype={dtype!r} is not a dtype", "e.g. pl.create_l1([128, 64], pl.BF16)")
+    if len(shape) != 2:
+        raise _fail(op, f"shape {list(shape)} is not 2-D", "an L1 accumulator is [rows, cols]")
+    if not isinstance(attrs.get("transpose", False), bool):
+        raise _fail(op, f"transpose={attrs.get('transpose')!r} must be True or False", "transpose=True")
+    return TensorType(make_shape(shape), dtype)
+
+
+_tn._declare("create_l1", (Param("shape", A), Param("dtype", A, DataType.FP32), Param("transpose", A, False)),
+             _infer_create_l1, OpKind.CREATE, lambda a, k: np.zeros(k["shape"], dtype=k["dtype"].np_dtype),
+             "tile.create", note=_CREATE_L1_NOTE, tile_attrs={"target_memory": MemorySpace.Mat},
+             uninitialized=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# paged_gather: rows of a paged pool through a block table, into an on-chip buffer
+# ------------------------------------------------------------------------------------------------
+
+_PAGED_NOTE = ("row i of the result is row block_table[idx // block_size] * block_size + idx % block_size of src "
+               "(idx = indices[i]), columns [col_offset, col_offset + size); is_trans=True (Mat only) gives the "
+               "transposed [size, max_indices] buffer (row i as column i); rows past len(indices) up to max_indices "
+               "are not written (uninitialised); an index, block-table entry or pool row outside its tensor faults. "
+               "Lowered by ConvertTensorToTileOps to a loop of scalar reads and tile.gather_row")
+
+
+def _paged_attrs(op: str, src: Any, idx: Any, attrs: dict[str, Any]) -> tuple[int, int, int, int]:
+    """(block_size, rows, size, col_offset) of a paged_gather, checked."""
+    def positive(key: str, value: Any, lo: int = 1) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < lo:
+            raise _fail(op, f"{key}={value!r} must be an integer >= {lo}", f"e.g. {key}=16")
+        return value
+
+    bs = positive("block_size", attrs.get("block_size"))
+    cols = _static(op, src, "source pool")[1]
+    col = positive("col_offset", attrs.get("col_offset", 0), 0)
+    size = positive("size", attrs.get("size") if attrs.get("size") is not None else cols - col)
+    if col + size > cols:
+        raise _fail(op, f"columns [{col}, {col + size}) leave the pool's {cols} columns", "shrink size or col_offset")
+    n = idx.static_shape[0] if idx.static_shape is not None else None
+    rows = attrs.get("max_indices") if attrs.get("max_indices") is not None else n
+    if rows is None:
+        raise _fail(op, "the index count is dynamic and max_indices is not given",
+                    "pass max_indices= (the static row capacity of the on-chip buffer)")
+    rows = positive("max_indices", rows)
+    if n is not None and n > rows:
+        raise _fail(op, f"{n} indices do not fit max_indices={rows}", "raise max_indices to the index count")
+    return bs, rows, size, col
+
+
+def _infer_paged_gather(args, attrs) -> Type:
+    op = "tensor.paged_gather"
+    src, idx, table = (a.type for a in args[:3])
+    for t, what in ((idx, "indices"), (table, "block_table")):
+        if not t.dtype.is_int:
+            raise _fail(op, f"{what} is {t.dtype.name}; it must hold integers", f"pass {what} as an INT32 tensor")
+    _, rows, size, _ = _paged_attrs(op, src, idx, attrs)
+    space = attrs.get("target_memory", MemorySpace.Mat)
+    if space not in (MemorySpace.Mat, MemorySpace.Vec):
+        raise _fail(op, f"target_memory={space!r} is not Mat or Vec", "gather into pl.Mem.Mat (L1) or pl.Mem.Vec (UB)")
+    trans = attrs.get("is_trans", False)
+    if not isinstance(trans, bool) or (trans and space is not MemorySpace.Mat):
+        raise _fail(op, "is_trans=True gathers into L1 (target_memory=pl.Mem.Mat) only",
+                    "drop is_trans, or gather into Mat")
+    return TensorType(make_shape((size, rows) if trans else (rows, size)), src.dtype)
+
+
+def paged_rows(indices: np.ndarray, table: np.ndarray, block_size: int, pool_rows: int) -> np.ndarray:
+    """The physical pool row of every logical index (faults, as IndexError, on any address outside its tensor)."""
+    idx = np.asarray(indices).astype(np.int64).ravel()
+    tab = np.asarray(table).astype(np.int64).ravel()
+    pages = _checked_index("paged_gather", idx // block_size, tab.size, "entries of the block table")
+    phys = tab[pages] * block_size + idx % block_size
+    bad = np.flatnonzero((idx < 0) | (phys < 0) | (phys >= pool_rows))
+    if bad.size:
+        k = int(bad[0])
+        raise IndexError(f"paged_gather: index {int(idx[k])} (entry {k}) maps to pool row {int(phys[k])}, outside "
+                         f"[0, {pool_rows})")
+    return phys
+
+
+def _golden_paged_gather(a, k):
+    src = np.asarray(a[0])
+    bs, col = int(k["block_size"]), int(k.get("col_offset") or 0)
+    size = int(k["size"]) if k.get("size") is not None else src.shape[1] - col
+    n = np.asarray(a[1]).size
+    rows = int(k["max_indices"]) if k.get("max_indices") is not None else n
+    out = np.zeros((rows, size), src.dtype)
+    out[:n] = src[paged_rows(a[1], a[2], bs, src.shape[0]), col:col + size]
+    return out.T.copy() if k.get("is_trans") else out
+
+
+register_op(OpDef(
+    "tensor.paged_gather",
+    (Param("src", ParamKind.TENSOR, rank=2), Param("indices", ParamKind.TENSOR, rank=1, dtypes=INT_ONLY),
+     Param("block_table", ParamKind.TENSOR, rank=1, dtypes=INT_ONLY), Param("block_size", A),
+     Param("max_indices", A, required=False), Param("size", A, required=False), Param("col_offset", A, 0),
+     Param("target_memory", A, MemorySpace.Mat), Param("is_trans", A, False)),
+    _infer_paged_gather, OpKind.OTHER, Unit.NONE, golden=_golden_paged_gather, cost="none",
+    extra={"note": _PAGED_NOTE, "lowering": "paged_gather", "tile_op": "tile.gather_row"}))
+
+
+# ------------------------------------------------------------------------------------------------
+# gatherb: 32-byte blocks of a UB tile by UINT32 byte offsets
+# ------------------------------------------------------------------------------------------------
+
+_GATHERB_NOTE = ("block j of row i of the result is the 32 bytes of src (its row-major bytes) starting at byte "
+                 "offsets[i, j]; one offset column gives 32 / sizeof(dtype) elements; an offset that is not a "
+                 "multiple of 32 or whose block leaves src is a fault")
+_BLOCK = 32
+
+
+def _infer_gatherb(args, attrs) -> Type:
+    op = "tile.gatherb"
+    src, offs = args[0].type, args[1].type
+    if offs.dtype is not DataType.UINT32:
+        raise _fail(op, f"the offsets are {offs.dtype.name}; gatherb takes UINT32 byte offsets",
+                    "cast the offsets: pl.tile.cast(o, target_type=pl.UINT32)")
+    _static(op, src, "source")
+    rows, cols = _static(op, offs, "offset tile")
+    per = _BLOCK // src.dtype.itemsize
+    if per < 1 or _BLOCK % src.dtype.itemsize:
+        raise _fail(op, f"{src.dtype.name} elements do not divide a 32-byte block", "use a 1-, 2- or 4-byte dtype")
+    return _result(op, (rows, cols * per), src.dtype)
+
+
+def gatherb_value(src: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The 32-byte blocks of ``src``'s row-major bytes at byte ``offsets`` (UINT32), one block per offset."""
+    raw = np.ascontiguousarray(src).reshape(-1).view(np.uint8)
+    offs = np.asarray(offsets).astype(np.int64)
+    bad = np.flatnonzero((offs % _BLOCK != 0) | (offs < 0) | (offs + _BLOCK > raw.size))
+    if bad.size:
+        k = int(bad[0])
+        where = [int(e) for e in np.unravel_index(k, offs.shape)]
+        raise IndexError(f"gatherb: byte offset {int(offs.flat[k])} at element {where} of the offset tile is not a "
+                         f"32-byte-aligned block inside the {raw.size}-byte source")
+    blocks = raw[offs.reshape(-1, 1) + np.arange(_BLOCK)]
+    rows, cols = offs.shape
+    return blocks.reshape(rows, cols * _BLOCK).view(src.dtype).copy()
+
+
+register_op(OpDef(
+    "tile.gatherb", (Param("src", T, memory=VEC_ONLY, rank=2), Param("offsets", T, **INDEX)), _infer_gatherb,
+    OpKind.OTHER, Unit.VECTOR, _tl.VEC, golden=lambda a, k: gatherb_value(np.asarray(a[0]), np.asarray(a[1])),
+    pto="tgatherb", cost="vector", extra={"note": _GATHERB_NOTE}))
+
+
+__all__ = ["GATHER_OOB", "box_aligned", "gather_row_value", "gather_rows", "gatherb_value", "paged_rows",
+           "scatter_rows", "splitmix64"]

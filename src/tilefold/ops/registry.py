@@ -68,6 +68,7 @@ class OpKind(enum.Enum):
     CUSTOM = "custom"
     INDIRECT_LOAD = "indirect_load"  # GM rows into a tile by an index tile (tile.mgather)
     INDIRECT_STORE = "indirect_store"  # tile rows into GM rows by an index tile (tile.mscatter)
+    ROW_GATHER = "row_gather"  # a caller-addressed GM window DMA'd into a region of an on-chip tile (tile.gather_row)
     OTHER = "other"
 
 

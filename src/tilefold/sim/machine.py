@@ -44,6 +44,7 @@ from tilefold.backend.pto import (
     SWrite,
     TCustom,
     TExtract,
+    TGatherRow,
     TIndirect,
     TLoad,
     TMatmul,
@@ -775,6 +776,42 @@ class KernelRun:
             blocks = 1 + int(np.count_nonzero(np.diff(used) != 1))
         self._dma(ins, direction[0], direction[1], n * row_bytes, max(blocks, 1))
 
+    def x_TGatherRow(self, ins: TGatherRow) -> None:
+        """gather_row: the GM window (its run-time extents) DMA'd into a region of the tile, the rest unchanged;
+        a transfer longer than the declared window, a region leaving the tile or a window leaving the tensor
+        faults (nothing is clipped)."""
+        dst = self.h(ins.dst)
+        mem = self._mem(dst, ins)
+        self._path(Mem.DDR, dst.space, ins, dst.address)
+        arr = self.gm.get(ins.tensor)
+        if arr is None:
+            raise TilefoldError(f"simulator: no GM tensor @{ins.tensor}")
+        r, c = (self.ev_int(e) for e in ins.extent)
+        d0, d1 = (self.ev_int(e) for e in ins.dst_offsets)
+        s0, s1 = (self.ev_int(e) for e in ins.src_offsets)
+        rr, cc = (c, r) if ins.transpose else (r, c)
+        if not (0 <= rr <= ins.window[0] and 0 <= cc <= ins.window[1]):
+            raise OutOfBounds(f"transfer extent {[r, c]} is outside the declared window {list(ins.window)}",
+                              instruction=ins.text(), address=dst.address, space=dst.space.name,
+                              hint="bound the run-time valid_shape by the static shapes, e.g. pl.min(n, R)")
+        if d0 < 0 or d1 < 0 or d0 + rr > dst.rows or d1 + cc > dst.cols:
+            raise OutOfBounds(f"written region at ({d0}, {d1}) of {rr}x{cc} leaves the {dst.rows}x{dst.cols} tile "
+                              f"%{ins.dst}", instruction=ins.text(), address=dst.address, space=dst.space.name,
+                              hint="dst_offsets + valid_shape must fit the accumulator")
+        if s0 < 0 or s1 < 0 or s0 + r > arr.shape[0] or s1 + c > arr.shape[1]:
+            first = first_faulting_element([s0, s1], (max(r, 1), max(c, 1)), arr.shape)
+            raise OutOfBounds(f"source window at ({s0}, {s1}) of {r}x{c} leaves tensor @{ins.tensor} of shape "
+                              f"{list(arr.shape)}", instruction=ins.text(), space="GM",
+                              address=gm_byte_offset(first, arr.shape, arr.dtype.itemsize),
+                              hint="check the gathered row address (e.g. the block table entry) against the pool")
+        win = arr[s0:s0 + r, s1:s1 + c]
+        if self.races is not None:  # GM race detection (sim/races.py)
+            self.races.record(self, False, ins.tensor, arr, win, ins)
+        tile = np.array(read(mem, dst, ""), copy=True)
+        tile[d0:d0 + rr, d1:d1 + cc] = win.T if ins.transpose else win
+        write(mem, dst, tile, "")
+        self._dma(ins, Mem.DDR, dst.space, r * c * dst.isz, 1)
+
     def x_TMatmul(self, ins: TMatmul) -> None:
         op = self.m.op(ins.op)
         hs = [self.h(s) for s in ins.srcs]
@@ -954,7 +991,8 @@ class Machine:
             For: KernelRun.x_For, While: KernelRun.x_While, If: KernelRun.x_If,
             TLoad: KernelRun.x_TLoad, TStore: KernelRun.x_TStore, TSubview: KernelRun.x_TSubview,
             TExtract: KernelRun.x_TExtract, TVector: KernelRun.x_TVector, TMatmul: KernelRun.x_TMatmul,
-            TCustom: KernelRun.x_TCustom, TIndirect: KernelRun.x_TIndirect, SetFlag: KernelRun.x_SetFlag,
+            TCustom: KernelRun.x_TCustom, TIndirect: KernelRun.x_TIndirect, TGatherRow: KernelRun.x_TGatherRow,
+            SetFlag: KernelRun.x_SetFlag,
             WaitFlag: KernelRun.x_WaitFlag,
         }
         self.budget = StepBudget(None, "simulator")

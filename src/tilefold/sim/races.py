@@ -35,7 +35,18 @@ from typing import Any
 
 import numpy as np
 
-from tilefold.backend.pto import SRead, SWrite, TCustom, TExtract, TIndirect, TLoad, TMatmul, TStore, TVector
+from tilefold.backend.pto import (
+    SRead,
+    SWrite,
+    TCustom,
+    TExtract,
+    TGatherRow,
+    TIndirect,
+    TLoad,
+    TMatmul,
+    TStore,
+    TVector,
+)
 
 from .faults import RaceDetected
 from .memory import FR
@@ -102,7 +113,7 @@ def _merge(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray
 def _gm_tensors(body, loaded: set[str], stored: set[str]) -> None:
     for ins in body:
         t = type(ins)
-        if t is TLoad or t is SRead or (t is TIndirect and ins.gathers):
+        if t is TLoad or t is SRead or t is TGatherRow or (t is TIndirect and ins.gathers):
             loaded.add(ins.tensor)
         elif t is TStore or t is SWrite or t is TIndirect:
             stored.add(ins.tensor)
@@ -425,6 +436,8 @@ class DataFlow:
         t = type(ins)
         if t is TVector:
             self._taint(run, ins.dst, self._bits(run, [a for a in ins.args if type(a) is str]))
+        elif t is TGatherRow:  # a region of the tile: its other bytes keep their data, so the tile only gains
+            self._taint(run, ins.dst, self.log.load_bit(ins), hi=run.h(ins.dst).hi)
         elif t is TLoad or (t is TIndirect and ins.gathers):
             self._taint(run, ins.tile if t is TIndirect else ins.dst, self.log.load_bit(ins))
         elif t is TIndirect:  # an indirect store: its rows hold the data of the tile and of the index

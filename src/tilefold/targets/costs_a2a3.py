@@ -341,6 +341,10 @@ EXTRAPOLATED_OPS: dict[str, tuple[tuple[str, ...], str]] = {
     **{op: (("TROWEXPAND", "TADDS"), "one indexed element access per result element (priced like the per-element "
                                      "TROWEXPAND) and one pass writing the result (TADDS)") for op in (
         "TGATHER", "TSCATTER")},
+    # a block gather reads whole 32-byte blocks (one aligned UB block per offset, the granule of a vector repeat):
+    # one pass over the result, priced like TADDS, not the per-element indexed family
+    "TGATHERB": (("TADDS",), "32-byte blocks by byte offset: one block-granular pass writing the result, priced "
+                             "like TADDS"),
     "TSCATTERUPDATE": (("TADDS", "TADDS", "TADDS", "TMULS", "TROWEXPAND", "TSUB", "TADDS", "TROWEXPAND", "TADDS",
                         "TADDS", "TADDS", "TROWEXPAND", "TADDS", "TADDS", "TMUL"),
                        "PyPTO's lowering of a whole-row update (ConvertTensorToTileOps page): tci, texpands, "

@@ -317,6 +317,8 @@ EXTRAPOLATED_OPS: dict[str, tuple[tuple[str, ...], str]] = {
     **{op: (("a2a3:TROWEXPAND", "TMINS"), "one indexed element access per result element (A2/A3's per-element "
                                           "TROWEXPAND with A5's start-up) and one pass writing the result (TMINS)")
        for op in ("TGATHER", "TSCATTER")},
+    "TGATHERB": (("TMINS",), "32-byte blocks by byte offset: one block-granular pass writing the result, priced "
+                             "like TMINS"),
     "TSCATTERUPDATE": (("TMINS", "TMINS", "TMINS", "TMINS", "a2a3:TROWEXPAND", "TSUB", "TMINS", "a2a3:TROWEXPAND",
                         "TMINS", "TMINS", "TMINS", "a2a3:TROWEXPAND", "TMINS", "TMINS", "TSEL"),
                        "PyPTO's lowering of a whole-row update (ConvertTensorToTileOps page): tci, texpands, "

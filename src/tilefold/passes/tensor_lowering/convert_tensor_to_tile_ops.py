@@ -31,7 +31,7 @@ from typing import Any
 
 from tilefold.analysis.scalar_facts import add_index
 from tilefold.errors import NotSupportedError, Span
-from tilefold.ir.expr import Call, ConstInt, Expr, FloorDiv, IterArg, MakeTuple, Mul, Var
+from tilefold.ir.expr import Add, Call, ConstInt, Expr, FloorDiv, IterArg, MakeTuple, Mod, Mul, Var
 from tilefold.ir.names import NameSupply
 from tilefold.ir.stmt import (
     AssignStmt,
@@ -1087,12 +1087,17 @@ class _Structured:
         if call.op_name == "tensor.concat":  # lowered where it is written: one store per part
             self.concat[s.var] = (call.args[0], call.args[1])
             return
+        if op.extra.get("lowering") == "paged_gather":
+            self.tile[s.var] = _paged_gather_loop(s, [self.gm.get(a, a) for a in call.args], out)
+            return
         mem = MemorySpace.Mat if op.kind is OpKind.MATMUL else MemorySpace.Vec
         tile_op = find_op(op.extra["tile_op"])
         assert tile_op is not None
-        args = transposed_operands(call, [self.operand(a, out, mem) for a in call.args], out,
-                                   lambda base: f"{base}_t")
+        gm = op.extra.get("gm_operands", ())  # operands the tile op reads from GM itself (gather_row's src)
+        args = transposed_operands(call, [self.gm.get(a, a) if i in gm else self.operand(a, out, mem)
+                                          for i, a in enumerate(call.args)], out, lambda base: f"{base}_t")
         attrs = {k: v for k, v in call.kwargs if k in {p.name for p in tile_op.attr_params}}
+        attrs.update(op.extra.get("tile_attrs", {}))  # fixed attributes of the tile form (create_l1: Mat)
         tc = make_call(tile_op.name, args, attrs, span=span)
         v = Var(s.var.name, tc.type, span)
         out.append(AssignStmt(v, tc, span=span))
@@ -1296,6 +1301,41 @@ def _walk_assigns(stmt: Stmt) -> list[AssignStmt]:
     return found
 
 
+def _paged_gather_loop(s: AssignStmt, args: list[Expr], out: list[Stmt]) -> Var:
+    """``tensor.paged_gather`` as PyPTO's ConvertTensorToTileOps page lowers it: an on-chip buffer of
+    ``max_indices`` rows, filled by a loop over the indices of scalar GM reads (the index, its block-table entry)
+    and one ``tile.gather_row`` DMA per row (into row i, or column i when ``is_trans``). Returns the loop's
+    result tile."""
+    call, span = s.value, s.value.span
+    src, indices, table = args
+    k = dict(call.kwargs)
+    bs, col, trans = int(k["block_size"]), int(k.get("col_offset") or 0), bool(k.get("is_trans"))
+    res = call.type.static_shape
+    size = res[0] if trans else res[1]
+    acc0 = make_call("tile.create", [], {"shape": res, "dtype": call.type.dtype,
+                                         "target_memory": k.get("target_memory") or MemorySpace.Mat}, span=span)
+    init = Var(f"{s.var.name}_buf", acc0.type, span)
+    out.append(AssignStmt(init, acc0, span=span))
+    i = Var(f"{s.var.name}_i", ScalarType(DataType.INDEX), span)
+    acc = IterArg(f"{s.var.name}_acc", acc0.type, span, init=init)
+    idx = Var(f"{s.var.name}_idx", ScalarType(indices.type.dtype), span)
+    page = Var(f"{s.var.name}_page", ScalarType(table.type.dtype), span)
+    phys = Var(f"{s.var.name}_row", ScalarType(DataType.INDEX), span)
+    body: list[Stmt] = [
+        AssignStmt(idx, make_call("tensor.read", [indices, _tup([i])], span=span), span=span),
+        AssignStmt(page, make_call("tensor.read", [table, _tup([FloorDiv(idx, _idx(bs))])], span=span), span=span),
+        AssignStmt(phys, Add(Mul(page, _idx(bs)), Mod(idx, _idx(bs))), span=span)]
+    dst_off = [_idx(0), i] if trans else [i, _idx(0)]
+    row = make_call("tile.gather_row", [acc, src, _tup(dst_off), _tup([phys, _idx(col)]), _tup([_idx(1), _idx(size)])],
+                    {"transpose": trans}, span=span)
+    nxt = Var(f"{s.var.name}_acc_next", row.type, span)
+    body += [AssignStmt(nxt, row, span=span), YieldStmt((nxt,), span=span)]
+    result = Var(s.var.name, acc0.type, span)
+    out.append(ForStmt(i, _idx(0), indices.type.shape[0], _idx(1), (acc,), SeqStmts(tuple(body)), (result,),
+                       span=span))
+    return result
+
+
 def _convert_structured(fn: Function) -> Function:
     lowering = _Structured(fn)
     body = lowering.block(flatten_stmts(fn.body))
@@ -1333,7 +1373,10 @@ def _convert(fn: Function, target: Any) -> Function:
     # tile-level / scalar statements between tensor-level ops: lowered in order by the structured path
     first_op = stmts.index(region[0]) if region else len(stmts)
     interleaved = any(s not in region and not isinstance(s, ReturnStmt) for s in stmts[first_op:])
-    if (nested or aliases or interleaved or any(_dynamic_window(s.value) for s in region)) \
+    # ops lowered to loops or reading GM themselves (paged_gather, gather_row, create_l1) take the structured path
+    own = any(any(k in (op_of(s.value).extra or {}) for k in ("lowering", "gm_operands", "tile_attrs"))
+              for s in region)
+    if (nested or aliases or interleaved or own or any(_dynamic_window(s.value) for s in region)) \
             and all(isinstance(s, (AssignStmt, EvalStmt, ForStmt, IfStmt, ReturnStmt, WhileStmt, YieldStmt))
                     for s in stmts):
         return _convert_structured(fn)  # loops, ifs, dynamic windows: whole-value tiles, carried tiles
