@@ -359,7 +359,8 @@ def test_malformed_price_arguments_are_user_errors(op, dtypes, shape, valid, fra
         assert fragment in info.value.message and info.value.hint, info.value.render()
 
 
-def test_prices_of_hostile_but_valid_shapes_are_finite_and_monotone_in_rows():
+def test_prices_of_hostile_but_valid_shapes_are_finite_and_non_negative():
+    # not monotone in general: A5's measured TSEL b32 has an odd- and an even-repeat variant (the odd one dearer)
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
@@ -371,9 +372,9 @@ def test_prices_of_hostile_but_valid_shapes_are_finite_and_monotone_in_rows():
     @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @given(ops, dtypes, extent, extent, st.sampled_from(["Ascend910B", "Ascend950"]))
     def check(op, dt, rows, cols, target):
-        one = instruction_cycles(op, dt, (rows, cols), None, target).cycles
-        more = instruction_cycles(op, dt, (rows + 1, cols), None, target).cycles
-        assert 0 <= one <= more and np.isfinite(float(one))
+        for shape, valid in (((rows, cols), None), ((rows, cols), (rows, 0)), ((rows, cols), (1, 1)), ((cols,), None)):
+            price = instruction_cycles(op, dt, shape, valid, target)
+            assert isinstance(price.cycles, int) and 0 <= price.cycles and np.isfinite(float(price.cycles)), price
 
     check()
 
