@@ -516,3 +516,23 @@ def test_partly_written_created_tiles_are_still_refused(body, fragment):
         compile(pl.parse(text, "hostile.py"))
     line = text.splitlines().index("        out = pl.tile.store(d, [0, 0], out)") + 1
     assert info.value.span.line == line and info.value.hint
+
+
+def test_one_disabled_pass_given_as_text_is_that_pass_not_its_letters():
+    from tilefold import passes
+
+    program = pl.parse(_program(FP, [LOAD, "t = x", STORE]), "h.py")
+    with PassContext(disabled_passes="canonicalize-tile-slice") as ctx:
+        assert ctx.disabled_passes == frozenset({"canonicalize-tile-slice"})
+        passes.canonicalize_tile_slice()(program)
+    assert ctx.history == []  # skipped
+    with PassContext(disabled_passes=["no-such-pass"]) as ctx:
+        passes.canonicalize_tile_slice()(program)
+    assert ctx.history == ["CanonicalizeTileSlice"]
+
+
+@pytest.mark.parametrize("names", [5, None, [1], ["ok", b"bytes"]])
+def test_disabled_passes_that_are_not_names_are_refused(names):
+    with pytest.raises(TilefoldError, match="give pass names as text") as info:
+        PassContext(disabled_passes=names)
+    assert info.value.hint
