@@ -536,3 +536,39 @@ def test_disabled_passes_that_are_not_names_are_refused(names):
     with pytest.raises(TilefoldError, match="give pass names as text") as info:
         PassContext(disabled_passes=names)
     assert info.value.hint
+
+
+# ------------------------------------------------------------------------------------------------
+# @pl.jit: a scalar result of a loop or an if used as a slice offset (was a simulator "register read before it was
+# written": ConvertTensorToTileOps gave the result a new var and left its uses on the old one)
+# ------------------------------------------------------------------------------------------------
+
+SCALAR_RESULT = '''import tilefold.language as pl
+
+
+@pl.jit
+def k(x: pl.Tensor[[64, 64], pl.FP32], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+{body}
+        out[:] = pl.add(x[r:r + 16, :], 0.5)
+    return out
+'''
+
+
+@pytest.mark.parametrize(("body", "rows"), [
+    ("        for i in pl.range(4):\n            r = i * 16", lambda n: 48),  # an escaping name
+    ("        for i, (r,) in pl.range(3, init_values=(0,)):\n            r = pl.yield_(r + 16)", lambda n: 48),
+    ("        if n > 2:\n            r = 16\n        else:\n            r = 32", lambda n: 16 if n > 2 else 32),
+])
+@pytest.mark.parametrize("n", [1, 3])
+def test_a_scalar_loop_or_if_result_as_a_jit_slice_offset(body, rows, n, tmp_path, monkeypatch):
+    name = f"hostile_scalar_{abs(hash(body))}"
+    (tmp_path / f"{name}.py").write_text(SCALAR_RESULT.format(body=body))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    kernel = importlib.import_module(name).k
+    out = np.zeros((16, 64), np.float32)
+    kernel(X, n, out)
+    r = rows(n)
+    np.testing.assert_array_equal(out, X[r:r + 16] + np.float32(0.5))
