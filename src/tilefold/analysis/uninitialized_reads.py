@@ -409,10 +409,9 @@ class _Walker:
             self.loop_values.pop(s.loop_var, None)  # type: ignore[union-attr]
         else:
             y = self._loop_once(s)
-        if y is not None:
+        if y is not None:  # a loop walked again (nested in a walked loop) overwrites the last walk's state
             for rv, val in zip(s.return_vars, y.values, strict=False):
-                if isinstance(val, Var) and val in self.uninit:
-                    self._alias(rv, val)
+                self._alias(rv, val)
 
     def _loop_once(self, s: ForStmt | WhileStmt) -> YieldStmt | None:
         first = isinstance(s, ForStmt) and any(ia in self.uninit for ia in s.iter_args)
@@ -430,6 +429,8 @@ class _Walker:
         return y
 
     def _if(self, s: IfStmt) -> None:
+        for rv in s.return_vars:  # joined afresh (an if in a walked loop is walked once per iteration)
+            self._forget(rv)
         guard = self._first_iteration_guard(s.condition)
         for branch in (s.then_body, s.else_body):
             later = guard is not None and branch is (s.else_body if guard[1] else s.then_body)

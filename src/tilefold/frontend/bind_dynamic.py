@@ -87,7 +87,7 @@ def bindings(fn: ast.FunctionDef, const_lookup: Any, error: Any) -> list[Binding
         axis_node, dim_node = call.args
         axis = axis_node.value if isinstance(axis_node, ast.Constant) else None
         if isinstance(axis_node, ast.UnaryOp) and isinstance(axis_node.op, ast.USub) \
-                and isinstance(axis_node.operand, ast.Constant):
+                and isinstance(axis_node.operand, ast.Constant) and type(axis_node.operand.value) is int:
             axis = -axis_node.operand.value
         if not isinstance(axis, int) or isinstance(axis, bool):
             raise error(axis_node, "the axis of bind_dynamic must be an integer constant", "e.g. x.bind_dynamic(0, M)")

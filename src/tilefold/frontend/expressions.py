@@ -12,7 +12,7 @@ from typing import Any
 
 from tilefold.errors import TilefoldError, TypeInferenceError
 from tilefold.frontend.annotations import _describe, _same_expr, _shape_str
-from tilefold.frontend.constants import _NotConst
+from tilefold.frontend.constants import MAX_CONST_BITS, _NotConst
 from tilefold.frontend.parse_base import _INDEX, _MISSING
 from tilefold.frontend.statements import _LOOP_KINDS
 from tilefold.ir.expr import (
@@ -236,6 +236,9 @@ class ExpressionsMixin:
         if isinstance(value, bool):
             return ConstBool(value, span=self.span(node))
         if isinstance(value, int):
+            if value.bit_length() > MAX_CONST_BITS:
+                raise self.error(node, f"integer constant {str(value)[:24]}... is too large (more than "
+                                       f"{MAX_CONST_BITS} bits)", hint="constants must fit a 64-bit integer")
             return ConstInt(value, _INDEX, span=self.span(node))
         if isinstance(value, float):
             return ConstFloat(value, DataType.FP32, span=self.span(node))

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from tilefold.errors import TypeInferenceError
+from tilefold.ir.expr import ConstInt
 from tilefold.ir.shapes import make_shape
 from tilefold.ir.types import DataType, MemorySpace, PadValue, TensorType, TileType, TileView, Type
 from tilefold.ops import tensor_ops as _tn
@@ -65,10 +66,12 @@ def _fail(op: str, msg: str, hint: str) -> TypeInferenceError:
     return TypeInferenceError(f"{op}: {msg}", hint=hint)
 
 
-def _static(op: str, t: Any, what: str) -> tuple[int, ...]:
+def _static(op: str, t: Any, what: str, rank: int | None = None) -> tuple[int, ...]:
     shape = t.static_shape
     if shape is None:
         raise _fail(op, f"the {what} needs a static shape", f"give the {what} constant extents")
+    if rank is not None and len(shape) != rank:
+        raise _fail(op, f"the {what} has rank {len(shape)}; {op} takes rank {rank}", f"give the {what} {rank} extents")
     return tuple(shape)
 
 
@@ -79,10 +82,13 @@ def _result(op: str, shape: Sequence[int], dtype: DataType, view: TileView | Non
     return _tl._vec_tile(make_shape(tuple(shape)), dtype, view)
 
 
-def _shape_attr(op: str, attrs: dict[str, Any]) -> tuple[int, ...]:
+def _shape_attr(op: str, attrs: dict[str, Any], rank: int | None = None) -> tuple[int, ...]:
     shape = _tl._int_attr_list(op, attrs.get("shape"), "shape")
     if not shape or any(s <= 0 for s in shape):
         raise _fail(op, f"shape extents must be positive, got {list(shape)}", "e.g. shape=[16, 64]")
+    if rank is not None and len(shape) != rank:
+        raise _fail(op, f"shape {list(shape)} has {len(shape)} extents; {op} makes a rank-{rank} tile",
+                    "e.g. shape=[16, 64]")
     return shape
 
 
@@ -131,6 +137,9 @@ def _infer_ci(name: str):
             raise _fail(name, f"dtype={dtype!r} is not an integer dtype", "ci makes integers: dtype=pl.INT32")
         if args[0].type.dtype.is_float:
             raise _fail(name, "start must be an integer", "pass an integer constant or a pl.Scalar[pl.INDEX]")
+        if not isinstance(attrs.get("descending", False), bool):
+            raise _fail(name, f"descending={attrs.get('descending')!r} is not True or False",
+                        "descending=True counts down from start; the default False counts up")
         return _result(name, shape, dtype)
     return infer
 
@@ -436,7 +445,7 @@ _FILLPAD_EXPAND_NOTE = ("a tile of the larger shape: the source's valid region a
 def _infer_expand_clone(name: str):
     def infer(args, attrs) -> Type:
         src = args[0].type
-        (a, b), (m, n) = _static(name, src, "source"), _shape_attr(name, attrs)
+        (a, b), (m, n) = _static(name, src, "source", 2), _shape_attr(name, attrs, 2)
         if a not in (1, m) or b not in (1, n):
             raise _fail(name, f"[{a}, {b}] does not broadcast to [{m}, {n}]",
                         "each source extent must be 1 or the target extent")
@@ -456,7 +465,7 @@ _tn._declare("expand_clone", (Param("src", V, rank=2), Param("shape", A)), _infe
 def _infer_fillpad_expand(args, attrs) -> Type:
     op = "tile.fillpad_expand"
     src = args[0].type
-    (a, b), (m, n) = _static(op, src, "source"), _shape_attr(op, attrs)
+    (a, b), (m, n) = _static(op, src, "source", 2), _shape_attr(op, attrs, 2)
     if len(src.shape) != 2 or len((m, n)) != 2 or a > m or b > n:
         raise _fail(op, f"[{a}, {b}] does not fit in shape [{m}, {n}]", "the target shape contains the source's")
     pad = _tl.pad_value_of(attrs.get("pad_value", PadValue.zero))
@@ -587,6 +596,9 @@ def _infer_prefetch(args, attrs) -> Type:
     shapes = _tl._tuple(op, args, 2, "shapes")
     if len(offsets) != tensor.rank or len(shapes) != tensor.rank:
         raise _fail(op, f"offsets and shapes need {tensor.rank} entries", "one offset and one extent per axis")
+    bad = [e for e in shapes if isinstance(e, ConstInt) and e.value < 1]
+    if bad:
+        raise _fail(op, f"prefetch window extent {bad[0].value} is not positive", "each window extent is at least 1")
     _tl._check_gm_window(op, tensor, offsets, shapes, "prefetch")
     return tensor
 

@@ -409,6 +409,10 @@ def make_call(name: str, args: Sequence[Expr], attrs: dict[str, Any] | None = No
             f"{name} got unknown attribute(s) {sorted(attrs)}", span=span,
             hint=f"{name} accepts: {', '.join(p.name for p in op.attr_params) or 'no attributes'}",
         )
+    memory = dict(kwargs).get("target_memory")
+    if memory is not None and not isinstance(memory, MemorySpace):
+        raise TypeInferenceError(f"{name}: target_memory={memory!r} is not a memory space", span=span,
+                                 hint="write target_memory=pl.Mem.Vec (or Mat, Left, Right, Acc, Bias)")
     try:
         check_operands(op, args)
         result_type = op.infer(tuple(args), dict(kwargs))

@@ -407,6 +407,10 @@ def _infer_slice(args, attrs) -> Type:
         if len(valid) != src.rank:
             raise _fail(op, "valid_shape needs one entry per axis",
                         f"give valid_shape {src.rank} entries, one per axis of the window (before drop_dims)")
+        for axis, (v, n) in enumerate(zip(valid, shape, strict=True)):
+            if isinstance(v, ConstInt) and isinstance(n, ConstInt) and not 0 <= v.value <= n.value:
+                raise _fail(op, f"valid extent {v.value} on axis {axis} is outside [0, {n.value}] (the window "
+                                "extent)", "a valid extent is at most the window's extent")
         view = TileView(valid_shape=tuple(valid))
     out_shape = tuple(shape)
     if len(args) >= 5:

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from tilefold.errors import TilefoldError
 from tilefold.ir.stmt import Function, Program
 from tilefold.passes.option_records import PipelineOptions
 from tilefold.passes.options import parse_options
@@ -128,6 +129,17 @@ def _stack() -> list[PassContext]:
     return stack
 
 
+def _pass_names(names: Any) -> frozenset[str]:
+    """``disabled_passes`` as a set of names: one name given as text is that name (not its letters)."""
+    if isinstance(names, str):
+        return frozenset((names,))
+    items = tuple(names) if isinstance(names, Iterable) else None
+    if items is None or not all(isinstance(n, str) for n in items):
+        raise TilefoldError(f"PassContext(disabled_passes={names!r}): give pass names as text",
+                            hint="e.g. disabled_passes=['canonicalize-tile-slice'] (a pass name or CLI name)")
+    return frozenset(items)
+
+
 class PassContext:
     """Instruments and options that apply to every pass run inside the ``with`` block.
 
@@ -141,7 +153,7 @@ class PassContext:
                  disabled_passes: Iterable[str] = ()) -> None:
         self.instruments: list[PassInstrument] = list(instruments)
         self.options: PipelineOptions = parse_options(PipelineOptions, options, origin="PassContext options")
-        self.disabled_passes: frozenset[str] = frozenset(disabled_passes)
+        self.disabled_passes: frozenset[str] = _pass_names(disabled_passes)
         self.history: list[str] = []  # names of the passes run in this context, in order
 
     # -- context management ---------------------------------------------------------------------

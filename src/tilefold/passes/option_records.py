@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
+from tilefold.errors import TilefoldError
 from tilefold.passes.options import option
 from tilefold.targets import Target
 
@@ -34,6 +35,12 @@ class AutoTileMatmulL0Options(TargetOptions):
 
     tile_sizes: tuple[int, int, int] | None = option(
         None, "force these (m, n, k) L0 tile sizes for every matmul the pass considers; None: choose by cost")
+
+    def __post_init__(self) -> None:
+        if self.tile_sizes is not None and min(self.tile_sizes) < 1:
+            raise TilefoldError(f"option tile_sizes of {self.OWNER} takes positive sizes, got {list(self.tile_sizes)}",
+                                hint="force (m, n, k) sizes of at least 1 each (multiples of the fractal, e.g. "
+                                     "tile_sizes=64,64,64), or leave tile_sizes unset to choose by cost")
 
 
 @dataclass(frozen=True)

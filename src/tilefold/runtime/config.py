@@ -103,7 +103,7 @@ class RunConfig:
                                 hint="block_dim is a positive number of blocks per launch")
         self.block_dim = int(block_dim)
         self.skip_passes = (skip_passes,) if isinstance(skip_passes, str) else tuple(skip_passes)
-        self.pass_options = dict(pass_options or {})
+        self.pass_options = _checked_pass_options(pass_options)
         self.extras = {}
         self.runtime = {}
         known = [f.name for f in fields(RunConfig) if f.name not in ("extras", "runtime")]
@@ -148,6 +148,18 @@ class RunConfig:
         # compiled.output_dir); the runtime fields are not (they do not change what is compiled)
         return (self.target, self.platform, str(self.runtime.get("save_kernels_dir")), self.block_dim,
                 self.skip_passes, tuple(sorted(self.pass_options.items())))
+
+
+def _checked_pass_options(source: Any) -> dict[str, Any]:
+    """``pass_options`` (a mapping, ``name=value`` text or items) checked against the pipeline's option records now,
+    with each value converted (a target kept as its name, so the config stays a cache key)."""
+    from tilefold.passes.option_records import PipelineOptions
+    from tilefold.passes.options import parse_assignments
+    from tilefold.targets import Target
+
+    options = parse_assignments(PipelineOptions, source or None, origin="RunConfig pass_options")
+    PipelineOptions(**options)  # the record's own checks (e.g. positive tile sizes)
+    return {k: v.name if isinstance(v, Target) else v for k, v in options.items()}
 
 
 __all__ = ["PLATFORMS", "RUNTIME_FIELDS", "RunConfig"]

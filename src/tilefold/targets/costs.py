@@ -31,6 +31,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import numbers
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -319,18 +320,40 @@ def pto_mnemonic(op: str) -> str:
     return op.upper()
 
 
+def _extents(name: str, shape, what: str, ranks: tuple[int, ...], least: int) -> tuple[int, ...]:
+    """``shape`` as a tuple of integers of one of ``ranks`` entries, each at least ``least``; else a user error."""
+    if not isinstance(shape, (tuple, list)) or len(shape) not in ranks \
+            or any(isinstance(e, bool) or not isinstance(e, numbers.Integral) or e < least for e in shape):
+        raise NotSupportedError(f"{name}: {what} {shape!r} is not {' or '.join(map(str, ranks))} integer extents "
+                                f">= {least}", hint="e.g. (16, 64) for a vector tile, (m, k, n) for a matmul")
+    return tuple(int(e) for e in shape)
+
+
 def price_instruction(tab: _Table, op: str, dtypes, shape, valid_shape=None, *, blocks: int = 1) -> Price:
     """The price of one PTO instruction from cost table ``tab`` (``tilefold.targets.instruction_cycles`` documents
     the arguments)."""
-    src, dst = (dtypes, dtypes) if isinstance(dtypes, str) or not isinstance(dtypes, (tuple, list)) else dtypes
+    if not isinstance(op, str) or not op:
+        raise NotSupportedError(f"instruction {op!r} is not a PTO mnemonic", hint="e.g. 'TADDS' or 'TMATMUL'")
+    if isinstance(dtypes, (tuple, list)) and len(dtypes) != 2:
+        raise NotSupportedError(f"dtypes {dtypes!r}: give one dtype or a (source, destination) pair",
+                                hint="e.g. 'fp32' or ('fp16', 'fp32')")
+    src, dst = (dtypes, dtypes) if not isinstance(dtypes, (tuple, list)) else dtypes
     src, dst = dtype_key(src), dtype_key(dst)
     name = pto_mnemonic(op)
     if name in ("TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC"):
-        m, k, n = shape
-        return tab.cube(int(m), int(k), int(n), src)
-    rows, cols = (1, int(shape[0])) if len(shape) == 1 else (int(shape[-2]), int(shape[-1]))
-    vr, vc = (rows, cols) if valid_shape is None else (
-        (1, int(valid_shape[0])) if len(valid_shape) == 1 else (int(valid_shape[-2]), int(valid_shape[-1])))
+        m, k, n = _extents(name, shape, "shape (m, k, n)", (3,), 1)
+        return tab.cube(m, k, n, src)
+    dims = _extents(name, shape, "shape (rows, cols)", (1, 2), 1)
+    rows, cols = (1, *dims) if len(dims) == 1 else dims
+    if not isinstance(blocks, int) or isinstance(blocks, bool) or blocks < 1:
+        raise NotSupportedError(f"{name}: blocks={blocks!r} is not a positive integer", hint="a 2-D window is 1 block")
+    vr, vc = (rows, cols)
+    if valid_shape is not None:
+        vdims = _extents(name, valid_shape, "valid_shape", (len(dims),), 0)
+        vr, vc = (1, *vdims) if len(vdims) == 1 else vdims
+        if vr > rows or vc > cols:
+            raise NotSupportedError(f"{name}: valid_shape {tuple(vdims)} exceeds the shape {tuple(dims)}",
+                                    hint="the valid region lies inside the tile: each valid extent <= the extent")
     if name in ("TLOAD", "TSTORE", "TMOV"):
         s, d = {"TLOAD": ("DDR", "Vec"), "TSTORE": ("Vec", "DDR"), "TMOV": ("Vec", "Vec")}[name]
         return tab.transfer(s, d, vr * vc * _ITEMSIZE[src], blocks)

@@ -1191,6 +1191,9 @@ class _Structured:
                 return self.carry(s, differ)
         rvs = []
         for ia, rv in zip(new_iters, s.return_vars, strict=True):
+            if isinstance(ia.type, ScalarType) and ia.type == rv.type:
+                rvs.append(rv)  # a scalar result keeps its var: later scalar expressions refer to it as written
+                continue
             nrv = Var(rv.name, ia.type, rv.span)
             (self.tile if isinstance(ia.type, TileType) else self.gm)[rv] = nrv
             rvs.append(nrv)
@@ -1237,6 +1240,9 @@ class _Structured:
         for k, rv in enumerate(s.return_vars):
             y = then[-1].values[k] if then and isinstance(then[-1], YieldStmt) else rv
             t = y.type if tiles[k] else rv.type
+            if isinstance(t, ScalarType) and t == rv.type:
+                rvs.append(rv)  # as in carry: a scalar result keeps its var
+                continue
             nrv = Var(rv.name, t, rv.span)
             if isinstance(t, TileType):
                 self.tile[rv] = nrv
