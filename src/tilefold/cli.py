@@ -121,6 +121,16 @@ def _pipeline_options(args: argparse.Namespace) -> dict[str, Any]:
 
     options: dict[str, Any] = parse_assignments(PipelineOptions, getattr(args, "pass_option", None) or [],
                                                 origin="--pass-option")
+    # a target given as a pass option is the command's target: compile, codegen and the simulator must all
+    # use the chip the passes planned for, so it moves to --target (and two different targets are an error)
+    option_target = options.pop("target", None)
+    if option_target is not None:
+        name = getattr(option_target, "name", option_target)
+        given = getattr(args, "target", None)
+        if given and str(given) != str(name):
+            raise UsageError(f"--pass-option target={name} contradicts --target {given}; give the target once "
+                             "(--target NAME)")
+        args.target = name
     flag = getattr(args, "enable_auto_bind_sub_block", None)
     if flag is not None:
         options["enable_auto_bind_sub_block"] = flag
@@ -682,9 +692,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from tilefold.cli_jit import is_jit_file, run_jit_file
 
     if is_jit_file(args.file):  # a file of @pl.jit kernels: --kernel picks one, --shape gives bare / dynamic shapes
+        options = _pipeline_options(args)  # first: a --pass-option target becomes args.target
         with collect_remarks() as remarks:
             program, report = run_jit_file(args.file, args.kernel, args.shape or [], args.seed, args.target,
-                                           args.block_dim, _skip_passes(args), _pipeline_options(args),
+                                           args.block_dim, _skip_passes(args), options,
                                            args.max_steps, args.set or [], _scalar_for)
         _write_timelines(args, getattr(report, "sim", None))
         fault = report.fault

@@ -376,3 +376,25 @@ def _row_extent(program: ir.Program) -> int:
         _Loads().visit_stmt(fn.body)
     assert len(loads) == 1, loads
     return loads[0]
+
+
+def test_cli_pass_option_target_is_the_run_target_and_a_second_target_is_refused(tmp_path, capsys):
+    """A target given as a pass option must reach codegen and the simulator too (not only the passes), and
+    naming two different targets is a usage error, never a silent choice of one."""
+    from tilefold.cli import main
+
+    path = tmp_path / "v.py"
+    path.write_text(VECTOR)
+    assert main(["run", str(path), "--pass-option", "target=Ascend950"]) == 0
+    by_option = capsys.readouterr().out
+    assert main(["run", str(path), "--target", "Ascend950"]) == 0
+    by_flag = capsys.readouterr().out
+    assert main(["run", str(path)]) == 0
+    default = capsys.readouterr().out
+
+    def cycles(text: str) -> str:
+        return next(line for line in text.splitlines() if line.startswith("cycles"))
+
+    assert cycles(by_option) == cycles(by_flag) != cycles(default)
+    assert main(["run", str(path), "--pass-option", "target=Ascend950", "--target", "Ascend910B"]) == 1
+    assert "contradicts --target Ascend910B" in capsys.readouterr().err
