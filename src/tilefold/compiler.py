@@ -15,7 +15,7 @@ from typing import Any
 from tilefold.backend.codegen import InternalCheckError, generate
 from tilefold.backend.pto import PTOProgram
 from tilefold.ir.stmt import Program
-from tilefold.passes.pipeline import pipeline_for
+from tilefold.passes.pipeline import pipeline_for, pipeline_options
 from tilefold.targets import Target, get_target, list_targets
 from tilefold.util.gc import no_gc
 
@@ -41,18 +41,26 @@ class CompiledProgram:
 
 
 @no_gc()
-def run_pipeline(program: Program, target: str | Target = "Ascend910B", skip_passes: tuple[str, ...] = (),
+def _target_of(target: str | Target | None, options: Any) -> Target:
+    """The chip to compile for: ``target``, else the ``target`` pipeline option, else Ascend910B (a
+    contradiction between the two is refused by ``pipeline_options``)."""
+    if target is None:
+        target = pipeline_options(None, options).target
+    return get_target(target if target is not None else "Ascend910B")
+
+
+def run_pipeline(program: Program, target: str | Target | None = None, skip_passes: tuple[str, ...] = (),
                  options: Mapping[str, Any] | None = None) -> tuple[Program, tuple[str, ...]]:
     # The IR is immutable and acyclic: reference counting frees it, while the cyclic collector would rescan
     # every live IR node on each full collection (more than half the compile time of a 64k-statement kernel).
-    tgt = get_target(target)
+    tgt = _target_of(target, options)
     passes = pipeline_for(program, tgt, options, skip_passes=tuple(skip_passes))
     for p in passes:
         program = p(program)
     return program, tuple(p.name for p in passes)
 
 
-def compile(program: Program, target: str | Target = "Ascend910B", skip_passes: tuple[str, ...] = (),  # noqa: A001
+def compile(program: Program, target: str | Target | None = None, skip_passes: tuple[str, ...] = (),  # noqa: A001
             options: Mapping[str, Any] | None = None, codegen: str = "strict",
             entry: str | None = None) -> CompiledProgram:
     """Run the default tile pipeline on ``program`` and lower it to PTO for ``target``.
@@ -64,7 +72,7 @@ def compile(program: Program, target: str | Target = "Ascend910B", skip_passes: 
 
     with no_gc():  # as in run_pipeline: the collector would only rescan the acyclic IR
         check_uninitialized_reads(program)
-        tgt = get_target(target)
+        tgt = _target_of(target, options)
         ir, names = run_pipeline(program, tgt, skip_passes, options)
         pto = generate(ir, tgt, codegen, entry=entry)
     return CompiledProgram(ir, pto, tgt, names)

@@ -289,7 +289,7 @@ def add_one(x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.
     {"tile_sizes": [64, 64, 64]},  # a list: converted to a tuple, so the config stays a cache key
     "enable-auto-bind-sub-block=false",  # MLIR-style text
     ["enable_auto_bind_sub_block=false"],  # CLI-style items
-    {"target": "Ascend950"},
+    {"target": "Ascend910B"},  # the platform's own chip
 ])
 def test_run_config_pass_options_in_every_spelling_run_the_kernel(options, tmp_path, monkeypatch):
     (tmp_path / "hostile_add.py").write_text(JIT_ADD)
@@ -302,6 +302,21 @@ def test_run_config_pass_options_in_every_spelling_run_the_kernel(options, tmp_p
     x = np.arange(16 * 64, dtype=np.float32).reshape(16, 64) / 7.0
     out = np.zeros_like(x)
     kernel(x, out, config=cfg)
+    np.testing.assert_array_equal(out, x + np.float32(1.0))
+
+
+def test_run_config_pass_option_target_contradicting_the_platform_is_refused(tmp_path, monkeypatch):
+    """The passes must not plan for one chip while the simulator runs another: a located refusal."""
+    (tmp_path / "hostile_add2.py").write_text(JIT_ADD)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    kernel = importlib.import_module("hostile_add2").add_one
+    x = np.zeros((16, 64), np.float32)
+    with pytest.raises(TilefoldError, match="target=Ascend950 contradicts the target Ascend910B"):
+        kernel(x, np.zeros_like(x), config=RunConfig(pass_options={"target": "Ascend950"}))
+    out = np.zeros_like(x)
+    kernel(x, out, config=RunConfig(platform="a5sim", pass_options={"target": "Ascend950"}))
     np.testing.assert_array_equal(out, x + np.float32(1.0))
 
 

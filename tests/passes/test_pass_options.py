@@ -398,3 +398,16 @@ def test_cli_pass_option_target_is_the_run_target_and_a_second_target_is_refused
     assert cycles(by_option) == cycles(by_flag) != cycles(default)
     assert main(["run", str(path), "--pass-option", "target=Ascend950", "--target", "Ascend910B"]) == 1
     assert "contradicts --target Ascend910B" in capsys.readouterr().err
+
+
+def test_compile_takes_its_target_from_the_options_and_refuses_two_targets():
+    from tilefold.compiler import compile as compile_program
+    from tilefold.language import parse
+
+    program = parse(VECTOR)
+    assert compile_program(program, options={"target": "Ascend950"}).target.name == "Ascend950"
+    assert compile_program(program, options="target=Ascend950").target.name == "Ascend950"
+    assert compile_program(program).target.name == "Ascend910B"
+    assert compile_program(program, "Ascend950", options={"target": "Ascend950"}).target.name == "Ascend950"
+    with pytest.raises(TilefoldError, match="target=Ascend950 contradicts the target Ascend910B"):
+        compile_program(program, "Ascend910B", options={"target": "Ascend950"})

@@ -130,7 +130,12 @@ def pipeline_options(target: Any = None, options: Any = None, **keywords: Any) -
     ``keywords``; ``target``, when given, overrides the record's."""
     record = parse_options(PipelineOptions, options, **keywords)
     if target is not None:
-        record = replace(record, target=parse_options(PipelineOptions, target=target).target)
+        given = parse_options(PipelineOptions, target=target).target
+        if record.target is not None and given is not None and record.target.name != given.name:
+            # the passes would plan for one chip while codegen and the simulator model another
+            raise TilefoldError(f"the pipeline option target={record.target.name} contradicts the target "
+                                f"{given.name}", hint="give the target once (the target argument or the option)")
+        record = replace(record, target=given)
     return record
 
 
