@@ -57,6 +57,9 @@ from tilefold.ops.registry import OpDef, ParamKind, find_op, make_call
 _BINOPS: dict[type, type[BinaryExpr]] = {ast.Add: Add, ast.Sub: Sub, ast.Mult: Mul, ast.FloorDiv: FloorDiv,
                                          ast.Mod: Mod}
 
+#: Python's arithmetic operators on Tile / Tensor operands -> the op ``pl.<name>`` builds (PyPTO's operator table)
+_ARRAY_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
+
 _CMPOPS: dict[type, type[BinaryExpr]] = {ast.Eq: Eq, ast.NotEq: Ne, ast.Lt: Lt, ast.LtE: Le, ast.Gt: Gt,
                                          ast.GtE: Ge}
 
@@ -256,22 +259,47 @@ class ExpressionsMixin:
                              hint="use tile ops such as pl.tile.add / pl.tile.muls for tiles")
         return t.dtype
 
-    def _operands(self, left: ast.expr, right: ast.expr) -> tuple[Expr, Expr, DataType]:
+    def _operands(self, left: ast.expr, right: ast.expr,
+                  given: tuple[Expr | None, Expr | None] = (None, None)) -> tuple[Expr, Expr, DataType]:
+        """The two scalar operands (``given``: either already parsed) and their common dtype."""
         ln = self._fold_number(left)
         rn = self._fold_number(right)
         if ln is not None and rn is None:
-            r = self._expr(right)
+            r = given[1] if given[1] is not None else self._expr(right)
             dt = self._scalar_dtype(r, right)
             lhs = self._coerced_literal(ln, dt, left)
             return lhs, r, _common(lhs.type.dtype, dt)  # type: ignore[attr-defined]
         if rn is not None and ln is None:
-            lhs = self._expr(left)
+            lhs = given[0] if given[0] is not None else self._expr(left)
             dt = self._scalar_dtype(lhs, left)
             r = self._coerced_literal(rn, dt, right)
             return lhs, r, _common(dt, r.type.dtype)  # type: ignore[attr-defined]
-        lhs = self._expr(left)
-        r = self._expr(right)
+        lhs = given[0] if given[0] is not None else self._expr(left)
+        r = given[1] if given[1] is not None else self._expr(right)
         return lhs, r, _common(self._scalar_dtype(lhs, left), self._scalar_dtype(r, right))
+
+    def _array_binop(self, node: ast.BinOp) -> tuple[Expr | None, Expr | None, Expr | None]:
+        """``a + b`` / ``t * 2.0`` with a Tile or Tensor operand: the op call ``pl.add`` / ``pl.mul`` ... builds
+        (a number on the right selects the scalar form). Otherwise (None, the parsed operands) for the scalar
+        path, so that no operand is parsed twice."""
+        ln, rn = self._fold_number(node.left), self._fold_number(node.right)
+        lhs = self._expr(node.left) if ln is None else None
+        rhs = self._expr(node.right) if rn is None else None
+        arrays = [e for e in (lhs, rhs) if e is not None and isinstance(e.type, (TileType, TensorType))]
+        if not arrays:
+            return None, lhs, rhs
+        name = _ARRAY_OPS[type(node.op)]
+        ns = "tensor" if isinstance(arrays[0].type, TensorType) else "tile"
+        if lhs is None:  # a number on the left
+            if name not in ("add", "mul"):
+                raise self.error(node, f"a number on the left of {name} with a {ns} on the right is not supported",
+                                 hint=f"write pl.{name}(x, y) with the {ns} first, e.g. pl.add(pl.neg(t), 2.0) "
+                                      "for 2.0 - t")
+            lhs, rhs, rn = rhs, None, ln
+        if rhs is None:
+            rhs = self._value_expr(rn, node.right)
+        opname = f"{ns}.{name}"
+        return self._finish_call(node, opname, find_op(opname), [lhs, rhs], {}, ()), None, None  # type: ignore
 
     def _coerced_literal(self, value: int | float, dtype: DataType, node: ast.AST) -> Expr:
         if isinstance(value, float) and not dtype.is_float:
@@ -284,11 +312,17 @@ class ExpressionsMixin:
         num = self._fold_number(node)
         if num is not None:
             return self._value_expr(num, node)
+        given: tuple[Expr | None, Expr | None] = (None, None)
+        if type(node.op) in _ARRAY_OPS:
+            call, *operands = self._array_binop(node)
+            if call is not None:
+                return call
+            given = (operands[0], operands[1])
         cls = _BINOPS.get(type(node.op))
         if cls is None:
             hint = "use // for integer division" if isinstance(node.op, ast.Div) else None
             raise self.error(node, f"unsupported operator {type(node.op).__name__} in a scalar expression", hint=hint)
-        lhs, rhs, dt = self._operands(node.left, node.right)
+        lhs, rhs, dt = self._operands(node.left, node.right, given)
         return cls(lhs, rhs, dt, span=self.span(node))
 
     def _unary(self, node: ast.UnaryOp) -> Expr:
