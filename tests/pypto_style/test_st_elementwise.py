@@ -120,7 +120,7 @@ BINARY = {
 }
 
 
-CASES = [(c, d) for c in BINARY for d in FLOATS if d == "fp32" or not c.startswith("pl.fmod")]
+CASES = [(c, d) for c in BINARY for d in FLOATS]
 
 
 @pytest.mark.parametrize("call,dtype", CASES)
