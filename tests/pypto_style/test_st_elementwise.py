@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tests.pypto_style.st_harness import FLOATS, NP, PL, rand, run_case
 
 import tilefold.language as pl
-from tests.pypto_style.st_harness import FLOATS, NP, PL, f32, rand, run_case
 
 SHAPES = [(64, 64), (32, 128), (128, 128)]
 
