@@ -144,6 +144,12 @@ def _scalar_form(opname: str) -> str | None:
     return f"{ns}.{form}" if form and find_op(f"{ns}.{form}") is not None else None
 
 
+def _valid_rows_cols(node: ast.Call) -> ast.Call:
+    """PyPTO's ``pl.set_validshape(tile, valid_rows, valid_cols)``: the registry's ``(tile, [rows, cols])``."""
+    pair = ast.copy_location(ast.List(elts=list(node.args[1:]), ctx=ast.Load()), node.args[1])
+    return ast.copy_location(ast.Call(func=node.func, args=[node.args[0], pair], keywords=[]), node)
+
+
 class ExpressionsMixin:
     """Parses expressions into ``ir`` expressions and op calls."""
 
@@ -566,6 +572,8 @@ class ExpressionsMixin:
         if opname == "tensor.slice" and any(kw.arg == "valid_shape" for kw in node.keywords):
             return self._slice_with_valid_shape(node)
         op, index = info
+        if opname == "tile.set_validshape" and len(node.args) == 3 and not node.keywords:
+            node = _valid_rows_cols(node)
         if opname == "tile.store":
             node = self._implicit_store_window(node)
             if len(node.args) == 4:
