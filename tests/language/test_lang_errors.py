@@ -239,7 +239,7 @@ u = pl.tile.add(t, s)  # <-
 
 
 def test_arithmetic_on_tiles_is_rejected() -> None:
-    err = fails("u = t + t  # <-")
+    err = fails("u = t % t  # <- (+ - * / on tiles are the ops; % is not)")
     assert "arithmetic needs scalars" in err.message
     assert "pl.tile.add" in (err.hint or "")
 

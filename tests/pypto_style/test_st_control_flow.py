@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tests.pypto_style.st_harness import FLOATS, NP, PL, rand, run_case
 
 import tilefold.language as pl
-from tests.pypto_style.st_harness import FLOATS, NP, PL, rand, run_case
 
 
 def get_tiled_add_program(rows: int, cols: int, tile_rows: int, dtype: str):
@@ -298,7 +298,7 @@ def get_carried_scalar_program():
         def orchestrator(self, a: pl.Tensor[[64, 64], pl.FP32],
                          c: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
             row = 48
-            for i in pl.range(4):
+            for _i in pl.range(4):
                 c = self.put(a, row, c)
                 row = row - 16
             return c

@@ -202,6 +202,9 @@ class ExpressionsMixin:
                 out = cls(out, v, DataType.BOOL, span=self.span(node))
             return out
         if t is ast.Subscript:
+            extent = self._shape_extent(node)  # type: ignore[arg-type]
+            if extent is not None:
+                return extent
             base = self._expr(node.value)  # type: ignore[attr-defined]
             if isinstance(base.type, (TileType, TensorType)) and not any(
                     isinstance(e, ast.Slice) for e in (node.slice.elts if isinstance(node.slice, ast.Tuple)
@@ -257,6 +260,33 @@ class ExpressionsMixin:
             raise self.error(node, f"expected a scalar condition, got {_describe(e.type)}",
                              hint="compare scalars, e.g. `if b < 4:`; a tile cannot be a condition")
         return e
+
+    def _dim(self, node: ast.Call) -> Expr:
+        """``pl.dim(t, axis)`` / ``pl.tensor.dim(t, axis)``: the tensor's extent (a constant or its pl.dynamic)."""
+        if len(node.args) != 2 or node.keywords:
+            raise self.error(node, "pl.tensor.dim takes (tensor, axis)", hint="e.g. pl.tensor.dim(a, 0)")
+        t = self._expr(node.args[0]).type
+        axis = self._fold_number(node.args[1])
+        if not isinstance(t, TensorType) or not isinstance(axis, int) or not -len(t.shape) <= axis < len(t.shape):
+            raise self.error(node, "pl.tensor.dim needs a tensor and a constant axis inside its rank",
+                             hint="e.g. pl.tensor.dim(a, 0)")
+        return t.shape[axis]
+
+    def _shape_extent(self, node: ast.Subscript) -> Expr | None:
+        """``x.shape[i]`` of a tensor or tile: its extent along axis ``i`` (a constant, or the ``pl.dynamic``
+        variable); None when ``node`` is another subscript."""
+        v = node.value
+        if not (isinstance(v, ast.Attribute) and v.attr == "shape"):
+            return None
+        base = self._expr(v.value)
+        if not isinstance(base.type, (TileType, TensorType)):
+            return None
+        rank = len(base.type.shape)
+        i = self._fold_number(node.slice)  # type: ignore[arg-type]
+        if not isinstance(i, int) or not -rank <= i < rank:
+            raise self.error(node.slice, f"shape index must be a constant in [{-rank}, {rank})",
+                             hint="index the shape with an integer literal, e.g. x.shape[0]")
+        return base.type.shape[i]
 
     def _scalar_dtype(self, e: Expr, node: ast.AST) -> DataType:
         t = e.type
@@ -380,6 +410,8 @@ class ExpressionsMixin:
                 return self._minmax(node, name)
             if name == "const":
                 return self._pl_const(node)
+            if name == "dim":
+                return self._dim(node)
             if name == "make_tuple":
                 if node.keywords:
                     raise self.error(node, "pl.make_tuple takes positional values",
@@ -410,6 +442,8 @@ class ExpressionsMixin:
                 raise self.error(f, f"unknown op pl.{name}", hint=self._op_hint(name, "tile"))
             return self._op_call(node, opname)
         if isinstance(base, ast.Attribute) and self._is_pl(base.value):
+            if base.attr == "tensor" and f.attr == "dim":
+                return self._dim(node)
             opname = f"{base.attr}.{f.attr}"
             return self._op_call(node, opname)
         raise self.error(node, "unsupported call", hint="call ops as pl.tile.<op>(...)")

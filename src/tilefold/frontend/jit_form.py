@@ -459,6 +459,9 @@ class JitParser(Parser):
         if pre is not None:
             return pre
         if isinstance(node, ast.Subscript):
+            extent = self._shape_extent(node)  # x.shape[i]
+            if extent is not None:
+                return extent
             base = self._expr(node.value)
             if isinstance(base.type, TensorType):
                 return self._tensor_slice(node, base)
@@ -661,16 +664,6 @@ class JitParser(Parser):
                                  hint="load the block with pl.load(tensor, offsets, shapes, valid_shapes=[...]) "
                                       "and fillpad the tile")
         return self._checked_op(node, "tile.fillpad")
-
-    def _dim(self, node: ast.Call) -> Expr:
-        if len(node.args) != 2 or node.keywords:
-            raise self.error(node, "pl.tensor.dim takes (tensor, axis)", hint="e.g. pl.tensor.dim(a, 0)")
-        t = self._expr(node.args[0]).type
-        axis = self._fold_number(node.args[1])
-        if not isinstance(t, TensorType) or not isinstance(axis, int) or not -len(t.shape) <= axis < len(t.shape):
-            raise self.error(node, "pl.tensor.dim needs a tensor and a constant axis inside its rank",
-                             hint="e.g. pl.tensor.dim(a, 0)")
-        return t.shape[axis]
 
     def _dispatch(self, node: ast.Call, name: str, ns: str | None) -> Expr:
         if name in GENERATORS:  # no operand to dispatch on: the namespace decides (pl. is the tensor level)

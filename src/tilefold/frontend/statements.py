@@ -455,6 +455,39 @@ class StatementsMixin:
             raise self.error(s, f"unsupported Python syntax in a kernel: {type(s).__name__}",
                              hint="kernels use assignments, calls, pl.range/pl.pipeline loops, while, if and return")
 
+    def _static_directive(self, v: ast.Call) -> None:
+        """PyPTO's parse-time directives, which leave nothing in the IR: ``pl.static_print(*values)`` prints what
+        the parser knows of each value (a constant, or a value's type); ``pl.static_assert(cond, "msg")`` checks a
+        compile-time condition."""
+        from tilefold.frontend.annotations import _describe
+
+        name = v.func.attr  # type: ignore[attr-defined]
+        if v.keywords:
+            raise self.error(v.keywords[0].value, f"pl.{name} takes no keyword arguments",
+                             hint="pass the values positionally")
+        if name == "static_print":
+            parts = []
+            for a in v.args:
+                if isinstance(a, ast.Constant) and isinstance(a.value, str):
+                    parts.append(a.value)
+                    continue
+                e = self._expr(a)
+                value = _static_value(e)
+                parts.append(repr(value) if value is not None else _describe(e.type))
+            print(*parts)
+            return
+        if len(v.args) != 2 or not (isinstance(v.args[1], ast.Constant) and isinstance(v.args[1].value, str)):
+            raise self.error(v, "pl.static_assert takes a condition and a string literal message",
+                             hint='write pl.static_assert(cond, "message") with the message written inline')
+        value = _static_value(self._expr(v.args[0]))
+        if value is None:
+            raise self.error(v.args[0], "pl.static_assert: the condition is not a compile-time constant",
+                             hint="use shapes, literals and closure constants; run-time values are checked in "
+                                  "host code")
+        if not value:
+            raise self.error(v, f"static assertion failed: {v.args[1].value}",
+                             hint="the condition is checked when the kernel is parsed")
+
     def _expr_stmt(self, s: ast.Expr, out: list[Stmt]) -> None:
         """A call as a statement (an ``EvalStmt``; an in-place spelling rebinds its operand's name)."""
         v = s.value
@@ -466,6 +499,9 @@ class StatementsMixin:
         if not isinstance(v, ast.Call):
             raise self.error(s, "an expression statement must be a call",
                              hint="bare expressions have no effect; assign the value to a name")
+        if self._is_pl_call(v, "static_print") or self._is_pl_call(v, "static_assert"):
+            self._static_directive(v)
+            return
         from tilefold.ops.catalog_ops import IN_PLACE_SPELLINGS
 
         at = IN_PLACE_SPELLINGS.get(getattr(v.func, "attr", ""))
@@ -891,3 +927,26 @@ class StatementsMixin:
         out.append(IfStmt(cond, SeqStmts(tuple(then)), SeqStmts(tuple(else_body)) if else_body is not None else None,
                           tuple(return_vars), span=self.span(s), attrs=if_attrs))
 
+
+def _static_value(e: Any) -> Any:
+    """The value of a parse-time constant expression (literals and arithmetic / comparisons of them), or None."""
+    from tilefold.ir.expr import And, BinaryExpr, ConstBool, ConstFloat, ConstInt, Neg, Not, Or
+
+    if isinstance(e, (ConstInt, ConstFloat, ConstBool)):
+        return e.value
+    if isinstance(e, (Neg, Not)):
+        x = _static_value(e.operand)
+        return None if x is None else (-x if isinstance(e, Neg) else not x)
+    if not isinstance(e, BinaryExpr):
+        return None
+    a, b = _static_value(e.lhs), _static_value(e.rhs)
+    if a is None or b is None:
+        return None
+    if isinstance(e, (And, Or)):
+        return (a and b) if isinstance(e, And) else (a or b)
+    ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "//": lambda: a // b if b else None,
+           "%": lambda: a % b if b else None, "min": lambda: min(a, b), "max": lambda: max(a, b),
+           "==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b,
+           ">": lambda: a > b, ">=": lambda: a >= b}
+    f = ops.get(e.symbol)
+    return f() if f is not None else None
