@@ -154,6 +154,11 @@ class ExpressionsMixin:
     """Parses expressions into ``ir`` expressions and op calls."""
 
     def _expr(self, node: ast.expr) -> Expr:
+        pre = self.__dict__.get("_pre")
+        if pre:  # an operand a statement form already parsed (a subscript write's value)
+            given = pre.pop(id(node), None)
+            if given is not None:
+                return given
         depth = self.__dict__.get("_expr_depth", 0)
         if depth >= MAX_EXPR_DEPTH:
             raise self.error(node, f"expression nested too deeply (more than {MAX_EXPR_DEPTH} levels)",

@@ -35,6 +35,8 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import (
     ScalarType,
+    TensorType,
+    TileType,
     TupleType,
     Type,
 )
@@ -395,9 +397,12 @@ class StatementsMixin:
                 self._assign(t, t.id, s.value, None, out, s)
             elif isinstance(t, (ast.Tuple, ast.List)):
                 self._assign_tuple(t, s.value, out, s)
+            elif isinstance(t, ast.Subscript):
+                self._subscript_assign(t, s.value, out, s)
             else:
                 raise self.error(t, "only plain names can be assigned",
-                                 hint="tiles are values: write `x = pl.tile.op(...)` instead of mutating")
+                                 hint="tiles are values: write `x = pl.tile.op(...)` instead of mutating; a "
+                                      "tensor takes `out[lo:hi, ...] = value` (or pl.assemble)")
         elif isinstance(s, ast.AnnAssign):
             if not isinstance(s.target, ast.Name):
                 raise self.error(s.target, "only plain names can be assigned",
@@ -454,6 +459,85 @@ class StatementsMixin:
         else:
             raise self.error(s, f"unsupported Python syntax in a kernel: {type(s).__name__}",
                              hint="kernels use assignments, calls, pl.range/pl.pipeline loops, while, if and return")
+
+    def _subscript_assign(self, target: ast.Subscript, value_node: ast.expr, out: list[Stmt], s: ast.stmt) -> None:
+        """PyPTO's subscript write ``dst[lo:hi, ...] = value``: ``dst = pl.tensor.assemble(dst, value, [lo, ...])``
+        for a tensor value, ``dst = pl.tile.store(value, [lo, ...], dst)`` for a tile (it rebinds ``dst``)."""
+        if not isinstance(target.value, ast.Name):
+            raise self.error(target, "only `name[...] = value` subscript writes are supported",
+                             hint="write into a tensor parameter: out[:] = value")
+        dst = self._expr(target.value)
+        if not isinstance(dst.type, TensorType):
+            raise self.error(target, f"{target.value.id!r} is not a tensor: only tensors take subscript writes",
+                             hint="tiles are values: bind a new name instead")
+        value = self._expr(value_node)
+        self.__dict__.setdefault("_pre", {})[id(value_node)] = value  # parsed once: _expr takes it from _pre
+        vshape = value.type.shape if isinstance(value.type, (TensorType, TileType)) else None
+        if vshape is None:
+            raise self.error(value_node, "the value written by a subscript must be a tensor or tile",
+                             hint="e.g. out[:] = pl.add(a, b)")
+        offsets = self._subscript_window(target, dst.type, vshape)
+        offs = ast.List(elts=offsets, ctx=ast.Load())
+        ast.copy_location(offs, target)
+        name = target.value.id
+        pl_name = next(iter(self.pl))
+        ns = "tensor" if isinstance(value.type, TensorType) else "tile"
+        func = ast.Attribute(value=ast.Attribute(value=ast.Name(id=pl_name, ctx=ast.Load()), attr=ns,
+                                                 ctx=ast.Load()), attr="assemble" if ns == "tensor" else "store",
+                             ctx=ast.Load())
+        args = [target.value, value_node, offs] if ns == "tensor" else [value_node, offs, target.value]
+        call = ast.Call(func=func, args=args, keywords=[])
+        for n in (func, func.value, func.value.value, call):
+            ast.copy_location(n, s)
+        self._assign(target.value, name, call, None, out, s)
+
+    def _subscript_window(self, target: ast.Subscript, t: TensorType, vshape: tuple[Any, ...]) -> list[ast.expr]:
+        sl = target.slice
+        items = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
+        rank = len(t.shape)
+        if len(items) > rank:
+            raise self.error(target, f"{len(items)} subscripts for a rank-{rank} tensor", hint="one per axis")
+        offsets: list[ast.expr] = []
+        for axis, item in enumerate(items + [ast.Slice(lower=None, upper=None, step=None)] * (rank - len(items))):
+            if not isinstance(item, ast.Slice) or item.step is not None:
+                raise self.error(item if hasattr(item, "lineno") else target,
+                                 "tensor subscripts are slices `lo:hi` (or `:`) without a step",
+                                 hint="e.g. out[0:16, :] = value")
+            lower = item.lower if item.lower is not None else ast.Constant(value=0)
+            ast.copy_location(lower, target)
+            offsets.append(lower)
+            self._check_window_extent(target, item, axis, t, vshape)
+        return offsets
+
+    def _check_window_extent(self, target: ast.Subscript, item: ast.Slice, axis: int, t: TensorType,
+                             vshape: tuple[Any, ...]) -> None:
+        """``out[lo:hi] = value`` writes exactly the window: its extent on each axis (``hi - lo``; ``:`` is the
+        whole axis) must be the value's. Checked where both are known at parse time (constants, ``lo + c``);
+        a value of another shape would write only part of the window (or past it) and still look right."""
+        want = vshape[axis] if axis < len(vshape) else None
+        want = want.value if isinstance(want, ConstInt) else None
+        if want is None:
+            return
+        lo = 0 if item.lower is None else self._fold_number(item.lower)
+        extent: Any = None
+        if item.upper is None:
+            dim = t.shape[axis]
+            if isinstance(dim, ConstInt) and isinstance(lo, int):
+                extent = dim.value - lo
+        else:
+            hi = self._fold_number(item.upper)
+            if isinstance(hi, int) and isinstance(lo, int):
+                extent = hi - lo
+            elif (item.lower is not None and isinstance(item.upper, ast.BinOp) and isinstance(item.upper.op, ast.Add)
+                  and ast.dump(item.upper.left) == ast.dump(item.lower)):
+                extent = self._fold_number(item.upper.right)  # lo:lo + c
+        if isinstance(extent, int) and not isinstance(extent, bool) and extent != want:
+            shown = ", ".join(str(e.value) if isinstance(e, ConstInt) else "?" for e in vshape)
+            raise self.error(item if hasattr(item, "lineno") else target,
+                             f"the window {ast.unparse(target)} has extent {extent} on axis {axis}, but the value "
+                             f"written into it is [{shown}]",
+                             hint="write a value of the window's shape, or name the window it fills, e.g. "
+                                  f"{ast.unparse(target.value)}[0:{want}, ...] = value")
 
     def _static_directive(self, v: ast.Call) -> None:
         """PyPTO's parse-time directives, which leave nothing in the IR: ``pl.static_print(*values)`` prints what
