@@ -196,9 +196,39 @@ class ProgramFormMixin:
             if fn.name in self._fn_sigs:
                 raise self.error(fn, f"function {fn.name!r} is defined twice", hint="rename one of the two functions")
             self._fn_sigs[fn.name] = self._signature(fn)
+        self._spmd_calls: dict[int, int] = {}
         functions = tuple(self._function(self._fn_sigs[fn.name]) for fn in fns)
         self._reject_recursion()
+        if self._spmd_calls:
+            functions = self._spmd_block_dims(functions, node)
         return Program(name, functions, attrs, span=self.span(node))
+
+    def _spmd_block_dims(self, functions: tuple[Any, ...], node: ast.AST) -> tuple[Any, ...]:
+        """Each kernel launched under ``with pl.spmd(n)`` runs on ``n`` blocks: its ``block_dim``. Every launch of
+        one kernel must agree (a kernel launched with and without pl.spmd would need two compiled forms)."""
+        from tilefold.ir.expr import GlobalVar
+        from tilefold.ir.visitor import IRVisitor
+
+        counts: dict[str, set[int]] = {}
+        spmd = self._spmd_calls
+
+        class _Launches(IRVisitor):
+            def visit_Call(self, expr: Any) -> None:
+                if isinstance(expr.op, GlobalVar):
+                    counts.setdefault(expr.op.name, set()).add(spmd.get(id(expr), 1))
+                super().visit_Call(expr)
+
+        for fn in functions:
+            _Launches().visit_stmt(fn.body)
+        out = []
+        for fn in functions:
+            n = counts.get(fn.name, {1})
+            if len(n) > 1:
+                raise self.error(node, f"kernel {fn.name!r} is launched with different pl.spmd block counts "
+                                       f"({', '.join(map(str, sorted(n)))}; 1 = a launch outside pl.spmd)",
+                                 hint="launch each kernel with one block count, or split it into two kernels")
+            out.append(fn.with_attr("block_dim", n.pop()) if n != {1} else fn)
+        return tuple(out)
 
     def _with_module_functions(self, fns: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
         """``fns`` plus the module-level ``@pl.function``s they call by bare name (``kernel(a, out)``), transitively:

@@ -595,6 +595,34 @@ class StatementsMixin:
             return
         out.append(EvalStmt(self._expr(v), span=self.span(s)))
 
+    def _spmd_dispatch(self, s: ast.With, call: ast.Call, out: list[Stmt]) -> None:
+        """PyPTO's dispatch form ``with pl.spmd(n): out = self.kernel(...)`` in an Orchestration / Opaque function:
+        the body's kernel launches run on ``n`` blocks (each block reads its index with pl.tile.get_block_idx()).
+        The count becomes the launched kernel's ``block_dim`` (``_parse_program`` checks every launch of it
+        agrees)."""
+        from tilefold.ir.expr import Call, GlobalVar
+
+        if getattr(getattr(self, "_current_sig", None), "func_type", None) is FunctionType.InCore:
+            raise self.error(s, "with pl.spmd(...) in an InCore function",
+                             hint="dispatch the kernel with pl.spmd from the Orchestration function")
+        n = self._fold_number(call.args[0]) if len(call.args) == 1 and not call.keywords else None
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise self.error(call, "with pl.spmd(n): n must be one positive compile-time integer",
+                             hint="e.g. with pl.spmd(4): out = self.kernel(a, out)")
+        body: list[Stmt] = []
+        for b in s.body:
+            self._stmt(b, body)
+        launches = 0
+        for st in body:
+            value = getattr(st, "value", None) if isinstance(st, AssignStmt) else getattr(st, "expr", None)
+            if isinstance(value, Call) and isinstance(value.op, GlobalVar):
+                self.__dict__.setdefault("_spmd_calls", {})[id(value)] = n
+                launches += 1
+        if not launches:
+            raise self.error(s, "a with pl.spmd(n) body launches no kernel",
+                             hint="call the kernel inside it: out = self.kernel(a, out)")
+        out.extend(body)
+
     def _at_scope(self, s: ast.With, out: list[Stmt]) -> None:
         """``with pl.at(level=...):`` in a ``@pl.program`` function (PyPTO's Opaque / Orchestration functions mix
         orchestration code and scopes): the body becomes a ``ScopeStmt``, which OutlineIncoreScopes turns into an
@@ -603,6 +631,9 @@ class StatementsMixin:
         from tilefold.frontend import jit_scopes
 
         call = s.items[0].context_expr if len(s.items) == 1 else None
+        if call is not None and self._is_pl_call(call, "spmd") and s.items[0].optional_vars is None:
+            self._spmd_dispatch(s, call, out)
+            return
         if call is None or not self._is_pl_call(call, "at"):
             raise self.error(s, "unsupported Python syntax in a kernel: With (other than `with pl.at(...)`)",
                              hint="the with statement of a kernel is `with pl.at(level=pl.Level.CORE_GROUP):`, "
