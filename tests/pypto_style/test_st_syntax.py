@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tests.pypto_style.st_harness import FLOATS, NP, rand, run_case
 
 import tilefold.language as pl
-from tests.pypto_style.st_harness import FLOATS, NP, rand, run_case
 from tilefold.errors import ParseError
 
 TEXT = """
