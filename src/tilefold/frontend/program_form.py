@@ -377,8 +377,45 @@ class ProgramFormMixin:
         for py_name, var in self._dyn_names.items():
             if py_name not in self.env:
                 self._define(py_name, var, fn)
-        body = self._body(fn.body, None, release=self._release_ast)
+        stmts, attrs = self._func_attrs(fn.body, sig)
+        body = self._body(stmts, None, release=self._release_ast)
         directions = (ParamDirection.In,) * len(dims) + tuple(d for _n, _t, d in sig.params)
         return bind_call_results(Function(fn.name, tuple(dims + params), directions, sig.return_types,
-                                          SeqStmts(tuple(body)), sig.func_type, sig.attrs, span=self.span(fn)))
+                                          SeqStmts(tuple(body)), sig.func_type, attrs, span=self.span(fn)))
+
+    def _func_attrs(self, stmts: list[ast.stmt], sig: _FnSig) -> tuple[list[ast.stmt], tuple[tuple[str, Any], ...]]:
+        """PyPTO's ``pl.func_attr({...})`` prologue (the body's first statements): its entries join the
+        function's attributes; a bare name is a parameter (recorded by name). Returns the rest of the body."""
+        attrs = list(sig.attrs)
+        rest = list(stmts)
+        while rest and isinstance(rest[0], ast.Expr) and self._is_pl_call(rest[0].value, "func_attr"):
+            call = rest.pop(0).value
+            if len(call.args) != 1 or call.keywords or not isinstance(call.args[0], ast.Dict):  # type: ignore
+                raise self.error(call, "pl.func_attr takes one dict literal",
+                                 hint='e.g. pl.func_attr({"split": pl.SplitMode.UP_DOWN})')
+            d = call.args[0]  # type: ignore[attr-defined]
+            params = {n for n, _t, _d in sig.params}
+            for k, v in zip(d.keys, d.values, strict=True):
+                key = self._const(k, allow_error=True) if k is not None else None
+                if not isinstance(key, str):
+                    raise self.error(k or v, "pl.func_attr keys must be string literals", hint='e.g. {"split": ...}')
+                if any(key == have for have, _v in attrs):
+                    raise self.error(k, f"function attribute {key!r} is declared twice",
+                                     hint="declare each key once")
+                if isinstance(v, ast.Name) and v.id in params:
+                    attrs.append((key, v.id))
+                elif isinstance(v, ast.Name):
+                    raise self.error(v, f"{v.id!r} in pl.func_attr is not a parameter of {sig.node.name!r}",
+                                     hint="a bare name is always a parameter; write Python constants as literals")
+                elif isinstance(v, ast.Attribute) and isinstance(v.value, ast.Attribute) \
+                        and v.value.attr == "SplitMode" and self._is_pl(v.value.value):
+                    from tilefold.frontend.dsl import SplitMode
+
+                    if v.attr not in SplitMode.__members__:
+                        raise self.error(v, f"unknown pl.SplitMode.{v.attr}",
+                                         hint="one of " + ", ".join(f"pl.SplitMode.{m}" for m in SplitMode.__members__))
+                    attrs.append((key, SplitMode[v.attr]))  # recorded; tilefold's split is chosen per pl.at scope
+                else:
+                    attrs.append((key, self._const(v, allow_error=True)))
+        return rest, tuple(attrs)
 

@@ -583,6 +583,9 @@ class StatementsMixin:
         if not isinstance(v, ast.Call):
             raise self.error(s, "an expression statement must be a call",
                              hint="bare expressions have no effect; assign the value to a name")
+        if self._is_pl_call(v, "func_attr"):
+            raise self.error(s, "pl.func_attr(...) must precede every other statement of the function body",
+                             hint="move it to the top of the body (an attribute describes the whole function)")
         if self._is_pl_call(v, "static_print") or self._is_pl_call(v, "static_assert"):
             self._static_directive(v)
             return
