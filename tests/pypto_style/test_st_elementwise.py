@@ -116,6 +116,8 @@ BINARY = {
     "pl.tile.addsc(tile_a, 2.0, tile_b)": lambda a, b: a + 2.0 + b,
     "pl.tile.subsc(tile_a, 2.0, tile_b)": lambda a, b: a - 2.0 + b,
     "2.0 * tile_a + tile_b": lambda a, b: 2.0 * a + b,
+    "-tile_a + tile_b": lambda a, b: -a + b,
+    "+tile_a * tile_b": lambda a, b: a * b,
     "(tile_a - tile_b) / 2.0": lambda a, b: (a - b) / 2.0,
 }
 

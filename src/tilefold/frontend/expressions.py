@@ -371,6 +371,11 @@ class ExpressionsMixin:
         if num is not None:
             return self._value_expr(num, node)
         operand = self._expr(node.operand)
+        if isinstance(operand.type, (TileType, TensorType)) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            if isinstance(node.op, ast.UAdd):
+                return operand
+            opname = ("tensor" if isinstance(operand.type, TensorType) else "tile") + ".neg"  # -t is pl.neg(t)
+            return self._finish_call(node, opname, find_op(opname), [operand], {}, ())  # type: ignore[arg-type]
         if isinstance(node.op, ast.Not):
             return Not(operand, DataType.BOOL, span=self.span(node))
         dt = self._scalar_dtype(operand, node.operand)
