@@ -310,3 +310,30 @@ def test_orchestration_loop_carrying_a_host_scalar():
     a = rand((64, 64), "fp32", 8)
     run_case(get_carried_scalar_program(), {"a": a}, {"c": np.zeros((64, 64), np.float32)},
              lambda x: {"c": 3.0 * x["a"]}, "fp32")
+
+
+def get_nested_orchestration_program(rows: int, cols: int, tr: int, tc: int):
+    @pl.program
+    class Tiled2D:
+        @pl.function(type=pl.FunctionType.InCore)
+        def block(self, a: pl.Tensor[[rows, cols], pl.FP32], r: pl.Scalar[pl.INDEX], c: pl.Scalar[pl.INDEX],
+                  out: pl.Out[pl.Tensor[[rows, cols], pl.FP32]]) -> pl.Tensor[[rows, cols], pl.FP32]:
+            t = pl.load(a, [r, c], [tr, tc])
+            out = pl.store(pl.add(pl.mul(t, t), 1.0), [r, c], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def orchestrator(self, a: pl.Tensor[[rows, cols], pl.FP32],
+                         out: pl.Out[pl.Tensor[[rows, cols], pl.FP32]]) -> pl.Tensor[[rows, cols], pl.FP32]:
+            for i in pl.range(rows // tr):
+                for j in pl.range(0, cols, tc):
+                    out = self.block(a, i * tr, j, out)
+            return out
+
+    return Tiled2D
+
+
+def test_nested_orchestration_loops():
+    a = rand((64, 128), "fp32", 9)
+    run_case(get_nested_orchestration_program(64, 128, 16, 64), {"a": a}, {"out": np.zeros((64, 128), np.float32)},
+             lambda x: {"out": x["a"] ** 2 + 1.0}, "fp32")
