@@ -80,3 +80,54 @@ def test_bad_spmd_dispatch_is_located(body, message):
     with pytest.raises(ParseError, match=message) as info:
         pl.parse(BAD.format(body="\n".join("        " + ln for ln in body.splitlines())))
     assert info.value.hint
+
+
+def get_submit_program(m: int, n: int):
+    @pl.program
+    class Submitted:
+        @pl.function(type=pl.FunctionType.InCore)
+        def producer(self, a: pl.Tensor[[m, n], pl.FP32],
+                     mid: pl.Out[pl.Tensor[[m, n], pl.FP32]]) -> pl.Tensor[[m, n], pl.FP32]:
+            mid = pl.store(pl.exp(pl.load(a, [0, 0], [m, n])), [0, 0], mid)
+            return mid
+
+        @pl.function(type=pl.FunctionType.InCore)
+        def consumer(self, mid: pl.Tensor[[m, n], pl.FP32],
+                     out: pl.Out[pl.Tensor[[m, n], pl.FP32]]) -> pl.Tensor[[m, n], pl.FP32]:
+            out = pl.store(pl.add(pl.load(mid, [0, 0], [m, n]), 1.0), [0, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def orchestrator(self, a: pl.Tensor[[m, n], pl.FP32],
+                         out: pl.Out[pl.Tensor[[m, n], pl.FP32]]) -> pl.Tensor[[m, n], pl.FP32]:
+            mid = pl.create_tensor([m, n], dtype=pl.FP32)
+            mid, first = pl.submit(self.producer, a, mid)
+            out, _ = pl.submit(self.consumer, mid, out, deps=[first])
+            return out
+
+    return Submitted
+
+
+def test_submit_with_deps():
+    a = rand((32, 64), "fp32", 3)
+    run_case(get_submit_program(32, 64), {"a": a}, {"out": np.zeros((32, 64), np.float32)},
+             lambda x: {"out": np.exp(x["a"]) + 1.0}, "fp32")
+
+
+@pytest.mark.parametrize("body,message", [
+    ("out, tid = pl.submit(a, out)", "self.<kernel> first"),
+    ("out, tid = pl.submit(self.kernel, a, out, deps=[a])", "is not a task id"),
+    ("out, tid = pl.submit(self.kernel, a, out, priority=1)", "unknown keyword argument 'priority'"),
+])
+def test_bad_submit_is_located(body, message):
+    """(``predicate=`` is refused as NotSupportedError, tested below.)"""
+    with pytest.raises(ParseError, match=message) as info:
+        pl.parse(BAD.format(body="\n".join("        " + ln for ln in body.splitlines())))
+    assert info.value.hint
+
+
+def test_submit_predicate_is_refused():
+    from tilefold.errors import NotSupportedError
+
+    with pytest.raises(NotSupportedError, match="predicate"):
+        pl.parse(BAD.format(body="        out, tid = pl.submit(self.kernel, a, out, predicate=True)"))

@@ -598,6 +598,45 @@ class StatementsMixin:
             return
         out.append(EvalStmt(self._expr(v), span=self.span(s)))
 
+    def _submit(self, target: ast.Tuple | ast.List, call: ast.Call, out: list[Stmt], s: ast.stmt) -> None:
+        """PyPTO's ``out, tid = pl.submit(self.kernel, *args, deps=[...])`` in an Orchestration function: the
+        kernel's launch, its results bound to the leading names and the last name its task id (usable in later
+        ``deps=``). tilefold runs the orchestration in program order, so the dependencies are checked, not
+        needed."""
+        from tilefold.frontend import jit_scopes
+
+        if not call.args or not (isinstance(call.args[0], ast.Attribute) and isinstance(call.args[0].value, ast.Name)
+                                 and call.args[0].value.id == "self"):
+            raise self.error(call, "pl.submit takes the kernel as self.<kernel> first",
+                             hint="out, tid = pl.submit(self.kernel, a, out)")
+        for kw in call.keywords:
+            if kw.arg == "deps":
+                jit_scopes.deps_option(self, kw.value)
+            elif kw.arg == "predicate":
+                from tilefold.errors import NotSupportedError
+
+                raise NotSupportedError("pl.submit(predicate=...) (a task skipped on a run-time value) is not "
+                                        "supported", span=self.span(kw.value),
+                                        hint="guard the work inside the kernel with an if on the value")
+            elif kw.arg not in ("allow_early_resolve", "dumps"):
+                raise self.error(kw.value, f"unknown keyword argument {kw.arg!r} for pl.submit",
+                                 hint="pl.submit(self.kernel, *args, deps=[tid, ...])")
+        tid = target.elts[-1]
+        if len(target.elts) < 2 or not isinstance(tid, ast.Name):
+            raise self.error(target, "pl.submit returns the kernel's result(s) and a task id",
+                             hint="out, tid = pl.submit(self.kernel, a, out)")
+        launch = ast.copy_location(ast.Call(func=call.args[0], args=list(call.args[1:]), keywords=[]), call)
+        results = target.elts[:-1]
+        if len(results) == 1:
+            self._assign(results[0], results[0].id, launch, None, out, s)  # type: ignore[attr-defined]
+        else:
+            tup = ast.copy_location(ast.Tuple(elts=list(results), ctx=ast.Store()), target)
+            self._assign_tuple(tup, launch, out, s)
+        t = jit_scopes.tasks(self)
+        t.ids.add(tid.id)
+        t.count += 1
+        t.current[tid.id] = f"{tid.id}#{t.count}"
+
     def _spmd_dispatch(self, s: ast.With, call: ast.Call, out: list[Stmt]) -> None:
         """PyPTO's dispatch form ``with pl.spmd(n): out = self.kernel(...)`` in an Orchestration / Opaque function:
         the body's kernel launches run on ``n`` blocks (each block reads its index with pl.tile.get_block_idx()).
@@ -687,6 +726,9 @@ class StatementsMixin:
                 raise self.error(e, "only plain names can be assigned",
                                  hint="unpack into plain names, e.g. `a, b = ...`")
             names.append(e.id)
+        if self._is_pl_call(value_node, "submit"):
+            self._submit(target, value_node, out, s)  # type: ignore[arg-type]
+            return
         if isinstance(value_node, (ast.Tuple, ast.List)):  # a, b = x, y: every value first, then the names
             if len(value_node.elts) != len(names):
                 raise self.error(target, f"{len(names)} names but {len(value_node.elts)} values",
