@@ -25,7 +25,7 @@ input and is only safe when it is an identity copy (constant offset, contiguous 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -981,6 +981,10 @@ def _return_names(fn: Function, ret: ReturnStmt, tensor_of: dict[Var, str]) -> t
     return tuple((f"return{i}", gm) for i, gm in extra if gm is not None)
 
 
+#: the most iterations an orchestration loop is unrolled to
+_MAX_HOST_TRIPS = 4096
+
+
 class _OrchestrationLowering:
     """The host side of an Orchestration function: GM tensors it creates, scalar steps on the host (index / float
     arithmetic, ``pl.tensor.read``) and kernel launches, in order; the scalar steps since the last launch run
@@ -1033,9 +1037,56 @@ class _OrchestrationLowering:
         elif isinstance(s, ReturnStmt):
             _require_bound_values(s, fn.name)
             self.returns = _return_names(fn, s, tensor_of)
+        elif isinstance(s, ForStmt):
+            self.loop(s)
+        elif isinstance(s, SeqStmts):
+            for inner in s.stmts:
+                self.statement(inner)
         elif not isinstance(s, YieldStmt):
             raise NotSupportedError(f"orchestration {fn.name!r}: unsupported statement {type(s).__name__}",
-                                    hint="orchestration functions may only create tensors and launch kernels")
+                                    hint="orchestration functions may only create tensors, compute host scalars, "
+                                         "launch kernels and loop over them with constant bounds")
+
+    def loop(self, s: ForStmt) -> None:
+        """An orchestration loop with constant bounds, unrolled: the host runs its launches in program order; the
+        loop variable (and each scalar carried value) is a host register set before the iteration's launches, and
+        a carried tensor is the GM tensor the last iteration yielded."""
+        bounds = [b.value if isinstance(b, ConstInt) else None for b in (s.start, s.stop, s.step)]
+        if None in bounds or bounds[2] == 0:
+            raise NotSupportedError(f"orchestration {self.fn.name!r}: a loop whose bounds are not compile-time "
+                                    "constants", span=s.span if s.span.line else None,
+                                    hint="give pl.range literal or closure-constant bounds in an Orchestration "
+                                         "function, or move the loop into the InCore kernel")
+        trips = range(*bounds)  # type: ignore[arg-type]
+        if len(trips) > _MAX_HOST_TRIPS:
+            raise NotSupportedError(f"orchestration {self.fn.name!r}: a loop of {len(trips)} iterations (more than "
+                                    f"{_MAX_HOST_TRIPS} are not unrolled)", span=s.span if s.span.line else None,
+                                    hint="launch fewer, larger tasks (loop inside the kernel)")
+        current = [ia.init for ia in s.iter_args]
+        body = s.body.stmts if isinstance(s.body, SeqStmts) else (s.body,)
+        for v in trips:
+            self.host.append((self.names.get(s.loop_var), SConst(v)))
+            self.bind_carried(s.iter_args, current)
+            for inner in body:
+                if isinstance(inner, YieldStmt):
+                    current = list(inner.values)
+                else:
+                    self.statement(inner)
+        self.bind_carried(s.return_vars, current)
+
+    def bind_carried(self, targets: Sequence[Var], values: Sequence[Expr | None]) -> None:
+        """``targets[i] = values[i]`` on the host: a tensor is an alias of its GM tensor, a scalar a register."""
+        for t, v in zip(targets, values, strict=True):
+            if v is None:
+                continue
+            if isinstance(t.type, TensorType):
+                gm = self.tensor_of.get(v) if isinstance(v, Var) else None
+                if gm is None and isinstance(v, Var) and self.results.get(v):
+                    gm = self.results[v][0]
+                if gm is not None:
+                    self.tensor_of[t] = gm
+            elif isinstance(t.type, ScalarType):
+                self.host.append((self.names.get(t), self.host_sexpr(v)))
 
     def host_sexpr(self, e: Expr) -> SExpr:
         if isinstance(e, (ConstInt, ConstFloat, ConstBool)):

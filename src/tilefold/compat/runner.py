@@ -59,6 +59,22 @@ def _call_golden(golden: Callable[..., Any], tensors: dict[str, Any], params: An
     golden(tensors, params) if n >= 2 else golden(tensors)
 
 
+def _returned_outputs(compiled: Any, specs: list[TensorSpec], params: set[str], arrays: dict[str, Any]
+                      ) -> dict[str, Any]:
+    """PyPTO's form ``out = pl.create_tensor(...); ...; return out`` in the orchestration: the output specs that
+    name no parameter receive the returned tensors, in order."""
+    returns = list(compiled._entry_meta().get("returns", ()))
+    extra = [s for s in specs if s.is_output and s.name not in params]
+    if not extra:
+        return {}
+    if len(extra) != len(returns):
+        raise TilefoldError(f"run: output spec(s) {', '.join(repr(s.name) for s in extra)} name no parameter, and "
+                            f"the program returns {len(returns)} tensor(s) it creates",
+                            hint="name each output TensorSpec as an Out parameter, or return one created tensor "
+                                 "per such spec (in return order)")
+    return {r: arrays[s.name] for r, s in zip(returns, extra, strict=True)}
+
+
 def run(program: Any, tensor_specs: Sequence[TensorSpec], golden: Callable[..., Any] | None = None,
         config: RunConfig | None = None, params: Any = None) -> RunResult:
     """Compile ``program`` (a ``@pl.program`` / ``ir.Program``, or a ``@pl.jit`` kernel) for ``config.platform``,
@@ -79,6 +95,7 @@ def run(program: Any, tensor_specs: Sequence[TensorSpec], golden: Callable[..., 
             raise TilefoldError(f"run(tensor_specs=...): {s!r} is not a named TensorSpec",
                                 hint="TensorSpec(name, shape, dtype, init_value=..., is_output=...)")
     start = time.perf_counter()
+    spec_of_return: dict[str, str] = {}
     arrays = {s.name: s.create_tensor() for s in specs}
     expected = {k: (v.clone() if not isinstance(v, np.ndarray) else v.copy()) for k, v in arrays.items()}
     try:
@@ -99,6 +116,9 @@ def run(program: Any, tensor_specs: Sequence[TensorSpec], golden: Callable[..., 
             from tilefold.runtime.execute import execute
 
             by_name = {n: arrays[n] for n, _d in params_of if n in arrays}
+            returned = _returned_outputs(compiled, specs, {n for n, _d in params_of}, arrays)
+            by_name.update(returned)
+            spec_of_return = {r: next(n for n, a in arrays.items() if a is v) for r, v in returned.items()}
             _, sim = execute(compiled, by_name, config)
             cycles = sim.cycles
             outs = {n for n, d in params_of if d != "In"} | {s.name for s in specs if s.is_output}
@@ -114,14 +134,16 @@ def run(program: Any, tensor_specs: Sequence[TensorSpec], golden: Callable[..., 
     elif reference_program is not None:
         from tilefold.golden import run_program
 
-        inputs = {n: as_numpy(v) for n, v in expected.items()}
+        inputs = {n: as_numpy(v) for n, v in expected.items() if n not in spec_of_return.values()}
         reference = run_program(reference_program, inputs)
+        reference = {spec_of_return.get(k, k): v for k, v in reference.items()}
     else:
         raise TilefoldError("run: a @pl.jit kernel needs a golden function", hint="run(kernel, specs, golden=fn)")
     rtol, atol = config.extras.get("rtol", 1e-5), config.extras.get("atol", 1e-5)
     for name in sorted(outputs):
-        if name not in reference:
-            continue
+        if name not in reference:  # an output nothing computes a reference for is not a pass
+            return RunResult(False, f"output {name!r}: the reference program computes no value for it",
+                             time.perf_counter() - start, cycles, outputs)
         c = compare(outputs[name], np.asarray(reference[name]).astype(outputs[name].dtype, copy=False),
                     rtol=rtol, atol=atol)
         if not c.matches:

@@ -57,6 +57,9 @@ from tilefold.ops.registry import OpDef, ParamKind, find_op, make_call
 _BINOPS: dict[type, type[BinaryExpr]] = {ast.Add: Add, ast.Sub: Sub, ast.Mult: Mul, ast.FloorDiv: FloorDiv,
                                          ast.Mod: Mod}
 
+#: Python's arithmetic operators on Tile / Tensor operands -> the op ``pl.<name>`` builds (PyPTO's operator table)
+_ARRAY_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
+
 _CMPOPS: dict[type, type[BinaryExpr]] = {ast.Eq: Eq, ast.NotEq: Ne, ast.Lt: Lt, ast.LtE: Le, ast.Gt: Gt,
                                          ast.GtE: Ge}
 
@@ -141,10 +144,21 @@ def _scalar_form(opname: str) -> str | None:
     return f"{ns}.{form}" if form and find_op(f"{ns}.{form}") is not None else None
 
 
+def _valid_rows_cols(node: ast.Call) -> ast.Call:
+    """PyPTO's ``pl.set_validshape(tile, valid_rows, valid_cols)``: the registry's ``(tile, [rows, cols])``."""
+    pair = ast.copy_location(ast.List(elts=list(node.args[1:]), ctx=ast.Load()), node.args[1])
+    return ast.copy_location(ast.Call(func=node.func, args=[node.args[0], pair], keywords=[]), node)
+
+
 class ExpressionsMixin:
     """Parses expressions into ``ir`` expressions and op calls."""
 
     def _expr(self, node: ast.expr) -> Expr:
+        pre = self.__dict__.get("_pre")
+        if pre:  # an operand a statement form already parsed (a subscript write's value)
+            given = pre.pop(id(node), None)
+            if given is not None:
+                return given
         depth = self.__dict__.get("_expr_depth", 0)
         if depth >= MAX_EXPR_DEPTH:
             raise self.error(node, f"expression nested too deeply (more than {MAX_EXPR_DEPTH} levels)",
@@ -193,6 +207,9 @@ class ExpressionsMixin:
                 out = cls(out, v, DataType.BOOL, span=self.span(node))
             return out
         if t is ast.Subscript:
+            extent = self._shape_extent(node)  # type: ignore[arg-type]
+            if extent is not None:
+                return extent
             base = self._expr(node.value)  # type: ignore[attr-defined]
             if isinstance(base.type, (TileType, TensorType)) and not any(
                     isinstance(e, ast.Slice) for e in (node.slice.elts if isinstance(node.slice, ast.Tuple)
@@ -252,6 +269,33 @@ class ExpressionsMixin:
                              hint="compare scalars, e.g. `if b < 4:`; a tile cannot be a condition")
         return e
 
+    def _dim(self, node: ast.Call) -> Expr:
+        """``pl.dim(t, axis)`` / ``pl.tensor.dim(t, axis)``: the tensor's extent (a constant or its pl.dynamic)."""
+        if len(node.args) != 2 or node.keywords:
+            raise self.error(node, "pl.tensor.dim takes (tensor, axis)", hint="e.g. pl.tensor.dim(a, 0)")
+        t = self._expr(node.args[0]).type
+        axis = self._fold_number(node.args[1])
+        if not isinstance(t, TensorType) or not isinstance(axis, int) or not -len(t.shape) <= axis < len(t.shape):
+            raise self.error(node, "pl.tensor.dim needs a tensor and a constant axis inside its rank",
+                             hint="e.g. pl.tensor.dim(a, 0)")
+        return t.shape[axis]
+
+    def _shape_extent(self, node: ast.Subscript) -> Expr | None:
+        """``x.shape[i]`` of a tensor or tile: its extent along axis ``i`` (a constant, or the ``pl.dynamic``
+        variable); None when ``node`` is another subscript."""
+        v = node.value
+        if not (isinstance(v, ast.Attribute) and v.attr == "shape"):
+            return None
+        base = self._expr(v.value)
+        if not isinstance(base.type, (TileType, TensorType)):
+            return None
+        rank = len(base.type.shape)
+        i = self._fold_number(node.slice)  # type: ignore[arg-type]
+        if not isinstance(i, int) or not -rank <= i < rank:
+            raise self.error(node.slice, f"shape index must be a constant in [{-rank}, {rank})",
+                             hint="index the shape with an integer literal, e.g. x.shape[0]")
+        return base.type.shape[i]
+
     def _scalar_dtype(self, e: Expr, node: ast.AST) -> DataType:
         t = e.type
         if not isinstance(t, ScalarType):
@@ -259,22 +303,47 @@ class ExpressionsMixin:
                              hint="use tile ops such as pl.tile.add / pl.tile.muls for tiles")
         return t.dtype
 
-    def _operands(self, left: ast.expr, right: ast.expr) -> tuple[Expr, Expr, DataType]:
+    def _operands(self, left: ast.expr, right: ast.expr,
+                  given: tuple[Expr | None, Expr | None] = (None, None)) -> tuple[Expr, Expr, DataType]:
+        """The two scalar operands (``given``: either already parsed) and their common dtype."""
         ln = self._fold_number(left)
         rn = self._fold_number(right)
         if ln is not None and rn is None:
-            r = self._expr(right)
+            r = given[1] if given[1] is not None else self._expr(right)
             dt = self._scalar_dtype(r, right)
             lhs = self._coerced_literal(ln, dt, left)
             return lhs, r, _common(lhs.type.dtype, dt)  # type: ignore[attr-defined]
         if rn is not None and ln is None:
-            lhs = self._expr(left)
+            lhs = given[0] if given[0] is not None else self._expr(left)
             dt = self._scalar_dtype(lhs, left)
             r = self._coerced_literal(rn, dt, right)
             return lhs, r, _common(dt, r.type.dtype)  # type: ignore[attr-defined]
-        lhs = self._expr(left)
-        r = self._expr(right)
+        lhs = given[0] if given[0] is not None else self._expr(left)
+        r = given[1] if given[1] is not None else self._expr(right)
         return lhs, r, _common(self._scalar_dtype(lhs, left), self._scalar_dtype(r, right))
+
+    def _array_binop(self, node: ast.BinOp) -> tuple[Expr | None, Expr | None, Expr | None]:
+        """``a + b`` / ``t * 2.0`` with a Tile or Tensor operand: the op call ``pl.add`` / ``pl.mul`` ... builds
+        (a number on the right selects the scalar form). Otherwise (None, the parsed operands) for the scalar
+        path, so that no operand is parsed twice."""
+        ln, rn = self._fold_number(node.left), self._fold_number(node.right)
+        lhs = self._expr(node.left) if ln is None else None
+        rhs = self._expr(node.right) if rn is None else None
+        arrays = [e for e in (lhs, rhs) if e is not None and isinstance(e.type, (TileType, TensorType))]
+        if not arrays:
+            return None, lhs, rhs
+        name = _ARRAY_OPS[type(node.op)]
+        ns = "tensor" if isinstance(arrays[0].type, TensorType) else "tile"
+        if lhs is None:  # a number on the left
+            if name not in ("add", "mul"):
+                raise self.error(node, f"a number on the left of {name} with a {ns} on the right is not supported",
+                                 hint=f"write pl.{name}(x, y) with the {ns} first, e.g. pl.add(pl.neg(t), 2.0) "
+                                      "for 2.0 - t")
+            lhs, rhs, rn = rhs, None, ln
+        if rhs is None:
+            rhs = self._value_expr(rn, node.right)
+        opname = f"{ns}.{name}"
+        return self._finish_call(node, opname, find_op(opname), [lhs, rhs], {}, ()), None, None  # type: ignore
 
     def _coerced_literal(self, value: int | float, dtype: DataType, node: ast.AST) -> Expr:
         if isinstance(value, float) and not dtype.is_float:
@@ -287,11 +356,17 @@ class ExpressionsMixin:
         num = self._fold_number(node)
         if num is not None:
             return self._value_expr(num, node)
+        given: tuple[Expr | None, Expr | None] = (None, None)
+        if type(node.op) in _ARRAY_OPS:
+            call, *operands = self._array_binop(node)
+            if call is not None:
+                return call
+            given = (operands[0], operands[1])
         cls = _BINOPS.get(type(node.op))
         if cls is None:
             hint = "use // for integer division" if isinstance(node.op, ast.Div) else None
             raise self.error(node, f"unsupported operator {type(node.op).__name__} in a scalar expression", hint=hint)
-        lhs, rhs, dt = self._operands(node.left, node.right)
+        lhs, rhs, dt = self._operands(node.left, node.right, given)
         return cls(lhs, rhs, dt, span=self.span(node))
 
     def _unary(self, node: ast.UnaryOp) -> Expr:
@@ -299,6 +374,11 @@ class ExpressionsMixin:
         if num is not None:
             return self._value_expr(num, node)
         operand = self._expr(node.operand)
+        if isinstance(operand.type, (TileType, TensorType)) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            if isinstance(node.op, ast.UAdd):
+                return operand
+            opname = ("tensor" if isinstance(operand.type, TensorType) else "tile") + ".neg"  # -t is pl.neg(t)
+            return self._finish_call(node, opname, find_op(opname), [operand], {}, ())  # type: ignore[arg-type]
         if isinstance(node.op, ast.Not):
             return Not(operand, DataType.BOOL, span=self.span(node))
         dt = self._scalar_dtype(operand, node.operand)
@@ -343,6 +423,8 @@ class ExpressionsMixin:
                 return self._minmax(node, name)
             if name == "const":
                 return self._pl_const(node)
+            if name == "dim":
+                return self._dim(node)
             if name == "make_tuple":
                 if node.keywords:
                     raise self.error(node, "pl.make_tuple takes positional values",
@@ -373,6 +455,8 @@ class ExpressionsMixin:
                 raise self.error(f, f"unknown op pl.{name}", hint=self._op_hint(name, "tile"))
             return self._op_call(node, opname)
         if isinstance(base, ast.Attribute) and self._is_pl(base.value):
+            if base.attr == "tensor" and f.attr == "dim":
+                return self._dim(node)
             opname = f"{base.attr}.{f.attr}"
             return self._op_call(node, opname)
         raise self.error(node, "unsupported call", hint="call ops as pl.tile.<op>(...)")
@@ -535,6 +619,8 @@ class ExpressionsMixin:
         if opname == "tensor.slice" and any(kw.arg == "valid_shape" for kw in node.keywords):
             return self._slice_with_valid_shape(node)
         op, index = info
+        if opname == "tile.set_validshape" and len(node.args) == 3 and not node.keywords:
+            node = _valid_rows_cols(node)
         if opname == "tile.store":
             node = self._implicit_store_window(node)
             if len(node.args) == 4:

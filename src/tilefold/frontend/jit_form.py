@@ -375,83 +375,6 @@ class JitParser(Parser):
         jit_scopes.bind_task_id(self, s, attrs)
         out.append(ScopeStmt(level, SeqStmts(tuple(body)), attrs=tuple(attrs.items()), span=self.span(s)))
 
-    def _subscript_assign(self, target: ast.Subscript, value_node: ast.expr, out: list[Stmt], s: ast.stmt) -> None:
-        if not isinstance(target.value, ast.Name):
-            raise self.error(target, "only `name[...] = value` subscript writes are supported",
-                             hint="write into a tensor parameter: out[:] = value")
-        dst = self._expr(target.value)
-        if not isinstance(dst.type, TensorType):
-            raise self.error(target, f"{target.value.id!r} is not a tensor: only tensors take subscript writes",
-                             hint="tiles are values: bind a new name instead")
-        value = self._expr(value_node)
-        self._pre[id(value_node)] = value
-        vshape = value.type.shape if isinstance(value.type, (TensorType, TileType)) else None
-        if vshape is None:
-            raise self.error(value_node, "the value written by a subscript must be a tensor or tile",
-                             hint="e.g. out[:] = pl.add(a, b)")
-        offsets = self._subscript_window(target, dst.type, vshape)
-        offs = ast.List(elts=offsets, ctx=ast.Load())
-        ast.copy_location(offs, target)
-        name = target.value.id
-        pl_name = next(iter(self.pl))
-        ns = "tensor" if isinstance(value.type, TensorType) else "tile"
-        func = ast.Attribute(value=ast.Attribute(value=ast.Name(id=pl_name, ctx=ast.Load()), attr=ns,
-                                                 ctx=ast.Load()), attr="assemble" if ns == "tensor" else "store",
-                             ctx=ast.Load())
-        args = [target.value, value_node, offs] if ns == "tensor" else [value_node, offs, target.value]
-        call = ast.Call(func=func, args=args, keywords=[])
-        for n in (func, func.value, func.value.value, call):
-            ast.copy_location(n, s)
-        self._assign(target.value, name, call, None, out, s)
-
-    def _subscript_window(self, target: ast.Subscript, t: TensorType, vshape: tuple[Any, ...]) -> list[ast.expr]:
-        sl = target.slice
-        items = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
-        rank = len(t.shape)
-        if len(items) > rank:
-            raise self.error(target, f"{len(items)} subscripts for a rank-{rank} tensor", hint="one per axis")
-        offsets: list[ast.expr] = []
-        for axis, item in enumerate(items + [ast.Slice(lower=None, upper=None, step=None)] * (rank - len(items))):
-            if not isinstance(item, ast.Slice) or item.step is not None:
-                raise self.error(item if hasattr(item, "lineno") else target,
-                                 "tensor subscripts are slices `lo:hi` (or `:`) without a step",
-                                 hint="e.g. out[0:16, :] = value")
-            lower = item.lower if item.lower is not None else ast.Constant(value=0)
-            ast.copy_location(lower, target)
-            offsets.append(lower)
-            self._check_window_extent(target, item, axis, t, vshape)
-        return offsets
-
-    def _check_window_extent(self, target: ast.Subscript, item: ast.Slice, axis: int, t: TensorType,
-                             vshape: tuple[Any, ...]) -> None:
-        """``out[lo:hi] = value`` writes exactly the window: its extent on each axis (``hi - lo``; ``:`` is the
-        whole axis) must be the value's. Checked where both are known at parse time (constants, ``lo + c``);
-        a value of another shape would write only part of the window (or past it) and still look right."""
-        want = vshape[axis] if axis < len(vshape) else None
-        want = want.value if isinstance(want, ConstInt) else None
-        if want is None:
-            return
-        lo = 0 if item.lower is None else self._fold_number(item.lower)
-        extent: Any = None
-        if item.upper is None:
-            dim = t.shape[axis]
-            if isinstance(dim, ConstInt) and isinstance(lo, int):
-                extent = dim.value - lo
-        else:
-            hi = self._fold_number(item.upper)
-            if isinstance(hi, int) and isinstance(lo, int):
-                extent = hi - lo
-            elif (item.lower is not None and isinstance(item.upper, ast.BinOp) and isinstance(item.upper.op, ast.Add)
-                  and ast.dump(item.upper.left) == ast.dump(item.lower)):
-                extent = self._fold_number(item.upper.right)  # lo:lo + c
-        if isinstance(extent, int) and not isinstance(extent, bool) and extent != want:
-            shown = ", ".join(str(e.value) if isinstance(e, ConstInt) else "?" for e in vshape)
-            raise self.error(item if hasattr(item, "lineno") else target,
-                             f"the window {ast.unparse(target)} has extent {extent} on axis {axis}, but the value "
-                             f"written into it is [{shown}]",
-                             hint="write a value of the window's shape, or name the window it fills, e.g. "
-                                  f"{ast.unparse(target.value)}[0:{want}, ...] = value")
-
     # ------------------------------------------------------------------ expressions
 
     def _expr(self, node: ast.expr) -> Expr:
@@ -459,6 +382,9 @@ class JitParser(Parser):
         if pre is not None:
             return pre
         if isinstance(node, ast.Subscript):
+            extent = self._shape_extent(node)  # x.shape[i]
+            if extent is not None:
+                return extent
             base = self._expr(node.value)
             if isinstance(base.type, TensorType):
                 return self._tensor_slice(node, base)
@@ -661,16 +587,6 @@ class JitParser(Parser):
                                  hint="load the block with pl.load(tensor, offsets, shapes, valid_shapes=[...]) "
                                       "and fillpad the tile")
         return self._checked_op(node, "tile.fillpad")
-
-    def _dim(self, node: ast.Call) -> Expr:
-        if len(node.args) != 2 or node.keywords:
-            raise self.error(node, "pl.tensor.dim takes (tensor, axis)", hint="e.g. pl.tensor.dim(a, 0)")
-        t = self._expr(node.args[0]).type
-        axis = self._fold_number(node.args[1])
-        if not isinstance(t, TensorType) or not isinstance(axis, int) or not -len(t.shape) <= axis < len(t.shape):
-            raise self.error(node, "pl.tensor.dim needs a tensor and a constant axis inside its rank",
-                             hint="e.g. pl.tensor.dim(a, 0)")
-        return t.shape[axis]
 
     def _dispatch(self, node: ast.Call, name: str, ns: str | None) -> Expr:
         if name in GENERATORS:  # no operand to dispatch on: the namespace decides (pl. is the tensor level)

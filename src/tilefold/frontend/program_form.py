@@ -196,9 +196,39 @@ class ProgramFormMixin:
             if fn.name in self._fn_sigs:
                 raise self.error(fn, f"function {fn.name!r} is defined twice", hint="rename one of the two functions")
             self._fn_sigs[fn.name] = self._signature(fn)
+        self._spmd_calls: dict[int, int] = {}
         functions = tuple(self._function(self._fn_sigs[fn.name]) for fn in fns)
         self._reject_recursion()
+        if self._spmd_calls:
+            functions = self._spmd_block_dims(functions, node)
         return Program(name, functions, attrs, span=self.span(node))
+
+    def _spmd_block_dims(self, functions: tuple[Any, ...], node: ast.AST) -> tuple[Any, ...]:
+        """Each kernel launched under ``with pl.spmd(n)`` runs on ``n`` blocks: its ``block_dim``. Every launch of
+        one kernel must agree (a kernel launched with and without pl.spmd would need two compiled forms)."""
+        from tilefold.ir.expr import GlobalVar
+        from tilefold.ir.visitor import IRVisitor
+
+        counts: dict[str, set[int]] = {}
+        spmd = self._spmd_calls
+
+        class _Launches(IRVisitor):
+            def visit_Call(self, expr: Any) -> None:
+                if isinstance(expr.op, GlobalVar):
+                    counts.setdefault(expr.op.name, set()).add(spmd.get(id(expr), 1))
+                super().visit_Call(expr)
+
+        for fn in functions:
+            _Launches().visit_stmt(fn.body)
+        out = []
+        for fn in functions:
+            n = counts.get(fn.name, {1})
+            if len(n) > 1:
+                raise self.error(node, f"kernel {fn.name!r} is launched with different pl.spmd block counts "
+                                       f"({', '.join(map(str, sorted(n)))}; 1 = a launch outside pl.spmd)",
+                                 hint="launch each kernel with one block count, or split it into two kernels")
+            out.append(fn.with_attr("block_dim", n.pop()) if n != {1} else fn)
+        return tuple(out)
 
     def _with_module_functions(self, fns: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
         """``fns`` plus the module-level ``@pl.function``s they call by bare name (``kernel(a, out)``), transitively:
@@ -347,8 +377,45 @@ class ProgramFormMixin:
         for py_name, var in self._dyn_names.items():
             if py_name not in self.env:
                 self._define(py_name, var, fn)
-        body = self._body(fn.body, None, release=self._release_ast)
+        stmts, attrs = self._func_attrs(fn.body, sig)
+        body = self._body(stmts, None, release=self._release_ast)
         directions = (ParamDirection.In,) * len(dims) + tuple(d for _n, _t, d in sig.params)
         return bind_call_results(Function(fn.name, tuple(dims + params), directions, sig.return_types,
-                                          SeqStmts(tuple(body)), sig.func_type, sig.attrs, span=self.span(fn)))
+                                          SeqStmts(tuple(body)), sig.func_type, attrs, span=self.span(fn)))
+
+    def _func_attrs(self, stmts: list[ast.stmt], sig: _FnSig) -> tuple[list[ast.stmt], tuple[tuple[str, Any], ...]]:
+        """PyPTO's ``pl.func_attr({...})`` prologue (the body's first statements): its entries join the
+        function's attributes; a bare name is a parameter (recorded by name). Returns the rest of the body."""
+        attrs = list(sig.attrs)
+        rest = list(stmts)
+        while rest and isinstance(rest[0], ast.Expr) and self._is_pl_call(rest[0].value, "func_attr"):
+            call = rest.pop(0).value
+            if len(call.args) != 1 or call.keywords or not isinstance(call.args[0], ast.Dict):  # type: ignore
+                raise self.error(call, "pl.func_attr takes one dict literal",
+                                 hint='e.g. pl.func_attr({"split": pl.SplitMode.UP_DOWN})')
+            d = call.args[0]  # type: ignore[attr-defined]
+            params = {n for n, _t, _d in sig.params}
+            for k, v in zip(d.keys, d.values, strict=True):
+                key = self._const(k, allow_error=True) if k is not None else None
+                if not isinstance(key, str):
+                    raise self.error(k or v, "pl.func_attr keys must be string literals", hint='e.g. {"split": ...}')
+                if any(key == have for have, _v in attrs):
+                    raise self.error(k, f"function attribute {key!r} is declared twice",
+                                     hint="declare each key once")
+                if isinstance(v, ast.Name) and v.id in params:
+                    attrs.append((key, v.id))
+                elif isinstance(v, ast.Name):
+                    raise self.error(v, f"{v.id!r} in pl.func_attr is not a parameter of {sig.node.name!r}",
+                                     hint="a bare name is always a parameter; write Python constants as literals")
+                elif isinstance(v, ast.Attribute) and isinstance(v.value, ast.Attribute) \
+                        and v.value.attr == "SplitMode" and self._is_pl(v.value.value):
+                    from tilefold.frontend.dsl import SplitMode
+
+                    if v.attr not in SplitMode.__members__:
+                        raise self.error(v, f"unknown pl.SplitMode.{v.attr}",
+                                         hint="one of " + ", ".join(f"pl.SplitMode.{m}" for m in SplitMode.__members__))
+                    attrs.append((key, SplitMode[v.attr]))  # recorded; tilefold's split is chosen per pl.at scope
+                else:
+                    attrs.append((key, self._const(v, allow_error=True)))
+        return rest, tuple(attrs)
 

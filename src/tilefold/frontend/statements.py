@@ -35,6 +35,8 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import (
     ScalarType,
+    TensorType,
+    TileType,
     TupleType,
     Type,
 )
@@ -395,9 +397,12 @@ class StatementsMixin:
                 self._assign(t, t.id, s.value, None, out, s)
             elif isinstance(t, (ast.Tuple, ast.List)):
                 self._assign_tuple(t, s.value, out, s)
+            elif isinstance(t, ast.Subscript):
+                self._subscript_assign(t, s.value, out, s)
             else:
                 raise self.error(t, "only plain names can be assigned",
-                                 hint="tiles are values: write `x = pl.tile.op(...)` instead of mutating")
+                                 hint="tiles are values: write `x = pl.tile.op(...)` instead of mutating; a "
+                                      "tensor takes `out[lo:hi, ...] = value` (or pl.assemble)")
         elif isinstance(s, ast.AnnAssign):
             if not isinstance(s.target, ast.Name):
                 raise self.error(s.target, "only plain names can be assigned",
@@ -455,6 +460,118 @@ class StatementsMixin:
             raise self.error(s, f"unsupported Python syntax in a kernel: {type(s).__name__}",
                              hint="kernels use assignments, calls, pl.range/pl.pipeline loops, while, if and return")
 
+    def _subscript_assign(self, target: ast.Subscript, value_node: ast.expr, out: list[Stmt], s: ast.stmt) -> None:
+        """PyPTO's subscript write ``dst[lo:hi, ...] = value``: ``dst = pl.tensor.assemble(dst, value, [lo, ...])``
+        for a tensor value, ``dst = pl.tile.store(value, [lo, ...], dst)`` for a tile (it rebinds ``dst``)."""
+        if not isinstance(target.value, ast.Name):
+            raise self.error(target, "only `name[...] = value` subscript writes are supported",
+                             hint="write into a tensor parameter: out[:] = value")
+        dst = self._expr(target.value)
+        if not isinstance(dst.type, TensorType):
+            raise self.error(target, f"{target.value.id!r} is not a tensor: only tensors take subscript writes",
+                             hint="tiles are values: bind a new name instead")
+        value = self._expr(value_node)
+        self.__dict__.setdefault("_pre", {})[id(value_node)] = value  # parsed once: _expr takes it from _pre
+        vshape = value.type.shape if isinstance(value.type, (TensorType, TileType)) else None
+        if vshape is None:
+            raise self.error(value_node, "the value written by a subscript must be a tensor or tile",
+                             hint="e.g. out[:] = pl.add(a, b)")
+        offsets = self._subscript_window(target, dst.type, vshape)
+        offs = ast.List(elts=offsets, ctx=ast.Load())
+        ast.copy_location(offs, target)
+        name = target.value.id
+        pl_name = next(iter(self.pl))
+        ns = "tensor" if isinstance(value.type, TensorType) else "tile"
+        func = ast.Attribute(value=ast.Attribute(value=ast.Name(id=pl_name, ctx=ast.Load()), attr=ns,
+                                                 ctx=ast.Load()), attr="assemble" if ns == "tensor" else "store",
+                             ctx=ast.Load())
+        args = [target.value, value_node, offs] if ns == "tensor" else [value_node, offs, target.value]
+        call = ast.Call(func=func, args=args, keywords=[])
+        for n in (func, func.value, func.value.value, call):
+            ast.copy_location(n, s)
+        self._assign(target.value, name, call, None, out, s)
+
+    def _subscript_window(self, target: ast.Subscript, t: TensorType, vshape: tuple[Any, ...]) -> list[ast.expr]:
+        sl = target.slice
+        items = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
+        rank = len(t.shape)
+        if len(items) > rank:
+            raise self.error(target, f"{len(items)} subscripts for a rank-{rank} tensor", hint="one per axis")
+        offsets: list[ast.expr] = []
+        for axis, item in enumerate(items + [ast.Slice(lower=None, upper=None, step=None)] * (rank - len(items))):
+            if not isinstance(item, ast.Slice) or item.step is not None:
+                raise self.error(item if hasattr(item, "lineno") else target,
+                                 "tensor subscripts are slices `lo:hi` (or `:`) without a step",
+                                 hint="e.g. out[0:16, :] = value")
+            lower = item.lower if item.lower is not None else ast.Constant(value=0)
+            ast.copy_location(lower, target)
+            offsets.append(lower)
+            self._check_window_extent(target, item, axis, t, vshape)
+        return offsets
+
+    def _check_window_extent(self, target: ast.Subscript, item: ast.Slice, axis: int, t: TensorType,
+                             vshape: tuple[Any, ...]) -> None:
+        """``out[lo:hi] = value`` writes exactly the window: its extent on each axis (``hi - lo``; ``:`` is the
+        whole axis) must be the value's. Checked where both are known at parse time (constants, ``lo + c``);
+        a value of another shape would write only part of the window (or past it) and still look right."""
+        want = vshape[axis] if axis < len(vshape) else None
+        want = want.value if isinstance(want, ConstInt) else None
+        if want is None:
+            return
+        lo = 0 if item.lower is None else self._fold_number(item.lower)
+        extent: Any = None
+        if item.upper is None:
+            dim = t.shape[axis]
+            if isinstance(dim, ConstInt) and isinstance(lo, int):
+                extent = dim.value - lo
+        else:
+            hi = self._fold_number(item.upper)
+            if isinstance(hi, int) and isinstance(lo, int):
+                extent = hi - lo
+            elif (item.lower is not None and isinstance(item.upper, ast.BinOp) and isinstance(item.upper.op, ast.Add)
+                  and ast.dump(item.upper.left) == ast.dump(item.lower)):
+                extent = self._fold_number(item.upper.right)  # lo:lo + c
+        if isinstance(extent, int) and not isinstance(extent, bool) and extent != want:
+            shown = ", ".join(str(e.value) if isinstance(e, ConstInt) else "?" for e in vshape)
+            raise self.error(item if hasattr(item, "lineno") else target,
+                             f"the window {ast.unparse(target)} has extent {extent} on axis {axis}, but the value "
+                             f"written into it is [{shown}]",
+                             hint="write a value of the window's shape, or name the window it fills, e.g. "
+                                  f"{ast.unparse(target.value)}[0:{want}, ...] = value")
+
+    def _static_directive(self, v: ast.Call) -> None:
+        """PyPTO's parse-time directives, which leave nothing in the IR: ``pl.static_print(*values)`` prints what
+        the parser knows of each value (a constant, or a value's type); ``pl.static_assert(cond, "msg")`` checks a
+        compile-time condition."""
+        from tilefold.frontend.annotations import _describe
+
+        name = v.func.attr  # type: ignore[attr-defined]
+        if v.keywords:
+            raise self.error(v.keywords[0].value, f"pl.{name} takes no keyword arguments",
+                             hint="pass the values positionally")
+        if name == "static_print":
+            parts = []
+            for a in v.args:
+                if isinstance(a, ast.Constant) and isinstance(a.value, str):
+                    parts.append(a.value)
+                    continue
+                e = self._expr(a)
+                value = _static_value(e)
+                parts.append(repr(value) if value is not None else _describe(e.type))
+            print(*parts)
+            return
+        if len(v.args) != 2 or not (isinstance(v.args[1], ast.Constant) and isinstance(v.args[1].value, str)):
+            raise self.error(v, "pl.static_assert takes a condition and a string literal message",
+                             hint='write pl.static_assert(cond, "message") with the message written inline')
+        value = _static_value(self._expr(v.args[0]))
+        if value is None:
+            raise self.error(v.args[0], "pl.static_assert: the condition is not a compile-time constant",
+                             hint="use shapes, literals and closure constants; run-time values are checked in "
+                                  "host code")
+        if not value:
+            raise self.error(v, f"static assertion failed: {v.args[1].value}",
+                             hint="the condition is checked when the kernel is parsed")
+
     def _expr_stmt(self, s: ast.Expr, out: list[Stmt]) -> None:
         """A call as a statement (an ``EvalStmt``; an in-place spelling rebinds its operand's name)."""
         v = s.value
@@ -466,6 +583,12 @@ class StatementsMixin:
         if not isinstance(v, ast.Call):
             raise self.error(s, "an expression statement must be a call",
                              hint="bare expressions have no effect; assign the value to a name")
+        if self._is_pl_call(v, "func_attr"):
+            raise self.error(s, "pl.func_attr(...) must precede every other statement of the function body",
+                             hint="move it to the top of the body (an attribute describes the whole function)")
+        if self._is_pl_call(v, "static_print") or self._is_pl_call(v, "static_assert"):
+            self._static_directive(v)
+            return
         from tilefold.ops.catalog_ops import IN_PLACE_SPELLINGS
 
         at = IN_PLACE_SPELLINGS.get(getattr(v.func, "attr", ""))
@@ -475,6 +598,73 @@ class StatementsMixin:
             return
         out.append(EvalStmt(self._expr(v), span=self.span(s)))
 
+    def _submit(self, target: ast.Tuple | ast.List, call: ast.Call, out: list[Stmt], s: ast.stmt) -> None:
+        """PyPTO's ``out, tid = pl.submit(self.kernel, *args, deps=[...])`` in an Orchestration function: the
+        kernel's launch, its results bound to the leading names and the last name its task id (usable in later
+        ``deps=``). tilefold runs the orchestration in program order, so the dependencies are checked, not
+        needed."""
+        from tilefold.frontend import jit_scopes
+
+        if not call.args or not (isinstance(call.args[0], ast.Attribute) and isinstance(call.args[0].value, ast.Name)
+                                 and call.args[0].value.id == "self"):
+            raise self.error(call, "pl.submit takes the kernel as self.<kernel> first",
+                             hint="out, tid = pl.submit(self.kernel, a, out)")
+        for kw in call.keywords:
+            if kw.arg == "deps":
+                jit_scopes.deps_option(self, kw.value)
+            elif kw.arg == "predicate":
+                from tilefold.errors import NotSupportedError
+
+                raise NotSupportedError("pl.submit(predicate=...) (a task skipped on a run-time value) is not "
+                                        "supported", span=self.span(kw.value),
+                                        hint="guard the work inside the kernel with an if on the value")
+            elif kw.arg not in ("allow_early_resolve", "dumps"):
+                raise self.error(kw.value, f"unknown keyword argument {kw.arg!r} for pl.submit",
+                                 hint="pl.submit(self.kernel, *args, deps=[tid, ...])")
+        tid = target.elts[-1]
+        if len(target.elts) < 2 or not isinstance(tid, ast.Name):
+            raise self.error(target, "pl.submit returns the kernel's result(s) and a task id",
+                             hint="out, tid = pl.submit(self.kernel, a, out)")
+        launch = ast.copy_location(ast.Call(func=call.args[0], args=list(call.args[1:]), keywords=[]), call)
+        results = target.elts[:-1]
+        if len(results) == 1:
+            self._assign(results[0], results[0].id, launch, None, out, s)  # type: ignore[attr-defined]
+        else:
+            tup = ast.copy_location(ast.Tuple(elts=list(results), ctx=ast.Store()), target)
+            self._assign_tuple(tup, launch, out, s)
+        t = jit_scopes.tasks(self)
+        t.ids.add(tid.id)
+        t.count += 1
+        t.current[tid.id] = f"{tid.id}#{t.count}"
+
+    def _spmd_dispatch(self, s: ast.With, call: ast.Call, out: list[Stmt]) -> None:
+        """PyPTO's dispatch form ``with pl.spmd(n): out = self.kernel(...)`` in an Orchestration / Opaque function:
+        the body's kernel launches run on ``n`` blocks (each block reads its index with pl.tile.get_block_idx()).
+        The count becomes the launched kernel's ``block_dim`` (``_parse_program`` checks every launch of it
+        agrees)."""
+        from tilefold.ir.expr import Call, GlobalVar
+
+        if getattr(getattr(self, "_current_sig", None), "func_type", None) is FunctionType.InCore:
+            raise self.error(s, "with pl.spmd(...) in an InCore function",
+                             hint="dispatch the kernel with pl.spmd from the Orchestration function")
+        n = self._fold_number(call.args[0]) if len(call.args) == 1 and not call.keywords else None
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise self.error(call, "with pl.spmd(n): n must be one positive compile-time integer",
+                             hint="e.g. with pl.spmd(4): out = self.kernel(a, out)")
+        body: list[Stmt] = []
+        for b in s.body:
+            self._stmt(b, body)
+        launches = 0
+        for st in body:
+            value = getattr(st, "value", None) if isinstance(st, AssignStmt) else getattr(st, "expr", None)
+            if isinstance(value, Call) and isinstance(value.op, GlobalVar):
+                self.__dict__.setdefault("_spmd_calls", {})[id(value)] = n
+                launches += 1
+        if not launches:
+            raise self.error(s, "a with pl.spmd(n) body launches no kernel",
+                             hint="call the kernel inside it: out = self.kernel(a, out)")
+        out.extend(body)
+
     def _at_scope(self, s: ast.With, out: list[Stmt]) -> None:
         """``with pl.at(level=...):`` in a ``@pl.program`` function (PyPTO's Opaque / Orchestration functions mix
         orchestration code and scopes): the body becomes a ``ScopeStmt``, which OutlineIncoreScopes turns into an
@@ -483,6 +673,9 @@ class StatementsMixin:
         from tilefold.frontend import jit_scopes
 
         call = s.items[0].context_expr if len(s.items) == 1 else None
+        if call is not None and self._is_pl_call(call, "spmd") and s.items[0].optional_vars is None:
+            self._spmd_dispatch(s, call, out)
+            return
         if call is None or not self._is_pl_call(call, "at"):
             raise self.error(s, "unsupported Python syntax in a kernel: With (other than `with pl.at(...)`)",
                              hint="the with statement of a kernel is `with pl.at(level=pl.Level.CORE_GROUP):`, "
@@ -533,6 +726,9 @@ class StatementsMixin:
                 raise self.error(e, "only plain names can be assigned",
                                  hint="unpack into plain names, e.g. `a, b = ...`")
             names.append(e.id)
+        if self._is_pl_call(value_node, "submit"):
+            self._submit(target, value_node, out, s)  # type: ignore[arg-type]
+            return
         if isinstance(value_node, (ast.Tuple, ast.List)):  # a, b = x, y: every value first, then the names
             if len(value_node.elts) != len(names):
                 raise self.error(target, f"{len(names)} names but {len(value_node.elts)} values",
@@ -891,3 +1087,26 @@ class StatementsMixin:
         out.append(IfStmt(cond, SeqStmts(tuple(then)), SeqStmts(tuple(else_body)) if else_body is not None else None,
                           tuple(return_vars), span=self.span(s), attrs=if_attrs))
 
+
+def _static_value(e: Any) -> Any:
+    """The value of a parse-time constant expression (literals and arithmetic / comparisons of them), or None."""
+    from tilefold.ir.expr import And, BinaryExpr, ConstBool, ConstFloat, ConstInt, Neg, Not, Or
+
+    if isinstance(e, (ConstInt, ConstFloat, ConstBool)):
+        return e.value
+    if isinstance(e, (Neg, Not)):
+        x = _static_value(e.operand)
+        return None if x is None else (-x if isinstance(e, Neg) else not x)
+    if not isinstance(e, BinaryExpr):
+        return None
+    a, b = _static_value(e.lhs), _static_value(e.rhs)
+    if a is None or b is None:
+        return None
+    if isinstance(e, (And, Or)):
+        return (a and b) if isinstance(e, And) else (a or b)
+    ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "//": lambda: a // b if b else None,
+           "%": lambda: a % b if b else None, "min": lambda: min(a, b), "max": lambda: max(a, b),
+           "==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b,
+           ">": lambda: a > b, ">=": lambda: a >= b}
+    f = ops.get(e.symbol)
+    return f() if f is not None else None

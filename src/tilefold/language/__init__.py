@@ -107,6 +107,15 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def inline(fn: Any = None, **options: Any) -> Any:
+    """PyPTO's ``@pl.inline`` (a helper the program parser splices into ``@pl.function`` bodies): refused."""
+    from tilefold.errors import NotSupportedError
+
+    raise NotSupportedError("@pl.inline (a helper spliced into @pl.function bodies) is not supported by tilefold",
+                            hint="in a @pl.jit program use @pl.jit.inline; in a @pl.program write the helper's "
+                                 "ops in the calling function (or make it a module-level @pl.function kernel)")
+
+
 def affine_map(text: str) -> AffineMap:
     """``pl.affine_map("(d0, d1) -> (d0, 0)")``: an indexing map in MLIR syntax."""
     return AffineMap.parse(text)

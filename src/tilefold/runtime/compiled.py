@@ -59,6 +59,7 @@ class CompiledKernel(CompiledProgram):
                           "platform_name": getattr(self.config, "platform", None) or self.target.name,
                           "params": names, "directions": dirs, "user_params": user_params(entry),
                           "hidden_extents": hidden_extents(entry), "has_return": bool(entry.return_types),
+                          "returns": [n for n, _t in getattr(self.pto, "entry_returns", ())],
                           "passes": list(self.passes)}
         return self._meta
 

@@ -42,8 +42,14 @@ def bind_arguments(meta: dict[str, Any], args: tuple[Any, ...], where: str) -> d
     names = list(meta["params"])
     if len(args) != len(names):
         names = list(meta["user_params"])
+    returns = list(meta.get("returns", ()))
+    if returns and len(args) == len(names) + len(returns):
+        # PyPTO's call of a program whose entry returns tensors it creates: one destination array per returned
+        # tensor after the parameters (the runtime allocates them; here they are written like Out arguments)
+        names = names + returns
     if len(args) != len(names):
-        raise TilefoldError(f"{where} takes {len(names)} argument(s) ({', '.join(names)}), got {len(args)}",
+        extra = f" (then, optionally, one array per returned tensor: {len(returns)})" if returns else ""
+        raise TilefoldError(f"{where} takes {len(names)} argument(s) ({', '.join(names)}){extra}, got {len(args)}",
                             hint="pass one array (or number) per parameter, in order")
     return dict(zip(names, args, strict=True))
 
@@ -93,12 +99,15 @@ def execute(compiled: Any, by_name: dict[str, Any], config: Any) -> tuple[Any, A
         if config is not None and config.runtime.get("enable_dump_args") == 2 else None
     sim = simulate(compiled.pto, inputs, compiled.target, block_dim=getattr(config, "block_dim", 1))
     written = []
-    for name, d in zip(meta["params"], meta["directions"], strict=True):
-        if d != ParamDirection.In.value and name in sim.outputs and name in by_name:
+    destinations = [n for n, d in zip(meta["params"], meta["directions"], strict=True) if d != ParamDirection.In.value]
+    for name in destinations + list(meta.get("returns", ())):
+        if name in sim.outputs and name in by_name:
             target = by_name[name]
             write_back(getattr(target, "_tilefold_array", lambda t=target: t)(), sim.outputs[name],
                        f"argument {name!r}")
             written.append(target)
+        elif name in sim.outputs and name not in destinations:  # a returned tensor with no destination given
+            written.append(sim.outputs[name])
     if config is not None:
         write_dfx(config, compiled, sim, dump_inputs)
     return (written[0] if len(written) == 1 else tuple(written) if written else None), sim

@@ -279,9 +279,11 @@ class _JitDecorator:
     def host(self) -> Callable:
         return self._refuse("host")
 
-    @property
-    def opaque(self) -> Callable:
-        return self._refuse("opaque")
+    def opaque(self, fn: Callable) -> JITFunction:
+        """PyPTO's Opaque sub-function (orchestration code: loops and ``pl.at`` scopes): tilefold specialises the
+        orchestration of a jit program at parse time, so it is spliced into its caller like an inline helper (the
+        same launches, in the same order)."""
+        return JITFunction(fn, "inline", _caller_locals())
 
 
 jit = _JitDecorator()
