@@ -139,8 +139,11 @@ def test_ub_index_out_of_range_is_a_device_fault(op, extra):
     # TileAndBindSubBlock splits the gather's rows (index rows 4..7 are sub-block 1's rows 0..3): the device names
     # the element of the index tile the faulting sub-block holds
     where = r"\[1, 7\]" if op == "gather" else r"\[5, 7\]"
-    with pytest.raises(OutOfBounds, match=rf"index 16 at element {where} of the index tile is outside \[0, 16\)"):
+    with pytest.raises(OutOfBounds, match=rf"index 16 at element {where} of the index tile is outside \[0, 16\)") \
+            as fault:
         simulate(compiled.pto, inputs, compiled.target)
+    if op == "gather":  # the message says which sub-block's part the element is counted in
+        assert "on vector sub-block 1: elements count within the tiles it holds" in str(fault.value)
     with pytest.raises(TilefoldError, match="index 16 at element") as info:
         run_program(program, inputs)
     assert info.value.span is not None and "bound or clamp the indices" in info.value.hint

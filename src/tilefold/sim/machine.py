@@ -720,7 +720,10 @@ class KernelRun:
         try:
             value = op.golden(args, attrs)
         except IndexError as e:  # an index operand (gather / scatter) names an element outside its tile
-            raise OutOfBounds(f"{e}", instruction=ins.text(), address=dst.address, space="Vec",
+            # each AIV sub-block holds its own part of a split tile: the element is counted within that part
+            unit = f" (on vector sub-block {self.subblock}: elements count within the tiles it holds)" \
+                if self.kernel.func_type == "AIV" else ""
+            raise OutOfBounds(f"{e}{unit}", instruction=ins.text(), address=dst.address, space="Vec",
                               hint="every index must lie inside the axis it indexes: bound or clamp the indices "
                                    "before the instruction") from None
         write(vec, dst, value, "")
