@@ -39,7 +39,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from tilefold.mlir import clipped_stores
-from tilefold.mlir.clipped_stores import ClippedStore, window_axis
+from tilefold.mlir.clipped_stores import ClippedStore, memref_strides, window_axis
 from tilefold.mlir.dialect import HivmOp, ToTensorOp, hivm_op_class
 from tilefold.mlir.lower import Lowering, NotLowered, shape_of
 
@@ -364,13 +364,7 @@ def _index_const(value: int) -> arith.ConstantOp:
 def _subview(src: SSAValue, axis: int, half: int, offset: SSAValue) -> memref.SubviewOp:
     t = src.type
     shape = shape_of(t)
-    if isinstance(t.layout, StridedLayoutAttr):
-        strides = [s.data if hasattr(s, "data") else s for s in t.layout.get_strides()]
-    else:
-        strides, acc = [], 1
-        for dim in reversed(shape):
-            strides.insert(0, acc)
-            acc *= dim
+    strides = memref_strides(t)
     sizes = list(shape)
     sizes[axis] = half
     offsets: list[SSAValue | int] = [0] * len(shape)

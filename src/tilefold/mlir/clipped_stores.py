@@ -127,15 +127,20 @@ class _Builder:
         return self._add(affine.ApplyOp([a, b], m))
 
 
+def memref_strides(t: MemRefType) -> list[int]:
+    """The element strides of a memref: its strided layout's, or the row-major ones of its shape."""
+    if isinstance(t.layout, StridedLayoutAttr):
+        return [s.data if hasattr(s, "data") else s for s in t.layout.get_strides()]
+    strides, acc = [], 1
+    for dim in reversed(list(t.get_shape())):
+        strides.insert(0, acc)
+        acc *= dim
+    return strides
+
+
 def _dynamic_memref(t: MemRefType, axis: int) -> MemRefType:
     shape = list(t.get_shape())
-    if isinstance(t.layout, StridedLayoutAttr):
-        strides = [s.data if hasattr(s, "data") else s for s in t.layout.get_strides()]
-    else:
-        strides, acc = [], 1
-        for dim in reversed(shape):
-            strides.insert(0, acc)
-            acc *= dim
+    strides = memref_strides(t)
     shape[axis] = DYNAMIC_INDEX
     return MemRefType(t.get_element_type(), shape, StridedLayoutAttr(strides, None), t.memory_space)
 

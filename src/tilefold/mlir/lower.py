@@ -619,15 +619,7 @@ class Lowering:
                     else f"pl.tile.sels({self.tile(m, op)}, {self.tile(a, op)}, {self.scalar(b, op)})")
         res_t = op.results[0].type if op.results else outs[0].type
         shape = tile_shape(shape_of(res_t))
-        ann = f"pl.Tile[[{', '.join(map(str, shape))}], pl.{dtype}, pl.Mem.Vec]"
-        if op.results:
-            nm = self.define(op.results[0], op)
-        else:
-            nm = self.fresh(outs[0].name_hint or "t")
-            self.ops_of[nm] = op
-        self.emit(d, f"{nm}: {ann} = {expr}")
-        if not op.results:
-            self._write(outs[0], nm, op)
+        self._define_compute(op, outs, f"pl.Tile[[{', '.join(map(str, shape))}], pl.{dtype}, pl.Mem.Vec]", expr, d)
 
     def _index_op(self, op: HivmOp, short: str, ins: list[SSAValue], outs: list[SSAValue], d: int) -> None:
         """``varange`` -> ``tile.ci`` (consecutive integers; a stride s scales it, a float result is cast), when the
