@@ -35,6 +35,7 @@ from tilefold.passes.tile_and_bind_sub_block import (
     copies,
     custom,
     elementwise,
+    expansion,
     ifs,
     index_ops,
     load,
@@ -42,6 +43,7 @@ from tilefold.passes.tile_and_bind_sub_block import (
     reduction,
     reshape,
     seeding,
+    sorting,
     transpose,
     while_loops,
     window_stores,
@@ -83,7 +85,10 @@ _STRATEGY_BY_VIEW: dict[str, Any] = {
 
 
 #: ops (by name) whose strategy their kind does not give
-_STRATEGY_BY_NAME: dict[str, Any] = {"tile.ci": index_ops, "tile.gather": index_ops}
+_STRATEGY_BY_NAME: dict[str, Any] = {
+    "tile.ci": index_ops, "tile.gather": index_ops, "tile.sort32": sorting, "tile.mrgsort": sorting,
+    "tile.expand_clone": expansion, "tile.fillpad_expand": expansion,
+}
 
 
 def op_strategy(op: OpDef, call: Call) -> Any:
