@@ -1,7 +1,8 @@
 """The splitter: a reverse demand pass (the bubbling of the marked half-windows from the stores to their producers)
 followed by a forward rewrite. Bookkeeping lives here; what each op family or statement does with a demanded half is
 the rule of its strategy module (``elementwise``, ``broadcast``, ``reduction``, ``load``, ``copies``, ``transpose``,
-``reshape``, ``custom``, ``loops``, ``while_loops``, ``ifs``; stores: ``seeding``).
+``reshape``, ``index_ops``, ``sorting``, ``expansion``, ``custom``, ``loops``, ``while_loops``, ``ifs``; stores:
+``seeding``).
 
 Op strategies export ``demand(sp, var, call, axis) -> [(operand, axis)]`` (raises ``Refusal``) and may export
 ``rewrite(sp, var, call, axis, out) -> Call``; without one the op is re-emitted on the demanded operand halves.
@@ -35,6 +36,7 @@ from tilefold.passes.tile_and_bind_sub_block import (
     copies,
     custom,
     elementwise,
+    expansion,
     ifs,
     index_ops,
     load,
@@ -42,6 +44,7 @@ from tilefold.passes.tile_and_bind_sub_block import (
     reduction,
     reshape,
     seeding,
+    sorting,
     transpose,
     while_loops,
     window_stores,
@@ -83,7 +86,10 @@ _STRATEGY_BY_VIEW: dict[str, Any] = {
 
 
 #: ops (by name) whose strategy their kind does not give
-_STRATEGY_BY_NAME: dict[str, Any] = {"tile.ci": index_ops, "tile.gather": index_ops}
+_STRATEGY_BY_NAME: dict[str, Any] = {
+    "tile.ci": index_ops, "tile.gather": index_ops, "tile.sort32": sorting, "tile.mrgsort": sorting,
+    "tile.expand_clone": expansion, "tile.fillpad_expand": expansion,
+}
 
 
 def op_strategy(op: OpDef, call: Call) -> Any:
