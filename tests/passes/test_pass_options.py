@@ -411,3 +411,12 @@ def test_compile_takes_its_target_from_the_options_and_refuses_two_targets():
     assert compile_program(program, "Ascend950", options={"target": "Ascend950"}).target.name == "Ascend950"
     with pytest.raises(TilefoldError, match="target=Ascend950 contradicts the target Ascend910B"):
         compile_program(program, "Ascend910B", options={"target": "Ascend950"})
+
+
+def test_a_numpy_boolean_is_a_boolean():
+    import numpy as np
+
+    for value in (np.False_, np.bool_(True), np.array([1, 2]).sum() > 2):
+        record = parse_options(PipelineOptions, {"enable_auto_bind_sub_block": value})
+        assert record.enable_auto_bind_sub_block is bool(value)
+        assert type(record.enable_auto_bind_sub_block) is bool

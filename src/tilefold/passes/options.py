@@ -27,6 +27,8 @@ import typing
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypeVar
 
+import numpy as np
+
 from tilefold.errors import Span, TilefoldError
 from tilefold.targets import Target, get_target
 
@@ -246,8 +248,8 @@ def _value(tp: Any, value: Any, is_text: bool) -> Any:
 
 def _bool(value: Any, is_text: bool) -> bool:
     if not is_text:
-        if isinstance(value, bool):
-            return value
+        if isinstance(value, (bool, np.bool_)):  # a numpy boolean (a comparison's result) is a boolean too
+            return bool(value)
         raise _BadValue()
     if value is None:  # a bare name in option text: true
         return True
