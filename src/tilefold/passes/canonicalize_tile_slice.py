@@ -35,6 +35,9 @@ Rules (seed ``canonicalize_tile_slice.zh.txt``; doc page ``docs/passes/canonical
    neither spans its parent's rows nor stays inside one 16-column block raises ``AccWindowError``
    (a ``ValueError``). A slice of an identity view is judged on the view's root; a slice of a view that
    moves elements (transpose_view, shape-changing reshape, dtype-changing reinterpret) stays silent.
+   A window of an Acc tile that an op reads (not as its accumulator destination) must be addressable from its
+   first element with the parent's NZ formula: a constant column offset that is not a multiple of 16, with a
+   window that crosses into the next 16-column block, raises ``AccWindowError`` (``check_acc_windows``).
 10. Every decision is reported as a structured remark (``canonicalize_tile_slice_with_remarks``), and every
     slice gets at least one (``skipped`` / ``peeled`` / ``dropped`` / ``kept`` close the list, in program
     order).
@@ -48,11 +51,13 @@ from typing import Any
 
 from tilefold.analysis.scalar_facts import ScalarFacts, add_index
 from tilefold.analysis.slice_windows import (
+    ACC_BLOCK_COLS,
     AccFinding,
     SliceInfo,
     SliceWindowAnalysis,
     analyze_slice_windows,
 )
+from tilefold.analysis.tile_layout import all_stmts
 from tilefold.errors import Span, TilefoldError
 from tilefold.ir.expr import Call, Expr, Var
 from tilefold.ir.names import NameSupply
@@ -147,6 +152,7 @@ def canonicalize_function(fn: Function, remarks: list[Remark] | None = None) -> 
     analysis = analyze_slice_windows(fn, acc_windows_only=True)
     ctx = _Context(fn, analysis, remarks)
     ctx.check_accumulators()
+    ctx.check_acc_windows()
     if not analysis.slices:
         ctx.final_remarks()
         return fn
@@ -452,6 +458,43 @@ class _Context:
             self.remark(f"acc-window-{'accepted' if v.kind == 'accept' else 'unproven'}",
                         f"{finding.op_name} accumulator window {finding.window.describe()}: {v.reason}",
                         op=finding.op_name, window=finding.window.describe(), verdict=v.kind)
+
+    def check_acc_windows(self) -> None:
+        """A window of an Acc tile is read through its parent's NZ block formula from the window's first element:
+        right only when its column offset is a whole number of 16-column blocks or the window stays inside the
+        block it starts in. An op that reads such a window (any operand but an accumulator destination, which the
+        seed's rule above judges) would get the wrong elements, and no consumer can copy it: refuse it."""
+        bad: dict[Var, str] = {}
+        for info in self.analysis.slices.values():
+            bt = info.base_type
+            extent = info.static_shape
+            if bt is not None and bt.memory_space is MemorySpace.Acc and extent is not None and len(extent) == 2 \
+                    and len(info.offsets) == 2:
+                problem = _acc_window_problem(info.offsets, extent, self.facts)
+                if problem is not None:
+                    bad[info.var] = problem
+        if not bad:
+            return
+        for stmt in all_stmts(self.fn.body):
+            call = getattr(stmt, "value", None) if isinstance(stmt, AssignStmt) else getattr(stmt, "expr", None)
+            od = op_of(call) if isinstance(call, Call) else None
+            if od is None or od.name == "tile.slice":
+                continue
+            for i, arg in enumerate(call.args):
+                info = self.slices.get(self.analysis.tile_alias.get(arg, arg)) if isinstance(arg, Var) else None
+                if info is None or info.var not in bad or i == od.output_reuses_input:
+                    continue
+                offs = ", ".join(repr(o) for o in info.offsets)
+                rows, cols = info.static_shape or ("?", "?")
+                message = (f"{od.name} reads a window [{rows}, {cols}] at offset [{offs}] of the Acc tile "
+                           f"'{info.base.name}' (tile.slice '{info.var.name}') that L0C's NZ block layout cannot "
+                           f"address: {bad[info.var]}")
+                self.remark("acc-window-rejected", message, var=info.var, reason=bad[info.var])
+                span = info.stmt.span if info.stmt.span.line else stmt.span
+                raise AccWindowError(message, span=span if span.line else None,
+                                     hint=f"start the window on a multiple of {ACC_BLOCK_COLS} columns (or keep it "
+                                          f"inside one {ACC_BLOCK_COLS}-column block); or store the whole matmul "
+                                          "result to a tensor and take the window from the tensor")
 
     # -- building extracts ---------------------------------------------------------------------------
 
@@ -954,6 +997,21 @@ def _acc_message(f: AccFinding) -> str:
         "silently land on the wrong row tile (pto-isa#253). Allocate the accumulator as [rows, N * tiles] and "
         "slice columns instead."
     )
+
+
+def _acc_window_problem(offsets: tuple[Expr, ...], extent: tuple[int, ...], facts: ScalarFacts) -> str | None:
+    """Why a window at ``offsets`` of ``extent`` elements is not addressable in an NZ tile, or None. Inside one
+    16-column block the rows of every fractal follow each other, so any row offset is fine; a column offset is
+    fine when it starts a block, or when the window ends inside the block it starts in."""
+    off, cols = offsets[1], extent[1]
+    value = facts.const_value(off)
+    if value is None:  # a dynamic offset: never a false rejection (as the seed's accumulator rule)
+        return None
+    inner = value % ACC_BLOCK_COLS
+    if inner and inner + cols > ACC_BLOCK_COLS:
+        return (f"the column offset {value} is not a multiple of {ACC_BLOCK_COLS} and the window's {cols} columns "
+                f"cross into the next {ACC_BLOCK_COLS}-column block")
+    return None
 
 
 def _finding_span(f: AccFinding) -> Span | None:

@@ -640,3 +640,17 @@ def _scale_rows(x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64],
 def incore_call(x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
     out = _scale_rows(x, out)
     return out
+
+
+@pl.jit
+def matmul_result_windows(a: pl.Tensor[[32, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+                          rows: pl.Out[pl.Tensor[[16, 64], pl.FP32]], cols: pl.Out[pl.Tensor[[32, 32], pl.FP32]],
+                          inner: pl.Out[pl.Tensor[[1, 8], pl.FP32]]):
+    # windows of an accumulator the NZ layout can address: any row offset, a column offset on a 16-column
+    # block, or a window inside the 16-column block it starts in
+    with pl.at(level=pl.Level.CORE_GROUP):
+        y = pl.matmul(a, b, out_dtype=pl.FP32)
+        rows[:] = y[8:24, :]
+        cols[:] = pl.exp(pl.muls(y[:, 16:48], 0.125))
+        inner[:] = y[3:4, 36:44]
+    return rows, cols, inner

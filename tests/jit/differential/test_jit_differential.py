@@ -259,6 +259,11 @@ CASES: dict[str, Case] = {
                           lambda g, u, o: _w(g) / (1 + np.exp(-_w(g))) * _w(u), (2,)),
     "incore_call": Case(k.incore_call, lambda r: [_n(r, 32, 64), np.zeros((32, 64), F32)],
                         lambda x, o: _w(x) * _w(x).max(1, keepdims=True), (1,)),
+    "matmul_result_windows": Case(k.matmul_result_windows,
+                                  lambda r: [_n(r, 32, 64, dtype=F16), _n(r, 64, 64, dtype=F16),
+                                             np.zeros((16, 64), F32), np.zeros((32, 32), F32), np.zeros((1, 8), F32)],
+                                  lambda a, b, *o: (lambda y: (y[8:24], np.exp(y[:, 16:48] * 0.125), y[3:4, 36:44]))(
+                                      _w(a) @ _w(b)), (2, 3, 4), ((FP, 64),)),
 }
 PARAMS = [pytest.param(name, cfg, id=f"{name}-{cfg}") for name, case in CASES.items() for cfg in case.configs]
 
