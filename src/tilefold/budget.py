@@ -12,6 +12,10 @@ from tilefold.errors import Span, TilefoldError
 
 DEFAULT_MAX_STEPS = 1_000_000  # the golden interpreter runs ~10^5 simple statements per second
 
+#: the largest tensor a run holds in simulated GM (an argument, an output, a tensor the program creates): GM is
+#: modelled byte by byte in host memory, so each path checks a tensor's size against this before allocating it
+MAX_TENSOR_BYTES = 256 * 2**20
+
 
 class StepBudgetExceeded(TilefoldError):
     """A run executed more steps (statements, instructions, loop iterations) than its budget allows."""

@@ -41,8 +41,9 @@ MAX_CONST_BITS = 63
 
 
 def _int_pow_bits(a: int, b: int) -> float:
-    """An upper bound on the bit length of ``a ** b`` (b >= 0), computed without the power."""
-    return b * max(abs(a).bit_length(), 1) if abs(a) > 1 else 1.0
+    """A lower bound on the bit length of ``a ** b`` (b >= 0), computed without the power: |a| >= 2**(L-1) for
+    L = |a|.bit_length(). Below the limit the power is cheap to compute (then b <= 63), and its value is checked."""
+    return b * (abs(a).bit_length() - 1) + 1 if abs(a) > 1 else 1.0
 
 
 def _fold_bounded(op: type, a: int | float, b: int | float) -> int | float | None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tilefold.ir.expr import ConstInt
-from tilefold.ir.types import ScalarType, TensorType, TileType
+from tilefold.errors import TypeInferenceError
+from tilefold.ir.expr import ConstFloat, ConstInt
+from tilefold.ir.types import DataType, ScalarType, TensorType, TileType
 
 
 def shape_repr(shape) -> list:
@@ -22,3 +23,24 @@ def describe(t: Any) -> str:
     if isinstance(t, ScalarType):
         return f"Scalar {t.dtype.name}"
     return type(t).__name__
+
+
+def check_integer_scalar(op: str, dtype: DataType, scalar: Any) -> None:
+    """A constant scalar combined element-wise with an integer operand (``adds``, ``muls`` ...) must be an integer
+    that ``dtype`` holds (so must a fill value): a fraction would be truncated and an out-of-range value wrapped or
+    saturated, silently. Refused with a hint instead; scalars known only at run time are not judged."""
+    if isinstance(scalar, (ConstInt, ConstFloat)):
+        scalar = scalar.value
+    if not isinstance(dtype, DataType) or not dtype.is_int or isinstance(scalar, bool) \
+            or not isinstance(scalar, (int, float)):
+        return
+    value = scalar
+    if isinstance(value, float) and not value.is_integer():
+        raise TypeInferenceError(f"{op}: the scalar {value!r} is not an integer, but the operand is {dtype.name}",
+                                 hint="cast the operand to a float type first, e.g. pl.cast(x, target_type=pl.FP32), "
+                                      "or pass an integer scalar")
+    signed = dtype.value[2] == "i"
+    lo, hi = (-(2 ** (dtype.bits - 1)), 2 ** (dtype.bits - 1) - 1) if signed else (0, 2 ** dtype.bits - 1)
+    if not lo <= int(value) <= hi:
+        raise TypeInferenceError(f"{op}: the scalar {value!r} does not fit the operand's dtype {dtype.name}",
+                                 hint=f"pass a scalar in [{lo}, {hi}], or cast the operand to a wider type first")

@@ -18,6 +18,7 @@ from tilefold.errors import TypeInferenceError
 from tilefold.ir.expr import ConstInt, Expr, MakeTuple
 from tilefold.ir.shapes import make_shape
 from tilefold.ir.types import AtomicType, DataType, ScalarType, TensorType, Type
+from tilefold.ops.operand_checks import check_integer_scalar
 from tilefold.ops.registry import MemoryRule, MemoryRuleKind, OpDef, OpKind, Param, ParamKind, Unit, register_op
 from tilefold.ops.tile_ops import CAST_NOTE, atomic_add, check_atomic, check_cast_mode, check_element_indices
 
@@ -84,6 +85,15 @@ def _binary_infer(op: str):
 def _scalar_infer(op: str):
     def infer(args, attrs) -> Type:
         a = _tensor(op, args, 0)
+        return TensorType(a.shape, a.dtype)
+    return infer
+
+
+def _arith_scalar_infer(op: str):
+    """``adds`` ... ``mins``: the result keeps the tensor's dtype, so a constant scalar must be one of its values."""
+    def infer(args, attrs) -> Type:
+        a = _tensor(op, args, 0)
+        check_integer_scalar(op, a.dtype, args[1] if len(args) > 1 else None)
         return TensorType(a.shape, a.dtype)
     return infer
 
@@ -158,7 +168,8 @@ for _n, _fn in _NP_BINARY.items():
              _as_tile_op(f"tile.{_n}"), f"tile.{_n}",
              **({"scalar_form": _SCALAR_FORM_OF[_n]} if _n in _SCALAR_FORM_OF else {}))
 for _n, _base in _SCALAR_FORMS.items():
-    _declare(_n, (Param("tensor", V), Param("scalar", S)), _scalar_infer(f"tensor.{_n}"), OpKind.SCALAR_ELEMENTWISE,
+    _declare(_n, (Param("tensor", V), Param("scalar", S)), _arith_scalar_infer(f"tensor.{_n}"),
+             OpKind.SCALAR_ELEMENTWISE,
              _as_tile_op(f"tile.{_n}"), f"tile.{_n}")
 for _n, _fn in _NP_UNARY.items():
     _declare(_n, (Param("tensor", V),), _unary_infer(f"tensor.{_n}"), OpKind.UNARY,
@@ -381,6 +392,7 @@ def _infer_full(args, attrs) -> Type:
     dt = attrs.get("dtype")
     if not isinstance(dt, DataType):
         raise _fail(op, "dtype must be a data type", "e.g. pl.full([64, 64], dtype=pl.FP32, value=0.0)")
+    check_integer_scalar(op, dt, attrs.get("value"))
     return TensorType(make_shape(tuple(shape)), dt)
 
 

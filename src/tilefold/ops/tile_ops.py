@@ -7,11 +7,13 @@ golden interpreter casts it to the result type's dtype. Low-precision floats com
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from tilefold.budget import MAX_TENSOR_BYTES
 from tilefold.errors import TypeInferenceError
 from tilefold.ir.expr import ConstInt, Expr, MakeTuple, Max, Min, Sub
 from tilefold.ir.shapes import make_shape
@@ -31,7 +33,7 @@ from tilefold.ir.types import (
     static_shape,
 )
 from tilefold.ops.custom.structured import CUSTOM_SEGMENTS, StructuredView
-from tilefold.ops.operand_checks import describe, shape_repr
+from tilefold.ops.operand_checks import check_integer_scalar, describe, shape_repr
 from tilefold.ops.registry import (
     FLOAT_ONLY,
     MemoryRule,
@@ -369,6 +371,7 @@ register_op(OpDef(
 
 def _infer_full(args, attrs) -> Type:
     shape = _int_attr_list("tile.full", attrs.get("shape"), "shape")
+    check_integer_scalar("tile.full", attrs["dtype"], attrs.get("value"))
     return TileType(make_shape(shape), attrs["dtype"], attrs.get("target_memory") or MemorySpace.Vec)
 
 
@@ -829,6 +832,7 @@ def _scalar_binary_params(name: str) -> tuple[Param, ...]:
 def _infer_scalar_binary(name):
     def infer(args, attrs) -> Type:
         a = args[0].type
+        check_integer_scalar(name, a.dtype, args[1] if len(args) > 1 else None)
         return _vec_tile(a.shape, a.dtype, _valid_view(a))
     return infer
 
@@ -1082,6 +1086,10 @@ def _infer_tensor_create(args, attrs) -> Type:
     dtype = attrs.get("dtype")
     if not isinstance(dtype, DataType):
         raise _fail(op, "dtype must be a data type such as pl.FP32", "e.g. dtype=pl.FP32 or dtype=pl.BF16")
+    if all(isinstance(e, int) for e in shape) and math.prod(shape) * dtype.storage_bits > MAX_TENSOR_BYTES * 8:
+        raise _fail(op, f"a {list(shape)} {dtype.name} tensor is {math.prod(shape) * dtype.storage_bits // 8:,} bytes, "
+                        f"above the {MAX_TENSOR_BYTES // 2**20} MiB limit of one tensor in simulated GM",
+                    "create a smaller tensor: tilefold models GM byte by byte in host memory")
     return TensorType(make_shape(shape), dtype)
 
 

@@ -89,7 +89,9 @@ def execute(compiled: Any, by_name: dict[str, Any], config: Any) -> tuple[Any, A
                                     f"{MAX_ARGUMENT_BYTES // 2**20} MiB limit per argument",
                                     hint="tilefold simulates GM byte by byte: run the kernel on a smaller tensor (a "
                                          "broadcast / stride-0 view counts its full logical size)")
-            inputs[name] = np.ascontiguousarray(arr)
+            # GM holds native-order bytes: a byte-swapped array is converted (its values, not its bytes)
+            inputs[name] = np.ascontiguousarray(arr, dtype=arr.dtype if arr.dtype.isnative
+                                                else arr.dtype.newbyteorder("="))
         else:
             inputs[name] = a
     for name, where in meta["hidden_extents"].items():  # pl.dynamic extents: from the arrays (all must agree)

@@ -309,6 +309,8 @@ def _dtype_of(arr: Any, where: str) -> DataType:
     import numpy as np
 
     dt = np.dtype(arr.dtype)
+    if not dt.isnative:  # a byte-swapped array ('>f4' on a little-endian host) holds the same values
+        dt = dt.newbyteorder("=")
     d = dtype_from_numpy(dt)
     if d is not None:
         return d

@@ -57,7 +57,7 @@ from tilefold.backend.pto import (
     tile_accesses,
 )
 from tilefold.backend.sync import instruction_pipe
-from tilefold.budget import DEFAULT_MAX_STEPS, StepBudget
+from tilefold.budget import DEFAULT_MAX_STEPS, MAX_TENSOR_BYTES, StepBudget
 from tilefold.errors import CustomOpError, TilefoldError
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.ops import get_op
@@ -1129,6 +1129,16 @@ class Machine:
                 sum(s.bytes_moved for s in units.values()))
 
 
+def _zero_gm(t: Any, where: str) -> np.ndarray:
+    """A zero-filled GM tensor for ``t``, its size checked before it is allocated."""
+    nbytes = math.prod(t.shape) * t.dtype.storage_bits // 8
+    if nbytes > MAX_TENSOR_BYTES:
+        raise TilefoldError(f"tensor {t.name!r} of {where} is {list(t.shape)} {t.dtype.name}: {nbytes:,} bytes, above "
+                            f"the {MAX_TENSOR_BYTES // 2**20} MiB limit of one tensor in simulated GM",
+                            hint="use smaller tensors: tilefold models GM byte by byte in host memory")
+    return np.zeros(t.shape, dtype=t.dtype.np_dtype)
+
+
 def _prepare_gm(params, inputs: Mapping[str, Any], where: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     gm: dict[str, np.ndarray] = {}
     for t in params:
@@ -1139,7 +1149,7 @@ def _prepare_gm(params, inputs: Mapping[str, Any], where: str) -> tuple[dict[str
                                     f"{list(t.shape)}")
             gm[t.name] = arr
         elif t.direction == "Out" and all(s >= 0 for s in t.shape):
-            gm[t.name] = np.zeros(t.shape, dtype=t.dtype.np_dtype)
+            gm[t.name] = _zero_gm(t, where)
         else:
             raise TilefoldError(f"missing input {t.name!r} for {where}",
                                 hint=f"pass an array of shape {list(t.shape)} and dtype {t.dtype.name}")
@@ -1178,7 +1188,7 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
 
     gm, _ = _prepare_gm(pto.entry_tensors, inputs, f"orchestration {pto.entry!r}")
     for t in pto.entry_locals:  # tensors the orchestration creates (pl.create_tensor): fresh zero-filled GM
-        gm[t.name] = np.zeros(t.shape, dtype=t.dtype.np_dtype)
+        gm[t.name] = _zero_gm(t, f"orchestration {pto.entry!r}")
     host_scalars = {s: inputs[s] for s in pto.entry_scalars if s in inputs}
     total, n_instr, n_bytes = 0.0, 0, 0
     unit_cycles: dict[str, float] = {}
