@@ -208,6 +208,7 @@ class Lowering:
                 for k, v in enumerate(views):
                     vname = name if k == 0 else self.fresh(f"{name}_view{k}")
                     vshape = shape_of(v.result.type)
+                    self._check_view_layout(v, vshape)
                     self._param(sig, vname, vshape, t, kind)
                     self.views[v.result] = GMView(vname, ["0"] * len(tile_shape(vshape)), tile_shape(vshape))
                     self._view_params[v] = vname
@@ -225,6 +226,23 @@ class Lowering:
                   "    @pl.function(type=pl.FunctionType.AIV)",
                   f"    def {self.fresh_fn()}(self, {', '.join(sig)}):"]
         return "\n".join(header + self.lines) + "\n"
+
+    def _check_view_layout(self, view: memref.ReinterpretCastOp, shape: list[int]) -> None:
+        """A view becomes a dense row-major tensor parameter: right for static strides that nest row-major (the
+        last is 1, each row stride spans at least the row below, padding allowed), so distinct elements never share
+        an address. Other static strides (a stride-0 broadcast, a transposed or overlapping layout) would be read or
+        written as something else, and a sub-block split of such a store would race: refused. Dynamic strides are
+        not judged."""
+        strides = list(view.static_strides.get_values())
+        if len(strides) != len(shape) or any(s == DYNAMIC_INDEX for s in strides):
+            return
+        ok = not strides or strides[-1] == 1
+        for i in range(len(strides) - 1):
+            ok = ok and strides[i] >= shape[i + 1] * strides[i + 1]
+        if not ok:
+            self.fail(view, f"a view with sizes {shape} and strides {strides} is not a row-major layout",
+                      hint="tilefold reads each reinterpret_cast view of a GM argument as a dense row-major tensor: "
+                           "use strides whose last entry is 1 and whose others each span the row below")
 
     def _param(self, sig: list[str], name: str, shape: list[int], t: Attribute, kind: str | None) -> None:
         tensor_t = f"pl.Tensor[[{', '.join(map(str, tile_shape(shape)))}], pl.{self._dt(t, self.fn)}]"

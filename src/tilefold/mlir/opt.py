@@ -219,13 +219,14 @@ def _alias_affine_maps(text: str) -> str:
 def parse_chunk(chunk: Chunk, filename: str):
     """The module of one chunk (xDSL), with source positions recorded on each op (``_tf_pos``)."""
     from xdsl.parser import Parser
-    from xdsl.utils.exceptions import ParseError
+    from xdsl.utils.exceptions import ParseError, VerifyException
 
     from tilefold.mlir.dialect import make_context
 
     class _Locating(Parser):
         def parse_operation(self):
             pos = self._current_token.span.start
+            self.tf_op_start = pos  # the op being read (a failure inside it is reported at its start)
             state = self.lexer.pos, self._current_token
             self._parse_op_result_list()
             self.ctx.generic_next = self._current_token.kind.name == "STRING_LIT"
@@ -243,22 +244,27 @@ def parse_chunk(chunk: Chunk, filename: str):
 
     if not re.sub(r"//[^\n]*", "", chunk.text).strip():  # nothing but comments: an empty module, as mlir-opt
         return ModuleOp([])
+    parser = _Locating(make_context(), chunk.text, filename)
     try:
         with warnings.catch_warnings():  # operands are read before their types (the types come from the values)
             warnings.simplefilter("ignore", DeprecationWarning)
-            return _Locating(make_context(), chunk.text, filename).parse_module()
+            return parser.parse_module()
     except ParseError as exc:
-        span = exc.span
-        pos = span.start
-        line = chunk.text.count("\n", 0, pos) + 1
-        col = pos - (chunk.text.rfind("\n", 0, pos) + 1) + 1
-        lines = chunk.text.splitlines()
-        msg = str(exc.msg if hasattr(exc, "msg") else exc).strip().splitlines()[-1]
-        raise TilefoldError(f"cannot parse MLIR: {msg}",
-                            span=Span(filename, line + chunk.line_offset, col,
-                                      lines[line - 1] if line - 1 < len(lines) else ""),
-                            hint="tilefold reads func / scf / arith / memref / tensor / bufferization / affine and "
-                                 "hivm / hacc (docs/mlir.md)") from None
+        raise _parse_failure(chunk, filename, exc.span.start, exc) from None
+    except VerifyException as exc:  # an attribute the parser builds is invalid (e.g. an i64 constant out of range)
+        pos = getattr(parser, "tf_op_start", parser._current_token.span.start)
+        raise _parse_failure(chunk, filename, pos, exc) from None
+
+
+def _parse_failure(chunk: Chunk, filename: str, pos: int, exc: Exception) -> TilefoldError:
+    line = chunk.text.count("\n", 0, pos) + 1
+    col = pos - (chunk.text.rfind("\n", 0, pos) + 1) + 1
+    lines = chunk.text.splitlines()
+    text = lines[line - 1] if line - 1 < len(lines) else ""
+    msg = str(exc.msg if hasattr(exc, "msg") else exc).strip().splitlines()[-1]
+    return TilefoldError(f"cannot parse MLIR: {msg}", span=Span(filename, line + chunk.line_offset, col, text),
+                         hint="tilefold reads func / scf / arith / memref / tensor / bufferization / affine and "
+                              "hivm / hacc (docs/mlir.md)")
 
 
 def run_chunk(chunk: Chunk, args: OptArgs, remarks_out: list[str]) -> str:
