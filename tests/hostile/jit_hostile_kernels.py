@@ -60,3 +60,23 @@ def int8_scalar_ops(a: pl.Tensor[[16, 64], pl.INT8], out: pl.Out[pl.Tensor[[16, 
         t = pl.adds(pl.muls(a, 3), -100)
         out[:] = pl.maxs(pl.add(t, pl.full([16, 64], dtype=pl.INT8, value=127)), -128.0)
     return out
+
+
+@pl.jit
+def float_trip_count(a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = a
+        for _i in pl.range(2.5):  # was 3 iterations, silently
+            acc = pl.add(acc, a)
+        out[:] = acc
+    return out
+
+
+@pl.jit
+def float_step(a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = a
+        for _i in pl.unroll(0, 4, 1.5):  # was 4 iterations, silently
+            acc = pl.add(acc, a)
+        out[:] = acc
+    return out

@@ -112,3 +112,12 @@ def test_integer_scalars_in_range_wrap_like_numpy():
         t = (a * np.int8(3) + np.int8(-100)).astype(np.int8)
         expected = np.maximum((t + np.int8(127)).astype(np.int8), np.int8(-128))
     np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize(("kernel", "value"), [(k.float_trip_count, "2.5"), (k.float_step, "1.5")])
+def test_float_loop_bounds_are_refused_as_python_refuses_them(kernel, value):
+    x = RNG.standard_normal((16, 64)).astype(np.float32)
+    with pytest.raises(ParseError) as info:
+        kernel(x, np.zeros_like(x))
+    err = _located(info, f"loop bounds must be integers, got {value}")
+    assert "pl." in Path(k.__file__).read_text().splitlines()[err.span.line - 1]

@@ -13,6 +13,7 @@ from tilefold.frontend.annotations import _describe, _same_type_shape
 from tilefold.frontend.escaping import FutureUses, outer_tensor, trip_count, unread_init
 from tilefold.frontend.parse_base import _INDEX, _INDEX_T
 from tilefold.ir.expr import (
+    ConstFloat,
     ConstInt,
     Expr,
     IterArg,
@@ -766,6 +767,11 @@ class StatementsMixin:
             if not isinstance(v.type, ScalarType):
                 raise self.error(a, f"loop bounds must be scalars, got {_describe(v.type)}",
                                  hint="use integers or pl.Scalar[pl.INDEX] expressions for start, stop and step")
+            if v.type.dtype.is_float:  # as Python's range: a trip count is never rounded
+                what = repr(v.value) if isinstance(v, ConstFloat) else f"a {v.type.dtype.name} scalar"
+                raise self.error(a, f"loop bounds must be integers, got {what}",
+                                 hint="pass integers (or pl.Scalar[pl.INDEX] expressions) for start, stop and step; "
+                                      "convert a float explicitly, e.g. int(n) in the caller")
         if n == 1:
             return ConstInt(0, _INDEX), vals[0], ConstInt(1, _INDEX)
         if n == 2:
