@@ -692,11 +692,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     from tilefold.cli_jit import is_jit_file, run_jit_file
 
     if is_jit_file(args.file):  # a file of @pl.jit kernels: --kernel picks one, --shape gives bare / dynamic shapes
+        if args.inputs != "random":  # never silently run random values instead of the user's file
+            raise UsageError(f"--inputs {args.inputs}: a @pl.jit file runs on random inputs of the --shape shapes "
+                             "(--inputs FILE.npz is read for @pl.program files only); call the kernel from Python "
+                             "with your arrays")
+        if args.entry:
+            raise UsageError(f"--entry {args.entry}: a @pl.jit file picks its kernel with --kernel NAME")
         options = _pipeline_options(args)  # first: a --pass-option target becomes args.target
         with collect_remarks() as remarks:
             program, report = run_jit_file(args.file, args.kernel, args.shape or [], args.seed, args.target,
                                            args.block_dim, _skip_passes(args), options,
-                                           args.max_steps, args.set or [], _scalar_for)
+                                           args.max_steps, args.set or [], _scalar_for, codegen=args.codegen)
         _write_timelines(args, getattr(report, "sim", None))
         fault = report.fault
         print(_table([("program", f"{program.name} ({args.file}, @pl.jit)"),

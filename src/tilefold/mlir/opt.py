@@ -244,15 +244,16 @@ def parse_chunk(chunk: Chunk, filename: str):
 
     if not re.sub(r"//[^\n]*", "", chunk.text).strip():  # nothing but comments: an empty module, as mlir-opt
         return ModuleOp([])
-    parser = _Locating(make_context(), chunk.text, filename)
+    parser = None
     try:
         with warnings.catch_warnings():  # operands are read before their types (the types come from the values)
             warnings.simplefilter("ignore", DeprecationWarning)
+            parser = _Locating(make_context(), chunk.text, filename)  # reads the first token: may fail too
             return parser.parse_module()
     except ParseError as exc:
         raise _parse_failure(chunk, filename, exc.span.start, exc) from None
     except VerifyException as exc:  # an attribute the parser builds is invalid (e.g. an i64 constant out of range)
-        pos = getattr(parser, "tf_op_start", parser._current_token.span.start)
+        pos = getattr(parser, "tf_op_start", 0)
         raise _parse_failure(chunk, filename, pos, exc) from None
 
 
