@@ -111,6 +111,8 @@ def test_a5_measured_rows_are_priced_exactly(path):
                         assert p.cycles == max(1, round(want)), (op, src, dst, rows, cols, p)
                         assert p.origin == "measured"
                 else:
+                    if rows == 1:
+                        continue  # one valid row is one contiguous run: the 1-D path (test below)
                     inner = math.ceil(cols * eb / 256)
                     row = _a5_variant(group, inner)
                     want = a5_formula(row, inner, rows)
@@ -120,6 +122,20 @@ def test_a5_measured_rows_are_priced_exactly(path):
                     assert p.origin == "measured"
                 checked += 1
     assert checked > 100
+
+
+def test_a5_picks_the_path_of_the_valid_region():
+    """1-D (``linear``, over all repeats) when the valid region is one contiguous run -- valid cols equal to the
+    tile's cols (any valid rows), or a single valid row; 2-D (``nested_loop``) for several row-padded rows."""
+    add = {r["shape_path"]: r for r in a5_rows() if (r["op"], r["src_dtype"], r["vf_impl_kind"], r["tail_kind"])
+           == ("TADD", "fp32", "NO_POST_UPDATE", "full")}
+    def price(shape, valid):
+        return instruction_cycles("TADD", "fp32", shape, valid, target="Ascend950").cycles
+    assert price((64, 64), None) == round(a5_formula(add["1D"], 64))
+    assert price((64, 64), (16, 64)) == round(a5_formula(add["1D"], 16))
+    assert price((64, 128), (1, 64)) == round(a5_formula(add["1D"], 1))
+    assert price((64, 128), (16, 64)) == round(a5_formula(add["2D"], 1, 16))
+    assert price((64, 128), (16, 128)) == round(a5_formula(add["1D"], 32))
 
 
 def test_a2a3_column_fit_predicts_held_out_columns():

@@ -41,6 +41,11 @@ FIT_ROWS = (1, 4, 16, 64, 256)
 #: per-row cost the family's wider columns give
 PACKED_BELOW = 0.75
 
+#: a family pays for a split tail (``FamilyFit.tail_per_row``) only when its fit finds the tail costing at least
+#: this share of a one-repeat row: a second instruction per row in a chain of dependent ones (TCOLMAX), not the
+#: fraction of a cycle the element-wise families show
+SPLIT_TAIL_SHARE = 0.5
+
 #: bytes of one vector repeat, and of one block
 REPEAT_BYTES = 256
 BLOCK_BYTES = 32
@@ -51,6 +56,13 @@ def repeats_per_row(cols: int, elem_bytes: int) -> float:
     return max(1.0, math.ceil(cols * elem_bytes / BLOCK_BYTES) / (REPEAT_BYTES // BLOCK_BYTES))
 
 
+def split_tail(cols: int, elem_bytes: int) -> float:
+    """1 when a row is wider than one repeat and ends in a partial repeat (its tail is a second, masked
+    instruction per row), else 0."""
+    row = cols * elem_bytes
+    return 1.0 if row > REPEAT_BYTES and row % REPEAT_BYTES else 0.0
+
+
 @dataclass(frozen=True)
 class FamilyFit:
     """``startup + rows * (per_row + per_repeat * repeats_per_row)`` for one (op, dtype), and how it was made."""
@@ -59,12 +71,14 @@ class FamilyFit:
     per_repeat: float
     per_row: float
     startup_per_repeat: float = 0.0  # part of the start-up that grows with the row's repeats (row reductions)
+    tail_per_row: float = 0.0  # a row ending in a partial repeat after whole ones pays a masked tail instruction
     columns: tuple[int, ...] = ()  # the measured columns fitted
     excluded: tuple[int, ...] = ()  # measured columns left out (packed narrow rows)
     points: int = 0  # fitted (rows, cols) points
 
     def row_cycles(self, cols: int, elem_bytes: int) -> float:
-        return self.per_row + self.per_repeat * repeats_per_row(cols, elem_bytes)
+        return (self.per_row + self.per_repeat * repeats_per_row(cols, elem_bytes)
+                + self.tail_per_row * split_tail(cols, elem_bytes))
 
     def cycles(self, rows: int, cols: int, elem_bytes: int) -> float:
         rpr = repeats_per_row(cols, elem_bytes)
@@ -74,7 +88,8 @@ class FamilyFit:
         text = f"{self.startup:.1f}"
         if self.startup_per_repeat:
             text += f" + {self.startup_per_repeat:.2f}*repeats/row"
-        text += f" + r*({self.per_row:.2f} + {self.per_repeat:.3f}*repeats/row)"
+        text += f" + r*({self.per_row:.2f} + {self.per_repeat:.3f}*repeats/row"
+        text += f" + {self.tail_per_row:.2f}*split tail)" if self.tail_per_row else ")"
         return text + (f" [fit of {len(self.columns)} cols, {self.points} points]" if self.points else "")
 
 
@@ -102,16 +117,19 @@ def _solve_nonnegative(rows: list[list[float]], rhs: list[float]) -> list[float]
     return best[1]
 
 
-def _least_squares(entries: list[tuple[int, float, float]], elem_bytes: int) -> tuple[FamilyFit, int]:
+def _least_squares(entries: list[tuple[int, float, float]], elem_bytes: int,
+                   split_tails: bool = False) -> tuple[FamilyFit, int]:
+    """The non-negative fit of ``entries``; ``split_tails`` adds the per-row cost of a split tail."""
     design, rhs = [], []
     for cols, slope, bias in entries:
         for r in FIT_ROWS:
             want = slope * r * cols + bias
             rpr = repeats_per_row(cols, elem_bytes)
-            design.append([1 / want, r * rpr / want, r / want, rpr / want])
+            tail = split_tail(cols, elem_bytes) if split_tails else 0.0
+            design.append([1 / want, r * rpr / want, r / want, rpr / want, r * tail / want])
             rhs.append(1.0)
-    startup, per_repeat, per_row, startup_per_repeat = _solve_nonnegative(design, rhs)
-    return FamilyFit(startup, per_repeat, per_row, startup_per_repeat), len(rhs)
+    startup, per_repeat, per_row, startup_per_repeat, tail_per_row = _solve_nonnegative(design, rhs)
+    return FamilyFit(startup, per_repeat, per_row, startup_per_repeat, tail_per_row), len(rhs)
 
 
 def packed_columns(entries: list[tuple[int, float, float]], elem_bytes: int) -> tuple[int, ...]:
@@ -129,8 +147,10 @@ def fit_family(entries: list[tuple[int, float, float]], elem_bytes: int) -> Fami
     """The structural fit of one measured (op, dtype): ``entries`` are its ``(cols, slope, bias)`` lines."""
     excluded = packed_columns(entries, elem_bytes)
     used = [e for e in entries if e[0] not in excluded]
-    fit, points = _least_squares(used, elem_bytes)
-    return FamilyFit(fit.startup, fit.per_repeat, fit.per_row, fit.startup_per_repeat,
+    fit, points = _least_squares(used, elem_bytes, split_tails=True)
+    if fit.tail_per_row < SPLIT_TAIL_SHARE * fit.row_cycles(REPEAT_BYTES // elem_bytes, elem_bytes):
+        fit, points = _least_squares(used, elem_bytes)  # no second instruction per row to see
+    return FamilyFit(fit.startup, fit.per_repeat, fit.per_row, fit.startup_per_repeat, fit.tail_per_row,
                      tuple(sorted(c for c, _, _ in used)), tuple(sorted(excluded)), points)
 
 
