@@ -8,10 +8,11 @@ issue states are in ``test_cost_facts.py``.
 """
 
 import math
+import statistics
 
 import numpy as np
 import pytest
-from pto_isa_reference import a2a3_rows, a5_formula, a5_rows
+from pto_isa_reference import a2a3_cycles, a2a3_rows, a5_formula, a5_rows
 from sim_helpers import Vec, buf, program, tensor
 
 from tilefold.backend.pto import SConst, TLoad, TStore, TVector
@@ -244,3 +245,41 @@ def test_structural_fit_recovers_known_terms_and_leaves_packed_columns_out():
     falling = [(c, (40 - c / 16) / c, 20.0) for c in (64, 128, 256, 512)]
     f = cost_fit.fit_family(falling, 4)
     assert min(f.startup, f.per_repeat, f.per_row, f.startup_per_repeat) >= 0
+
+
+def test_a2a3_tcolmax_pays_a_second_instruction_for_a_split_tail():
+    """TCOLMAX's rows wider than one repeat that end in a partial one (FP32 at 96 columns, FP16 at 160 / 192)
+    cost about twice the per-row figure of its one-repeat rows in PTO-ISA's lines (a masked tail instruction in
+    its chain of dependent ones); the prices follow those lines at every row count."""
+    lines = [r for r in a2a3_rows() if r["op"] == "TCOLMAX"]
+    split = [(r["dtype"], int(r["cols"])) for r in lines
+             if int(r["cols"]) * {"fp32": 4, "fp16": 2}[r["dtype"]] % 256
+             and int(r["cols"]) * {"fp32": 4, "fp16": 2}[r["dtype"]] > 256]
+    assert sorted(split) == [("fp16", 160), ("fp16", 192), ("fp32", 96)]
+    for dt, cols in split:
+        for rows in ROWS:
+            want = a2a3_cycles("TCOLMAX", dt, rows, cols)
+            assert abs(instruction_cycles("TCOLMAX", dt, (rows, cols)).cycles / want - 1) <= 0.25, (dt, cols, rows)
+    one = instruction_cycles("TCOLMAX", "fp16", (65, 128)).cycles - instruction_cycles("TCOLMAX", "fp16", (1, 128)).cycles
+    two = instruction_cycles("TCOLMAX", "fp16", (65, 160)).cycles - instruction_cycles("TCOLMAX", "fp16", (1, 160)).cycles
+    assert 1.6 <= two / one <= 2.4, (one, two)
+
+
+@pytest.mark.parametrize("op", ["TROWSUM", "TROWMAX", "TCOLSUM", "TCOLMAX", "TROWEXPAND"])
+@pytest.mark.parametrize("dt", ["fp16", "fp32"])
+def test_a5_unmeasured_families_are_a2a3_work_scaled_by_the_targets_add(op, dt):
+    """The rule for A5's reductions and broadcasts (no A5 profiling): A5's start-up and per-row VF loop cost
+    (TADD's 2-D ``param2`` and ``param1``) plus A2/A3's work scaled by A5's 2-D TADD per-repeat cost over A2/A3's
+    TSUB per-repeat cost (here from the CSV lines: slope * elements of one repeat at the columns one repeat
+    wide and more)."""
+    a5_add = next(r for r in a5_rows() if (r["op"], r["src_dtype"], r["shape_path"], r["vf_impl_kind"],
+                                            r["tail_kind"]) == ("TADD", dt, "2D", "NO_POST_UPDATE", "full"))
+    eb = {"fp32": 4, "fp16": 2}[dt]
+    sub = [float(r["slope"]) * 256 / eb for r in a2a3_rows()
+           if (r["op"], r["dtype"]) == ("TSUB", dt) and int(r["cols"]) * eb >= 256]
+    scale = float(a5_add["param0"]) / statistics.median(sub)
+    for cols in (256 // eb, 512 // eb, 320 // eb):
+        a2 = [instruction_cycles(op, dt, (r, cols)).cycles for r in (1, 129)]
+        a5 = [instruction_cycles(op, dt, (r, cols), target="Ascend950").cycles for r in (1, 129)]
+        want = float(a5_add["param1"]) + scale * (a2[1] - a2[0]) / 128
+        assert abs((a5[1] - a5[0]) / 128 / want - 1) <= 0.02, (cols, a5, a2, want)
