@@ -168,6 +168,8 @@ def a5_in_sample() -> list[tuple[str, float, float]]:
         for rows, cols, inner in _a5_shapes(eb):
             if path == "1D" and (op == "TSEL" and (rows * inner) % 2 or params[0] < 0):
                 continue  # odd TSEL b32 is the other variant; negative-slope 1-D rows are priced at the 2-D floor
+            if path == "2D" and rows == 1:
+                continue  # one valid row is one contiguous run: the 1-D path
             shape, valid = ((rows, cols), None) if path == "1D" else ((rows, cols + 64), (rows, cols))
             loops = math.ceil(rows * cols * eb / 256) if path == "1D" else inner
             want = _a5_eval(params, path, 1 if path == "1D" else rows, loops)

@@ -69,8 +69,10 @@ def test_a2a3_price_is_affine_in_rows_and_grows_with_the_row_repeats():
             per_row = [instruction_cycles(op, dt, (65, w // eb)).cycles - instruction_cycles(op, dt, (1, w // eb)).cycles
                        for w in (512, 1024, 2048)]
             assert per_row[0] <= per_row[1] <= per_row[2] and per_row[0] < per_row[2], (op, dt, per_row)
-            narrow = instruction_cycles(op, dt, (64, 32 // eb)).cycles
-            assert narrow == instruction_cycles(op, dt, (64, 256 // eb)).cycles, (op, dt)
+            # per row (the start-up may differ: a masked pass is a separate instruction in the binary lines)
+            narrow = [instruction_cycles(op, dt, (r, 32 // eb)).cycles for r in (1, 65)]
+            full = [instruction_cycles(op, dt, (r, 256 // eb)).cycles for r in (1, 65)]
+            assert abs((narrow[1] - narrow[0]) - (full[1] - full[0])) <= 1, (op, dt, narrow, full)
 
 
 def _a5_variant(rows_of_key, loops):
@@ -283,3 +285,22 @@ def test_a5_unmeasured_families_are_a2a3_work_scaled_by_the_targets_add(op, dt):
         a5 = [instruction_cycles(op, dt, (r, cols), target="Ascend950").cycles for r in (1, 129)]
         want = float(a5_add["param1"]) + scale * (a2[1] - a2[0]) / 128
         assert abs((a5[1] - a5[0]) / 128 / want - 1) <= 0.02, (cols, a5, a2, want)
+
+
+def test_a2a3_masked_passes_pay_their_own_instruction_once():
+    """The table's biases jump by about one instruction's issue (17-22 cycles) when the rows end in a partial
+    repeat -- e.g. TADDS FP16 25 cycles up to 128 columns, 42 from 144 on; TMUL FP32 43 at 32 columns, 26 at 64
+    --: the prices carry that once per instruction, so they follow the lines at 1 and 4 rows too, where the
+    start-up is most of the price."""
+    good = total = 0
+    for r in a2a3_rows():
+        if r["cols"] == "*" or int(r["cols"]) in _packed(r["op"], r["dtype"]):
+            continue
+        for rows in (1, 4):
+            want = a2a3_cycles(r["op"], r["dtype"], rows, int(r["cols"]))
+            got = instruction_cycles(r["op"], r["dtype"], (rows, int(r["cols"]))).cycles
+            good += abs(got / want - 1) <= 0.25
+            total += 1
+    assert total > 450 and good / total >= 0.97, (good, total)
+    jump = instruction_cycles("TADDS", "fp16", (1, 144)).cycles - instruction_cycles("TADDS", "fp16", (1, 128)).cycles
+    assert 12 <= jump <= 24, jump

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 #: rows at which every measured line is sampled (its formula is linear in rows, so these weight the fit)
 FIT_ROWS = (1, 4, 16, 64, 256)
@@ -56,6 +56,11 @@ def repeats_per_row(cols: int, elem_bytes: int) -> float:
     return max(1.0, math.ceil(cols * elem_bytes / BLOCK_BYTES) / (REPEAT_BYTES // BLOCK_BYTES))
 
 
+def narrow(cols: int, elem_bytes: int) -> float:
+    """1 when a row is narrower than one 256-byte repeat (its one repeat is masked), else 0."""
+    return 1.0 if cols * elem_bytes < REPEAT_BYTES else 0.0
+
+
 def split_tail(cols: int, elem_bytes: int) -> float:
     """1 when a row is wider than one repeat and ends in a partial repeat (its tail is a second, masked
     instruction per row), else 0."""
@@ -72,6 +77,8 @@ class FamilyFit:
     per_row: float
     startup_per_repeat: float = 0.0  # part of the start-up that grows with the row's repeats (row reductions)
     tail_per_row: float = 0.0  # a row ending in a partial repeat after whole ones pays a masked tail instruction
+    startup_tail: float = 0.0  # once per instruction: rows wider than a repeat ending in a partial one (masked tail)
+    startup_narrow: float = 0.0  # once per instruction: rows narrower than a repeat (a masked pass)
     columns: tuple[int, ...] = ()  # the measured columns fitted
     excluded: tuple[int, ...] = ()  # measured columns left out (packed narrow rows)
     points: int = 0  # fitted (rows, cols) points
@@ -82,12 +89,17 @@ class FamilyFit:
 
     def cycles(self, rows: int, cols: int, elem_bytes: int) -> float:
         rpr = repeats_per_row(cols, elem_bytes)
-        return self.startup + self.startup_per_repeat * rpr + rows * self.row_cycles(cols, elem_bytes)
+        return (self.startup + self.startup_per_repeat * rpr + self.startup_tail * split_tail(cols, elem_bytes)
+                + self.startup_narrow * narrow(cols, elem_bytes) + rows * self.row_cycles(cols, elem_bytes))
 
     def describe(self) -> str:
         text = f"{self.startup:.1f}"
         if self.startup_per_repeat:
             text += f" + {self.startup_per_repeat:.2f}*repeats/row"
+        if self.startup_tail:
+            text += f" + {self.startup_tail:.1f}*split tail"
+        if self.startup_narrow:
+            text += f" + {self.startup_narrow:.1f}*narrow"
         text += f" + r*({self.per_row:.2f} + {self.per_repeat:.3f}*repeats/row"
         text += f" + {self.tail_per_row:.2f}*split tail)" if self.tail_per_row else ")"
         return text + (f" [fit of {len(self.columns)} cols, {self.points} points]" if self.points else "")
@@ -117,19 +129,21 @@ def _solve_nonnegative(rows: list[list[float]], rhs: list[float]) -> list[float]
     return best[1]
 
 
-def _least_squares(entries: list[tuple[int, float, float]], elem_bytes: int,
-                   split_tails: bool = False) -> tuple[FamilyFit, int]:
-    """The non-negative fit of ``entries``; ``split_tails`` adds the per-row cost of a split tail."""
+def _least_squares(entries: list[tuple[int, float, float]], elem_bytes: int, split_tails: bool = False,
+                   masked_starts: bool = True) -> tuple[FamilyFit, int]:
+    """The non-negative fit of ``entries``; ``split_tails`` adds the per-row cost of a split tail,
+    ``masked_starts`` the once-per-instruction cost of a masked tail or a narrow masked pass."""
     design, rhs = [], []
     for cols, slope, bias in entries:
         for r in FIT_ROWS:
             want = slope * r * cols + bias
             rpr = repeats_per_row(cols, elem_bytes)
             tail = split_tail(cols, elem_bytes) if split_tails else 0.0
-            design.append([1 / want, r * rpr / want, r / want, rpr / want, r * tail / want])
+            design.append([1 / want, r * rpr / want, r / want, rpr / want, r * tail / want,
+                           split_tail(cols, elem_bytes) * masked_starts / want,
+                           narrow(cols, elem_bytes) * masked_starts / want])
             rhs.append(1.0)
-    startup, per_repeat, per_row, startup_per_repeat, tail_per_row = _solve_nonnegative(design, rhs)
-    return FamilyFit(startup, per_repeat, per_row, startup_per_repeat, tail_per_row), len(rhs)
+    return FamilyFit(*_solve_nonnegative(design, rhs)), len(rhs)
 
 
 def packed_columns(entries: list[tuple[int, float, float]], elem_bytes: int) -> tuple[int, ...]:
@@ -137,7 +151,7 @@ def packed_columns(entries: list[tuple[int, float, float]], elem_bytes: int) -> 
     wide = [e for e in entries if e[0] * elem_bytes >= REPEAT_BYTES]
     if len(wide) < 2:
         return ()
-    fit, _ = _least_squares(wide, elem_bytes)
+    fit, _ = _least_squares(wide, elem_bytes, masked_starts=False)  # the per-row cost alone decides packing
     one_repeat = fit.row_cycles(REPEAT_BYTES // elem_bytes, elem_bytes)
     return tuple(c for c, slope, _ in entries
                  if c * elem_bytes < REPEAT_BYTES and slope * c < PACKED_BELOW * one_repeat)
@@ -150,8 +164,8 @@ def fit_family(entries: list[tuple[int, float, float]], elem_bytes: int) -> Fami
     fit, points = _least_squares(used, elem_bytes, split_tails=True)
     if fit.tail_per_row < SPLIT_TAIL_SHARE * fit.row_cycles(REPEAT_BYTES // elem_bytes, elem_bytes):
         fit, points = _least_squares(used, elem_bytes)  # no second instruction per row to see
-    return FamilyFit(fit.startup, fit.per_repeat, fit.per_row, fit.startup_per_repeat, fit.tail_per_row,
-                     tuple(sorted(c for c, _, _ in used)), tuple(sorted(excluded)), points)
+    return replace(fit, columns=tuple(sorted(c for c, _, _ in used)), excluded=tuple(sorted(excluded)),
+                   points=points)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ import csv
 import io
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from tilefold.errors import NotSupportedError
@@ -175,7 +175,7 @@ class A2A3Table(_Table):
             inside = dt == dtype and min(span) <= cols <= max(span)
             origin, what = ("measured" if inside else "extrapolated"), f"{op} {dt}"
         if startup is not None:
-            fit = FamilyFit(startup, fit.per_repeat, fit.per_row, fit.startup_per_repeat, fit.tail_per_row)
+            fit = replace(fit, startup=startup)
             origin = "extrapolated"
         return Price(max(1, round(fit.cycles(rows, cols, eb))), "VECTOR", origin, f"{what}: {fit.describe()}")
 
