@@ -4,7 +4,8 @@ PTO-ISA's A2/A3 table gives, for each measured (op, dtype) and each profiled col
 ``slope_c * rows * c + bias_c``. Looked up by the exact ``c`` it says nothing about other column counts, so
 tilefold prices every shape with one structural formula per (op, dtype) instead::
 
-    cycles = startup + rows * (per_row + per_repeat * repeats_per_row(cols))
+    cycles = startup + s * repeats_per_row + u * split_tail + v * narrow
+             + rows * (per_row + per_repeat * repeats_per_row + t * split_tail)
 
 ``repeats_per_row`` counts a row's 32-byte blocks in 256-byte repeats with at least one repeat per row (the
 vector unit walks a tile row by row; a narrow row still costs a whole repeat -- the profiled 256x16 FP32
@@ -13,12 +14,18 @@ whole repeat: the table's binary ops cost 2.5 cycles per row at 1.25 repeats (TM
 FP16 at 160), not 4. Whole repeats (``ceil``) were tried: the same 92.5 % on left-out unpacked columns, but a
 staircase 1.35x above those lines.
 
-The three terms come from the table by least squares (``fit_family``):
+A masked pass is an instruction of its own: rows wider than a repeat that end in a partial one
+(``split_tail``), or rows narrower than a repeat (``narrow``), pay one more instruction's issue once (``u``,
+``v``: the table's biases jump from 25 to 42 cycles at exactly those columns). Where the instructions form a
+chain, one per row (TCOLMAX), the split tail is paid per row (``t``, kept only where the fit finds it worth
+``SPLIT_TAIL_SHARE`` of a one-repeat row).
+
+The terms come from the table by least squares (``fit_family``):
 
 - every line is sampled at ``FIT_ROWS`` rows; each sample is a fitted point, weighted by ``1 / cycles`` so the
   fit minimises relative error (the error tilefold is judged by);
 - the terms are kept non-negative (a negative per-row term would make narrow rows cheaper than nothing): the
-  best non-negative subset of the three unknowns is solved exactly (3 unknowns, 7 subsets);
+  best non-negative subset of the unknowns is solved exactly (7 unknowns, 127 subsets);
 - columns narrower than one repeat whose per-row cost is well below the family's one-repeat cost
   (``PACKED_BELOW``) show packed rows, which contradicts the profiled narrow-row ``adds``; they are left out
   of the fit and reported (``FamilyFit.excluded``). The one-pass tile-scalar families (TADDS, TMULS, TMINS,

@@ -6,7 +6,9 @@ This module turns them into prices:
 
 - ``A2A3Table.vector``: every shape of a measured (op, dtype) is priced by one structural formula derived
   from all its measured columns (``cost_fit.fit_family``: ``startup + c * repeats_per_row + rows * (per_row +
-  per_repeat * repeats_per_row)``, ``repeats_per_row = max(1, blocks / 8)`` counting the row's 32-byte blocks in
+  per_repeat * repeats_per_row)`` plus the once-per-instruction cost of a masked pass (narrow rows, split tails)
+  and, for chained instructions, of a split tail per row; ``repeats_per_row = max(1, blocks / 8)`` counting the
+  row's 32-byte blocks in
   256-byte repeats, at least one per row: the vector unit works row by row and a narrow row wastes most of its
   repeat). The exact-column lines are not looked up: at their own columns the formula reproduces them (the
   figures are in ``benchmarks/cost_fidelity.py``), and between and beyond them it follows the repeat
