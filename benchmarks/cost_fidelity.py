@@ -365,7 +365,6 @@ def checks() -> list[tuple[str, str, str, list[tuple[str, float, float]]]]:
     by_dt5, by_fam5, by_path5 = a5_held_out()
     cross = a5_from_a2a3()
     cross2d = [c for c in cross if " 2D " in c[0]]
-    each = "each refit without the predicted"
     return [
         ("A2/A3", "in sample: the measured lines at their columns", f"{fitted2}", ins2),
         ("A2/A3", "packed narrow columns (priced per row, not fitted)", "0", ins2_packed),
