@@ -280,11 +280,17 @@ def test_a5_unmeasured_families_are_a2a3_work_scaled_by_the_targets_add(op, dt):
     sub = [float(r["slope"]) * 256 / eb for r in a2a3_rows()
            if (r["op"], r["dtype"]) == ("TSUB", dt) and int(r["cols"]) * eb >= 256]
     scale = float(a5_add["param0"]) / statistics.median(sub)
+    per_row = {}
     for cols in (256 // eb, 512 // eb, 320 // eb):
-        a2 = [instruction_cycles(op, dt, (r, cols)).cycles for r in (1, 129)]
         a5 = [instruction_cycles(op, dt, (r, cols), target="Ascend950").cycles for r in (1, 129)]
-        want = float(a5_add["param1"]) + scale * (a2[1] - a2[0]) / 128
-        assert abs((a5[1] - a5[0]) / 128 / want - 1) <= 0.02, (cols, a5, a2, want)
+        per_row[cols] = (a5[1] - a5[0]) / 128
+        if cols * eb % 256 == 0:
+            a2 = [instruction_cycles(op, dt, (r, cols)).cycles for r in (1, 129)]
+            want = float(a5_add["param1"]) + scale * (a2[1] - a2[0]) / 128
+            assert abs(per_row[cols] / want - 1) <= 0.02, (cols, a5, a2, want)
+    # A5's table prices a partial repeat like a full one (its tail and full lines agree): a row of 1.25
+    # repeats costs between rows of one and two whole repeats, with no masked tail instruction from A2/A3
+    assert per_row[256 // eb] - 0.05 <= per_row[320 // eb] <= per_row[512 // eb] + 0.05, per_row
 
 
 def test_a2a3_masked_passes_pay_their_own_instruction_once():

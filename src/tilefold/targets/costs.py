@@ -161,10 +161,12 @@ class A2A3Table(_Table):
     def measured_ops(self) -> set[str]:
         return {op for op, _, _ in self.exact} | set(self.any)
 
-    def family(self, op: str, dtype: str, rows: int, cols: int, startup: float | None = None) -> Price:
-        """One measured family's structural price; ``startup`` replaces its start-up (A5's use of A2/A3
-        families). Measured when the (op, dtype) is in the table and ``cols`` lies within its measured columns;
-        extrapolated otherwise (another dtype of the same element size, or columns beyond the measured range)."""
+    def family(self, op: str, dtype: str, rows: int, cols: int, startup: float | None = None,
+               masks_free: bool = False) -> Price:
+        """One measured family's structural price; ``startup`` replaces its start-up and ``masks_free`` drops the
+        cost of masked passes (split tails, narrow rows) -- A5's use of A2/A3 families. Measured when the (op,
+        dtype) is in the table and ``cols`` lies within its measured columns; extrapolated otherwise (another
+        dtype of the same element size, or columns beyond the measured range)."""
         eb = _ITEMSIZE[dtype]
         if op in self.any:
             fit, origin, what = self.any_family(op, dtype), "measured", f"{op} any dtype"
@@ -179,6 +181,8 @@ class A2A3Table(_Table):
         if startup is not None:
             fit = replace(fit, startup=startup)
             origin = "extrapolated"
+        if masks_free:
+            fit = replace(fit, startup_tail=0.0, startup_narrow=0.0, tail_per_row=0.0)
         return Price(max(1, round(fit.cycles(rows, cols, eb))), "VECTOR", origin, f"{what}: {fit.describe()}")
 
     def vector(self, op: str, src: str, dst: str, rows: int, cols: int, valid_rows: int, valid_cols: int) -> Price:
@@ -295,8 +299,10 @@ class A5Table(_Table):
 
     def _from_a2a3(self, op: str, dtype: str, rows: int, cols: int) -> Price:
         """An op A5's table lacks, from A2/A3's family of it (``costs_a5.EXTRAPOLATED_OPS``, "a2a3:" families):
-        A5's start-up and per-row VF loop cost, plus A2/A3's work beyond its start-up scaled by ``a2a3_scale``."""
-        work = self.a2a3.family(op, dtype, rows, cols, startup=0.0)
+        A5's start-up and per-row VF loop cost, plus A2/A3's work beyond its start-up scaled by ``a2a3_scale``.
+        A2/A3's masked passes (a tail or narrow-row instruction) are left out: A5's table prices a partial repeat
+        like a full one (its tail and full lines share their parameters)."""
+        work = self.a2a3.family(op, dtype, rows, cols, startup=0.0, masks_free=True)
         scale = self.a2a3_scale(dtype)
         start, per_row = self.module.A2A3_FAMILY_STARTUP, self.module.A2A3_FAMILY_PER_ROW
         cycles = start + per_row * rows + scale * work.cycles
