@@ -77,7 +77,8 @@ def split_tail(cols: int, elem_bytes: int) -> float:
 
 @dataclass(frozen=True)
 class FamilyFit:
-    """``startup + rows * (per_row + per_repeat * repeats_per_row)`` for one (op, dtype), and how it was made."""
+    """``startup + rows * (per_row + per_repeat * repeats_per_row)`` for one (op, dtype), with its masked-pass and
+    growing start-up terms (``cycles``), and how it was made."""
 
     startup: float
     per_repeat: float

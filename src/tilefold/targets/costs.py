@@ -8,11 +8,10 @@ This module turns them into prices:
   from all its measured columns (``cost_fit.fit_family``: ``startup + c * repeats_per_row + rows * (per_row +
   per_repeat * repeats_per_row)`` plus the once-per-instruction cost of a masked pass (narrow rows, split tails)
   and, for chained instructions, of a split tail per row; ``repeats_per_row = max(1, blocks / 8)`` counting the
-  row's 32-byte blocks in
-  256-byte repeats, at least one per row: the vector unit works row by row and a narrow row wastes most of its
-  repeat). The exact-column lines are not looked up: at their own columns the formula reproduces them (the
-  figures are in ``benchmarks/cost_fidelity.py``), and between and beyond them it follows the repeat
-  structure. Measured inside the measured column range, extrapolated beyond it. An op the table lacks is
+  row's 32-byte blocks in 256-byte repeats, at least one per row: the vector unit works row by row and a narrow
+  row wastes most of its repeat). The exact-column lines are not looked up: at their own columns the formula
+  reproduces them (the figures are in ``benchmarks/cost_fidelity.py``), and between and beyond them it follows
+  the repeat structure. Measured inside the measured column range, extrapolated beyond it. An op the table lacks is
   priced like its nearest measured families (``EXTRAPOLATED_OPS``), a dtype it lacks like the measured dtype
   of its element size (the repeat count keeps the real size) -- both extrapolated.
 - ``A5Table.vector``: the VF formula of the (op, src dtype, dst dtype, path); a contiguous valid region (valid
