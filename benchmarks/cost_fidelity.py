@@ -58,12 +58,6 @@ def share(pairs: list[tuple[float, float]]) -> tuple[int, float, float]:
     return len(ratios), sum(abs(r - 1) <= 0.25 for r in ratios) / len(ratios), statistics.median(ratios)
 
 
-def _line(label: str, pairs) -> float:
-    n, w, m = share(pairs)
-    print(f"  {label:58s} {n:5d} cases  {100 * w:5.1f} % within +-25 %  median ratio {m:.3f}")
-    return w
-
-
 def _side_by_side(title: str, rows: list[tuple[str, float, float]], every: bool) -> None:
     """``(case, measured, predicted)`` rows: all with ``every``, else an evenly spaced sample of 8."""
     if not rows:
@@ -174,6 +168,8 @@ def a5_in_sample() -> list[tuple[str, float, float]]:
         for rows, cols, inner in _a5_shapes(eb):
             if path == "1D" and (op == "TSEL" and (rows * inner) % 2 or params[0] < 0):
                 continue  # odd TSEL b32 is the other variant; negative-slope 1-D rows are priced at the 2-D floor
+            if path == "2D" and rows == 1:
+                continue  # one valid row is one contiguous run: the 1-D path
             shape, valid = ((rows, cols), None) if path == "1D" else ((rows, cols + 64), (rows, cols))
             loops = math.ceil(rows * cols * eb / 256) if path == "1D" else inner
             want = _a5_eval(params, path, 1 if path == "1D" else rows, loops)
@@ -260,11 +256,28 @@ def _ratio_facts(target: str) -> list[tuple[str, str, bool]]:
     if target != "Ascend910B":
         return out
     for ops, want, what in ((("TCOLSUM", "TCOLMAX"), 25, "column reductions"), (("TROWSUM", "TROWMAX"), 7,
-                            "row reductions"), (("TROWEXPAND",), 16, "row broadcasts"), (("TMOV",), 8,
-                            "Vec -> Vec moves")):
-        got = ratio_to_old(ops, target)
-        out.append((f"{target}: {what} ~{want}x the old model", f"{got:.1f}x", _near(got, want)))
+                            "row reductions"), (("TROWEXPAND",), 16, "row broadcasts")):
+        got, lines = ratio_on_measured(ops)
+        out.append((f"{target}: {what} ~{want}x the old model (measured lines: {lines:.1f}x)", f"{got:.1f}x",
+                    _near(got, want)))
+    got = ratio_to_old(("TMOV",), target)
+    out.append((f"{target}: Vec -> Vec moves ~8x the old model", f"{got:.1f}x", _near(got, 8)))
     return out
+
+
+def ratio_on_measured(ops) -> tuple[float, float]:
+    """(tilefold's, PTO-ISA's measured lines') median ratio to the old model over the ``GRID`` points the A2/A3
+    table measures (its exact columns): where a price can be set against a measurement."""
+    fams, _ = a2a3_families()
+    ours, lines = [], []
+    for op in ops:
+        for r, wb, dt in GRID:
+            cols = wb // SIZE[dt]
+            line = next(((s, b) for c, s, b in fams.get((op, dt), []) if c == cols), None)
+            if line is not None:
+                ours.append(instruction_cycles(op, dt, (r, cols)).cycles / old_model(r, cols, dt))
+                lines.append((line[0] * r * cols + line[1]) / old_model(r, cols, dt))
+    return statistics.median(ours), statistics.median(lines)
 
 
 def facts() -> list[tuple[str, str, bool]]:
@@ -293,45 +306,126 @@ def facts() -> list[tuple[str, str, bool]]:
     narrow, wide = ic("TADDS", "fp32", (128, 16)).cycles, ic("TADDS", "fp32", (128, 64)).cycles
     out.append(("repeats counted per row: a 64 B row costs a whole 256 B repeat", f"{narrow} vs {wide}",
                 _near(narrow, wide)))
+    return out + a5_path_structure()
+
+
+def a5_path_structure() -> list[tuple[str, str, bool]]:
+    """What the A5 table's own structure says about choosing a formula: per (op, dtypes, path, op_params), do
+    the tail / full and POST_UPDATE / NO_POST_UPDATE lines carry the same parameters? If they do, only the path
+    (1-D contiguous, 2-D row-padded) and the op_params variant change a price."""
+    groups: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+    with open(DATA / "a5_formula_params.csv", newline="") as f:
+        for r in csv.DictReader(f):
+            key = (r["op"], r["src_dtype"], r["dst_dtype"], r["shape_path"], r["op_params"])
+            groups.setdefault(key, set()).add(tuple(r[f"param{i}"] for i in range(4)))
+    same = sum(len(v) == 1 for v in groups.values())
+    return [("A5: tail / full and post-update variants share their parameters", f"{same} of {len(groups)}",
+             same == len(groups))]
+
+
+def packed_by_rows() -> list[tuple[int, list[tuple[float, float]]]]:
+    """The packed narrow columns (priced per row, not fitted) by rows: where the per-row rule departs."""
+    _, packed = a2a3_in_sample()
+    by: dict[int, list[tuple[float, float]]] = {}
+    for case, want, got in packed:
+        by.setdefault(int(case.split()[2].split("x")[0]), []).append((got, want))
+    return sorted(by.items())
+
+
+def split_tail_lines() -> list[tuple[str, float, float]]:
+    """TCOLMAX's measured columns whose rows end in a partial repeat after whole ones (FP32 96, FP16 160 / 192):
+    a second dependent instruction per row (``cost_fit.split_tail``)."""
+    fams, _ = a2a3_families()
+    out = []
+    for (op, dt), entries in fams.items():
+        for cols, slope, bias in entries:
+            if op.startswith("TCOL") and cost_fit.split_tail(cols, SIZE[dt]):
+                for r in ROWS:
+                    out.append((f"{op} {dt} {r}x{cols}", slope * r * cols + bias,
+                                instruction_cycles(op, dt, (r, cols)).cycles))
     return out
+
+
+def _by(rows: list[tuple[str, float, float]], key) -> list[tuple[str, list[tuple[float, float]]]]:
+    groups: dict[str, list[tuple[float, float]]] = {}
+    for case, want, got in rows:
+        groups.setdefault(key(case), []).append((got, want))
+    return sorted(groups.items())
+
+
+def checks() -> list[tuple[str, str, str, list[tuple[str, float, float]]]]:
+    """Every check: (target, what, fitted points, (case, measured, predicted) rows)."""
+    fams, _ = a2a3_families()
+    fits = {k: cost_fit.fit_family(v, SIZE[k[1]]) for k, v in fams.items()}
+    fitted2 = sum(f.points for f in fits.values())
+    ins2, ins2_packed = a2a3_in_sample()
+    seen, packed = a2a3_leave_one_column_out()
+    by_dt2, by_fam2 = a2a3_leave_one_family_out()
+    ins5 = a5_in_sample()
+    by_dt5, by_fam5, by_path5 = a5_held_out()
+    cross = a5_from_a2a3()
+    cross2d = [c for c in cross if " 2D " in c[0]]
+    return [
+        ("A2/A3", "in sample: the measured lines at their columns", f"{fitted2}", ins2),
+        ("A2/A3", "packed narrow columns (priced per row, not fitted)", "0", ins2_packed),
+        ("A2/A3", "TCOLMAX split-tail columns (in sample)", "in the fit", split_tail_lines()),
+        ("A2/A3", "leave one column out (unpacked columns)", f"{fitted2} less the column's 5 (refit)", seen),
+        ("A2/A3", "leave one column out (packed narrow columns)", f"{fitted2} less the column's 5 (refit)", packed),
+        ("A2/A3", "leave one (op, dtype) out: from the op's other dtype", "the other dtype's fit", by_dt2),
+        ("A2/A3", "leave one (op, dtype) out: from the nearest family", "the nearest family's fit", by_fam2),
+        ("A5", "in sample: the VF formulas per path", "none (the CSV's formulas)", ins5),
+        ("A5", "leave one (op, dtype) out: from the op's other dtype", "the other dtype's formula", by_dt5),
+        ("A5", "leave one (op, dtype) out: from the nearest family", "the nearest family's formula", by_fam5),
+        ("A5", "leave one path out: 2-D path from the 1-D formula", "the 1-D formula", by_path5),
+        ("A5", "from A2/A3 families, 2-D path (what reductions take)", f"A2/A3 fits ({fitted2}), 3 A5 constants",
+         cross2d),
+        ("A5", "from A2/A3 families, both paths", f"A2/A3 fits ({fitted2}), 3 A5 constants", cross),
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--all", action="store_true", help="print every case side by side (default: a sample)")
     args = ap.parse_args(argv)
-    print("A2/A3 (Ascend910B), PTO-ISA's a2a3 table")
-    ins2, ins2_packed = a2a3_in_sample()
-    w_in2 = _line("in sample: the measured lines at their columns", [(g, w) for _, w, g in ins2])
-    _line("in sample: packed narrow columns (left out of the fit)", [(g, w) for _, w, g in ins2_packed])
-    seen, packed = a2a3_leave_one_column_out()
-    w_col = _line("leave one column out (columns of unpacked rows)", [(g, w) for _, w, g in seen])
-    _line("leave one column out (packed narrow columns, see doc)", [(g, w) for _, w, g in packed])
-    _side_by_side("left-out columns", seen, args.all)
-    by_dt2, by_fam2 = a2a3_leave_one_family_out()
-    w_dt2 = _line("leave one (op, dtype) out: from the op's other dtype", [(g, w) for _, w, g in by_dt2])
-    w_fam2 = _line("leave one (op, dtype) out: from the nearest family", [(g, w) for _, w, g in by_fam2])
-    _side_by_side("left-out families (nearest family)", by_fam2, args.all)
-    print("A5 (Ascend950), PTO-ISA's a5 table")
-    ins5 = a5_in_sample()
-    w_in5 = _line("in sample: the VF formulas per path", [(g, w) for _, w, g in ins5])
-    by_dt5, by_fam5, by_path5 = a5_held_out()
-    w_dt5 = _line("leave one (op, dtype) out: from the op's other dtype", [(g, w) for _, w, g in by_dt5])
-    w_fam5 = _line("leave one (op, dtype) out: from the nearest family", [(g, w) for _, w, g in by_fam5])
-    w_path5 = _line("leave one path out: 2-D path from the 1-D formula", [(g, w) for _, w, g in by_path5])
-    cross = a5_from_a2a3()
-    w_cross = _line("from A2/A3's family (the rule for A5 reductions)", [(g, w) for _, w, g in cross])
-    _side_by_side("left-out families (nearest family)", by_fam5, args.all)
-    print("facts (issue 18, reference README): fact / tilefold / holds")
-    table = facts()
-    for fact, figure, ok in table:
+    table = checks()
+    print("checks: target / check / fitted points / predicted points / within +-25 % / median predicted/measured")
+    shares = {}
+    for target, what, fitted, rows in table:
+        n, w, m = share([(g, want) for _, want, g in rows])
+        shares[(target, what)] = w
+        print(f"  {target:5s} {what:54s} {fitted:44s} {n:5d}  {100 * w:5.1f} %  median {m:.3f}")
+    for target, what, _, rows in table:
+        _side_by_side(f"{target} {what}", rows, args.all)
+    print("A5 from A2/A3 families, per op and path (the cross-target rule on the ops measured on both targets)")
+    for key, pairs in _by(a5_from_a2a3(), lambda c: " ".join(c.split()[:3:2])):
+        n, w, m = share(pairs)
+        print(f"  {key:14s} {n:4d} cases  {100 * w:5.1f} % within +-25 %  median ratio {m:.3f}")
+    print("A2/A3 packed narrow columns by rows (the CSV's lines against the per-row price)")
+    for rows, pairs in packed_by_rows():
+        n, w, m = share(pairs)
+        print(f"  rows {rows:4d}  {n:3d} lines  {100 * w:5.1f} % within +-25 %  median ratio {m:.3f}")
+    print("facts (issue 18, reference README, the A5 table's structure): fact / tilefold / holds")
+    facts_table = facts()
+    for fact, figure, ok in facts_table:
         print(f"  {fact:66s} {figure:>14s}  {'yes' if ok else 'NO'}")
-    held = sum(ok for _, _, ok in table)
-    print(f"cost fidelity: A2/A3 in sample {100 * w_in2:.1f} %, left-out columns {100 * w_col:.1f} %, left-out "
-          f"families {100 * w_dt2:.1f} % (other dtype) / {100 * w_fam2:.1f} % (nearest family); A5 in sample "
-          f"{100 * w_in5:.1f} %, left-out families {100 * w_dt5:.1f} % / {100 * w_fam5:.1f} %, 2-D from 1-D "
-          f"{100 * w_path5:.1f} %, from A2/A3 families {100 * w_cross:.1f} %; facts {held} of {len(table)} hold")
-    return 0 if held == len(table) else 1
+    held = sum(ok for _, _, ok in facts_table)
+    a5 = ", ".join(f"{what} {ratio_to_old(ops, 'Ascend950'):.1f}x" for ops, what in (
+        (("TCOLSUM", "TCOLMAX"), "column reductions"), (("TROWSUM", "TROWMAX"), "row reductions"),
+        (("TROWEXPAND",), "row broadcasts"), (("TMOV",), "Vec -> Vec moves")))
+    print(f"  (not judged: Ascend950 has no profiling of these families; over the grid its prices are {a5} the "
+          "old model)")
+    pick = {k[1]: 100 * v for k, v in shares.items()}
+    print(f"cost fidelity: A2/A3 in sample {pick['in sample: the measured lines at their columns']:.1f} %, "
+          f"left-out columns {pick['leave one column out (unpacked columns)']:.1f} %, left-out families "
+          f"{shares[('A2/A3', 'leave one (op, dtype) out: from the op' + chr(39) + 's other dtype')] * 100:.1f} % "
+          f"(other dtype) / {shares[('A2/A3', 'leave one (op, dtype) out: from the nearest family')] * 100:.1f} % "
+          f"(nearest family); A5 in sample {pick['in sample: the VF formulas per path']:.1f} %, left-out "
+          f"families {shares[('A5', 'leave one (op, dtype) out: from the op' + chr(39) + 's other dtype')] * 100:.1f}"
+          f" % / {shares[('A5', 'leave one (op, dtype) out: from the nearest family')] * 100:.1f} %, 2-D from 1-D "
+          f"{pick['leave one path out: 2-D path from the 1-D formula']:.1f} %, from A2/A3 families "
+          f"{pick['from A2/A3 families, 2-D path (what reductions take)']:.1f} % (2-D) / "
+          f"{pick['from A2/A3 families, both paths']:.1f} % (both); facts {held} of {len(facts_table)} hold")
+    return 0 if held == len(facts_table) else 1
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ def _a5_cases():
                 if r["op"] == "TSEL" and loops % 2:
                     continue
                 yield r["op"], dtypes, (nrows, cols), None, p[0] * loops + p[1]
-            else:
+            elif nrows > 1:  # one valid row is one contiguous run: the 1-D path, not this one
                 inner = math.ceil(cols * eb / 256)
                 yield r["op"], dtypes, (nrows, cols + 64), (nrows, cols), (p[0] * inner + p[1]) * nrows + p[2]
 

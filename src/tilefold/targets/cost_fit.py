@@ -4,7 +4,8 @@ PTO-ISA's A2/A3 table gives, for each measured (op, dtype) and each profiled col
 ``slope_c * rows * c + bias_c``. Looked up by the exact ``c`` it says nothing about other column counts, so
 tilefold prices every shape with one structural formula per (op, dtype) instead::
 
-    cycles = startup + rows * (per_row + per_repeat * repeats_per_row(cols))
+    cycles = startup + s * repeats_per_row + u * split_tail + v * narrow
+             + rows * (per_row + per_repeat * repeats_per_row + t * split_tail)
 
 ``repeats_per_row`` counts a row's 32-byte blocks in 256-byte repeats with at least one repeat per row (the
 vector unit walks a tile row by row; a narrow row still costs a whole repeat -- the profiled 256x16 FP32
@@ -13,12 +14,18 @@ whole repeat: the table's binary ops cost 2.5 cycles per row at 1.25 repeats (TM
 FP16 at 160), not 4. Whole repeats (``ceil``) were tried: the same 92.5 % on left-out unpacked columns, but a
 staircase 1.35x above those lines.
 
-The three terms come from the table by least squares (``fit_family``):
+A masked pass is an instruction of its own: rows wider than a repeat that end in a partial one
+(``split_tail``), or rows narrower than a repeat (``narrow``), pay one more instruction's issue once (``u``,
+``v``: the table's biases jump from 25 to 42 cycles at exactly those columns). Where the instructions form a
+chain, one per row (TCOLMAX), the split tail is paid per row (``t``, kept only where the fit finds it worth
+``SPLIT_TAIL_SHARE`` of a one-repeat row).
+
+The terms come from the table by least squares (``fit_family``):
 
 - every line is sampled at ``FIT_ROWS`` rows; each sample is a fitted point, weighted by ``1 / cycles`` so the
   fit minimises relative error (the error tilefold is judged by);
 - the terms are kept non-negative (a negative per-row term would make narrow rows cheaper than nothing): the
-  best non-negative subset of the three unknowns is solved exactly (3 unknowns, 7 subsets);
+  best non-negative subset of the unknowns is solved exactly (7 unknowns, 127 subsets);
 - columns narrower than one repeat whose per-row cost is well below the family's one-repeat cost
   (``PACKED_BELOW``) show packed rows, which contradicts the profiled narrow-row ``adds``; they are left out
   of the fit and reported (``FamilyFit.excluded``). The one-pass tile-scalar families (TADDS, TMULS, TMINS,
@@ -32,7 +39,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 #: rows at which every measured line is sampled (its formula is linear in rows, so these weight the fit)
 FIT_ROWS = (1, 4, 16, 64, 256)
@@ -40,6 +47,11 @@ FIT_ROWS = (1, 4, 16, 64, 256)
 #: a column narrower than one repeat is "packed" when its per-row cost is below this share of the one-repeat
 #: per-row cost the family's wider columns give
 PACKED_BELOW = 0.75
+
+#: a family pays for a split tail (``FamilyFit.tail_per_row``) only when its fit finds the tail costing at least
+#: this share of a one-repeat row: a second instruction per row in a chain of dependent ones (TCOLMAX), not the
+#: fraction of a cycle the element-wise families show
+SPLIT_TAIL_SHARE = 0.5
 
 #: bytes of one vector repeat, and of one block
 REPEAT_BYTES = 256
@@ -51,30 +63,53 @@ def repeats_per_row(cols: int, elem_bytes: int) -> float:
     return max(1.0, math.ceil(cols * elem_bytes / BLOCK_BYTES) / (REPEAT_BYTES // BLOCK_BYTES))
 
 
+def narrow(cols: int, elem_bytes: int) -> float:
+    """1 when a row is narrower than one 256-byte repeat (its one repeat is masked), else 0."""
+    return 1.0 if cols * elem_bytes < REPEAT_BYTES else 0.0
+
+
+def split_tail(cols: int, elem_bytes: int) -> float:
+    """1 when a row is wider than one repeat and ends in a partial repeat (its tail is a second, masked
+    instruction per row), else 0."""
+    row = cols * elem_bytes
+    return 1.0 if row > REPEAT_BYTES and row % REPEAT_BYTES else 0.0
+
+
 @dataclass(frozen=True)
 class FamilyFit:
-    """``startup + rows * (per_row + per_repeat * repeats_per_row)`` for one (op, dtype), and how it was made."""
+    """``startup + rows * (per_row + per_repeat * repeats_per_row)`` for one (op, dtype), with its masked-pass and
+    growing start-up terms (``cycles``), and how it was made."""
 
     startup: float
     per_repeat: float
     per_row: float
     startup_per_repeat: float = 0.0  # part of the start-up that grows with the row's repeats (row reductions)
+    tail_per_row: float = 0.0  # a row ending in a partial repeat after whole ones pays a masked tail instruction
+    startup_tail: float = 0.0  # once per instruction: rows wider than a repeat ending in a partial one (masked tail)
+    startup_narrow: float = 0.0  # once per instruction: rows narrower than a repeat (a masked pass)
     columns: tuple[int, ...] = ()  # the measured columns fitted
     excluded: tuple[int, ...] = ()  # measured columns left out (packed narrow rows)
     points: int = 0  # fitted (rows, cols) points
 
     def row_cycles(self, cols: int, elem_bytes: int) -> float:
-        return self.per_row + self.per_repeat * repeats_per_row(cols, elem_bytes)
+        return (self.per_row + self.per_repeat * repeats_per_row(cols, elem_bytes)
+                + self.tail_per_row * split_tail(cols, elem_bytes))
 
     def cycles(self, rows: int, cols: int, elem_bytes: int) -> float:
         rpr = repeats_per_row(cols, elem_bytes)
-        return self.startup + self.startup_per_repeat * rpr + rows * self.row_cycles(cols, elem_bytes)
+        return (self.startup + self.startup_per_repeat * rpr + self.startup_tail * split_tail(cols, elem_bytes)
+                + self.startup_narrow * narrow(cols, elem_bytes) + rows * self.row_cycles(cols, elem_bytes))
 
     def describe(self) -> str:
         text = f"{self.startup:.1f}"
         if self.startup_per_repeat:
             text += f" + {self.startup_per_repeat:.2f}*repeats/row"
-        text += f" + r*({self.per_row:.2f} + {self.per_repeat:.3f}*repeats/row)"
+        if self.startup_tail:
+            text += f" + {self.startup_tail:.1f}*split tail"
+        if self.startup_narrow:
+            text += f" + {self.startup_narrow:.1f}*narrow"
+        text += f" + r*({self.per_row:.2f} + {self.per_repeat:.3f}*repeats/row"
+        text += f" + {self.tail_per_row:.2f}*split tail)" if self.tail_per_row else ")"
         return text + (f" [fit of {len(self.columns)} cols, {self.points} points]" if self.points else "")
 
 
@@ -102,16 +137,21 @@ def _solve_nonnegative(rows: list[list[float]], rhs: list[float]) -> list[float]
     return best[1]
 
 
-def _least_squares(entries: list[tuple[int, float, float]], elem_bytes: int) -> tuple[FamilyFit, int]:
+def _least_squares(entries: list[tuple[int, float, float]], elem_bytes: int, split_tails: bool = False,
+                   masked_starts: bool = True) -> tuple[FamilyFit, int]:
+    """The non-negative fit of ``entries``; ``split_tails`` adds the per-row cost of a split tail,
+    ``masked_starts`` the once-per-instruction cost of a masked tail or a narrow masked pass."""
     design, rhs = [], []
     for cols, slope, bias in entries:
         for r in FIT_ROWS:
             want = slope * r * cols + bias
             rpr = repeats_per_row(cols, elem_bytes)
-            design.append([1 / want, r * rpr / want, r / want, rpr / want])
+            tail = split_tail(cols, elem_bytes) if split_tails else 0.0
+            design.append([1 / want, r * rpr / want, r / want, rpr / want, r * tail / want,
+                           split_tail(cols, elem_bytes) * masked_starts / want,
+                           narrow(cols, elem_bytes) * masked_starts / want])
             rhs.append(1.0)
-    startup, per_repeat, per_row, startup_per_repeat = _solve_nonnegative(design, rhs)
-    return FamilyFit(startup, per_repeat, per_row, startup_per_repeat), len(rhs)
+    return FamilyFit(*_solve_nonnegative(design, rhs)), len(rhs)
 
 
 def packed_columns(entries: list[tuple[int, float, float]], elem_bytes: int) -> tuple[int, ...]:
@@ -119,7 +159,7 @@ def packed_columns(entries: list[tuple[int, float, float]], elem_bytes: int) -> 
     wide = [e for e in entries if e[0] * elem_bytes >= REPEAT_BYTES]
     if len(wide) < 2:
         return ()
-    fit, _ = _least_squares(wide, elem_bytes)
+    fit, _ = _least_squares(wide, elem_bytes, masked_starts=False)  # the per-row cost alone decides packing
     one_repeat = fit.row_cycles(REPEAT_BYTES // elem_bytes, elem_bytes)
     return tuple(c for c, slope, _ in entries
                  if c * elem_bytes < REPEAT_BYTES and slope * c < PACKED_BELOW * one_repeat)
@@ -129,9 +169,11 @@ def fit_family(entries: list[tuple[int, float, float]], elem_bytes: int) -> Fami
     """The structural fit of one measured (op, dtype): ``entries`` are its ``(cols, slope, bias)`` lines."""
     excluded = packed_columns(entries, elem_bytes)
     used = [e for e in entries if e[0] not in excluded]
-    fit, points = _least_squares(used, elem_bytes)
-    return FamilyFit(fit.startup, fit.per_repeat, fit.per_row, fit.startup_per_repeat,
-                     tuple(sorted(c for c, _, _ in used)), tuple(sorted(excluded)), points)
+    fit, points = _least_squares(used, elem_bytes, split_tails=True)
+    if fit.tail_per_row < SPLIT_TAIL_SHARE * fit.row_cycles(REPEAT_BYTES // elem_bytes, elem_bytes):
+        fit, points = _least_squares(used, elem_bytes)  # no second instruction per row to see
+    return replace(fit, columns=tuple(sorted(c for c, _, _ in used)), excluded=tuple(sorted(excluded)),
+                   points=points)
 
 
 @dataclass(frozen=True)

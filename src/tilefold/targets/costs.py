@@ -6,17 +6,20 @@ This module turns them into prices:
 
 - ``A2A3Table.vector``: every shape of a measured (op, dtype) is priced by one structural formula derived
   from all its measured columns (``cost_fit.fit_family``: ``startup + c * repeats_per_row + rows * (per_row +
-  per_repeat * repeats_per_row)``, ``repeats_per_row = max(1, blocks / 8)`` counting the row's 32-byte blocks in
-  256-byte repeats, at least one per row: the vector unit works row by row and a narrow row wastes most of its
-  repeat). The exact-column lines are not looked up: at their own columns the formula reproduces them (the
-  figures are in ``benchmarks/cost_fidelity.py``), and between and beyond them it follows the repeat
-  structure. Measured inside the measured column range, extrapolated beyond it. An op the table lacks is
+  per_repeat * repeats_per_row)`` plus the once-per-instruction cost of a masked pass (narrow rows, split tails)
+  and, for chained instructions, of a split tail per row; ``repeats_per_row = max(1, blocks / 8)`` counting the
+  row's 32-byte blocks in 256-byte repeats, at least one per row: the vector unit works row by row and a narrow
+  row wastes most of its repeat). The exact-column lines are not looked up: at their own columns the formula
+  reproduces them (the figures are in ``benchmarks/cost_fidelity.py``), and between and beyond them it follows
+  the repeat structure. Measured inside the measured column range, extrapolated beyond it. An op the table lacks is
   priced like its nearest measured families (``EXTRAPOLATED_OPS``), a dtype it lacks like the measured dtype
   of its element size (the repeat count keeps the real size) -- both extrapolated.
-- ``A5Table.vector``: the VF formula of the (op, src dtype, dst dtype, path); a contiguous tile (valid cols ==
-  cols) takes the 1-D path over all its repeats, a strided one the 2-D path (repeats per row x rows).
-  Ops without an A5 entry: ``EXTRAPOLATED_OPS`` (A5 families, or A2/A3 families with A5's start-up and A5's
-  per-row VF loop cost).
+- ``A5Table.vector``: the VF formula of the (op, src dtype, dst dtype, path); a contiguous valid region (valid
+  cols == cols, or one valid row) takes the 1-D path over all its repeats, a row-padded one the 2-D path
+  (repeats per row x rows). The table's tail / full and post-update variants carry the same parameters, so only
+  the path and the ``op_params`` variant change a price. Ops without an A5 entry: ``EXTRAPOLATED_OPS`` (A5
+  families, or A2/A3 families with A5's start-up, A5's per-row VF loop cost and A2/A3's work scaled by the
+  two targets' add per repeat, ``A5Table.a2a3_scale``).
 - ``cube``: ``startup + ceil(m/16) * ceil(k / (32 / elem_bytes)) * ceil(n/16) * f`` (f = 2 for FP32).
 - ``path``: (bytes per cycle, latency per contiguous block) of a data path.
 
@@ -32,7 +35,7 @@ import csv
 import io
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from tilefold.errors import NotSupportedError
@@ -157,10 +160,12 @@ class A2A3Table(_Table):
     def measured_ops(self) -> set[str]:
         return {op for op, _, _ in self.exact} | set(self.any)
 
-    def family(self, op: str, dtype: str, rows: int, cols: int, startup: float | None = None) -> Price:
-        """One measured family's structural price; ``startup`` replaces its start-up (A5's use of A2/A3
-        families). Measured when the (op, dtype) is in the table and ``cols`` lies within its measured columns;
-        extrapolated otherwise (another dtype of the same element size, or columns beyond the measured range)."""
+    def family(self, op: str, dtype: str, rows: int, cols: int, startup: float | None = None,
+               masks_free: bool = False) -> Price:
+        """One measured family's structural price; ``startup`` replaces its start-up and ``masks_free`` drops the
+        cost of masked passes (split tails, narrow rows) -- A5's use of A2/A3 families. Measured when the (op,
+        dtype) is in the table and ``cols`` lies within its measured columns; extrapolated otherwise (another
+        dtype of the same element size, or columns beyond the measured range)."""
         eb = _ITEMSIZE[dtype]
         if op in self.any:
             fit, origin, what = self.any_family(op, dtype), "measured", f"{op} any dtype"
@@ -173,8 +178,10 @@ class A2A3Table(_Table):
             inside = dt == dtype and min(span) <= cols <= max(span)
             origin, what = ("measured" if inside else "extrapolated"), f"{op} {dt}"
         if startup is not None:
-            fit = FamilyFit(startup, fit.per_repeat, fit.per_row, fit.startup_per_repeat)
+            fit = replace(fit, startup=startup)
             origin = "extrapolated"
+        if masks_free:
+            fit = replace(fit, startup_tail=0.0, startup_narrow=0.0, tail_per_row=0.0)
         return Price(max(1, round(fit.cycles(rows, cols, eb))), "VECTOR", origin, f"{what}: {fit.describe()}")
 
     def vector(self, op: str, src: str, dst: str, rows: int, cols: int, valid_rows: int, valid_cols: int) -> Price:
@@ -245,14 +252,12 @@ class A5Table(_Table):
     def family(self, op: str, src: str, dst: str, rows: int, cols: int, valid_rows: int,
                valid_cols: int) -> Price:
         if op.startswith("a2a3:"):
-            p = self.a2a3.family(op[5:], src if _ITEMSIZE[src] >= _ITEMSIZE[dst] else dst, valid_rows, valid_cols,
-                                 startup=self.module.A2A3_FAMILY_STARTUP)
-            per_row = self.module.A2A3_FAMILY_PER_ROW
-            return Price(p.cycles + round(per_row * valid_rows), "VECTOR", "extrapolated",
-                         f"A2/A3 {p.rule} with A5 start-up, + {per_row:.2f} per row (A5's VF loop)")
+            return self._from_a2a3(op[5:], src if _ITEMSIZE[src] >= _ITEMSIZE[dst] else dst, valid_rows, valid_cols)
         s, d, exact_dtypes = self._dtypes_for(op, src, dst)
         eb = max(_ITEMSIZE[src], _ITEMSIZE[dst]) if op == "TCVT" else _ITEMSIZE[src]
-        contiguous = valid_cols == cols
+        # the 1-D path runs over one contiguous run of elements: a tile whose valid columns are its columns, or
+        # a single valid row; a row-padded tile of several rows takes the 2-D path (repeats per row x rows)
+        contiguous = valid_cols == cols or valid_rows == 1
         loops = math.ceil(valid_rows * valid_cols * eb / 256)
         inner = math.ceil(valid_cols * eb / 256)
         if contiguous:
@@ -279,6 +284,30 @@ class A5Table(_Table):
         cyc = (p0 * inner + p1) * valid_rows + p2
         return Price(max(1, round(cyc)), "VECTOR", "measured" if exact_dtypes else "extrapolated",
                      f"{op} {s}->{d} 2D {ent[0]}: ({p0:g}*{inner}+{p1:g})*{valid_rows}+{p2:g}")
+
+    def a2a3_scale(self, dtype: str) -> float:
+        """A5's per-repeat cost of an add over A2/A3's, for ``dtype``'s element size: A5's measured 2-D TADD
+        ``param0`` over A2/A3's fitted TSUB per-repeat term (both targets' binary add-class op; A2/A3 has no
+        TADD line)."""
+        a5_op, a2_op = self.module.A2A3_FAMILY_SCALE_OPS
+        dt = self.module.DTYPE_BY_ITEMSIZE.get(_ITEMSIZE[dtype], "fp32")
+        dt = dt if any(k[:4] == (a5_op, dt, "none", "2D") for k in self.entries) else "fp32"
+        a5_per_repeat = self._variant((a5_op, dt, "none", "2D", "full"), 1)[3][0]
+        a2_dt = dt if (a2_op, dt) in self.a2a3.families else "fp32"
+        return a5_per_repeat / self.a2a3.families[(a2_op, a2_dt)].per_repeat
+
+    def _from_a2a3(self, op: str, dtype: str, rows: int, cols: int) -> Price:
+        """An op A5's table lacks, from A2/A3's family of it (``costs_a5.EXTRAPOLATED_OPS``, "a2a3:" families):
+        A5's start-up and per-row VF loop cost, plus A2/A3's work beyond its start-up scaled by ``a2a3_scale``.
+        A2/A3's masked passes (a tail or narrow-row instruction) are left out: A5's table prices a partial repeat
+        like a full one (its tail and full lines share their parameters)."""
+        work = self.a2a3.family(op, dtype, rows, cols, startup=0.0, masks_free=True)
+        scale = self.a2a3_scale(dtype)
+        start, per_row = self.module.A2A3_FAMILY_STARTUP, self.module.A2A3_FAMILY_PER_ROW
+        cycles = start + per_row * rows + scale * work.cycles
+        return Price(max(1, round(cycles)), "VECTOR", "extrapolated",
+                     f"A5 start-up {start:.1f} + {per_row:.2f} per row (A5's VF loop) + {scale:.3f} x A2/A3 work "
+                     f"({work.rule}, start-up 0)")
 
     def vector(self, op: str, src: str, dst: str, rows: int, cols: int, valid_rows: int, valid_cols: int) -> Price:
         if op in self.measured_ops():

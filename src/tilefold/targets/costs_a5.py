@@ -325,13 +325,21 @@ EXTRAPOLATED_OPS: dict[str, tuple[tuple[str, ...], str]] = {
                        "tcolexpand, tmuls, trowexpandadd, texpands, tscatter, texpands x2, tscatter, tcmps, tsel"),
 }
 
-#: A5's per-op start-up used for an A2/A3 family: TADD's 2-D fixed part (the VF launch of a nested loop)
+#: An op of a class A5's table does not measure (reductions, broadcasts, indexed access) is priced from A2/A3's
+#: fitted family of it: ``A2A3_FAMILY_STARTUP + A2A3_FAMILY_PER_ROW * rows + scale * (A2/A3 work beyond its
+#: start-up, without its masked passes)``, where ``scale`` is A5's per-repeat cost of an add over A2/A3's
+#: (``A5Table.a2a3_scale``: A5's 2-D TADD ``param0`` over A2/A3's TSUB per-repeat term, 0.94-0.95). The masked
+#: passes (a tail or narrow-row instruction) stay behind: A5's table prices a partial repeat like a full one.
+#: The work keeps its A2/A3 structure (per row, per repeat, a reduction's growing tail); the launch and the
+#: row loop are A5's. Checked on the ops measured on both targets (``benchmarks/cost_fidelity.py``, "A5 from
+#: A2/A3"): the figures are printed there and in docs/backend.md.
+#: A5's per-op start-up: TADD's 2-D fixed part (the VF launch of a nested loop; every A5 entry has 44-81)
 A2A3_FAMILY_STARTUP = 44.344619
-#: A5's per-row cost of the nested VF loop added to an A2/A3 family: TADD's 2-D ``param1`` (every 2-D A5 entry
-#: has one, 0-4.6 cycles per row; A2/A3's element-wise families have none). Checked on the A5 ops that have an
-#: A2/A3 family (``benchmarks/cost_fidelity.py``): the rule with it predicts 55.0 % of their A5 formula points
-#: within +-25 % (median ratio 1.09), without it 49.2 % (median 0.89).
+#: A5's per-row cost of the nested VF loop: TADD's 2-D ``param1`` (every 2-D A5 entry has one, 0-4.6 cycles per
+#: row; A2/A3's element-wise families have none)
 A2A3_FAMILY_PER_ROW = 2.8762808
+#: (A5 op, A2/A3 op) whose per-repeat costs give the scale: the binary add on each target
+A2A3_FAMILY_SCALE_OPS = ("TADD", "TSUB")
 
 DTYPE_BY_ITEMSIZE: dict[int, str] = {4: "fp32", 2: "fp16", 1: "int8", 8: "fp32"}
 
