@@ -5,15 +5,15 @@ docs/passes/convert_tensor_to_tile_ops.md.
 The tensor ops of a function form one region. Its row extent ``M`` is the row count of the first written tensor.
 Every op in the region is row-local (element-wise, scalar, unary, cast, row reductions / expansions, column
 expansions by a whole ``[1, N]`` vector, matmul by a whole right-hand side, full-row writes, the index ops whose
-rows depend on their operands' rows only: ``_index_op_rows``) or the region is not tiled. A row-local region is cut into ``M / R`` blocks of ``R`` rows, ``R`` the largest divisor of ``M`` whose tiles
-all fit (or, when that divisor is below half of the largest count that fits, that count and one remainder block of
-``M % R`` rows: a prime ``M`` does not fall back to 1-row blocks); fitting means the sum of every tile of one block
-(no reuse assumed, so the bound is safe) within half of Vec, and the matmul operands within Mat (chip facts from
-``tilefold.targets``). Blocks become a ``pl.range`` loop carrying the written tensors. Column reductions of row-
-local values whose results are only written are tiled too: an accumulator starting at the reduction's identity
-combines each block's partial result (registry facts ``combine`` / ``identity``). Tiles get the memory their first
-consumer asks for through the registry's op kinds (matmul operands Mat, everything else Vec); InferTileMemorySpace
-does the rest.
+rows depend on their operands' rows only: ``_index_op_rows``) or the region is not tiled. A row-local region is cut
+into ``M / R`` blocks of ``R`` rows, ``R`` the largest divisor of ``M`` whose tiles all fit (or, when that divisor
+is below half of the largest count that fits, that count and one remainder block of ``M % R`` rows: a prime ``M``
+does not fall back to 1-row blocks); fitting means the sum of every tile of one block (no reuse assumed, so the
+bound is safe) within half of Vec, and the matmul operands within Mat (chip facts from ``tilefold.targets``). Blocks
+become a ``pl.range`` loop carrying the written tensors. Column reductions of row-local values whose results are
+only written are tiled too: an accumulator starting at the reduction's identity combines each block's partial result
+(registry facts ``combine`` / ``identity``). Tiles get the memory their first consumer asks for through the
+registry's op kinds (matmul operands Mat, everything else Vec); InferTileMemorySpace does the rest.
 
 Functions with tensor-level ops inside loops or ifs, or with windows at dynamic offsets, take the structured path
 (``_Structured``): whole-value tiles, loop-carried / branch-merged tiles, loads and stores at the windows' offsets,
