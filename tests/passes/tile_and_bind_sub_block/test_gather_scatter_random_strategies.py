@@ -2,8 +2,8 @@
 and ``tile.scatter`` / ``tile.scatter_update`` (``scatters.py``), and why ``tile.mscatter`` stays on sub-block 0.
 
 Each case checks the axis the pass takes (or the reason it refuses), the halves it builds, then runs the program
-with the pass on and off and compares with a numpy reference written here, element by element (bit for bit: none
-of these ops rounds)."""
+with the pass on and off, on Ascend910B and Ascend950, and compares with a numpy reference written here, element by
+element (bit for bit: none of these ops rounds)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from tilefold.passes.tile_and_bind_sub_block import AXIS_ATTR, REVERTED
 from tilefold.testing import run_and_compare
 
 ON_OFF = ({}, {"enable_auto_bind_sub_block": False})
+TARGETS = ("Ascend910B", "Ascend950")
 M64 = (1 << 64) - 1
 
 
@@ -62,12 +63,14 @@ def _run(program, inputs: dict, want: np.ndarray, axis: int | None, reason: str 
     assert fn.attr(AXIS_ATTR) == axis, fn.attr(REVERTED)
     if reason is not None:
         assert reason in (fn.attr(REVERTED) or "") + " ".join(str(r) for r in remarks), fn.attr(REVERTED)
-    for options in ON_OFF:
-        report = run_and_compare(program, {k: v.copy() for k, v in inputs.items()}, options=options)
-        assert report.result == "correct", report.summary()
-        got = report.outputs["out"]
-        assert got.dtype == want.dtype
-        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    for target in TARGETS:
+        for options in ON_OFF:
+            report = run_and_compare(program, {k: v.copy() for k, v in inputs.items()}, target=target,
+                                     options=options)
+            assert report.result == "correct", (target, options, report.summary())
+            got = report.outputs["out"]
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
     return after, remarks
 
 
