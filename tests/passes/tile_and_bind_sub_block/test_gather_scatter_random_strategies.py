@@ -382,3 +382,44 @@ def test_mscatter_stays_whole_on_sub_block0(with_store):
                           "tile.mscatter writes the GM rows its index tile names")
     if with_store:
         assert [_shapes(x) for x in _calls(after, "tile.mscatter")] == [((32, 32), ((8, 32), (8, 1), (32, 32)))]
+
+
+# ------------------------------------------------------------------------------------------------ one operand twice
+
+
+@pl.program
+class GatherOfItself:
+    """Strict mode is off (``r`` is broadcast into rows and, reshaped, into columns), so ``ti``, wanted whole as
+    the gather's source and halved as its index, is computed whole and its half sliced out: the rewrite must give
+    the source whole and the index halved, by position, although both operands are the same variable."""
+
+    @pl.function(type=pl.FunctionType.AIV)
+    def kernel(self, x: pl.Tensor[[16, 16], pl.FP32], v: pl.Tensor[[16, 1], pl.FP32],
+               w: pl.Tensor[[16, 16], pl.INT32],
+               out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 16], target_memory=pl.Mem.Vec)
+        r: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.load(v, [0, 0], [16, 1], target_memory=pl.Mem.Vec)
+        a: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.row_expand_mul(t, r)
+        c: pl.Tile[[1, 16], pl.FP32, pl.Mem.Vec] = pl.tile.reshape(r, [1, 16])
+        b: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.col_expand_add(a, c)
+        ti: pl.Tile[[16, 16], pl.INT32, pl.Mem.Vec] = pl.tile.load(w, [0, 0], [16, 16], target_memory=pl.Mem.Vec)
+        g: pl.Tile[[16, 16], pl.INT32, pl.Mem.Vec] = pl.tile.gather(ti, 0, ti)
+        gf: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.cast(g, target_type=pl.FP32)
+        y: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.add(b, gf)
+        out = pl.store(y, [0, 0], out)
+        return out
+
+
+@pytest.mark.parametrize("high", [8, 16])  # 8: a halved source gave wrong rows silently; 16: an index fault
+def test_gather_reading_one_tile_whole_and_halved(high):
+    after, remarks = run_pass(GatherOfItself)
+    assert after.functions[0].attr(AXIS_ATTR) == 0 and any(r.kind == "strict-off" for r in remarks)
+    (g,) = _calls(after, "tile.gather")
+    assert _shapes(g) == ((8, 16), ((16, 16), (8, 16)))
+    rng = np.random.default_rng(high)
+    x = rng.standard_normal((16, 16)).astype(np.float32)
+    v = rng.standard_normal((16, 1)).astype(np.float32)
+    w = rng.integers(0, high, (16, 16)).astype(np.int32)
+    b = (x * v).astype(np.float32) + v.reshape(1, 16)
+    want = (b + w[w, np.arange(16)].astype(np.float32)).astype(np.float32)
+    _run(GatherOfItself, {"x": x, "v": v, "w": w, "out": np.zeros((16, 16), np.float32)}, want, 0)
