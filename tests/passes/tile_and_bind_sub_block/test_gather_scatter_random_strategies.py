@@ -423,3 +423,23 @@ def test_gather_reading_one_tile_whole_and_halved(high):
     b = (x * v).astype(np.float32) + v.reshape(1, 16)
     want = (b + w[w, np.arange(16)].astype(np.float32)).astype(np.float32)
     _run(GatherOfItself, {"x": x, "v": v, "w": w, "out": np.zeros((16, 16), np.float32)}, want, 0)
+
+
+def test_mscatter_into_a_tensor_a_split_store_writes_rolls_back():
+    """A split store writes rows of ``out`` in halves and the guarded scatter writes rows of ``out`` its indices
+    name: sub-block 0's scatter and sub-block 1's half are not ordered, so no axis splits."""
+    body = ("        z: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(c, [0, 0], [32, 32], "
+            "target_memory=pl.Mem.Vec)\n"
+            "        w: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.mul(z, z)\n"
+            "        out = pl.store(w, [0, 0], out)\n")
+    params = ("a: pl.Tensor[[8, 32], pl.FP32], idx: pl.Tensor[[8, 1], pl.INT32], c: pl.Tensor[[32, 32], pl.FP32], "
+              "out: pl.InOut[pl.Tensor[[32, 32], pl.FP32]]")
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((8, 32)).astype(np.float32)
+    c = rng.standard_normal((32, 32)).astype(np.float32)
+    rows = [20, 3, 31, 16, 0, 17, 28, 9]
+    want = c * c
+    want[rows] = a
+    inputs = {"a": a, "idx": np.array(rows, np.int32).reshape(8, 1), "c": c, "out": np.zeros((32, 32), np.float32)}
+    _run(_program(MSCATTER.format(extra=body), params), inputs, want.astype(np.float32), None,
+         "sub-block 0 writes bytes of out that sub-block 1 writes (tile.mscatter into out vs store of w into out)")
