@@ -161,9 +161,11 @@ _tn._declare("ci", _CI_PARAMS, _infer_ci("tensor.ci"), OpKind.OTHER, _golden_ci,
 # random: counter-based, keyed by a seed
 # ------------------------------------------------------------------------------------------------
 
-_RANDOM_NOTE = ("counter-based: element k (row-major) is splitmix64(seed * 2**32 + k); floats take its top "
+_RANDOM_NOTE = ("counter-based: element k (row-major) is splitmix64(seed * 2**32 + offset + k); floats take its top "
                 "mantissa-width bits (24 FP32, 11 FP16, 8 BF16) as a fraction in [0, 1), integers its low bits "
-                "(two's complement). PyPTO does not specify a generator: this one is tilefold's")
+                "(two's complement). offset (a scalar, default 0) starts the counter further on: a tile of rows "
+                "[r, r + R) of a [M, N] random tensor is random(offset=r * N, shape=[R, N]), bit for bit. PyPTO does "
+                "not specify a generator: this one is tilefold's")
 _MANTISSA = {"float32": 24, "float16": 11, "bfloat16": 8}
 _M64 = (1 << 64) - 1
 
@@ -187,6 +189,8 @@ def _infer_random(name: str):
         seed = attrs.get("seed")
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 32:
             raise _fail(name, f"seed={seed!r} is not an integer in [0, 2**32)", "e.g. seed=0 or seed=1234")
+        if args and args[0].type.dtype.is_float:
+            raise _fail(name, "offset must be an integer", "pass an integer constant or a pl.Scalar[pl.INDEX]")
         return _result(name, shape, dtype)
     return infer
 
@@ -194,7 +198,9 @@ def _infer_random(name: str):
 def _golden_random(a, k):
     shape, dtype = tuple(k["shape"]), k["dtype"]
     n = int(np.prod(shape))
-    counters = (np.uint64(int(k.get("seed") or 0) << 32) + np.arange(n, dtype=np.uint64))
+    start = ((int(k.get("seed") or 0) << 32) + (int(a[0]) if a and a[0] is not None else 0)) % (1 << 64)
+    with np.errstate(over="ignore"):
+        counters = np.uint64(start) + np.arange(n, dtype=np.uint64)
     bits = splitmix64(counters)
     width = _MANTISSA.get(dtype.np_dtype.name)
     if width is not None:
@@ -204,7 +210,8 @@ def _golden_random(a, k):
     return low.astype(np.dtype(f"u{dtype.np_dtype.itemsize}")).view(dtype.np_dtype).reshape(shape)
 
 
-_RANDOM_PARAMS = (Param("shape", A), Param("dtype", A, DataType.FP32), Param("seed", A, 0))
+_RANDOM_PARAMS = (Param("shape", A), Param("dtype", A, DataType.FP32), Param("seed", A, 0),
+                  Param("offset", S, required=False, hint="offset is an integer: a constant or a pl.Scalar[pl.INDEX]"))
 register_op(OpDef("tile.random", _RANDOM_PARAMS, _infer_random("tile.random"), OpKind.OTHER, Unit.VECTOR, _tl.VEC,
                   golden=_golden_random, pto="trandom", cost="vector", extra={"note": _RANDOM_NOTE}))
 _tn._declare("random", _RANDOM_PARAMS, _infer_random("tensor.random"), OpKind.OTHER, _golden_random, "tile.random",

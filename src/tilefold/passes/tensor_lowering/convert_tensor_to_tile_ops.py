@@ -4,16 +4,16 @@ docs/passes/convert_tensor_to_tile_ops.md.
 
 The tensor ops of a function form one region. Its row extent ``M`` is the row count of the first written tensor.
 Every op in the region is row-local (element-wise, scalar, unary, cast, row reductions / expansions, column
-expansions by a whole ``[1, N]`` vector, matmul by a whole right-hand side, full-row writes) or the region is not
-tiled. A row-local region is cut into ``M / R`` blocks of ``R`` rows, ``R`` the largest divisor of ``M`` whose tiles
-all fit (or, when that divisor is below half of the largest count that fits, that count and one remainder block of
-``M % R`` rows: a prime ``M`` does not fall back to 1-row blocks); fitting means the sum of every tile of one block
-(no reuse assumed, so the bound is safe) within half of Vec, and the matmul operands within Mat (chip facts from
-``tilefold.targets``). Blocks become a ``pl.range`` loop carrying the written tensors. Column reductions of row-
-local values whose results are only written are tiled too: an accumulator starting at the reduction's identity
-combines each block's partial result (registry facts ``combine`` / ``identity``). Tiles get the memory their first
-consumer asks for through the registry's op kinds (matmul operands Mat, everything else Vec); InferTileMemorySpace
-does the rest.
+expansions by a whole ``[1, N]`` vector, matmul by a whole right-hand side, full-row writes, the index ops whose
+rows depend on their operands' rows only: ``_index_op_rows``) or the region is not tiled. A row-local region is cut
+into ``M / R`` blocks of ``R`` rows, ``R`` the largest divisor of ``M`` whose tiles all fit (or, when that divisor
+is below half of the largest count that fits, that count and one remainder block of ``M % R`` rows: a prime ``M``
+does not fall back to 1-row blocks); fitting means the sum of every tile of one block (no reuse assumed, so the
+bound is safe) within half of Vec, and the matmul operands within Mat (chip facts from ``tilefold.targets``). Blocks
+become a ``pl.range`` loop carrying the written tensors. Column reductions of row-local values whose results are
+only written are tiled too: an accumulator starting at the reduction's identity combines each block's partial result
+(registry facts ``combine`` / ``identity``). Tiles get the memory their first consumer asks for through the
+registry's op kinds (matmul operands Mat, everything else Vec); InferTileMemorySpace does the rest.
 
 Functions with tensor-level ops inside loops or ifs, or with windows at dynamic offsets, take the structured path
 (``_Structured``): whole-value tiles, loop-carried / branch-merged tiles, loads and stores at the windows' offsets,
@@ -31,7 +31,7 @@ from typing import Any
 
 from tilefold.analysis.scalar_facts import add_index
 from tilefold.errors import NotSupportedError, Span
-from tilefold.ir.expr import Add, Call, ConstInt, Expr, FloorDiv, IterArg, MakeTuple, Mod, Mul, Var
+from tilefold.ir.expr import Add, Call, ConstInt, Expr, FloorDiv, IterArg, MakeTuple, Mod, Mul, Sub, Var
 from tilefold.ir.names import NameSupply
 from tilefold.ir.stmt import (
     AssignStmt,
@@ -139,6 +139,66 @@ def transposed_operands(call: Call, args: list[Expr], out: list[Stmt], fresh: An
         args = [*args[:i], v, *args[i + 1:]]
     return args
 
+# ------------------------------------------------------------------------------------------------
+# index / generator ops in row blocks (issue 19)
+# ------------------------------------------------------------------------------------------------
+
+#: tensor forms of the index ops (``ops/index_ops.py``) this pass knows how to cut into row blocks, or not
+_INDEX_OPS = frozenset({"tensor.ci", "tensor.random", "tensor.sort32", "tensor.mrgsort", "tensor.gather",
+                        "tensor.scatter", "tensor.scatter_update", "tensor.expand_clone"})
+
+
+def _index_op_rows(call: Call) -> tuple[bool | None, ...] | None:
+    """Per operand of an index op: True when rows ``[r0, r0 + R)`` of the result read rows ``[r0, r0 + R)`` of it,
+    False when they read all of it, None for a scalar; None for the op when a row block of the result may depend on
+    any row of an operand that is not read whole (the op is then not row-local).
+
+    - ``ci`` / ``random``: element k depends on k only; a block starts its count (``start`` / the counter
+      ``offset``) at ``r0 * N`` (``_index_op_block``), bit for bit the unblocked values;
+    - ``sort32`` / ``mrgsort``: each row is sorted / merged on its own (sort32: 32-element blocks of the row);
+    - ``gather`` along dim 1 reads row i of ``src`` and ``index``; along dim 0 any row of ``src`` (read whole)
+      and row i of ``index``;
+    - ``scatter`` along dim 1 writes row i from row i of each operand; along dim 0 the destination rows are index
+      values: not row-local. ``scatter_update`` writes the rows its indices name: not row-local;
+    - ``expand_clone``: a source of the result's rows row by row, a ``[1, N]`` / ``[1, 1]`` source whole."""
+    name = call.op_name
+    if name in ("tensor.ci", "tensor.random"):
+        return (None,) * len(call.args)
+    if name in ("tensor.sort32", "tensor.mrgsort"):
+        return (True,) * len(call.args)
+    dim = call.kwarg("dim")
+    along_rows = isinstance(dim, int) and dim % 2 == 1
+    if name == "tensor.gather":
+        return (True, True) if along_rows else (False, True)
+    if name == "tensor.scatter" and along_rows:
+        return (True, True, True)
+    if name == "tensor.expand_clone":
+        return (_shape(call.args[0].type)[0] != 1,)
+    return None
+
+
+def _index_op_block(call: Call, args: list[Expr], attrs: dict[str, Any], r: int, row_off: Expr) -> list[Expr]:
+    """The tile op's operands for the row block of ``r`` rows at ``row_off`` (``attrs`` narrowed in place): a
+    generated tile (``ci``, ``random``, ``expand_clone``) takes the block's shape, and ``ci`` / ``random`` start
+    their count where the block starts (``r0 * N`` elements on)."""
+    name = call.op_name
+    if "shape" not in attrs or name not in ("tensor.ci", "tensor.random", "tensor.expand_clone"):
+        return args
+    shape = tuple(attrs["shape"])
+    attrs["shape"] = (r, *shape[1:])
+    if name == "tensor.expand_clone":
+        return args
+    step = _idx(row_off.value * shape[1]) if isinstance(row_off, ConstInt) else \
+        Mul(row_off, _idx(shape[1]), DataType.INDEX)
+    if name == "tensor.ci":
+        start = args[0]
+        if attrs.get("descending"):
+            return [start if isinstance(step, ConstInt) and step.value == 0 else Sub(start, step, DataType.INDEX)]
+        return [add_index(start, step)]
+    offset = add_index(args[0], step) if args else step
+    return [] if isinstance(offset, ConstInt) and offset.value == 0 and not args else [offset]
+
+
 class _Lowering:
     def __init__(self, fn: Function, region: list[AssignStmt], target: Any) -> None:
         self.fn = fn
@@ -199,6 +259,9 @@ class _Lowering:
                 src = s.value.args[0]
                 if src in self.root or src in results or _ints(s.value.args[1])[0] != m or not isinstance(m, int):
                     return None
+            elif s.value.op_name in _INDEX_OPS:
+                if not self.index_op_row_local(s, m, results):
+                    return None
             elif op.kind not in _ROW_LOCAL and s.value.op_name != "tensor.full":  # a fill is row-local too
                 return None
             elif len(_shape(s.var.type)) != 2 or not _same_dim(_shape(s.var.type)[0], m):
@@ -210,9 +273,30 @@ class _Lowering:
                     return None
         return m
 
+    def index_op_row_local(self, s: AssignStmt, m: Any, results: set[Var]) -> bool:
+        """An index op is row-local when its result has the ``m`` rows, every operand it reads by rows has them too,
+        and every operand it reads whole is a tensor this region neither computes nor writes (a block would see
+        only its own rows of a computed one, and a partly written one)."""
+        rule = _index_op_rows(s.value)
+        if rule is None or len(_shape(s.var.type)) != 2 or not _same_dim(_shape(s.var.type)[0], m):
+            return False
+        for a, by_rows in zip(s.value.args, rule, strict=True):
+            if by_rows is None:
+                continue
+            if not isinstance(a.type, TensorType) or len(_shape(a.type)) != 2:
+                return False
+            if by_rows and not _same_dim(_shape(a.type)[0], m):
+                return False
+            if not by_rows and (a in results or a in self.root or not isinstance(a, Var)):
+                return False
+        return True
+
     def row_operand(self, call: Call, i: int, m: int) -> bool:
         op = op_of(call)
         assert op is not None
+        if call.op_name in _INDEX_OPS:  # the op's own rule (a gather along dim 0 reads all of its source)
+            rule = _index_op_rows(call)
+            return bool(rule is not None and i < len(rule) and rule[i])
         t = call.args[i].type
         if op.kind is OpKind.MATMUL:  # row blocks of the result need row blocks of lhs / acc, all of rhs
             role = op.operand_params[i].name if i < len(op.operand_params) else ""
@@ -448,6 +532,8 @@ class _Lowering:
                 raise NotSupportedError(f"{name}: option {k}={v!r} has no tile-level form")
         if name == "tensor.full" and m is not None:  # one block of the fill
             attrs["shape"] = (r, *tuple(attrs["shape"])[1:])
+        elif name in _INDEX_OPS and m is not None:  # one block of a generated tile, its count moved on
+            args = _index_op_block(call, args, attrs, r, row_off)
         args = transposed_operands(call, args, self.out, self.fresh)
         tc = make_call(tile_op.name, args, attrs, span=span)
         t = Var(self.fresh(s.var.name), tc.type, span)

@@ -22,11 +22,14 @@ from tilefold.passes.tile_and_bind_sub_block.common import (
 class _Stores(IRVisitor):
     def __init__(self) -> None:
         self.calls: list[Call] = []
+        self.indirect: list[Call] = []  # tile.mscatter: never split (see ``scatters``)
 
     def visit_Call(self, expr: Call) -> None:
         op = op_of(expr)
         if op is not None and op.kind is OpKind.STORE:
             self.calls.append(expr)
+        elif op is not None and op.kind is OpKind.INDIRECT_STORE:
+            self.indirect.append(expr)
         super().visit_Call(expr)
 
 

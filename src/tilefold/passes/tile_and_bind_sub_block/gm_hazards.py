@@ -5,11 +5,13 @@ both reads and writes (or writes twice) is checked: the bytes sub-block ``sb`` r
 by sub-block ``1 - sb`` (the two sub-blocks are not ordered). Each access is a box per sub-block — a split load or
 store covers ``[offset + sb * half, +half)`` on its split axis, a whole load is read by both sub-blocks (unless only
 work guarded to sub-block 0 uses it: ``sub_block0_only``), a guarded store / fenced custom op writes on sub-block 0
-only. A box that cannot be computed (a dynamic offset or extent, a
-GM tensor handed to a custom op) overlaps everything. Any overlap refuses the axis (``gm_read_after_write``), so a
-kernel that stores rows ``[0, 64)`` of ``o`` and then loads rows ``[16, 80)`` of ``o`` is not split, while an
-in-place update (``o[r] = f(o[r])`` on the same rows) is. Upstream refuses any function that loads and stores the
-same GM argument; this is at least as safe and accepts the provably disjoint cases.
+only; ``tile.mgather`` / ``tile.mscatter`` read / write every row of their tensor (the rows come from index
+values; an mscatter is never split, so it writes on sub-block 0 only). A box that cannot be computed (a dynamic
+offset or extent, a GM tensor handed to a custom op) overlaps everything. Any overlap refuses the axis
+(``gm_read_after_write``), so a kernel that stores rows ``[0, 64)`` of ``o`` and then loads rows ``[16, 80)`` of
+``o`` is not split, while an in-place update (``o[r] = f(o[r])`` on the same rows) is. Upstream refuses any
+function that loads and stores the same GM argument; this is at least as safe and accepts the provably disjoint
+cases.
 
 Cost: one walk over the function plus, per tensor, a check of its accesses pairwise (tensors are accessed by a
 handful of loads / stores, so this stays small next to the demand pass).
@@ -263,6 +265,8 @@ class _Collector:
             src = call.args[0]
             self.accesses.append(Access(src, False, (self._load_box(var, call, 0), self._load_box(var, call, 1)),
                                         f"load of {src.name}" + (f" into {var.name}" if var is not None else "")))
+        elif op.kind in (OpKind.INDIRECT_LOAD, OpKind.INDIRECT_STORE):
+            self.indirect(var, call, op.kind is OpKind.INDIRECT_STORE)
         elif op.kind is OpKind.ELEMENT_READ and isinstance(call.args[0], Var):  # pl.read: both sub-blocks read it
             src, idx = call.args[0], call.args[1].elements
             box = _static_box(idx, tuple(ConstInt(1) for _ in idx), self.params, self.loop_vars)
@@ -273,6 +277,24 @@ class _Collector:
                 if isinstance(x, Var) and isinstance(x.type, TensorType):  # an unknown window, read and written
                     on_1 = None if id(call) in self.sp.fenced else UNKNOWN  # fenced: sub-block 0 only
                     self.accesses.append(Access(x, True, (UNKNOWN, on_1), f"custom op on {x.name}"))
+
+
+    def indirect(self, var: Var | None, call: Call, write: bool) -> None:
+        """``tile.mgather`` reads, ``tile.mscatter`` writes, the rows its index values name: any row of the tensor
+        (unknown on axis 0), every column. An mscatter is never split: it writes on sub-block 0 only (guarded); an
+        mgather is read by both sub-blocks unless only sub-block-0 work uses it."""
+        tensor = next((a for a in call.args if isinstance(a.type, TensorType)), None)
+        if not isinstance(tensor, Var):
+            return
+        cols = tensor.type.shape[-1] if tensor.type.shape else None
+        box: Box = [None] * (len(tensor.type.shape) - 1) + [_interval(ConstInt(0), cols, set(), set())]
+        if write:
+            if var is not None:
+                self.roots.join(var, tensor)
+            self.accesses.append(Access(tensor, True, (box, None), f"{call.op_name} into {tensor.name}"))
+            return
+        on_1 = None if var is not None and self.sb0_only(var) else box
+        self.accesses.append(Access(tensor, False, (box, on_1), f"{call.op_name} of {tensor.name}"))
 
 
 def check_gm_hazards(sp: Splitter) -> None:

@@ -1,8 +1,8 @@
 """The splitter: a reverse demand pass (the bubbling of the marked half-windows from the stores to their producers)
 followed by a forward rewrite. Bookkeeping lives here; what each op family or statement does with a demanded half is
 the rule of its strategy module (``elementwise``, ``broadcast``, ``reduction``, ``load``, ``copies``, ``transpose``,
-``reshape``, ``index_ops``, ``sorting``, ``expansion``, ``custom``, ``loops``, ``while_loops``, ``ifs``; stores:
-``seeding``).
+``reshape``, ``index_ops``, ``sorting``, ``expansion``, ``generators``, ``gathers``, ``scatters``, ``custom``,
+``loops``, ``while_loops``, ``ifs``; stores: ``seeding``).
 
 Op strategies export ``demand(sp, var, call, axis) -> [(operand, axis)]`` (raises ``Refusal``) and may export
 ``rewrite(sp, var, call, axis, out) -> Call``; without one the op is re-emitted on the demanded operand halves.
@@ -37,12 +37,15 @@ from tilefold.passes.tile_and_bind_sub_block import (
     custom,
     elementwise,
     expansion,
+    gathers,
+    generators,
     ifs,
     index_ops,
     load,
     loops,
     reduction,
     reshape,
+    scatters,
     seeding,
     sorting,
     transpose,
@@ -89,6 +92,8 @@ _STRATEGY_BY_VIEW: dict[str, Any] = {
 _STRATEGY_BY_NAME: dict[str, Any] = {
     "tile.ci": index_ops, "tile.gather": index_ops, "tile.sort32": sorting, "tile.mrgsort": sorting,
     "tile.expand_clone": expansion, "tile.fillpad_expand": expansion,
+    "tile.random": generators, "tile.gatherb": gathers, "tile.mgather": gathers,
+    "tile.scatter": scatters, "tile.scatter_update": scatters,
 }
 
 
@@ -275,6 +280,8 @@ class Splitter:
         if op is not None and op.kind is OpKind.CUSTOM:
             custom.reverse(self, var, call)
             return
+        if op is not None and op.kind is OpKind.INDIRECT_STORE:  # kept whole, guarded to sub-block 0
+            self.note("indirect-store", f"{call.op_name} not split: {scatters.MSCATTER_REASON}", {"op": call.op_name})
         what = f"{call.op_name}" + (f" -> {var.name}" if var is not None else "")
         axis = self.decide(var, what) if var is not None else None
         if axis is None:
