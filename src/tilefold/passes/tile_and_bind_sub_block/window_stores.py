@@ -20,13 +20,26 @@ part is longer than its first) the half is first copied into a tile of the sourc
 offset outside ``[0, 2H - n]`` (an out-of-range window of the original program) leaves that tile and faults as
 the original slice does, instead of being clipped into a silently short store. The slice carries
 ``valid_shape`` ``count`` on ``a``: a store writes only its tile's valid region.
+
+GM bytes of the halves (``store_parts``, read by the GM data-flow check). Element ``e`` of the source lands at GM
+``d + e`` on the axis, ``d = g - off``, so sub-block ``sb`` writes only inside ``[d + sb*H, d + sb*H + H)``. When
+``d`` is loop-invariant (its affine form, ``analysis.affine``, has no atom that changes between the store's
+executions) those are two fixed disjoint intervals, however often the store runs and however its windows overlap.
+Otherwise, inside loops, the store is still safe when the windows ``[g, g + n)`` of distinct iterations are
+disjoint (the halves of one iteration are disjoint by construction): ``g`` is affine in the enclosing loop
+variables (constant ranges, each loop of several trips with a non-zero coefficient) and, ordered by the distance
+``|c * step|`` one step of each variable moves the window, each distance is at least ``n`` plus the spans of the
+smaller ones (a mixed-radix numbering: two distinct iterations differ by at least ``n``). Anything else is refused
+with the reason.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tilefold.analysis.affine import Affine, affine_form
 from tilefold.ir.expr import Add, Call, ConstInt, Expr, MakeTuple, Max, Min, Mul, Sub, Var
 from tilefold.ir.stmt import AssignStmt, Function, Stmt
 from tilefold.ir.types import TileType
@@ -181,3 +194,67 @@ def rewrite(sp: Splitter, var: Var, call: Call, w: Window, out: list[Stmt]) -> C
                                                   if padded else ""), {"axis": a})
     return _rebuild("tile.slice", [src, MakeTuple(tuple(shape_e)), MakeTuple(tuple(offs)),
                                    MakeTuple(tuple(valid))], dict(call.kwargs), call.span)
+
+
+@dataclass(frozen=True)
+class StoreParts:
+    """The GM bytes the two halves of a stored window's store write, on the window's GM axis (see the module)."""
+    displacement: Affine | None  # d = g - off when loop-invariant: sub-block sb writes in [d + sb*H, +H)
+    disjoint_iterations: bool  # the windows [g, g + n) of distinct executions are disjoint
+    reason: str  # why neither holds ("" when one does)
+
+
+def _sub(a: Affine, b: Affine) -> Affine:
+    coeffs = dict(a[0])
+    for v, c in b[0].items():
+        coeffs[v] = coeffs.get(v, 0) - c
+        if coeffs[v] == 0:
+            del coeffs[v]
+    return coeffs, a[1] - b[1]
+
+
+def _iterations_disjoint(form: Affine, n: int, loops: list[tuple[Var, range | None]],
+                         invariant: Callable[[Var], bool]) -> str:
+    """"" when ``[g, g + n)`` (``g`` = ``form``) is disjoint between distinct iterations of ``loops``, else why
+    not."""
+    coeffs, _ = form
+    enclosing = {v for v, _ in loops}
+    for atom in coeffs:
+        if atom not in enclosing and not invariant(atom):
+            return f"its GM offset depends on {atom.name}, which changes inside the loop"
+    moves = []
+    for v, iters in loops:
+        if iters is None:
+            return f"the range of loop {v.name} is not constant"
+        c = coeffs.get(v, 0)
+        if len(iters) > 1 and c == 0:
+            return f"every iteration of loop {v.name} stores the same GM window"
+        if len(iters) > 1:
+            moves.append((abs(c * iters.step), abs(c) * abs(iters[-1] - iters[0]), v))
+    reach = n  # a window plus the spans of the variables that move it less
+    for step, span, v in sorted(moves, key=lambda m: m[0]):
+        if step < reach:
+            return (f"one step of loop {v.name} moves the {n}-element window by {step}, less than the {reach} "
+                    "elements it must clear: windows of different iterations overlap")
+        reach += span
+    return ""
+
+
+def store_parts(w: Window, g: Expr, defs: Mapping[Var, Expr], loops: list[tuple[Var, range | None]],
+                invariant: Callable[[Var], bool]) -> StoreParts:
+    """How the halves of the store of window ``w`` at GM offset ``g`` (on the window's axis) divide its bytes;
+    ``loops`` are the enclosing loops, outermost first (a ``while`` has range None); ``invariant(v)``: ``v`` has
+    one value for every execution of the store."""
+    fg, foff = affine_form(g, defs), affine_form(w.offset, defs)
+    if fg is None or foff is None:
+        return StoreParts(None, False, "the window's offsets are not affine")
+    d = _sub(fg, foff)
+    if all(invariant(v) for v in d[0]) and not any(v in d[0] for v, _ in loops):
+        return StoreParts(d, False, "")
+    if not loops:
+        return StoreParts(None, True, "")  # one execution: the halves are disjoint by construction
+    why = _iterations_disjoint(fg, w.extent, loops, invariant)
+    if not why:
+        return StoreParts(None, True, "")
+    return StoreParts(None, False, f"a stored window in a loop: the GM displacement {g!r} - ({w.offset!r}) changes "
+                                   f"between iterations, and {why}")
