@@ -50,7 +50,11 @@ def demand(sp: Splitter, var: Var, call: Call, axis: int) -> list[tuple[Expr, in
 
 def rewrite(sp: Splitter, var: Var, call: Call, axis: int, out: list[Stmt]) -> Call:
     if call.op_name != "tile.ci":
-        return sp.reemit(var, call, axis, out)
+        # the index tile is halved on ``axis`` like the result: a fault names the element of the whole tile
+        half = _rebuild(call.op_name, list(call.args), {**dict(call.kwargs),
+                                                        "sub_block_half": (axis, _static(var.type)[axis] // 2)},
+                        call.span)
+        return sp.reemit(var, half, axis, out)
     shape = list(_static(var.type))
     half = shape[axis] // 2
     step = half * shape[1] if axis == 0 else half
