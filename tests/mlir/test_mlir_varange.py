@@ -89,7 +89,7 @@ def test_split_halves_start_where_they_start(m, axis):
     block = "\n".join(lines[k:k + 4])
     assert "arith.muli %sb" in block and f", {stride} : index" in block and "arith.addi %o" in block, block
     shape = f"{m // 2}x64" if axis == 0 else f"{m}x32"
-    assert f"hivm.hir.varange offset[%" in out and f"outs(%" in out and f"tensor<{shape}xi32>" in out
+    assert "hivm.hir.varange offset[%" in out and "outs(%" in out and f"tensor<{shape}xi32>" in out
 
 
 def test_three_strides_of_a_2d_result_are_a_located_refusal(tmp_path):

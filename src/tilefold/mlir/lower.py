@@ -624,7 +624,8 @@ class Lowering:
     def _index_op(self, op: HivmOp, short: str, ins: list[SSAValue], outs: list[SSAValue], d: int) -> None:
         """``varange`` -> ``tile.ci`` (consecutive integers; a stride s scales it, a float result is cast) for one
         rank-1 stride or the contiguous strides ``[n, 1]`` of ``[m, n]``; any other 2-D strides ``[s0, s1]`` ->
-        ``ci([m, 1]) * s0`` broadcast-added to ``ci([1, n]) * s1``; ``vgather ins(src) indices(idx)`` (along the last axis) -> ``tile.gather(src, 1, idx)``."""
+        ``ci([m, 1]) * s0`` broadcast-added to ``ci([1, n]) * s1``; ``vgather ins(src) indices(idx)`` (along the
+        last axis) -> ``tile.gather(src, 1, idx)``."""
         if len(outs) != 1:
             self.fail(op, f"{short} with several outs is not lowered")
         res_t = op.results[0].type if op.results else outs[0].type

@@ -19,7 +19,7 @@ from tilefold.testing.sub_block_evidence import sub_block_evidence
 def _loop_program(trips: int, off: str, gm: str, width: int, n: int = 16, outer: int = 0):
     """Iteration k (and i, with ``outer`` trips of an outer loop) stores exp(a) + k (+ 10 i), window
     ``[off, off + n)`` of the 64-element vector, at GM offset ``gm`` of a ``[1, width]`` output."""
-    head = "for k, (o,) in pl.range(0, %d, 1, init_values=(out,)):" % trips
+    head = f"for k, (o,) in pl.range(0, {trips}, 1, init_values=(out,)):"
     body = f'''
             y: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(x, k{" + i * 10" if outer else ""})
             s: pl.Tile[[1, {n}], pl.FP32, pl.Mem.Vec] = pl.tile.slice(y, [1, {n}], [0, {off}])

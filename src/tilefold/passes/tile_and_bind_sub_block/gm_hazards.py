@@ -26,7 +26,15 @@ from tilefold.ir.types import ScalarType, TensorType, TileType
 from tilefold.ir.visitor import IRVisitor
 from tilefold.ops.custom.structured import custom_segments
 from tilefold.ops.registry import OpKind, op_of
-from tilefold.passes.tile_and_bind_sub_block.common import FULL, INDEX, _Abort, _name, _window_axis, load_window, store_window
+from tilefold.passes.tile_and_bind_sub_block.common import (
+    FULL,
+    INDEX,
+    _Abort,
+    _name,
+    _window_axis,
+    load_window,
+    store_window,
+)
 from tilefold.passes.tile_and_bind_sub_block.sub_block0_only import SubBlock0Only
 from tilefold.passes.tile_and_bind_sub_block.window_stores import is_window_axis, store_parts
 

@@ -41,9 +41,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 from math import gcd
+from typing import TYPE_CHECKING
 
 from tilefold.analysis.affine import Affine, affine_form, interval, loop_value_range
 from tilefold.ir.expr import Add, Call, ConstInt, Expr, MakeTuple, Max, Min, Mul, Sub, Var
