@@ -77,6 +77,8 @@ CASES = {  # kernel: numpy reference on the named inputs
     ("index_ops.mlir", "pick_columns"): lambda i: {"dst": np.take_along_axis(i["x"], i["i"], axis=1)},
     ("compare_select.mlir", "clamp_below"): lambda i: {"dst": np.maximum(i["x"], i["floor"])},
     ("clipped_stores.mlir", "row_window"): lambda i: {"o": _window(i["o"], np.abs(i["a"]), 40, 56)},
+    ("clipped_stores.mlir", "windows_in_a_loop"): lambda i: {"o": _window(i["o"], np.exp(i["a"]), 0, 48)},
+    ("clipped_stores.mlir", "windows_into_one_place"): lambda i: {"o": np.exp(i["a"][:, 32:48])},
 }
 
 

@@ -136,14 +136,13 @@ def test_ub_index_out_of_range_is_a_device_fault(op, extra):
     program = pl.parse(_jit(params, body), f"<{op}>")
     compiled = compile(program, target="Ascend910B")
     inputs = {"a0": base, "a1": idx, "out": np.zeros((16 if op == "scatter" else 8, 32), np.float32)}
-    # TileAndBindSubBlock splits the gather's rows (index rows 4..7 are sub-block 1's rows 0..3): the device names
-    # the element of the index tile the faulting sub-block holds
-    where = r"\[1, 7\]" if op == "gather" else r"\[5, 7\]"
-    with pytest.raises(OutOfBounds, match=rf"index 16 at element {where} of the index tile is outside \[0, 16\)") \
+    # TileAndBindSubBlock splits the gather's rows (index rows 4..7 are sub-block 1's rows 0..3): the device still
+    # names the element as the program writes it, [5, 7], not [1, 7] inside sub-block 1's part
+    with pytest.raises(OutOfBounds, match=r"index 16 at element \[5, 7\] of the index tile is outside \[0, 16\)") \
             as fault:
         simulate(compiled.pto, inputs, compiled.target)
-    if op == "gather":  # the message says which sub-block's part the element is counted in
-        assert "on vector sub-block 1: elements count within the tiles it holds" in str(fault.value)
+    if op == "gather":  # the message says which sub-block faulted and which part of the index tile it holds
+        assert "on vector sub-block 1, which holds elements [4, 8) of axis 0" in str(fault.value)
     with pytest.raises(TilefoldError, match="index 16 at element") as info:
         run_program(program, inputs)
     assert info.value.span is not None and "bound or clamp the indices" in info.value.hint
@@ -294,3 +293,27 @@ def test_sort32_takes_fp32_or_fp16_values_only():
     src = PROGRAM.replace("x: pl.Tensor[[2, 64], pl.FP32]", "x: pl.Tensor[[2, 64], pl.INT32]")
     with pytest.raises(TilefoldError, match="tile.sort32 is defined for floating-point operands only"):
         pl.parse(src, "<sort32>")
+
+
+@pytest.mark.parametrize("rows,bad,half", [(16, (13, 3), "[8, 16) of axis 0"), (3, (2, 40), "[32, 64) of axis 1")])
+def test_a_split_gathers_fault_names_the_programs_element(rows, bad, half):
+    """A gather along columns (dim 1) split on rows (16 rows: sub-block 1 holds rows 8..15, so [13, 3] is its
+    [5, 3]) or on columns (3 rows are odd: sub-block 1 holds columns 32..63, so [2, 40] is its [2, 8]): the fault
+    names the element as the program writes it."""
+    params = (f"a0: pl.Tensor[[{rows}, 64], pl.FP32], a1: pl.Tensor[[{rows}, 64], pl.INT32], "
+              f"out: pl.Out[pl.Tensor[[{rows}, 64], pl.FP32]]")
+    body = [f"x = pl.load(a0, [0, 0], [{rows}, 64])", f"i = pl.load(a1, [0, 0], [{rows}, 64])",
+            "pl.store(pl.tile.gather(x, 1, i), [0, 0], out)"]
+    program = pl.parse(_jit(params, body), "<split gather>")
+    compiled = compile(program, target="Ascend910B")
+    assert "sub_block_half" in compiled.pto.text()  # the gather really was split
+    idx = np.zeros((rows, 64), np.int32)
+    idx[bad] = 64  # one past the last column
+    inputs = {"a0": np.zeros((rows, 64), np.float32), "a1": idx, "out": np.zeros((rows, 64), np.float32)}
+    where = rf"\[{bad[0]}, {bad[1]}\]"
+    with pytest.raises(OutOfBounds, match=rf"index 64 at element {where} of the index tile is outside \[0, 64\)") \
+            as fault:
+        simulate(compiled.pto, inputs, compiled.target)
+    assert f"on vector sub-block 1, which holds elements {half}" in str(fault.value)
+    with pytest.raises(TilefoldError, match=rf"index 64 at element {where}"):  # golden runs the program unsplit
+        run_program(program, inputs)

@@ -431,10 +431,16 @@ def apply_split(fn: func.FuncOp, d: Decision, plan: SplitPlan) -> None:
     for op in plan.slices:  # a slice covering its source on the split axis: same offsets, halved sizes
         sizes = shape_of(op.results[0].type)
         op.properties["static_sizes"] = DenseArrayBase.from_list(i64, sizes)
+    # one halved init per original tensor.empty, as upstream's own example shares %new_init (AutoSubtiling.md),
+    # placed right after the original: it dominates every use of the original
+    shared: dict[tuple[int, Attribute], SSAValue] = {}
     for op, i, t in plan.fresh_inits:
-        empty = tensor.EmptyOp([], t)
-        op.parent_block().insert_op_before(empty, op)
-        _replace_group_operand(op, "outs", i, empty.results[0])
+        orig = op.group("outs")[i].owner
+        if (id(orig), t) not in shared:
+            empty = tensor.EmptyOp([], t)
+            orig.parent_block().insert_op_after(empty, orig)
+            shared[(id(orig), t)] = empty.results[0]
+        _replace_group_operand(op, "outs", i, shared[(id(orig), t)])
     for op in [o for o in fn.walk() if isinstance(o, tensor.EmptyOp) and not o.results[0].uses]:
         op.detach()
         op.erase()

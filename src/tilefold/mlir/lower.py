@@ -640,9 +640,10 @@ class Lowering:
         self._define_compute(op, outs, f"pl.Tile[[{', '.join(map(str, shape))}], pl.{dtype}, pl.Mem.Vec]", expr, d)
 
     def _index_op(self, op: HivmOp, short: str, ins: list[SSAValue], outs: list[SSAValue], d: int) -> None:
-        """``varange`` -> ``tile.ci`` (consecutive integers; a stride s scales it, a float result is cast), when the
-        strides are the contiguous ones of the tile (a rank-1 stride, or ``[n, 1]`` of ``[m, n]``) or a rank-1
-        constant stride; ``vgather ins(src) indices(idx)`` (along the last axis) -> ``tile.gather(src, 1, idx)``."""
+        """``varange`` -> ``tile.ci`` (consecutive integers; a stride s scales it, a float result is cast) for one
+        rank-1 stride or the contiguous strides ``[n, 1]`` of ``[m, n]``; any other 2-D strides ``[s0, s1]`` ->
+        ``ci([m, 1]) * s0`` broadcast-added to ``ci([1, n]) * s1``; ``vgather ins(src) indices(idx)`` (along the
+        last axis) -> ``tile.gather(src, 1, idx)``."""
         if len(outs) != 1:
             self.fail(op, f"{short} with several outs is not lowered")
         res_t = op.results[0].type if op.results else outs[0].type
@@ -661,20 +662,29 @@ class Lowering:
         start = self.scalar(offset[0], op) if offset else "0"
         rank = len(shape_of(res_t))
         if rank == 1 and len(strides) == 1:
-            step = strides[0]
+            expr = self._ramp(shape, strides[0])
         elif rank == 2 and len(strides) == 2 and strides[1] == "1" and strides[0] == str(shape[1]):
-            step = "1"
+            expr = self._ramp(shape, "1")
+        elif rank == 2 and len(strides) == 2:
+            # element [i, j] is i * s0 + j * s1: a column of row numbers plus a row of column numbers
+            m, n = shape
+            grid = f"pl.tile.full([{m}, {n}], dtype=pl.INT32, value=0, target_memory=pl.Mem.Vec)"
+            expr = (f"pl.tile.row_expand_add(pl.tile.col_expand({grid}, {self._ramp([1, n], strides[1])}), "
+                    f"{self._ramp([m, 1], strides[0])})")
         else:
-            self.fail(op, f"varange strides [{', '.join(strides)}] are not the contiguous strides of a "
-                          f"{rank}-D tile (only those, or one rank-1 stride, map onto tile.ci)")
-        expr = f"pl.tile.ci(0, [{', '.join(map(str, shape))}], dtype=pl.INT32)"
-        if step != "1":
-            expr = f"pl.tile.muls({expr}, {step})"
+            self.fail(op, f"varange with {len(strides)} strides of a rank-{rank} result is not lowered (one stride "
+                          "per axis of a rank-1 or rank-2 result)")
         if start != "0":
             expr = f"pl.tile.adds({expr}, {start})"
         if dtype != "INT32":
             expr = f"pl.tile.cast({expr}, target_type=pl.{dtype})"
         self._define_compute(op, outs, self.ttype(res_t, op), expr, d)
+
+    @staticmethod
+    def _ramp(shape: list[int], step: str) -> str:
+        """``k * step`` at row-major position ``k`` of an INT32 tile of ``shape``."""
+        expr = f"pl.tile.ci(0, [{', '.join(map(str, shape))}], dtype=pl.INT32)"
+        return expr if step == "1" else f"pl.tile.muls({expr}, {step})"
 
     def _define_compute(self, op: HivmOp, outs: list[SSAValue], ann: str, expr: str, d: int) -> None:
         """``nm: ann = expr`` for the op's result, or as the next version of its memref ``outs``."""

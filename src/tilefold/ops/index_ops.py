@@ -100,14 +100,26 @@ def _dim(op: str, attrs: dict[str, Any], allowed: tuple[int, ...] = (0, 1, -1, -
     return dim % 2
 
 
+class IndexOutOfRange(IndexError):
+    """An index operand names an element outside the axis it indexes; ``element`` is where it sits in the index
+    tile (so a fault on a split tile can be told in the coordinates of the whole tile: ``at``)."""
+
+    def __init__(self, op: str, value: int, element: list[int], limit: int, axis: str) -> None:
+        self.op, self.value, self.element, self.limit, self.axis = op, value, element, limit, axis
+        super().__init__(self.at(element))
+
+    def at(self, element: list[int]) -> str:
+        return (f"{self.op}: index {self.value} at element {element} of the index tile is outside "
+                f"[0, {self.limit}) ({self.axis})")
+
+
 def _checked_index(op: str, idx: np.ndarray, limit: int, axis: str) -> np.ndarray:
     idx = np.asarray(idx).astype(np.int64)
     bad = np.flatnonzero((idx < 0) | (idx >= limit))
     if bad.size:
         k = int(bad[0])
         where = [int(e) for e in np.unravel_index(k, idx.shape)]
-        raise IndexError(f"{op}: index {int(idx.flat[k])} at element {where} of the index tile is outside "
-                         f"[0, {limit}) ({axis})")
+        raise IndexOutOfRange(op, int(idx.flat[k]), where, limit, axis)
     return idx
 
 
@@ -918,5 +930,5 @@ register_op(OpDef(
     pto="tgatherb", cost="vector", extra={"note": _GATHERB_NOTE}))
 
 
-__all__ = ["GATHER_OOB", "box_aligned", "gather_row_value", "gather_rows", "gatherb_value", "paged_rows",
-           "scatter_rows", "splitmix64"]
+__all__ = ["GATHER_OOB", "IndexOutOfRange", "box_aligned", "gather_row_value", "gather_rows", "gatherb_value",
+           "paged_rows", "scatter_rows", "splitmix64"]

@@ -63,7 +63,7 @@ from tilefold.ir.types import DataType, MemorySpace
 from tilefold.ops import get_op
 from tilefold.ops.custom.cost import CostDeclaration
 from tilefold.ops.custom.kernels import call_cost, call_kernel, describe_kernel, get_custom_op
-from tilefold.ops.index_ops import gather_rows, scatter_rows
+from tilefold.ops.index_ops import IndexOutOfRange, gather_rows, scatter_rows
 from tilefold.ops.tile_ops import atomic_add
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 from tilefold.targets.costs import dtype_key
@@ -720,12 +720,9 @@ class KernelRun:
         try:
             value = op.golden(args, attrs)
         except IndexError as e:  # an index operand (gather / scatter) names an element outside its tile
-            # each AIV sub-block holds its own part of a split tile: the element is counted within that part
-            unit = f" (on vector sub-block {self.subblock}: elements count within the tiles it holds)" \
-                if self.kernel.func_type == "AIV" else ""
-            raise OutOfBounds(f"{e}{unit}", instruction=ins.text(), address=dst.address, space="Vec",
-                              hint="every index must lie inside the axis it indexes: bound or clamp the indices "
-                                   "before the instruction") from None
+            raise OutOfBounds(self._index_fault(e, attrs), instruction=ins.text(), address=dst.address,
+                              space="Vec", hint="every index must lie inside the axis it indexes: bound or clamp the "
+                                                "indices before the instruction") from None
         write(vec, dst, value, "")
         src_dtype = src_dtype or dst.dtype
         key = (ins.opcode, id(src_dtype), id(dst.dtype), shape_of.rows, shape_of.cols, shape_of.pitch)
@@ -736,6 +733,22 @@ class KernelRun:
                                         shape_of.cols)
             price = self.m.vector_prices[key] = (float(p.cycles), ORIGIN_CODE[p.origin])
         self.charge(ins, 0.0, price[0], origin=price[1])
+
+    def _index_fault(self, e: IndexError, attrs: dict) -> str:
+        """The fault text of an out-of-range index. On a sub-block's part of a split tile (``sub_block_half`` =
+        (axis, extent): the part starts at sub-block * extent) the element is named in the whole tile, as the
+        program writes it."""
+        if self.kernel.func_type != "AIV":
+            return str(e)
+        part = attrs.get("sub_block_half")
+        if isinstance(e, IndexOutOfRange) and part is not None:
+            axis, extent = part
+            where = list(e.element)
+            where[axis] += self.subblock * extent
+            return (f"{e.at(where)} (on vector sub-block {self.subblock}, which holds elements "
+                    f"[{self.subblock * extent}, {self.subblock * extent + extent}) of axis {axis})")
+        # each AIV sub-block holds its own part of a tile split by hand: the element is counted within that part
+        return f"{e} (on vector sub-block {self.subblock}: elements count within the tiles it holds)"
 
     def x_TIndirect(self, ins: TIndirect) -> None:
         """mgather / mscatter: one DMA block per row between GM tensor rows and a Vec tile (index tile in Vec)."""

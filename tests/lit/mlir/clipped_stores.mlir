@@ -1,4 +1,5 @@
 // RUN: tilefold mlir-opt %s -hivm-bind-sub-block -split-input-file | filecheck %s
+// RUN: tilefold mlir-opt %s -hivm-bind-sub-block -split-input-file --remarks -o %t 2>&1 | filecheck %s --check-prefix=REMARK
 
 // A window [%off, %off + 16) of a computed 64-element vector, stored at that offset: the vector work splits 32 + 32
 // and each sub-block stores the part of the window inside its half, clipped with affine.max / affine.min.
@@ -110,5 +111,61 @@ func.func @row_window(%a: memref<64x64xf32>, %o: memref<64x64xf32>) attributes {
   %s = tensor.extract_slice %r[40, 0] [16, 64] [1, 1] : tensor<64x64xf32> to tensor<16x64xf32>
   %v = memref.subview %o[40, 0] [16, 64] [1, 1] : memref<64x64xf32> to memref<16x64xf32, strided<[64, 1], offset: 2560>>
   hivm.hir.store ins(%s : tensor<16x64xf32>) outs(%v : memref<16x64xf32, strided<[64, 1], offset: 2560>>)
+  return
+}
+
+// -----
+
+// Windows [k, k + 16) for k = 0, 16, 32, each stored where it was cut: element e of the vector always lands at GM e,
+// so each sub-block writes only its own half of %o in every iteration. Split, the clip arithmetic inside the loop.
+// CHECK-LABEL: func.func @windows_in_a_loop
+// CHECK: scf.for %[[SB:.*]] = %c0 to %c2 step %c1 {
+// CHECK: hivm.hir.vexp ins(%{{.*}} : tensor<32xf32>)
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %c48 step %c16 {
+// CHECK: affine.max #{{map[0-9]*}}(%[[SB]])[%[[K]]]
+// CHECK: tensor.extract_slice %y[%{{.*}}] [%{{.*}}] [1] : tensor<32xf32> to tensor<?xf32>
+// CHECK: hivm.hir.store ins(%{{.*}} : tensor<?xf32>) outs(%{{.*}} : memref<?xf32, strided<[1], offset: ?>>) {tiled_op}
+// CHECK: } {map_for_to_forall, mapping = [#hivm.sub_block<x>]}
+// CHECK-NOT: limit_sub_block_id0
+// REMARK-DAG: remark: @windows_in_a_loop: split on axis 1
+func.func @windows_in_a_loop(%a: memref<64xf32>, %o: memref<64xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %c0 = arith.constant 0 : index
+  %c48 = arith.constant 48 : index
+  %c16 = arith.constant 16 : index
+  %buf = memref.alloc() : memref<64xf32>
+  hivm.hir.load ins(%a : memref<64xf32>) outs(%buf : memref<64xf32>)
+  %t = bufferization.to_tensor %buf restrict writable : memref<64xf32> to tensor<64xf32>
+  %e = tensor.empty() : tensor<64xf32>
+  %y = hivm.hir.vexp ins(%t : tensor<64xf32>) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  scf.for %k = %c0 to %c48 step %c16 {
+    %s = tensor.extract_slice %y[%k] [16] [1] : tensor<64xf32> to tensor<16xf32>
+    %v = memref.subview %o[%k] [16] [1] : memref<64xf32> to memref<16xf32, strided<[1], offset: ?>>
+    hivm.hir.store ins(%s : tensor<16xf32>) outs(%v : memref<16xf32, strided<[1], offset: ?>>)
+  }
+  return
+}
+
+// -----
+
+// Every iteration stores a different window of the vector into the same 16 elements of %o: sub-block 0's part of
+// one iteration and sub-block 1's part of another name the same bytes. Rolled back, with the reason.
+// CHECK-LABEL: func.func @windows_into_one_place
+// CHECK-NOT: map_for_to_forall
+// CHECK: scf.if
+// CHECK: } {limit_sub_block_id0}
+// REMARK-DAG: remark: @windows_into_one_place: rolled back: gm_read_after_write: {{.*}}a stored window in a loop{{.*}}every iteration of loop k stores the same GM window
+func.func @windows_into_one_place(%a: memref<64xf32>, %o: memref<16xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %c0 = arith.constant 0 : index
+  %c48 = arith.constant 48 : index
+  %c16 = arith.constant 16 : index
+  %buf = memref.alloc() : memref<64xf32>
+  hivm.hir.load ins(%a : memref<64xf32>) outs(%buf : memref<64xf32>)
+  %t = bufferization.to_tensor %buf restrict writable : memref<64xf32> to tensor<64xf32>
+  %e = tensor.empty() : tensor<64xf32>
+  %y = hivm.hir.vexp ins(%t : tensor<64xf32>) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  scf.for %k = %c0 to %c48 step %c16 {
+    %s = tensor.extract_slice %y[%k] [16] [1] : tensor<64xf32> to tensor<16xf32>
+    hivm.hir.store ins(%s : tensor<16xf32>) outs(%o : memref<16xf32>)
+  }
   return
 }

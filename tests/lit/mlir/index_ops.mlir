@@ -47,10 +47,18 @@ func.func @pick_columns(%x: memref<16x64xf32>, %i: memref<16x8xi32>, %dst: memre
 
 // -----
 
-// Strides that are not the tile's contiguous ones (a 2-D varange [1, 2]) have no tilefold counterpart: rolled
-// back with the op's location.
+// Strides that are not the tile's contiguous ones (HIVMDialect.md's example: offset 1, strides [1, 2] on 2x4):
+// element [i, j] is 1 + i + 2 j (a column of row numbers plus a row of column numbers). Split on rows: each
+// sub-block's row starts at 1 + sb * 1 * 1, the strides are kept.
 // CHECK-LABEL: func.func @strided_ramp
-// CHECK: } {limit_sub_block_id0}
+// CHECK: scf.for %[[SB:.*]] = %c0 to %c2 step %c1 {
+// CHECK: %[[H:[0-9]+]] = arith.constant 1 : index
+// CHECK-NEXT: %[[K:.*]] = arith.muli %[[SB]], %[[H]] : index
+// CHECK-NEXT: %[[S:.*]] = arith.muli %[[K]], %[[S0:.*]] : index
+// CHECK-NEXT: %[[O:.*]] = arith.addi %[[S0]], %[[S]] : index
+// CHECK: hivm.hir.varange offset[%[[O]]] strides[%[[S0]], %{{.*}}] outs(%{{.*}} : tensor<1x4xf32>) -> tensor<1x4xf32>
+// CHECK: hivm.hir.store ins(%{{.*}} : tensor<1x4xf32>) outs(%{{.*}}) {tiled_op}
+// CHECK-NOT: limit_sub_block_id0
 func.func @strided_ramp(%dst: memref<2x4xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -62,5 +70,4 @@ func.func @strided_ramp(%dst: memref<2x4xf32>) attributes {hivm.func_core_type =
 
 // REMARK-DAG: remark: @add_ramp: split on axis 1
 // REMARK-DAG: remark: @pick_columns: split on axis 0
-// REMARK-DAG: remark: @strided_ramp: not lowered, rolled back: {{.*}}index_ops.mlir:[[#]]:3
-// REMARK-DAG: varange strides [1, 2] are not the contiguous strides of a 2-D tile
+// REMARK-DAG: remark: @strided_ramp: split on axis 0

@@ -22,15 +22,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tilefold.ir.expr import Add, Call, ConstInt, MakeTuple, Mul, Var
+from tilefold.ir.expr import Add, Call, ConstInt, Expr, MakeTuple, Mul, Var
 from tilefold.ir.stmt import AssignStmt, EvalStmt, ForStmt, IfStmt, Stmt, WhileStmt, final_yield, flatten_stmts
-from tilefold.ir.types import TensorType, TileType
+from tilefold.ir.types import ScalarType, TensorType, TileType
 from tilefold.ir.visitor import IRVisitor
 from tilefold.ops.custom.structured import custom_segments
 from tilefold.ops.registry import OpKind, op_of
-from tilefold.passes.tile_and_bind_sub_block.common import FULL, _Abort, _name, _window_axis, load_window, store_window
+from tilefold.passes.tile_and_bind_sub_block.common import (
+    FULL,
+    INDEX,
+    _Abort,
+    _name,
+    _window_axis,
+    load_window,
+    store_window,
+)
 from tilefold.passes.tile_and_bind_sub_block.sub_block0_only import SubBlock0Only
-from tilefold.passes.tile_and_bind_sub_block.window_stores import is_window_axis
+from tilefold.passes.tile_and_bind_sub_block.window_stores import is_window_axis, store_parts
 
 if TYPE_CHECKING:
     from tilefold.passes.tile_and_bind_sub_block.splitter import Splitter
@@ -49,6 +57,7 @@ class Access:
     boxes: tuple[Box, Box]  # sub-block 0, sub-block 1
     what: str
     partition: bool = False  # a stored window: its two halves write disjoint parts of it (window_stores)
+    self_reason: str = ""  # a stored window whose halves may meet across iterations: why (window_stores)
 
 
 class _Roots:
@@ -171,12 +180,19 @@ class _Collector:
         self.loop_ranges: dict[str, range | None] = {}
         self.sb0_only = SubBlock0Only(sp)
         self.loop_depth = 0  # inside a loop, one store writes again at each iteration
+        self.loops: list[tuple[Var, range | None]] = []  # the enclosing loops (a while: its first iter arg, None)
+        self.scalar_defs: dict[Var, Expr] = {}  # scalar variables defined by an expression (affine proofs)
+        self.outer: set[Var] = set()  # variables defined outside every loop: one value per run of the function
 
     def body(self, body: Stmt | None) -> None:
         for s in flatten_stmts(body):
             self.stmt(s)
 
     def stmt(self, s: Stmt) -> None:
+        if isinstance(s, AssignStmt) and not self.loop_depth:
+            self.outer.add(s.var)
+        if isinstance(s, AssignStmt) and isinstance(s.var.type, ScalarType) and not isinstance(s.value, Call):
+            self.scalar_defs[s.var] = s.value
         if isinstance(s, AssignStmt) and isinstance(s.value, Call):
             self.call(s.var, s.value)
         elif isinstance(s, AssignStmt) and isinstance(s.value, Var):
@@ -184,6 +200,7 @@ class _Collector:
         elif isinstance(s, EvalStmt) and isinstance(s.expr, Call):
             self.call(None, s.expr)
         elif isinstance(s, (ForStmt, WhileStmt)):
+            iters = None
             if isinstance(s, ForStmt):
                 self.loop_vars.add(s.loop_var)
                 key = f"@{s.loop_var.name}"
@@ -191,6 +208,8 @@ class _Collector:
                 iters = range(*(b.value for b in bounds)) if all(isinstance(b, ConstInt) for b in bounds) \
                     and s.step.value != 0 else None
                 self.loop_ranges[key] = None if key in self.loop_ranges else iters
+            if not self.loop_depth:
+                self.outer.update(s.return_vars)
             y = final_yield(s.body)
             for k, ia in enumerate(s.iter_args):
                 self.roots.join(ia, ia.init)
@@ -199,9 +218,13 @@ class _Collector:
                 if k < len(s.return_vars):
                     self.roots.join(s.return_vars[k], ia)
             self.loop_depth += 1
+            self.loops.append((s.loop_var if isinstance(s, ForStmt) else Var("while", ScalarType(INDEX)), iters))
             self.body(s.body)
+            self.loops.pop()
             self.loop_depth -= 1
         elif isinstance(s, IfStmt):
+            if not self.loop_depth:
+                self.outer.update(s.return_vars)
             for b in (s.then_body, s.else_body):
                 y = final_yield(b)
                 if y is not None:
@@ -225,7 +248,7 @@ class _Collector:
         if axis is None:  # a store left whole runs on sub-block 0 only (guarded)
             return box if sb == 0 else None
         if is_window_axis(self.sp, tile, axis):
-            return box  # each half writes a part of the window: counted whole for both (see ``partition``)
+            return box  # each half writes a part of the window: the whole window for both (``_window_store``)
         half = t.shape[axis].value // 2
         gm_axis, gm_half = _window_axis(window, axis, half, _name(tile), call.op_name)
         gm_axis += len(offs) - len(window if window is not None else t.shape)
@@ -247,6 +270,38 @@ class _Collector:
         gm_axis += len(offs_t.elements) - len(window if window is not None else var.type.shape)
         return _halved(box, gm_axis, gm_half, sb)
 
+    def _window_store(self, call: Call, axis: int) -> tuple[Box, Box, bool, str]:
+        """(box of sub-block 0, of sub-block 1, partition, why not) of the store of a stored window (see
+        ``window_stores.store_parts``): with a loop-invariant displacement ``d`` each sub-block's box is its fixed
+        interval ``[d + sb*H, +H)`` (cut to the window when both are constant); with disjoint windows across
+        iterations both get the whole window, and the store is not compared with itself."""
+        whole = self._store_box(call, 0)
+        w = self.sp.windows[call.args[0]]
+        offs = call.args[1].elements if isinstance(call.args[1], MakeTuple) else ()
+        gm_axis = axis + len(offs) - len(w.source_type.shape)
+        if not isinstance(whole, list) or not 0 <= gm_axis < len(offs):
+            return whole, whole, False, "the window's GM box is not known"
+
+        def invariant(v: Var) -> bool:
+            return v in self.params or v in self.outer
+
+        parts = store_parts(w, offs[gm_axis], self.scalar_defs, self.loops, invariant)
+        if parts.displacement is None:
+            return whole, whole, parts.disjoint_iterations, parts.reason
+        coeffs, const = parts.displacement
+        base = "" if not coeffs else "d:" + ",".join(f"{v.name}#{id(v)}*{c}" for v, c in coeffs.items())
+        half = w.source_extent // 2
+        boxes: list[Box] = []
+        for sb in (0, 1):
+            lo, hi = const + sb * half, const + sb * half + half
+            own = whole[gm_axis]
+            if not base and own is not None and own[0] == "":  # a constant window: its part of the interval
+                lo, hi = max(lo, own[1]), min(hi, own[2])
+            box = list(whole)
+            box[gm_axis] = (base, lo, hi, 0)
+            boxes.append(box if lo < hi else None)
+        return boxes[0], boxes[1], False, ""
+
     def call(self, var: Var | None, call: Call) -> None:
         op = op_of(call)
         if op is None:
@@ -257,10 +312,13 @@ class _Collector:
                 self.roots.join(var, dst)
             if isinstance(dst, Var):
                 axis = self.sp.store_plan.get(id(call))
-                # disjoint halves of one execution; in a loop another iteration's half may overlap: compared
-                part = axis is not None and is_window_axis(self.sp, call.args[0], axis) and not self.loop_depth
-                self.accesses.append(Access(dst, True, (self._store_box(call, 0), self._store_box(call, 1)),
-                                            f"store of {_name(call.args[0])} into {dst.name}", part))
+                what = f"store of {_name(call.args[0])} into {dst.name}"
+                if axis is not None and is_window_axis(self.sp, call.args[0], axis):
+                    b0, b1, part, why = self._window_store(call, axis)
+                    self.accesses.append(Access(dst, True, (b0, b1), what, part, why))
+                else:
+                    self.accesses.append(Access(dst, True, (self._store_box(call, 0), self._store_box(call, 1)),
+                                                what))
         elif op.kind is OpKind.LOAD and isinstance(call.args[0], Var) and isinstance(call.args[0].type, TensorType):
             src = call.args[0]
             self.accesses.append(Access(src, False, (self._load_box(var, call, 0), self._load_box(var, call, 1)),
@@ -308,8 +366,9 @@ def check_gm_hazards(sp: Splitter) -> None:
         # accesses with the same boxes (a tile stored to the same window again and again) overlap alike:
         # check each distinct (boxes, write) once, so repeated stores do not make this quadratic
         distinct: dict[tuple, Access] = {}
-        for a in accs:
-            distinct.setdefault((_box_key(a.boxes[0]), _box_key(a.boxes[1]), a.write, a.partition), a)
+        for a in accs:  # a partition store is skipped against itself only: never merged with another store
+            distinct.setdefault((_box_key(a.boxes[0]), _box_key(a.boxes[1]), a.write, id(a) if a.partition
+                                 else False), a)
         accs = list(distinct.values())
         writes = [a for a in accs if a.write]
         if not writes:
@@ -320,6 +379,9 @@ def check_gm_hazards(sp: Splitter) -> None:
                     continue  # the halves of one clipped window store are disjoint by construction
                 for sb in (0, 1):
                     if _overlap(a.boxes[sb], w.boxes[1 - sb], col.loop_ranges):
+                        if a is w and w.self_reason:
+                            raise _Abort(f"gm_read_after_write: {w.what}: {w.self_reason}; the sub-blocks are not "
+                                         "ordered")
                         kind = "writes" if a.write else "reads"
                         raise _Abort(f"gm_read_after_write: sub-block {sb} {kind} bytes of {root.name} that "
                                      f"sub-block {1 - sb} writes ({a.what} vs {w.what}); the sub-blocks are not "

@@ -50,10 +50,12 @@ def demand(sp: Splitter, var: Var, call: Call, axis: int) -> list[tuple[Expr, in
 
 def rewrite(sp: Splitter, var: Var, call: Call, axis: int, out: list[Stmt]) -> Call:
     if call.op_name != "tile.ci":
-        # by position, not by operand identity: in ``gather(t, 0, t)`` the source is read whole, the index halved
+        # by position, not by operand identity: in ``gather(t, 0, t)`` the source is read whole, the index halved;
+        # ``sub_block_half`` lets a fault name the element of the program's whole index tile
         (_, src_axis), (_, index_axis) = demand(sp, var, call, axis)
         args = [sp.operand(call.args[0], src_axis, out), sp.operand(call.args[1], index_axis, out)]
-        return _rebuild(call.op_name, args, dict(call.kwargs), call.span)
+        attrs = {**dict(call.kwargs), "sub_block_half": (axis, _static(var.type)[axis] // 2)}
+        return _rebuild(call.op_name, args, attrs, call.span)
     shape = list(_static(var.type))
     half = shape[axis] // 2
     step = half * shape[1] if axis == 0 else half

@@ -18,18 +18,36 @@ part is longer than its first) the half is first copied into a tile of the sourc
 ``tile.assemble``: one Vec copy of the half per sub-block) and viewed with the window's own extent ``n`` at
 ``max(off - sb*H, (sb - 1) * 2H)``: ``lo`` on sub-block 1, and ``off`` itself on sub-block 0, so that a run-time
 offset outside ``[0, 2H - n]`` (an out-of-range window of the original program) leaves that tile and faults as
-the original slice does, instead of being clipped into a silently short store. The slice carries
+the original slice does, instead of being clipped into a silently short store. A run-time offset needs no copy
+when it is proved (``analysis.affine``, over the ranges of the enclosing loops) to keep the window inside the
+source and inside one half: its values lie in ``[0, 2H - n]`` and are ``C + g*t`` with ``g`` dividing ``H`` and
+``C mod g + n <= g``; then each non-empty half holds the whole window at ``lo <= H - n`` and is viewed with
+extent ``n`` at ``min(lo, H - n)``. The slice carries
 ``valid_shape`` ``count`` on ``a``: a store writes only its tile's valid region.
+
+GM bytes of the halves (``store_parts``, read by the GM data-flow check). Element ``e`` of the source lands at GM
+``d + e`` on the axis, ``d = g - off``, so sub-block ``sb`` writes only inside ``[d + sb*H, d + sb*H + H)``. When
+``d`` is loop-invariant (its affine form, ``analysis.affine``, has no atom that changes between the store's
+executions) those are two fixed disjoint intervals, however often the store runs and however its windows overlap.
+Otherwise, inside loops, the store is still safe when the windows ``[g, g + n)`` of distinct iterations are
+disjoint (the halves of one iteration are disjoint by construction): ``g`` is affine in the enclosing loop
+variables (constant ranges, each loop of several trips with a non-zero coefficient) and, ordered by the distance
+``|c * step|`` one step of each variable moves the window, each distance is at least ``n`` plus the spans of the
+smaller ones (a mixed-radix numbering: two distinct iterations differ by at least ``n``). Anything else is refused
+with the reason.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from math import gcd
 from typing import TYPE_CHECKING
 
+from tilefold.analysis.affine import Affine, affine_form, interval, loop_value_range
 from tilefold.ir.expr import Add, Call, ConstInt, Expr, MakeTuple, Max, Min, Mul, Sub, Var
-from tilefold.ir.stmt import AssignStmt, Function, Stmt
-from tilefold.ir.types import TileType
+from tilefold.ir.stmt import AssignStmt, ForStmt, Function, Stmt
+from tilefold.ir.types import ScalarType, TileType
 from tilefold.ir.visitor import IRVisitor
 from tilefold.ops.registry import OpKind, make_call, op_of
 from tilefold.passes.tile_and_bind_sub_block.common import INDEX, _rebuild
@@ -45,6 +63,7 @@ class Window:
     extent: int  # n
     source_extent: int  # 2H
     source_type: TileType
+    in_one_half: bool = False  # a run-time offset proved to keep the window inside the source and one half
 
 
 def _c(v: int) -> ConstInt:
@@ -76,19 +95,54 @@ def _window_of(call: Call) -> Window | None:
     return Window(a, offs_t.elements[a], n, full[a], st)
 
 
+def _in_one_half(w: Window, scalars: Mapping[Var, Expr], ranges: Mapping[Var, tuple[int, int]],
+                 firsts: Mapping[Var, tuple[int, int]]) -> bool:
+    """A run-time offset whose every value keeps ``[off, off + n)`` inside ``[0, 2H)`` and inside one half (see
+    the module rule); ``firsts``: loop variable -> (start, step)."""
+    form = affine_form(w.offset, scalars)
+    if form is None or not form[0]:
+        return False
+    span = interval(form, ranges)
+    half = w.source_extent // 2
+    if span is None or span[0] < 0 or span[1] > w.source_extent - w.extent:
+        return False
+    coeffs, const = form
+    period = 0
+    for v, c in coeffs.items():
+        start, step = firsts[v]  # every atom has a range, so it is a loop variable
+        const += c * start
+        period = gcd(period, abs(c * step))
+    return period > 0 and half % period == 0 and const % period + w.extent <= period
+
+
 def stored_windows(fn: Function) -> dict[Var, Window]:
     """The slices of ``fn`` this rule applies to: each used once, as the tile of a plain (2-D window) store."""
     uses: dict[Var, int] = {}
     stored: set[Var] = set()
     defs: dict[Var, Window] = {}
+    scalars: dict[Var, Expr] = {}
+    ranges: dict[Var, tuple[int, int]] = {}  # loop variables of constant ranges, while inside their loop
+    firsts: dict[Var, tuple[int, int]] = {}
 
     class _Scan(IRVisitor):
         def visit_AssignStmt(self, stmt: AssignStmt) -> None:
+            if isinstance(stmt.var.type, ScalarType) and not isinstance(stmt.value, Call):
+                scalars[stmt.var] = stmt.value
             if isinstance(stmt.value, Call):
                 w = _window_of(stmt.value)
                 if w is not None:
+                    if _const(w.offset) is None and _in_one_half(w, scalars, ranges, firsts):
+                        w = Window(w.axis, w.offset, w.extent, w.source_extent, w.source_type, True)
                     defs[stmt.var] = w
             self.visit_expr(stmt.value)
+
+        def visit_ForStmt(self, stmt: ForStmt) -> None:
+            bounds = [_const(b) for b in (stmt.start, stmt.stop, stmt.step)]
+            values = loop_value_range(*bounds) if None not in bounds and bounds[2] != 0 else None
+            if values is not None:
+                ranges[stmt.loop_var], firsts[stmt.loop_var] = values, (bounds[0], bounds[2])
+            super().visit_ForStmt(stmt)
+            ranges.pop(stmt.loop_var, None)
 
         def visit_Var(self, expr: Var) -> None:
             uses[expr] = uses.get(expr, 0) + 1
@@ -122,7 +176,7 @@ def layout(w: Window) -> tuple[int, bool]:
     source's extent ``2H`` (then ``S = n``)."""
     half = w.source_extent // 2
     if _const(w.offset) is None:
-        return w.extent, True
+        return w.extent, not w.in_one_half
     parts = [_half_parts(w, sb) for sb in (0, 1)]
     extent = max(c for _, c in parts)
     if any(c > 0 and lo + extent > half for lo, c in parts):
@@ -181,3 +235,69 @@ def rewrite(sp: Splitter, var: Var, call: Call, w: Window, out: list[Stmt]) -> C
                                                   if padded else ""), {"axis": a})
     return _rebuild("tile.slice", [src, MakeTuple(tuple(shape_e)), MakeTuple(tuple(offs)),
                                    MakeTuple(tuple(valid))], dict(call.kwargs), call.span)
+
+
+@dataclass(frozen=True)
+class StoreParts:
+    """The GM bytes the two halves of a stored window's store write, on the window's GM axis (see the module)."""
+    displacement: Affine | None  # d = g - off when loop-invariant: sub-block sb writes in [d + sb*H, +H)
+    disjoint_iterations: bool  # the windows [g, g + n) of distinct executions are disjoint
+    reason: str  # why neither holds ("" when one does)
+
+
+def _sub(a: Affine, b: Affine) -> Affine:
+    coeffs = dict(a[0])
+    for v, c in b[0].items():
+        coeffs[v] = coeffs.get(v, 0) - c
+        if coeffs[v] == 0:
+            del coeffs[v]
+    return coeffs, a[1] - b[1]
+
+
+def _iterations_disjoint(form: Affine, n: int, loops: list[tuple[Var, range | None]],
+                         invariant: Callable[[Var], bool]) -> str:
+    """"" when ``[g, g + n)`` (``g`` = ``form``) is disjoint between distinct iterations of ``loops``, else why
+    not."""
+    coeffs, _ = form
+    enclosing = {v for v, _ in loops}
+    for atom in coeffs:
+        if atom not in enclosing and not invariant(atom):
+            return f"its GM offset depends on {atom.name}, which changes inside the loop"
+    moves = []
+    for v, iters in loops:
+        if iters is None:
+            return f"the range of loop {v.name} is not constant"
+        c = coeffs.get(v, 0)
+        if len(iters) > 1 and c == 0:
+            return f"every iteration of loop {v.name} stores the same GM window"
+        if len(iters) > 1:
+            moves.append((abs(c * iters.step), abs(c) * abs(iters[-1] - iters[0]), v))
+    reach = n  # a window plus the spans of the variables that move it less
+    for step, span, v in sorted(moves, key=lambda m: m[0]):
+        if step < reach:
+            return (f"one step of loop {v.name} moves the {n}-element window by {step}, less than the {reach} "
+                    "elements it must clear: windows of different iterations overlap")
+        reach += span
+    return ""
+
+
+def store_parts(w: Window, g: Expr, defs: Mapping[Var, Expr], loops: list[tuple[Var, range | None]],
+                invariant: Callable[[Var], bool]) -> StoreParts:
+    """How the halves of the store of window ``w`` at GM offset ``g`` (on the window's axis) divide its bytes;
+    ``loops`` are the enclosing loops, outermost first (a ``while`` has range None); ``invariant(v)``: ``v`` has
+    one value for every execution of the store."""
+    fg, foff = affine_form(g, defs), affine_form(w.offset, defs)
+    if fg is None or foff is None:
+        if not loops:
+            return StoreParts(None, True, "")  # one execution: the halves are disjoint by construction
+        return StoreParts(None, False, f"a stored window in a loop: its offsets {g!r} / {w.offset!r} are not affine")
+    d = _sub(fg, foff)
+    if all(invariant(v) for v in d[0]) and not any(v in d[0] for v, _ in loops):
+        return StoreParts(d, False, "")
+    if not loops:
+        return StoreParts(None, True, "")  # one execution: the halves are disjoint by construction
+    why = _iterations_disjoint(fg, w.extent, loops, invariant)
+    if not why:
+        return StoreParts(None, True, "")
+    return StoreParts(None, False, f"a stored window in a loop: the GM displacement {g!r} - ({w.offset!r}) changes "
+                                   f"between iterations, and {why}")
