@@ -850,10 +850,10 @@ def _infer_unary(name):
 
 _UNARY = {
     "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "rsqrt": lambda x: 1.0 / np.sqrt(x), "neg": np.negative,
-    "abs": np.abs, "recip": lambda x: 1.0 / x, "relu": lambda x: np.maximum(x, 0),
-}
+    "abs": np.abs, "relu": lambda x: np.maximum(x, 0),
+}  # recip has two precision variants: ops/reciprocal.py
 _register_vector_family(_UNARY, (Param("tile", T),), _infer_unary, OpKind.UNARY,
-                        lambda fn: lambda a, k: fn(_f32(a[0])), float_only=("exp", "log", "sqrt", "rsqrt", "recip"))
+                        lambda fn: lambda a, k: fn(_f32(a[0])), float_only=("exp", "log", "sqrt", "rsqrt"))
 
 
 def _round_half_away(x: np.ndarray) -> np.ndarray:

@@ -728,12 +728,15 @@ class KernelRun:
                                    "before the instruction") from None
         write(vec, dst, value, "")
         src_dtype = src_dtype or dst.dtype
-        key = (ins.opcode, id(src_dtype), id(dst.dtype), shape_of.rows, shape_of.cols, shape_of.pitch)
+        pick = op.extra.get("cost_variant")  # an implementation variant chosen by an attribute (TRECIP precision)
+        variant = pick(attrs) if pick is not None else None
+        key = (ins.opcode, id(src_dtype), id(dst.dtype), shape_of.rows, shape_of.cols, shape_of.pitch, variant)
         price = self.m.vector_prices.get(key)
         if price is None:
+            extra = (variant,) if variant is not None else ()
             p = self.costs.table.vector(ins.opcode.upper(), dtype_key(src_dtype), dtype_key(dst.dtype),
                                         shape_of.rows, max(shape_of.pitch, shape_of.cols), shape_of.rows,
-                                        shape_of.cols)
+                                        shape_of.cols, *extra)
             price = self.m.vector_prices[key] = (float(p.cycles), ORIGIN_CODE[p.origin])
         self.charge(ins, 0.0, price[0], origin=price[1])
 

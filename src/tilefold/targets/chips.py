@@ -244,7 +244,7 @@ def get_target(name: str | Target | None = None) -> Target:
 
 
 def instruction_cycles(op: str, dtypes, shape, valid_shape=None, target: str | Target | None = "Ascend910B", *,
-                       blocks: int = 1) -> Price:
+                       blocks: int = 1, variant: str | None = None) -> Price:
     """The price of one PTO instruction on ``target``, as the simulator charges it.
 
     ``op``: a PTO mnemonic (``"TADDS"``) or its lower-case form (``tilefold.sim.instruction_cycles`` also takes a
@@ -252,8 +252,10 @@ def instruction_cycles(op: str, dtypes, shape, valid_shape=None, target: str | T
     ``shape``: the tile's ``(rows, cols)``; for ``TMATMUL`` ``(m, k, n)``. ``valid_shape``: the valid
     ``(rows, cols)`` (default: the whole tile; valid cols below cols make the tile strided). ``TLOAD`` /
     ``TSTORE`` / ``TMOV`` are the GM -> UB, UB -> GM and UB -> UB transfers of the valid region, ``blocks`` its
-    contiguous blocks (1 for a 2-D window). Returns a ``Price`` (cycles, pipe, origin, the rule used)."""
-    return price_instruction(get_target(target).costs.table, op, dtypes, shape, valid_shape, blocks=blocks)
+    contiguous blocks (1 for a 2-D window). ``variant``: an implementation variant (``"high_precision"`` of
+    TRECIP). Returns a ``Price`` (cycles, pipe, origin, the rule used)."""
+    return price_instruction(get_target(target).costs.table, op, dtypes, shape, valid_shape, blocks=blocks,
+                             variant=variant)
 
 
 def list_targets() -> list[str]:
