@@ -103,6 +103,7 @@ class Target:
     clock_ghz: float = 1.8  # AI core clock: cycles per nanosecond
     gm_bytes_per_cycle: float = 889.0  # chip GM (HBM) bandwidth shared by all cores, bytes per core cycle
     launch_overhead_cycles: int = 0  # fixed cost of one kernel launch before the first block starts
+    cube_mx: bool = False  # the cube runs MX block-scale matmuls (FP8E4M3FN data, E8M0 scales): Ascend950 only
 
     def cycles_to_us(self, cycles: float) -> float:
         return cycles / (self.clock_ghz * 1000.0)
@@ -181,6 +182,7 @@ ASCEND_950 = replace(
     clock_ghz=1.8,
     gm_bytes_per_cycle=1.6e12 / 1.8e9,
     launch_overhead_cycles=LAUNCH_OVERHEAD["Ascend950"],
+    cube_mx=True,  # PyPTO's language/00-types: the MX matmul path is Ascend950's
 )
 
 # Which on-chip memories a kernel of each function type can reach (GM is always reachable). An AIV kernel
