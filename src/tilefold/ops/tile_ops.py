@@ -266,6 +266,13 @@ def _golden_load(a, k):
     return win
 
 
+#: ``transpose=`` on load / move: PyPTO's references give no semantics for a transposing DMA of a whole tile (only
+#: gather_row's ZN placement, dev/10), so it is a located NotSupportedError rather than a guess
+_NO_TRANSPOSE = ("a transposing load / move is not modelled: PyPTO's references do not define its layout semantics",
+                 "load or move the tile as it is, then transpose it: pl.transpose(t, 0, 1) (a Vec copy) or "
+                 "pl.tile.transpose_view for a matmul operand (pl.matmul(..., a_trans=True / b_trans=True))")
+
+
 register_op(OpDef(
     "tile.load", (Param("tensor", ParamKind.TENSOR), Param("offsets", TUP), Param("shapes", TUP),
                   # PyPTO's valid_shapes: the region the DMA moves (static or run-time extents, an operand so
@@ -276,7 +283,8 @@ register_op(OpDef(
                   Param("flatten", A, required=False)),
     _infer_load, OpKind.LOAD, Unit.DMA, MemoryRule(MemoryRuleKind.KWARG, MemorySpace.Vec),
     golden=_golden_load, pto="tload", cost="dma",
-    extra={"keyword_aliases": {"valid_shape": "valid_shapes"}},  # PyPTO's tutorials spell it valid_shape=
+    # PyPTO's tutorials spell it valid_shape=; transpose= has no semantics in our references (refused, located)
+    extra={"keyword_aliases": {"valid_shape": "valid_shapes"}, "refused_keywords": {"transpose": _NO_TRANSPOSE}},
 ))
 
 
@@ -500,6 +508,7 @@ register_op(OpDef(
     "tile.move", (Param("tile", T), Param("target_memory", A)),
     _infer_move, OpKind.COPY, Unit.DMA, MemoryRule(MemoryRuleKind.KWARG), not_inplace_safe=True,
     golden=lambda a, k: np.array(a[0], copy=True), pto="tmov", cost="copy",
+    extra={"refused_keywords": {"transpose": _NO_TRANSPOSE}},
 ))
 
 
