@@ -839,7 +839,8 @@ class KernelRun:
         dst = self.h(ins.dst)
         for h in (dst, lhs, rhs, *scales):
             self._mem(h, ins)  # unit isolation first: an AIV kernel cannot reach the cube memories
-        for h, want in ((lhs, Mem.Left), (rhs, Mem.Right), *zip(scales, (Mem.Left, Mem.Right), strict=True)):
+        roles = [(lhs, Mem.Left), (rhs, Mem.Right)] + ([(scales[0], Mem.Left), (scales[1], Mem.Right)] if scales else [])
+        for h, want in roles:
             if h.space is not want:
                 raise UnsupportedDataPath(
                     f"cube operand in {h.space.name}; the cube reads its {'lhs' if want is Mem.Left else 'rhs'} "
