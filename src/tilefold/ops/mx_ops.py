@@ -83,7 +83,8 @@ def mx_shapes(op: str, lhs: TileType, lsc: TileType, rhs: TileType, rsc: TileTyp
                         "pass the block exponents as an FP8E8M0 tile (value 2**(e - 127))")
         if _static(op, t, what) != want:
             raise _fail(op, f"{what} is {list(t.static_shape)}; it must be {list(want)} (one scale per "
-                            f"{MX_BLOCK} elements of K)", f"lhs_scale is [M, K/{MX_BLOCK}], rhs_scale [K/{MX_BLOCK}, N]")
+                            f"{MX_BLOCK} elements of K)",
+                        f"lhs_scale is [M, K/{MX_BLOCK}], rhs_scale [K/{MX_BLOCK}, N]")
     return m, k, n
 
 

@@ -839,7 +839,9 @@ class KernelRun:
         dst = self.h(ins.dst)
         for h in (dst, lhs, rhs, *scales):
             self._mem(h, ins)  # unit isolation first: an AIV kernel cannot reach the cube memories
-        roles = [(lhs, Mem.Left), (rhs, Mem.Right)] + ([(scales[0], Mem.Left), (scales[1], Mem.Right)] if scales else [])
+        roles = [(lhs, Mem.Left), (rhs, Mem.Right)]
+        if scales:  # an MX matmul's scales live beside their data tiles
+            roles += [(scales[0], Mem.Left), (scales[1], Mem.Right)]
         for h, want in roles:
             if h.space is not want:
                 raise UnsupportedDataPath(
