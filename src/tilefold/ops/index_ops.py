@@ -827,8 +827,10 @@ _tn._declare("create_l1", (Param("shape", A), Param("dtype", A, DataType.FP32), 
 
 _PAGED_NOTE = ("row i of the result is row block_table[idx // block_size] * block_size + idx % block_size of src "
                "(idx = indices[i]), columns [col_offset, col_offset + size); is_trans=True (Mat only) gives the "
-               "transposed [size, max_indices] buffer (row i as column i); rows past len(indices) up to max_indices "
-               "are not written (uninitialised); an index, block-table entry or pool row outside its tensor faults. "
+               "transposed [size, max_indices] buffer (row i as column i); len(indices) may be a run-time (pl.dynamic) "
+               "count: the loop runs over it, and the rows past it up to max_indices are zero (PyPTO leaves them "
+               "unwritten; tilefold fills the buffer with zeros first: a Vec fill, through a GM workspace into L1); "
+               "an index, block-table entry or pool row outside its tensor, or a count past max_indices, faults. "
                "Lowered by ConvertTensorToTileOps to a loop of scalar reads and tile.gather_row")
 
 
