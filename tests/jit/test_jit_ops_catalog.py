@@ -237,7 +237,7 @@ def test_part_operands_must_nest():
         pl.parse(text, "<bad>")
 
 
-@pytest.mark.parametrize("call", ["pl.tile.tri(a)", "pl.tensor.matmul_mx(a, a)", "pl.reserve_buffer(a)"])
+@pytest.mark.parametrize("call", ["pl.import_peer_buffer(a)", "pl.tensor.import_peer_buffer(a)", "pl.reserve_buffer(a)"])
 def test_catalog_operators_tilefold_refuses_raise_not_supported(call):
     from tilefold.errors import NotSupportedError
 

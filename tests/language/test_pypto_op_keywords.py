@@ -117,9 +117,11 @@ def test_fillpad_inplace_as_a_statement_updates_its_operand():
 
 
 # (sort32, mscatter, random, prefetch, ci, expand_clone, scatter_update, fillpad_expand, gather, gather_row,
-# paged_gather and gatherb are modelled since issue 19: tests/sim/test_index_ops.py, tests/sim/test_gather_row.py;
-# what PyPTO has and tilefold still refuses is listed here)
-@pytest.mark.parametrize("call", ["pl.tile.tri(t)", "pl.tile.matmul_mx(t, t)", "pl.tile.import_peer_buffer(t)"])
+# paged_gather, gatherb, tri and matmul_mx are modelled since issue 19: tests/sim/test_index_ops.py,
+# tests/sim/test_gather_row.py, tests/backend/test_tri.py, tests/backend/test_matmul_mx.py; what PyPTO has and
+# tilefold still refuses is listed here)
+@pytest.mark.parametrize("call", ["pl.tile.import_peer_buffer(t)", "pl.tile.load(t, [0, 0], [16, 64], transpose=True)",
+                                  "pl.tile.move(t, target_memory=pl.Mem.Vec, transpose=True)"])
 def test_catalog_operators_without_semantics_are_clear_refusals(call):
     from tilefold.errors import NotSupportedError
 

@@ -30,6 +30,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import ml_dtypes
 import numpy as np
 from ref_values import (
     BF16,
@@ -359,6 +360,8 @@ UNARY_INT = {"neg": lambda x: -x, "abs": lambda x: np.where(x < 0, -x, x), "relu
 def _unary_cases(name: str):
     def build(op: str, dt: np.dtype) -> list[Case]:
         a = grid(edges(dt))[0].T.copy()
+        if name == "recip":
+            return _recip_cases(op, dt, a)
         if is_float(dt):
             fn, transcendental = UNARY_FLOAT[name]
             tol = Tol(ulps=_ulps(dt)) if transcendental else (EXACT_ZERO_SIGN_FREE if name == "relu" else EXACT)
@@ -367,9 +370,17 @@ def _unary_cases(name: str):
     return build
 
 
+def _recip_cases(op: str, dt: np.dtype, a: np.ndarray) -> list[Case]:
+    """high_precision=True: the correctly rounded reciprocal; the default: tilefold's stated approximate path,
+    within 2**-20 relative (8 FP32 units) of it, one unit of FP16 / BF16 after their rounding."""
+    want = float_ref(UNARY_FLOAT["recip"][0], a)
+    return [op_case(op, [a], want, EXACT, attrs="high_precision=True", label=f"{op}[high_precision]"),
+            op_case(op, [a], want, Tol(ulps=8 if dt == FP32 else 1), label=f"{op}[default]")]
+
+
 UNARY_DOC = {"exp": "e^x (ulps)", "log": "ln x: -inf at +-0, NaN below 0 (ulps)", "sqrt": "sqrt, -0 stays -0",
              "rsqrt": "1 / sqrt(x): +-inf at +-0 (ulps)", "neg": "-x (ints wrap)", "abs": "|x| (ints: abs(min) = min)",
-             "recip": "1 / x: +-inf at +-0", "relu": "max(x, 0), NaN propagates", "sin": "sin (ulps)",
+             "recip": "1 / x: +-inf at +-0; high_precision=True exact, the default within 8 ulp (FP32) / 1 ulp", "relu": "max(x, 0), NaN propagates", "sin": "sin (ulps)",
              "cos": "cos (ulps)", "not_": "bitwise not"}
 for _n, _doc in UNARY_DOC.items():
     # PyPTO: sin / cos are FP32-only (rejected at op construction for other dtypes)
@@ -1580,3 +1591,73 @@ entry("tensor.create_l1", MM_DTYPES, _create_l1_cases,
 entry("tensor.paged_gather", ALL, _paged_gather_cases,
       "bytes (UB, every dtype) and value (L1 natural and is_trans, through a matmul): rows block_table[i // 16] * 16 "
       "+ i % 16 of a pool, columns 8..40")
+
+
+# ------------------------------------------------------------------------------------------------
+# tri, MX matmuls (issue 19)
+# ------------------------------------------------------------------------------------------------
+
+def _tri_ref(shape, upper: bool, diagonal: int, dt) -> np.ndarray:
+    rows, cols = shape
+    return np.array([[1 if ((j - i >= diagonal) if upper else (j - i <= diagonal)) else 0 for j in range(cols)]
+                     for i in range(rows)]).astype(dt)
+
+
+def _tri_cases(op: str, dt) -> list[Case]:
+    cases = []
+    for upper, diagonal in ((False, 0), (True, 3), (False, -6), (True, -20)):
+        want = _tri_ref((16, 32), upper, diagonal, dt)
+        call = f"pl.{op}([16, 32], pl.{DT_NAME[dt]}, upper={upper}, diagonal={diagonal})"
+        body = [f"pl.store({call}, [0, 0], out)"] if op.startswith("tile.") else [f"out[:] = {call}"]
+        cases.append(_src({}, want, body, f"{op}[upper={upper}, diagonal={diagonal}]", tol=EXACT))
+    return cases
+
+
+both("tri", (FP32, FP16, INT32), _tri_cases,
+     "value: 1 where j - i <= diagonal (lower) / >= diagonal (upper=True), else 0; diagonals 0, 3, -6, -20")
+
+E8M0 = np.dtype(ml_dtypes.float8_e8m0fnu)
+DT_NAME[E8M0] = "FP8E8M0"
+
+
+def _mx_cases(op: str, dt) -> list[Case]:
+    """A [16, 64] x [64, 32] MX product: the sum of a[m, k] 2^(ea - 127) b[k, n] 2^(eb - 127) over k, one E8M0
+    exponent per 32 elements of K, computed in Python floats (exact) and rounded to FP32."""
+    rng = np.random.default_rng(50)
+    a = rng.normal(0, 2, (16, 64)).astype(FP8E4M3)
+    b = rng.normal(0, 2, (64, 32)).astype(FP8E4M3)
+    ea, eb = rng.integers(118, 136, (16, 2)), rng.integers(118, 136, (2, 32))
+    prod = np.zeros((16, 32))
+    for m in range(16):
+        for n in range(32):
+            prod[m, n] = math.fsum(float(a[m, k]) * 2.0 ** (int(ea[m, k // 32]) - 127) * float(b[k, n])
+                                   * 2.0 ** (int(eb[k // 32, n]) - 127) for k in range(64))
+    ins = {"a0": a, "a1": ea.astype(np.uint8).view(E8M0), "a2": b, "a3": eb.astype(np.uint8).view(E8M0)}
+    body = ["ta = pl.load(a0, [0, 0], [16, 64], target_memory=pl.Mem.Mat)",
+            "tsa = pl.load(a1, [0, 0], [16, 2], target_memory=pl.Mem.Mat)",
+            "tb = pl.load(a2, [0, 0], [64, 32], target_memory=pl.Mem.Mat)",
+            "tsb = pl.load(a3, [0, 0], [2, 32], target_memory=pl.Mem.Mat)",
+            "la = pl.move(ta, target_memory=pl.Mem.Left)", "lsa = pl.move(tsa, target_memory=pl.Mem.Left)",
+            "rb = pl.move(tb, target_memory=pl.Mem.Right)", "rsb = pl.move(tsb, target_memory=pl.Mem.Right)"]
+    tol = EXACT
+    if op.endswith("_acc"):
+        body += ["c1 = pl.tile.matmul_mx(la, lsa, rb, rsb)", "c = pl.tile.matmul_mx_acc(c1, la, lsa, rb, rsb)"]
+        want = (2 * prod.astype(np.float32)).astype(np.float32)  # 2 * round(p) is exact
+    elif op.endswith("_bias"):
+        bias = rng.normal(0, 3, (1, 32)).astype(np.float32)
+        ins["a4"] = bias
+        body += ["tbias = pl.load(a4, [0, 0], [1, 32], target_memory=pl.Mem.Mat)",
+                 "bb = pl.move(tbias, target_memory=pl.Mem.Bias)", "c = pl.tile.matmul_mx_bias(la, lsa, rb, rsb, bb)"]
+        want = (prod + bias.astype(np.float64)).astype(np.float32)
+        tol = Tol(ulps=1, atol=np.abs(prod) * 2.0 ** -24)  # the product is rounded to FP32 before the bias add
+    else:
+        body += ["c = pl.tile.matmul_mx(la, lsa, rb, rsb)"]
+        want = prod.astype(np.float32)
+    body.append("pl.store(c, [0, 0], out)")
+    return [_src(ins, want, body, op, tol=tol, target="Ascend950")]
+
+
+for _mx in ("matmul_mx", "matmul_mx_acc", "matmul_mx_bias"):
+    TABLE[f"tile.{_mx}"] = Entry(f"tile.{_mx}", (FP8E4M3,), (lambda o: lambda dt: _mx_cases(o, dt))(f"tile.{_mx}"),
+                                 "value: sum_k a 2^(ea - 127) b 2^(eb - 127), FP8E4M3FN data, E8M0 scales per 32 of K; "
+                                 "_acc adds the accumulator, _bias a [1, N] row", targets=("Ascend950",))

@@ -780,6 +780,11 @@ class FunctionCodegen:
         self.tile_handle[var] = dst
 
     def matmul(self, call: Call, op, var: Var | None, out: list[Instr]) -> None:
+        if op.extra.get("mx") and not self.target.cube_mx:
+            raise NotSupportedError(f"{op.name} is an MX block-scale matmul: {self.target.name} has no MX cube (it is "
+                                    "Ascend950's)", span=call.span if call.span.line else None,
+                                    hint="compile for Ascend950 (platform a5), or dequantise the FP8 operands and "
+                                         "use pl.matmul")
         srcs = [self.materialize_if_needed(call, i, self.handle(a), out) for i, a in enumerate(call.args)
                 if isinstance(a.type, TileType)]
         reuse = op.output_reuses_input

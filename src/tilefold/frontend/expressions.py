@@ -691,6 +691,12 @@ class ExpressionsMixin:
                 if not (isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool)):
                     raise self.error(kw.value, "manual_dep= must be True or False", hint="manual_dep=True")
                 continue
+            refused = op.extra.get("refused_keywords", {}).get(kw.arg)
+            if refused is not None:  # a PyPTO keyword tilefold does not model (e.g. load / move transpose=)
+                from tilefold.errors import NotSupportedError
+
+                raise NotSupportedError(f"pl.{opname}({kw.arg}=...): {refused[0]}", span=self.span(kw.value),
+                                        hint=refused[1])
             if i is None or kw.arg == "operand_segment_sizes":
                 if kw.arg == "operand_segment_sizes":
                     raise self.error(kw.value, "operand_segment_sizes is computed from ins/outs/tmps; do not pass it",

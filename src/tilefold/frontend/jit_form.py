@@ -613,7 +613,7 @@ class JitParser(Parser):
         scalar_form = DISPATCHED.get(name)
         if scalar_form and len(args) > 1 and isinstance(args[1].type, ScalarType):
             op = scalar_form
-        if name in ("sqrt", "rsqrt", "recip"):
+        if name in ("sqrt", "rsqrt"):  # recip's high_precision= is an attribute of the op (ops/reciprocal.py)
             node = self._precision_option(node, name, level)
         if level == "tile" and name in ("row_sum", "row_max", "row_min", "row_prod", "sqrt", "rsqrt") \
                 and len(args) == 2:
@@ -635,15 +635,15 @@ class JitParser(Parser):
         return self._op_call(node, opname)
 
     def _precision_option(self, node: ast.Call, name: str, level: str) -> ast.Call:
-        """PyPTO's ``high_precision=`` on sqrt / rsqrt (tensor level only) and recip: tilefold computes these in
-        FP32 already (the precise path), so the option is accepted and has no further effect; on a tile, sqrt /
-        rsqrt choose precision by a scratch tile instead, and a true ``high_precision=`` raises, as in PyPTO."""
+        """PyPTO's ``high_precision=`` on sqrt / rsqrt (tensor level only): tilefold computes these in FP32 already
+        (the precise path), so the option is accepted and has no further effect; on a tile, sqrt / rsqrt choose
+        precision by a scratch tile instead, and a true ``high_precision=`` raises, as in PyPTO."""
         options = [kw for kw in node.keywords if kw.arg == "high_precision"]
         if not options:
             return node
         value = self._fold_number(options[0].value) if not isinstance(options[0].value, ast.Constant) \
             else options[0].value.value
-        if level == "tile" and name != "recip" and value not in (False, 0, None):
+        if level == "tile" and value not in (False, 0, None):
             raise self.error(options[0].value, f"high_precision= is tensor-only: pl.{name} on a tile takes the "
                                                "precision from a scratch tile",
                              hint=f"pass the scratch tile instead: pl.tile.{name}(src, tmp)")

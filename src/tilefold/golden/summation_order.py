@@ -59,6 +59,8 @@ def summation_order(mode: str) -> Iterator[None]:
 
 def _summed_axes(op: OpDef, n_args: int, attrs: dict[str, Any]) -> list[tuple[int, int]]:
     """(operand index, axis) pairs that one order-sensitive reduction sums over (the same terms, in order)."""
+    if op.extra.get("fixed_summation_order"):  # MX: the K blocks carry their scales, one order only
+        return []
     if op.kind is OpKind.MATMUL:
         names = [p.name for p in op.operand_params]
         if "lhs" not in names or "rhs" not in names or max(names.index("lhs"), names.index("rhs")) >= n_args:

@@ -31,7 +31,10 @@ class DataType(enum.Enum):
     UINT32 = ("UINT32", 32, "u")
     UINT64 = ("UINT64", 64, "u")
     FP8E4M3 = ("FP8E4M3", 8, "f")
+    FP8E4M3FN = ("FP8E4M3", 8, "f")  # PyPTO's spelling: an alias of FP8E4M3 (E4M3, finite-or-NaN)
     FP8E5M2 = ("FP8E5M2", 8, "f")
+    FP8E8M0 = ("FP8E8M0", 8, "f")  # the MX block-scale exponent (2**(e - 127), 0xFF is NaN)
+    FP4 = ("FP4", 4, "f")  # MXFP4 E2M1; stored one element per byte (PyPTO packs two per byte)
     FP16 = ("FP16", 16, "f")
     BF16 = ("BF16", 16, "f")
     FP32 = ("FP32", 32, "f")
@@ -96,6 +99,8 @@ _NUMPY_DTYPES = {
     DataType.UINT64: np.uint64,
     DataType.FP8E4M3: ml_dtypes.float8_e4m3fn,
     DataType.FP8E5M2: ml_dtypes.float8_e5m2,
+    DataType.FP8E8M0: ml_dtypes.float8_e8m0fnu,
+    DataType.FP4: ml_dtypes.float4_e2m1fn,
     DataType.FP16: np.float16,
     DataType.BF16: ml_dtypes.bfloat16,
     DataType.FP32: np.float32,

@@ -59,6 +59,9 @@ UINT32 = DataType.UINT32
 UINT64 = DataType.UINT64
 FP8E4M3 = DataType.FP8E4M3
 FP8E5M2 = DataType.FP8E5M2
+FP8E4M3FN = DataType.FP8E4M3FN
+FP8E8M0 = DataType.FP8E8M0
+FP4 = DataType.FP4
 FP16 = DataType.FP16
 BF16 = DataType.BF16
 FP32 = DataType.FP32
@@ -251,7 +254,8 @@ def program(cls: type | None = None, **options: Any) -> Any:
 
 
 __all__ = [
-    "BF16", "BOOL", "FP16", "FP32", "FP64", "FP8E4M3", "FP8E5M2", "GM", "INDEX", "INT16", "INT32", "INT4", "INT64",
+    "BF16", "BOOL", "FP16", "FP32", "FP64", "FP4", "FP8E4M3", "FP8E4M3FN",
+    "FP8E5M2", "FP8E8M0", "GM", "INDEX", "INT16", "INT32", "INT4", "INT64",
     "INT8", "JITFunction", "Level", "PadValue", "AtomicType", "SplitMode", "TASK_ID", "array", "at", "cross_core_slot",
     "dynamic", "jit", "manual_scope", "scope", "split", "spmd",
     "UINT16", "UINT32", "UINT64", "UINT8", "FunctionType", "InOut", "Mem", "MemRef", "MemorySpace", "Out",

@@ -6,6 +6,9 @@ from tilefold.ops import tile_ops  # noqa: F401  # isort: skip
 from tilefold.ops import tensor_ops  # noqa: F401  # isort: skip
 from tilefold.ops import catalog_ops  # noqa: F401  # isort: skip
 from tilefold.ops import index_ops  # noqa: F401  # isort: skip
+from tilefold.ops import mask_ops  # noqa: F401  # isort: skip
+from tilefold.ops import reciprocal  # noqa: F401  # isort: skip
+from tilefold.ops import mx_ops  # noqa: F401  # isort: skip
 from tilefold.ops.custom.structured import StructuredView, custom_segments
 from tilefold.ops.registry import (
     MemoryRule,

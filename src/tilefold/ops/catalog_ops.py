@@ -64,10 +64,6 @@ IN_PLACE_SPELLINGS = {"fillpad_inplace": 0}
 #: with it). Composite operators PyPTO's users write themselves (SiLU = x * sigmoid(x) from neg / exp / adds /
 #: recip / mul, GELU, softmax from row_max / row_expand_sub / exp / row_sum / row_expand_div) need no entry.
 UNSUPPORTED = {
-    "tri": "triangular mask tiles are not modelled",
-    "matmul_mx": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
-    "matmul_mx_acc": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
-    "matmul_mx_bias": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
     "reserve_buffer": "cross-core buffer reservation is not modelled",
     "import_peer_buffer": "peer-core buffers are not modelled",
     "dump_tag": "selective tensor dumps have no meaning on the simulator",

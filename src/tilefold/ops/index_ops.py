@@ -238,8 +238,11 @@ _SORT_NOTE = ("each 32-element block of a row sorted in descending order (ties i
               "result row holds one 8-byte (value, index) structure per element, as PTO's TSORT32 writes it: FP32 "
               "[value, index bits] ([rows, 2 * cols]), FP16 [value, 0, index low half, index high half] "
               "([rows, 4 * cols])")
-_MRG_NOTE = ("a row of sort32 structures holding sorted runs of block_len structures: each group of 4 consecutive "
-             "runs merged into one descending run (ties keep the earlier run first)")
+_MRG_NOTE = ("one source: a row of sort32 structures holding sorted runs of block_len (default 32) structures, each "
+             "group of 4 consecutive runs merged into one descending run (ties keep the earlier run first); 2-4 "
+             "sources (TMRGSORT's multi-list form, no block_len): per row, each source row is one descending list, "
+             "and the result row is all of them merged (ties: the earlier source first), as wide as the sources "
+             "together")
 #: elements per 8-byte (value, index) structure, by value dtype
 _STRIDE = {DataType.FP32: 2, DataType.FP16: 4}
 
@@ -303,10 +306,14 @@ def _golden_sort32(a, k):
 
 def _infer_mrgsort(name: str):
     def infer(args, attrs) -> Type:
-        src = args[0].type
+        srcs = [a.type for a in args if a is not None]
+        src = srcs[0]
         stride = _sort_dtype(name, src)
         rows, cols = _static(name, src, "source")
         block = attrs.get("block_len")
+        if len(srcs) > 1:
+            return _result(name, (rows, _merged_cols(name, srcs, stride, rows, block)), src.dtype)
+        block = 32 if block is None else block
         if isinstance(block, bool) or not isinstance(block, int) or block <= 0 or cols % stride \
                 or (cols // stride) % block:
             raise _fail(name, f"block_len={block!r} does not divide the row's {cols // stride} (value, index) "
@@ -316,12 +323,34 @@ def _infer_mrgsort(name: str):
     return infer
 
 
+def _merged_cols(name: str, srcs: list[Any], stride: int, rows: int, block: Any) -> int:
+    """The columns of the multi-source merge's result (the sources' columns added), each source checked."""
+    if block is not None:
+        raise _fail(name, "block_len= applies to the one-source form (runs inside one row)",
+                    "with 2-4 sources each source row is one sorted list: drop block_len")
+    total = 0
+    for k, t in enumerate(srcs):
+        if t.dtype is not srcs[0].dtype:
+            raise _fail(name, f"source {k} is {t.dtype.name}, source 0 {srcs[0].dtype.name}",
+                        "merge lists of one value dtype")
+        r, c = _static(name, t, f"source {k}")
+        if r != rows or c % stride:
+            raise _fail(name, f"source {k} is [{r}, {c}]; every source needs {rows} rows of whole "
+                              f"{stride}-element (value, index) structures",
+                        "pass sort32 / mrgsort results with the same number of rows")
+        total += c
+    return total
+
+
 def _golden_mrgsort(a, k):
-    src = np.asarray(a[0])
+    srcs = [np.asarray(x) for x in a if x is not None]
+    if len(srcs) > 1:
+        return merge_lists(srcs)
+    src = srcs[0]
     stride = 2 if src.dtype == np.float32 else 4
     rows, cols = src.shape
     items = src.reshape(rows, cols // stride, stride)
-    group = 4 * int(k["block_len"])
+    group = 4 * int(k.get("block_len") or 32)
     out = items.copy()
     for start in range(0, cols // stride, group):
         part = items[:, start:start + group]
@@ -330,15 +359,28 @@ def _golden_mrgsort(a, k):
     return out.reshape(rows, cols)
 
 
+def merge_lists(srcs: list[np.ndarray]) -> np.ndarray:
+    """TMRGSORT's multi-list form: per row, the 2-4 descending lists of (value, index) structures merged into one
+    descending list (a stable merge: on equal values the earlier source first, then list order; NaN last)."""
+    stride = 2 if srcs[0].dtype == np.float32 else 4
+    rows = srcs[0].shape[0]
+    items = np.concatenate([s.reshape(rows, -1, stride) for s in srcs], axis=1)
+    order = _descending(items[..., 0])
+    return np.take_along_axis(items, order[..., None], axis=1).reshape(rows, -1)
+
+
 _SORT_PARAMS = (Param("src", T, memory=VEC_ONLY, rank=2, dtypes=FLOAT_ONLY), Param("idx", T, **INDEX))
 register_op(OpDef("tile.sort32", _SORT_PARAMS, _infer_sort32("tile.sort32"), OpKind.OTHER, Unit.VECTOR, _tl.VEC,
                   golden=_golden_sort32, pto="tsort32", cost="vector", extra={"note": _SORT_NOTE}))
 _tn._declare("sort32", (Param("src", V, rank=2), Param("idx", V, rank=2)), _infer_sort32("tensor.sort32"),
              OpKind.OTHER, _golden_sort32, "tile.sort32", note=_SORT_NOTE)
-_MRG_PARAMS = (Param("src", T, memory=VEC_ONLY, rank=2, dtypes=FLOAT_ONLY), Param("block_len", A, 32))
+_SORTED = {"memory": VEC_ONLY, "rank": 2, "dtypes": FLOAT_ONLY}
+_MRG_PARAMS = (Param("src", T, **_SORTED), *(Param(f"src{k}", T, required=False, **_SORTED) for k in (1, 2, 3)),
+               Param("block_len", A, required=False))
 register_op(OpDef("tile.mrgsort", _MRG_PARAMS, _infer_mrgsort("tile.mrgsort"), OpKind.OTHER, Unit.VECTOR, _tl.VEC,
-                  golden=_golden_mrgsort, pto="tmrgsort", cost="vector", extra={"note": _MRG_NOTE}))
-_tn._declare("mrgsort", (Param("src", V, rank=2), Param("block_len", A, 32)), _infer_mrgsort("tensor.mrgsort"),
+                  golden=_golden_mrgsort, pto="tmrgsort", cost="vector", min_args=1, extra={"note": _MRG_NOTE}))
+_tn._declare("mrgsort", (Param("src", V, rank=2), *(Param(f"src{k}", V, rank=2, required=False) for k in (1, 2, 3)),
+                         Param("block_len", A, required=False)), _infer_mrgsort("tensor.mrgsort"),
              OpKind.OTHER, _golden_mrgsort, "tile.mrgsort", note=_MRG_NOTE)
 
 
@@ -804,8 +846,10 @@ _tn._declare("create_l1", (Param("shape", A), Param("dtype", A, DataType.FP32), 
 
 _PAGED_NOTE = ("row i of the result is row block_table[idx // block_size] * block_size + idx % block_size of src "
                "(idx = indices[i]), columns [col_offset, col_offset + size); is_trans=True (Mat only) gives the "
-               "transposed [size, max_indices] buffer (row i as column i); rows past len(indices) up to max_indices "
-               "are not written (uninitialised); an index, block-table entry or pool row outside its tensor faults. "
+               "transposed [size, max_indices] buffer (row i as column i); len(indices) may be a run-time (pl.dynamic) "
+               "count: the loop runs over it, and the rows past it up to max_indices are zero (PyPTO leaves them "
+               "unwritten; tilefold fills the buffer with zeros first: a Vec fill, through a GM workspace into L1); "
+               "an index, block-table entry or pool row outside its tensor, or a count past max_indices, faults. "
                "Lowered by ConvertTensorToTileOps to a loop of scalar reads and tile.gather_row")
 
 

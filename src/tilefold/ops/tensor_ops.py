@@ -141,7 +141,7 @@ _NP_BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.d
               "maximum": np.maximum, "minimum": np.minimum}
 _SCALAR_FORMS = {"adds": "add", "subs": "sub", "muls": "mul", "divs": "div", "maxs": "maximum", "mins": "minimum"}
 _NP_UNARY = {"exp": np.exp, "neg": np.negative, "abs": np.abs, "sqrt": np.sqrt, "log": np.log,
-             "rsqrt": lambda x: 1.0 / np.sqrt(x), "recip": lambda x: 1.0 / x, "relu": lambda x: np.maximum(x, 0)}
+             "rsqrt": lambda x: 1.0 / np.sqrt(x), "relu": lambda x: np.maximum(x, 0)}  # recip: ops/reciprocal.py
 _NP_REDUCE = {"sum": np.sum, "max": np.max, "min": np.min}
 _COMBINE = {"sum": ("tile.add", 0.0), "max": ("tile.maximum", float("-inf")), "min": ("tile.minimum", float("inf"))}
 _EXPAND = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}

@@ -268,6 +268,13 @@ def _golden_load(a, k):
     return win
 
 
+#: ``transpose=`` on load / move: PyPTO's references give no semantics for a transposing DMA of a whole tile (only
+#: gather_row's ZN placement, dev/10), so it is a located NotSupportedError rather than a guess
+_NO_TRANSPOSE = ("a transposing load / move is not modelled: PyPTO's references do not define its layout semantics",
+                 "load or move the tile as it is, then transpose it: pl.transpose(t, 0, 1) (a Vec copy) or "
+                 "pl.tile.transpose_view for a matmul operand (pl.matmul(..., a_trans=True / b_trans=True))")
+
+
 register_op(OpDef(
     "tile.load", (Param("tensor", ParamKind.TENSOR), Param("offsets", TUP), Param("shapes", TUP),
                   # PyPTO's valid_shapes: the region the DMA moves (static or run-time extents, an operand so
@@ -278,7 +285,8 @@ register_op(OpDef(
                   Param("flatten", A, required=False)),
     _infer_load, OpKind.LOAD, Unit.DMA, MemoryRule(MemoryRuleKind.KWARG, MemorySpace.Vec),
     golden=_golden_load, pto="tload", cost="dma",
-    extra={"keyword_aliases": {"valid_shape": "valid_shapes"}},  # PyPTO's tutorials spell it valid_shape=
+    # PyPTO's tutorials spell it valid_shape=; transpose= has no semantics in our references (refused, located)
+    extra={"keyword_aliases": {"valid_shape": "valid_shapes"}, "refused_keywords": {"transpose": _NO_TRANSPOSE}},
 ))
 
 
@@ -503,6 +511,7 @@ register_op(OpDef(
     "tile.move", (Param("tile", T), Param("target_memory", A)),
     _infer_move, OpKind.COPY, Unit.DMA, MemoryRule(MemoryRuleKind.KWARG), not_inplace_safe=True,
     golden=lambda a, k: np.array(a[0], copy=True), pto="tmov", cost="copy",
+    extra={"refused_keywords": {"transpose": _NO_TRANSPOSE}},
 ))
 
 
@@ -854,10 +863,10 @@ def _infer_unary(name):
 
 _UNARY = {
     "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "rsqrt": lambda x: 1.0 / np.sqrt(x), "neg": np.negative,
-    "abs": np.abs, "recip": lambda x: 1.0 / x, "relu": lambda x: np.maximum(x, 0),
-}
+    "abs": np.abs, "relu": lambda x: np.maximum(x, 0),
+}  # recip has two precision variants: ops/reciprocal.py
 _register_vector_family(_UNARY, (Param("tile", T),), _infer_unary, OpKind.UNARY,
-                        lambda fn: lambda a, k: fn(_f32(a[0])), float_only=("exp", "log", "sqrt", "rsqrt", "recip"))
+                        lambda fn: lambda a, k: fn(_f32(a[0])), float_only=("exp", "log", "sqrt", "rsqrt"))
 
 
 def _round_half_away(x: np.ndarray) -> np.ndarray:

@@ -61,7 +61,9 @@ from tilefold.passes.options import parse_options
 Mem = MemorySpace
 
 # operand role (registry parameter name) of a cube op -> the L0 buffer the cube reads it from
-_CUBE_ROLES = {"lhs": Mem.Left, "rhs": Mem.Right, "acc": Mem.Acc, "bias": Mem.Bias}
+#: (MX matmuls: a scale tile lives beside its data tile, ops/mx_ops.py)
+_CUBE_ROLES = {"lhs": Mem.Left, "rhs": Mem.Right, "acc": Mem.Acc, "bias": Mem.Bias, "lhs_scale": Mem.Left,
+               "rhs_scale": Mem.Right}
 
 
 def infer_tile_memory_space(target: Any = None) -> Pass:

@@ -23,7 +23,8 @@ from tilefold.sim.machine import Core, Machine, SimResult, simulate
 from tilefold.sim.memory import Handle, copy_rows, read, write
 
 
-def instruction_cycles(op: str, dtypes, shape, valid_shape=None, target="Ascend910B", *, blocks: int = 1):
+def instruction_cycles(op: str, dtypes, shape, valid_shape=None, target="Ascend910B", *, blocks: int = 1,
+                       variant: str | None = None):
     """The price of one instruction as the simulator charges it (``tilefold.targets.instruction_cycles``),
     ``op`` also a tilefold op name (``"tile.adds"``, ``"adds"``: the registry's PTO instruction)."""
     from tilefold.ops import all_ops
@@ -35,7 +36,7 @@ def instruction_cycles(op: str, dtypes, shape, valid_shape=None, target="Ascend9
         if o is not None and o.pto:
             op = o.pto
             break
-    return price(op, dtypes, shape, valid_shape, target, blocks=blocks)
+    return price(op, dtypes, shape, valid_shape, target, blocks=blocks, variant=variant)
 
 __all__ = [
     "Core", "Deadlock", "DeviceFault", "DeviceHang", "Handle", "IllegalUnit", "Machine", "MissingSync",

@@ -725,12 +725,15 @@ class KernelRun:
                                                 "indices before the instruction") from None
         write(vec, dst, value, "")
         src_dtype = src_dtype or dst.dtype
-        key = (ins.opcode, id(src_dtype), id(dst.dtype), shape_of.rows, shape_of.cols, shape_of.pitch)
+        pick = op.extra.get("cost_variant")  # an implementation variant chosen by an attribute (TRECIP precision)
+        variant = pick(attrs) if pick is not None else None
+        key = (ins.opcode, id(src_dtype), id(dst.dtype), shape_of.rows, shape_of.cols, shape_of.pitch, variant)
         price = self.m.vector_prices.get(key)
         if price is None:
+            extra = (variant,) if variant is not None else ()
             p = self.costs.table.vector(ins.opcode.upper(), dtype_key(src_dtype), dtype_key(dst.dtype),
                                         shape_of.rows, max(shape_of.pitch, shape_of.cols), shape_of.rows,
-                                        shape_of.cols)
+                                        shape_of.cols, *extra)
             price = self.m.vector_prices[key] = (float(p.cycles), ORIGIN_CODE[p.origin])
         self.charge(ins, 0.0, price[0], origin=price[1])
 
@@ -828,18 +831,31 @@ class KernelRun:
         write(mem, dst, tile, "")
         self._dma(ins, Mem.DDR, dst.space, r * c * dst.isz, 1)
 
+    def _cube_roles(self, op: Any, ins: TMatmul, ops: list[Handle]) -> tuple[Handle, Handle, Handle | None,
+                                                                             list[Handle]]:
+        """(lhs, rhs, bias, scales) of a cube instruction's operands (the accumulator taken out): ``lhs, rhs
+        [, bias]``, or an MX matmul's ``lhs, lhs_scale, rhs, rhs_scale [, bias]`` (ops/mx_ops.py)."""
+        if not op.extra.get("mx"):
+            return ops[0], ops[1], (ops[2] if len(ops) > 2 else None), []
+        if not self.target.cube_mx:
+            raise UnsupportedDataPath(f"{op.name}: {self.target.name} has no MX block-scale cube",
+                                      instruction=ins.text(), hint="MX matmuls run on Ascend950 only")
+        return ops[0], ops[2], (ops[4] if len(ops) > 4 else None), [ops[1], ops[3]]
+
     def x_TMatmul(self, ins: TMatmul) -> None:
         op = self.m.op(ins.op)
         hs = [self.h(s) for s in ins.srcs]
         reuse = op.output_reuses_input
         ops = list(hs)
         acc = ops.pop(reuse) if reuse is not None else None
-        lhs, rhs = ops[0], ops[1]
-        bias = ops[2] if len(ops) > 2 else None
+        lhs, rhs, bias, scales = self._cube_roles(op, ins, ops)
         dst = self.h(ins.dst)
-        for h in (dst, lhs, rhs):
+        for h in (dst, lhs, rhs, *scales):
             self._mem(h, ins)  # unit isolation first: an AIV kernel cannot reach the cube memories
-        for h, want in ((lhs, Mem.Left), (rhs, Mem.Right)):
+        roles = [(lhs, Mem.Left), (rhs, Mem.Right)]
+        if scales:  # an MX matmul's scales live beside their data tiles
+            roles += [(scales[0], Mem.Left), (scales[1], Mem.Right)]
+        for h, want in roles:
             if h.space is not want:
                 raise UnsupportedDataPath(
                     f"cube operand in {h.space.name}; the cube reads its {'lhs' if want is Mem.Left else 'rhs'} "
@@ -858,6 +874,9 @@ class KernelRun:
         a = read(self._mem(lhs, ins), lhs, "")
         b = read(self._mem(rhs, ins), rhs, "")
         args = [a, b]
+        if scales:
+            args = [a, read(self._mem(scales[0], ins), scales[0], ""), b,
+                    read(self._mem(scales[1], ins), scales[1], "")]
         fresh = ins.init is not None and bool(self.ev(ins.init))  # the MMAD init flag: acc not read
         if acc is not None:
             args.insert(reuse, np.zeros((m, n), np.float32) if fresh else read(acc_mem, mad, ""))

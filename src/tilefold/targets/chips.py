@@ -103,6 +103,7 @@ class Target:
     clock_ghz: float = 1.8  # AI core clock: cycles per nanosecond
     gm_bytes_per_cycle: float = 889.0  # chip GM (HBM) bandwidth shared by all cores, bytes per core cycle
     launch_overhead_cycles: int = 0  # fixed cost of one kernel launch before the first block starts
+    cube_mx: bool = False  # the cube runs MX block-scale matmuls (FP8E4M3FN data, E8M0 scales): Ascend950 only
 
     def cycles_to_us(self, cycles: float) -> float:
         return cycles / (self.clock_ghz * 1000.0)
@@ -181,6 +182,7 @@ ASCEND_950 = replace(
     clock_ghz=1.8,
     gm_bytes_per_cycle=1.6e12 / 1.8e9,
     launch_overhead_cycles=LAUNCH_OVERHEAD["Ascend950"],
+    cube_mx=True,  # PyPTO's language/00-types: the MX matmul path is Ascend950's
 )
 
 # Which on-chip memories a kernel of each function type can reach (GM is always reachable). An AIV kernel
@@ -244,7 +246,7 @@ def get_target(name: str | Target | None = None) -> Target:
 
 
 def instruction_cycles(op: str, dtypes, shape, valid_shape=None, target: str | Target | None = "Ascend910B", *,
-                       blocks: int = 1) -> Price:
+                       blocks: int = 1, variant: str | None = None) -> Price:
     """The price of one PTO instruction on ``target``, as the simulator charges it.
 
     ``op``: a PTO mnemonic (``"TADDS"``) or its lower-case form (``tilefold.sim.instruction_cycles`` also takes a
@@ -252,8 +254,10 @@ def instruction_cycles(op: str, dtypes, shape, valid_shape=None, target: str | T
     ``shape``: the tile's ``(rows, cols)``; for ``TMATMUL`` ``(m, k, n)``. ``valid_shape``: the valid
     ``(rows, cols)`` (default: the whole tile; valid cols below cols make the tile strided). ``TLOAD`` /
     ``TSTORE`` / ``TMOV`` are the GM -> UB, UB -> GM and UB -> UB transfers of the valid region, ``blocks`` its
-    contiguous blocks (1 for a 2-D window). Returns a ``Price`` (cycles, pipe, origin, the rule used)."""
-    return price_instruction(get_target(target).costs.table, op, dtypes, shape, valid_shape, blocks=blocks)
+    contiguous blocks (1 for a 2-D window). ``variant``: an implementation variant (``"high_precision"`` of
+    TRECIP). Returns a ``Price`` (cycles, pipe, origin, the rule used)."""
+    return price_instruction(get_target(target).costs.table, op, dtypes, shape, valid_shape, blocks=blocks,
+                             variant=variant)
 
 
 def list_targets() -> list[str]:

@@ -54,10 +54,11 @@ _DTYPE_ALIASES = {
     "fp8e4m3": "fp8_e4m3", "fp8_e4m3": "fp8_e4m3", "float8_e4m3fn": "fp8_e4m3",
     "fp8e5m2": "fp8_e5m2", "fp8_e5m2": "fp8_e5m2", "float8_e5m2": "fp8_e5m2",
     "hif8": "hif8", "fp4_e1m2": "fp4_e1m2", "fp4_e2m1": "fp4_e2m1", "int4": "int8",
+    "fp4": "fp4_e2m1", "float4_e2m1fn": "fp4_e2m1", "fp8e8m0": "fp8_e8m0", "float8_e8m0fnu": "fp8_e8m0",
 }
 _ITEMSIZE = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4,
              "uint32": 4, "int64": 8, "uint64": 8, "fp64": 8, "fp8_e4m3": 1, "fp8_e5m2": 1, "hif8": 1,
-             "fp4_e1m2": 1, "fp4_e2m1": 1}
+             "fp4_e1m2": 1, "fp4_e2m1": 1, "fp8_e8m0": 1}
 
 
 def dtype_key(dtype) -> str:
@@ -184,8 +185,11 @@ class A2A3Table(_Table):
             fit = replace(fit, startup_tail=0.0, startup_narrow=0.0, tail_per_row=0.0)
         return Price(max(1, round(fit.cycles(rows, cols, eb))), "VECTOR", origin, f"{what}: {fit.describe()}")
 
-    def vector(self, op: str, src: str, dst: str, rows: int, cols: int, valid_rows: int, valid_cols: int) -> Price:
+    def vector(self, op: str, src: str, dst: str, rows: int, cols: int, valid_rows: int, valid_cols: int,
+               variant: str | None = None) -> Price:
         dtype = src if _ITEMSIZE[src] >= _ITEMSIZE[dst] else dst  # repeats of the wider side
+        if variant is not None:
+            return self._variant_price(op, variant, src, dst, rows, cols, valid_rows, valid_cols)
         if op in self.measured_ops():
             return self.family(op, dtype, valid_rows, valid_cols)
         rule = self.module.EXTRAPOLATED_OPS.get(op)
@@ -196,6 +200,25 @@ class A2A3Table(_Table):
         price = sum((self.family(f, dtype, valid_rows, valid_cols) for f in fams[1:]),
                     self.family(fams[0], dtype, valid_rows, valid_cols))
         return Price(price.cycles, "VECTOR", "extrapolated", f"{op}: {why} ({price.rule})")
+
+    def _variant_price(self, op: str, variant: str, src: str, dst: str, rows: int, cols: int, valid_rows: int,
+                       valid_cols: int) -> Price:
+        """An implementation variant the A2/A3 table does not measure (``VARIANT_RULES``): the default price's work
+        above its start-up scaled by the stated per-dtype ratio; the start-up stays."""
+        rule = self.module.VARIANT_RULES.get((op, variant))
+        if rule is None:
+            raise NotSupportedError(f"{op} has no A2/A3 cost rule for its {variant} variant",
+                                    hint="add it to VARIANT_RULES in tilefold/targets/costs_a2a3.py")
+        base_family, ratios, why = rule
+        dtype = src if _ITEMSIZE[src] >= _ITEMSIZE[dst] else dst
+        base = self.vector(op, src, dst, rows, cols, valid_rows, valid_cols)
+        dt = dtype if (base_family, dtype) in self.families else self.module.DTYPE_BY_ITEMSIZE.get(_ITEMSIZE[dtype],
+                                                                                                  "fp32")
+        startup = self.families[(base_family, dt)].startup
+        ratio = ratios.get(dt, ratios["fp32"])
+        cycles = max(1, round(startup + ratio * (base.cycles - startup)))
+        return Price(cycles, "VECTOR", "extrapolated",
+                     f"{op} {variant}: {why}: {startup:.1f} + {ratio:.2f} x ({base.rule} - {startup:.1f})")
 
 
 _A5_VARIANT_ORDER = ("NO_POST_UPDATE", "DEFAULT", "POST_UPDATE")
@@ -222,15 +245,20 @@ class A5Table(_Table):
     def measured_ops(self) -> set[str]:
         return {k[0] for k in self.entries}
 
-    def _variant(self, key, loops: int):
+    def _variant(self, key, loops: int, prefer: str | None = None):
         """The implementation variant tilefold's instruction is: no post-update first; TRECIP's default (not
-        high precision); TSEL b32 by the parity of the repeat count."""
+        high precision) unless ``prefer`` names the ``op_params`` of another; TSEL b32 by the parity of the repeat
+        count."""
         cands = self.entries.get(key)
         if not cands:
             return None
+        if prefer is not None:
+            cands = [c for c in cands if c[1] == prefer]
+            if not cands:
+                raise NotSupportedError(f"A5 cost table: no {prefer} variant of {key[0]}")
         def rank(c):
             vf, params, _, _ = c
-            pref = 0 if params in ("", "default", "CAST_RINT_SAT_ON_normal", "TSel_b16_8", "TSel_b32") else 1
+            pref = 0 if params in ("", "default", "CAST_RINT_SAT_ON_normal", "TSel_b16_8", "TSel_b32", prefer) else 1
             if params in ("TSel_b32_even", "TSel_b32_odd"):
                 pref = 0 if params.endswith("even" if loops % 2 == 0 else "odd") else 1
             return (pref, _A5_VARIANT_ORDER.index(vf) if vf in _A5_VARIANT_ORDER else 9)
@@ -250,7 +278,7 @@ class A5Table(_Table):
         raise NotSupportedError(f"A5 cost table: no {op} entry near {src} -> {dst}")
 
     def family(self, op: str, src: str, dst: str, rows: int, cols: int, valid_rows: int,
-               valid_cols: int) -> Price:
+               valid_cols: int, variant: str | None = None) -> Price:
         if op.startswith("a2a3:"):
             return self._from_a2a3(op[5:], src if _ITEMSIZE[src] >= _ITEMSIZE[dst] else dst, valid_rows, valid_cols)
         s, d, exact_dtypes = self._dtypes_for(op, src, dst)
@@ -262,14 +290,14 @@ class A5Table(_Table):
         inner = math.ceil(valid_cols * eb / 256)
         if contiguous:
             tail = "full" if (valid_rows * valid_cols * eb) % 256 == 0 else "tail"
-            ent = self._variant((op, s, d, "1D", tail), loops)
+            ent = self._variant((op, s, d, "1D", tail), loops, variant)
             if ent is not None:
                 p0, p1 = ent[3][0], ent[3][1]
                 cyc = p0 * loops + p1
                 rule = f"{op} {s}->{d} 1D {ent[0]}: {p0:g}*{loops}+{p1:g}"
                 origin = "measured" if exact_dtypes else "extrapolated"
                 if p0 < 0:  # fitted over small sizes only: never below the same work as one 2-D row
-                    two = self._variant((op, s, d, "2D", tail), loops)
+                    two = self._variant((op, s, d, "2D", tail), loops, variant)
                     if two is not None:
                         alt = (two[3][0] * loops + two[3][1]) + two[3][2]
                         if alt > cyc:
@@ -277,7 +305,7 @@ class A5Table(_Table):
                             rule += f"; negative slope: 2-D over one row {alt:.0f}"
                 return Price(max(1, round(cyc)), "VECTOR", origin, rule)
         tail = "full" if (valid_cols * eb) % 256 == 0 else "tail"
-        ent = self._variant((op, s, d, "2D", tail), inner)
+        ent = self._variant((op, s, d, "2D", tail), inner, variant)
         if ent is None:
             raise NotSupportedError(f"A5 cost table: no 2-D entry for {op} {s}->{d}")
         p0, p1, p2 = ent[3][:3]
@@ -309,9 +337,12 @@ class A5Table(_Table):
                      f"A5 start-up {start:.1f} + {per_row:.2f} per row (A5's VF loop) + {scale:.3f} x A2/A3 work "
                      f"({work.rule}, start-up 0)")
 
-    def vector(self, op: str, src: str, dst: str, rows: int, cols: int, valid_rows: int, valid_cols: int) -> Price:
+    def vector(self, op: str, src: str, dst: str, rows: int, cols: int, valid_rows: int, valid_cols: int,
+               variant: str | None = None) -> Price:
         if op in self.measured_ops():
-            return self.family(op, src, dst, rows, cols, valid_rows, valid_cols)
+            return self.family(op, src, dst, rows, cols, valid_rows, valid_cols, variant)
+        if variant is not None:
+            raise NotSupportedError(f"{op} has no measured {variant} variant on A5")
         rule = self.module.EXTRAPOLATED_OPS.get(op)
         if rule is None:
             raise NotSupportedError(f"{op} has no A5 cost entry or extrapolation rule",
@@ -358,7 +389,8 @@ def _extents(name: str, shape, what: str, ranks: tuple[int, ...], least: int) ->
     return tuple(int(e) for e in shape)
 
 
-def price_instruction(tab: _Table, op: str, dtypes, shape, valid_shape=None, *, blocks: int = 1) -> Price:
+def price_instruction(tab: _Table, op: str, dtypes, shape, valid_shape=None, *, blocks: int = 1,
+                      variant: str | None = None) -> Price:
     """The price of one PTO instruction from cost table ``tab`` (``tilefold.targets.instruction_cycles`` documents
     the arguments)."""
     if not isinstance(op, str) or not op:
@@ -386,7 +418,8 @@ def price_instruction(tab: _Table, op: str, dtypes, shape, valid_shape=None, *, 
     if name in ("TLOAD", "TSTORE", "TMOV"):
         s, d = {"TLOAD": ("DDR", "Vec"), "TSTORE": ("Vec", "DDR"), "TMOV": ("Vec", "Vec")}[name]
         return tab.transfer(s, d, vr * vc * _ITEMSIZE[src], blocks)
-    return tab.vector(name, src, dst, rows, cols, vr, vc)
+    return tab.vector(name, src, dst, rows, cols, vr, vc, variant) if variant is not None \
+        else tab.vector(name, src, dst, rows, cols, vr, vc)
 
 
 __all__ = ["A2A3Table", "A5Table", "FamilyFit", "ORIGINS", "Price", "dtype_key",

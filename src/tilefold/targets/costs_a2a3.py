@@ -329,7 +329,7 @@ EXTRAPOLATED_OPS: dict[str, tuple[tuple[str, ...], str]] = {
     "TCOLEXPANDEXPDIF": (("TSUB", "TEXP"), "column broadcast, subtract, exp: TSUB + TEXP"),
     # the index / generator ops of issue 19 (no profiling of any of them: each priced by what it does)
     **{op: (("TADDS",), "one pass writing the result, priced like TADDS") for op in (
-        "TCI", "TEXPANDCLONE", "TFILLPADEXPAND")},
+        "TCI", "TEXPANDCLONE", "TFILLPADEXPAND", "TTRI")},
     "TRANDOM": (("TMUL", "TMUL", "TMUL", "TADDS", "TADDS", "TADDS", "TADDS"),
                 "the splitmix64 hash of a counter per element: 3 multiplies (TMUL) + 4 add / xor-shift passes (TADDS)"),
     "TSORT32": (("TSUB",) * 15 + ("TMUL",) * 15,
@@ -349,6 +349,15 @@ EXTRAPOLATED_OPS: dict[str, tuple[tuple[str, ...], str]] = {
                         "TADDS", "TADDS", "TROWEXPAND", "TADDS", "TADDS", "TMUL"),
                        "PyPTO's lowering of a whole-row update (ConvertTensorToTileOps page): tci, texpands, "
                        "tcolexpand, tmuls, trowexpandadd, texpands, tscatter, texpands x2, tscatter, tcmps, tsel"),
+}
+
+#: (op, implementation variant) -> (the measured family whose start-up the variant keeps, per-dtype ratio of its
+#: work to the default's, why). TRECIP high_precision: no A2/A3 profiling; the ratio is A5's measured per-repeat
+#: cost of the high-precision TRECIP to the default (costs_a5 MEASURED_CSV, 1-D rows: FP32 345.21788 / 1.9081456,
+#: FP16 168.14754 / 3.5491803), applied to A2/A3's default TRECIP (priced like TDIVS) above TDIVS's start-up
+VARIANT_RULES: dict[tuple[str, str], tuple[str, dict[str, float], str]] = {
+    ("TRECIP", "high_precision"): ("TDIVS", {"fp32": 345.21788 / 1.9081456, "fp16": 168.14754 / 3.5491803},
+                                   "A5's measured high-precision / default per-repeat ratio on A2/A3's default"),
 }
 
 #: dtype of the table a dtype it does not list is priced with (same element size; the repeat count uses the

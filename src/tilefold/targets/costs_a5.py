@@ -308,7 +308,7 @@ EXTRAPOLATED_OPS: dict[str, tuple[tuple[str, ...], str]] = {
     "TCOLEXPANDEXPDIF": (("TSUB", "TEXP"), "column broadcast, subtract, exp: TSUB + TEXP"),
     # the index / generator ops of issue 19 (no profiling: the same rules as A2/A3, in A5's families)
     **{op: (("TMINS",), "one pass writing the result, priced like TMINS") for op in (
-        "TCI", "TEXPANDCLONE", "TFILLPADEXPAND")},
+        "TCI", "TEXPANDCLONE", "TFILLPADEXPAND", "TTRI")},
     "TRANDOM": (("TMUL", "TMUL", "TMUL", "TMINS", "TMINS", "TMINS", "TMINS"),
                 "the splitmix64 hash of a counter per element: 3 multiplies (TMUL) + 4 add / xor-shift passes (TMINS)"),
     "TSORT32": (("TSUB",) * 15 + ("TSEL",) * 15,

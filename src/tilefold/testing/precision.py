@@ -36,6 +36,8 @@ _TOLERANCES: dict[DataType, tuple[float, float]] = {
     DataType.BF16: (8e-3, 8e-3),
     DataType.FP8E4M3: (6.25e-2, 6.25e-2),
     DataType.FP8E5M2: (1.25e-1, 1.25e-1),
+    DataType.FP8E8M0: (5e-1, 5e-1),  # powers of two: a rounding may halve or double
+    DataType.FP4: (2.5e-1, 2.5e-1),  # E2M1: one mantissa bit
 }
 
 

@@ -1393,6 +1393,20 @@ def _walk_assigns(stmt: Stmt) -> list[AssignStmt]:
     return found
 
 
+def _through_gm(tile: Var, shape: tuple[int, ...], space: MemorySpace, name: str, span: Span,
+                out: list[Stmt]) -> Var:
+    """``tile`` (Vec) stored into a kernel-private GM workspace and loaded into ``space`` (the only way into L1)."""
+    zeros = _tup([_idx(0) for _ in shape])
+    ws_call = make_call("tensor.create", [], {"shape": tuple(shape), "dtype": tile.type.dtype}, span=span)
+    ws = Var(f"{name}_zero_gm", ws_call.type, span)
+    st = make_call("tile.store", [tile, zeros, ws], span=span)
+    stored = Var(f"{name}_zero_stored", st.type, span)
+    ld = make_call("tile.load", [stored, zeros, _tup([_idx(d) for d in shape])], {"target_memory": space}, span=span)
+    loaded = Var(f"{name}_buf", ld.type, span)
+    out += [AssignStmt(ws, ws_call, span=span), AssignStmt(stored, st, span=span), AssignStmt(loaded, ld, span=span)]
+    return loaded
+
+
 def _paged_gather_loop(s: AssignStmt, args: list[Expr], out: list[Stmt]) -> Var:
     """``tensor.paged_gather`` as PyPTO's ConvertTensorToTileOps page lowers it: an on-chip buffer of
     ``max_indices`` rows, filled by a loop over the indices of scalar GM reads (the index, its block-table entry)
@@ -1403,11 +1417,20 @@ def _paged_gather_loop(s: AssignStmt, args: list[Expr], out: list[Stmt]) -> Var:
     k = dict(call.kwargs)
     bs, col, trans = int(k["block_size"]), int(k.get("col_offset") or 0), bool(k.get("is_trans"))
     res = call.type.static_shape
-    size = res[0] if trans else res[1]
-    acc0 = make_call("tile.create", [], {"shape": res, "dtype": call.type.dtype,
-                                         "target_memory": k.get("target_memory") or MemorySpace.Mat}, span=span)
-    init = Var(f"{s.var.name}_buf", acc0.type, span)
-    out.append(AssignStmt(init, acc0, span=span))
+    size, capacity = (res[0], res[1]) if trans else (res[1], res[0])
+    space, name = k.get("target_memory") or MemorySpace.Mat, s.var.name
+    count = indices.type.shape[0]
+    if isinstance(count, ConstInt) and count.value == capacity:  # every row is gathered: no fill
+        first = make_call("tile.create", [], {"shape": res, "dtype": call.type.dtype, "target_memory": space},
+                          span=span)
+        init = Var(f"{name}_buf", first.type, span)
+    else:  # a run-time (or smaller) count: the rows past it are zero, as golden has them (a Vec fill)
+        first = make_call("tile.full", [], {"shape": res, "dtype": call.type.dtype, "value": 0.0}, span=span)
+        init = Var(f"{name}_zero" if space is not MemorySpace.Vec else f"{name}_buf", first.type, span)
+    out.append(AssignStmt(init, first, span=span))
+    if init.type.memory_space is not space:  # L1 is filled from GM only: the zeros go through a workspace
+        init = _through_gm(init, res, space, name, span, out)
+    acc0 = init
     i = Var(f"{s.var.name}_i", ScalarType(DataType.INDEX), span)
     acc = IterArg(f"{s.var.name}_acc", acc0.type, span, init=init)
     idx = Var(f"{s.var.name}_idx", ScalarType(indices.type.dtype), span)
