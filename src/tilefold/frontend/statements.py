@@ -12,6 +12,7 @@ from typing import Any
 from tilefold.frontend.annotations import _describe, _same_type_shape
 from tilefold.frontend.escaping import FutureUses, outer_tensor, trip_count, unread_init
 from tilefold.frontend.parse_base import _INDEX, _INDEX_T
+from tilefold.frontend.split_aiv import is_split_aiv_loop, parse_split_aiv
 from tilefold.ir.expr import (
     ConstInt,
     Expr,
@@ -796,6 +797,9 @@ class StatementsMixin:
             raise self.error(s.orelse[0], "for ... else is not supported",
                              hint="move the else block after the loop")
         it = s.iter
+        if is_split_aiv_loop(self, s):  # a mixed kernel's AIV-lane region (frontend/split_aiv.py)
+            parse_split_aiv(self, s, out)
+            return
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and self._is_pl(it.func.value)
                 and (it.func.attr in _LOOP_KINDS or it.func.attr == "while_")):
             raise self.error(it, "a kernel loop must iterate over pl.range / pl.pipeline / pl.parallel / "

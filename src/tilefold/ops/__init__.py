@@ -6,6 +6,7 @@ from tilefold.ops import tile_ops  # noqa: F401  # isort: skip
 from tilefold.ops import tensor_ops  # noqa: F401  # isort: skip
 from tilefold.ops import catalog_ops  # noqa: F401  # isort: skip
 from tilefold.ops import index_ops  # noqa: F401  # isort: skip
+from tilefold.ops import cross_core_ops  # noqa: F401  # isort: skip
 from tilefold.ops.custom.structured import StructuredView, custom_segments
 from tilefold.ops.registry import (
     MemoryRule,
