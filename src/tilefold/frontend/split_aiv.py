@@ -23,9 +23,10 @@ import ast
 from typing import Any
 
 from tilefold.ir.expr import ConstInt, IterArg, Var
-from tilefold.ir.stmt import ForKind, ForStmt, SeqStmts, Stmt, YieldStmt
-from tilefold.ir.types import DataType, ScalarType, TensorType
+from tilefold.ir.stmt import AssignStmt, ForKind, ForStmt, SeqStmts, Stmt, YieldStmt
+from tilefold.ir.types import DataType, MemorySpace, ScalarType, TensorType, TileType
 from tilefold.ops.cross_core_ops import LANES, SPLIT_AIV_ATTR, SPLIT_OF_MODE
+from tilefold.ops.registry import make_call
 
 _INDEX = ScalarType(DataType.INDEX)
 _MODE_HINT = "for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.NONE):  (or UP_DOWN / LEFT_RIGHT)"
@@ -121,12 +122,41 @@ def parse_split_aiv(p: Any, s: ast.For, out: list[Stmt]) -> None:
         p._define(name, rv, s)
     if values:
         body = [*body, YieldStmt(tuple(values), span=p.span(s))]
-    body, return_vars = p._promote_escaping(s, escaping, body, iter_args, return_vars, {loop_var}, LANES, out,
-                                            "pl.split_aiv region")
+    body, return_vars = _promote_gathers(p, s, escaping, body, iter_args, return_vars, out)
     out.append(ForStmt(loop_var, ConstInt(0, DataType.INDEX), ConstInt(LANES, DataType.INDEX),
                        ConstInt(1, DataType.INDEX), tuple(iter_args),
                        SeqStmts(tuple(body)), tuple(return_vars), ForKind.Sequential,
                        ((SPLIT_AIV_ATTR, split),), span=p.span(s)))
+
+
+def _promote_gathers(p: Any, s: ast.For, escaping: list[tuple[str, Var]], body: list[Stmt], iter_args: list[IterArg],
+                     return_vars: list[Var], out: list[Stmt]) -> tuple[list[Stmt], list[Var]]:
+    """One more iter arg and return var per name first bound in the region and read after it (a gathered tile,
+    checked by ``passes/split_aiv_regions.py``): its initial value is a Mat tile nothing reads (``tile.create``, no
+    instruction), where the cube's pop lands; the body yields the name's last value."""
+    extra_values = []
+    for name, var in escaping:
+        shape = getattr(var.type, "static_shape", None)
+        if not isinstance(var.type, (TileType, TensorType)) or shape is None:
+            raise p.error(s, f"{name!r} is first defined inside this pl.split_aiv region (line {var.span.line}) and "
+                             "used after it, but each lane has its own value of it",
+                          hint="only pl.aic_gather results (and tensors written through) leave a region")
+        init = make_call("tile.create", [], {"shape": tuple(shape), "dtype": var.type.dtype,
+                                             "target_memory": MemorySpace.Mat}, span=var.span)
+        init_var = Var(f"{name}_dst", init.type, var.span)
+        out.append(AssignStmt(init_var, init, span=var.span))
+        iter_args.append(IterArg(f"{name}_iter", init.type, var.span, init_var))
+        extra_values.append(var)
+        rv = Var(name, init.type if isinstance(var.type, TileType) else var.type, p.span(s))
+        return_vars = [*return_vars, rv]
+        p._define(name, rv, s)
+    if extra_values:
+        if body and isinstance(body[-1], YieldStmt):
+            last = body[-1]
+            body = [*body[:-1], YieldStmt((*last.values, *extra_values), span=last.span)]
+        else:
+            body = [*body, YieldStmt(tuple(extra_values), span=p.span(s))]
+    return body, return_vars
 
 
 def boundary_call(p: Any, node: ast.Call, opname: str) -> ast.Call:

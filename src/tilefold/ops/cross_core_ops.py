@@ -25,7 +25,7 @@ import numpy as np
 from tilefold.errors import TypeInferenceError
 from tilefold.ir.expr import Expr
 from tilefold.ir.shapes import make_shape
-from tilefold.ir.types import MemorySpace, TileType, Type
+from tilefold.ir.types import MemorySpace, TensorType, TileType, Type
 from tilefold.ops.registry import MemoryRule, MemoryRuleKind, OpDef, OpKind, Param, ParamKind, Unit, register_op
 
 SPLIT_NONE, SPLIT_UP_DOWN, SPLIT_LEFT_RIGHT = 0, 1, 2
@@ -34,7 +34,7 @@ SPLIT_OF_MODE = {"NONE": SPLIT_NONE, "UP_DOWN": SPLIT_UP_DOWN, "LEFT_RIGHT": SPL
 MODE_OF_SPLIT = {v: k for k, v in SPLIT_OF_MODE.items()}
 LANES = 2  # AIV sub-blocks of one cluster (DESIGN: 1 AIC + 2 AIV)
 
-BOUNDARY_OPS = ("tile.aiv_shard", "tile.aic_gather")
+BOUNDARY_OPS = ("tile.aiv_shard", "tile.aic_gather", "tensor.aiv_shard", "tensor.aic_gather")
 #: the ``ForStmt`` attribute that makes a loop over ``range(0, 2)`` a pl.split_aiv region (value: its split)
 SPLIT_AIV_ATTR = "split_aiv"
 
@@ -152,6 +152,36 @@ register_op(OpDef(
     not_inplace_safe=True, golden=None, pto="tpush_to_aic", cost="cross_core",
     extra={"direction": "v2c", "lane_dependent": True},
 ))
+
+
+
+def _tensor_form(tile_infer):
+    """The tensor-level form's type: the tile op's shape on a tensor (``@pl.jit`` kernels, lowered 1:1 by
+    ConvertTensorToTileOps, PyPTO's dev/10 "AIV-split boundary lowering")."""
+
+    def infer(args: Sequence[Expr], attrs: dict[str, Any]) -> Type:
+        src = args[0].type
+        if isinstance(src, TileType):
+            return tile_infer(args, attrs)
+        probe = TileType(src.shape, src.dtype, MemorySpace.Acc)
+        shape = tile_infer([_Typed(probe)], attrs).shape
+        return TensorType(shape, src.dtype)
+
+    return infer
+
+
+class _Typed:
+    def __init__(self, t: Type) -> None:
+        self.type = t
+
+
+for _name, _infer, _dir in (("aiv_shard", _infer_shard, "c2v"), ("aic_gather", _infer_gather, "v2c")):
+    register_op(OpDef(
+        f"tensor.{_name}", (Param("tensor", ParamKind.TILE_OR_TENSOR, rank=2), Param("split", _A, default=SPLIT_NONE,
+                                                                                       required=False)),
+        _tensor_form(_infer), OpKind.CROSS_CORE, Unit.NONE, MemoryRule(MemoryRuleKind.NONE), golden=None,
+        cost="none", extra={"tile_op": f"tile.{_name}", "direction": _dir, "lane_dependent": True},
+    ))
 
 
 __all__ = ["BOUNDARY_OPS", "LANES", "SPLIT_AIV_ATTR", "region_split", "MODE_OF_SPLIT", "SPLIT_LEFT_RIGHT", "SPLIT_NONE", "SPLIT_OF_MODE",

@@ -157,8 +157,13 @@ class _Checker:
         for i, arg in enumerate(getattr(e, "args", ()) if op is not None else ()):
             if isinstance(arg, Var):
                 self.use(arg, region, reader, s, e, shard=op is not None and op.name == "tile.aiv_shard" and i == 0)
-            else:
-                self.uses(arg, region, reader, s)
+                continue
+            inner = op_of(arg)
+            if inner is not None and inner.kind is OpKind.CROSS_CORE:
+                raise TilefoldError(f"pl.{inner.name.split('.')[1]} belongs at the top level of a pl.split_aiv "
+                                    "region, bound to a name", span=_span(arg) or _span(s),
+                                    hint=f"write `h = pl.{inner.name.split('.')[1]}(x)` as its own statement")
+            self.uses(arg, region, reader, s)
         if op is None:
             for v in collect_uses(e):
                 self.use(v, region, reader, s, e, shard=False)
