@@ -38,13 +38,14 @@ class UndefinedResult(DeviceFault):
 
 
 class _Entry:
-    __slots__ = ("value", "trace", "record", "freed")
+    __slots__ = ("value", "trace", "record", "freed", "popped")
 
     def __init__(self, value: np.ndarray, trace: UnitTrace, record: int) -> None:
         self.value = value
         self.trace = trace
         self.record = record
         self.freed: tuple[UnitTrace, int] | None = None
+        self.popped = False
 
 
 class PipeState:
@@ -62,8 +63,9 @@ class PipeState:
         if len(hist) >= slots:
             reused = hist[len(hist) - slots]
             if reused.freed is None:
+                why = "was popped but never freed" if reused.popped else "holds a tile that was never popped"
                 raise Deadlock(f"{ins.text()}: all {slots} slots of pipe {key[1]} are taken and the one this push "
-                               "needs was popped but never freed: the producer would wait forever",
+                               f"needs {why}: the producer would wait forever",
                                instruction=ins.text(), hint="match every pop with a tfree (pl.tfree_to_aic / "
                                                             "pl.tfree_to_aiv) once the popped tile is consumed")
             run.trace.cross.setdefault(record, []).append(reused.freed)
@@ -78,6 +80,7 @@ class PipeState:
                            "wait forever", instruction=ins.text(),
                            hint="every pop needs a matching push from the peer core, in the same order")
         entry = q.popleft()
+        entry.popped = True
         self.popped.setdefault(key, deque()).append(entry)
         return entry
 
@@ -137,7 +140,7 @@ def x_LaneRegion(run: Any, ins: LaneRegion) -> None:
         try:
             child.run(ins.body)
         except DeviceFault as f:
-            raise f.with_unit(f"AIV lane {lane} of a pl.split_aiv region") from None
+            raise f.with_unit(f"{trace.name} (AIV lane {lane} of a pl.split_aiv region)") from None
     run.scalar(ins, run.costs.scalar_op)
 
 
@@ -168,6 +171,7 @@ def x_TPush(run: Any, ins: TPush) -> None:
 
 def x_TPop(run: Any, ins: TPop) -> None:
     dst = run.h(ins.dst)
+    mem = run._mem(dst, ins)  # a lane reaches only Vec and GM (IllegalUnit otherwise)
     st = _state(run)
     if ins.direction == C2V:
         entries = [st.pop((run.block_idx, ins.pipe_id, C2V, _lane(run)), ins)]
@@ -188,7 +192,7 @@ def x_TPop(run: Any, ins: TPop) -> None:
         raise DeviceFault(f"{ins.text()}: the slot holds a {list(value.shape)} tile, the destination is "
                           f"[{dst.rows}, {dst.cols}]", instruction=ins.text(),
                           hint="push and pop tiles of the same shape (a split halves it on the vector side)")
-    write(run._mem(dst, ins), dst, value, ins.text())
+    write(mem, dst, value, ins.text())
     _, leg = transfer_legs(run.target, ins.peer_space, dst.space)
     _charge_leg(run, ins, leg, dst.nbytes)
     record = len(run.trace) - 1

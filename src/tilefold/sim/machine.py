@@ -1117,7 +1117,7 @@ class Machine:
                 try:
                     run.run(kernel.body)
                 except DeviceFault as f:
-                    raise f.with_unit(f"{unit} (block {b}, kernel @{kernel.name})") from None
+                    raise f.with_unit(f"{f.unit or unit} (block {b}, kernel @{kernel.name})") from None
         finish_launch(self, kernel)
         if self.races is not None:
             self.races, races = None, self.races
