@@ -19,6 +19,7 @@ import numpy as np
 from tilefold.errors import TilefoldError
 from tilefold.ir.expr import Call, Var
 from tilefold.ir.stmt import ForStmt, final_yield
+from tilefold.ops import op_of
 from tilefold.ops.cross_core_ops import LANES, MODE_OF_SPLIT, join_lanes, lanes_disagree, shard_value
 
 
@@ -38,7 +39,7 @@ def boundary_value(interp: Any, call: Call, value: np.ndarray, inst: Any) -> np.
     if lane is None or gathers is None:
         raise TilefoldError(f"{call.op_name} outside a pl.split_aiv region", span=call.span,
                             hint="call it inside `for aiv_id in pl.split_aiv(2, mode=...)`")
-    if call.op_name == "tile.aiv_shard":
+    if op_of(call).extra.get("direction") == "c2v":  # pl.aiv_shard (tile or tensor form)
         return shard_value(np.asarray(value), split, lane)
     g = gathers.setdefault(id(call), _LaneGather(call))
     g.parts[lane] = np.array(value, copy=True)
