@@ -20,7 +20,7 @@ def gather(q: pl.Tensor[[64, 64], pl.FP16], k: pl.Tensor[[64, 64], pl.FP16], w: 
            out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
     with pl.at(level=pl.Level.CORE_GROUP, name_hint="mixed"):
         mm = pl.matmul(q, k, out_dtype=pl.FP32)
-        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.MODE):
+        for _ in pl.split_aiv(2, mode=pl.SplitMode.MODE):
             v = pl.exp(pl.aiv_shard(mm))
             kv = pl.aic_gather(v)
         out[:] = pl.matmul(kv, w, out_dtype=pl.FP32)

@@ -2,6 +2,7 @@
 
 import tilefold.language as pl
 
+
 @pl.jit
 def shard(q: pl.Tensor[[64, 64], pl.FP16], k: pl.Tensor[[64, 64], pl.FP16],
           out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
@@ -18,7 +19,7 @@ def gather_none(q: pl.Tensor[[64, 64], pl.FP16], k: pl.Tensor[[64, 64], pl.FP16]
            out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
     with pl.at(level=pl.Level.CORE_GROUP, name_hint="mixed"):
         mm = pl.matmul(q, k, out_dtype=pl.FP32)
-        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.NONE):
+        for _ in pl.split_aiv(2, mode=pl.SplitMode.NONE):
             v = pl.exp(pl.aiv_shard(mm))
             kv = pl.aic_gather(v)
         out[:] = pl.matmul(kv, w, out_dtype=pl.FP32)
@@ -30,7 +31,7 @@ def gather_up_down(q: pl.Tensor[[64, 64], pl.FP16], k: pl.Tensor[[64, 64], pl.FP
            out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
     with pl.at(level=pl.Level.CORE_GROUP, name_hint="mixed"):
         mm = pl.matmul(q, k, out_dtype=pl.FP32)
-        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+        for _ in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
             v = pl.exp(pl.aiv_shard(mm))
             kv = pl.aic_gather(v)
         out[:] = pl.matmul(kv, w, out_dtype=pl.FP32)
@@ -42,7 +43,7 @@ def gather_left_right(q: pl.Tensor[[64, 64], pl.FP16], k: pl.Tensor[[64, 64], pl
            out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
     with pl.at(level=pl.Level.CORE_GROUP, name_hint="mixed"):
         mm = pl.matmul(q, k, out_dtype=pl.FP32)
-        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT):
+        for _ in pl.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT):
             v = pl.exp(pl.aiv_shard(mm))
             kv = pl.aic_gather(v)
         out[:] = pl.matmul(kv, w, out_dtype=pl.FP32)

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from tilefold.backend.cross_core import kernel_lanes
 from tilefold.backend.pto import (
     Alias,
     For,
@@ -56,7 +57,6 @@ from tilefold.backend.pto import (
     sexpr_nodes,
     tile_accesses,
 )
-from tilefold.backend.cross_core import kernel_lanes
 from tilefold.backend.sync import instruction_pipe
 from tilefold.budget import DEFAULT_MAX_STEPS, StepBudget
 from tilefold.errors import CustomOpError, TilefoldError
