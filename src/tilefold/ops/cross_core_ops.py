@@ -185,4 +185,5 @@ for _name, _infer, _dir in (("aiv_shard", _infer_shard, "c2v"), ("aic_gather", _
 
 
 __all__ = ["BOUNDARY_OPS", "LANES", "MODE_OF_SPLIT", "SPLIT_AIV_ATTR", "SPLIT_LEFT_RIGHT", "SPLIT_NONE",
-           "SPLIT_OF_MODE", "SPLIT_UP_DOWN", "join_lanes", "lane_window", "lanes_disagree", "region_split", "shard_value"]
+           "SPLIT_OF_MODE", "SPLIT_UP_DOWN", "join_lanes", "lane_window", "lanes_disagree", "region_split",
+           "shard_value"]
