@@ -143,9 +143,9 @@ def _without(pto, kinds):
 
 
 @pytest.mark.parametrize("kinds, message", [
-    ((TPush,), "nothing was pushed to pipe 0"),
+    ((TPush,), "nothing was pushed to pipe auto0"),
     ((TFree,), "was popped but never freed: the producer would wait forever"),
-    ((TPop,), "no popped slot of pipe 0 to free"),
+    ((TPop,), "no popped slot of pipe auto0 to free"),
     ((TPop, TFree), "holds a tile that was never popped"),
 ])
 def test_unpaired_pipe_operations_are_faults_not_hangs(kinds, message):

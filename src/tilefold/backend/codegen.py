@@ -74,7 +74,7 @@ from tilefold.ops.custom.structured import custom_work_facts
 from tilefold.ops.registry import position_mixing_operands, valid_shape_operands
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
-from .cross_core import lower_region
+from .cross_core import lower_pipe_op, lower_region
 from .pipelining import lower_pipelined, plan_stages
 from .pto import (
     Buffer,
@@ -914,6 +914,7 @@ _LOWER_BY_KIND: dict[OpKind, Callable[..., tuple[str, ...]]] = {
     OpKind.MATMUL: _matmul,
     OpKind.CUSTOM: _custom,
     OpKind.CREATE: FunctionCodegen.create,
+    OpKind.CROSS_CORE: lower_pipe_op,  # backend/cross_core.py
 }
 
 

@@ -51,7 +51,7 @@ class TPush(Instr):
     src: str
     direction: str
     split: int
-    pipe_id: int
+    pipe_id: str
     peer_space: MemorySpace
     slots: int = DEFAULT_SLOTS  # the ring depth: a push waits for the free of the slot it reuses
 
@@ -75,7 +75,7 @@ class TPop(Instr):
     dst: str
     direction: str
     split: int
-    pipe_id: int
+    pipe_id: str
     peer_space: MemorySpace
 
     def text(self) -> str:
@@ -92,14 +92,19 @@ class TPop(Instr):
 
 @dataclass(frozen=True)
 class TFree(Instr):
-    """Release the oldest popped slot of pipe ``pipe_id`` back to its producer."""
+    """Release the oldest popped slot of pipe ``pipe_id`` back to its producer. ``tile``: the popped tile; the free
+    counts as a write of it (the producer may overwrite the slot now), so the tile's readers are synced before."""
 
     direction: str
-    pipe_id: int
+    pipe_id: str
+    tile: str = ""
 
     def text(self) -> str:
         op = "tfree_to_aic" if self.direction == C2V else "tfree_to_aiv"
-        return f"{op} pipe {self.pipe_id}"
+        return f"{op} %{self.tile}, pipe {self.pipe_id}" if self.tile else f"{op} pipe {self.pipe_id}"
+
+    def accesses(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+        return (), ((self.tile,) if self.tile else ()), (), ()
 
 
 @dataclass(frozen=True)
@@ -140,7 +145,7 @@ def lower_region(gen: Any, s: ForStmt, split: int, out: list[Instr]) -> None:
             gen.stmt(st, lane)
             continue
         call: Call = st.value
-        pid = ids[0]
+        pid = f"auto{ids[0]}"
         ids[0] += 1
         src = gen.handle(call.args[0])
         src_space = gen.handles[src].space
@@ -149,7 +154,7 @@ def lower_region(gen: Any, s: ForStmt, split: int, out: list[Instr]) -> None:
             gen.tile_handle[st.var] = dst
             out.append(TPush(src, C2V, split, pid, Mem.Vec, slots, span=call.span if call.span.line else None))
             lane.append(TPop(dst, C2V, split, pid, src_space, span=call.span if call.span.line else None))
-            frees.append(TFree(C2V, pid))
+            frees.append(TFree(C2V, pid, dst))
             continue
         ia = result_of.get(st.var)
         dst = gen.tile_handle[ia] if ia is not None else gen.declare(st.var)
@@ -157,7 +162,7 @@ def lower_region(gen: Any, s: ForStmt, split: int, out: list[Instr]) -> None:
         lane.append(TPush(src, V2C, split, pid, gen.handles[dst].space, slots,
                           span=call.span if call.span.line else None))
         after.append(TPop(dst, V2C, split, pid, src_space, span=call.span if call.span.line else None))
-        after.append(TFree(V2C, pid))
+        after.append(TFree(V2C, pid, dst))
     lane.extend(frees)
     body = insert_syncs(tuple(lane), gen.buffers, gen.target)
     out.append(LaneRegion(split, gen.reg(s.loop_var), slots, body,
@@ -173,6 +178,37 @@ def lower_region(gen: Any, s: ForStmt, split: int, out: list[Instr]) -> None:
                                     hint="only written-through tensors and pl.aic_gather results leave a region")
 
 
+def lower_pipe_op(gen: Any, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+    """An explicit pipe op (``pl.tpush_to_aiv`` ... ``pl.tfree_to_aiv``, ``ops/cross_core_ops.PIPE_OPS``): pipe
+    ``id<N>``; a pop records nothing of its own, its peer memory is the latest push's to the pipe."""
+    if not op.extra.get("pipe_op"):
+        raise NotSupportedError(f"{op.name} outside the top level of a pl.split_aiv region",
+                                span=call.span if call.span.line else None,
+                                hint="bind it to a name as a statement of the region's body")
+    direction = op.extra["direction"]
+    pid = f"id{int(call.kwarg('id') or 0)}"
+    split = int(call.kwarg("split") or 0)
+    span = call.span if call.span.line else None
+    slot_attr = gen.fn.attr("cross_core_slot")
+    slots = int(slot_attr) if slot_attr else DEFAULT_SLOTS
+    peers = gen.__dict__.setdefault("_cross_core_peers", {})
+    if op.name.startswith("tile.tpush"):
+        src = gen.handle(call.args[0])
+        peers[(direction, pid)] = gen.handles[src].space
+        out.append(TPush(src, direction, split, pid, Mem.Vec if direction == C2V else Mem.Mat, slots, span=span))
+    elif op.name.startswith("tile.tpop"):
+        if var is None:
+            raise NotSupportedError(f"{op.name} as a statement drops the popped tile", span=span,
+                                    hint="bind it: `t = pl.tpop_from_aic(...)`, and free it with pl.tfree_*")
+        dst = gen.declare(var)
+        gen.tile_handle[var] = dst
+        peer = peers.get((direction, pid), Mem.Acc if direction == C2V else Mem.Vec)
+        out.append(TPop(dst, direction, split, pid, peer, span=span))
+    else:
+        out.append(TFree(direction, pid, gen.handle(call.args[0]), span=span))
+    return ()
+
+
 def kernel_lanes(body: tuple[Instr, ...]) -> bool:
     """Does a kernel body hold a ``LaneRegion`` (at any depth)?"""
     for ins in body:
@@ -184,5 +220,6 @@ def kernel_lanes(body: tuple[Instr, ...]) -> bool:
     return False
 
 
-__all__ = ["C2V", "DEFAULT_SLOTS", "V2C", "LaneRegion", "TFree", "TPop", "TPush", "kernel_lanes", "lower_region",
+__all__ = ["C2V", "DEFAULT_SLOTS", "V2C", "LaneRegion", "TFree", "TPop", "TPush", "kernel_lanes", "lower_pipe_op",
+           "lower_region",
            "transfer_legs"]

@@ -25,7 +25,7 @@ from typing import Any
 from tilefold.ir.expr import ConstInt, IterArg, Var
 from tilefold.ir.stmt import AssignStmt, ForKind, ForStmt, SeqStmts, Stmt, YieldStmt
 from tilefold.ir.types import DataType, MemorySpace, ScalarType, TensorType, TileType
-from tilefold.ops.cross_core_ops import LANES, SPLIT_AIV_ATTR, SPLIT_OF_MODE
+from tilefold.ops.cross_core_ops import LANES, PIPE_OPS, SPLIT_AIV_ATTR, SPLIT_OF_MODE, popped_shape
 from tilefold.ops.registry import make_call
 
 _INDEX = ScalarType(DataType.INDEX)
@@ -181,4 +181,35 @@ def boundary_call(p: Any, node: ast.Call, opname: str) -> ast.Call:
     return ast.copy_location(new, node)
 
 
-__all__ = ["boundary_call", "is_split_aiv_loop", "parse_split_aiv"]
+def _pipe_key(p: Any, direction: str, attrs: dict[str, Any]) -> tuple:
+    return id(getattr(p, "_current_sig", None)), direction, attrs.get("id", 0)
+
+
+def pipe_attrs(p: Any, node: ast.Call, opname: str, attrs: dict[str, Any]) -> dict[str, Any]:
+    """A pop without shape= / dtype= takes the type of the latest push to its pipe (direction and id) in the
+    kernel being parsed, halved or joined by its split."""
+    if opname not in PIPE_OPS or not opname.startswith("tile.tpop") or "shape" in attrs:
+        return attrs
+    direction = PIPE_OPS[opname][0]
+    pushed = getattr(p, "_pipe_pushes", {}).get(_pipe_key(p, direction, attrs))
+    if pushed is None:
+        other = "pl.tpush_to_aiv" if direction == "c2v" else "pl.tpush_to_aic"
+        raise p.error(node, f"pl.{opname[5:]}(id={attrs.get('id', 0)}) has no earlier {other} to the same pipe id "
+                            "in this kernel", hint=f"push first ({other}(tile, split=..., id=...)), or give "
+                                                   "shape=[rows, cols] and dtype=pl.<DTYPE>")
+    shape, dtype = pushed
+    return {**attrs, "shape": popped_shape(shape, direction, int(attrs.get("split", 0) or 0)), "dtype": dtype}
+
+
+def record_push(p: Any, opname: str, call: Any) -> None:
+    """Remember the tile type a push sends (``pipe_attrs`` gives it to the matching pop)."""
+    if opname not in ("tile.tpush_to_aiv", "tile.tpush_to_aic"):
+        return
+    t = call.args[0].type
+    shape = getattr(t, "static_shape", None)
+    if shape is not None and len(shape) == 2:
+        attrs = dict(call.kwargs)
+        p.__dict__.setdefault("_pipe_pushes", {})[_pipe_key(p, PIPE_OPS[opname][0], attrs)] = (tuple(shape), t.dtype)
+
+
+__all__ = ["boundary_call", "is_split_aiv_loop", "parse_split_aiv", "pipe_attrs", "record_push"]

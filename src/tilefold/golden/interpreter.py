@@ -47,7 +47,7 @@ import numpy as np
 
 from tilefold.budget import DEFAULT_MAX_STEPS, StepBudget
 from tilefold.errors import CustomOpError, NotSupportedError, Span, TilefoldError
-from tilefold.golden.lanes import boundary_value, run_region
+from tilefold.golden.lanes import cross_core_value, run_region
 from tilefold.golden.summation_order import reorder_operands
 from tilefold.golden.values import byte_offsets, is_float_dtype, scalar_value, strided_view, to_dtype
 from tilefold.ir.expr import (
@@ -432,7 +432,7 @@ class GoldenInterpreter:
         if op.kind is OpKind.CUSTOM:
             return self._eval_custom(call, env, inst)
         if op.kind is OpKind.CROSS_CORE:  # its value depends on the lane running it (golden/lanes.py)
-            return boundary_value(self, call, self.eval(call.args[0], env, inst), inst)
+            return cross_core_value(self, call, env, inst)
         if op.golden is None:
             raise NotSupportedError(f"op {name!r} has no golden semantics", span=_span(call),
                                     hint="declare golden= for it in the op registry")

@@ -11,6 +11,7 @@ refuses a disagreement (the device would give the cube an unspecified one of the
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import replace
 from typing import Any
 
@@ -20,7 +21,7 @@ from tilefold.errors import TilefoldError
 from tilefold.ir.expr import Call, Var
 from tilefold.ir.stmt import ForStmt, final_yield
 from tilefold.ops import op_of
-from tilefold.ops.cross_core_ops import LANES, MODE_OF_SPLIT, join_lanes, lanes_disagree, shard_value
+from tilefold.ops.cross_core_ops import LANES, MODE_OF_SPLIT, PIPE_OPS, join_lanes, lanes_disagree, shard_value
 
 
 class _LaneGather:
@@ -29,6 +30,51 @@ class _LaneGather:
     def __init__(self, call: Call) -> None:
         self.call = call
         self.parts: dict[int, np.ndarray] = {}
+
+
+def cross_core_value(interp: Any, call: Call, env: dict[Var, Any], inst: Any) -> Any:
+    """The value of a cross-core op (``ops/cross_core_ops.py``) on the unit ``inst`` runs as."""
+    op = op_of(call)
+    if op.extra.get("pipe_op"):
+        return _pipe_value(interp, call, [interp.eval(a, env, inst) for a in call.args], inst)
+    return boundary_value(interp, call, interp.eval(call.args[0], env, inst), inst)
+
+
+def _pipe_value(interp: Any, call: Call, args: list[Any], inst: Any) -> Any:
+    """The explicit pipe ops: a FIFO per (direction, id, lane) of the values pushed, in order."""
+    pipes = interp.__dict__.setdefault("_pipes", {})
+    name = call.op_name
+    direction, side = PIPE_OPS[name]
+    lane = inst.subblock_idx
+    if (side == "lane") != (lane is not None):
+        raise TilefoldError(f"{name} runs on the {'vector lane' if side == 'lane' else 'cube'}", span=call.span,
+                            hint="pipe ops of a lane go inside a pl.split_aiv region, the cube's outside")
+    split, pid = int(call.kwarg("split") or 0), int(call.kwarg("id") or 0)
+    if name == "tile.tpush_to_aiv":
+        for k in range(LANES):
+            pipes.setdefault((direction, pid, k), deque()).append(shard_value(np.asarray(args[0]), split, k))
+        return 0
+    if name == "tile.tpush_to_aic":
+        pipes.setdefault((direction, pid, lane), deque()).append(np.array(args[0], copy=True))
+        return 0
+    if name.startswith("tile.tfree"):
+        return 0  # a slot is a place, not a value: golden has nothing to release
+    lanes = [lane] if name == "tile.tpop_from_aic" else list(range(LANES))
+    parts = []
+    for k in lanes:
+        q = pipes.get((direction, pid, k))
+        if not q:
+            raise TilefoldError(f"{name}(id={pid}) on {'lane ' + str(k) if lane is not None else 'the cube'}: "
+                                "nothing was pushed to the pipe", span=call.span,
+                                hint="every pop needs a matching push from the peer core, earlier in the kernel")
+        parts.append(q.popleft())
+    if len(parts) == 1:
+        return parts[0]
+    if MODE_OF_SPLIT[split] == "NONE" and lanes_disagree(parts) is not None:
+        raise TilefoldError(f"the two AIV lanes pushed different tiles to the no-split pipe {pid}: the cube would "
+                            "receive an unspecified one of them", span=call.span,
+                            hint="push only a lane-uniform value without a split")
+    return join_lanes(parts, split)
 
 
 def boundary_value(interp: Any, call: Call, value: np.ndarray, inst: Any) -> np.ndarray:
@@ -92,4 +138,4 @@ def _join(interp: Any, stmt: ForStmt, split: int, values: list[Any], i: int) -> 
     return join_lanes(parts, split)
 
 
-__all__ = ["boundary_value", "run_region"]
+__all__ = ["boundary_value", "cross_core_value", "run_region"]

@@ -25,7 +25,7 @@ import numpy as np
 from tilefold.errors import TypeInferenceError
 from tilefold.ir.expr import Expr
 from tilefold.ir.shapes import make_shape
-from tilefold.ir.types import MemorySpace, TensorType, TileType, Type
+from tilefold.ir.types import DataType, MemorySpace, ScalarType, TensorType, TileType, Type
 from tilefold.ops.registry import MemoryRule, MemoryRuleKind, OpDef, OpKind, Param, ParamKind, Unit, register_op
 
 SPLIT_NONE, SPLIT_UP_DOWN, SPLIT_LEFT_RIGHT = 0, 1, 2
@@ -155,6 +155,86 @@ register_op(OpDef(
 
 
 
+# ------------------------------------------------------------------------------------------------
+# the explicit pipe operators (PyPTO's TPUSH / TPOP protocol, dev/00-python_syntax "Cross-core operations"):
+# the cube side of a mixed kernel pushes before a region and pops after it, a lane pops / pushes inside one; a
+# pop's tile type is the matching push's (by direction and id), filled in by the parser as shape= / dtype=
+# ------------------------------------------------------------------------------------------------
+
+#: op name -> (direction of its pipe, the side that runs it: "cube" outside every region, "lane" inside one)
+PIPE_OPS = {
+    "tile.tpush_to_aiv": ("c2v", "cube"), "tile.tpop_from_aic": ("c2v", "lane"), "tile.tfree_to_aic": ("c2v", "lane"),
+    "tile.tpush_to_aic": ("v2c", "lane"), "tile.tpop_from_aiv": ("v2c", "cube"), "tile.tfree_to_aiv": ("v2c", "cube"),
+}
+_TOKEN = ScalarType(DataType.INDEX)  # what a push / free gives: nothing to use (a statement)
+
+
+def _pipe_id(op: str, attrs: dict[str, Any]) -> int:
+    pid = attrs.get("id", 0)
+    if isinstance(pid, bool) or not isinstance(pid, int) or pid < 0:
+        raise TypeInferenceError(f"{op}: id={pid!r} is not a pipe id", hint="id= is a non-negative integer constant")
+    return pid
+
+
+def _infer_push(op: str):
+    def infer(args: Sequence[Expr], attrs: dict[str, Any]) -> Type:
+        _split(op, attrs)
+        _pipe_id(op, attrs)
+        _static_2d(op, args[0].type)
+        return _TOKEN
+
+    return infer
+
+
+def _infer_pop(op: str, space: MemorySpace):
+    def infer(args: Sequence[Expr], attrs: dict[str, Any]) -> Type:
+        _split(op, attrs)
+        _pipe_id(op, attrs)
+        shape, dtype = attrs.get("shape"), attrs.get("dtype")
+        if shape is None or dtype is None:
+            raise TypeInferenceError(f"{op}: the popped tile's shape and dtype are unknown",
+                                     hint="push to the same pipe id earlier in the kernel (the pop takes the push's "
+                                          "type), or give shape=[rows, cols] and dtype=pl.<DTYPE>")
+        return TileType(make_shape(tuple(shape)), dtype, space)
+
+    return infer
+
+
+def _infer_free(op: str):
+    def infer(args: Sequence[Expr], attrs: dict[str, Any]) -> Type:
+        _pipe_id(op, attrs)
+        return _TOKEN
+
+    return infer
+
+
+def popped_shape(pushed: tuple[int, int], direction: str, split: int) -> tuple[int, int]:
+    """The shape a pop of ``direction`` / ``split`` receives of a pushed tile of shape ``pushed``."""
+    rows, cols = pushed
+    if direction == "c2v":
+        return (rows // 2, cols) if split == SPLIT_UP_DOWN else (rows, cols // 2) if split == SPLIT_LEFT_RIGHT \
+            else (rows, cols)
+    return (rows * 2, cols) if split == SPLIT_UP_DOWN else (rows, cols * 2) if split == SPLIT_LEFT_RIGHT \
+        else (rows, cols)
+
+
+_SPLIT_P = Param("split", _A, default=SPLIT_NONE, required=False)
+_ID_P = Param("id", _A, default=0, required=False)
+for _push, _mem in (("tile.tpush_to_aiv", _CUBE_SIDE), ("tile.tpush_to_aic", (MemorySpace.Vec,))):
+    register_op(OpDef(_push, (Param("tile", _T, memory=_mem, rank=2), _SPLIT_P, _ID_P), _infer_push(_push),
+                      OpKind.CROSS_CORE, Unit.DMA, MemoryRule(MemoryRuleKind.NONE), golden=None, pto=_push[5:],
+                      cost="cross_core", extra={"direction": PIPE_OPS[_push][0], "pipe_op": True}))
+for _pop, _space in (("tile.tpop_from_aic", MemorySpace.Vec), ("tile.tpop_from_aiv", MemorySpace.Mat)):
+    register_op(OpDef(_pop, (_SPLIT_P, _ID_P, Param("shape", _A, required=False), Param("dtype", _A, required=False)),
+                      _infer_pop(_pop, _space), OpKind.CROSS_CORE, Unit.DMA,
+                      MemoryRule(MemoryRuleKind.FIXED, _space), golden=None, pto=_pop[5:], cost="cross_core",
+                      extra={"direction": PIPE_OPS[_pop][0], "pipe_op": True}))
+for _free in ("tile.tfree_to_aic", "tile.tfree_to_aiv"):
+    register_op(OpDef(_free, (Param("tile", _T, rank=2), _ID_P), _infer_free(_free), OpKind.CROSS_CORE, Unit.SCALAR,
+                      MemoryRule(MemoryRuleKind.NONE), golden=None, pto=_free[5:], cost="scalar",
+                      extra={"direction": PIPE_OPS[_free][0], "pipe_op": True}))
+
+
 def _tensor_form(tile_infer):
     """The tensor-level form's type: the tile op's shape on a tensor (``@pl.jit`` kernels, lowered 1:1 by
     ConvertTensorToTileOps, PyPTO's dev/10 "AIV-split boundary lowering")."""
@@ -184,6 +264,6 @@ for _name, _infer, _dir in (("aiv_shard", _infer_shard, "c2v"), ("aic_gather", _
     ))
 
 
-__all__ = ["BOUNDARY_OPS", "LANES", "MODE_OF_SPLIT", "SPLIT_AIV_ATTR", "SPLIT_LEFT_RIGHT", "SPLIT_NONE",
+__all__ = ["BOUNDARY_OPS", "LANES", "MODE_OF_SPLIT", "PIPE_OPS", "popped_shape", "SPLIT_AIV_ATTR", "SPLIT_LEFT_RIGHT", "SPLIT_NONE",
            "SPLIT_OF_MODE", "SPLIT_UP_DOWN", "join_lanes", "lane_window", "lanes_disagree", "region_split",
            "shard_value"]

@@ -46,7 +46,7 @@ from tilefold.ir.stmt import (
 from tilefold.ir.types import MemorySpace, ScalarType, TileType
 from tilefold.ir.visitor import collect_uses
 from tilefold.ops import OpKind, Unit, op_of
-from tilefold.ops.cross_core_ops import MODE_OF_SPLIT, region_split
+from tilefold.ops.cross_core_ops import BOUNDARY_OPS, MODE_OF_SPLIT, PIPE_OPS, region_split
 from tilefold.passes.base import Pass, function_pass
 
 _CUBE_SPACES = (MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc, MemorySpace.Bias)
@@ -137,7 +137,9 @@ class _Checker:
             return
         call: Call = e  # type: ignore[assignment]
         where = _span(call) or _span(s)
-        if op.kind is OpKind.CROSS_CORE and not top:
+        if op.name in PIPE_OPS:
+            self.pipe_op(op.name, region, where)
+        elif op.kind is OpKind.CROSS_CORE and not top:
             raise TilefoldError(f"pl.{op.name.split('.')[1]} belongs at the top level of a pl.split_aiv region",
                                 span=where, hint="call it directly in the region's body, not inside a loop, an if "
                                                  "or outside the region")
@@ -152,6 +154,16 @@ class _Checker:
                                      " Right) out of the region")
         self.uses(e, region, op.name, s)
 
+    @staticmethod
+    def pipe_op(name: str, region: ForStmt | None, where: Span | None) -> None:
+        side = PIPE_OPS[name][1]
+        if side == "lane" and region is None:
+            raise TilefoldError(f"pl.{name[5:]} runs on a vector lane, outside every pl.split_aiv region", span=where,
+                                hint="call it inside `for aiv_id in pl.split_aiv(2, mode=...)`")
+        if side == "cube" and region is not None:
+            raise TilefoldError(f"pl.{name[5:]} runs on the cube, inside a pl.split_aiv region", span=where,
+                                hint="call it before or after the region (a region body is AIV work)")
+
     def uses(self, e: Expr, region: ForStmt | None, reader: str | None, s: Stmt) -> None:
         op = op_of(e)
         for i, arg in enumerate(getattr(e, "args", ()) if op is not None else ()):
@@ -159,7 +171,7 @@ class _Checker:
                 self.use(arg, region, reader, s, e, shard=op is not None and op.name == "tile.aiv_shard" and i == 0)
                 continue
             inner = op_of(arg)
-            if inner is not None and inner.kind is OpKind.CROSS_CORE:
+            if inner is not None and inner.name in BOUNDARY_OPS:
                 raise TilefoldError(f"pl.{inner.name.split('.')[1]} belongs at the top level of a pl.split_aiv "
                                     "region, bound to a name", span=_span(arg) or _span(s),
                                     hint=f"write `h = pl.{inner.name.split('.')[1]}(x)` as its own statement")
@@ -240,7 +252,7 @@ class _Checker:
     def check_boundary_calls(self, s: ForStmt, split: int) -> None:
         for st in flatten_stmts(s.body):
             op = op_of(st.value) if isinstance(st, AssignStmt) else None
-            if op is not None and op.kind is OpKind.CROSS_CORE and st.value.kwarg("split") != split:
+            if op is not None and op.name in BOUNDARY_OPS and st.value.kwarg("split") != split:
                 raise TilefoldError(f"{op.name} has split={st.value.kwarg('split')} in a region of split {split} "
                                     f"({MODE_OF_SPLIT[split]})", span=_span(st.value) or _span(st),
                                     hint="a boundary op takes its region's split")
