@@ -44,7 +44,7 @@ from tilefold.ir.stmt import (
     flatten_stmts,
 )
 from tilefold.ir.types import MemorySpace, ScalarType, TileType
-from tilefold.ir.visitor import collect_uses
+from tilefold.ir.visitor import IRVisitor, collect_uses
 from tilefold.ops import OpKind, Unit, op_of
 from tilefold.ops.cross_core_ops import BOUNDARY_OPS, MODE_OF_SPLIT, PIPE_OPS, region_split
 from tilefold.passes.base import Pass, function_pass
@@ -258,13 +258,35 @@ class _Checker:
                                     hint="a boundary op takes its region's split")
 
 
+def _first_cross_core_call(fn: Function) -> Call | None:
+    """The first call of a cross-core op (``OpKind.CROSS_CORE``) in ``fn``."""
+
+    class _Find(IRVisitor):
+        found: Call | None = None
+
+        def visit_Call(self, expr: Call) -> None:
+            op = op_of(expr)
+            if self.found is None and op is not None and op.kind is OpKind.CROSS_CORE:
+                self.found = expr
+            super().visit_Call(expr)
+
+    v = _Find()
+    v.visit_stmt(fn.body)
+    return v.found
+
+
 def _run(fn: Function, program: Program) -> Function:
-    if not has_split_aiv_regions(fn):
+    regions = has_split_aiv_regions(fn)
+    xcall = None if regions else _first_cross_core_call(fn)
+    if not regions and xcall is None:
         return fn
     if fn.func_type is not FunctionType.InCore:
-        raise NotSupportedError(f"pl.split_aiv regions in {fn.func_type.value} function {fn.name!r}",
-                                span=_span(fn), hint="open regions in a mixed (InCore) kernel: a pl.at scope or "
-                                                     "an InCore function")
+        what = "pl.split_aiv regions" if regions else f"pl.{xcall.op_name[5:]}"
+        raise NotSupportedError(f"{what} in {fn.func_type.value} function {fn.name!r}",
+                                span=_span(fn) if regions else (_span(xcall) or _span(fn)),
+                                hint="write the cube and the vector side in one mixed (InCore) kernel -- a pl.at "
+                                     "scope or an InCore function -- with pl.split_aiv regions for the vector side; "
+                                     "separate AIC / AIV kernels co-scheduled on one cluster are not modelled")
     if fn.attr("sub_block_split") is not None:
         raise TilefoldError(f"kernel {fn.name!r} both requests pl.split(...) and opens pl.split_aiv regions",
                             span=_span(fn), hint="use one: the regions split the vector work themselves (PyPTO "
