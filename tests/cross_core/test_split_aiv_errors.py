@@ -188,3 +188,33 @@ def test_regions_in_an_aiv_function_are_not_supported():
     with pytest.raises(NotSupportedError) as info:
         run_pipeline(pl.parse(text, "aiv_region.py"))
     assert "pl.split_aiv regions in AIV function 'k'" in info.value.message
+
+
+@pytest.mark.parametrize("scope, kind, message", [
+    ("with pl.cluster():", NotSupportedError, "with pl.cluster(): grouping separately written AIC and AIV kernels"),
+    ("with pl.split_aiv(2, mode=pl.SplitMode.NONE):", TilefoldError, "pl.split_aiv is a loop over the two AIV lanes"),
+])
+def test_cluster_and_with_form_regions_are_refused_in_both_forms(scope, kind, message):
+    jit = JIT.replace("    with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN)]):",
+                      f"    {scope}")
+    program_form = ("import tilefold.language as pl\n\n@pl.program\nclass P:\n"
+                    "    @pl.function\n"
+                    "    def main(self, x: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:\n"
+                    f"        {scope}\n"
+                    "            y = pl.add(x, x)\n"
+                    "        return y\n")
+    for text in (jit, program_form):
+        with pytest.raises(kind) as info:
+            pl.parse(text, "scope.py")
+        assert message in info.value.message and info.value.span is not None and info.value.hint
+
+
+@pytest.mark.parametrize("call, reason", [
+    ("pl.reserve_buffer(name='slot_buf', size=4096)", "ring is modelled by the simulator's slot FIFO"),
+    ("pl.aic_initialize_pipe(0)", "pipes need no set-up"),
+])
+def test_ring_set_up_ops_are_refused_with_the_reason(call, reason):
+    body = MM + f"buf = {call}\nreturn out\n"
+    with pytest.raises(NotSupportedError) as info:
+        incore(PARAMS, body, ret=RET)
+    assert reason in info.value.message
