@@ -210,7 +210,7 @@ def test_cluster_and_with_form_regions_are_refused_in_both_forms(scope, kind, me
 
 
 @pytest.mark.parametrize("call, reason", [
-    ("pl.reserve_buffer(name='slot_buf', size=4096)", "ring is modelled by the simulator's slot FIFO"),
+    ("pl.reserve_buffer(name='slot_buf', size=4096)", "the cross-core pipe's ring is the simulator's slot FIFO"),
     ("pl.aic_initialize_pipe(0)", "pipes need no set-up"),
 ])
 def test_ring_set_up_ops_are_refused_with_the_reason(call, reason):

@@ -43,6 +43,17 @@ def transfer_legs(target: Target, src: MemorySpace, dst: MemorySpace) -> tuple[t
     return (src, Mem.DDR), (Mem.DDR, dst)
 
 
+def check_transfer(target: Target, src: MemorySpace, dst: MemorySpace, call: Call) -> None:
+    """A crossing needs ``src -> dst`` or both legs through GM on ``target``."""
+    push, pop = transfer_legs(target, src, dst)
+    if target.supports_path(*push) and (pop is None or target.supports_path(*pop)):
+        return
+    raise NotSupportedError(f"{call.op_name}: {target.name} has no {src.name} -> {dst.name} data path, direct or "
+                            "through GM", span=call.span if call.span.line else None,
+                            hint="the cube hands a lane its results from Acc (a matmul result); a lane hands the "
+                                 "cube Vec tiles")
+
+
 @dataclass(frozen=True)
 class TPush(Instr):
     """Push tile ``src`` into cross-core pipe ``pipe_id`` (``direction`` c2v: to both AIV lanes, each receiving its
@@ -149,6 +160,7 @@ def lower_region(gen: Any, s: ForStmt, split: int, out: list[Instr]) -> None:
         ids[0] += 1
         src = gen.handle(call.args[0])
         src_space = gen.handles[src].space
+        check_transfer(gen.target, src_space, Mem.Vec if op.name == "tile.aiv_shard" else Mem.Mat, call)
         if op.name == "tile.aiv_shard":
             dst = gen.declare(st.var)
             gen.tile_handle[st.var] = dst
@@ -195,6 +207,7 @@ def lower_pipe_op(gen: Any, call: Call, op: Any, var: Var | None, out: list[Inst
     if op.name.startswith("tile.tpush"):
         src = gen.handle(call.args[0])
         peers[(direction, pid)] = gen.handles[src].space
+        check_transfer(gen.target, gen.handles[src].space, Mem.Vec if direction == C2V else Mem.Mat, call)
         out.append(TPush(src, direction, split, pid, Mem.Vec if direction == C2V else Mem.Mat, slots, span=span))
     elif op.name.startswith("tile.tpop"):
         if var is None:

@@ -68,9 +68,9 @@ UNSUPPORTED = {
     "matmul_mx": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
     "matmul_mx_acc": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
     "matmul_mx_bias": "MX block-scale matmuls (FP8 / FP4, A5 only) are not modelled",
-    "reserve_buffer": "the cross-core pipe's ring is modelled by the simulator's slot FIFO (depth "
-                      "pl.cross_core_slot(slot_num=N), default 2), not in on-chip memory: a reservation has nothing "
-                      "to reserve (docs/cross_core.md)",
+    "reserve_buffer": "on-chip ring space is not modelled: the cross-core pipe's ring is the simulator's slot FIFO "
+                      "(depth pl.cross_core_slot(slot_num=N), default 2), so a reservation has nothing to reserve "
+                      "(docs/cross_core.md)",
     "import_peer_buffer": "peer-core buffers are not modelled (docs/cross_core.md)",
     "aic_initialize_pipe": "pipes need no set-up: a pl.tpush_* / pl.tpop_* pair by id= is the pipe, its depth "
                            "pl.cross_core_slot(slot_num=N) (docs/cross_core.md)",

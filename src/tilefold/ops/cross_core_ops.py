@@ -133,12 +133,11 @@ def lanes_disagree(parts: Sequence[np.ndarray]) -> tuple[int, int] | None:
 
 _T = ParamKind.TILE
 _A = ParamKind.ATTR
-_CUBE_SIDE = (MemorySpace.Acc, MemorySpace.Mat)
+_CUBE_SIDE = (MemorySpace.Acc,)  # the cube hands a lane its results from L0C (no chip has Mat -> Vec or Mat -> GM)
 
 register_op(OpDef(
     "tile.aiv_shard",
-    (Param("tile", _T, memory=_CUBE_SIDE, rank=2,
-           hint="a cube result (Acc) or an L1 (Mat) tile produced outside the pl.split_aiv region"),
+    (Param("tile", _T, memory=_CUBE_SIDE, rank=2, hint="a cube result (Acc) produced outside the pl.split_aiv region"),
      Param("split", _A, default=SPLIT_NONE, required=False)),
     _infer_shard, OpKind.CROSS_CORE, Unit.DMA, MemoryRule(MemoryRuleKind.FIXED, MemorySpace.Vec),
     not_inplace_safe=True, golden=None, pto="tpop_from_aic", cost="cross_core",
