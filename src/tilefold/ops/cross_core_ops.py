@@ -263,6 +263,6 @@ for _name, _infer, _dir in (("aiv_shard", _infer_shard, "c2v"), ("aic_gather", _
     ))
 
 
-__all__ = ["BOUNDARY_OPS", "LANES", "MODE_OF_SPLIT", "PIPE_OPS", "popped_shape", "SPLIT_AIV_ATTR", "SPLIT_LEFT_RIGHT", "SPLIT_NONE",
-           "SPLIT_OF_MODE", "SPLIT_UP_DOWN", "join_lanes", "lane_window", "lanes_disagree", "region_split",
-           "shard_value"]
+__all__ = ["BOUNDARY_OPS", "LANES", "MODE_OF_SPLIT", "PIPE_OPS", "SPLIT_AIV_ATTR", "SPLIT_LEFT_RIGHT", "SPLIT_NONE",
+           "SPLIT_OF_MODE", "SPLIT_UP_DOWN", "join_lanes", "lane_window", "lanes_disagree", "popped_shape",
+           "region_split", "shard_value"]
