@@ -1661,3 +1661,102 @@ for _mx in ("matmul_mx", "matmul_mx_acc", "matmul_mx_bias"):
     TABLE[f"tile.{_mx}"] = Entry(f"tile.{_mx}", (FP8E4M3,), (lambda o: lambda dt: _mx_cases(o, dt))(f"tile.{_mx}"),
                                  "value: sum_k a 2^(ea - 127) b 2^(eb - 127), FP8E4M3FN data, E8M0 scales per 32 of K; "
                                  "_acc adds the accumulator, _bias a [1, N] row", targets=("Ascend950",))
+
+
+# cross-core transfers (docs/cross_core.md): a cube result handed to the two AIV lanes of a pl.split_aiv region and
+# back; small integers, so every product is exact in FP32 and each lane's part is checked by position
+# ------------------------------------------------------------------------------------------------
+
+_XC_HEAD = ("import tilefold.language as pl\n\n\n@pl.jit\ndef k(a0: pl.Tensor[[32, 32], pl.FP16], "
+            "a1: pl.Tensor[[32, 32], pl.FP16], out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]):\n"
+            "    with pl.at(level=pl.Level.CORE_GROUP):\n")
+_XC_MM = ("        a_t = pl.load(a0, [0, 0], [32, 32], target_memory=pl.Mem.Mat)\n"
+          "        b_t = pl.load(a1, [0, 0], [32, 32], target_memory=pl.Mem.Mat)\n"
+          "        acc = pl.tile.matmul(a_t, b_t)\n")
+#: (mode, the lane's store offset) of a region writing its part of a [32, 32] result
+_XC_MODES = {"NONE": None, "UP_DOWN": "[aiv_id * 16, 0]", "LEFT_RIGHT": "[0, aiv_id * 16]"}
+
+
+def _xc_operands() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(19)
+    a = rng.integers(-4, 5, size=(32, 32)).astype(np.float16)
+    b = rng.integers(-4, 5, size=(32, 32)).astype(np.float16)
+    return a, b, a.astype(np.float64) @ b.astype(np.float64)
+
+
+def _xc_case(label: str, body: str, want: np.ndarray) -> Case:
+    a, b, _ = _xc_operands()
+    src = _XC_HEAD + body + "    return out\n"
+    return Case(label, src, {"a0": a, "a1": b}, {"out": want.astype(np.float32)}, EXACT)
+
+
+def _shard_cases(op: str):
+    def build(dt):
+        _, _, p = _xc_operands()
+        shard = "pl.tile.aiv_shard(acc)" if op.startswith("tile.") else "pl.tensor.aiv_shard(mm)"
+        mm = _XC_MM if op.startswith("tile.") else "        mm = pl.matmul(a0, a1, out_dtype=pl.FP32)\n"
+        cases = []
+        for mode, offset in _XC_MODES.items():
+            lines = [f"        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.{mode}):",
+                     f"            h = {shard}",
+                     "            e = pl.mul(h, 3.0)"]
+            if offset is None:  # both lanes hold the whole tile: each stores the rows it owns
+                lines.append("            e = pl.tile.slice(e, [16, 32], [aiv_id * 16, 0])" if op.startswith("tile.")
+                             else "            e = pl.slice(e, [16, 32], [aiv_id * 16, 0])")
+                offset = "[aiv_id * 16, 0]"
+            store = (f"            out = pl.store(e, {offset}, out)" if op.startswith("tile.")
+                     else f"            out = pl.assemble(out, e, {offset})")
+            cases.append(_xc_case(f"{op} {mode}", mm + "\n".join([*lines, store]) + "\n", 3.0 * p))
+        return cases
+    return build
+
+
+def _gather_cases(op: str):
+    def build(dt):
+        _, _, p = _xc_operands()
+        cases = []
+        for mode in _XC_MODES:
+            if op.startswith("tile."):
+                body = (_XC_MM + f"        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.{mode}):\n"
+                        "            h = pl.tile.aiv_shard(acc)\n            v = pl.adds(h, 1.0)\n"
+                        "            g = pl.tile.aic_gather(v)\n        r = pl.tile.matmul(g, g)\n"
+                        "        out = pl.store(r, [0, 0], out)\n")
+            else:
+                body = ("        mm = pl.matmul(a0, a1, out_dtype=pl.FP32)\n"
+                        f"        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.{mode}):\n"
+                        "            v = pl.adds(pl.tensor.aiv_shard(mm), 1.0)\n"
+                        "            g = pl.tensor.aic_gather(v)\n        out[:] = pl.matmul(g, g, out_dtype=pl.FP32)\n")
+            q = p + 1.0
+            cases.append(_xc_case(f"{op} {mode}", body, q @ q))
+        return cases
+    return build
+
+
+def _pipe_cases(op: str):
+    def build(dt):
+        _, _, p = _xc_operands()
+        cases = []
+        for mode, split in (("NONE", 0), ("UP_DOWN", 1), ("LEFT_RIGHT", 2)):
+            body = (_XC_MM + f"        pl.tpush_to_aiv(acc, split={split}, id=0)\n"
+                    f"        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.{mode}):\n"
+                    f"            h = pl.tpop_from_aic(split={split}, id=0)\n"
+                    "            e = pl.adds(h, 2.0)\n            pl.tfree_to_aic(h, id=0)\n"
+                    f"            pl.tpush_to_aic(e, split={split}, id=1)\n"
+                    f"        g = pl.tpop_from_aiv(split={split}, id=1)\n        r = pl.tile.matmul(g, g)\n"
+                    "        pl.tfree_to_aiv(g, id=1)\n        out = pl.store(r, [0, 0], out)\n")
+            q = p + 2.0
+            cases.append(_xc_case(f"{op} {mode}", body, q @ q))
+        return cases
+    return build
+
+
+for _op in ("tile.aiv_shard", "tensor.aiv_shard"):
+    entry(_op, (FP32,), _shard_cases(_op), "value: lane k of an UP_DOWN / LEFT_RIGHT region receives rows / columns "
+          "[16 k, 16 k + 16) of a [32, 32] cube result, of a NONE region all of it", "lane-dependent: no golden formula")
+for _op in ("tile.aic_gather", "tensor.aic_gather"):
+    entry(_op, (FP32,), _gather_cases(_op), "value: the lanes' halves (UP_DOWN / LEFT_RIGHT) or their agreed whole "
+          "(NONE) joined on the cube and multiplied by itself", "lane-dependent: no golden formula")
+for _op in ("tile.tpush_to_aiv", "tile.tpop_from_aic", "tile.tfree_to_aic", "tile.tpush_to_aic",
+            "tile.tpop_from_aiv", "tile.tfree_to_aiv"):
+    entry(_op, (FP32,), _pipe_cases(_op), "value: a cube result pushed to the lanes (split 0 / 1 / 2), +2 on each "
+          "lane, pushed back, joined and squared on the cube; every pop freed", "a FIFO of slots: no golden formula")

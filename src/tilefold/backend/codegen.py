@@ -69,10 +69,12 @@ from tilefold.ir.stmt import (
 )
 from tilefold.ir.types import AtomicType, MemorySpace, ScalarType, TensorType, TileType, TupleType
 from tilefold.ops import OpKind, Unit, custom_segments, op_of
+from tilefold.ops.cross_core_ops import region_split
 from tilefold.ops.custom.structured import custom_work_facts
 from tilefold.ops.registry import position_mixing_operands, valid_shape_operands
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 
+from .cross_core import lower_pipe_op, lower_region
 from .pipelining import lower_pipelined, plan_stages
 from .pto import (
     Buffer,
@@ -395,6 +397,10 @@ class FunctionCodegen:
         out.append(TExtract(dst, src, SConst(0), SConst(0), opcode="tmov"))
 
     def for_stmt(self, s: ForStmt, out: list[Instr]) -> None:
+        split = region_split(s)
+        if split is not None:  # a pl.split_aiv region: the lanes' body and the cross-core pipe
+            lower_region(self, s, split, out)
+            return
         stages = dict(s.attrs).get("stage") if s.kind is ForKind.Pipeline else None
         if (isinstance(stages, int) and stages >= 2 and isinstance(s.step, ConstInt) and s.step.value > 0
                 and not self.stage_shift):
@@ -913,6 +919,7 @@ _LOWER_BY_KIND: dict[OpKind, Callable[..., tuple[str, ...]]] = {
     OpKind.MATMUL: _matmul,
     OpKind.CUSTOM: _custom,
     OpKind.CREATE: FunctionCodegen.create,
+    OpKind.CROSS_CORE: lower_pipe_op,  # backend/cross_core.py
 }
 
 

@@ -499,7 +499,8 @@ def tile_accesses(ins: Instr) -> tuple[tuple[str, ...], tuple[str, ...], tuple[s
         return (), (ins.dst,), (), ()
     if t is SGetVal:
         return (ins.src,), (), (), ()
-    return (), (), (), ()
+    own = getattr(ins, "accesses", None)  # instructions declared beside their lowering (backend/cross_core.py)
+    return own() if own is not None else ((), (), (), ())
 
 
 # ------------------------------------------------------------------------------------------------
@@ -540,7 +541,7 @@ def _emit_body(body: tuple[Instr, ...], lines: list[str], depth: int) -> None:
     pad = "  " * depth
     for ins in body:
         lines.append(pad + ins.text())
-        if isinstance(ins, (For, While)):
+        if isinstance(ins, (For, While)) or isinstance(getattr(ins, "body", None), tuple):
             _emit_body(ins.body, lines, depth + 1)
         elif isinstance(ins, If):
             _emit_body(ins.then_body, lines, depth + 1)

@@ -88,7 +88,8 @@ def instruction_pipe(ins: Instr, space_of: Callable[[str], MemorySpace], target:
         return Pipe(ins.src)
     if t is WaitFlag:
         return Pipe(ins.dst)
-    return Pipe.S
+    own = getattr(ins, "pipe_on", None)  # instructions declared beside their lowering (backend/cross_core.py)
+    return own(space_of, target) if own is not None else Pipe.S
 
 
 def buffer_extent(b: Buffer) -> int:

@@ -14,6 +14,7 @@ from tilefold.errors import TilefoldError, TypeInferenceError
 from tilefold.frontend.annotations import _describe, _same_expr, _shape_str
 from tilefold.frontend.constants import MAX_CONST_BITS, _NotConst
 from tilefold.frontend.parse_base import _INDEX, _MISSING
+from tilefold.frontend.split_aiv import boundary_call, pipe_attrs, record_push
 from tilefold.frontend.statements import _LOOP_KINDS
 from tilefold.ir.expr import (
     Add,
@@ -52,7 +53,8 @@ from tilefold.ir.types import (
     Type,
     UnknownType,
 )
-from tilefold.ops.registry import OpDef, ParamKind, find_op, make_call
+from tilefold.ops.cross_core_ops import BOUNDARY_OPS
+from tilefold.ops.registry import OpDef, OpKind, ParamKind, find_op, make_call
 
 _BINOPS: dict[type, type[BinaryExpr]] = {ast.Add: Add, ast.Sub: Sub, ast.Mult: Mul, ast.FloorDiv: FloorDiv,
                                          ast.Mod: Mod}
@@ -619,6 +621,8 @@ class ExpressionsMixin:
         if opname == "tensor.slice" and any(kw.arg == "valid_shape" for kw in node.keywords):
             return self._slice_with_valid_shape(node)
         op, index = info
+        if opname in BOUNDARY_OPS:  # pl.aiv_shard / pl.aic_gather take the enclosing region's split
+            node = boundary_call(self, node, opname)
         if opname == "tile.set_validshape" and len(node.args) == 3 and not node.keywords:
             node = _valid_rows_cols(node)
         if opname == "tile.store":
@@ -629,6 +633,11 @@ class ExpressionsMixin:
             node = self._pypto_operand_forms(node, opname, op)
         bound, extra = self._bind_arguments(node, opname, op, index)
         args, attrs = self._bound_operands(node, opname, op, bound)
+        if op.kind is OpKind.CROSS_CORE:  # a pop takes its push's tile type (frontend/split_aiv.py)
+            attrs = pipe_attrs(self, node, opname, attrs)
+            call = self._finish_call(node, opname, op, args, attrs, extra)
+            record_push(self, opname, call)
+            return call
         return self._finish_call(node, opname, op, args, attrs, extra)
 
     def _unknown_op(self, node: ast.Call, opname: str) -> TilefoldError:

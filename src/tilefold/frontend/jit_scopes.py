@@ -378,9 +378,9 @@ def other_with(p: Any, s: ast.With, out: list[Stmt]) -> bool:
         out.append(ScopeStmt("CORE_GROUP", SeqStmts(tuple(body)), attrs=tuple(attrs.items()), span=p.span(s)))
         return True
     if name in ("cluster", "split_aiv", "incore"):
-        raise NotSupportedError(f"pl.{name}(...) scopes are not supported in tilefold's @pl.jit form",
-                                span=p.span(call), hint="use `with pl.at(level=pl.Level.CORE_GROUP):`; tilefold "
-                                                        "places cube and vector work itself")
+        from tilefold.frontend.split_aiv import refuse_scope
+
+        raise refuse_scope(p, call, name)
     return False
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from tilefold.frontend.annotations import _describe, _same_type_shape
 from tilefold.frontend.escaping import FutureUses, outer_tensor, trip_count, unread_init
 from tilefold.frontend.parse_base import _INDEX, _INDEX_T
+from tilefold.frontend.split_aiv import is_split_aiv_loop, parse_split_aiv, refuse_scope
 from tilefold.ir.expr import (
     ConstFloat,
     ConstInt,
@@ -677,6 +678,9 @@ class StatementsMixin:
         if call is not None and self._is_pl_call(call, "spmd") and s.items[0].optional_vars is None:
             self._spmd_dispatch(s, call, out)
             return
+        for name in ("cluster", "split_aiv", "incore"):
+            if call is not None and self._is_pl_call(call, name):
+                raise refuse_scope(self, call, name)
         if call is None or not self._is_pl_call(call, "at"):
             raise self.error(s, "unsupported Python syntax in a kernel: With (other than `with pl.at(...)`)",
                              hint="the with statement of a kernel is `with pl.at(level=pl.Level.CORE_GROUP):`, "
@@ -802,6 +806,9 @@ class StatementsMixin:
             raise self.error(s.orelse[0], "for ... else is not supported",
                              hint="move the else block after the loop")
         it = s.iter
+        if is_split_aiv_loop(self, s):  # a mixed kernel's AIV-lane region (frontend/split_aiv.py)
+            parse_split_aiv(self, s, out)
+            return
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and self._is_pl(it.func.value)
                 and (it.func.attr in _LOOP_KINDS or it.func.attr == "while_")):
             raise self.error(it, "a kernel loop must iterate over pl.range / pl.pipeline / pl.parallel / "

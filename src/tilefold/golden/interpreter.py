@@ -47,6 +47,7 @@ import numpy as np
 
 from tilefold.budget import DEFAULT_MAX_STEPS, StepBudget
 from tilefold.errors import CustomOpError, NotSupportedError, Span, TilefoldError
+from tilefold.golden.lanes import cross_core_value, run_region
 from tilefold.golden.summation_order import reorder_operands
 from tilefold.golden.values import byte_offsets, is_float_dtype, scalar_value, strided_view, to_dtype
 from tilefold.ir.expr import (
@@ -98,6 +99,7 @@ from tilefold.ir.stmt import (
 from tilefold.ir.types import AtomicType, DataType, ScalarType, TensorType, TileType, TupleType, Type
 from tilefold.ops import OpDef, OpKind, ParamKind, custom_segments, op_of
 from tilefold.ops import get_op as op_of_name
+from tilefold.ops.cross_core_ops import region_split
 from tilefold.ops.custom.kernels import call_kernel, describe_kernel, get_custom_op
 from tilefold.ops.registry import POSITION_MIXING_KINDS, position_mixing_operands, valid_shape_operands
 
@@ -299,6 +301,10 @@ class GoldenInterpreter:
         return int(value)
 
     def _exec_for(self, stmt: ForStmt, env: dict[Var, Any], inst: Instance) -> None:
+        split = region_split(stmt)
+        if split is not None:  # a pl.split_aiv region: both AIV lanes, in parallel (golden/lanes.py)
+            run_region(self, stmt, env, inst, split)
+            return
         start = self._int(stmt.start, env, inst, "loop start")
         stop = self._int(stmt.stop, env, inst, "loop stop")
         step = self._int(stmt.step, env, inst, "loop step")
@@ -425,6 +431,8 @@ class GoldenInterpreter:
             return _INSTANCE_OPS[name](inst)
         if op.kind is OpKind.CUSTOM:
             return self._eval_custom(call, env, inst)
+        if op.kind is OpKind.CROSS_CORE:  # its value depends on the lane running it (golden/lanes.py)
+            return cross_core_value(self, call, env, inst)
         if op.golden is None:
             raise NotSupportedError(f"op {name!r} has no golden semantics", span=_span(call),
                                     hint="declare golden= for it in the op registry")

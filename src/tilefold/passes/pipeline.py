@@ -2,14 +2,15 @@
 
 Order (DESIGN.md section 3; CanonicalizeTileSlice's slot is fixed by its seed):
 
-    FlattenTileNdTo2D -> AutoTileMatmulL0 -> CanonicalizeTileSlice -> InferTileMemorySpace
+    VerifySplitAivRegions -> FlattenTileNdTo2D -> AutoTileMatmulL0 -> CanonicalizeTileSlice -> InferTileMemorySpace
     -> TileAndBindSubBlock -> CanonicalizeTileSlice (again) -> InitMemRef -> MemoryReuse
     -> AllocateMemoryAddr
 
 CanonicalizeTileSlice runs a second time after TileAndBindSubBlock because the sub-block split can
 leave new Vec ``tile.slice`` windows (half-windows of tiles whose producer is not a load); the slice
 safety rules must hold for them too before memory planning makes them real addresses. The second run
-is a no-op when the split added no slices.
+is a no-op when the split added no slices. VerifySplitAivRegions (a check, no rewrite) runs first: the placement
+rules of pl.split_aiv regions are about the ops the user wrote, before memory inference adds moves.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from tilefold.passes.option_records import (
     TileAndBindSubBlockOptions,
 )
 from tilefold.passes.options import OptionInfo, as_keywords, option_infos, option_names, parse_options, project
+from tilefold.passes.split_aiv_regions import verify_split_aiv_regions
 from tilefold.passes.tensor_lowering.convert_tensor_to_tile_ops import is_tensor_level, tensor_level_passes
 from tilefold.passes.tile_and_bind_sub_block import limit_unique_sub_block_id_to_store_copy, tile_and_bind_sub_block
 
@@ -51,6 +53,7 @@ class CatalogueEntry:
 
 
 _CATALOGUE: dict[str, CatalogueEntry] = {
+    "verify-split-aiv-regions": CatalogueEntry(verify_split_aiv_regions),
     "flatten-tile-nd-to-2d": CatalogueEntry(flatten_tile_nd_to_2d),
     "auto-tile-matmul-l0": CatalogueEntry(auto_tile_matmul_l0, AutoTileMatmulL0Options),
     "canonicalize-tile-slice": CatalogueEntry(canonicalize_tile_slice),
@@ -63,6 +66,7 @@ _CATALOGUE: dict[str, CatalogueEntry] = {
 }
 
 DEFAULT_ORDER = (
+    "verify-split-aiv-regions",
     "flatten-tile-nd-to-2d",
     "auto-tile-matmul-l0",
     "canonicalize-tile-slice",

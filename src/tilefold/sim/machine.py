@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from tilefold.backend.cross_core import kernel_lanes
 from tilefold.backend.pto import (
     Alias,
     For,
@@ -70,6 +71,8 @@ from tilefold.targets.costs import dtype_key
 
 from .faults import DeviceFault, DeviceHang, IllegalUnit, OutOfBounds, UnsupportedDataPath
 from .hazards import HazardTracker
+from .lanes import DISPATCH as LANE_DISPATCH
+from .lanes import finish_launch
 from .memory import FR, Handle, assign, copy_rows, nd_view, read, write
 from .timeline import ORIGIN_CODE, ORIGIN_NAMES, PIPE_INDEX, PIPES, S, UnitTrace, schedule
 
@@ -1029,6 +1032,7 @@ class Machine:
             TCustom: KernelRun.x_TCustom, TIndirect: KernelRun.x_TIndirect, TGatherRow: KernelRun.x_TGatherRow,
             SetFlag: KernelRun.x_SetFlag,
             WaitFlag: KernelRun.x_WaitFlag,
+            **LANE_DISPATCH,  # pl.split_aiv regions and the cross-core pipe (sim/lanes.py)
         }
         self.budget = StepBudget(None, "simulator")
         self.traces: list[UnitTrace] = []
@@ -1118,7 +1122,9 @@ class Machine:
         ft = kernel.func_type
         self.use_kernel_caches(kernel)
         from .races import LaunchAccesses  # GM race detection (sim/races.py)
-        self.races = LaunchAccesses(kernel, gm) if block_dim > 1 or ft == "AIV" else None
+        lanes = kernel_lanes(kernel.body)
+        self.races = LaunchAccesses(kernel, gm) if block_dim > 1 or ft == "AIV" or lanes else None
+        self.launch_traces, self.launch_units = traces, units  # lanes add their units (sim/lanes.py)
         for b in range(block_dim):
             core_idx = b % self.target.num_aic
             core = self.core(core_idx)
@@ -1143,7 +1149,8 @@ class Machine:
                 try:
                     run.run(kernel.body)
                 except DeviceFault as f:
-                    raise f.with_unit(f"{unit} (block {b}, kernel @{kernel.name})") from None
+                    raise f.with_unit(f"{f.unit or unit} (block {b}, kernel @{kernel.name})") from None
+        finish_launch(self, kernel)
         if self.races is not None:
             self.races, races = None, self.races
             races.check()  # units of one launch are unordered: conflicting GM accesses are a race

@@ -51,7 +51,7 @@ class UnitTrace:
     """The records of one unit, in issue order (plain lists: the hot path appends to them)."""
 
     __slots__ = ("name", "pipe", "deps", "latency", "work", "gm_bytes", "gm_cap", "instr", "last", "start",
-                 "end", "flows", "block_starts", "floating", "last_work", "origin")
+                 "end", "flows", "block_starts", "floating", "last_work", "origin", "cross")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -71,6 +71,8 @@ class UnitTrace:
         self.block_starts: list[int] = []
         self.floating: set[int] = set()  # set_flag records: on a pipe's lane, outside its queue
         self.last_work = [-1] * NPIPES  # last record of each pipe that costs something
+        # record -> records of OTHER units it waits for (a cross-core pipe's pop waits for its push, sim/lanes.py)
+        self.cross: dict[int, list[tuple[UnitTrace, int]]] = {}
 
     def add_marker(self, pipe: int, instr: Any) -> int:
         """A ``set_flag`` on ``pipe``: a zero-cost record that ends once everything issued to the pipe before
@@ -167,6 +169,8 @@ class _Scheduler:
         for u in units:
             self._add_unit(u)
         self.used_pipes = [tuple(p for p in range(NPIPES) if q[p]) for q in self.queues]
+        self.unit_index = {id(u): i for i, u in enumerate(units)}
+        self.cross_units = [i for i, u in enumerate(units) if u.cross]  # retried after every event
         self.active: dict[tuple[int, int], float] = {}  # (unit, record) -> bytes left
         self.engine_busy: set[tuple[int, int]] = set()  # (unit, pipe) whose engine moves data now
         self.engine_wait: dict[tuple[int, int], tuple[int, int]] = {}  # (unit, pipe) -> transfer past latency
@@ -239,6 +243,8 @@ class _Scheduler:
                 if not d[x]:
                     ready = False
                     break
+            if ready and u.cross and r in u.cross:
+                ready = self._cross_ready(u.cross[r])
             if not ready:
                 continue
             gb = gm_bytes[r]
@@ -259,6 +265,15 @@ class _Scheduler:
                 else:
                     heapq.heappush(heap, (now + dur, self.tie, 0, ui, r))
         return progress
+
+    def _cross_ready(self, waits: list[tuple[UnitTrace, int]]) -> bool:
+        for other, rec in waits:
+            oi = self.unit_index.get(id(other))
+            if oi is None:
+                raise RuntimeError(f"a record waits for unit {other.name}, which is not scheduled with it")
+            if not self.done[oi][rec]:
+                return False
+        return True
 
     # ------------------------------------------------------------------------------------ ending records
     def finish(self, ui: int, r: int) -> None:
@@ -339,15 +354,17 @@ class _Scheduler:
     def run(self) -> None:
         for ui in range(len(self.units)):
             self.try_start(ui)
-        heap, active = self.heap, self.active
+        heap, active, cross = self.heap, self.active, self.cross_units
         while heap or active:
             if not active:  # no GM transfer moves data: the next event is the heap's
                 self.now = heap[0][0]
                 touched = self.pop_event()
                 if touched is not None:
                     self.try_start(touched)
-                continue
-            for ui in self.step():
+            else:
+                for ui in self.step():
+                    self.try_start(ui)
+            for ui in cross:  # a record another unit just ended may release a cross-unit wait
                 self.try_start(ui)
         for ui, u in enumerate(self.units):
             if not all(self.done[ui]):  # a record whose dependency never ends: cannot happen for recorded traces

@@ -13,6 +13,7 @@ from tilefold.ir.stmt import (
 from tilefold.ir.types import DataType, MemorySpace, TensorType, TileType, TupleType, Type
 from tilefold.ir.visitor import IRVisitor
 from tilefold.ops.registry import OpDef, OpKind, ParamKind, Unit, get_op, make_call, op_of
+from tilefold.passes.split_aiv_regions import has_split_aiv_regions
 
 PASS_NAME = "TileAndBindSubBlock"
 LIMIT_PASS_NAME = "LimitUniqueSubBlockIdToStoreCopy"
@@ -257,7 +258,10 @@ def _scan(fn: Function) -> _UsesSubblock:
 
 
 def is_candidate(fn: Function) -> bool:
-    """AIV functions, and InCore functions whose work is all vector."""
+    """AIV functions, and InCore functions whose work is all vector (not a kernel with pl.split_aiv regions: the
+    regions place its vector work themselves)."""
+    if has_split_aiv_regions(fn):
+        return False
     if fn.func_type is FunctionType.AIV:
         return True
     if fn.func_type is FunctionType.InCore:
