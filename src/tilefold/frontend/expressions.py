@@ -409,6 +409,9 @@ class ExpressionsMixin:
                 num = self._fold_number(node)
                 if num is not None:
                     return self._value_expr(num, node)
+            helper = self._find_inline(f.id) if f.id not in self.env else None
+            if helper is not None:  # an @pl.inline helper: spliced here (frontend/inline.py)
+                return self._inline_call(node, helper)
             raise self.error(f, f"unknown function {f.id!r}",
                              hint="call ops as pl.tile.<op>(...) and kernels as self.<kernel>(...)")
         if not isinstance(f, ast.Attribute):

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from tilefold.errors import NotSupportedError, ParseError
 from tilefold.frontend.call_results import bind_call_results
+from tilefold.frontend.inline import JitSource
 from tilefold.frontend.parser import Parser
-from tilefold.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, GlobalVar, MakeTuple, Var
+from tilefold.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Var
 from tilefold.ir.stmt import (
     AssignStmt,
     Function,
@@ -56,16 +56,6 @@ DISPATCHED.setdefault("arange", None)  # PyPTO's name of tensor.ci (a registry s
 GENERATORS.add("arange")
 #: scope levels of ``pl.at`` that make sense on one chip
 LEVELS = ("CORE_GROUP", "CORE", "AIC", "AIV")
-
-
-@dataclass
-class JitSource:
-    """What the parser needs to know about one decorated function."""
-
-    name: str
-    kind: str  # "entry" | "incore" | "inline"
-    node: ast.FunctionDef
-    parser_args: dict[str, Any]  # Parser(...) keyword arguments (source, filename, offsets, const lookup)
 
 
 class JitParser(Parser):
@@ -241,15 +231,8 @@ class JitParser(Parser):
     # ------------------------------------------------------------------ statements
 
     def _stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
-        outer = getattr(self, "_pending", None)
-        self._pending: list[Stmt] = []
         marker = len(out)
-        try:
-            self._jit_stmt(s, out)
-        finally:
-            pending, self._pending = self._pending, outer
-        if pending:
-            out[marker:marker] = pending
+        self._splicing(out, lambda: self._jit_stmt(s, out))  # inline helpers' statements go first
         # one op per statement: later passes (memory inference, tiling) place each call's result
         out[marker:] = [x for s2 in out[marker:] for x in _one_op_per_statement(s2)]
         for s2 in out[marker:]:  # scalar definitions: slice extents like k0 : k0 + K are proved through them
@@ -658,14 +641,14 @@ class JitParser(Parser):
             raise self.error(node.func, f"unknown function {name!r}",
                              hint="decorate it with @pl.jit.incore or @pl.jit.inline in the entry's module "
                                   "(a plain @pl.jit entry does not call other @pl.jit entries)")
+        if src.kind == "inline":
+            return self._inline_call(node, src)
         if node.keywords:
             raise self.error(node, f"{name}(...) takes positional arguments", hint="pass the arguments in order")
         args = [self._expr(a) for a in node.args]
         if len(args) != len(src.node.args.args):
             raise self.error(node, f"{name} takes {len(src.node.args.args)} argument(s) but {len(args)} were given",
                              hint="pass one value per parameter")
-        if src.kind == "inline":
-            return self._inline(node, src, args)
         if self.in_scope:
             raise self.error(node, f"calling @pl.jit.incore {name!r} inside a pl.at scope",
                              hint="call InCore functions from the entry's body, outside the scope")
@@ -686,63 +669,17 @@ class JitParser(Parser):
         rtype: Type = UnknownType() if not rts else rts[0] if len(rts) == 1 else TupleType(rts)
         return Call(GlobalVar(fn.name, span=self.span(node)), tuple(args), (), rtype, span=self.span(node))
 
-    def _inline(self, node: ast.Call, src: JitSource, args: list[Expr]) -> Expr:
-        fn = src.node
-        if src.parser_args.get("filename") != self.filename:
-            return self._inline_from_other_file(node, src, args)
-        body = fn.body
-        if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
-            raise self.error(fn, f"@pl.jit.inline {src.name!r} must end with `return value`",
-                             hint="inline helpers return the value they compute")
-        saved = (self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind, self.consts)
-        self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind = {}, {}, 0, [[]], []
-        self.consts = dict(self.consts)
-        try:
-            for p, a in zip(fn.args.args, args, strict=True):
-                if isinstance(a, Var):
-                    self.env[p.arg] = a
-                    self.depth_of[p.arg] = 0
-                elif isinstance(a, (ConstInt, ConstFloat, ConstBool)):
-                    self.consts[p.arg] = a.value  # a literal argument: a constant of the helper
-                else:
-                    raise self.error(node, f"inline helper {src.name!r}: pass a named value for {p.arg!r}",
-                                     hint="bind the argument to a name first")
-            stmts: list[Stmt] = []
-            self._future.run(body, lambda i, s: self._stmt(s, stmts) if i < len(body) - 1 else None, isolated=True)
-            result = self._expr(body[-1].value)
-        finally:
-            self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind, self.consts = saved
-        self._pending.extend(stmts)  # spliced before the statement that called the helper
-        return result
+    def _inline_sub_parser(self, src: JitSource) -> JitParser:
+        return JitParser(**src.parser_args, resolve=self.resolve, registry=self.registry)
 
-    def _inline_from_other_file(self, node: ast.Call, src: JitSource, args: list[Expr]) -> Expr:
-        """An ``@pl.jit.inline`` helper of another module (of a package): its body is parsed by a parser of its
-        own file (positions, module constants and ``pl`` aliases of that file) in the caller's context (the same
-        scope, kind and function registry); its statements are spliced before the calling statement."""
-        sub = JitParser(**src.parser_args, resolve=self.resolve, registry=self.registry)
+    def _inline_context(self, sub: Any) -> None:
+        """A helper's body is parsed in its caller's place: the same kind of function and scope, the same task
+        ids."""
+        super()._inline_context(sub)
         sub.kind, sub.in_scope = self.kind, self.in_scope
-        sub._reset_scope()
-        sub._param_vars = set(self._param_vars)  # the caller's parameters, passed in as the helper's arguments
-        sub._current_sig = self._current_sig
-        sub._pending = []
-        for p, a in zip(src.node.args.args, args, strict=True):
-            if isinstance(a, (ConstInt, ConstFloat, ConstBool)):
-                sub.consts[p.arg] = a.value
-            elif isinstance(a, Var):
-                sub.env[p.arg] = a
-                sub.depth_of[p.arg] = 0
-            else:
-                raise self.error(node, f"inline helper {src.name!r}: pass a named value for {p.arg!r}",
-                                 hint="bind the argument to a name first")
-        body = src.node.body
-        if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
-            raise sub.error(src.node, f"@pl.jit.inline {src.name!r} must end with `return value`",
-                            hint="inline helpers return the value they compute")
-        stmts: list[Stmt] = []
-        sub._future.run(body, lambda i, st: sub._stmt(st, stmts) if i < len(body) - 1 else None, isolated=True)
-        result = sub._expr(body[-1].value)
-        self._pending.extend(stmts + sub._pending)
-        return result
+        from tilefold.frontend import jit_scopes
+
+        sub._tf_tasks = jit_scopes.tasks(self)
 
 
 def _unregistered(name: str) -> bool:

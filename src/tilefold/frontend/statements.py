@@ -16,6 +16,7 @@ from tilefold.ir.expr import (
     ConstInt,
     Expr,
     IterArg,
+    MakeTuple,
     TupleGetItem,
     Var,
 )
@@ -318,6 +319,9 @@ class StatementsMixin:
         found: list[_Yield] = []
 
         def each(i: int, s: ast.stmt) -> None:
+            self._splicing(out, lambda: one(i, s))
+
+        def one(i: int, s: ast.stmt) -> None:
             y = self._match_yield(s)
             if y is not None:
                 if yield_ctx is None:
@@ -388,6 +392,10 @@ class StatementsMixin:
         return _Yield(vals, targets, ann, s, types)
 
     def _stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
+        """One statement; the statements of the inline helpers it calls land just before it."""
+        self._splicing(out, lambda: self._python_stmt(s, out))
+
+    def _python_stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
         if isinstance(s, ast.Assign):
             if len(s.targets) != 1:
                 raise self.error(s, "chained assignment (a = b = ...) is not supported",
@@ -747,6 +755,12 @@ class StatementsMixin:
         if len(tt.types) != len(names):
             raise self.error(target, f"the value has {len(tt.types)} results but {len(names)} names are assigned",
                              hint=f"assign exactly {len(tt.types)} names")
+        if isinstance(value, MakeTuple):  # an inline helper's `return a, b`: the names take its values
+            for n, e, v in zip(names, target.elts, value.elements, strict=True):
+                var = Var(n, v.type, self.span(e))
+                out.append(AssignStmt(var, v, span=self.span(s)))
+                self._define(n, var, e)
+            return
         tup = Var("_".join(names) + "_tuple", tt, self.span(target))
         out.append(AssignStmt(tup, value, span=self.span(s)))
         for i, (n, e) in enumerate(zip(names, target.elts, strict=False)):
@@ -1005,7 +1019,7 @@ class StatementsMixin:
         if len(cond_call.args) != 1 or cond_call.keywords:
             raise self.error(cond_call, "pl.cond takes exactly one condition",
                              hint="write pl.cond(<scalar condition>), e.g. pl.cond(i < n)")
-        cond = self._expr(cond_call.args[0])
+        cond = self._no_splicing("a pl.while_ condition", lambda: self._expr(cond_call.args[0]))
         body = self._body(s.body[1:], "loop")
         y = self._last_yield
         escaping = self._escaping_names({n for n, _ in names})
@@ -1019,7 +1033,7 @@ class StatementsMixin:
         if s.orelse:
             raise self.error(s.orelse[0], "while ... else is not supported",
                              hint="move the else block after the loop")
-        cond = self._expr(s.test)
+        cond = self._no_splicing("a while condition", lambda: self._expr(s.test))
         self._push("loop")
         body = self._body(s.body, "loop")
         y = self._last_yield
