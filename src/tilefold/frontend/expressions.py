@@ -442,6 +442,11 @@ class ExpressionsMixin:
                 raise self.error(node, "pl.cond(...) must be the first statement of a pl.while_ body or the "
                                        "whole condition of an if",
                                  hint='e.g. `if pl.cond(sb == 0, attrs={"limit_sub_block_id0": True}):`')
+            if name in ("submit", "spmd_submit"):
+                extra = ", core_num=4" if name == "spmd_submit" else ""
+                raise self.error(node, f"pl.{name} returns the kernel's result(s) and a task id: it is the whole "
+                                       "value of a tuple assignment",
+                                 hint=f"out, tid = pl.{name}(self.kernel, a, out{extra})")
             if name in _LOOP_KINDS or name == "while_":
                 raise self.error(node, f"pl.{name}(...) can only be iterated by a for statement",
                                  hint=f"write `for i in pl.{name}(...):`")

@@ -610,67 +610,118 @@ class StatementsMixin:
         """PyPTO's ``out, tid = pl.submit(self.kernel, *args, deps=[...])`` in an Orchestration function: the
         kernel's launch, its results bound to the leading names and the last name its task id (usable in later
         ``deps=``). tilefold runs the orchestration in program order, so the dependencies are checked, not
-        needed."""
+        needed. ``pl.spmd_submit(self.kernel, *args, core_num=N)`` is its SPMD sibling (dev/01): the launch runs
+        on ``N`` blocks, as ``with pl.spmd(N): out = self.kernel(...)`` does."""
         from tilefold.frontend import jit_scopes
 
+        what = call.func.attr  # type: ignore[attr-defined]  # "submit" | "spmd_submit"
         if not call.args or not (isinstance(call.args[0], ast.Attribute) and isinstance(call.args[0].value, ast.Name)
                                  and call.args[0].value.id == "self"):
-            raise self.error(call, "pl.submit takes the kernel as self.<kernel> first",
-                             hint="out, tid = pl.submit(self.kernel, a, out)")
-        for kw in call.keywords:
-            if kw.arg == "deps":
-                jit_scopes.deps_option(self, kw.value)
-            elif kw.arg == "predicate":
-                from tilefold.errors import NotSupportedError
-
-                raise NotSupportedError("pl.submit(predicate=...) (a task skipped on a run-time value) is not "
-                                        "supported", span=self.span(kw.value),
-                                        hint="guard the work inside the kernel with an if on the value")
-            elif kw.arg not in ("allow_early_resolve", "dumps"):
-                raise self.error(kw.value, f"unknown keyword argument {kw.arg!r} for pl.submit",
-                                 hint="pl.submit(self.kernel, *args, deps=[tid, ...])")
+            if self.__dict__.get("kind") is not None:  # the @pl.jit form has no self.<kernel> (tutorials/04)
+                raise self.error(call, f"pl.{what} dispatches a self.<kernel> of a @pl.program class",
+                                 hint="in a @pl.jit entry use `with pl.spmd(N, deps=[...]) as tid:` or "
+                                      "`with pl.at(level=..., deps=[...]) as tid:` blocks")
+            raise self.error(call, f"pl.{what} takes the kernel as self.<kernel> first",
+                             hint=f"out, tid = pl.{what}(self.kernel, a, out"
+                                  + (", core_num=4)" if what == "spmd_submit" else ")"))
+        blocks = self._submit_options(call, what)
         tid = target.elts[-1]
         if len(target.elts) < 2 or not isinstance(tid, ast.Name):
-            raise self.error(target, "pl.submit returns the kernel's result(s) and a task id",
-                             hint="out, tid = pl.submit(self.kernel, a, out)")
+            raise self.error(target, f"pl.{what} returns the kernel's result(s) and a task id",
+                             hint=f"out, tid = pl.{what}(self.kernel, a, out"
+                                  + (", core_num=4)" if what == "spmd_submit" else ")"))
         launch = ast.copy_location(ast.Call(func=call.args[0], args=list(call.args[1:]), keywords=[]), call)
         results = target.elts[:-1]
+        marker = len(out)
         if len(results) == 1:
             self._assign(results[0], results[0].id, launch, None, out, s)  # type: ignore[attr-defined]
         else:
             tup = ast.copy_location(ast.Tuple(elts=list(results), ctx=ast.Store()), target)
             self._assign_tuple(tup, launch, out, s)
+        if blocks is not None:
+            self._mark_spmd_launches(out[marker:], blocks)
         t = jit_scopes.tasks(self)
         t.ids.add(tid.id)
         t.count += 1
         t.current[tid.id] = f"{tid.id}#{t.count}"
+
+    def _submit_options(self, call: ast.Call, what: str) -> int | None:
+        """The keywords of ``pl.submit`` / ``pl.spmd_submit``: ``deps=`` (checked), the timing-only hints, and
+        ``core_num=`` (the block count, required by ``pl.spmd_submit`` and refused by ``pl.submit``)."""
+        from tilefold.errors import NotSupportedError
+        from tilefold.frontend import jit_scopes
+
+        blocks = None
+        for kw in call.keywords:
+            if kw.arg == "deps":
+                jit_scopes.deps_option(self, kw.value)
+            elif kw.arg == "predicate":
+                raise NotSupportedError(f"pl.{what}(predicate=...) (a task skipped on a run-time value) is not "
+                                        "supported", span=self.span(kw.value),
+                                        hint="guard the work inside the kernel with an if on the value")
+            elif kw.arg == "core_num" and what == "spmd_submit":
+                n = self._fold_number(kw.value)
+                if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+                    raise self.error(kw.value, "core_num= must be one positive compile-time integer",
+                                     hint="e.g. pl.spmd_submit(self.kernel, a, out, core_num=4)")
+                blocks = n
+            elif kw.arg == "sync_start" and what == "spmd_submit":
+                # all blocks launch at once: every block of a tilefold launch starts with the launch already
+                if not (isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool)):
+                    raise self.error(kw.value, "sync_start= must be True or False", hint="sync_start=True")
+            elif kw.arg not in ("allow_early_resolve", "dumps"):
+                extra = ", core_num=N, sync_start=" if what == "spmd_submit" else ""
+                raise self.error(kw.value, f"unknown keyword argument {kw.arg!r} for pl.{what}",
+                                 hint=f"pl.{what}(self.kernel, *args{extra}, deps=[tid, ...])")
+        if what == "spmd_submit" and blocks is None:
+            raise self.error(call, "pl.spmd_submit needs core_num=N, the number of blocks",
+                             hint="out, tid = pl.spmd_submit(self.kernel, a, out, core_num=4)")
+        return blocks
+
+    def _mark_spmd_launches(self, stmts: list[Stmt], blocks: int) -> int:
+        """Record each kernel launch among ``stmts`` as running on ``blocks`` blocks (its ``block_dim``, checked
+        for agreement by ``_spmd_block_dims``); the number of launches."""
+        from tilefold.ir.expr import Call, GlobalVar
+
+        launches = 0
+        for st in stmts:
+            value = getattr(st, "value", None) if isinstance(st, AssignStmt) else getattr(st, "expr", None)
+            if isinstance(value, Call) and isinstance(value.op, GlobalVar):
+                self.__dict__.setdefault("_spmd_calls", {})[id(value)] = blocks
+                launches += 1
+        return launches
 
     def _spmd_dispatch(self, s: ast.With, call: ast.Call, out: list[Stmt]) -> None:
         """PyPTO's dispatch form ``with pl.spmd(n): out = self.kernel(...)`` in an Orchestration / Opaque function:
         the body's kernel launches run on ``n`` blocks (each block reads its index with pl.tile.get_block_idx()).
         The count becomes the launched kernel's ``block_dim`` (``_parse_program`` checks every launch of it
         agrees)."""
-        from tilefold.ir.expr import Call, GlobalVar
 
         if getattr(getattr(self, "_current_sig", None), "func_type", None) is FunctionType.InCore:
             raise self.error(s, "with pl.spmd(...) in an InCore function",
                              hint="dispatch the kernel with pl.spmd from the Orchestration function")
-        n = self._fold_number(call.args[0]) if len(call.args) == 1 and not call.keywords else None
+        from tilefold.frontend import jit_scopes
+
+        n = self._fold_number(call.args[0]) if len(call.args) == 1 else None
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
             raise self.error(call, "with pl.spmd(n): n must be one positive compile-time integer",
                              hint="e.g. with pl.spmd(4): out = self.kernel(a, out)")
+        for kw in call.keywords:  # ordering is program order here: deps are checked, hints change timing only
+            if kw.arg == "deps":
+                jit_scopes.deps_option(self, kw.value)
+            elif kw.arg == "allow_early_resolve":
+                jit_scopes._bool_literal(self, kw.value, "allow_early_resolve")
+            else:
+                raise self.error(kw.value if kw.arg else call, f"unknown pl.spmd option {kw.arg!r} of a dispatch",
+                                 hint="with pl.spmd(n, deps=[tid], allow_early_resolve=True) [as tid]:")
         body: list[Stmt] = []
         for b in s.body:
             self._stmt(b, body)
-        launches = 0
-        for st in body:
-            value = getattr(st, "value", None) if isinstance(st, AssignStmt) else getattr(st, "expr", None)
-            if isinstance(value, Call) and isinstance(value.op, GlobalVar):
-                self.__dict__.setdefault("_spmd_calls", {})[id(value)] = n
-                launches += 1
+        launches = self._mark_spmd_launches(body, n)
         if not launches:
             raise self.error(s, "a with pl.spmd(n) body launches no kernel",
                              hint="call the kernel inside it: out = self.kernel(a, out)")
+        jit_scopes.bind_task_id(self, s)  # the capture form `... as tid`: the dispatch's task id
         out.extend(body)
 
     def _at_scope(self, s: ast.With, out: list[Stmt]) -> None:
@@ -681,7 +732,7 @@ class StatementsMixin:
         from tilefold.frontend import jit_scopes
 
         call = s.items[0].context_expr if len(s.items) == 1 else None
-        if call is not None and self._is_pl_call(call, "spmd") and s.items[0].optional_vars is None:
+        if call is not None and self._is_pl_call(call, "spmd"):
             self._spmd_dispatch(s, call, out)
             return
         if call is None or not self._is_pl_call(call, "at"):
@@ -734,7 +785,7 @@ class StatementsMixin:
                 raise self.error(e, "only plain names can be assigned",
                                  hint="unpack into plain names, e.g. `a, b = ...`")
             names.append(e.id)
-        if self._is_pl_call(value_node, "submit"):
+        if self._is_pl_call(value_node, "submit") or self._is_pl_call(value_node, "spmd_submit"):
             self._submit(target, value_node, out, s)  # type: ignore[arg-type]
             return
         if isinstance(value_node, (ast.Tuple, ast.List)):  # a, b = x, y: every value first, then the names
