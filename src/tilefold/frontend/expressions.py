@@ -465,6 +465,10 @@ class ExpressionsMixin:
         if isinstance(base, ast.Attribute) and self._is_pl(base.value):
             if base.attr == "tensor" and f.attr == "dim":
                 return self._dim(node)
+            if base.attr == "array":  # pl.array.create / get_element / update_element (frontend/arrays.py)
+                from tilefold.frontend.arrays import array_call
+
+                return array_call(self, node, f.attr)
             opname = f"{base.attr}.{f.attr}"
             return self._op_call(node, opname)
         raise self.error(node, "unsupported call", hint="call ops as pl.tile.<op>(...)")

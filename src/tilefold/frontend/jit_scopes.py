@@ -260,8 +260,7 @@ def task_array_stmt(p: Any, s: ast.stmt) -> bool:
                               hint="pl.array.create(4, pl.TASK_ID)")
             t.arrays[target.id] = n
             return True
-        raise NotSupportedError("pl.array.create is supported for task ids only: pl.array.create(n, pl.TASK_ID)",
-                                span=p.span(value), hint="keep other arrays in a tensor")
+        return False  # an array of values: kernel code (frontend/arrays.py)
     if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id in t.arrays:
         if not (isinstance(value, ast.Name) and value.id in t.ids):
             raise p.error(value, f"{_src(value)!r} is not a task id",

@@ -396,6 +396,11 @@ class StatementsMixin:
         self._splicing(out, lambda: self._python_stmt(s, out))
 
     def _python_stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
+        if isinstance(s, ast.Assign) and not self._on_chip():
+            from tilefold.frontend import jit_scopes
+
+            if jit_scopes.task_array_stmt(self, s):  # tids = pl.array.create(n, pl.TASK_ID); tids[i] = tid
+                return
         if isinstance(s, ast.Assign):
             if len(s.targets) != 1:
                 raise self.error(s, "chained assignment (a = b = ...) is not supported",
@@ -475,8 +480,14 @@ class StatementsMixin:
             raise self.error(target, "only `name[...] = value` subscript writes are supported",
                              hint="write into a tensor parameter: out[:] = value")
         dst = self._expr(target.value)
+        from tilefold.frontend import arrays
+
+        if isinstance(dst.type, TileType) and arrays.is_element_subscript(target):
+            arrays.element_write(self, target, value_node, out, s)  # arr[i] = v: a functional update, rebinding
+            return
         if not isinstance(dst.type, TensorType):
-            raise self.error(target, f"{target.value.id!r} is not a tensor: only tensors take subscript writes",
+            raise self.error(target, f"{target.value.id!r} is not a tensor: only tensors take subscript writes (a "
+                                     "tile or an array takes one element: t[i, j] = v)",
                              hint="tiles are values: bind a new name instead")
         value = self._expr(value_node)
         self.__dict__.setdefault("_pre", {})[id(value_node)] = value  # parsed once: _expr takes it from _pre
@@ -591,6 +602,11 @@ class StatementsMixin:
         if not isinstance(v, ast.Call):
             raise self.error(s, "an expression statement must be a call",
                              hint="bare expressions have no effect; assign the value to a name")
+        f = v.func
+        if isinstance(f, ast.Attribute) and f.attr == "update_element" and isinstance(f.value, ast.Attribute) \
+                and f.value.attr == "array" and self._is_pl(f.value.value):
+            raise self.error(s, "pl.array.update_element returns the updated array: its result is lost here",
+                             hint="write arr[i] = v, or arr = pl.array.update_element(arr, i, v)")
         if self._is_pl_call(v, "func_attr"):
             raise self.error(s, "pl.func_attr(...) must precede every other statement of the function body",
                              hint="move it to the top of the body (an attribute describes the whole function)")
