@@ -287,41 +287,6 @@ class JitParser(Parser):
             return
         super()._stmt(s, out)
 
-    def _unroll_orchestration_loop(self, s: ast.For, out: list[Stmt]) -> None:
-        """A ``pl.range`` loop of the entry (control plane: kernel launches, scopes) with constant bounds is
-        unrolled: each iteration's statements are parsed with the loop variable as a constant, so launches
-        and scopes repeat with their own offsets (tilefold's orchestration is straight-line)."""
-        it = s.iter
-        if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
-                and self._is_pl(it.func.value) and it.func.attr in ("range", "unroll", "parallel") and not it.keywords
-                and 1 <= len(it.args) <= 3 and not s.orelse):
-            raise self.error(s, "a loop of the orchestration code must be `for i in pl.range(...)` with constant "
-                                "bounds", hint="put other loops inside a pl.at scope or an @pl.jit.incore function")
-        bounds = [self._fold_number(a) for a in it.args]
-        if not all(isinstance(b, int) for b in bounds):
-            raise NotSupportedError("an orchestration loop needs constant bounds (it is unrolled)",
-                                    span=self.span(it), hint="use constants, or move the loop inside a pl.at scope")
-        start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
-        if step == 0:
-            raise self.error(it, "pl.range step must not be zero", hint="use a positive or negative step")
-        trips = range(start, stop, step)
-        if len(trips) > 1024:
-            raise NotSupportedError(f"an orchestration loop of {len(trips)} iterations is too long to unroll",
-                                    span=self.span(it), hint="at most 1024; loop inside a pl.at scope instead")
-        name = s.target.id
-        if name in self.env:
-            raise self.error(s.target, f"the loop variable {name!r} is already defined", hint="use a fresh name")
-        saved = self.consts.get(name, _UNSET)
-        try:
-            for i in trips:
-                self.consts[name] = i
-                self._future.run(s.body, lambda _i, b: self._stmt(b, out))
-        finally:
-            if saved is _UNSET:
-                self.consts.pop(name, None)
-            else:
-                self.consts[name] = saved
-
     def _with(self, s: ast.With, out: list[Stmt]) -> None:
         from tilefold.frontend import jit_scopes
 
@@ -718,9 +683,6 @@ def _one_op_per_statement(s: Stmt) -> list[Stmt]:
         values = tuple(flat(v, True) for v in s.values)
         s = s.with_fields(values=values)
     return [*before, s]
-
-
-_UNSET = object()
 
 
 class _NoSig:

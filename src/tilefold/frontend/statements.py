@@ -84,6 +84,23 @@ def _first_step_matmul(s: ast.If) -> ast.Assign | None:
     return None
 
 
+#: the most iterations of an orchestration loop the front end unrolls (each may hold launches and scopes)
+MAX_PARSE_UNROLL = 1024
+_UNSET = object()
+
+
+def _holds_at_scope(p: Any, loop: ast.For) -> bool:
+    """Does ``loop``'s body hold a ``with pl.at(...)`` (at any depth, not inside a nested def)?"""
+    todo: list[ast.AST] = list(loop.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.With) and any(p._is_pl_call(item.context_expr, "at") for item in n.items):
+            return True
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.expr)):
+            todo.extend(ast.iter_child_nodes(n))
+    return False
+
+
 def _ends_in_continue(body: list[ast.stmt]) -> bool:
     return bool(body) and isinstance(body[-1], ast.Continue)
 
@@ -436,6 +453,8 @@ class StatementsMixin:
             self._assign(s.target, s.target.id, value, None, out, s)
         elif isinstance(s, ast.Expr):
             self._expr_stmt(s, out)
+        elif isinstance(s, ast.For) and not self._on_chip() and _holds_at_scope(self, s):
+            self._unroll_orchestration_loop(s, out)  # its pl.at scopes are outlined one per iteration
         elif isinstance(s, ast.For):
             s = _lower_continue(self, s)
             self._for(self._carry_rebound_names(s) if self.python_rebinding else s, out)
@@ -472,6 +491,48 @@ class StatementsMixin:
         else:
             raise self.error(s, f"unsupported Python syntax in a kernel: {type(s).__name__}",
                              hint="kernels use assignments, calls, pl.range/pl.pipeline loops, while, if and return")
+
+    def _unroll_orchestration_loop(self, s: ast.For, out: list[Stmt]) -> None:
+        """A ``pl.range`` loop of orchestration code (control plane: kernel launches, scopes) with constant bounds
+        is unrolled: each iteration's statements are parsed with the loop variable as a constant, so launches
+        and scopes repeat with their own offsets (tilefold's orchestration is straight-line). The jit entry's
+        loops, and a program-form orchestration loop holding a ``pl.at`` scope (its scopes are outlined one per
+        iteration); names the body binds keep their last iteration's value after it, as in Python."""
+        from tilefold.errors import NotSupportedError
+
+        it = s.iter
+        if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
+                and self._is_pl(it.func.value) and it.func.attr in ("range", "unroll", "parallel") and not it.keywords
+                and 1 <= len(it.args) <= 3 and not s.orelse):
+            raise self.error(s, "a loop of the orchestration code must be `for i in pl.range(...)` with constant "
+                                "bounds (it is unrolled at parse time)",
+                             hint="carry values by rebinding names in the body (no init_values / pl.yield_), or put "
+                                  "the loop inside a pl.at scope or a kernel")
+        bounds = [self._fold_number(a) for a in it.args]
+        if not all(isinstance(b, int) for b in bounds):
+            raise NotSupportedError("an orchestration loop needs constant bounds (it is unrolled)",
+                                    span=self.span(it), hint="use constants, or move the loop inside a pl.at scope")
+        start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+        if step == 0:
+            raise self.error(it, "pl.range step must not be zero", hint="use a positive or negative step")
+        trips = range(start, stop, step)
+        if len(trips) > MAX_PARSE_UNROLL:
+            raise NotSupportedError(f"an orchestration loop of {len(trips)} iterations is too long to unroll",
+                                    span=self.span(it),
+                                    hint=f"at most {MAX_PARSE_UNROLL}; loop inside a pl.at scope instead")
+        name = s.target.id
+        if name in self.env:
+            raise self.error(s.target, f"the loop variable {name!r} is already defined", hint="use a fresh name")
+        saved = self.consts.get(name, _UNSET)
+        try:
+            for i in trips:
+                self.consts[name] = i
+                self._future.run(s.body, lambda _i, b: self._stmt(b, out))
+        finally:
+            if saved is _UNSET:
+                self.consts.pop(name, None)
+            else:
+                self.consts[name] = saved
 
     def _subscript_assign(self, target: ast.Subscript, value_node: ast.expr, out: list[Stmt], s: ast.stmt) -> None:
         """PyPTO's subscript write ``dst[lo:hi, ...] = value``: ``dst = pl.tensor.assemble(dst, value, [lo, ...])``
