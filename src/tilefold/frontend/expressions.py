@@ -465,6 +465,15 @@ class ExpressionsMixin:
         if isinstance(base, ast.Attribute) and self._is_pl(base.value):
             if base.attr == "tensor" and f.attr == "dim":
                 return self._dim(node)
+            if base.attr == "system":
+                from tilefold.errors import NotSupportedError
+
+                hint = ("j = pl.system.task_dummy(deps=[...]) is a statement of the orchestration code"
+                        if f.attr == "task_dummy" else
+                        "tilefold's simulator has no device runtime to ask or synchronise: size grids with constants, "
+                        "and split work between launches where blocks must meet")
+                raise NotSupportedError(f"pl.system.{f.attr} (a primitive of PyPTO's device runtime) is not "
+                                        "supported here", span=self.span(node), hint=hint)
             if base.attr == "array":  # pl.array.create / get_element / update_element (frontend/arrays.py)
                 from tilefold.frontend.arrays import array_call
 

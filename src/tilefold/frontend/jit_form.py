@@ -252,7 +252,8 @@ class JitParser(Parser):
                                      "of its body", hint="move `x.bind_dynamic(axis, M)` to the top of the entry")
 
         if self.kind == "entry" and not self.in_scope and (
-                (isinstance(s, ast.For) and jit_scopes.spmd_loop(self, s, out)) or jit_scopes.task_array_stmt(self, s)):
+                (isinstance(s, ast.For) and jit_scopes.spmd_loop(self, s, out)) or jit_scopes.task_array_stmt(self, s)
+                or jit_scopes.task_dummy_stmt(self, s)):
             return
         if isinstance(s, ast.For) and self.kind == "entry" and not self.in_scope:
             self._unroll_orchestration_loop(s, out)
@@ -469,6 +470,9 @@ class JitParser(Parser):
                     return self._fillpad(node)
                 if name in DISPATCHED:
                     return self._dispatch(node, name, base.attr)
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute) and f.value.attr == "system" \
+                and self._is_pl(f.value.value):
+            return super()._call(node)  # PyPTO's runtime primitives: refused there, by name
         if isinstance(f, ast.Attribute) and (self._is_pl(f.value) or (
                 isinstance(f.value, ast.Attribute) and self._is_pl(f.value.value))):
             return self._checked_op(node, None)

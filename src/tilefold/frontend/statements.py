@@ -416,8 +416,8 @@ class StatementsMixin:
         if isinstance(s, ast.Assign) and not self._on_chip():
             from tilefold.frontend import jit_scopes
 
-            if jit_scopes.task_array_stmt(self, s):  # tids = pl.array.create(n, pl.TASK_ID); tids[i] = tid
-                return
+            if jit_scopes.task_array_stmt(self, s) or jit_scopes.task_dummy_stmt(self, s):
+                return  # tids = pl.array.create(n, pl.TASK_ID); tids[i] = tid; j = pl.system.task_dummy(deps=...)
         if isinstance(s, ast.Assign):
             if len(s.targets) != 1:
                 raise self.error(s, "chained assignment (a = b = ...) is not supported",
@@ -655,8 +655,8 @@ class StatementsMixin:
     def _expr_stmt(self, s: ast.Expr, out: list[Stmt]) -> None:
         """A call as a statement (an ``EvalStmt``; an in-place spelling rebinds its operand's name)."""
         v = s.value
-        if isinstance(v, ast.Constant) and isinstance(v.value, str):
-            return  # docstring / comment string
+        if isinstance(v, ast.Constant) and (isinstance(v.value, str) or v.value is Ellipsis):
+            return  # docstring / comment string; `...` (a stub body) does nothing, as in Python
         if self._is_pl_call(v, "cond"):
             raise self.error(s, "pl.cond(...) must be the first statement of a pl.while_ body",
                              hint="move pl.cond(...) to the top of the while body")
