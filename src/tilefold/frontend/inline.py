@@ -18,7 +18,8 @@ the caller just before the statement holding the call (``_pending``); the value 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,15 +43,18 @@ class JitSource:
 
 
 class InlineMixin:
-    """``_inline_call``: a call of an inline helper; ``_splicing`` runs a statement's parse so the statements of
-    the helpers it calls land just before it."""
+    """``_inline_call``: a call of an inline helper; ``_splice_into`` wraps a statement's parse so the
+    statements of the helpers it calls land just before it."""
 
-    def _splicing(self, out: list[Stmt], parse: Callable[[], None]) -> None:
-        outer = getattr(self, "_pending", None)
+    @contextmanager
+    def _splice_into(self, out: list[Stmt]) -> Iterator[None]:
+        """The statements inline helpers called in the body of the ``with`` produce land in ``out`` just before
+        what the body appends (a context, not a call: the parse keeps its stack depth)."""
+        outer = self.__dict__.get("_pending")
         self._pending: list[Stmt] = []
         marker = len(out)
         try:
-            parse()
+            yield
         finally:
             pending, self._pending = self._pending, outer
         if pending:

@@ -232,7 +232,8 @@ class JitParser(Parser):
 
     def _stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
         marker = len(out)
-        self._splicing(out, lambda: self._jit_stmt(s, out))  # inline helpers' statements go first
+        with self._splice_into(out):  # inline helpers' statements go first
+            self._jit_stmt(s, out)
         # one op per statement: later passes (memory inference, tiling) place each call's result
         out[marker:] = [x for s2 in out[marker:] for x in _one_op_per_statement(s2)]
         for s2 in out[marker:]:  # scalar definitions: slice extents like k0 : k0 + K are proved through them

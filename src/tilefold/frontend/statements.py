@@ -336,10 +336,8 @@ class StatementsMixin:
         found: list[_Yield] = []
 
         def each(i: int, s: ast.stmt) -> None:
-            self._splicing(out, lambda: one(i, s))
-
-        def one(i: int, s: ast.stmt) -> None:
-            y = self._match_yield(s)
+            with self._splice_into(out):  # a helper called in a yielded value lands before the yield
+                y = self._match_yield(s)
             if y is not None:
                 if yield_ctx is None:
                     raise self.error(s, "pl.yield_ outside a loop or if body",
@@ -409,88 +407,88 @@ class StatementsMixin:
         return _Yield(vals, targets, ann, s, types)
 
     def _stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
-        """One statement; the statements of the inline helpers it calls land just before it."""
-        self._splicing(out, lambda: self._python_stmt(s, out))
+        """One statement; the statements of the inline helpers it calls land just before it (no extra call
+        frame per statement: deeply nested kernels keep their stack)."""
+        with self._splice_into(out):
+            if isinstance(s, ast.Assign) and not self._on_chip():
+                from tilefold.frontend import jit_scopes
 
-    def _python_stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
-        if isinstance(s, ast.Assign) and not self._on_chip():
-            from tilefold.frontend import jit_scopes
-
-            if jit_scopes.task_array_stmt(self, s) or jit_scopes.task_dummy_stmt(self, s):
-                return  # tids = pl.array.create(n, pl.TASK_ID); tids[i] = tid; j = pl.system.task_dummy(deps=...)
-        if isinstance(s, ast.Assign):
-            if len(s.targets) != 1:
-                raise self.error(s, "chained assignment (a = b = ...) is not supported",
-                                 hint="assign each name separately")
-            t = s.targets[0]
-            if isinstance(t, ast.Name):
-                self._assign(t, t.id, s.value, None, out, s)
-            elif isinstance(t, (ast.Tuple, ast.List)):
-                self._assign_tuple(t, s.value, out, s)
-            elif isinstance(t, ast.Subscript):
-                self._subscript_assign(t, s.value, out, s)
-            else:
-                raise self.error(t, "only plain names can be assigned",
-                                 hint="tiles are values: write `x = pl.tile.op(...)` instead of mutating; a "
-                                      "tensor takes `out[lo:hi, ...] = value` (or pl.assemble)")
-        elif isinstance(s, ast.AnnAssign):
-            if not isinstance(s.target, ast.Name):
-                raise self.error(s.target, "only plain names can be assigned",
-                                 hint="assign to a local name, e.g. `y = ...`; attributes, subscripts and "
-                                      "starred targets are not supported")
-            if s.value is None:
-                raise self.error(s, f"declaration of {s.target.id!r} without a value",
-                                 hint="every variable is defined by an assignment")
-            self._assign(s.target, s.target.id, s.value, s.annotation, out, s)
-        elif isinstance(s, ast.AugAssign):
-            if not isinstance(s.target, ast.Name):
-                raise self.error(s.target, "only plain names can be assigned",
-                                 hint="assign to a local name, e.g. `y = ...`; attributes, subscripts and "
-                                      "starred targets are not supported")
-            value = ast.BinOp(left=ast.Name(id=s.target.id, ctx=ast.Load()), op=s.op, right=s.value)
-            ast.copy_location(value, s)
-            ast.copy_location(value.left, s.target)
-            self._assign(s.target, s.target.id, value, None, out, s)
-        elif isinstance(s, ast.Expr):
-            self._expr_stmt(s, out)
-        elif isinstance(s, ast.For) and not self._on_chip() and _holds_at_scope(self, s):
-            self._unroll_orchestration_loop(s, out)  # its pl.at scopes are outlined one per iteration
-        elif isinstance(s, ast.For):
-            s = _lower_continue(self, s)
-            self._for(self._carry_rebound_names(s) if self.python_rebinding else s, out)
-        elif isinstance(s, ast.While):
-            self._while(s, out)
-        elif isinstance(s, ast.If) and not self.python_rebinding:
-            self._if(s, out)
-        elif isinstance(s, ast.If) and (fused := _first_step_matmul(s)) is not None:
-            self._stmt(fused, out)
-        elif isinstance(s, ast.If):
-            s, merged = self._merge_rebound_names(s)
-            saved, self._if_merged = getattr(self, "_if_merged", frozenset()), merged
-            try:
+                if jit_scopes.task_array_stmt(self, s) or jit_scopes.task_dummy_stmt(self, s):
+                    return  # tids = pl.array.create(n, pl.TASK_ID); tids[i] = tid; j = pl.system.task_dummy(deps=...)
+            if isinstance(s, ast.Assign):
+                if len(s.targets) != 1:
+                    raise self.error(s, "chained assignment (a = b = ...) is not supported",
+                                     hint="assign each name separately")
+                t = s.targets[0]
+                if isinstance(t, ast.Name):
+                    self._assign(t, t.id, s.value, None, out, s)
+                elif isinstance(t, (ast.Tuple, ast.List)):
+                    self._assign_tuple(t, s.value, out, s)
+                elif isinstance(t, ast.Subscript):
+                    self._subscript_assign(t, s.value, out, s)
+                else:
+                    raise self.error(t, "only plain names can be assigned",
+                                     hint="tiles are values: write `x = pl.tile.op(...)` instead of mutating; a "
+                                          "tensor takes `out[lo:hi, ...] = value` (or pl.assemble)")
+            elif isinstance(s, ast.AnnAssign):
+                if not isinstance(s.target, ast.Name):
+                    raise self.error(s.target, "only plain names can be assigned",
+                                     hint="assign to a local name, e.g. `y = ...`; attributes, subscripts and "
+                                          "starred targets are not supported")
+                if s.value is None:
+                    raise self.error(s, f"declaration of {s.target.id!r} without a value",
+                                     hint="every variable is defined by an assignment")
+                self._assign(s.target, s.target.id, s.value, s.annotation, out, s)
+            elif isinstance(s, ast.AugAssign):
+                if not isinstance(s.target, ast.Name):
+                    raise self.error(s.target, "only plain names can be assigned",
+                                     hint="assign to a local name, e.g. `y = ...`; attributes, subscripts and "
+                                          "starred targets are not supported")
+                value = ast.BinOp(left=ast.Name(id=s.target.id, ctx=ast.Load()), op=s.op, right=s.value)
+                ast.copy_location(value, s)
+                ast.copy_location(value.left, s.target)
+                self._assign(s.target, s.target.id, value, None, out, s)
+            elif isinstance(s, ast.Expr):
+                self._expr_stmt(s, out)
+            elif isinstance(s, ast.For) and not self._on_chip() and _holds_at_scope(self, s):
+                self._unroll_orchestration_loop(s, out)  # its pl.at scopes are outlined one per iteration
+            elif isinstance(s, ast.For):
+                s = _lower_continue(self, s)
+                self._for(self._carry_rebound_names(s) if self.python_rebinding else s, out)
+            elif isinstance(s, ast.While):
+                self._while(s, out)
+            elif isinstance(s, ast.If) and not self.python_rebinding:
                 self._if(s, out)
-            finally:
-                self._if_merged = saved
-        elif isinstance(s, ast.Return):
-            if s.value is None:
-                vals: tuple[Expr, ...] = ()
-            elif isinstance(s.value, ast.Tuple):
-                vals = tuple(self._expr(e) for e in s.value.elts)
+            elif isinstance(s, ast.If) and (fused := _first_step_matmul(s)) is not None:
+                self._stmt(fused, out)
+            elif isinstance(s, ast.If):
+                s, merged = self._merge_rebound_names(s)
+                saved, self._if_merged = getattr(self, "_if_merged", frozenset()), merged
+                try:
+                    self._if(s, out)
+                finally:
+                    self._if_merged = saved
+            elif isinstance(s, ast.Return):
+                if s.value is None:
+                    vals: tuple[Expr, ...] = ()
+                elif isinstance(s.value, ast.Tuple):
+                    vals = tuple(self._expr(e) for e in s.value.elts)
+                else:
+                    vals = (self._expr(s.value),)
+                sig = self._current_sig
+                if sig.return_types and len(vals) != len(sig.return_types):
+                    raise self.error(s, f"return gives {len(vals)} value(s) but the function declares "
+                                        f"{len(sig.return_types)} return type(s)",
+                                     hint="return one value per declared return type, or fix the -> annotation")
+                out.append(ReturnStmt(vals, span=self.span(s)))
+            elif isinstance(s, ast.Pass):
+                return
+            elif isinstance(s, ast.With):
+                self._at_scope(s, out)
             else:
-                vals = (self._expr(s.value),)
-            sig = self._current_sig
-            if sig.return_types and len(vals) != len(sig.return_types):
-                raise self.error(s, f"return gives {len(vals)} value(s) but the function declares "
-                                    f"{len(sig.return_types)} return type(s)",
-                                 hint="return one value per declared return type, or fix the -> annotation")
-            out.append(ReturnStmt(vals, span=self.span(s)))
-        elif isinstance(s, ast.Pass):
-            return
-        elif isinstance(s, ast.With):
-            self._at_scope(s, out)
-        else:
-            raise self.error(s, f"unsupported Python syntax in a kernel: {type(s).__name__}",
-                             hint="kernels use assignments, calls, pl.range/pl.pipeline loops, while, if and return")
+                raise self.error(s, f"unsupported Python syntax in a kernel: {type(s).__name__}",
+                                 hint="kernels use assignments, calls, pl.range/pl.pipeline loops, while, if and "
+                                      "return")
 
     def _unroll_orchestration_loop(self, s: ast.For, out: list[Stmt]) -> None:
         """A ``pl.range`` loop of orchestration code (control plane: kernel launches, scopes) with constant bounds
