@@ -55,13 +55,3 @@ def test_func_attr_misuse_is_located(body, message):
     with pytest.raises(ParseError, match=message) as info:
         _parse(body)
     assert info.value.hint
-
-
-def test_pl_inline_is_refused_with_a_hint():
-    from tilefold.errors import NotSupportedError
-
-    with pytest.raises(NotSupportedError, match="@pl.inline") as info:
-        @pl.inline
-        def normalize(x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
-            return pl.mul(x, 2.0)
-    assert "@pl.jit.inline" in info.value.hint

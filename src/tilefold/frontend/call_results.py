@@ -11,7 +11,7 @@ not change what a program means.
 
 from __future__ import annotations
 
-from tilefold.ir.expr import Call, Expr, MakeTuple, Var
+from tilefold.ir.expr import BinaryExpr, Call, Expr, MakeTuple, UnaryExpr, Var
 from tilefold.ir.names import name_supply
 from tilefold.ir.stmt import (
     AssignStmt,
@@ -28,12 +28,20 @@ from tilefold.ir.stmt import (
     flatten_stmts,
 )
 from tilefold.ir.types import TensorType, TileType, TupleType
+from tilefold.ops.registry import OpKind, op_of
 
 
 def _bound_operand(e: Expr) -> bool:
     """A nested call producing a tensor (a store, an assemble, a kernel launch: it writes memory) or a tile (the
-    passes that rewrite an op, e.g. AutoTileMatmulL0's matmul, find it only as a statement)."""
-    return isinstance(e, Call) and isinstance(e.type, (TensorType, TileType, TupleType))
+    passes that rewrite an op, e.g. AutoTileMatmulL0's matmul, find it only as a statement), or an element read
+    (``pl.read(t, [pl.read(idx, [i]), 0])``: a scalar register is loaded by a statement of its own; a scalar
+    expression has no form for a memory access)."""
+    if not isinstance(e, Call):
+        return False
+    if isinstance(e.type, (TensorType, TileType, TupleType)):
+        return True
+    op = op_of(e)
+    return op is not None and op.kind is OpKind.ELEMENT_READ
 
 
 class _Binder:
@@ -58,6 +66,14 @@ class _Binder:
             elems = tuple(self.operand(x, pre) for x in e.elements)
             if any(a is not b for a, b in zip(elems, e.elements, strict=True)):
                 return e.with_fields(elements=elems)
+        elif isinstance(e, BinaryExpr):  # an index computed from an element read: pl.read(idx, [i]) + 1
+            lhs, rhs = self.operand(e.lhs, pre), self.operand(e.rhs, pre)
+            if lhs is not e.lhs or rhs is not e.rhs:
+                return e.with_fields(lhs=lhs, rhs=rhs)
+        elif isinstance(e, UnaryExpr):
+            operand = self.operand(e.operand, pre)
+            if operand is not e.operand:
+                return e.with_fields(operand=operand)
         return e
 
     def call(self, c: Call, pre: list[Stmt]) -> Call:
@@ -83,8 +99,8 @@ class _Binder:
     def stmt(self, s: Stmt) -> list[Stmt]:
         pre: list[Stmt] = []
         new: Stmt = s
-        if isinstance(s, AssignStmt) and isinstance(s.value, Call):
-            value = self.call(s.value, pre)
+        if isinstance(s, AssignStmt):
+            value = self.call(s.value, pre) if isinstance(s.value, Call) else self.operand(s.value, pre)
             new = s if value is s.value else s.with_fields(value=value)
         elif isinstance(s, EvalStmt) and isinstance(s.expr, Call):
             expr = self.call(s.expr, pre)
@@ -95,10 +111,14 @@ class _Binder:
             values = tuple(self.value(v, base if n == 1 else f"{base}{i}", pre) for i, v in enumerate(s.values))
             if any(a is not b for a, b in zip(values, s.values, strict=True)):
                 new = s.with_fields(values=values)
-        elif isinstance(s, (ForStmt, WhileStmt, ScopeStmt)):
+        elif isinstance(s, ForStmt):  # bounds are read once, before the loop
+            bounds = {f: self.operand(getattr(s, f), pre) for f in ("start", "stop", "step")}
+            new = s.with_fields(body=self.body(s.body), **bounds)
+        elif isinstance(s, (WhileStmt, ScopeStmt)):
             new = s.with_fields(body=self.body(s.body))
         elif isinstance(s, IfStmt):
-            new = s.with_fields(then_body=self.body(s.then_body), else_body=self.body(s.else_body))
+            new = s.with_fields(condition=self.operand(s.condition, pre), then_body=self.body(s.then_body),
+                                else_body=self.body(s.else_body))
         return pre + [new]
 
 

@@ -411,6 +411,9 @@ class ExpressionsMixin:
                 num = self._fold_number(node)
                 if num is not None:
                     return self._value_expr(num, node)
+            helper = self._find_inline(f.id) if f.id not in self.env else None
+            if helper is not None:  # an @pl.inline helper: spliced here (frontend/inline.py)
+                return self._inline_call(node, helper)
             raise self.error(f, f"unknown function {f.id!r}",
                              hint="call ops as pl.tile.<op>(...) and kernels as self.<kernel>(...)")
         if not isinstance(f, ast.Attribute):
@@ -441,6 +444,11 @@ class ExpressionsMixin:
                 raise self.error(node, "pl.cond(...) must be the first statement of a pl.while_ body or the "
                                        "whole condition of an if",
                                  hint='e.g. `if pl.cond(sb == 0, attrs={"limit_sub_block_id0": True}):`')
+            if name in ("submit", "spmd_submit"):
+                extra = ", core_num=4" if name == "spmd_submit" else ""
+                raise self.error(node, f"pl.{name} returns the kernel's result(s) and a task id: it is the whole "
+                                       "value of a tuple assignment",
+                                 hint=f"out, tid = pl.{name}(self.kernel, a, out{extra})")
             if name in _LOOP_KINDS or name == "while_":
                 raise self.error(node, f"pl.{name}(...) can only be iterated by a for statement",
                                  hint=f"write `for i in pl.{name}(...):`")
@@ -459,6 +467,19 @@ class ExpressionsMixin:
         if isinstance(base, ast.Attribute) and self._is_pl(base.value):
             if base.attr == "tensor" and f.attr == "dim":
                 return self._dim(node)
+            if base.attr == "system":
+                from tilefold.errors import NotSupportedError
+
+                hint = ("j = pl.system.task_dummy(deps=[...]) is a statement of the orchestration code"
+                        if f.attr == "task_dummy" else
+                        "tilefold's simulator has no device runtime to ask or synchronise: size grids with constants, "
+                        "and split work between launches where blocks must meet")
+                raise NotSupportedError(f"pl.system.{f.attr} (a primitive of PyPTO's device runtime) is not "
+                                        "supported here", span=self.span(node), hint=hint)
+            if base.attr == "array":  # pl.array.create / get_element / update_element (frontend/arrays.py)
+                from tilefold.frontend.arrays import array_call
+
+                return array_call(self, node, f.attr)
             opname = f"{base.attr}.{f.attr}"
             return self._op_call(node, opname)
         raise self.error(node, "unsupported call", hint="call ops as pl.tile.<op>(...)")

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from tilefold.errors import NotSupportedError, ParseError
 from tilefold.frontend.call_results import bind_call_results
+from tilefold.frontend.inline import JitSource
 from tilefold.frontend.parser import Parser
-from tilefold.ir.expr import Call, ConstBool, ConstFloat, ConstInt, Expr, GlobalVar, MakeTuple, Var
+from tilefold.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Var
 from tilefold.ir.stmt import (
     AssignStmt,
     Function,
@@ -56,16 +56,6 @@ DISPATCHED.setdefault("arange", None)  # PyPTO's name of tensor.ci (a registry s
 GENERATORS.add("arange")
 #: scope levels of ``pl.at`` that make sense on one chip
 LEVELS = ("CORE_GROUP", "CORE", "AIC", "AIV")
-
-
-@dataclass
-class JitSource:
-    """What the parser needs to know about one decorated function."""
-
-    name: str
-    kind: str  # "entry" | "incore" | "inline"
-    node: ast.FunctionDef
-    parser_args: dict[str, Any]  # Parser(...) keyword arguments (source, filename, offsets, const lookup)
 
 
 class JitParser(Parser):
@@ -241,15 +231,9 @@ class JitParser(Parser):
     # ------------------------------------------------------------------ statements
 
     def _stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
-        outer = getattr(self, "_pending", None)
-        self._pending: list[Stmt] = []
         marker = len(out)
-        try:
+        with self._splice_into(out):  # inline helpers' statements go first
             self._jit_stmt(s, out)
-        finally:
-            pending, self._pending = self._pending, outer
-        if pending:
-            out[marker:marker] = pending
         # one op per statement: later passes (memory inference, tiling) place each call's result
         out[marker:] = [x for s2 in out[marker:] for x in _one_op_per_statement(s2)]
         for s2 in out[marker:]:  # scalar definitions: slice extents like k0 : k0 + K are proved through them
@@ -269,7 +253,8 @@ class JitParser(Parser):
                                      "of its body", hint="move `x.bind_dynamic(axis, M)` to the top of the entry")
 
         if self.kind == "entry" and not self.in_scope and (
-                (isinstance(s, ast.For) and jit_scopes.spmd_loop(self, s, out)) or jit_scopes.task_array_stmt(self, s)):
+                (isinstance(s, ast.For) and jit_scopes.spmd_loop(self, s, out)) or jit_scopes.task_array_stmt(self, s)
+                or jit_scopes.task_dummy_stmt(self, s)):
             return
         if isinstance(s, ast.For) and self.kind == "entry" and not self.in_scope:
             self._unroll_orchestration_loop(s, out)
@@ -303,41 +288,6 @@ class JitParser(Parser):
             out.append(ReturnStmt(tuple(exprs), span=self.span(s)))
             return
         super()._stmt(s, out)
-
-    def _unroll_orchestration_loop(self, s: ast.For, out: list[Stmt]) -> None:
-        """A ``pl.range`` loop of the entry (control plane: kernel launches, scopes) with constant bounds is
-        unrolled: each iteration's statements are parsed with the loop variable as a constant, so launches
-        and scopes repeat with their own offsets (tilefold's orchestration is straight-line)."""
-        it = s.iter
-        if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
-                and self._is_pl(it.func.value) and it.func.attr in ("range", "unroll", "parallel") and not it.keywords
-                and 1 <= len(it.args) <= 3 and not s.orelse):
-            raise self.error(s, "a loop of the orchestration code must be `for i in pl.range(...)` with constant "
-                                "bounds", hint="put other loops inside a pl.at scope or an @pl.jit.incore function")
-        bounds = [self._fold_number(a) for a in it.args]
-        if not all(isinstance(b, int) for b in bounds):
-            raise NotSupportedError("an orchestration loop needs constant bounds (it is unrolled)",
-                                    span=self.span(it), hint="use constants, or move the loop inside a pl.at scope")
-        start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
-        if step == 0:
-            raise self.error(it, "pl.range step must not be zero", hint="use a positive or negative step")
-        trips = range(start, stop, step)
-        if len(trips) > 1024:
-            raise NotSupportedError(f"an orchestration loop of {len(trips)} iterations is too long to unroll",
-                                    span=self.span(it), hint="at most 1024; loop inside a pl.at scope instead")
-        name = s.target.id
-        if name in self.env:
-            raise self.error(s.target, f"the loop variable {name!r} is already defined", hint="use a fresh name")
-        saved = self.consts.get(name, _UNSET)
-        try:
-            for i in trips:
-                self.consts[name] = i
-                self._future.run(s.body, lambda _i, b: self._stmt(b, out))
-        finally:
-            if saved is _UNSET:
-                self.consts.pop(name, None)
-            else:
-                self.consts[name] = saved
 
     def _with(self, s: ast.With, out: list[Stmt]) -> None:
         from tilefold.frontend import jit_scopes
@@ -521,6 +471,9 @@ class JitParser(Parser):
                     return self._fillpad(node)
                 if name in DISPATCHED:
                     return self._dispatch(node, name, base.attr)
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute) and f.value.attr == "system" \
+                and self._is_pl(f.value.value):
+            return super()._call(node)  # PyPTO's runtime primitives: refused there, by name
         if isinstance(f, ast.Attribute) and (self._is_pl(f.value) or (
                 isinstance(f.value, ast.Attribute) and self._is_pl(f.value.value))):
             return self._checked_op(node, None)
@@ -658,14 +611,14 @@ class JitParser(Parser):
             raise self.error(node.func, f"unknown function {name!r}",
                              hint="decorate it with @pl.jit.incore or @pl.jit.inline in the entry's module "
                                   "(a plain @pl.jit entry does not call other @pl.jit entries)")
+        if src.kind == "inline":
+            return self._inline_call(node, src)
         if node.keywords:
             raise self.error(node, f"{name}(...) takes positional arguments", hint="pass the arguments in order")
         args = [self._expr(a) for a in node.args]
         if len(args) != len(src.node.args.args):
             raise self.error(node, f"{name} takes {len(src.node.args.args)} argument(s) but {len(args)} were given",
                              hint="pass one value per parameter")
-        if src.kind == "inline":
-            return self._inline(node, src, args)
         if self.in_scope:
             raise self.error(node, f"calling @pl.jit.incore {name!r} inside a pl.at scope",
                              hint="call InCore functions from the entry's body, outside the scope")
@@ -686,63 +639,17 @@ class JitParser(Parser):
         rtype: Type = UnknownType() if not rts else rts[0] if len(rts) == 1 else TupleType(rts)
         return Call(GlobalVar(fn.name, span=self.span(node)), tuple(args), (), rtype, span=self.span(node))
 
-    def _inline(self, node: ast.Call, src: JitSource, args: list[Expr]) -> Expr:
-        fn = src.node
-        if src.parser_args.get("filename") != self.filename:
-            return self._inline_from_other_file(node, src, args)
-        body = fn.body
-        if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
-            raise self.error(fn, f"@pl.jit.inline {src.name!r} must end with `return value`",
-                             hint="inline helpers return the value they compute")
-        saved = (self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind, self.consts)
-        self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind = {}, {}, 0, [[]], []
-        self.consts = dict(self.consts)
-        try:
-            for p, a in zip(fn.args.args, args, strict=True):
-                if isinstance(a, Var):
-                    self.env[p.arg] = a
-                    self.depth_of[p.arg] = 0
-                elif isinstance(a, (ConstInt, ConstFloat, ConstBool)):
-                    self.consts[p.arg] = a.value  # a literal argument: a constant of the helper
-                else:
-                    raise self.error(node, f"inline helper {src.name!r}: pass a named value for {p.arg!r}",
-                                     hint="bind the argument to a name first")
-            stmts: list[Stmt] = []
-            self._future.run(body, lambda i, s: self._stmt(s, stmts) if i < len(body) - 1 else None, isolated=True)
-            result = self._expr(body[-1].value)
-        finally:
-            self.env, self.depth_of, self.depth, self.scope_stack, self.loop_kind, self.consts = saved
-        self._pending.extend(stmts)  # spliced before the statement that called the helper
-        return result
+    def _inline_sub_parser(self, src: JitSource) -> JitParser:
+        return JitParser(**src.parser_args, resolve=self.resolve, registry=self.registry)
 
-    def _inline_from_other_file(self, node: ast.Call, src: JitSource, args: list[Expr]) -> Expr:
-        """An ``@pl.jit.inline`` helper of another module (of a package): its body is parsed by a parser of its
-        own file (positions, module constants and ``pl`` aliases of that file) in the caller's context (the same
-        scope, kind and function registry); its statements are spliced before the calling statement."""
-        sub = JitParser(**src.parser_args, resolve=self.resolve, registry=self.registry)
+    def _inline_context(self, sub: Any) -> None:
+        """A helper's body is parsed in its caller's place: the same kind of function and scope, the same task
+        ids."""
+        super()._inline_context(sub)
         sub.kind, sub.in_scope = self.kind, self.in_scope
-        sub._reset_scope()
-        sub._param_vars = set(self._param_vars)  # the caller's parameters, passed in as the helper's arguments
-        sub._current_sig = self._current_sig
-        sub._pending = []
-        for p, a in zip(src.node.args.args, args, strict=True):
-            if isinstance(a, (ConstInt, ConstFloat, ConstBool)):
-                sub.consts[p.arg] = a.value
-            elif isinstance(a, Var):
-                sub.env[p.arg] = a
-                sub.depth_of[p.arg] = 0
-            else:
-                raise self.error(node, f"inline helper {src.name!r}: pass a named value for {p.arg!r}",
-                                 hint="bind the argument to a name first")
-        body = src.node.body
-        if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
-            raise sub.error(src.node, f"@pl.jit.inline {src.name!r} must end with `return value`",
-                            hint="inline helpers return the value they compute")
-        stmts: list[Stmt] = []
-        sub._future.run(body, lambda i, st: sub._stmt(st, stmts) if i < len(body) - 1 else None, isolated=True)
-        result = sub._expr(body[-1].value)
-        self._pending.extend(stmts + sub._pending)
-        return result
+        from tilefold.frontend import jit_scopes
+
+        sub._tf_tasks = jit_scopes.tasks(self)
 
 
 def _unregistered(name: str) -> bool:
@@ -781,9 +688,6 @@ def _one_op_per_statement(s: Stmt) -> list[Stmt]:
         values = tuple(flat(v, True) for v in s.values)
         s = s.with_fields(values=values)
     return [*before, s]
-
-
-_UNSET = object()
 
 
 class _NoSig:

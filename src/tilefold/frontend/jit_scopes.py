@@ -260,8 +260,7 @@ def task_array_stmt(p: Any, s: ast.stmt) -> bool:
                               hint="pl.array.create(4, pl.TASK_ID)")
             t.arrays[target.id] = n
             return True
-        raise NotSupportedError("pl.array.create is supported for task ids only: pl.array.create(n, pl.TASK_ID)",
-                                span=p.span(value), hint="keep other arrays in a tensor")
+        return False  # an array of values: kernel code (frontend/arrays.py)
     if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id in t.arrays:
         if not (isinstance(value, ast.Name) and value.id in t.ids):
             raise p.error(value, f"{_src(value)!r} is not a task id",
@@ -273,6 +272,30 @@ def task_array_stmt(p: Any, s: ast.stmt) -> bool:
         t.members.setdefault(target.value.id, []).append(t.current[value.id])
         return True
     return False
+
+
+def task_dummy_stmt(p: Any, s: ast.stmt) -> bool:
+    """``j = pl.system.task_dummy(deps=[...])`` in orchestration code (tutorials/04): a join with no work, one
+    task id standing for several producers. Program order already follows every dep: the deps are checked and
+    ``j`` becomes a task id; True when handled."""
+    if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.value, ast.Call)
+            and isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "task_dummy"
+            and _is_pl_attr(p, s.value.func.value, "system")):
+        return False
+    call, target = s.value, s.targets[0]
+    if call.args or any(kw.arg != "deps" for kw in call.keywords) or not call.keywords:
+        raise p.error(call, "pl.system.task_dummy takes deps=[...] only", hint="j = pl.system.task_dummy(deps=[a, b])")
+    deps_option(p, call.keywords[0].value)
+    if not isinstance(target, ast.Name):
+        raise p.error(target, "pl.system.task_dummy gives one task id", hint="j = pl.system.task_dummy(deps=[a, b])")
+    if target.id in p.env:
+        raise p.error(target, f"{target.id!r} is already a value; a task id needs its own name",
+                      hint="use a fresh name")
+    t = tasks(p)
+    t.ids.add(target.id)
+    t.count += 1
+    t.current[target.id] = f"{target.id}#{t.count}"
+    return True
 
 
 def _spmd_blocks(p: Any, call: ast.Call) -> tuple[int, dict[str, Any]]:
@@ -385,4 +408,4 @@ def other_with(p: Any, s: ast.With, out: list[Stmt]) -> bool:
 
 
 __all__ = ["AT_OPTIONS", "KERNEL_ATTRS", "SPLIT_MODES", "at_options", "bind_task_id", "check_no_dep_args",
-           "deps_option", "other_with", "spmd_loop", "task_array_stmt", "tasks"]
+           "deps_option", "other_with", "spmd_loop", "task_array_stmt", "task_dummy_stmt", "tasks"]

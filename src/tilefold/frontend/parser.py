@@ -19,13 +19,15 @@ from __future__ import annotations
 from tilefold.frontend.annotations import NO_VIEW, AnnotationsMixin
 from tilefold.frontend.constants import ConstantsMixin
 from tilefold.frontend.expressions import EXTRA_KWARGS, ExpressionsMixin
+from tilefold.frontend.inline import InlineMixin
 from tilefold.frontend.parse_base import _MISSING, ParserBase
 from tilefold.frontend.program_form import ProgramFormMixin
 from tilefold.frontend.statements import StatementsMixin
 from tilefold.util.gc import no_gc
 
 
-class Parser(ProgramFormMixin, StatementsMixin, ExpressionsMixin, ConstantsMixin, AnnotationsMixin, ParserBase):
+class Parser(ProgramFormMixin, StatementsMixin, ExpressionsMixin, InlineMixin, ConstantsMixin, AnnotationsMixin,
+             ParserBase):
     """Parses one source text. ``consts`` maps names to Python constants (module-level / closure)."""
 
 

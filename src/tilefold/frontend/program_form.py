@@ -10,6 +10,7 @@ from typing import Any
 from tilefold.errors import ParseError, Span
 from tilefold.frontend.call_results import bind_call_results
 from tilefold.frontend.constants import _NotConst
+from tilefold.frontend.inline import JitSource
 from tilefold.frontend.parse_base import _FnSig, parse_python, too_deep_error
 from tilefold.ir.expr import (
     GlobalVar,
@@ -39,6 +40,17 @@ def _is_decorator(dec: ast.expr, name: str) -> bool:
         isinstance(target, ast.Name) and target.id == name)
 
 
+
+
+def _is_inline_helper(fn: ast.FunctionDef) -> bool:
+    """``@pl.inline`` / ``@pl.inline()`` (not ``@pl.jit.inline``, a helper of the jit form)."""
+    for dec in fn.decorator_list:
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        if isinstance(target, ast.Attribute) and target.attr == "inline" and isinstance(target.value, ast.Name):
+            return True
+        if isinstance(target, ast.Name) and target.id == "inline":
+            return True
+    return False
 
 
 def _self_params(fn: ast.FunctionDef) -> int:
@@ -95,6 +107,8 @@ class ProgramFormMixin:
                 classes.append(stmt)
             elif isinstance(stmt, ast.FunctionDef) and self._function_decorator(stmt) is not None:
                 free_functions.append(stmt)
+            elif isinstance(stmt, ast.FunctionDef) and _is_inline_helper(stmt):
+                self.__dict__.setdefault("_text_inlines", {})[stmt.name] = stmt
         programs = [c for c in classes if self._is_program_class(c)]
         if program_name is not None:
             programs = [c for c in programs if c.name == program_name]
@@ -145,6 +159,37 @@ class ProgramFormMixin:
                 for elt, v in zip(t.elts, value, strict=True):  # ROWS, COLS = 512, 128
                     if isinstance(elt, ast.Name):
                         self.consts[elt.id] = v
+
+    # ------------------------------------------------------------------ @pl.inline helpers (frontend/inline.py)
+
+    def _find_inline(self, name: str) -> JitSource | None:
+        """The ``@pl.inline`` helper ``name`` names: one defined in the parsed text, or (a decorated class) one the
+        defining scope holds, found by ``inline_resolver`` (set by ``pl.program``)."""
+        node = self.__dict__.get("_text_inlines", {}).get(name)
+        if node is not None:
+            return JitSource(name, "inline", node, self._own_parser_args())
+        resolve = self.__dict__.get("inline_resolver")
+        return resolve(name) if resolve is not None else None
+
+    def _own_parser_args(self) -> dict[str, Any]:
+        return dict(source=self.source, filename=self.filename, line_offset=self.line_offset,
+                    col_offset=self.col_offset, file_lines=self.lines, consts=self.consts,
+                    const_lookup=self.const_lookup, pl_aliases=set(self.pl))
+
+    def _inline_sub_parser(self, src: JitSource) -> Any:
+        sub = type(self)(**src.parser_args)
+        sub.__dict__["_text_inlines"] = self.__dict__.get("_text_inlines", {}) if src.resolve is None else {}
+        sub.inline_resolver = src.resolve if src.resolve is not None else self.__dict__.get("inline_resolver")
+        return sub
+
+    def _inline_context(self, sub: Any) -> None:
+        """The program's functions, launch records and the enclosing loops / scope are the caller's."""
+        super()._inline_context(sub)  # type: ignore[misc]
+        for shared in ("_fn_sigs", "_call_edges", "_spmd_calls", "_fn_hidden", "_fn_dim_vars", "module_functions",
+                       "_in_at_scope", "_tf_tasks"):
+            if shared in self.__dict__:
+                sub.__dict__[shared] = self.__dict__[shared]
+        sub.loop_kind = list(self.loop_kind)  # a pl.at scope in the helper is still inside the caller's loop
 
     def _is_pl(self, node: ast.expr) -> bool:
         return isinstance(node, ast.Name) and node.id in self.pl

@@ -18,6 +18,7 @@ from tilefold.ir.expr import (
     ConstInt,
     Expr,
     IterArg,
+    MakeTuple,
     TupleGetItem,
     Var,
 )
@@ -83,6 +84,23 @@ def _first_step_matmul(s: ast.If) -> ast.Assign | None:
                                           keywords=[ast.keyword(arg="init_cond", value=cond)]), mma)
         return ast.copy_location(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=call), s)
     return None
+
+
+#: the most iterations of an orchestration loop the front end unrolls (each may hold launches and scopes)
+MAX_PARSE_UNROLL = 1024
+_UNSET = object()
+
+
+def _holds_at_scope(p: Any, loop: ast.For) -> bool:
+    """Does ``loop``'s body hold a ``with pl.at(...)`` (at any depth, not inside a nested def)?"""
+    todo: list[ast.AST] = list(loop.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.With) and any(p._is_pl_call(item.context_expr, "at") for item in n.items):
+            return True
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.expr)):
+            todo.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def _ends_in_continue(body: list[ast.stmt]) -> bool:
@@ -320,7 +338,8 @@ class StatementsMixin:
         found: list[_Yield] = []
 
         def each(i: int, s: ast.stmt) -> None:
-            y = self._match_yield(s)
+            with self._splice_into(out):  # a helper called in a yielded value lands before the yield
+                y = self._match_yield(s)
             if y is not None:
                 if yield_ctx is None:
                     raise self.error(s, "pl.yield_ outside a loop or if body",
@@ -390,77 +409,130 @@ class StatementsMixin:
         return _Yield(vals, targets, ann, s, types)
 
     def _stmt(self, s: ast.stmt, out: list[Stmt]) -> None:
-        if isinstance(s, ast.Assign):
-            if len(s.targets) != 1:
-                raise self.error(s, "chained assignment (a = b = ...) is not supported",
-                                 hint="assign each name separately")
-            t = s.targets[0]
-            if isinstance(t, ast.Name):
-                self._assign(t, t.id, s.value, None, out, s)
-            elif isinstance(t, (ast.Tuple, ast.List)):
-                self._assign_tuple(t, s.value, out, s)
-            elif isinstance(t, ast.Subscript):
-                self._subscript_assign(t, s.value, out, s)
-            else:
-                raise self.error(t, "only plain names can be assigned",
-                                 hint="tiles are values: write `x = pl.tile.op(...)` instead of mutating; a "
-                                      "tensor takes `out[lo:hi, ...] = value` (or pl.assemble)")
-        elif isinstance(s, ast.AnnAssign):
-            if not isinstance(s.target, ast.Name):
-                raise self.error(s.target, "only plain names can be assigned",
-                                 hint="assign to a local name, e.g. `y = ...`; attributes, subscripts and "
-                                      "starred targets are not supported")
-            if s.value is None:
-                raise self.error(s, f"declaration of {s.target.id!r} without a value",
-                                 hint="every variable is defined by an assignment")
-            self._assign(s.target, s.target.id, s.value, s.annotation, out, s)
-        elif isinstance(s, ast.AugAssign):
-            if not isinstance(s.target, ast.Name):
-                raise self.error(s.target, "only plain names can be assigned",
-                                 hint="assign to a local name, e.g. `y = ...`; attributes, subscripts and "
-                                      "starred targets are not supported")
-            value = ast.BinOp(left=ast.Name(id=s.target.id, ctx=ast.Load()), op=s.op, right=s.value)
-            ast.copy_location(value, s)
-            ast.copy_location(value.left, s.target)
-            self._assign(s.target, s.target.id, value, None, out, s)
-        elif isinstance(s, ast.Expr):
-            self._expr_stmt(s, out)
-        elif isinstance(s, ast.For):
-            s = _lower_continue(self, s)
-            self._for(self._carry_rebound_names(s) if self.python_rebinding else s, out)
-        elif isinstance(s, ast.While):
-            self._while(s, out)
-        elif isinstance(s, ast.If) and not self.python_rebinding:
-            self._if(s, out)
-        elif isinstance(s, ast.If) and (fused := _first_step_matmul(s)) is not None:
-            self._stmt(fused, out)
-        elif isinstance(s, ast.If):
-            s, merged = self._merge_rebound_names(s)
-            saved, self._if_merged = getattr(self, "_if_merged", frozenset()), merged
-            try:
+        """One statement; the statements of the inline helpers it calls land just before it (no extra call
+        frame per statement: deeply nested kernels keep their stack)."""
+        with self._splice_into(out):
+            if isinstance(s, ast.Assign) and not self._on_chip():
+                from tilefold.frontend import jit_scopes
+
+                if jit_scopes.task_array_stmt(self, s) or jit_scopes.task_dummy_stmt(self, s):
+                    return  # tids = pl.array.create(n, pl.TASK_ID); tids[i] = tid; j = pl.system.task_dummy(deps=...)
+            if isinstance(s, ast.Assign):
+                if len(s.targets) != 1:
+                    raise self.error(s, "chained assignment (a = b = ...) is not supported",
+                                     hint="assign each name separately")
+                t = s.targets[0]
+                if isinstance(t, ast.Name):
+                    self._assign(t, t.id, s.value, None, out, s)
+                elif isinstance(t, (ast.Tuple, ast.List)):
+                    self._assign_tuple(t, s.value, out, s)
+                elif isinstance(t, ast.Subscript):
+                    self._subscript_assign(t, s.value, out, s)
+                else:
+                    raise self.error(t, "only plain names can be assigned",
+                                     hint="tiles are values: write `x = pl.tile.op(...)` instead of mutating; a "
+                                          "tensor takes `out[lo:hi, ...] = value` (or pl.assemble)")
+            elif isinstance(s, ast.AnnAssign):
+                if not isinstance(s.target, ast.Name):
+                    raise self.error(s.target, "only plain names can be assigned",
+                                     hint="assign to a local name, e.g. `y = ...`; attributes, subscripts and "
+                                          "starred targets are not supported")
+                if s.value is None:
+                    raise self.error(s, f"declaration of {s.target.id!r} without a value",
+                                     hint="every variable is defined by an assignment")
+                self._assign(s.target, s.target.id, s.value, s.annotation, out, s)
+            elif isinstance(s, ast.AugAssign):
+                if not isinstance(s.target, ast.Name):
+                    raise self.error(s.target, "only plain names can be assigned",
+                                     hint="assign to a local name, e.g. `y = ...`; attributes, subscripts and "
+                                          "starred targets are not supported")
+                value = ast.BinOp(left=ast.Name(id=s.target.id, ctx=ast.Load()), op=s.op, right=s.value)
+                ast.copy_location(value, s)
+                ast.copy_location(value.left, s.target)
+                self._assign(s.target, s.target.id, value, None, out, s)
+            elif isinstance(s, ast.Expr):
+                self._expr_stmt(s, out)
+            elif isinstance(s, ast.For) and not self._on_chip() and _holds_at_scope(self, s):
+                self._unroll_orchestration_loop(s, out)  # its pl.at scopes are outlined one per iteration
+            elif isinstance(s, ast.For):
+                s = _lower_continue(self, s)
+                self._for(self._carry_rebound_names(s) if self.python_rebinding else s, out)
+            elif isinstance(s, ast.While):
+                self._while(s, out)
+            elif isinstance(s, ast.If) and not self.python_rebinding:
                 self._if(s, out)
-            finally:
-                self._if_merged = saved
-        elif isinstance(s, ast.Return):
-            if s.value is None:
-                vals: tuple[Expr, ...] = ()
-            elif isinstance(s.value, ast.Tuple):
-                vals = tuple(self._expr(e) for e in s.value.elts)
+            elif isinstance(s, ast.If) and (fused := _first_step_matmul(s)) is not None:
+                self._stmt(fused, out)
+            elif isinstance(s, ast.If):
+                s, merged = self._merge_rebound_names(s)
+                saved, self._if_merged = getattr(self, "_if_merged", frozenset()), merged
+                try:
+                    self._if(s, out)
+                finally:
+                    self._if_merged = saved
+            elif isinstance(s, ast.Return):
+                if s.value is None:
+                    vals: tuple[Expr, ...] = ()
+                elif isinstance(s.value, ast.Tuple):
+                    vals = tuple(self._expr(e) for e in s.value.elts)
+                else:
+                    vals = (self._expr(s.value),)
+                sig = self._current_sig
+                if sig.return_types and len(vals) != len(sig.return_types):
+                    raise self.error(s, f"return gives {len(vals)} value(s) but the function declares "
+                                        f"{len(sig.return_types)} return type(s)",
+                                     hint="return one value per declared return type, or fix the -> annotation")
+                out.append(ReturnStmt(vals, span=self.span(s)))
+            elif isinstance(s, ast.Pass):
+                return
+            elif isinstance(s, ast.With):
+                self._at_scope(s, out)
             else:
-                vals = (self._expr(s.value),)
-            sig = self._current_sig
-            if sig.return_types and len(vals) != len(sig.return_types):
-                raise self.error(s, f"return gives {len(vals)} value(s) but the function declares "
-                                    f"{len(sig.return_types)} return type(s)",
-                                 hint="return one value per declared return type, or fix the -> annotation")
-            out.append(ReturnStmt(vals, span=self.span(s)))
-        elif isinstance(s, ast.Pass):
-            return
-        elif isinstance(s, ast.With):
-            self._at_scope(s, out)
-        else:
-            raise self.error(s, f"unsupported Python syntax in a kernel: {type(s).__name__}",
-                             hint="kernels use assignments, calls, pl.range/pl.pipeline loops, while, if and return")
+                raise self.error(s, f"unsupported Python syntax in a kernel: {type(s).__name__}",
+                                 hint="kernels use assignments, calls, pl.range/pl.pipeline loops, while, if and "
+                                      "return")
+
+    def _unroll_orchestration_loop(self, s: ast.For, out: list[Stmt]) -> None:
+        """A ``pl.range`` loop of orchestration code (control plane: kernel launches, scopes) with constant bounds
+        is unrolled: each iteration's statements are parsed with the loop variable as a constant, so launches
+        and scopes repeat with their own offsets (tilefold's orchestration is straight-line). The jit entry's
+        loops, and a program-form orchestration loop holding a ``pl.at`` scope (its scopes are outlined one per
+        iteration); names the body binds keep their last iteration's value after it, as in Python."""
+        from tilefold.errors import NotSupportedError
+
+        it = s.iter
+        if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
+                and self._is_pl(it.func.value) and it.func.attr in ("range", "unroll", "parallel") and not it.keywords
+                and 1 <= len(it.args) <= 3 and not s.orelse):
+            raise self.error(s, "a loop of the orchestration code must be `for i in pl.range(...)` with constant "
+                                "bounds (it is unrolled at parse time)",
+                             hint="carry values by rebinding names in the body (no init_values / pl.yield_), or put "
+                                  "the loop inside a pl.at scope or a kernel")
+        bounds = [self._fold_number(a) for a in it.args]
+        if not all(isinstance(b, int) for b in bounds):
+            raise NotSupportedError("an orchestration loop needs constant bounds (it is unrolled)",
+                                    span=self.span(it), hint="use constants, or move the loop inside a pl.at scope")
+        start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+        if step == 0:
+            raise self.error(it, "pl.range step must not be zero", hint="use a positive or negative step")
+        trips = range(start, stop, step)
+        if len(trips) > MAX_PARSE_UNROLL:
+            raise NotSupportedError(f"an orchestration loop of {len(trips)} iterations is too long to unroll",
+                                    span=self.span(it),
+                                    hint=f"at most {MAX_PARSE_UNROLL}; loop inside a pl.at scope instead")
+        name = s.target.id
+        if name in self.env:
+            raise self.error(s.target, f"the loop variable {name!r} is already defined", hint="use a fresh name")
+        saved = self.consts.get(name, _UNSET)
+        try:
+            for i in trips:
+                self.consts[name] = i
+                self._future.run(s.body, lambda _i, b: self._stmt(b, out))
+        finally:
+            if saved is _UNSET:
+                self.consts.pop(name, None)
+            else:
+                self.consts[name] = saved
 
     def _subscript_assign(self, target: ast.Subscript, value_node: ast.expr, out: list[Stmt], s: ast.stmt) -> None:
         """PyPTO's subscript write ``dst[lo:hi, ...] = value``: ``dst = pl.tensor.assemble(dst, value, [lo, ...])``
@@ -469,8 +541,14 @@ class StatementsMixin:
             raise self.error(target, "only `name[...] = value` subscript writes are supported",
                              hint="write into a tensor parameter: out[:] = value")
         dst = self._expr(target.value)
+        from tilefold.frontend import arrays
+
+        if isinstance(dst.type, TileType) and arrays.is_element_subscript(target):
+            arrays.element_write(self, target, value_node, out, s)  # arr[i] = v: a functional update, rebinding
+            return
         if not isinstance(dst.type, TensorType):
-            raise self.error(target, f"{target.value.id!r} is not a tensor: only tensors take subscript writes",
+            raise self.error(target, f"{target.value.id!r} is not a tensor: only tensors take subscript writes (a "
+                                     "tile or an array takes one element: t[i, j] = v)",
                              hint="tiles are values: bind a new name instead")
         value = self._expr(value_node)
         self.__dict__.setdefault("_pre", {})[id(value_node)] = value  # parsed once: _expr takes it from _pre
@@ -577,14 +655,19 @@ class StatementsMixin:
     def _expr_stmt(self, s: ast.Expr, out: list[Stmt]) -> None:
         """A call as a statement (an ``EvalStmt``; an in-place spelling rebinds its operand's name)."""
         v = s.value
-        if isinstance(v, ast.Constant) and isinstance(v.value, str):
-            return  # docstring / comment string
+        if isinstance(v, ast.Constant) and (isinstance(v.value, str) or v.value is Ellipsis):
+            return  # docstring / comment string; `...` (a stub body) does nothing, as in Python
         if self._is_pl_call(v, "cond"):
             raise self.error(s, "pl.cond(...) must be the first statement of a pl.while_ body",
                              hint="move pl.cond(...) to the top of the while body")
         if not isinstance(v, ast.Call):
             raise self.error(s, "an expression statement must be a call",
                              hint="bare expressions have no effect; assign the value to a name")
+        f = v.func
+        if isinstance(f, ast.Attribute) and f.attr == "update_element" and isinstance(f.value, ast.Attribute) \
+                and f.value.attr == "array" and self._is_pl(f.value.value):
+            raise self.error(s, "pl.array.update_element returns the updated array: its result is lost here",
+                             hint="write arr[i] = v, or arr = pl.array.update_element(arr, i, v)")
         if self._is_pl_call(v, "func_attr"):
             raise self.error(s, "pl.func_attr(...) must precede every other statement of the function body",
                              hint="move it to the top of the body (an attribute describes the whole function)")
@@ -604,67 +687,118 @@ class StatementsMixin:
         """PyPTO's ``out, tid = pl.submit(self.kernel, *args, deps=[...])`` in an Orchestration function: the
         kernel's launch, its results bound to the leading names and the last name its task id (usable in later
         ``deps=``). tilefold runs the orchestration in program order, so the dependencies are checked, not
-        needed."""
+        needed. ``pl.spmd_submit(self.kernel, *args, core_num=N)`` is its SPMD sibling (dev/01): the launch runs
+        on ``N`` blocks, as ``with pl.spmd(N): out = self.kernel(...)`` does."""
         from tilefold.frontend import jit_scopes
 
+        what = call.func.attr  # type: ignore[attr-defined]  # "submit" | "spmd_submit"
         if not call.args or not (isinstance(call.args[0], ast.Attribute) and isinstance(call.args[0].value, ast.Name)
                                  and call.args[0].value.id == "self"):
-            raise self.error(call, "pl.submit takes the kernel as self.<kernel> first",
-                             hint="out, tid = pl.submit(self.kernel, a, out)")
-        for kw in call.keywords:
-            if kw.arg == "deps":
-                jit_scopes.deps_option(self, kw.value)
-            elif kw.arg == "predicate":
-                from tilefold.errors import NotSupportedError
-
-                raise NotSupportedError("pl.submit(predicate=...) (a task skipped on a run-time value) is not "
-                                        "supported", span=self.span(kw.value),
-                                        hint="guard the work inside the kernel with an if on the value")
-            elif kw.arg not in ("allow_early_resolve", "dumps"):
-                raise self.error(kw.value, f"unknown keyword argument {kw.arg!r} for pl.submit",
-                                 hint="pl.submit(self.kernel, *args, deps=[tid, ...])")
+            if self.__dict__.get("kind") is not None:  # the @pl.jit form has no self.<kernel> (tutorials/04)
+                raise self.error(call, f"pl.{what} dispatches a self.<kernel> of a @pl.program class",
+                                 hint="in a @pl.jit entry use `with pl.spmd(N, deps=[...]) as tid:` or "
+                                      "`with pl.at(level=..., deps=[...]) as tid:` blocks")
+            raise self.error(call, f"pl.{what} takes the kernel as self.<kernel> first",
+                             hint=f"out, tid = pl.{what}(self.kernel, a, out"
+                                  + (", core_num=4)" if what == "spmd_submit" else ")"))
+        blocks = self._submit_options(call, what)
         tid = target.elts[-1]
         if len(target.elts) < 2 or not isinstance(tid, ast.Name):
-            raise self.error(target, "pl.submit returns the kernel's result(s) and a task id",
-                             hint="out, tid = pl.submit(self.kernel, a, out)")
+            raise self.error(target, f"pl.{what} returns the kernel's result(s) and a task id",
+                             hint=f"out, tid = pl.{what}(self.kernel, a, out"
+                                  + (", core_num=4)" if what == "spmd_submit" else ")"))
         launch = ast.copy_location(ast.Call(func=call.args[0], args=list(call.args[1:]), keywords=[]), call)
         results = target.elts[:-1]
+        marker = len(out)
         if len(results) == 1:
             self._assign(results[0], results[0].id, launch, None, out, s)  # type: ignore[attr-defined]
         else:
             tup = ast.copy_location(ast.Tuple(elts=list(results), ctx=ast.Store()), target)
             self._assign_tuple(tup, launch, out, s)
+        if blocks is not None:
+            self._mark_spmd_launches(out[marker:], blocks)
         t = jit_scopes.tasks(self)
         t.ids.add(tid.id)
         t.count += 1
         t.current[tid.id] = f"{tid.id}#{t.count}"
+
+    def _submit_options(self, call: ast.Call, what: str) -> int | None:
+        """The keywords of ``pl.submit`` / ``pl.spmd_submit``: ``deps=`` (checked), the timing-only hints, and
+        ``core_num=`` (the block count, required by ``pl.spmd_submit`` and refused by ``pl.submit``)."""
+        from tilefold.errors import NotSupportedError
+        from tilefold.frontend import jit_scopes
+
+        blocks = None
+        for kw in call.keywords:
+            if kw.arg == "deps":
+                jit_scopes.deps_option(self, kw.value)
+            elif kw.arg == "predicate":
+                raise NotSupportedError(f"pl.{what}(predicate=...) (a task skipped on a run-time value) is not "
+                                        "supported", span=self.span(kw.value),
+                                        hint="guard the work inside the kernel with an if on the value")
+            elif kw.arg == "core_num" and what == "spmd_submit":
+                n = self._fold_number(kw.value)
+                if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+                    raise self.error(kw.value, "core_num= must be one positive compile-time integer",
+                                     hint="e.g. pl.spmd_submit(self.kernel, a, out, core_num=4)")
+                blocks = n
+            elif kw.arg == "sync_start" and what == "spmd_submit":
+                # all blocks launch at once: every block of a tilefold launch starts with the launch already
+                if not (isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool)):
+                    raise self.error(kw.value, "sync_start= must be True or False", hint="sync_start=True")
+            elif kw.arg not in ("allow_early_resolve", "dumps"):
+                extra = ", core_num=N, sync_start=" if what == "spmd_submit" else ""
+                raise self.error(kw.value, f"unknown keyword argument {kw.arg!r} for pl.{what}",
+                                 hint=f"pl.{what}(self.kernel, *args{extra}, deps=[tid, ...])")
+        if what == "spmd_submit" and blocks is None:
+            raise self.error(call, "pl.spmd_submit needs core_num=N, the number of blocks",
+                             hint="out, tid = pl.spmd_submit(self.kernel, a, out, core_num=4)")
+        return blocks
+
+    def _mark_spmd_launches(self, stmts: list[Stmt], blocks: int) -> int:
+        """Record each kernel launch among ``stmts`` as running on ``blocks`` blocks (its ``block_dim``, checked
+        for agreement by ``_spmd_block_dims``); the number of launches."""
+        from tilefold.ir.expr import Call, GlobalVar
+
+        launches = 0
+        for st in stmts:
+            value = getattr(st, "value", None) if isinstance(st, AssignStmt) else getattr(st, "expr", None)
+            if isinstance(value, Call) and isinstance(value.op, GlobalVar):
+                self.__dict__.setdefault("_spmd_calls", {})[id(value)] = blocks
+                launches += 1
+        return launches
 
     def _spmd_dispatch(self, s: ast.With, call: ast.Call, out: list[Stmt]) -> None:
         """PyPTO's dispatch form ``with pl.spmd(n): out = self.kernel(...)`` in an Orchestration / Opaque function:
         the body's kernel launches run on ``n`` blocks (each block reads its index with pl.tile.get_block_idx()).
         The count becomes the launched kernel's ``block_dim`` (``_parse_program`` checks every launch of it
         agrees)."""
-        from tilefold.ir.expr import Call, GlobalVar
 
         if getattr(getattr(self, "_current_sig", None), "func_type", None) is FunctionType.InCore:
             raise self.error(s, "with pl.spmd(...) in an InCore function",
                              hint="dispatch the kernel with pl.spmd from the Orchestration function")
-        n = self._fold_number(call.args[0]) if len(call.args) == 1 and not call.keywords else None
+        from tilefold.frontend import jit_scopes
+
+        n = self._fold_number(call.args[0]) if len(call.args) == 1 else None
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
             raise self.error(call, "with pl.spmd(n): n must be one positive compile-time integer",
                              hint="e.g. with pl.spmd(4): out = self.kernel(a, out)")
+        for kw in call.keywords:  # ordering is program order here: deps are checked, hints change timing only
+            if kw.arg == "deps":
+                jit_scopes.deps_option(self, kw.value)
+            elif kw.arg == "allow_early_resolve":
+                jit_scopes._bool_literal(self, kw.value, "allow_early_resolve")
+            else:
+                raise self.error(kw.value if kw.arg else call, f"unknown pl.spmd option {kw.arg!r} of a dispatch",
+                                 hint="with pl.spmd(n, deps=[tid], allow_early_resolve=True) [as tid]:")
         body: list[Stmt] = []
         for b in s.body:
             self._stmt(b, body)
-        launches = 0
-        for st in body:
-            value = getattr(st, "value", None) if isinstance(st, AssignStmt) else getattr(st, "expr", None)
-            if isinstance(value, Call) and isinstance(value.op, GlobalVar):
-                self.__dict__.setdefault("_spmd_calls", {})[id(value)] = n
-                launches += 1
+        launches = self._mark_spmd_launches(body, n)
         if not launches:
             raise self.error(s, "a with pl.spmd(n) body launches no kernel",
                              hint="call the kernel inside it: out = self.kernel(a, out)")
+        jit_scopes.bind_task_id(self, s)  # the capture form `... as tid`: the dispatch's task id
         out.extend(body)
 
     def _at_scope(self, s: ast.With, out: list[Stmt]) -> None:
@@ -675,7 +809,7 @@ class StatementsMixin:
         from tilefold.frontend import jit_scopes
 
         call = s.items[0].context_expr if len(s.items) == 1 else None
-        if call is not None and self._is_pl_call(call, "spmd") and s.items[0].optional_vars is None:
+        if call is not None and self._is_pl_call(call, "spmd"):
             self._spmd_dispatch(s, call, out)
             return
         for name in ("cluster", "split_aiv", "incore"):
@@ -731,7 +865,7 @@ class StatementsMixin:
                 raise self.error(e, "only plain names can be assigned",
                                  hint="unpack into plain names, e.g. `a, b = ...`")
             names.append(e.id)
-        if self._is_pl_call(value_node, "submit"):
+        if self._is_pl_call(value_node, "submit") or self._is_pl_call(value_node, "spmd_submit"):
             self._submit(target, value_node, out, s)  # type: ignore[arg-type]
             return
         if isinstance(value_node, (ast.Tuple, ast.List)):  # a, b = x, y: every value first, then the names
@@ -752,6 +886,12 @@ class StatementsMixin:
         if len(tt.types) != len(names):
             raise self.error(target, f"the value has {len(tt.types)} results but {len(names)} names are assigned",
                              hint=f"assign exactly {len(tt.types)} names")
+        if isinstance(value, MakeTuple):  # an inline helper's `return a, b`: the names take its values
+            for n, e, v in zip(names, target.elts, value.elements, strict=True):
+                var = Var(n, v.type, self.span(e))
+                out.append(AssignStmt(var, v, span=self.span(s)))
+                self._define(n, var, e)
+            return
         tup = Var("_".join(names) + "_tuple", tt, self.span(target))
         out.append(AssignStmt(tup, value, span=self.span(s)))
         for i, (n, e) in enumerate(zip(names, target.elts, strict=False)):
@@ -1018,7 +1158,7 @@ class StatementsMixin:
         if len(cond_call.args) != 1 or cond_call.keywords:
             raise self.error(cond_call, "pl.cond takes exactly one condition",
                              hint="write pl.cond(<scalar condition>), e.g. pl.cond(i < n)")
-        cond = self._expr(cond_call.args[0])
+        cond = self._no_splicing("a pl.while_ condition", lambda: self._expr(cond_call.args[0]))
         body = self._body(s.body[1:], "loop")
         y = self._last_yield
         escaping = self._escaping_names({n for n, _ in names})
@@ -1032,7 +1172,7 @@ class StatementsMixin:
         if s.orelse:
             raise self.error(s.orelse[0], "while ... else is not supported",
                              hint="move the else block after the loop")
-        cond = self._expr(s.test)
+        cond = self._no_splicing("a while condition", lambda: self._expr(s.test))
         self._push("loop")
         body = self._body(s.body, "loop")
         y = self._last_yield

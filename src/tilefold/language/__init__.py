@@ -111,12 +111,33 @@ def __getattr__(name: str) -> Any:
 
 
 def inline(fn: Any = None, **options: Any) -> Any:
-    """PyPTO's ``@pl.inline`` (a helper the program parser splices into ``@pl.function`` bodies): refused."""
-    from tilefold.errors import NotSupportedError
+    """PyPTO's ``@pl.inline``: a helper spliced into every ``@pl.function`` (or ``@pl.jit``) body that calls it by
+    name; no function is added to the program. The same template as ``@pl.jit.inline`` (never executed: the
+    parser reads its source, ``frontend/inline.py``)."""
+    if options:
+        raise ParseError(f"unknown @pl.inline option(s) {sorted(options)}", hint="write @pl.inline")
+    frame = sys._getframe(1)
+    local = {} if frame.f_locals is frame.f_globals else dict(frame.f_locals)
 
-    raise NotSupportedError("@pl.inline (a helper spliced into @pl.function bodies) is not supported by tilefold",
-                            hint="in a @pl.jit program use @pl.jit.inline; in a @pl.program write the helper's "
-                                 "ops in the calling function (or make it a module-level @pl.function kernel)")
+    def make(f: Any) -> JITFunction:
+        return JITFunction(f, "inline", local)
+
+    return make if fn is None else make(fn)
+
+
+def _inline_resolver(lookup: Any) -> Any:
+    """name -> the ``@pl.inline`` / ``@pl.jit.inline`` helper ``lookup`` gives for it (its source and the
+    resolver of its own module, for the helpers it calls), else None."""
+
+    def resolve(name: str) -> Any:
+        obj = lookup(name)
+        if not (isinstance(obj, JITFunction) and obj.kind == "inline"):
+            return None
+        src = obj.jit_source()
+        src.resolve = _inline_resolver(src.parser_args["const_lookup"])
+        return src
+
+    return resolve
 
 
 def affine_map(text: str) -> AffineMap:
@@ -186,7 +207,9 @@ def _parse_class_object(cls: type, frame: FrameType | None) -> Program:
             filename = frame.f_code.co_filename
             text = "".join(linecache.getlines(filename))
             lookup, aliases = _frame_lookup(frame)
-            return Parser(text, filename, const_lookup=lookup, pl_aliases=aliases).parse_module(cls.__name__)
+            parser = Parser(text, filename, const_lookup=lookup, pl_aliases=aliases)
+            parser.inline_resolver = _inline_resolver(lookup)
+            return parser.parse_module(cls.__name__)
         raise ParseError(f"cannot read the source of class {cls.__name__}: {exc}",
                          hint="@pl.program needs the class source; use pl.parse(text) for generated code") from None
     first = lines[0]
@@ -201,6 +224,7 @@ def _parse_class_object(cls: type, frame: FrameType | None) -> Program:
                     const_lookup=lookup, pl_aliases=aliases)
     if lookup is not None:
         parser.module_functions = _module_functions(source, filename, lookup, start - 1, indent)
+        parser.inline_resolver = _inline_resolver(lookup)
     return parser.parse_module(cls.__name__)
 
 
