@@ -1663,6 +1663,7 @@ for _mx in ("matmul_mx", "matmul_mx_acc", "matmul_mx_bias"):
                                  "_acc adds the accumulator, _bias a [1, N] row", targets=("Ascend950",))
 
 
+# ------------------------------------------------------------------------------------------------
 # cross-core transfers (docs/cross_core.md): a cube result handed to the two AIV lanes of a pl.split_aiv region and
 # back; small integers, so every product is exact in FP32 and each lane's part is checked by position
 # ------------------------------------------------------------------------------------------------
