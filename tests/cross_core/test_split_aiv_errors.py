@@ -207,14 +207,3 @@ def test_cluster_and_with_form_regions_are_refused_in_both_forms(scope, kind, me
         with pytest.raises(kind) as info:
             pl.parse(text, "scope.py")
         assert message in info.value.message and info.value.span is not None and info.value.hint
-
-
-@pytest.mark.parametrize("call, reason", [
-    ("pl.reserve_buffer(name='slot_buf', size=4096)", "the cross-core pipe's ring is the simulator's slot FIFO"),
-    ("pl.aic_initialize_pipe(0)", "pipes need no set-up"),
-])
-def test_ring_set_up_ops_are_refused_with_the_reason(call, reason):
-    body = MM + f"buf = {call}\nreturn out\n"
-    with pytest.raises(NotSupportedError) as info:
-        incore(PARAMS, body, ret=RET)
-    assert reason in info.value.message

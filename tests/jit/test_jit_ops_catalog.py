@@ -237,12 +237,17 @@ def test_part_operands_must_nest():
         pl.parse(text, "<bad>")
 
 
-@pytest.mark.parametrize("call", ["pl.import_peer_buffer(a)", "pl.tensor.import_peer_buffer(a)", "pl.reserve_buffer(a)"])
-def test_catalog_operators_tilefold_refuses_raise_not_supported(call):
-    from tilefold.errors import NotSupportedError
-
-    with pytest.raises(NotSupportedError, match="not modelled|does not model"):
-        pl.parse(kernel_text([("a", F)], [f"out[:] = {call}"], [("out", F)]), "<refused>")
+# the pipe set-up ops are modelled since issue 19 (tests/cross_core/test_ring_setup.py); misused on a tensor they
+# are located errors naming the op
+@pytest.mark.parametrize("call, message", [
+    ("pl.import_peer_buffer(a)", "missing required argument 'peer_func'"),
+    ("pl.tensor.import_peer_buffer(a)", "unknown op pl.tensor.import_peer_buffer"),
+    ("pl.reserve_buffer(a)", "missing required argument 'size'"),
+])
+def test_pipe_set_up_ops_misused_on_a_tensor_are_located_errors(call, message):
+    with pytest.raises(TilefoldError) as info:
+        pl.parse(kernel_text([("a", F)], [f"out[:] = {call}"], [("out", F)]), "<misused>")
+    assert message in info.value.message and info.value.span is not None
 
 
 def test_high_precision_option_and_scratch_tile_of_sqrt_rsqrt_recip():

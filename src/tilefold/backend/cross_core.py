@@ -10,7 +10,9 @@ A region (``ForStmt`` with ``split_aiv``, ``ops/cross_core_ops.py``) lowers to
 - one ``TPop v2c`` per gather after the region, into the buffer of the region result the gather becomes, and its
   ``TFree``.
 
-Each push / pop pair has a pipe id (unique in the kernel). A transfer moves along the chip's data path between the
+Each push / pop pair has a pipe id (unique in the kernel). A pipe's ring depth is its set-up's ``slot_num`` when the
+kernel sets it up (``ops/pipe_setup.py``; each set-up call is a ``RingSetup`` instruction), else the kernel's
+``pl.cross_core_slot`` (default 2). A transfer moves along the chip's data path between the
 two memories, or through GM when there is none (Ascend910B: Acc -> GM -> Vec, Vec -> GM -> Mat), as PyPTO's
 cross-core pipe does: the push pays the first leg, the pop the second (``transfer_legs``).
 """
@@ -26,6 +28,8 @@ from tilefold.ir.expr import Call, Var
 from tilefold.ir.stmt import AssignStmt, ForStmt, SeqStmts, YieldStmt, final_yield
 from tilefold.ir.types import MemorySpace, TensorType, TileType
 from tilefold.ops import op_of
+from tilefold.ops.pipe_setup import DIRECTION_OF_MASK, ring_plan
+from tilefold.passes.memory_planning.allocate_memory_addr import reserved_ranges
 from tilefold.targets import Pipe, Target
 
 from .pto import Instr
@@ -88,6 +92,7 @@ class TPop(Instr):
     split: int
     pipe_id: str
     peer_space: MemorySpace
+    local_slots: int = 0  # the consumer's local slots (a set-up pipe): a pop needs one not held by an unfreed pop
 
     def text(self) -> str:
         op = "tpop_from_aic" if self.direction == C2V else "tpop_from_aiv"
@@ -116,6 +121,19 @@ class TFree(Instr):
 
     def accesses(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
         return (), ((self.tile,) if self.tile else ()), (), ()
+
+
+@dataclass(frozen=True)
+class RingSetup(Instr):
+    """A pipe set-up instruction (``ops/pipe_setup.py``): ``op`` (reserve_buffer, import_peer_buffer,
+    aic_initialize_pipe, aiv_initialize_pipe) and what it sets (``detail``). One scalar-pipe instruction; the ring
+    it describes is already in the pipes' TPush / TPop fields and the memory plan."""
+
+    op: str
+    detail: str
+
+    def text(self) -> str:
+        return f"{self.op} {self.detail}"
 
 
 @dataclass(frozen=True)
@@ -193,16 +211,23 @@ def lower_region(gen: Any, s: ForStmt, split: int, out: list[Instr]) -> None:
 def lower_pipe_op(gen: Any, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
     """An explicit pipe op (``pl.tpush_to_aiv`` ... ``pl.tfree_to_aiv``, ``ops/cross_core_ops.PIPE_OPS``): pipe
     ``id<N>``; a pop records nothing of its own, its peer memory is the latest push's to the pipe."""
-    if not op.extra.get("pipe_op"):
+    if not op.extra.get("pipe_op") and not op.extra.get("pipe_setup"):
         raise NotSupportedError(f"{op.name} outside the top level of a pl.split_aiv region",
                                 span=call.span if call.span.line else None,
                                 hint="bind it to a name as a statement of the region's body")
+    span = call.span if call.span.line else None
+    if op.extra.get("pipe_setup"):
+        out.append(RingSetup(op.name[5:], _setup_detail(gen, call), span=span))
+        return ()
     direction = op.extra["direction"]
     pid = f"id{int(call.kwarg('id') or 0)}"
     split = int(call.kwarg("split") or 0)
-    span = call.span if call.span.line else None
     slot_attr = gen.fn.attr("cross_core_slot")
     slots = int(slot_attr) if slot_attr else DEFAULT_SLOTS
+    setup = _plan(gen).pipe(direction, int(call.kwarg("id") or 0))
+    if setup is not None:  # the pipe's own set-up gives its depth
+        slots = setup.slot_num
+    local = setup.local_slots(gen.target) if setup is not None else 0
     peers = gen.__dict__.setdefault("_cross_core_peers", {})
     if op.name.startswith("tile.tpush"):
         src = gen.handle(call.args[0])
@@ -216,10 +241,37 @@ def lower_pipe_op(gen: Any, call: Call, op: Any, var: Var | None, out: list[Inst
         dst = gen.declare(var)
         gen.tile_handle[var] = dst
         peer = peers.get((direction, pid), Mem.Acc if direction == C2V else Mem.Vec)
-        out.append(TPop(dst, direction, split, pid, peer, span=span))
+        out.append(TPop(dst, direction, split, pid, peer, local, span=span))
     else:
         out.append(TFree(direction, pid, gen.handle(call.args[0]), span=span))
     return ()
+
+
+def _plan(gen: Any) -> Any:
+    plan = gen.__dict__.get("_ring_plan")
+    if plan is None:
+        plan = gen.__dict__["_ring_plan"] = ring_plan(gen.fn)
+    return plan
+
+
+def _setup_detail(gen: Any, call: Call) -> str:
+    """What a set-up instruction sets, for the PTO text: a reservation's range, an import's name, a pipe's ring."""
+    name = call.op_name
+    if name == "tile.reserve_buffer":
+        ranges = gen.__dict__.get("_reserved")
+        if ranges is None:
+            ranges = gen.__dict__["_reserved"] = reserved_ranges(gen.fn, gen.target)
+        for space, held in ranges.items():
+            for lo, hi, n in held:
+                if n == call.kwarg("name"):
+                    return f"{n!r}, {space.name}[{lo}, {hi})"
+        return f"{call.kwarg('name')!r} (unbound)"
+    if name == "tile.import_peer_buffer":
+        return f"{call.kwarg('name')!r} of @{call.kwarg('peer_func')}"
+    direction = DIRECTION_OF_MASK[call.kwarg("dir_mask")]
+    setup = _plan(gen).pipe(direction, int(call.kwarg("id") or 0))
+    return (f"pipe id{setup.pipe_id} {direction}, {setup.slot_num} slots of {setup.slot_size} B "
+            f"({setup.local_slots(gen.target)} local) in {setup.buffer.name!r}")
 
 
 def kernel_lanes(body: tuple[Instr, ...]) -> bool:
@@ -233,6 +285,5 @@ def kernel_lanes(body: tuple[Instr, ...]) -> bool:
     return False
 
 
-__all__ = ["C2V", "DEFAULT_SLOTS", "V2C", "LaneRegion", "TFree", "TPop", "TPush", "kernel_lanes", "lower_pipe_op",
-           "lower_region",
-           "transfer_legs"]
+__all__ = ["C2V", "DEFAULT_SLOTS", "V2C", "LaneRegion", "RingSetup", "TFree", "TPop", "TPush", "kernel_lanes",
+           "lower_pipe_op", "lower_region", "transfer_legs"]

@@ -257,6 +257,8 @@ class ConstantsMixin:
             name = node.attr
             if name in ("parallel", "reduction"):
                 return name
+            if name == "AUTO":  # PyPTO's "compiler-chosen" sentinel (pl.reserve_buffer(base=pl.AUTO)): no value
+                return None
             if name in DataType.__members__:
                 return DataType[name]
             if name.upper() in DataType.__members__ or name in ("Mem", "MemorySpace", "FunctionType", "tile"):

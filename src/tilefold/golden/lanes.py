@@ -7,6 +7,9 @@ on the device. ``pl.aiv_shard`` gives the lane its part of the cube tile; ``pl.a
 part, and after both lanes the region's results are joined: a written-through tensor is the shared array, a
 gathered tile is both parts joined (``join_lanes``). With no split both lanes must push the same tile: golden
 refuses a disagreement (the device would give the cube an unspecified one of the two).
+
+The pipes' set-up ops (``ops/pipe_setup.py``) give a token and change no value: a ring only bounds how far the
+producer runs ahead, which golden (one unit at a time) does not model. Golden checks their rules once per run.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from tilefold.ir.expr import Call, Var
 from tilefold.ir.stmt import ForStmt, final_yield
 from tilefold.ops import op_of
 from tilefold.ops.cross_core_ops import LANES, MODE_OF_SPLIT, PIPE_OPS, join_lanes, lanes_disagree, shard_value
+from tilefold.ops.pipe_setup import has_setup, ring_plan
 
 
 class _LaneGather:
@@ -35,9 +39,23 @@ class _LaneGather:
 def cross_core_value(interp: Any, call: Call, env: dict[Var, Any], inst: Any) -> Any:
     """The value of a cross-core op (``ops/cross_core_ops.py``) on the unit ``inst`` runs as."""
     op = op_of(call)
+    _check_ring_setups(interp)
+    if op.extra.get("pipe_setup"):
+        return 0  # a set-up computes nothing: the ring holds the pushed values unchanged (a token)
     if op.extra.get("pipe_op"):
         return _pipe_value(interp, call, [interp.eval(a, env, inst) for a in call.args], inst)
     return boundary_value(interp, call, interp.eval(call.args[0], env, inst), inst)
+
+
+def _check_ring_setups(interp: Any) -> None:
+    """Once per run: the pipe set-up rules (``ops/pipe_setup.ring_plan``) of every kernel that sets pipes up, so
+    golden refuses what the compiler refuses (the buffer sizes that depend on the target aside)."""
+    if interp.__dict__.get("_rings_checked"):
+        return
+    interp._rings_checked = True
+    for fn in interp._functions.values():
+        if fn.func_type.is_incore and has_setup(fn):
+            ring_plan(fn)
 
 
 def _pipe_value(interp: Any, call: Call, args: list[Any], inst: Any) -> Any:

@@ -98,6 +98,7 @@ scope = _dsl.scope
 manual_scope = _dsl.manual_scope
 array = _dsl.array
 TASK_ID = _dsl.TASK_ID
+AUTO = None  # PyPTO's sentinel for a compiler-chosen value: pl.reserve_buffer(base=pl.AUTO) lets the planner place it
 
 
 def __getattr__(name: str) -> Any:

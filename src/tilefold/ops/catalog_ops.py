@@ -64,14 +64,6 @@ IN_PLACE_SPELLINGS = {"fillpad_inplace": 0}
 #: with it). Composite operators PyPTO's users write themselves (SiLU = x * sigmoid(x) from neg / exp / adds /
 #: recip / mul, GELU, softmax from row_max / row_expand_sub / exp / row_sum / row_expand_div) need no entry.
 UNSUPPORTED = {
-    "reserve_buffer": "on-chip ring space is not modelled: the cross-core pipe's ring is the simulator's slot FIFO "
-                      "(depth pl.cross_core_slot(slot_num=N), default 2), so a reservation has nothing to reserve "
-                      "(docs/cross_core.md)",
-    "import_peer_buffer": "peer-core buffers are not modelled (docs/cross_core.md)",
-    "aic_initialize_pipe": "pipes need no set-up: a pl.tpush_* / pl.tpop_* pair by id= is the pipe, its depth "
-                           "pl.cross_core_slot(slot_num=N) (docs/cross_core.md)",
-    "aiv_initialize_pipe": "pipes need no set-up: a pl.tpush_* / pl.tpop_* pair by id= is the pipe, its depth "
-                           "pl.cross_core_slot(slot_num=N) (docs/cross_core.md)",
     "dump_tag": "selective tensor dumps have no meaning on the simulator",
 }
 

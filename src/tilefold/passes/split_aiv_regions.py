@@ -15,7 +15,10 @@ InCore function holds one, the regions own the placement of vector work:
   execution: ``backend/cross_core.py`` hoists the shard's push before the region and the gather's pop after it),
   with the region's split; a gather result is not read inside its region (it lives on the cube);
 - regions do not nest, carry only tensors (written through) and gathered tiles out, and do not mix with a
-  ``pl.split(...)`` request on the same kernel (PyPTO: auto and manual split on one scope).
+  ``pl.split(...)`` request on the same kernel (PyPTO: auto and manual split on one scope);
+- the pipes' set-up (``pl.reserve_buffer`` / ``pl.import_peer_buffer`` / ``pl.a*_initialize_pipe``) follows the
+  rules of ``ops/pipe_setup.ring_plan``: at the kernel's top level, both ends agreeing, tiles within slot_size,
+  every pipe used set up once any is.
 
 The pass changes nothing; it raises a located ``TilefoldError`` (or ``NotSupportedError``) with a fix hint.
 """
@@ -47,6 +50,7 @@ from tilefold.ir.types import MemorySpace, ScalarType, TileType
 from tilefold.ir.visitor import IRVisitor, collect_uses
 from tilefold.ops import OpKind, Unit, op_of
 from tilefold.ops.cross_core_ops import BOUNDARY_OPS, MODE_OF_SPLIT, PIPE_OPS, region_split
+from tilefold.ops.pipe_setup import ring_plan
 from tilefold.passes.base import Pass, function_pass
 
 _CUBE_SPACES = (MemorySpace.Mat, MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc, MemorySpace.Bias)
@@ -137,6 +141,11 @@ class _Checker:
             return
         call: Call = e  # type: ignore[assignment]
         where = _span(call) or _span(s)
+        if op.extra.get("pipe_setup"):  # checked (and placed at the kernel's top level) by ring_plan
+            if region is not None:
+                raise TilefoldError(f"pl.{op.name[5:]} belongs at the top level of the kernel, not in a pl.split_aiv "
+                                    "region", span=where, hint="set pipes up once, before the regions that use them")
+            return
         if op.name in PIPE_OPS:
             self.pipe_op(op.name, region, where)
         elif op.kind is OpKind.CROSS_CORE and not top:
@@ -292,6 +301,7 @@ def _run(fn: Function, program: Program) -> Function:
                             span=_span(fn), hint="use one: the regions split the vector work themselves (PyPTO "
                                                  "rejects any pl.split, NONE included, on a scope with regions)")
     _Checker(fn).walk(fn.body, None)
+    ring_plan(fn)  # the pipes' set-up, when the kernel has one (ops/pipe_setup.py)
     return fn
 
 

@@ -13,6 +13,9 @@
 - Timing: a push occupies the pipe of its transfer's first leg, a pop the second (``transfer_legs``: through GM
   where the chip has no direct path); a pop waits for its push's record on the other unit, a push for the free of
   the slot it reuses (the ring depth ``slots``), through ``UnitTrace.cross``.
+- A pipe with a set-up (``ops/pipe_setup.py``): its depth is the set-up's ``slot_num`` (in the push), and a pop
+  needs one of the consumer's ``local_slots`` not held by a popped, unfreed tile (a ``Deadlock`` otherwise: the
+  consumer would wait for itself). ``RingSetup`` costs one scalar-pipe instruction (the target's table).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from tilefold.backend.cross_core import C2V, LaneRegion, TFree, TPop, TPush, transfer_legs
+from tilefold.backend.cross_core import C2V, LaneRegion, RingSetup, TFree, TPop, TPush, transfer_legs
 from tilefold.ir.types import MemorySpace
 from tilefold.ops.cross_core_ops import LANES, MODE_OF_SPLIT, join_lanes, lanes_disagree, shard_value
 
@@ -79,6 +82,12 @@ class PipeState:
             raise Deadlock(f"{ins.text()}: nothing was pushed to pipe {key[1]} (lane {key[3]}): the consumer would "
                            "wait forever", instruction=ins.text(),
                            hint="every pop needs a matching push from the peer core, in the same order")
+        held = len(self.popped.get(key, ()))
+        if ins.local_slots and held >= ins.local_slots:
+            raise Deadlock(f"{ins.text()}: the consumer holds all {ins.local_slots} local slots of pipe {key[1]} "
+                           f"(lane {key[3]}) in popped tiles it has not freed: this pop would wait forever",
+                           instruction=ins.text(), hint="free a popped slot (pl.tfree_*) before the next pop, or "
+                                                        "raise local_slot_num= (and the reserved buffer)")
         entry = q.popleft()
         entry.popped = True
         self.popped.setdefault(key, deque()).append(entry)
@@ -207,6 +216,11 @@ def x_TFree(run: Any, ins: TFree) -> None:
         st.free(run, (run.block_idx, ins.pipe_id, ins.direction, lane), ins)
 
 
+def x_RingSetup(run: Any, ins: RingSetup) -> None:
+    """A set-up instruction: its price on the scalar pipe (the ring it sets is in the pipes' instructions)."""
+    run.scalar(ins, run.costs.table.scalar_instruction("pipe_setup").cycles)
+
+
 def finish_launch(machine: Any, kernel: Any) -> None:
     """After a launch: every pushed tile was popped."""
     st = getattr(machine, "cross_core_pipes", None)
@@ -215,6 +229,6 @@ def finish_launch(machine: Any, kernel: Any) -> None:
         st.check_drained(kernel.name)
 
 
-DISPATCH = {LaneRegion: x_LaneRegion, TPush: x_TPush, TPop: x_TPop, TFree: x_TFree}
+DISPATCH = {LaneRegion: x_LaneRegion, TPush: x_TPush, TPop: x_TPop, TFree: x_TFree, RingSetup: x_RingSetup}
 
 __all__ = ["DISPATCH", "PipeState", "UndefinedResult", "finish_launch"]

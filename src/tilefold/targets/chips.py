@@ -104,6 +104,9 @@ class Target:
     gm_bytes_per_cycle: float = 889.0  # chip GM (HBM) bandwidth shared by all cores, bytes per core cycle
     launch_overhead_cycles: int = 0  # fixed cost of one kernel launch before the first block starts
     cube_mx: bool = False  # the cube runs MX block-scale matmuls (FP8E4M3FN data, E8M0 scales): Ascend950 only
+    # the cross-core pipe's ring of slot_num slots is in GM and the consumer's buffer holds local_slot_num of them
+    # (PyPTO dev/00-python_syntax: "a3 -> slot_size * local_slot_num, a5 -> slot_size * slot_num")
+    cross_core_gm_ring: bool = True
 
     def cycles_to_us(self, cycles: float) -> float:
         return cycles / (self.clock_ghz * 1000.0)
@@ -183,6 +186,7 @@ ASCEND_950 = replace(
     gm_bytes_per_cycle=1.6e12 / 1.8e9,
     launch_overhead_cycles=LAUNCH_OVERHEAD["Ascend950"],
     cube_mx=True,  # PyPTO's language/00-types: the MX matmul path is Ascend950's
+    cross_core_gm_ring=False,  # the ring's slot_num slots are in the consumer's buffer
 )
 
 # Which on-chip memories a kernel of each function type can reach (GM is always reachable). An AIV kernel

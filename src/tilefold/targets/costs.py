@@ -107,6 +107,11 @@ class _Table:
         return Price(c["startup"] + fractals * f, "CUBE", c["origin"],
                      f"cube {c['startup']} + ceil(m/16)*ceil(k/{k0})*ceil(n/16)*{f}")
 
+    def scalar_instruction(self, name: str) -> Price:
+        """The price of the scalar-pipe instruction ``name`` (``SCALAR_INSTRUCTIONS`` of the table)."""
+        cycles, origin, source = self.module.SCALAR_INSTRUCTIONS[name]
+        return Price(cycles, "S", origin, f"{name}: {source}")
+
     def path(self, src: str, dst: str) -> tuple[float, float, str, str]:
         """(bytes per cycle, latency per contiguous block, origin, source) of the ``src -> dst`` data path."""
         try:

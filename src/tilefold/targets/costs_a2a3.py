@@ -371,6 +371,12 @@ FACTS = "PTO-ISA A2/A3 profiling facts (reference/pto-isa-costmodel/README.md)"
 CUBE = {"startup": 6, "fractal_m": 16, "fractal_n": 16, "k_row_bytes": 32, "fp32_factor": 2,
         "origin": "measured", "source": FACTS}
 
+#: scalar-pipe instructions priced by name: name -> (cycles, origin, source)
+SCALAR_INSTRUCTIONS: dict[str, tuple[int, str, str]] = {
+    "pipe_setup": (1, "assumed", "no measurement: reserve_buffer / import_peer_buffer / a*_initialize_pipe each write "
+                   "a pipe's configuration registers once, priced as one scalar operation"),
+}
+
 #: data paths: (src, dst) -> (bytes per cycle, latency per contiguous block, origin, source)
 PATHS: dict[tuple[str, str], tuple[float, float, str, str]] = {
     ("DDR", "Vec"): (128.0, 266.0, "measured", FACTS + ": ~266 + bytes/128 for one contiguous window, the "

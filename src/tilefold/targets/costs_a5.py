@@ -349,6 +349,12 @@ A2A3_FACTS = "PTO-ISA A2/A3 profiling facts (reference/pto-isa-costmodel/README.
 CUBE = {"startup": 6, "fractal_m": 16, "fractal_n": 16, "k_row_bytes": 32, "fp32_factor": 2,
         "origin": "extrapolated", "source": "A2/A3's measured cube formula (" + A2A3_FACTS + ")"}
 
+#: scalar-pipe instructions priced by name: name -> (cycles, origin, source)
+SCALAR_INSTRUCTIONS: dict[str, tuple[int, str, str]] = {
+    "pipe_setup": (1, "assumed", "no measurement: reserve_buffer / import_peer_buffer / a*_initialize_pipe each write "
+                   "a pipe's configuration registers once, priced as one scalar operation"),
+}
+
 PATHS: dict[tuple[str, str], tuple[float, float, str, str]] = {
     ("DDR", "Vec"): (128.0, 266.0, "extrapolated", "A2/A3's measured GM -> UB (" + A2A3_FACTS + ")"),
     ("DDR", "Mat"): (128.0, 266.0, "extrapolated", "A2/A3's measured GM -> UB (" + A2A3_FACTS + ")"),

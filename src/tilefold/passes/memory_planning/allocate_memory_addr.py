@@ -5,6 +5,8 @@ Acc 512 B), and every MemRef is stamped with an absolute address: base address +
 folds to a constant; a dynamic offset falls back to the bare base address (upstream behaviour: a runtime
 offset cannot be encoded as a constant address; this is what makes issue #1640 observable). A space that
 overflows raises ``TilefoldError`` naming the function, the space, the bytes needed and the bytes available.
+Bytes a cross-core pipe's ``pl.reserve_buffer`` holds (``reserved_ranges``) are kept free: tiles are placed around
+them, and an overflow names them.
 See docs/passes/allocate_memory_addr.md.
 """
 
@@ -19,6 +21,7 @@ from tilefold.ir.stmt import (
     Stmt,
 )
 from tilefold.ir.types import MemorySpace, MemRef
+from tilefold.ops.pipe_setup import ring_plan
 from tilefold.passes.base import IRProperty, Pass, function_pass
 from tilefold.passes.memory_planning.memref_common import fast_replace, memref_of, retype, target_of, tile_vars
 from tilefold.passes.option_records import AllocateMemoryAddrOptions
@@ -41,12 +44,12 @@ def allocate_memory_addr_function(fn: Function, target: Target) -> Function:
         space, size, first = roots.get(mr.base, (mr.memory_space, 0, order))
         roots[mr.base] = (space, max(size, need), first)
 
+    reserved = reserved_ranges(fn, target)
     addresses: dict[str, int] = {}
     cursor: dict[MemorySpace, int] = {}
     overflow: dict[MemorySpace, str] = {}  # space -> the first storage that ends past its capacity
     for base, (space, size, _) in sorted(roots.items(), key=lambda kv: kv[1][2]):
-        align = target.align(space)
-        addr = ceil_to(cursor.get(space, 0), align)
+        addr = _free_address(cursor.get(space, 0), size, target.align(space), reserved.get(space, ()))
         addresses[base] = addr
         cursor[space] = addr + size
         if addr + size > target.capacity(space):
@@ -58,12 +61,18 @@ def allocate_memory_addr_function(fn: Function, target: Target) -> Function:
             var, stmt = defined_by[base]
             size = roots[base][1]
             span = stmt.span if stmt is not None and stmt.span.line else var.span if var.span.line else fn.span
+            rings = reserved.get(space, ())
+            held = (f"; {sum(r[1] - r[0] for r in rings)} bytes of it are reserved by pl.reserve_buffer ("
+                    + ", ".join(f"{n!r}: {e - b} bytes at {b}" for b, e, n in rings)
+                    + ") for cross-core pipe rings, so tiles are allocated around them") if rings else ""
             raise TilefoldError(
                 f"function '{fn.name}' does not fit in {space.name}: it needs {used} bytes but {target.name} "
                 f"has {capacity} bytes available; the first allocation past the end is tile '{var.name}' "
-                f"({size} bytes at {space.name} address {addresses[base]})",
+                f"({size} bytes at {space.name} address {addresses[base]}){held}",
                 span=span if span.line else None,
-                hint="process the data in smaller tiles (e.g. loop over row blocks) or shorten tile lifetimes",
+                hint=("lower the ring's depth (slot_num= of the pipe's initialize calls) or its slot_size, and the "
+                      "reserved size with it, or shrink the tiles" if rings else
+                      "process the data in smaller tiles (e.g. loop over row blocks) or shorten tile lifetimes"),
             )
 
     memrefs: dict[Var, MemRef] = {}
@@ -75,6 +84,54 @@ def allocate_memory_addr_function(fn: Function, target: Target) -> Function:
         addr = base_addr + off if off is not None else base_addr  # dynamic offset: bare base address
         memrefs[v] = fast_replace(mr, address=addr)
     return retype(fn, memrefs)
+
+
+def _free_address(start: int, size: int, align: int, reserved: tuple[tuple[int, int, str], ...]) -> int:
+    """The first ``align``-aligned address at or after ``start`` where ``size`` bytes miss every reserved range."""
+    addr = ceil_to(start, align)
+    moved = True
+    while moved:
+        moved = False
+        for lo, hi, _name in reserved:
+            if addr < hi and lo < addr + max(size, 1):
+                addr = ceil_to(hi, align)
+                moved = True
+    return addr
+
+
+def reserved_ranges(fn: Function, target: Target) -> dict[MemorySpace, tuple[tuple[int, int, str], ...]]:
+    """The byte ranges ``[lo, hi)`` (and names) ``pl.reserve_buffer`` holds in each memory of ``fn``
+    (``ops/pipe_setup.py``): a ``base=`` reservation where it says, an AUTO one at the lowest free address, before
+    any tile; each checked to fit the space, to hold its pipe's ring on ``target``, and not to overlap another."""
+    plan = ring_plan(fn)
+    out: dict[MemorySpace, list[tuple[int, int, str]]] = {}
+    for p in plan.pipes.values():
+        r = p.buffer
+        if p.ring_bytes(target) > r.size:
+            raise TilefoldError(f"pipe {p.direction} id={p.pipe_id}: its ring on {target.name} is "
+                                f"{p.local_slots(target)} slots of {p.slot_size} bytes = {p.ring_bytes(target)} "
+                                f"bytes, but buffer {r.name!r} has {r.size}", span=p.span,
+                                hint="reserve slot_size * slot_num bytes, or lower slot_num / slot_size")
+    for fixed in (True, False):
+        for r in plan.reservations.values():
+            if (r.base is not None) != fixed:
+                continue
+            taken = tuple(out.get(r.space, ()))
+            align = target.align(r.space)
+            lo = r.base if fixed else _free_address(0, r.size, align, taken)
+            if fixed and lo % align:
+                raise TilefoldError(f"buffer {r.name!r}: base={lo} is not {align}-byte aligned in {r.space.name}",
+                                    span=r.span, hint=f"use a multiple of {align}, or base=pl.AUTO")
+            clash = next((n for a, b, n in taken if lo < b and a < lo + r.size), None)
+            if clash is not None:
+                raise TilefoldError(f"buffer {r.name!r} ({r.size} bytes at {lo}) overlaps buffer {clash!r}",
+                                    span=r.span, hint="move one base=, or let the planner place it (base=pl.AUTO)")
+            if lo + r.size > target.capacity(r.space):
+                raise TilefoldError(f"buffer {r.name!r} ({r.size} bytes at {r.space.name} address {lo}) does not fit "
+                                    f"in {target.name}'s {target.capacity(r.space)} bytes of {r.space.name}",
+                                    span=r.span, hint="lower the ring's slot_num / slot_size and the reserved size")
+            out.setdefault(r.space, []).append((lo, lo + r.size, r.name))
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def allocate_memory_addr(target: str | Target | None = None) -> Pass:
@@ -95,4 +152,4 @@ def plan_memory(program: Program, target: str | Target | None = None) -> Program
     return program
 
 
-__all__ = ["allocate_memory_addr", "allocate_memory_addr_function", "plan_memory"]
+__all__ = ["allocate_memory_addr", "allocate_memory_addr_function", "plan_memory", "reserved_ranges"]
