@@ -291,3 +291,14 @@ def test_the_set_up_survives_printing_and_parsing_again():
     sim = simulate(compile_program(again).pto, dict(inputs))
     np.testing.assert_allclose(sim.outputs["out"], _want(inputs), rtol=RTOL, atol=ATOL)
     assert _push_waits(sim) == [0, 2, 2, 2]
+
+
+def test_the_pl_system_spellings_are_the_same_ops():
+    setup = SETUP.replace("pl.reserve_buffer", "pl.system.reserve_buffer").replace(
+        "pl.import_peer_buffer", "pl.system.import_peer_buffer").replace(
+        "pl.aic_initialize_pipe", "pl.system.aic_initialize_pipe").replace(
+        "pl.aiv_initialize_pipe", "pl.system.aiv_initialize_pipe")
+    inputs = _inputs()
+    sim = simulate(compile_program(_program(1, setup=setup)).pto, dict(inputs))
+    np.testing.assert_allclose(sim.outputs["out"], _want(inputs), rtol=RTOL, atol=ATOL)
+    assert _push_waits(sim) == [0, 2, 2, 2]

@@ -1751,6 +1751,38 @@ def _pipe_cases(op: str):
     return build
 
 
+def _ring_cases(op: str):
+    """The round trip of ``_pipe_cases`` with both pipes set up (docs/cross_core.md "Ring set-up"), rings of 1 and 2
+    slots: the values are the same."""
+    def build(dt):
+        _, _, p = _xc_operands()
+        head = _XC_HEAD.replace("pl.at(level=pl.Level.CORE_GROUP)", 'pl.at(level=pl.Level.CORE_GROUP, name_hint="ring")')
+        cases = []
+        for depth in (1, 2):
+            setup = "".join(  # a lane pops a [16, 32] half (2 KiB); the cube pops the joined [32, 32] (4 KiB)
+                f'        {b} = pl.reserve_buffer(name="{b}", size={depth * slot}, base=pl.AUTO)\n'
+                f'        {b}_peer = pl.import_peer_buffer(name="{b}", peer_func="ring")\n'
+                f"        pl.{prod}_initialize_pipe(pl.const(0, pl.INT32), {b}_peer, dir_mask={mask}, "
+                f"slot_size={slot}, slot_num={depth}, id={pid})\n"
+                f"        pl.{cons}_initialize_pipe(pl.const(0, pl.INT32), {b}, dir_mask={mask}, slot_size={slot}, "
+                f"slot_num={depth}, id={pid})\n"
+                for b, mask, pid, prod, cons, slot in (("fwd", 1, 0, "aic", "aiv", 2048),
+                                                       ("back", 2, 1, "aiv", "aic", 4096)))
+            body = (setup + _XC_MM + "        pl.tpush_to_aiv(acc, split=1, id=0)\n"
+                    "        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):\n"
+                    "            h = pl.tpop_from_aic(split=1, id=0)\n"
+                    "            e = pl.adds(h, 2.0)\n            pl.tfree_to_aic(h, id=0)\n"
+                    "            pl.tpush_to_aic(e, split=1, id=1)\n"
+                    "        g = pl.tpop_from_aiv(split=1, id=1)\n        r = pl.tile.matmul(g, g)\n"
+                    "        pl.tfree_to_aiv(g, id=1)\n        out = pl.store(r, [0, 0], out)\n")
+            a, b, _ = _xc_operands()
+            q = p + 2.0
+            cases.append(Case(f"{op} depth {depth}", head + body + "    return out\n", {"a0": a, "a1": b},
+                              {"out": (q @ q).astype(np.float32)}, EXACT))
+        return cases
+    return build
+
+
 for _op in ("tile.aiv_shard", "tensor.aiv_shard"):
     entry(_op, (FP32,), _shard_cases(_op), "value: lane k of an UP_DOWN / LEFT_RIGHT region receives rows / columns "
           "[16 k, 16 k + 16) of a [32, 32] cube result, of a NONE region all of it", "lane-dependent: no golden formula")
@@ -1761,3 +1793,6 @@ for _op in ("tile.tpush_to_aiv", "tile.tpop_from_aic", "tile.tfree_to_aic", "til
             "tile.tpop_from_aiv", "tile.tfree_to_aiv"):
     entry(_op, (FP32,), _pipe_cases(_op), "value: a cube result pushed to the lanes (split 0 / 1 / 2), +2 on each "
           "lane, pushed back, joined and squared on the cube; every pop freed", "a FIFO of slots: no golden formula")
+for _op in ("tile.reserve_buffer", "tile.import_peer_buffer", "tile.aic_initialize_pipe", "tile.aiv_initialize_pipe"):
+    entry(_op, (FP32,), _ring_cases(_op), "value: the set-up round trip (c2v and v2c rings of 1 and 2 slots) gives "
+          "the values of the pipes without set-up", "a set-up instruction: no value")

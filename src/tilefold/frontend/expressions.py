@@ -54,6 +54,7 @@ from tilefold.ir.types import (
     UnknownType,
 )
 from tilefold.ops.cross_core_ops import BOUNDARY_OPS
+from tilefold.ops.pipe_setup import SETUP_OPS
 from tilefold.ops.registry import OpDef, OpKind, ParamKind, find_op, make_call
 
 _BINOPS: dict[type, type[BinaryExpr]] = {ast.Add: Add, ast.Sub: Sub, ast.Mult: Mul, ast.FloorDiv: FloorDiv,
@@ -467,6 +468,8 @@ class ExpressionsMixin:
         if isinstance(base, ast.Attribute) and self._is_pl(base.value):
             if base.attr == "tensor" and f.attr == "dim":
                 return self._dim(node)
+            if base.attr == "system" and f"tile.{f.attr}" in SETUP_OPS:  # pl.system.reserve_buffer ... (PyPTO's home)
+                return self._op_call(node, f"tile.{f.attr}")
             if base.attr == "system":
                 from tilefold.errors import NotSupportedError
 
