@@ -29,7 +29,6 @@ from tilefold.ir.stmt import AssignStmt, ForStmt, SeqStmts, YieldStmt, final_yie
 from tilefold.ir.types import MemorySpace, TensorType, TileType
 from tilefold.ops import op_of
 from tilefold.ops.pipe_setup import DIRECTION_OF_MASK, ring_plan
-from tilefold.passes.memory_planning.allocate_memory_addr import reserved_ranges
 from tilefold.targets import Pipe, Target
 
 from .pto import Instr
@@ -259,7 +258,9 @@ def _setup_detail(gen: Any, call: Call) -> str:
     name = call.op_name
     if name == "tile.reserve_buffer":
         ranges = gen.__dict__.get("_reserved")
-        if ranges is None:
+        if ranges is None:  # (imported here: the simulator loads this module, and no pass)
+            from tilefold.passes.memory_planning.allocate_memory_addr import reserved_ranges
+
             ranges = gen.__dict__["_reserved"] = reserved_ranges(gen.fn, gen.target)
         for space, held in ranges.items():
             for lo, hi, n in held:
