@@ -302,3 +302,14 @@ def test_the_pl_system_spellings_are_the_same_ops():
     sim = simulate(compile_program(_program(1, setup=setup)).pto, dict(inputs))
     np.testing.assert_allclose(sim.outputs["out"], _want(inputs), rtol=RTOL, atol=ATOL)
     assert _push_waits(sim) == [0, 2, 2, 2]
+
+
+def test_slot_num_defaults_to_pyptos_eight():
+    setup = SETUP.replace(" slot_num=DEPTH,", "")
+    with pytest.raises(TilefoldError) as info:  # 8 slots of 8 KiB do not fit a 16 KiB buffer
+        run_pipeline(_program(2, setup=setup))
+    assert "8 slots of 8192 bytes need 65536 bytes" in info.value.message
+    inputs = _inputs()
+    sim = simulate(compile_program(_program(8, setup=setup)).pto, dict(inputs))
+    np.testing.assert_allclose(sim.outputs["out"], _want(inputs), rtol=RTOL, atol=ATOL)
+    assert _push_waits(sim) == [0, 0, 0, 0]  # four pushes never fill an 8-slot ring
