@@ -351,6 +351,24 @@ EXTRAPOLATED_OPS: dict[str, tuple[tuple[str, ...], str]] = {
                        "tcolexpand, tmuls, trowexpandadd, texpands, tscatter, texpands x2, tscatter, tcmps, tsel"),
 }
 
+#: ops A2/A3's table lacks and A5's table measures: op -> (the A2/A3 family it is priced like, measured on both
+#: targets; the dtypes the rule covers, None for any; why). The price is the family's start-up plus the family's
+#: work above it scaled by A5's measured per-repeat ratio of the op to the family (the 2-D ``param0`` of each,
+#: ``A5Table.per_repeat``): how much more one repeat of the op costs than one of the family, carried from the
+#: target that measures both. Checked on the six ops measured on both targets (``benchmarks/cost_fidelity.py``,
+#: "A2/A3 from a family by A5's ratio"): predicting each from each other one, 87 % of 600 points within +-25 %,
+#: against 41 % for the family unscaled. Division does not carry over (A5 divides 2.4x faster relative to its
+#: other ops than A2/A3), so no rule here scales from or to TDIVS. A dtype A5 does not list takes A5's measured
+#: dtype of its element size (A5's own rule); outside the listed dtypes the op takes its ``EXTRAPOLATED_OPS``
+#: rule (integer and FP8 conversions: TADDS).
+A5_RATIO_RULES: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
+    "TSEL": ("TMUL", None, "select: TMUL's work scaled by A5's TSEL / TMUL per repeat"),
+    "TRSQRT": ("TSQRT", None, "reciprocal square root: TSQRT's work scaled by A5's TRSQRT / TSQRT per repeat"),
+    "TNEG": ("TMINS", None, "unary one pass: TMINS's work scaled by A5's TNEG / TMINS per repeat"),
+    "TCVT": ("TMINS", ("fp32", "fp16", "bf16"), "conversion: TMINS's work scaled by A5's TCVT / TMINS per repeat "
+                                                "for the same dtype pair"),
+}
+
 #: (op, implementation variant) -> (the measured family whose start-up the variant keeps, per-dtype ratio of its
 #: work to the default's, why). TRECIP high_precision: no A2/A3 profiling; the ratio is A5's measured per-repeat
 #: cost of the high-precision TRECIP to the default (costs_a5 MEASURED_CSV, 1-D rows: FP32 345.21788 / 1.9081456,
