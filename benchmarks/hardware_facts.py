@@ -47,7 +47,7 @@ from tilefold.targets import get_target, instruction_cycles
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 SIZE = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1, "hif8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp4_e1m2": 1,
         "fp4_e2m1": 1}
-TARGETS = ("Ascend910B", "Ascend950")
+TARGETS = ("Ascend910B", "Ascend950")  # Ascend910C takes Ascend910B's table
 GRID = [(r, wb, dt) for r in (16, 32, 64, 128) for wb in (64, 128, 256, 512) for dt in ("fp16", "fp32")]
 TOL = 0.25
 
@@ -93,11 +93,10 @@ def old_model(rows: int, cols: int, dt: str) -> int:
     return 8 + math.ceil(rows * cols * SIZE[dt] / 256)
 
 
-def ratio_to_old(ops, target: str, points=None) -> float:
-    """Median over ``points`` (default ``GRID``) and ``ops`` of tilefold's price / the old model's."""
-    pts = GRID if points is None else points
+def ratio_to_old(ops, target: str) -> float:
+    """Median over ``GRID`` and ``ops`` of tilefold's price / the old model's."""
     return statistics.median(instruction_cycles(op, dt, (r, wb // SIZE[dt]), target=target).cycles
-                             / old_model(r, wb // SIZE[dt], dt) for op in ops for r, wb, dt in pts)
+                             / old_model(r, wb // SIZE[dt], dt) for op in ops for r, wb, dt in GRID)
 
 
 def a2a3_lines_at(ops) -> tuple[list[tuple[str, int, int, str]], list[float]]:
