@@ -200,9 +200,19 @@ class A2A3Table(_Table):
             raise NotSupportedError(f"{op} has no A2/A3 cost entry or extrapolation rule",
                                     hint="add it to EXTRAPOLATED_OPS in tilefold/targets/costs_a2a3.py")
         fams, why = rule
-        price = sum((self.family(f, dtype, valid_rows, valid_cols) for f in fams[1:]),
-                    self.family(fams[0], dtype, valid_rows, valid_cols))
+        parts = [self._part(f, dtype, valid_rows, valid_cols) for f in fams]
+        price = sum(parts[1:], parts[0])
         return Price(price.cycles, "VECTOR", "extrapolated", f"{op}: {why} ({price.rule})")
+
+    def _part(self, fam: str, dtype: str, rows: int, cols: int) -> Price:
+        """One family of an ``EXTRAPOLATED_OPS`` rule: a measured family, or an op priced by ``A5_RATIO_RULES``
+        (TSEL in the sort rules)."""
+        if fam in self.measured_ops():
+            return self.family(fam, dtype, rows, cols)
+        scaled = self._a5_ratio_price(fam, dtype, dtype, rows, cols)
+        if scaled is None:
+            raise NotSupportedError(f"A2/A3 cost table: rule family {fam} is neither measured nor priced by A5's ratio")
+        return scaled
 
     def _a5_ratio_price(self, op: str, src: str, dst: str, rows: int, cols: int) -> Price | None:
         """An op A2/A3 lacks and A5 measures (``A5_RATIO_RULES``): its A2/A3 family's start-up plus the family's work

@@ -332,11 +332,11 @@ EXTRAPOLATED_OPS: dict[str, tuple[tuple[str, ...], str]] = {
         "TCI", "TEXPANDCLONE", "TFILLPADEXPAND", "TTRI")},
     "TRANDOM": (("TMUL", "TMUL", "TMUL", "TADDS", "TADDS", "TADDS", "TADDS"),
                 "the splitmix64 hash of a counter per element: 3 multiplies (TMUL) + 4 add / xor-shift passes (TADDS)"),
-    "TSORT32": (("TSUB",) * 15 + ("TMUL",) * 15,
+    "TSORT32": (("TSUB",) * 15 + ("TSEL",) * 15,
                 "a bitonic network on 32 elements: 15 compare-exchange stages, each a compare (TSUB) and a select "
-                "(TSEL, priced like TMUL)"),
-    "TMRGSORT": (("TSUB", "TMUL", "TSUB", "TMUL"),
-                 "a 4-way merge: two compare-select levels per output element (TSUB + TSEL, TSEL priced like TMUL)"),
+                "(TSEL, by A5_RATIO_RULES)"),
+    "TMRGSORT": (("TSUB", "TSEL", "TSUB", "TSEL"),
+                 "a 4-way merge: two compare-select levels per output element (TSUB + TSEL, TSEL by A5_RATIO_RULES)"),
     # an indexed access inside UB reads (or writes) one element per index: the strided per-element family
     **{op: (("TROWEXPAND", "TADDS"), "one indexed element access per result element (priced like the per-element "
                                      "TROWEXPAND) and one pass writing the result (TADDS)") for op in (
@@ -346,7 +346,7 @@ EXTRAPOLATED_OPS: dict[str, tuple[tuple[str, ...], str]] = {
     "TGATHERB": (("TADDS",), "32-byte blocks by byte offset: one block-granular pass writing the result, priced "
                              "like TADDS"),
     "TSCATTERUPDATE": (("TADDS", "TADDS", "TADDS", "TMULS", "TROWEXPAND", "TSUB", "TADDS", "TROWEXPAND", "TADDS",
-                        "TADDS", "TADDS", "TROWEXPAND", "TADDS", "TADDS", "TMUL"),
+                        "TADDS", "TADDS", "TROWEXPAND", "TADDS", "TADDS", "TSEL"),
                        "PyPTO's lowering of a whole-row update (ConvertTensorToTileOps page): tci, texpands, "
                        "tcolexpand, tmuls, trowexpandadd, texpands, tscatter, texpands x2, tscatter, tcmps, tsel"),
 }
