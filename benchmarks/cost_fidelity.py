@@ -218,6 +218,38 @@ def a5_from_a2a3() -> list[tuple[str, float, float]]:
     return out
 
 
+#: the ops measured on both targets, division apart (A5's division costs 2.4x less relative to its other ops than
+#: A2/A3's: ``costs_a2a3.A5_RATIO_RULES`` never scales from or to it)
+BOTH_TARGETS = ("TEXP", "TMINS", "TMUL", "TSUB", "TSQRT")
+
+
+RATIO_CHECK = "from another family by A5's ratio (TSEL, TRSQRT, TNEG, TCVT)"
+
+
+def a2a3_by_a5_ratio() -> tuple[list, list]:
+    """The check of ``costs_a2a3.A5_RATIO_RULES`` (an op A2/A3 lacks, priced from an A2/A3 family by A5's
+    per-repeat ratio of the two): every op measured on both targets predicted on A2/A3 from each other one,
+    (scaled by A5's ratio, unscaled), against its own A2/A3 price."""
+    a2, a5 = costs.table("a2a3"), costs.table("a5")
+    scaled, plain = [], []
+    for x in BOTH_TARGETS:
+        for y in BOTH_TARGETS:
+            if x == y:
+                continue
+            for dt in ("fp16", "fp32"):
+                start = a2.any_family(y, dt).startup if y in a2.any else a2.families[(y, dt)].startup
+                ratio = a5.per_repeat(x, dt, dt) / a5.per_repeat(y, dt, dt)
+                for rows in ROWS:
+                    for row_bytes in (256, 512, 1024):
+                        cols = row_bytes // SIZE[dt]
+                        want = a2.family(x, dt, rows, cols).cycles
+                        base = a2.family(y, dt, rows, cols).cycles
+                        case = f"{x} {dt} {rows}x{cols} <- {y}"
+                        scaled.append((case, want, start + ratio * (base - start)))
+                        plain.append((case, want, base))
+    return scaled, plain
+
+
 # --- facts -------------------------------------------------------------------------------------------------
 
 #: the shapes a ratio fact is judged on: rows 16 .. 128, rows of 64 .. 512 bytes, FP16 and FP32 (a neutral
@@ -365,6 +397,7 @@ def checks() -> list[tuple[str, str, str, list[tuple[str, float, float]]]]:
     by_dt5, by_fam5, by_path5 = a5_held_out()
     cross = a5_from_a2a3()
     cross2d = [c for c in cross if " 2D " in c[0]]
+    by_ratio, unscaled = a2a3_by_a5_ratio()
     return [
         ("A2/A3", "in sample: the measured lines at their columns", f"{fitted2}", ins2),
         ("A2/A3", "packed narrow columns (priced per row, not fitted)", "0", ins2_packed),
@@ -373,6 +406,8 @@ def checks() -> list[tuple[str, str, str, list[tuple[str, float, float]]]]:
         ("A2/A3", "leave one column out (packed narrow columns)", f"{fitted2} less the column's 5 (refit)", packed),
         ("A2/A3", "leave one (op, dtype) out: from the op's other dtype", "the other dtype's fit", by_dt2),
         ("A2/A3", "leave one (op, dtype) out: from the nearest family", "the nearest family's fit", by_fam2),
+        ("A2/A3", RATIO_CHECK, "A2/A3 fits + A5 formulas", by_ratio),
+        ("A2/A3", "the same families unscaled", "A2/A3 fits", unscaled),
         ("A5", "in sample: the VF formulas per path", "none (the CSV's formulas)", ins5),
         ("A5", "leave one (op, dtype) out: from the op's other dtype", "the other dtype's formula", by_dt5),
         ("A5", "leave one (op, dtype) out: from the nearest family", "the nearest family's formula", by_fam5),
@@ -419,7 +454,9 @@ def main(argv: list[str] | None = None) -> int:
           f"left-out columns {pick['leave one column out (unpacked columns)']:.1f} %, left-out families "
           f"{shares[('A2/A3', 'leave one (op, dtype) out: from the op' + chr(39) + 's other dtype')] * 100:.1f} % "
           f"(other dtype) / {shares[('A2/A3', 'leave one (op, dtype) out: from the nearest family')] * 100:.1f} % "
-          f"(nearest family); A5 in sample {pick['in sample: the VF formulas per path']:.1f} %, left-out "
+          f"(nearest family), by A5's ratio {pick[RATIO_CHECK]:.1f} % "
+          f"(unscaled {pick['the same families unscaled']:.1f} %); "
+          f"A5 in sample {pick['in sample: the VF formulas per path']:.1f} %, left-out "
           f"families {shares[('A5', 'leave one (op, dtype) out: from the op' + chr(39) + 's other dtype')] * 100:.1f}"
           f" % / {shares[('A5', 'leave one (op, dtype) out: from the nearest family')] * 100:.1f} %, 2-D from 1-D "
           f"{pick['leave one path out: 2-D path from the 1-D formula']:.1f} %, from A2/A3 families "

@@ -13,6 +13,7 @@ Run: ``python benchmarks/cost_table.py``.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import math
 import statistics
@@ -65,7 +66,8 @@ def _share(pairs):
     return len(ratios), within, statistics.median(ratios)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
     a2 = [(instruction_cycles(op, dt, (rows, cols), target="Ascend910B").cycles, want)
           for op, dt, rows, cols, want in _a2a3_cases()]
     a5 = [(instruction_cycles(op, dts, shape, valid, target="Ascend950").cycles, want)

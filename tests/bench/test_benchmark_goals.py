@@ -55,3 +55,23 @@ def test_cost_fidelity_benchmark_fails_when_a_fact_does_not_hold(monkeypatch, ca
     monkeypatch.setattr(fidelity, "facts", lambda: [("a fact", "1", True), ("another", "2", False)])
     assert fidelity.main([]) == 1
     assert "facts 1 of 2 hold" in capsys.readouterr().out
+
+
+def test_hardware_facts_benchmark_judges_each_fact_on_its_own_target(monkeypatch, capsys):
+    facts = _load("hardware_facts")
+    fact = facts.Fact
+    # a number, a range (1.000 inside it, else against the nearer bound) and a lower bound
+    assert fact("t", "n", "s", (266, 266), 300, True).ratio == pytest.approx(300 / 266)
+    assert fact("t", "r", "s", (55, 75), 60, True).ratio == 1.0
+    assert fact("t", "r", "s", (55, 75), 100, True).ratio == pytest.approx(100 / 75)
+    assert fact("t", "b", "s", (1.0, float("inf")), 0.7, True).verdict == "OUTSIDE"
+    assert fact("t", "b", "s", (1.0, float("inf")), 0.7, False).verdict == "outside*"
+    assert facts.main([]) == 0
+    out = capsys.readouterr().out
+    assert "Ascend910B: measured fact" in out and "Ascend950: measured fact" in out and "hardware facts:" in out
+    assert "0 judged rows outside" in out
+    monkeypatch.setattr(facts, "facts", lambda target: [fact(target, "a fact", "s", (10, 10), 20, True),
+                                                          fact(target, "not here", "s", (10, 10), 20, False, "why")])
+    assert facts.main([]) == 1
+    out = capsys.readouterr().out
+    assert "OUTSIDE +-25 %: Ascend910B: a fact" in out and "not judged: Ascend950: not here (why)" in out

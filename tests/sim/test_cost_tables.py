@@ -310,3 +310,24 @@ def test_a2a3_masked_passes_pay_their_own_instruction_once():
     assert total > 450 and good / total >= 0.97, (good, total)
     jump = instruction_cycles("TADDS", "fp16", (1, 144)).cycles - instruction_cycles("TADDS", "fp16", (1, 128)).cycles
     assert 12 <= jump <= 24, jump
+
+
+def test_ops_a2a3_lacks_and_a5_measures_take_a5s_per_repeat_ratio_to_their_family():
+    """``A5_RATIO_RULES``: start-up of the A2/A3 family + the family's work above it x A5's 2-D per-repeat ratio
+    (the figures below are the A5 CSV's 2-D ``param0`` values: TSEL b32 3.0869132 / TMUL 1.8708194, TRSQRT FP16
+    8.011194 / TSQRT 3.9981682, TCVT fp32 -> fp16 2.2580054 / TMINS 1.1016757)."""
+    from tilefold.targets.costs import table
+
+    a2 = table("a2a3")
+    for op, fam, dts, ratio in (("TSEL", "TMUL", ("fp32", "fp32"), 3.0869132 / 1.8708194),
+                                ("TRSQRT", "TSQRT", ("fp16", "fp16"), 8.011194 / 3.9981682),
+                                ("TCVT", "TMINS", ("fp32", "fp16"), 2.2580054 / 1.1016757)):
+        wide = "fp32" if "fp32" in dts else dts[0]
+        start = a2.any_family(fam, wide).startup if fam in a2.any else a2.families[(fam, wide)].startup
+        for rows, cols in ((1, 64), (16, 128), (64, 48)):
+            base = instruction_cycles(fam, wide, (rows, cols)).cycles
+            p = instruction_cycles(op, dts, (rows, cols))
+            assert p.origin == "extrapolated" and p.cycles == max(1, round(start + ratio * (base - start))), (op, p)
+    # outside the rule's dtypes (an integer conversion) the op keeps its EXTRAPOLATED_OPS family
+    assert instruction_cycles("TCVT", ("int32", "fp32"), (16, 64)).cycles == instruction_cycles(
+        "TADDS", "fp32", (16, 64)).cycles

@@ -197,14 +197,51 @@ class A2A3Table(_Table):
             return self._variant_price(op, variant, src, dst, rows, cols, valid_rows, valid_cols)
         if op in self.measured_ops():
             return self.family(op, dtype, valid_rows, valid_cols)
+        scaled = self._a5_ratio_price(op, src, dst, valid_rows, valid_cols)
+        if scaled is not None:
+            return scaled
         rule = self.module.EXTRAPOLATED_OPS.get(op)
         if rule is None:
             raise NotSupportedError(f"{op} has no A2/A3 cost entry or extrapolation rule",
                                     hint="add it to EXTRAPOLATED_OPS in tilefold/targets/costs_a2a3.py")
         fams, why = rule
-        price = sum((self.family(f, dtype, valid_rows, valid_cols) for f in fams[1:]),
-                    self.family(fams[0], dtype, valid_rows, valid_cols))
+        parts = [self._part(f, dtype, valid_rows, valid_cols) for f in fams]
+        price = sum(parts[1:], parts[0])
         return Price(price.cycles, "VECTOR", "extrapolated", f"{op}: {why} ({price.rule})")
+
+    def _part(self, fam: str, dtype: str, rows: int, cols: int) -> Price:
+        """One family of an ``EXTRAPOLATED_OPS`` rule: a measured family, or an op priced by ``A5_RATIO_RULES``
+        (TSEL in the sort rules)."""
+        if fam in self.measured_ops():
+            return self.family(fam, dtype, rows, cols)
+        scaled = self._a5_ratio_price(fam, dtype, dtype, rows, cols)
+        if scaled is None:
+            raise NotSupportedError(f"A2/A3 cost table: rule family {fam} is neither measured nor priced by A5's ratio")
+        return scaled
+
+    def _a5_ratio_price(self, op: str, src: str, dst: str, rows: int, cols: int) -> Price | None:
+        """An op A2/A3 lacks and A5 measures (``A5_RATIO_RULES``): its A2/A3 family's start-up plus the family's work
+        above it times A5's per-repeat ratio of the op to the family; None when the rule does not cover the dtypes
+        (the op then takes its ``EXTRAPOLATED_OPS`` rule)."""
+        rule = getattr(self.module, "A5_RATIO_RULES", {}).get(op)
+        if rule is None:
+            return None
+        fam, dtypes, why = rule
+        if dtypes is not None and (src not in dtypes or dst not in dtypes):
+            return None
+        dtype = src if _ITEMSIZE[src] >= _ITEMSIZE[dst] else dst
+        a5 = table("a5")
+        mine, theirs = a5.per_repeat(op, src, dst), a5.per_repeat(fam, dtype, dtype)
+        if mine is None or theirs is None:
+            return None
+        base = self.family(fam, dtype, rows, cols)
+        dt = dtype if (fam, dtype) in self.families or fam in self.any else \
+            self.module.DTYPE_BY_ITEMSIZE.get(_ITEMSIZE[dtype], "fp32")
+        startup = self.any_family(fam, dt).startup if fam in self.any else self.families[(fam, dt)].startup
+        ratio = mine / theirs
+        cycles = max(1, round(startup + ratio * (base.cycles - startup)))
+        return Price(cycles, "VECTOR", "extrapolated",
+                     f"{op}: {why}: {startup:.1f} + {ratio:.3f} x ({base.rule} - {startup:.1f})")
 
     def _variant_price(self, op: str, variant: str, src: str, dst: str, rows: int, cols: int, valid_rows: int,
                        valid_cols: int) -> Price:
@@ -317,6 +354,19 @@ class A5Table(_Table):
         cyc = (p0 * inner + p1) * valid_rows + p2
         return Price(max(1, round(cyc)), "VECTOR", "measured" if exact_dtypes else "extrapolated",
                      f"{op} {s}->{d} 2D {ent[0]}: ({p0:g}*{inner}+{p1:g})*{valid_rows}+{p2:g}")
+
+    def per_repeat(self, op: str, src: str, dst: str) -> float | None:
+        """A5's measured cost of one more repeat of ``op`` per row (the 2-D ``param0`` of the variant tilefold
+        runs) for these dtypes, or for the measured ones A5's own rule maps them to (same element size); None
+        when A5 does not measure ``op``."""
+        if op not in self.measured_ops():
+            return None
+        try:
+            s, d, _ = self._dtypes_for(op, src, dst)
+        except NotSupportedError:
+            return None
+        ent = self._variant((op, s, d, "2D", "full"), 2)
+        return None if ent is None else ent[3][0]
 
     def a2a3_scale(self, dtype: str) -> float:
         """A5's per-repeat cost of an add over A2/A3's, for ``dtype``'s element size: A5's measured 2-D TADD
