@@ -130,7 +130,8 @@ def axis_plans(an: DimensionAnalyzer, stores: list[Call],
             first_axis.setdefault(cls, (s, axis))
             members.setdefault(id(s), axis)
     if not classes:
-        why = "; ".join(f"store of {_name(s.args[0])}: {'; '.join(w)}" for s, _, w in cands)
+        why = "; ".join(f"{'tile.mscatter' if s.op_name == 'tile.mscatter' else 'store'} of {_name(s.args[0])}: "
+                        f"{'; '.join(w)}" for s, _, w in cands)
         raise _Abort(f"no store could be split: {why}")
     full: list[tuple[dict[int, int], str]] = []
     first, first_ok, first_why = cands[0]
