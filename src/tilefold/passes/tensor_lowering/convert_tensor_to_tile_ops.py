@@ -12,8 +12,11 @@ does not fall back to 1-row blocks); fitting means the sum of every tile of one 
 bound is safe) within half of Vec, and the matmul operands within Mat (chip facts from ``tilefold.targets``). Blocks
 become a ``pl.range`` loop carrying the written tensors. Column reductions of row-local values whose results are
 only written are tiled too: an accumulator starting at the reduction's identity combines each block's partial result
-(registry facts ``combine`` / ``identity``). Tiles get the memory their first consumer asks for through the
-registry's op kinds (matmul operands Mat, everything else Vec); InferTileMemorySpace does the rest.
+(registry facts ``combine`` / ``identity``). A scatter by index rows (``scatter`` along dim 0, ``scatter_update``)
+whose input is a small region input and whose result is only written is cut into blocks of its index / source rows
+scattered in order into the input's tile the loop carries (``scatter_accumulates``); one that cannot be and does
+not fit is refused at its line (``_refuse_unblocked_scatter``). Tiles get the memory their first consumer asks for
+through the registry's op kinds (matmul operands Mat, everything else Vec); InferTileMemorySpace does the rest.
 
 Functions with tensor-level ops inside loops or ifs, or with windows at dynamic offsets, take the structured path
 (``_Structured``): whole-value tiles, loop-carried / branch-merged tiles, loads and stores at the windows' offsets,
@@ -689,7 +692,8 @@ class _Lowering:
                 accs[s.var] = v
             elif s.var in self.scatters:  # the scatter's input, whole: the accumulator's first value
                 inp = s.value.args[0]
-                init = make_call("tile.load", [inp, _tup([_idx(0), _idx(0)]), _tup([_idx(e) for e in _shape(inp.type)])],
+                whole = _tup([_idx(e) for e in _shape(inp.type)])
+                init = make_call("tile.load", [inp, _tup([_idx(0), _idx(0)]), whole],
                                  {"target_memory": MemorySpace.Vec}, span=s.value.span)
                 v = Var(self.fresh(f"{inp.name}_tile"), init.type, s.value.span)
                 pre.append(AssignStmt(v, init, span=s.value.span))

@@ -5,14 +5,13 @@ both reads and writes (or writes twice) is checked: the bytes sub-block ``sb`` r
 by sub-block ``1 - sb`` (the two sub-blocks are not ordered). Each access is a box per sub-block — a split load or
 store covers ``[offset + sb * half, +half)`` on its split axis, a whole load is read by both sub-blocks (unless only
 work guarded to sub-block 0 uses it: ``sub_block0_only``), a guarded store / fenced custom op writes on sub-block 0
-only; ``tile.mgather`` / ``tile.mscatter`` read / write every row of their tensor (the rows come from index
-values; an mscatter left whole writes on sub-block 0 only), except a split mscatter, whose distinct index values
-give each sub-block its own rows (``scatters.half_rows``), compared with its other half too. A box that cannot be computed (a dynamic
-offset or extent, a GM tensor handed to a custom op) overlaps everything. Any overlap refuses the axis
+only; ``tile.mgather`` / ``tile.mscatter`` read / write every row of their tensor (the rows come from index values;
+an mscatter left whole writes on sub-block 0 only), except a split mscatter, whose distinct index values give each
+sub-block its own rows (``scatters.half_rows``), compared with its other half too. A box that cannot be computed (a
+dynamic offset or extent, a GM tensor handed to a custom op) overlaps everything. Any overlap refuses the axis
 (``gm_read_after_write``), so a kernel that stores rows ``[0, 64)`` of ``o`` and then loads rows ``[16, 80)`` of
-``o`` is not split, while an in-place update (``o[r] = f(o[r])`` on the same rows) is. Upstream refuses any
-function that loads and stores the same GM argument; this is at least as safe and accepts the provably disjoint
-cases.
+``o`` is not split, while an in-place update (``o[r] = f(o[r])`` on the same rows) is. Upstream refuses any function
+that loads and stores the same GM argument; this is at least as safe and accepts the provably disjoint cases.
 
 Cost: one walk over the function plus, per tensor, a check of its accesses pairwise (tensors are accessed by a
 handful of loads / stores, so this stays small next to the demand pass).
