@@ -144,7 +144,9 @@ def distinct_rows(fn: Function, index: Expr) -> DistinctRows | str:
             kind = "a parameter or loop-carried value" if isinstance(e, Var) else "an expression"
             return f"the index tile {_name(index)} is {kind}, whose values are not known"
         name = value.op_name
-        if name in ("tile.adds", "tile.subs") and isinstance(value.args[1].type, ScalarType):
+        by_t = value.args[1].type if len(value.args) > 1 else None
+        if name in ("tile.adds", "tile.subs") and isinstance(by_t, ScalarType) and not by_t.dtype.is_float:
+            # an integer shift wraps in the index dtype: a bijection (a float one truncates: -0.5 and 0.5 meet)
             shift.append((value.args[1], 1 if name == "tile.adds" else -1))
             e = value.args[0]
             continue
