@@ -195,7 +195,7 @@ def seed_mscatter(sp: Splitter, call: Call) -> None:
     if sp.store_plan.get(id(call)) is None:
         ok, why = mscatter_axes(sp.an, call)
         sp.note("indirect-store", f"{call.op_name} of {_name(call.args[0])} not split: "
-                f"{why[0] if not ok else 'its source rows are in no split axis class'}", {"op": call.op_name})
+                f"{why[0] if not ok else 'its source rows are not in the split axis class'}", {"op": call.op_name})
         sp.want_expr(call.args[0], FULL, weak=True)
         sp.want_expr(call.args[1], FULL, weak=True)
         return
