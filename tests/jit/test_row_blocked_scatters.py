@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import tilefold.language as pl
+from tilefold import ir
 from tilefold.compiler import compile
 from tilefold.errors import NotSupportedError
 from tilefold.ir.expr import Call
@@ -140,3 +141,46 @@ def test_scatter_update_with_a_row_of_indices_is_not_blocked():
     compiled = compile(pl.parse(src, "<whole>"), target="Ascend910B")
     sim = simulate(compiled.pto, {"x": x, "i": rows.reshape(1, 16), "s": s, "out": np.zeros_like(x)}, compiled.target)
     np.testing.assert_array_equal(sim.outputs["out"].view(np.uint32), want.view(np.uint32))
+
+
+BEFORE = '''
+import tilefold.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 128], pl.FP32], i: pl.Tensor[[2048, 1], pl.INT32],
+          s: pl.Tensor[[2048, 128], pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+        d: pl.Tensor[[2048, 128], pl.FP32] = pl.tensor.add(s, s)
+        y: pl.Tensor[[64, 128], pl.FP32] = pl.tensor.scatter_update(x, -2, i, d)
+        o: pl.Tensor[[64, 128], pl.FP32] = pl.tensor.assemble(out, y, [0, 0])
+        return o
+'''
+
+EXPECTED = '''
+import tilefold.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 128], pl.FP32], i: pl.Tensor[[2048, 1], pl.INT32],
+          s: pl.Tensor[[2048, 128], pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+        x_tile: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [64, 128], target_memory=pl.Mem.Vec)
+        for row_block, (out_iter, y_acc) in pl.range(64, init_values=(out, x_tile)):
+            s_tile: pl.Tile[[32, 128], pl.FP32, pl.Mem.Vec] = pl.tile.load(s, [row_block * 32, 0], [32, 128],
+                                                                          target_memory=pl.Mem.Vec)
+            d: pl.Tile[[32, 128], pl.FP32, pl.Mem.Vec] = pl.tile.add(s_tile, s_tile)
+            i_tile: pl.Tile[[32, 1], pl.INT32, pl.Mem.Vec] = pl.tile.load(i, [row_block * 32, 0], [32, 1],
+                                                                         target_memory=pl.Mem.Vec)
+            y: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec] = pl.tile.scatter_update(y_acc, -2, i_tile, d)
+            out_1, y_1 = pl.yield_(out_iter, y)
+        out_2: pl.Tensor[[64, 128], pl.FP32] = pl.store(y_1, [0, 0], out_1)
+        return out_2
+'''
+
+
+def test_scatter_update_accumulator_before_after():
+    """The table is loaded whole before the loop and carried; each block of 32 source rows is computed and
+    scattered into it; the table is stored once, after the loop (Ascend910B, the default target: R = 32)."""
+    after = convert_tensor_to_tile_ops()(pl.parse(BEFORE, "before.py"))
+    ir.assert_structural_equal(after, pl.parse(EXPECTED, "expected.py"))
