@@ -12,8 +12,11 @@ does not fall back to 1-row blocks); fitting means the sum of every tile of one 
 bound is safe) within half of Vec, and the matmul operands within Mat (chip facts from ``tilefold.targets``). Blocks
 become a ``pl.range`` loop carrying the written tensors. Column reductions of row-local values whose results are
 only written are tiled too: an accumulator starting at the reduction's identity combines each block's partial result
-(registry facts ``combine`` / ``identity``). Tiles get the memory their first consumer asks for through the
-registry's op kinds (matmul operands Mat, everything else Vec); InferTileMemorySpace does the rest.
+(registry facts ``combine`` / ``identity``). A scatter by index rows (``scatter`` along dim 0, ``scatter_update``)
+whose input is a small region input and whose result is only written is cut into blocks of its index / source rows
+scattered in order into the input's tile the loop carries (``scatter_accumulates``); one that cannot be and does
+not fit is refused at its line (``_refuse_unblocked_scatter``). Tiles get the memory their first consumer asks for
+through the registry's op kinds (matmul operands Mat, everything else Vec); InferTileMemorySpace does the rest.
 
 Functions with tensor-level ops inside loops or ifs, or with windows at dynamic offsets, take the structured path
 (``_Structured``): whole-value tiles, loop-carried / branch-merged tiles, loads and stores at the windows' offsets,
@@ -159,7 +162,8 @@ def _index_op_rows(call: Call) -> tuple[bool | None, ...] | None:
     - ``gather`` along dim 1 reads row i of ``src`` and ``index``; along dim 0 any row of ``src`` (read whole)
       and row i of ``index``;
     - ``scatter`` along dim 1 writes row i from row i of each operand; along dim 0 the destination rows are index
-      values: not row-local. ``scatter_update`` writes the rows its indices name: not row-local;
+      values: not row-local. ``scatter_update`` writes the rows its indices name: not row-local (both: see
+      ``_refuse_unblocked_scatter``);
     - ``expand_clone``: a source of the result's rows row by row, a ``[1, N]`` / ``[1, 1]`` source whole."""
     name = call.op_name
     if name in ("tensor.ci", "tensor.random"):
@@ -199,6 +203,44 @@ def _index_op_block(call: Call, args: list[Expr], attrs: dict[str, Any], r: int,
     return [] if isinstance(offset, ConstInt) and offset.value == 0 and not args else [offset]
 
 
+def _scatter_by_rows(call: Call) -> bool:
+    """A scatter whose destination rows are index values: ``scatter`` along dim 0, ``scatter_update``."""
+    if call.op_name == "tensor.scatter_update":
+        return True
+    dim = call.kwarg("dim")
+    return call.op_name == "tensor.scatter" and not (isinstance(dim, int) and dim % 2 == 1)
+
+
+def _refuse_unblocked_scatter(region: list[AssignStmt], target: Any) -> None:
+    """A region that is not row-local is lowered on whole tiles. For a scatter whose destination rows are index
+    values no row block of the result can be computed from row blocks of the operands (row ``i`` of the result may
+    take any source row, and the last source row naming it must win), so it is never cut; when its input, index
+    and source (live together at the op) exceed Vec, memory planning must fail: say so here, at the op's line."""
+    vec = target.capacity(MemorySpace.Vec)
+    for s in region:
+        call = s.value
+        if not _scatter_by_rows(call):
+            continue
+        shapes = [_shape(a.type) for a in call.args[:3]]
+        if any(len(sh) != 2 or not all(isinstance(e, int) for e in sh) for sh in shapes):
+            continue
+        need = sum(sh[0] * _row_bytes(sh[1], a.type.dtype) for sh, a in zip(shapes, call.args, strict=False))
+        if need <= vec:
+            continue
+        what = ("row r of the result is the last source row k with index[k] = r" if call.op_name ==
+                "tensor.scatter_update" else "element [r, j] of the result is the last src[k, j] with index[k, j] = r")
+        raise NotSupportedError(
+            f"{call.op_name} does not fit in Vec and cannot be cut into row blocks of its result: {what}, so a row "
+            f"block of the result may need any row of the index and source; its input, index and source need "
+            f"{need} B together, {target.name} has {vec} B of Vec",
+            span=call.span if call.span.line else None,
+            hint=f"the op is cut into blocks of its index / source rows when its input is a tensor read whole in at "
+                 f"most a quarter of Vec ({vec // 4} B) and its result is only written; else "
+                 + ("write the rows into GM with pl.tile.mscatter (row k of a tile to GM row index[k]; a negative "
+                    "index masks) over row blocks of the source" if call.op_name == "tensor.scatter_update" else
+                    "scatter along dim 1 (row-local)") + ", or scatter into a smaller tensor")
+
+
 class _Lowering:
     def __init__(self, fn: Function, region: list[AssignStmt], target: Any) -> None:
         self.fn = fn
@@ -209,6 +251,7 @@ class _Lowering:
         self.out: list[Stmt] = []
         self.names = NameSupply(p.name for p in fn.params)
         self.concat: dict[Var, tuple[Expr, Expr]] = {}
+        self.scatters: set[Var] = set()  # scatters by index rows cut into blocks of their source rows
 
     def fresh(self, base: str) -> str:
         return self.names.fresh(base)
@@ -218,8 +261,11 @@ class _Lowering:
     def rows(self) -> int | None:
         """M when the region is row-local, else None. A column reduction of row-local values is row-local too
         when its ``[1, N]`` result is only written (each row block adds its partial reduction into an
-        accumulator; the writes happen after the blocks)."""
+        accumulator; the writes happen after the blocks). So is a scatter by index rows whose result is only written:
+        the blocks are its index / source rows (``scatter_accumulates``)."""
         cols = {s.var for s in self.region if (o := op_of(s.value)) is not None and o.kind is OpKind.COL_REDUCTION}
+        self.scatters = {s.var for s in self.region if _scatter_by_rows(s.value) and self.scatter_accumulates(s)}
+        cols |= self.scatters
         for s in self.region:
             for i, a in enumerate(s.value.args):
                 if a in cols and not (s.value.op_name == "tensor.assemble" and i == 1):
@@ -230,7 +276,8 @@ class _Lowering:
         if row_writes:
             m = _shape(row_writes[0].value.args[1].type)[0]  # the rows written (a window of the destination)
         elif cols:
-            m = _shape(next(s for s in self.region if s.var in cols).value.args[0].type)[0]
+            first = next(s for s in self.region if s.var in cols)
+            m = _shape(first.value.args[1 if first.var in self.scatters else 0].type)[0]
         else:
             return None
         self.deferred = {w.var for w in deferred}
@@ -243,7 +290,7 @@ class _Lowering:
                 _ints(s.value.args[2])  # constant offsets: the accumulator is written whole after the blocks
                 continue
             if s.var in cols:
-                if not _same_dim(_shape(s.value.args[0].type)[0], m):
+                if not _same_dim(_shape(s.value.args[1 if s.var in self.scatters else 0].type)[0], m):
                     return None
                 continue
             if s.value.op_name == "tensor.assemble":
@@ -273,6 +320,27 @@ class _Lowering:
                     return None
         return m
 
+    def scatter_accumulates(self, s: AssignStmt) -> bool:
+        """A scatter along dim 0 / ``scatter_update`` is cut into blocks of its index rows (``i`` for
+        ``index[i, j]``, ``k`` for an ``[n, 1]`` index) when its input is a tensor this region neither computes nor
+        writes, whose tile fits in a quarter of Vec: that tile is an accumulator the block loop carries, each block
+        scatters its index / source rows into it in order (so the last write of a destination is still the
+        unblocked one, and an index outside the input faults alike), and its writes follow the loop. The index and
+        the source need the same row count (the block rows)."""
+        call = s.value
+        inp, index, src = call.args[0], call.args[1], call.args[2]
+        if not (isinstance(inp, Var) and isinstance(inp.type, TensorType)) or inp in self.root or any(
+                x.var is inp for x in self.region):
+            return False
+        shapes = [_shape(a.type) for a in (inp, index, src)]
+        if any(len(sh) != 2 or not all(isinstance(e, int) for e in sh) for sh in shapes):
+            return False
+        if call.op_name == "tensor.scatter_update" and shapes[1][1] != 1:
+            return False  # a [1, n] / [p, q] index: its rows are not the source rows
+        if shapes[1][0] != shapes[2][0]:
+            return False
+        return shapes[0][0] * _row_bytes(shapes[0][1], inp.type.dtype) <= self.target.capacity(MemorySpace.Vec) // 4
+
     def index_op_row_local(self, s: AssignStmt, m: Any, results: set[Var]) -> bool:
         """An index op is row-local when its result has the ``m`` rows, every operand it reads by rows has them too,
         and every operand it reads whole is a tensor this region neither computes nor writes (a block would see
@@ -294,6 +362,8 @@ class _Lowering:
     def row_operand(self, call: Call, i: int, m: int) -> bool:
         op = op_of(call)
         assert op is not None
+        if _scatter_by_rows(call):  # a scatter accumulator (``scatter_accumulates``): its index / source rows
+            return i in (1, 2)
         if call.op_name in _INDEX_OPS:  # the op's own rule (a gather along dim 0 reads all of its source)
             rule = _index_op_rows(call)
             return bool(rule is not None and i < len(rule) and rule[i])
@@ -434,6 +504,8 @@ class _Lowering:
                 continue  # tiled: written after the row blocks
             if op.kind is OpKind.COL_REDUCTION and s.var in self.acc_iters:
                 self.lower_col_reduction(s, op, m, r, row_off)
+            elif s.var in self.acc_iters:
+                self.lower_scatter_block(s, op, m, r, row_off)
             elif name == "tensor.assemble":
                 self.lower_assemble(s, m, r, row_off, current)
             elif name == "tensor.concat":
@@ -455,6 +527,19 @@ class _Lowering:
         self.out.append(AssignStmt(cv, comb, span=span))
         self.acc_current[s.var] = cv
         self.tiles[s.var] = cv
+
+    def lower_scatter_block(self, s: AssignStmt, op: Any, m: int | None, r: int, row_off: Expr) -> None:
+        """One block's index / source rows scattered into the accumulator the row loop carries."""
+        call, span = s.value, s.value.span
+        args = [self.acc_current[s.var], *(self.operand(call, i, MemorySpace.Vec, m, r, row_off) for i in (1, 2))]
+        tile_op = find_op(op.extra["tile_op"])
+        assert tile_op is not None
+        attrs = {k: v for k, v in call.kwargs if k in {p.name for p in tile_op.attr_params}}
+        new = make_call(tile_op.name, args, attrs, span=span)
+        v = Var(self.fresh(s.var.name), new.type, span)
+        self.out.append(AssignStmt(v, new, span=span))
+        self.acc_current[s.var] = v
+        self.tiles[s.var] = v
 
     def lower_assemble(self, s: AssignStmt, m: int | None, r: int, row_off: Expr, current: dict[Var, Var]) -> None:
         """``tensor.assemble``: store the value's tile (each part of a concat at its column) into the window."""
@@ -586,6 +671,8 @@ class _Lowering:
             if s.value.op_name == "tensor.assemble" and self.root[s.var] in computed:
                 _refuse_assemble_into_computed(s.value, self.root[s.var])
         m = self.rows()
+        if m is None:
+            _refuse_unblocked_scatter(self.region, self.target)
         r = self.block_rows(m) if m is not None else 0
         if m is None or r == m:
             current = {x: x for x in roots}
@@ -601,6 +688,14 @@ class _Lowering:
                 init = make_call("tile.full", [], {"shape": tuple(_shape(t)), "dtype": t.dtype,
                                                    "value": op.extra["identity"]}, span=s.value.span)
                 v = Var(self.fresh(f"{s.var.name}_init"), init.type, s.value.span)
+                pre.append(AssignStmt(v, init, span=s.value.span))
+                accs[s.var] = v
+            elif s.var in self.scatters:  # the scatter's input, whole: the accumulator's first value
+                inp = s.value.args[0]
+                whole = _tup([_idx(e) for e in _shape(inp.type)])
+                init = make_call("tile.load", [inp, _tup([_idx(0), _idx(0)]), whole],
+                                 {"target_memory": MemorySpace.Vec}, span=s.value.span)
+                v = Var(self.fresh(f"{inp.name}_tile"), init.type, s.value.span)
                 pre.append(AssignStmt(v, init, span=s.value.span))
                 accs[s.var] = v
         # a loop over row blocks carrying every written tensor

@@ -9,6 +9,7 @@ from tilefold.ir.expr import Call, Var
 from tilefold.ir.types import TileType
 from tilefold.ir.visitor import IRVisitor
 from tilefold.ops.registry import OpKind, op_of
+from tilefold.passes.tile_and_bind_sub_block import scatters
 from tilefold.passes.tile_and_bind_sub_block.common import (
     VECTOR_ALIGN,
     _Abort,
@@ -21,15 +22,12 @@ from tilefold.passes.tile_and_bind_sub_block.common import (
 
 class _Stores(IRVisitor):
     def __init__(self) -> None:
-        self.calls: list[Call] = []
-        self.indirect: list[Call] = []  # tile.mscatter: never split (see ``scatters``)
+        self.calls: list[Call] = []  # stores and tile.mscatter (split on its rows when ``scatters`` proves it safe)
 
     def visit_Call(self, expr: Call) -> None:
         op = op_of(expr)
-        if op is not None and op.kind is OpKind.STORE:
+        if op is not None and op.kind in (OpKind.STORE, OpKind.INDIRECT_STORE):
             self.calls.append(expr)
-        elif op is not None and op.kind is OpKind.INDIRECT_STORE:
-            self.indirect.append(expr)
         super().visit_Call(expr)
 
 
@@ -71,6 +69,8 @@ def _middle_axis_note(window: list[int | None], itemsize: int) -> str:
 def _axis_candidates(an: DimensionAnalyzer, store: Call, windows: dict | None = None) -> tuple[list[int], list[str]]:
     """Splittable axes of a stored tile (outer first) and the reasons the others were rejected. A flattened
     2-D tile stored into an N-D tensor (``shapes=``) only offers axes that halve one axis of its window."""
+    if store.op_name == "tile.mscatter":
+        return scatters.mscatter_axes(an, store)
     tile = store.args[0]
     window = store_window(store)
     t = tile.type
@@ -130,7 +130,8 @@ def axis_plans(an: DimensionAnalyzer, stores: list[Call],
             first_axis.setdefault(cls, (s, axis))
             members.setdefault(id(s), axis)
     if not classes:
-        why = "; ".join(f"store of {_name(s.args[0])}: {'; '.join(w)}" for s, _, w in cands)
+        why = "; ".join(f"{'tile.mscatter' if s.op_name == 'tile.mscatter' else 'store'} of {_name(s.args[0])}: "
+                        f"{'; '.join(w)}" for s, _, w in cands)
         raise _Abort(f"no store could be split: {why}")
     full: list[tuple[dict[int, int], str]] = []
     first, first_ok, first_why = cands[0]

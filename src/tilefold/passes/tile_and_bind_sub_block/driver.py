@@ -31,7 +31,6 @@ from tilefold.passes.tile_and_bind_sub_block.common import (
 from tilefold.passes.tile_and_bind_sub_block.gm_hazards import check_gm_hazards
 from tilefold.passes.tile_and_bind_sub_block.prefix_slices import clip_stored_prefix_slices
 from tilefold.passes.tile_and_bind_sub_block.rollback import _revert, limit_function_to_sub_block0
-from tilefold.passes.tile_and_bind_sub_block.scatters import MSCATTER_REASON
 from tilefold.passes.tile_and_bind_sub_block.splitter import Splitter
 from tilefold.passes.tile_and_bind_sub_block.window_stores import stored_windows
 
@@ -159,8 +158,6 @@ def _split_or_revert(fn: Function, requested_axis: int | None = None) -> tuple[F
                        "function"), True
     stores = _Stores()
     stores.visit_stmt(fn.body)
-    if not stores.calls and stores.indirect:
-        return _revert(original, f"no store could be split: {MSCATTER_REASON}"), True
     emitted: set[tuple[str, str]] = set()
 
     def emit(notes: list[tuple[str, str, dict]], skip_split: bool) -> None:

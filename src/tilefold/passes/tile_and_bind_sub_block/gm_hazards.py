@@ -5,13 +5,13 @@ both reads and writes (or writes twice) is checked: the bytes sub-block ``sb`` r
 by sub-block ``1 - sb`` (the two sub-blocks are not ordered). Each access is a box per sub-block — a split load or
 store covers ``[offset + sb * half, +half)`` on its split axis, a whole load is read by both sub-blocks (unless only
 work guarded to sub-block 0 uses it: ``sub_block0_only``), a guarded store / fenced custom op writes on sub-block 0
-only; ``tile.mgather`` / ``tile.mscatter`` read / write every row of their tensor (the rows come from index
-values; an mscatter is never split, so it writes on sub-block 0 only). A box that cannot be computed (a dynamic
-offset or extent, a GM tensor handed to a custom op) overlaps everything. Any overlap refuses the axis
+only; ``tile.mgather`` / ``tile.mscatter`` read / write every row of their tensor (the rows come from index values;
+an mscatter left whole writes on sub-block 0 only), except a split mscatter, whose distinct index values give each
+sub-block its own rows (``scatters.half_rows``), compared with its other half too. A box that cannot be computed (a
+dynamic offset or extent, a GM tensor handed to a custom op) overlaps everything. Any overlap refuses the axis
 (``gm_read_after_write``), so a kernel that stores rows ``[0, 64)`` of ``o`` and then loads rows ``[16, 80)`` of
-``o`` is not split, while an in-place update (``o[r] = f(o[r])`` on the same rows) is. Upstream refuses any
-function that loads and stores the same GM argument; this is at least as safe and accepts the provably disjoint
-cases.
+``o`` is not split, while an in-place update (``o[r] = f(o[r])`` on the same rows) is. Upstream refuses any function
+that loads and stores the same GM argument; this is at least as safe and accepts the provably disjoint cases.
 
 Cost: one walk over the function plus, per tensor, a check of its accesses pairwise (tensors are accessed by a
 handful of loads / stores, so this stays small next to the demand pass).
@@ -28,6 +28,7 @@ from tilefold.ir.types import ScalarType, TensorType, TileType
 from tilefold.ir.visitor import IRVisitor
 from tilefold.ops.custom.structured import custom_segments
 from tilefold.ops.registry import OpKind, op_of
+from tilefold.passes.tile_and_bind_sub_block import scatters
 from tilefold.passes.tile_and_bind_sub_block.common import (
     FULL,
     INDEX,
@@ -349,10 +350,25 @@ class _Collector:
         if write:
             if var is not None:
                 self.roots.join(var, tensor)
-            self.accesses.append(Access(tensor, True, (box, None), f"{call.op_name} into {tensor.name}"))
+            boxes = self._mscatter_halves(call, box) if id(call) in self.sp.store_plan else (box, None)
+            self.accesses.append(Access(tensor, True, boxes, f"{call.op_name} into {tensor.name}"))
             return
         on_1 = None if var is not None and self.sb0_only(var) else box
         self.accesses.append(Access(tensor, False, (box, on_1), f"{call.op_name} of {tensor.name}"))
+
+
+    def _mscatter_halves(self, call: Call, box: Box) -> tuple[Box, Box]:
+        """The rows each sub-block of a split mscatter writes: its half of the (distinct) index values."""
+        proof = scatters.distinct_rows(self.sp.fn, call.args[1])
+        start = _interval(proof.start, ConstInt(1, INDEX), self.params, self.loop_vars) \
+            if isinstance(proof, scatters.DistinctRows) and isinstance(box, list) else None
+        if start is None:
+            return box, box  # unknown rows: both halves may write any row (then refused against each other)
+        halves = []
+        for sb in (0, 1):
+            lo, hi = scatters.half_rows(proof, sb)
+            halves.append([(start[0], start[1] + lo, start[1] + hi, start[3]), *box[1:]])
+        return halves[0], halves[1]
 
 
 def check_gm_hazards(sp: Splitter) -> None:

@@ -14,26 +14,44 @@ written from any index, and the two sub-blocks are not ordered.
 * ``scatter_update(input, index, src)`` writes ``input[index.flat[k], :] = src[k, :]``: the destination rows come
   from the indices (refused), but every column is updated alike, so the column half is the update of the column
   halves of ``input`` and ``src`` with the whole ``index``.
-* ``mscatter(src, index, tensor)`` writes GM rows named by the indices: a row half of ``src`` may land on any row,
-  also one the other half writes (a later index must win), and the op takes no column window, so it is never
-  split: it runs whole, guarded to sub-block 0 (``MSCATTER_REASON``, in the remarks).
+* ``mscatter(src, index, tensor)`` writes row ``k`` of ``src`` to GM row ``index.flat[k]`` (a negative index masks
+  its row; a later ``k`` wins). It is split on the rows of ``src`` (each sub-block scatters its own rows of the
+  source and of the index: ``[n, 1]`` index halved on axis 0, ``[1, n]`` on axis 1) only when the index values are
+  provably distinct, so the halves never write the same GM row and no "later index wins" is lost between
+  unordered sub-blocks: the index is ``tile.ci(start, ...)`` (``start +- k``, ``n`` at most the dtype's value
+  count), possibly moved by ``tile.adds`` / ``tile.subs`` of a scalar (a bijection of the dtype). Sub-block ``sb``
+  then writes the rows ``[start + sb * H, +H)`` (descending: ``(start - sb * H - H, start - sb * H]``), the box
+  the GM data-flow check (``gm_hazards``) compares with every other access of the tensor, and with the other
+  half of the same scatter (across loop iterations too). Any other index (loaded from GM, computed) may repeat a
+  row across the halves: the scatter is not split; it runs whole on sub-block 0, with a remark naming the index's
+  producer. The column axis is refused: the op writes whole GM rows and takes no column window.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from tilefold.ir.expr import Call, Expr, Var
-from tilefold.ir.stmt import Stmt
-from tilefold.ir.types import TileType
-from tilefold.passes.tile_and_bind_sub_block.common import FULL, Refusal, _name, _rebuild
+from tilefold.ir.expr import Add, Call, ConstInt, Expr, Sub, Var
+from tilefold.ir.stmt import AssignStmt, EvalStmt, Function, Stmt
+from tilefold.ir.types import ScalarType, TileType
+from tilefold.ir.visitor import IRVisitor
+from tilefold.passes.tile_and_bind_sub_block.common import (
+    FULL,
+    INDEX,
+    TILED_OP,
+    Refusal,
+    _halvable,
+    _name,
+    _rebuild,
+)
 
 if TYPE_CHECKING:
     from tilefold.passes.tile_and_bind_sub_block.splitter import Splitter
 
-MSCATTER_REASON = ("tile.mscatter writes the GM rows its index tile names: the halves' destination rows are not "
-                   "provably disjoint (and a later index must win over an earlier one), and the op takes no column "
-                   "window, so it is not split; it runs whole on sub-block 0")
+MSCATTER_REASON = ("tile.mscatter writes the GM rows its index tile names: {why}; the two halves could name the "
+                   "same row (a later index must win, and the sub-blocks are not ordered), so it is not split; it "
+                   "runs whole on sub-block 0")
+MSCATTER_COLUMNS = "axis 1 of a tile.mscatter source: the op writes whole GM rows and takes no column window"
 
 
 def _static(e: Expr) -> tuple[int, ...] | None:
@@ -49,7 +67,7 @@ def demand(sp: Splitter, var: Var, call: Call, axis: int) -> list[tuple[Expr, in
         if axis == 0:
             raise Refusal("supported_producer", "scatter_update writes the rows its index tile names: a row half of "
                           "the result may receive any source row", operand=var.name, op=call.op_name)
-        return [(inp, 1), (index, FULL), (src, 1)]
+        return [(inp, 1), (index, FULL), (src, 1)]  # every column is updated alike, from the whole index
     dim = int(call.kwarg("dim", 1)) % 2
     if axis != 1 - dim:
         raise Refusal("supported_producer", f"scatter along dim {dim} writes the positions its index values name on "
@@ -67,4 +85,132 @@ def rewrite(sp: Splitter, var: Var, call: Call, axis: int, out: list[Stmt]) -> C
     """The op on its demanded operands, by position (an operand may appear twice, once whole)."""
     axes = [a for _, a in demand(sp, var, call, axis)]  # input, index, src
     args = [sp.operand(e, a, out) for e, a in zip(call.args, axes, strict=True)]
-    return _rebuild(call.op_name, args, dict(call.kwargs), call.span)
+    attrs = dict(call.kwargs)
+    if axes[1] != FULL:  # a fault names the element of the program's whole index tile (see the simulator)
+        attrs["sub_block_half"] = (axis, _static(var)[axis] // 2)
+    return _rebuild(call.op_name, args, attrs, call.span)
+
+
+# ------------------------------------------------------------------------------------------------ mscatter
+
+
+class DistinctRows(NamedTuple):
+    """An index tile holding ``count`` distinct values ``start + k`` (``start - k`` when ``descending``), k in
+    row-major order."""
+
+    start: Expr
+    count: int
+    descending: bool
+
+
+class _Defs(IRVisitor):
+    def __init__(self) -> None:
+        self.defs: dict[Var, Expr] = {}
+
+    def visit_AssignStmt(self, stmt: AssignStmt) -> None:
+        self.defs[stmt.var] = stmt.value
+        super().visit_AssignStmt(stmt)
+
+
+_DEFS_CACHE: list[Any] = [None, None]  # (function, its definitions): one walk per function, not per scatter
+
+
+def _defs(fn: Function) -> dict[Var, Expr]:
+    if _DEFS_CACHE[0] is not fn:
+        v = _Defs()
+        v.visit_function(fn)
+        _DEFS_CACHE[:] = [fn, v.defs]
+    return _DEFS_CACHE[1]
+
+
+def _shifted(start: Expr, by: Expr, sign: int) -> Expr:
+    if isinstance(start, ConstInt) and isinstance(by, ConstInt):
+        return ConstInt(start.value + sign * by.value, INDEX)
+    if isinstance(by, ConstInt):
+        return Add(start, ConstInt(sign * by.value, INDEX), INDEX)
+    return (Add if sign > 0 else Sub)(start, by, INDEX)
+
+
+def distinct_rows(fn: Function, index: Expr) -> DistinctRows | str:
+    """The proof that ``index`` holds distinct values, or why there is none (the name of its producer)."""
+    shift: list[tuple[Expr, int]] = []  # scalar shifts applied after the ci, innermost last
+    e = index
+    for _ in range(64):  # a chain of aliases / shifts; SSA, so it ends
+        value = _defs(fn).get(e) if isinstance(e, Var) else None
+        if isinstance(value, Var):
+            e = value
+            continue
+        if not isinstance(value, Call):
+            kind = "a parameter or loop-carried value" if isinstance(e, Var) else "an expression"
+            return f"the index tile {_name(index)} is {kind}, whose values are not known"
+        name = value.op_name
+        by_t = value.args[1].type if len(value.args) > 1 else None
+        if name in ("tile.adds", "tile.subs") and isinstance(by_t, ScalarType) and not by_t.dtype.is_float:
+            # an integer shift wraps in the index dtype: a bijection (a float one truncates: -0.5 and 0.5 meet)
+            shift.append((value.args[1], 1 if name == "tile.adds" else -1))
+            e = value.args[0]
+            continue
+        if name != "tile.ci":
+            return (f"the index tile {_name(index)} comes from {name}, whose values are not known to be "
+                    "distinct")
+        count = 1
+        for x in value.type.static_shape or ():
+            count *= x
+        if count > 1 << value.type.dtype.bits:
+            return f"the tile.ci of {_name(index)} wraps around its {value.type.dtype.name} values"
+        start = value.args[0]
+        for by, sign in reversed(shift):
+            start = _shifted(start, by, sign)
+        return DistinctRows(start, count, bool(value.kwarg("descending", False)))
+    return f"the index tile {_name(index)} is defined through too long a chain"
+
+
+def half_rows(proof: DistinctRows, sb: int) -> tuple[int, int]:
+    """Rows ``[start + lo, start + hi)`` that sub-block ``sb`` writes (its half of the index values)."""
+    h = proof.count // 2
+    return (-sb * h - h + 1, -sb * h + 1) if proof.descending else (sb * h, sb * h + h)
+
+
+def _index_axis(call: Call) -> int:
+    shape = _static(call.args[1])
+    return 0 if shape is None or shape[1] == 1 else 1
+
+
+def mscatter_axes(an: Any, call: Call) -> tuple[list[int], list[str]]:
+    """The split axes of a ``tile.mscatter`` (its source's rows, or none) and the reasons for the rest."""
+    src = call.args[0]
+    why = [MSCATTER_COLUMNS]
+    reason = _halvable(src.type, 0) if isinstance(src, Var) else f"the source {_name(src)} is not a tile variable"
+    if reason is None and not an.is_parallel((src, 0)):
+        reason = "axis 0 of the source is a reduction axis"
+    if reason is None:
+        proof = distinct_rows(an.fn, call.args[1])
+        reason = MSCATTER_REASON.format(why=proof) if isinstance(proof, str) else None
+    return ([0], why) if reason is None else ([], [reason, *why])
+
+
+def seed_mscatter(sp: Splitter, call: Call) -> None:
+    """A planned scatter demands the row halves of its source and index; an unplanned one needs them whole (a weak
+    demand: it runs on sub-block 0 only)."""
+    if sp.store_plan.get(id(call)) is None:
+        ok, why = mscatter_axes(sp.an, call)
+        sp.note("indirect-store", f"{call.op_name} of {_name(call.args[0])} not split: "
+                f"{why[0] if not ok else 'its source rows are not in the split axis class'}", {"op": call.op_name})
+        sp.want_expr(call.args[0], FULL, weak=True)
+        sp.want_expr(call.args[1], FULL, weak=True)
+        return
+    sp.want_expr(call.args[0], 0)
+    sp.want_expr(call.args[1], _index_axis(call))
+
+
+def rewrite_mscatter(sp: Splitter, var: Var | None, call: Call, out: list[Stmt]) -> Stmt | None:
+    """The scatter of this sub-block's rows of source and index, marked ``tiled_op`` (None: kept whole)."""
+    if sp.store_plan.get(id(call)) is None:
+        return None
+    src = sp.operand(call.args[0], 0, out)
+    index = sp.operand(call.args[1], _index_axis(call), out)
+    new = _rebuild(call.op_name, [src, index, *call.args[2:]], {**dict(call.kwargs), TILED_OP: True}, call.span)
+    half = call.args[0].type.shape[0].value // 2
+    sp.note("split", f"split tile.mscatter of {_name(call.args[0])} on axis 0 (half {half}): the index values are "
+            "distinct, each sub-block writes the rows of its half", {"op": call.op_name, "axis": 0, "half": half})
+    return AssignStmt(var, new) if var is not None else EvalStmt(new)

@@ -280,8 +280,9 @@ class Splitter:
         if op is not None and op.kind is OpKind.CUSTOM:
             custom.reverse(self, var, call)
             return
-        if op is not None and op.kind is OpKind.INDIRECT_STORE:  # kept whole, guarded to sub-block 0
-            self.note("indirect-store", f"{call.op_name} not split: {scatters.MSCATTER_REASON}", {"op": call.op_name})
+        if op is not None and op.kind is OpKind.INDIRECT_STORE:  # a seed like a store (see ``scatters``)
+            scatters.seed_mscatter(self, call)
+            return
         what = f"{call.op_name}" + (f" -> {var.name}" if var is not None else "")
         axis = self.decide(var, what) if var is not None else None
         if axis is None:
@@ -436,6 +437,8 @@ class Splitter:
             return seeding.rewrite(self, var, call, out)
         if op.kind is OpKind.CUSTOM:
             return custom.rewrite(self, var, call, out)
+        if op.kind is OpKind.INDIRECT_STORE:
+            return scatters.rewrite_mscatter(self, var, call, out)
         if var is None:
             return None
         axis = self.mode.get(var, FULL)
