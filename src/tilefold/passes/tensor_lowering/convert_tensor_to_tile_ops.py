@@ -220,6 +220,8 @@ class _Lowering:
         when its ``[1, N]`` result is only written (each row block adds its partial reduction into an
         accumulator; the writes happen after the blocks)."""
         cols = {s.var for s in self.region if (o := op_of(s.value)) is not None and o.kind is OpKind.COL_REDUCTION}
+        if any("combine" not in op_of(s.value).extra for s in self.region if s.var in cols):
+            return None  # a product / arg-extremum of row blocks has no element-wise combine: not tiled
         for s in self.region:
             for i, a in enumerate(s.value.args):
                 if a in cols and not (s.value.op_name == "tensor.assemble" and i == 1):
