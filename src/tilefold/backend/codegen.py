@@ -468,6 +468,10 @@ class FunctionCodegen:
         iter-args' buffers (``_loop_body`` lowers a loop's one copy; ``pipelining`` one copy per stage)."""
         body = self._block(s.body)
         y = final_yield(s.body)
+        if y is not None:
+            for ia, v in zip(s.iter_args, y.values, strict=False):
+                if isinstance(ia.type, TensorType):
+                    self._same_tensor(s, "loop", self.tensor_name[ia], self.tensor(v))
         if y is not None and s.iter_args:
             self._carry_back(list(s.iter_args), y.values, {ia: self.tile_handle.get(ia, "") for ia in s.iter_args
                                                            if isinstance(ia.type, TileType)}, body)
@@ -483,6 +487,17 @@ class FunctionCodegen:
         the yielded values back into the iter-args' buffers."""
         self._carry_in(s.iter_args, out)
         return tuple(self._body_copy(s))
+
+    def _same_tensor(self, s: Stmt, what: str, first: str, other: str) -> None:
+        """A loop / if result that is a GM tensor must be one tensor on every path: a kernel's tensors are bound
+        when it is compiled, so a tensor chosen at run time (``src = x; if f: src = y``) is refused."""
+        if first != other:
+            raise NotSupportedError(
+                f"kernel {self.fn.name!r}: this {what} chooses between the GM tensors {first!r} and {other!r} at run "
+                "time, but a kernel's tensors are fixed when it is compiled",
+                span=s.span if s.span.line else None,
+                hint="do the work on each path instead (e.g. `out[:] = pl.exp(y)` inside the branch), or pass the "
+                     "tensor you want as the argument")
 
     def _bind_results(self, rvs: tuple[Var, ...], iter_args: tuple[IterArg, ...], out: list[Instr]) -> None:
         for rv, ia in zip(rvs, iter_args, strict=False):
@@ -508,6 +523,8 @@ class FunctionCodegen:
                     tensor_rvs = [rv for rv in s.return_vars if isinstance(rv.type, TensorType)]
                     for rv, v in zip(s.return_vars, y.values, strict=False):
                         if rv in tensor_rvs:
+                            if rv in self.tensor_name:  # the then branch's tensor: the else one must be it
+                                self._same_tensor(s, "if", self.tensor_name[rv], self.tensor(v))
                             self.tensor_name[rv] = self.tensor(v)
                     self._carry_back(list(s.return_vars), y.values, dst, instrs)
             branches.append(tuple(instrs))
