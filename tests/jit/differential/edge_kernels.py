@@ -377,3 +377,13 @@ def reverse_blocks(x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 6
         for i in pl.range(4):
             out[i * 16:i * 16 + 16, :] = pl.adds(x[(3 - i) * 16:(4 - i) * 16, :], 1.0)
     return out
+
+
+@pl.jit
+def floor_mod_offset(x: pl.Tensor[[64, 64], pl.FP32], s: pl.Scalar[pl.INDEX],
+                     out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    # r0 is not affine in s (// and % of a negative divisor), but x[r0 : r0 + 16] has the extent 16 whatever r0 is
+    with pl.at(level=pl.Level.CORE_GROUP):
+        r0 = (s // -3) * 16 + (s % -3) * 16 + 32
+        out[:] = pl.exp(x[r0:r0 + 16, :])
+    return out

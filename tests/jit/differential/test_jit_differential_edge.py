@@ -285,6 +285,11 @@ CASES: dict[str, Case] = {
                              ("910B", "950", "910B-nosplit")),
     "reverse_blocks": Case(k.reverse_blocks, lambda r: [_n(r, 64, 64), _z(64, 64)],
                            lambda x, o: np.concatenate([_blocks(x)[3 - i] + 1 for i in range(4)]), (1,)),
+    # Python's floor rules: -1 // -3 == 0, -1 % -3 == -1 (row 16); -4 // -3 == 1, -4 % -3 == -1 (row 32)
+    "floor_mod_offset_minus_1": Case(k.floor_mod_offset, lambda r: [_n(r, 64, 64), -1, _z(16, 64)],
+                                     lambda x, s, o: np.exp(_w(x)[16:32]), (2,)),
+    "floor_mod_offset_minus_4": Case(k.floor_mod_offset, lambda r: [_n(r, 64, 64), -4, _z(16, 64)],
+                                     lambda x, s, o: np.exp(_w(x)[32:48]), (2,), ("950",)),
 }
 PARAMS = [pytest.param(name, cfg, id=f"{name}-{cfg}") for name, case in CASES.items() for cfg in case.configs]
 
