@@ -3,8 +3,9 @@
 Tensor windows at loop offsets (``a[k0 : k0 + K_CHUNK, :]`` with ``k0 = k * K_CHUNK``) need two proofs: the extent
 ``hi - lo`` is a constant, and the window stays inside the tensor for every value the loop variables take. Both
 reduce to the affine form of the bounds: a variable bound to an affine scalar expression (``defs``) is replaced by
-its definition, any other variable (one bound to ``s // 3``, a parameter, a loop variable) is an atom; ``+``, ``-``, negation and multiplication by a constant stay affine,
-anything else (a product of two variables, ``//``, ``%`` of a variable) is not affine and proves nothing.
+its definition, any other variable (one bound to ``s // 3``, a parameter, a loop variable) is an atom; ``+``, ``-``,
+negation and multiplication by a constant stay affine, anything else (a product of two variables, ``//``, ``%`` of a
+variable) is not affine and proves nothing.
 
 ``interval`` bounds an affine form from the ranges of its atoms (a loop variable ``range(start, stop, step)``
 with constant bounds takes values in ``[start, last]``); an atom without a range (a scalar parameter, a value
