@@ -197,7 +197,8 @@ for _n, (_fn, _i) in _BINARY.items():
               numpy=_fn, **_domain(_n, _i))
 for _n, (_fn, _i) in _SCALAR.items():
     _reg_tile(_n, (Param("tile", T), Param("scalar", S)), _scalar(_n), OpKind.SCALAR_ELEMENTWISE,
-              (lambda f, i: lambda a, k: f(_ints(a[0]), int(a[1])) if i else f(_wide(a[0]), a[1]))(_fn, _i),
+              (lambda f, i: lambda a, k: f(_ints(a[0]), _tl.scalar_operand(_ints(a[0]), int(a[1]))) if i
+               else f(_wide(a[0]), a[1]))(_fn, _i),
               numpy=_fn, **_domain(_n, _i))
 
 _reg_tile("not_", (Param("tile", T),), _unary("not_"), OpKind.UNARY,

@@ -387,3 +387,15 @@ def floor_mod_offset(x: pl.Tensor[[64, 64], pl.FP32], s: pl.Scalar[pl.INDEX],
         r0 = (s // -3) * 16 + (s % -3) * 16 + 32
         out[:] = pl.exp(x[r0:r0 + 16, :])
     return out
+
+
+@pl.jit
+def scalar_products_wrap(a: pl.Tensor[[16, 64], pl.INT32], s: pl.Scalar[pl.INT32],
+                         out: pl.Out[pl.Tensor[[16, 64], pl.INT32]], e: pl.Out[pl.Tensor[[4, 8], pl.INT32]]):
+    # s * 3 past 2**31: the INT32 register wraps (was an OverflowError inside the simulator)
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.adds(a, s * 3)
+    with pl.at(level=pl.Level.CORE_GROUP):
+        pl.write(e, [0, 0], s * 3)
+        pl.write(e, [1, 1], s + s)
+    return out, e

@@ -170,6 +170,16 @@ def _quiet(fn, *args):
         return fn(*args)
 
 
+def _wrap32(v):
+    return (np.asarray(v, np.int64) + 2**31) % 2**32 - 2**31
+
+
+def _diag_writes(s):
+    e = np.zeros((4, 8), np.int64)
+    e[0, 0], e[1, 1] = 3 * s, 2 * s
+    return e
+
+
 def _z(*shape, dtype=F32):
     return np.zeros(shape, dtype)
 
@@ -290,6 +300,10 @@ CASES: dict[str, Case] = {
                                      lambda x, s, o: np.exp(_w(x)[16:32]), (2,)),
     "floor_mod_offset_minus_4": Case(k.floor_mod_offset, lambda r: [_n(r, 64, 64), -4, _z(16, 64)],
                                      lambda x, s, o: np.exp(_w(x)[32:48]), (2,), ("950",)),
+    "scalar_products_wrap": Case(k.scalar_products_wrap, lambda r: [r.integers(-99, 99, (16, 64)).astype(I32),
+                                                                     10**9, _z(16, 64, dtype=I32), _z(4, 8, dtype=I32)],
+                                 lambda a, s, *o: (_wrap32(a.astype(np.int64) + 3 * s), _wrap32(_diag_writes(s))),
+                                 (2, 3), ("910B", "950")),
 }
 PARAMS = [pytest.param(name, cfg, id=f"{name}-{cfg}") for name, case in CASES.items() for cfg in case.configs]
 
