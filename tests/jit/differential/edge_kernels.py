@@ -399,3 +399,13 @@ def scalar_products_wrap(a: pl.Tensor[[16, 64], pl.INT32], s: pl.Scalar[pl.INT32
         pl.write(e, [0, 0], s * 3)
         pl.write(e, [1, 1], s + s)
     return out, e
+
+
+@pl.jit
+def scalar_compare_fill_wrap(a: pl.Tensor[[16, 64], pl.INT32], s: pl.Scalar[pl.INT32],
+                             lt: pl.Out[pl.Tensor[[16, 64], pl.INT32]], fill: pl.Out[pl.Tensor[[16, 64], pl.INT32]]):
+    # the INT32 s * 3 is -1294967296 for s = 10**9: a < s * 3 holds nowhere (it compared with 3e9, true everywhere)
+    with pl.at(level=pl.Level.CORE_GROUP):
+        lt[:] = pl.cmps(a, s * 3, cmp_type=2)
+        fill[:] = pl.expands(a, s * 3)
+    return lt, fill

@@ -304,6 +304,11 @@ CASES: dict[str, Case] = {
                                                                      10**9, _z(16, 64, dtype=I32), _z(4, 8, dtype=I32)],
                                  lambda a, s, *o: (_wrap32(a.astype(np.int64) + 3 * s), _wrap32(_diag_writes(s))),
                                  (2, 3), ("910B", "950")),
+    "scalar_compare_fill_wrap": Case(k.scalar_compare_fill_wrap,
+                                     lambda r: [r.integers(-99, 99, (16, 64)).astype(I32), 10**9,
+                                                _z(16, 64, dtype=I32), _z(16, 64, dtype=I32)],
+                                     lambda a, s, *o: ((a < _wrap32(3 * s)).astype(np.int64),
+                                                       np.full((16, 64), _wrap32(3 * s))), (2, 3)),
 }
 PARAMS = [pytest.param(name, cfg, id=f"{name}-{cfg}") for name, case in CASES.items() for cfg in case.configs]
 
