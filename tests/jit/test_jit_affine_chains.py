@@ -5,7 +5,7 @@ import numpy as np
 
 import tilefold.language as pl
 from tilefold.analysis.affine import affine_form, constant_difference
-from tilefold.ir.expr import Add, ConstInt, Var
+from tilefold.ir.expr import Add, ConstInt, FloorDiv, Var
 from tilefold.ir.types import DataType, ScalarType
 
 
@@ -26,6 +26,17 @@ def test_affine_form_of_a_doubling_chain():
     i, d, defs = _doubling_chain(28)
     assert affine_form(d, defs) == ({i: 2 ** 28}, 0)
     assert constant_difference(Add(d, ConstInt(16, DataType.INDEX), d.type), d, defs) == 16
+
+
+def test_a_variable_of_a_non_affine_definition_is_an_atom():
+    """``r = s // 3``: ``r + 16 - r`` is 16 whatever ``r`` is (it used to prove nothing, so ``x[r : r + 16]`` was
+    refused); ``r`` and ``s`` stay unrelated atoms (no range, so the window is checked at run time)."""
+    t = ScalarType(DataType.INDEX)
+    s, r = Var("s", t), Var("r", t)
+    defs = {r: FloorDiv(s, ConstInt(3, DataType.INDEX), t)}
+    assert affine_form(r, defs) == ({r: 1}, 0)
+    assert constant_difference(Add(r, ConstInt(16, DataType.INDEX), t), r, defs) == 16
+    assert constant_difference(Add(r, ConstInt(16, DataType.INDEX), t), s, defs) is None
 
 
 def test_affine_form_results_are_independent_copies():

@@ -2,9 +2,10 @@
 
 Tensor windows at loop offsets (``a[k0 : k0 + K_CHUNK, :]`` with ``k0 = k * K_CHUNK``) need two proofs: the extent
 ``hi - lo`` is a constant, and the window stays inside the tensor for every value the loop variables take. Both
-reduce to the affine form of the bounds: a variable bound to a scalar expression (``defs``) is replaced by its
-definition, any other variable is an atom; ``+``, ``-``, negation and multiplication by a constant stay affine,
-anything else (a product of two variables, ``//``, ``%`` of a variable) is not affine and proves nothing.
+reduce to the affine form of the bounds: a variable bound to an affine scalar expression (``defs``) is replaced by
+its definition, any other variable (one bound to ``s // 3``, a parameter, a loop variable) is an atom; ``+``, ``-``,
+negation and multiplication by a constant stay affine, anything else (a product of two variables, ``//``, ``%`` of a
+variable) is not affine and proves nothing.
 
 ``interval`` bounds an affine form from the ranges of its atoms (a loop variable ``range(start, stop, step)``
 with constant bounds takes values in ``[start, last]``); an atom without a range (a scalar parameter, a value
@@ -48,8 +49,10 @@ def _affine_node(e: Expr, defs: Mapping[Var, Expr], _depth: int, memo: dict[tupl
     if isinstance(e, Var):
         d = defs.get(e)
         if d is not None and _depth < _MAX_DEPTH:
-            return _affine(d, defs, _depth + 1, memo)
-        return {e: 1}, 0
+            f = _affine(d, defs, _depth + 1, memo)
+            if f is not None:
+                return f
+        return {e: 1}, 0  # a variable of a non-affine definition is an atom: it has one value (SSA)
     if isinstance(e, Neg):
         f = _affine(e.operand, defs, _depth + 1, memo)
         return None if f is None else _scale(f, -1)

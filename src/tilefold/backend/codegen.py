@@ -374,9 +374,13 @@ class FunctionCodegen:
     def _carry_back(self, targets: list[Var], values: tuple[Expr, ...], dst_handles: dict[Var, str],
                     out: list[Instr]) -> None:
         regs, vals = [], []
+        moves = [(dst_handles[tgt], self.handle(v)) for tgt, v in zip(targets, values, strict=False)
+                 if isinstance(tgt.type, TileType)]
+        for dst, src in self._parallel_order(moves):
+            self.copy_tile(dst, src, out)
         for tgt, v in zip(targets, values, strict=False):
             if isinstance(tgt.type, TileType):
-                self.copy_tile(dst_handles[tgt], self.handle(v), out)
+                continue
             elif isinstance(tgt.type, TensorType):
                 pass  # tensors are GM: every write is already in place
             else:
@@ -387,12 +391,46 @@ class FunctionCodegen:
         elif regs:
             out.append(SAssignMany(tuple(regs), tuple(vals)))
 
-    def copy_tile(self, dst: str, src: str, out: list[Instr]) -> None:
+    def _span(self, name: str) -> tuple[MemorySpace, int, int] | None:
+        """(space, first byte, end byte) of a handle at a static address (None when not static)."""
+        h = self.handles.get(name)
+        if h is None or h.address is None:
+            return None
+        rows, cols = h.shape
+        fc = self.target.acc_fractal[1]
+        extent = h.pitch * -(-cols // fc) * fc if h.layout == "NZ" else h.pitch * rows  # NZ: pitch = padded rows
+        return h.space, h.address, h.address + extent * h.dtype.itemsize
+
+    def _parallel_order(self, moves: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """The back-edge / branch-end copies ``dst <- src`` in an order where no copy overwrites a buffer a later
+        one still reads (they are one parallel assignment). InitMemRef gives every value that sits on another
+        destination's storage a copy of its own, so a cycle left here is a tilefold bug: refused, never run."""
+        def overlaps(a: str, b: str) -> bool:
+            sa, sb = self._span(a), self._span(b)
+            return a == b or (sa is not None and sb is not None and sa[0] is sb[0] and sa[1] < sb[2] and sb[1] < sa[2])
+        pending = [m for m in moves if not self._same_buffer(*m)]
+        ordered: list[tuple[str, str]] = []
+        while pending:
+            ready = [m for m in pending if not any(o is not m and overlaps(m[0], o[1]) for o in pending)]
+            if not ready:
+                raise InternalCheckError(
+                    f"internal error: the loop-carried tiles of {self.fn.name!r} are permuted in place "
+                    f"({', '.join(f'{d} <- {s}' for d, s in pending)})",
+                    hint="InitMemRef should have copied the yielded values first")
+            ordered.extend(ready)
+            pending = [m for m in pending if m not in ready]
+        return ordered
+
+    def _same_buffer(self, dst: str, src: str) -> bool:
+        """Is the copy ``dst <- src`` a no-op (one handle, or the same bytes in the same layout)?"""
         if dst == src:
-            return
+            return True
         d, s = self.handles[dst], self.handles[src]
-        if (d.address is not None and d.address == s.address and d.pitch == s.pitch and d.layout == s.layout
-                and d.space is s.space):
+        return (d.address is not None and d.address == s.address and d.pitch == s.pitch and d.layout == s.layout
+                and d.space is s.space)
+
+    def copy_tile(self, dst: str, src: str, out: list[Instr]) -> None:
+        if self._same_buffer(dst, src):
             return
         out.append(TExtract(dst, src, SConst(0), SConst(0), opcode="tmov"))
 
@@ -430,6 +468,10 @@ class FunctionCodegen:
         iter-args' buffers (``_loop_body`` lowers a loop's one copy; ``pipelining`` one copy per stage)."""
         body = self._block(s.body)
         y = final_yield(s.body)
+        if y is not None:
+            for ia, v in zip(s.iter_args, y.values, strict=False):
+                if isinstance(ia.type, TensorType):
+                    self._same_tensor(s, "loop", self.tensor_name[ia], self.tensor(v))
         if y is not None and s.iter_args:
             self._carry_back(list(s.iter_args), y.values, {ia: self.tile_handle.get(ia, "") for ia in s.iter_args
                                                            if isinstance(ia.type, TileType)}, body)
@@ -445,6 +487,17 @@ class FunctionCodegen:
         the yielded values back into the iter-args' buffers."""
         self._carry_in(s.iter_args, out)
         return tuple(self._body_copy(s))
+
+    def _same_tensor(self, s: Stmt, what: str, first: str, other: str) -> None:
+        """A loop / if result that is a GM tensor must be one tensor on every path: a kernel's tensors are bound
+        when it is compiled, so a tensor chosen at run time (``src = x; if f: src = y``) is refused."""
+        if first != other:
+            raise NotSupportedError(
+                f"kernel {self.fn.name!r}: this {what} chooses between the GM tensors {first!r} and {other!r} at run "
+                "time, but a kernel's tensors are fixed when it is compiled",
+                span=s.span if s.span.line else None,
+                hint="do the work on each path instead (e.g. `out[:] = pl.exp(y)` inside the branch), or pass the "
+                     "tensor you want as the argument")
 
     def _bind_results(self, rvs: tuple[Var, ...], iter_args: tuple[IterArg, ...], out: list[Instr]) -> None:
         for rv, ia in zip(rvs, iter_args, strict=False):
@@ -470,6 +523,8 @@ class FunctionCodegen:
                     tensor_rvs = [rv for rv in s.return_vars if isinstance(rv.type, TensorType)]
                     for rv, v in zip(s.return_vars, y.values, strict=False):
                         if rv in tensor_rvs:
+                            if rv in self.tensor_name:  # the then branch's tensor: the else one must be it
+                                self._same_tensor(s, "if", self.tensor_name[rv], self.tensor(v))
                             self.tensor_name[rv] = self.tensor(v)
                     self._carry_back(list(s.return_vars), y.values, dst, instrs)
             branches.append(tuple(instrs))

@@ -11,7 +11,7 @@ from typing import Any
 
 from tilefold.frontend.annotations import _describe, _same_type_shape
 from tilefold.frontend.escaping import FutureUses, outer_tensor, trip_count, unread_init
-from tilefold.frontend.parse_base import _INDEX, _INDEX_T
+from tilefold.frontend.parse_base import _INDEX, _INDEX_T, _MISSING
 from tilefold.frontend.split_aiv import is_split_aiv_loop, parse_split_aiv, refuse_scope
 from tilefold.ir.expr import (
     ConstFloat,
@@ -533,6 +533,8 @@ class StatementsMixin:
                 self.consts.pop(name, None)
             else:
                 self.consts[name] = saved
+        if saved is not _UNSET or self._lookup_const(name) is not _MISSING:
+            self._loop_var_read_after(s.target, it.func.attr)
 
     def _subscript_assign(self, target: ast.Subscript, value_node: ast.expr, out: list[Stmt], s: ast.stmt) -> None:
         """PyPTO's subscript write ``dst[lo:hi, ...] = value``: ``dst = pl.tensor.assemble(dst, value, [lo, ...])``
@@ -1002,12 +1004,23 @@ class StatementsMixin:
         y = self._last_yield
         escaping = self._escaping_names({lv_node.id, *(n for n, _ in ia_names)})
         self._pop()
+        self._loop_var_read_after(lv_node, kind_name)
         return_vars = self._bind_yield(y, iter_args, s, "loop")
         trips = trip_count(start, stop, step)
         body, return_vars = self._promote_escaping(s, escaping, body, iter_args, return_vars, {loop_var},
                                                    trips, out, f"pl.{kind_name} loop")
         out.append(ForStmt(loop_var, start, stop, step, tuple(iter_args), SeqStmts(tuple(body)),
                            tuple(return_vars), kind, tuple(attrs), span=self.span(s)))
+
+    def _loop_var_read_after(self, lv_node: ast.Name, kind_name: str) -> None:
+        """A loop variable lives in its loop. Read after the loop, its name would resolve to a module constant of
+        the same name (Python would give the last iteration's value): refused where the loop binds it."""
+        name = lv_node.id
+        if self.env.get(name) is None and self._lookup_const(name) is not _MISSING and self._future.read_after(name):
+            raise self.error(lv_node, f"the loop variable {name!r} is read after its pl.{kind_name} loop, where the "
+                                      f"name {name!r} is the module constant of that name, not the loop's last value",
+                             hint=f"rename the loop variable, or keep the value you need in a variable of its own "
+                                  f"(e.g. `last = {name}` in the loop body, carried with init_values)")
 
     def _on_chip(self) -> bool:
         """Whether the statement being parsed is kernel code (a pl.at scope, a jit kernel, an InCore function)."""

@@ -244,6 +244,10 @@ def parse_chunk(chunk: Chunk, filename: str):
 
     if not re.sub(r"//[^\n]*", "", chunk.text).strip():  # nothing but comments: an empty module, as mlir-opt
         return ModuleOp([])
+    deep = _too_deep(chunk.text)
+    if deep is not None:
+        raise _parse_failure(chunk, filename, deep, ValueError(
+            f"regions nested more than {MAX_REGION_DEPTH} deep (the reader and the passes recurse on nesting)"))
     parser = None
     try:
         with warnings.catch_warnings():  # operands are read before their types (the types come from the values)
@@ -255,6 +259,27 @@ def parse_chunk(chunk: Chunk, filename: str):
     except VerifyException as exc:  # an attribute the parser builds is invalid (e.g. an i64 constant out of range)
         pos = getattr(parser, "tf_op_start", 0)
         raise _parse_failure(chunk, filename, pos, exc) from None
+    except RecursionError:  # nesting the depth check does not see (e.g. deeply nested attributes or types)
+        pos = getattr(parser, "tf_op_start", 0)
+        raise _parse_failure(chunk, filename, pos, ValueError("input nested too deeply")) from None
+
+
+#: the deepest nesting of ``{ }`` regions / dictionaries a chunk may have (upstream kernels nest a handful deep)
+MAX_REGION_DEPTH = 64
+
+
+def _too_deep(text: str) -> int | None:
+    """The offset of the first ``{`` nested deeper than MAX_REGION_DEPTH (strings and comments skipped), or None."""
+    depth = 0
+    for m in re.finditer(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|[{}]', text):
+        tok = m.group()
+        if tok == "{":
+            depth += 1
+            if depth > MAX_REGION_DEPTH:
+                return m.start()
+        elif tok == "}":
+            depth = max(0, depth - 1)
+    return None
 
 
 def _parse_failure(chunk: Chunk, filename: str, pos: int, exc: Exception) -> TilefoldError:

@@ -189,7 +189,8 @@ for _n, (_fn, _i) in _BINARY.items():
               numpy=_fn, **_domain(_n, _i))
 for _n, (_fn, _i) in _SCALAR.items():
     _reg_tile(_n, (Param("tile", T), Param("scalar", S)), _scalar(_n), OpKind.SCALAR_ELEMENTWISE,
-              (lambda f, i: lambda a, k: f(_ints(a[0]), int(a[1])) if i else f(_wide(a[0]), a[1]))(_fn, _i),
+              (lambda f, i: lambda a, k: f(_ints(a[0]), _tl.scalar_operand(_ints(a[0]), int(a[1]))) if i
+               else f(_wide(a[0]), a[1]))(_fn, _i),
               numpy=_fn, **_domain(_n, _i))
 
 _reg_tile("not_", (Param("tile", T),), _unary("not_"), OpKind.UNARY,
@@ -204,7 +205,8 @@ _reg_tile("cmp", (Param("lhs", T), Param("rhs", T), Param("cmp_type", A, 0)), _b
           lambda a, k: _cmp_fn(k, "tile.cmp")(_wide(a[0]), _wide(a[1])).astype(np.float64), note=_MASK_NOTE)
 _reg_tile("cmps", (Param("tile", T), Param("scalar", S), Param("cmp_type", A, 0)), _scalar("cmps"),
           OpKind.SCALAR_ELEMENTWISE,
-          lambda a, k: _cmp_fn(k, "tile.cmps")(_wide(a[0]), a[1]).astype(np.float64), note=_MASK_NOTE)
+          lambda a, k: _cmp_fn(k, "tile.cmps")(_wide(a[0]), _tl.scalar_operand(np.asarray(a[0]), a[1])
+                                               ).astype(np.float64), note=_MASK_NOTE)
 
 
 def _infer_sel(args, attrs) -> Type:
@@ -283,8 +285,8 @@ def _infer_expands(args, attrs) -> Type:
 _EXPANDS_HINT = "the value broadcast over the target's shape is a number or a pl.Scalar"
 _reg_tile("expands", (Param("target", T), Param("scalar", S, hint=_EXPANDS_HINT)), _infer_expands,
           OpKind.SCALAR_ELEMENTWISE,
-          lambda a, k: np.full(np.shape(a[0]), a[1], dtype=np.float64 if np.asarray(a[0]).dtype.kind == "f"
-                               else np.asarray(a[0]).dtype),
+          lambda a, k: np.full(np.shape(a[0]), _tl.scalar_operand(np.asarray(a[0]), a[1]),
+                               dtype=np.float64 if np.asarray(a[0]).dtype.kind == "f" else np.asarray(a[0]).dtype),
           note="every element of the target's shape set to the scalar (the target's values are not read)",
           shape_only_operands=(0,))
 

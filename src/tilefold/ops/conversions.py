@@ -64,4 +64,18 @@ def to_dtype(value: Any, dtype: DataType) -> np.ndarray:
         return arr.astype(target)
 
 
-__all__ = ["int_range", "is_float_dtype", "is_int_dtype", "to_dtype"]
+def element_value(value: Any, dtype: np.dtype) -> Any:
+    """A scalar register's value written into one element of ``dtype`` (``pl.write``): the register is 64-bit (a
+    Python int wraps to int64 first), then converted per the module rules (an int wraps into a narrower integer
+    type: ``3 * 10**9`` into INT32 is ``-1294967296``, never an overflow error)."""
+    from tilefold.ir.types import dtype_from_numpy
+
+    dt = dtype_from_numpy(np.dtype(dtype))
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        value = (int(value) + 2**63) % 2**64 - 2**63
+    if dt is None:
+        return value
+    return to_dtype(value, dt)[()]
+
+
+__all__ = ["element_value", "int_range", "is_float_dtype", "is_int_dtype", "to_dtype"]

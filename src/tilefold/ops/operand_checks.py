@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tilefold.errors import TypeInferenceError
-from tilefold.ir.expr import ConstFloat, ConstInt
+from tilefold.ir.expr import ConstFloat, ConstInt, Expr
 from tilefold.ir.types import DataType, ScalarType, TensorType, TileType
 
 
@@ -23,6 +23,16 @@ def describe(t: Any) -> str:
     if isinstance(t, ScalarType):
         return f"Scalar {t.dtype.name}"
     return type(t).__name__
+
+
+def check_fill_value(op: str, dtype: DataType, value: Any) -> None:
+    """A fill (``pl.full``) takes a constant: a run-time scalar expression has no value when the tile is created
+    (it reached the golden model / the simulator as an expression). Then ``check_integer_scalar``."""
+    if isinstance(value, Expr) and not isinstance(value, (ConstInt, ConstFloat)):
+        raise TypeInferenceError(f"{op}: the fill value must be a constant number, but it is a run-time expression",
+                                 hint="fill with a run-time scalar through pl.expands(t, value) (every element of "
+                                      "t's shape set to value)")
+    check_integer_scalar(op, dtype, value)
 
 
 def check_integer_scalar(op: str, dtype: DataType, scalar: Any) -> None:

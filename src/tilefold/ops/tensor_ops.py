@@ -18,7 +18,8 @@ from tilefold.errors import TypeInferenceError
 from tilefold.ir.expr import ConstInt, Expr, MakeTuple
 from tilefold.ir.shapes import make_shape
 from tilefold.ir.types import AtomicType, DataType, ScalarType, TensorType, Type
-from tilefold.ops.operand_checks import check_integer_scalar
+from tilefold.ops.conversions import element_value
+from tilefold.ops.operand_checks import check_fill_value, check_integer_scalar
 from tilefold.ops.registry import MemoryRule, MemoryRuleKind, OpDef, OpKind, Param, ParamKind, Unit, register_op
 from tilefold.ops.tile_ops import CAST_NOTE, atomic_add, check_atomic, check_cast_mode, check_element_indices
 
@@ -392,7 +393,7 @@ def _infer_full(args, attrs) -> Type:
     dt = attrs.get("dtype")
     if not isinstance(dt, DataType):
         raise _fail(op, "dtype must be a data type", "e.g. pl.full([64, 64], dtype=pl.FP32, value=0.0)")
-    check_integer_scalar(op, dt, attrs.get("value"))
+    check_fill_value(op, dt, attrs.get("value"))
     return TensorType(make_shape(tuple(shape)), dt)
 
 
@@ -469,7 +470,7 @@ def _element_indices(op: str, t: TensorType, idx: Sequence[Expr], spelling: str)
 
 def _golden_write(a, k):
     arr, value = np.array(a[0], copy=True), a[2]
-    arr[_checked_index(arr, [int(i) for i in a[1]])] = value
+    arr[_checked_index(arr, [int(i) for i in a[1]])] = element_value(value, arr.dtype)
     return arr
 
 

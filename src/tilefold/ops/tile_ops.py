@@ -32,8 +32,9 @@ from tilefold.ir.types import (
     canonical_tile_view,
     static_shape,
 )
+from tilefold.ops.conversions import element_value
 from tilefold.ops.custom.structured import CUSTOM_SEGMENTS, StructuredView
-from tilefold.ops.operand_checks import check_integer_scalar, describe, shape_repr
+from tilefold.ops.operand_checks import check_fill_value, check_integer_scalar, describe, shape_repr
 from tilefold.ops.registry import (
     FLOAT_ONLY,
     MemoryRule,
@@ -203,6 +204,15 @@ def _int_attr_list(op: str, value: Any, what: str) -> tuple[int, ...]:
                     f"write {what} as a list of integer literals or module-level int constants, e.g. "
                     f"{what}=[16, 64]")
     return value
+
+
+def scalar_operand(tile: Any, scalar: Any) -> Any:
+    """A run-time integer scalar combined with an integer tile, converted to the tile's dtype as the vector unit
+    reads it (two's complement: an INT32 ``s * 3`` past 2**31 wraps, as the device's register does)."""
+    if isinstance(tile, np.ndarray) and tile.dtype.kind in "iu" and isinstance(scalar, (int, np.integer)) \
+            and not isinstance(scalar, (bool, np.bool_)):
+        return element_value(scalar, tile.dtype)
+    return scalar
 
 
 def _f32(x: Any) -> Any:
@@ -379,7 +389,7 @@ register_op(OpDef(
 
 def _infer_full(args, attrs) -> Type:
     shape = _int_attr_list("tile.full", attrs.get("shape"), "shape")
-    check_integer_scalar("tile.full", attrs["dtype"], attrs.get("value"))
+    check_fill_value("tile.full", attrs["dtype"], attrs.get("value"))
     return TileType(make_shape(shape), attrs["dtype"], attrs.get("target_memory") or MemorySpace.Vec)
 
 
@@ -851,7 +861,8 @@ _SCALAR_BINARY = {
     "maxs": np.maximum, "mins": np.minimum,
 }
 _register_vector_family(_SCALAR_BINARY, _scalar_binary_params, _infer_scalar_binary,
-                        OpKind.SCALAR_ELEMENTWISE, lambda fn: lambda a, k: fn(_f32(a[0]), a[1]), float_only=("divs",))
+                        OpKind.SCALAR_ELEMENTWISE, lambda fn: lambda a, k: fn(_f32(a[0]), scalar_operand(a[0], a[1])),
+                        float_only=("divs",))
 
 
 def _infer_unary(name):
@@ -1273,7 +1284,7 @@ def _golden_tile_write(a, k):
     for axis, (i, dim) in enumerate(zip(idx, tile.shape, strict=True)):
         if not 0 <= i < dim:
             raise IndexError(f"element index {list(idx)} leaves the tile of shape {list(tile.shape)} on axis {axis}")
-    tile[idx] = value
+    tile[idx] = element_value(value, tile.dtype)
     return tile
 
 

@@ -76,13 +76,19 @@ class JITFunction:
 
             from tilefold.runtime.call_boundary import exact_value  # lazily: tilefold.runtime imports this module
 
-            def lookup(name: str) -> Any:
+            def read(name: str) -> Any:
                 # exact values: an int subclass used as a shape must not get its __mul__ / __eq__ called
                 if name in closure:
                     return exact_value(closure[name])
                 if name in self.frame_locals:
                     return exact_value(self.frame_locals[name])
                 return exact_value(module_globals.get(name, _MISSING))
+
+            def lookup(name: str) -> Any:
+                value = read(name)
+                if _READS:  # a compile in progress: its cache entry depends on this value
+                    _READS[-1].append((read, name, value))
+                return value
 
             aliases = {k for k, v in module_globals.items() if getattr(v, "__name__", None) == "tilefold.language"}
             args = dict(source=text, filename=filename, line_offset=start - 1, col_offset=indent,
@@ -223,11 +229,18 @@ class JITFunction:
             args = self.bind_arguments(args, kwargs)
         key = self._key(args, config)
         hit = self._cache.get(key)
+        if hit is not None and not all(_same_const(r(name), v) for r, name, v in hit[1]):
+            hit = None  # a module constant or closure value the kernel read has changed since: compile again
         if hit is None:
-            hit = compile_program(self.parse(*args), config)
+            _READS.append([])
+            try:
+                compiled = compile_program(self.parse(*args), config)
+            finally:
+                reads = _READS.pop()
+            hit = (compiled, tuple(reads))
             self._cache[key] = hit
             self.compile_count += 1
-        return hit
+        return hit[0]
 
     def __call__(self, *args: Any, config: Any = None, **kwargs: Any) -> Any:
         if self.kind != "entry":
@@ -335,6 +348,22 @@ def _type_of(a: Any, i: int, fname: str) -> Type:
         return ScalarType(DataType.FP32)
     raise ParseError(f"{fname}: argument #{i} is a {type(a).__name__}",
                      hint="pass numpy arrays (or torch tensors), Python numbers, or tilefold.runtime.TensorSpec")
+
+
+#: the names (reader, name, value) each compile in progress read from the kernels' modules and closures
+_READS: list[list[tuple[Callable[[str], Any], str, Any]]] = []
+
+
+def _same_const(a: Any, b: Any) -> bool:
+    """Is a constant the kernel read unchanged? Numbers, strings and lists of them by value (exactly: ``1`` and
+    ``1.0`` differ), anything else (a pl.dynamic, a module, a kernel) by identity."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same_const(x, y) for x, y in zip(a, b, strict=True))
+    return isinstance(a, (int, float, str, bytes)) and a == b
 
 
 def _key_of(t: Type) -> Any:

@@ -62,6 +62,7 @@ from tilefold.budget import DEFAULT_MAX_STEPS, MAX_TENSOR_BYTES, StepBudget
 from tilefold.errors import CustomOpError, TilefoldError
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.ops import get_op
+from tilefold.ops.conversions import element_value
 from tilefold.ops.custom.cost import CostDeclaration
 from tilefold.ops.custom.kernels import call_cost, call_kernel, describe_kernel, get_custom_op
 from tilefold.ops.index_ops import IndexOutOfRange, gather_rows, scatter_rows
@@ -435,7 +436,7 @@ class KernelRun:
         view = arr[tuple(slice(i, i + 1) for i in idx)]
         if self.races is not None:  # GM race detection (sim/races.py)
             self.races.record(self, True, ins.tensor, arr, view, ins)
-        view[...] = self.ev(ins.value)  # the scalar unit converts the register to the element dtype
+        view[...] = element_value(self.ev(ins.value), arr.dtype)  # the register, converted to the element dtype
         # priced like an element read: one scalar op plus the GM access latency of a store
         self.scalar_gm_access(ins, self.target.path_cost(Mem.Vec, Mem.DDR).latency)
 
@@ -458,7 +459,7 @@ class KernelRun:
                               instruction=ins.text(), address=h.address, space=h.space.name,
                               hint="check the pl.write indices against the tile shape")
         tile = np.array(read(mem, h, ""), copy=True)
-        tile[rc[0], rc[1]] = self.ev(ins.value)
+        tile[rc[0], rc[1]] = element_value(self.ev(ins.value), tile.dtype)
         write(mem, h, tile, "")
         # an on-chip access of the scalar pipe: checked against the other pipes like any other access
         self.hazards.tick(S)

@@ -16,7 +16,7 @@ destination inserted before it. See docs/passes/init_mem_ref.md.
 """
 
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
@@ -51,7 +51,10 @@ from tilefold.ir.stmt import (
     Function,
     Stmt,
     WhileStmt,
+    YieldStmt,
     final_yield,
+    flatten_stmts,
+    seq,
 )
 from tilefold.ir.types import MemorySpace, MemRef, TileType
 from tilefold.ir.visitor import IRMutator
@@ -147,6 +150,19 @@ class _BindNestedTiles(IRMutator):
             return base_method(stmt)
         out = base_method(stmt.with_fields(iter_args=tuple(iter_args)))
         return pre + (out if isinstance(out, list) else [out])
+
+    def _copy_yielded(self, body: Stmt, moved: list[int], span) -> Stmt:
+        """``body`` whose final yield carries a copy (``tile.move``) of each value at the indices ``moved``."""
+        stmts = list(flatten_stmts(body))
+        y = stmts[-1]
+        assert isinstance(y, YieldStmt)
+        values = list(y.values)
+        for i in moved:
+            var, assign = self._copy(values[i], span)
+            stmts.insert(len(stmts) - 1, assign)
+            values[i] = var
+        stmts[-1] = y.with_fields(values=tuple(values))
+        return seq(stmts)
 
     def mutate_ForStmt(self, stmt: ForStmt):
         return self._loop(stmt, super().mutate_ForStmt)
@@ -330,6 +346,7 @@ def _assign_memrefs(fn: Function, target: Target) -> dict[Var, MemRef]:
 class _Isolation:
     copies: dict[int, list[int]]  # id(loop) -> iter-arg indices whose init needs a copy
     fresh_outs: dict[int, list[int]]  # id(assign / eval stmt) -> operand indices needing a fresh destination
+    yield_copies: dict[int, list[int]] = field(default_factory=dict)  # id(loop) -> yield indices to copy first
 
 
 def _stmt_call(stmt: Stmt) -> Call | None:
@@ -397,6 +414,23 @@ class _IsolationFinder:
                 inits[i] = None  # it will carry a copy of its own
         if bad:
             self.iso.copies[id(stmt)] = bad
+            return  # the next round (init_mem_ref_function's fixpoint) sees the copies' own storage
+        moved = self.yields_on_other_storage(stmt, yields)
+        if moved:
+            self.iso.yield_copies[id(stmt)] = moved
+
+    def yields_on_other_storage(self, stmt: ForStmt | WhileStmt, yields: tuple[Expr, ...]) -> list[int]:
+        """The yielded values that live on the storage of *another* iter arg the back edge writes (``a, b = b, a``,
+        a rotation): the back-edge copies run one after another, so one of them would overwrite a value another
+        still has to read. Each such value is copied to storage of its own before the yield."""
+        bases = {j: self.memrefs[ia].base for j, ia in enumerate(stmt.iter_args)
+                 if ia in self.memrefs and self.carried_back(stmt, j, yields)}
+        out = []
+        for i, y in enumerate(yields):
+            ym = self.memrefs.get(y) if isinstance(y, Var) else None
+            if ym is not None and any(j != i and b == ym.base for j, b in bases.items()):
+                out.append(i)
+        return out
 
     def destinations(self, stmt: Stmt) -> None:
         """The output inits of a destination-passing call that must be fresh ``tile.create``s."""
@@ -481,9 +515,12 @@ class _Isolate(IRMutator):
         return var, AssignStmt(var, call, span)
 
     def _loop(self, stmt, base_method):
-        bad = self.iso.copies.get(id(stmt))
-        if not bad:
+        bad = self.iso.copies.get(id(stmt), [])
+        moved = self.iso.yield_copies.get(id(stmt))
+        if not (bad or moved):
             return base_method(stmt)
+        if moved:
+            stmt = stmt.with_fields(body=self._copy_yielded(stmt.body, moved, stmt.span))
         pre: list[Stmt] = []
         iter_args = list(stmt.iter_args)
         for i in bad:
@@ -496,6 +533,19 @@ class _Isolate(IRMutator):
             iter_args[i] = new_ia
         new = base_method(stmt.with_fields(iter_args=tuple(iter_args)))
         return pre + (new if isinstance(new, list) else [new])
+
+    def _copy_yielded(self, body: Stmt, moved: list[int], span) -> Stmt:
+        """``body`` whose final yield carries a copy (``tile.move``) of each value at the indices ``moved``."""
+        stmts = list(flatten_stmts(body))
+        y = stmts[-1]
+        assert isinstance(y, YieldStmt)
+        values = list(y.values)
+        for i in moved:
+            var, assign = self._copy(values[i], span)
+            stmts.insert(len(stmts) - 1, assign)
+            values[i] = var
+        stmts[-1] = y.with_fields(values=tuple(values))
+        return seq(stmts)
 
     def mutate_ForStmt(self, stmt: ForStmt):
         return self._loop(stmt, super().mutate_ForStmt)
@@ -541,7 +591,7 @@ def isolate_destinations(fn: Function, target: Target, memrefs: dict[Var, MemRef
     if memrefs is None:
         memrefs = _assign_memrefs(fn, target)
     iso = _find_isolations(fn, memrefs, target)
-    if not (iso.copies or iso.fresh_outs):
+    if not (iso.copies or iso.fresh_outs or iso.yield_copies):
         return fn
     m = _Isolate(fn, iso, target)
     body = m._body(fn.body)

@@ -264,6 +264,8 @@ class _Lowering:
         accumulator; the writes happen after the blocks). So is a scatter by index rows whose result is only written:
         the blocks are its index / source rows (``scatter_accumulates``)."""
         cols = {s.var for s in self.region if (o := op_of(s.value)) is not None and o.kind is OpKind.COL_REDUCTION}
+        if any("combine" not in op_of(s.value).extra for s in self.region if s.var in cols):
+            return None  # a product / arg-extremum of row blocks has no element-wise combine: not tiled
         self.scatters = {s.var for s in self.region if _scatter_by_rows(s.value) and self.scatter_accumulates(s)}
         cols |= self.scatters
         for s in self.region:
