@@ -18,7 +18,7 @@ def is_jit_file(path: str | Path) -> bool:
     """Does the file hold ``@pl.jit`` kernels (and no ``@pl.program``)? Source Python cannot parse is reported
     here, located, by the parser's own guard."""
     from tilefold.frontend.parse_base import parse_python
-    from tilefold.runtime.jit import jit_functions
+    from tilefold.runtime.jit import has_jit_entry
 
     try:
         text = Path(path).read_text()
@@ -26,7 +26,7 @@ def is_jit_file(path: str | Path) -> bool:
         return False  # the program-form reader reports the file it cannot read
     if "jit" not in text or "@pl.program" in text:
         return False
-    return bool(jit_functions(parse_python(text, str(path))))
+    return has_jit_entry(parse_python(text, str(path)))
 
 
 def parse_shapes(items: list[str]) -> dict[str, TensorType]:
