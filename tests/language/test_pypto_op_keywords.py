@@ -120,8 +120,8 @@ def test_fillpad_inplace_as_a_statement_updates_its_operand():
 # paged_gather, gatherb, tri and matmul_mx are modelled since issue 19: tests/sim/test_index_ops.py,
 # tests/sim/test_gather_row.py, tests/backend/test_tri.py, tests/backend/test_matmul_mx.py; what PyPTO has and
 # tilefold still refuses is listed here)
-@pytest.mark.parametrize("call", ["pl.tile.import_peer_buffer(t)", "pl.tile.load(t, [0, 0], [16, 64], transpose=True)",
-                                  "pl.tile.move(t, target_memory=pl.Mem.Vec, transpose=True)"])
+# (load / move transpose=True are modelled since issue 19: tests/language/test_transposed_load.py)
+@pytest.mark.parametrize("call", ["pl.tile.import_peer_buffer(t)"])
 def test_catalog_operators_without_semantics_are_clear_refusals(call):
     from tilefold.errors import NotSupportedError
 

@@ -583,7 +583,8 @@ class FunctionCodegen:
         view = getattr(var.type, "tile_view", None)  # a partial valid shape: the DMA moves that region only
         valid = tuple(self.sexpr(e) for e in call.args[3].elements) \
             if len(call.args) > 3 and view is not None and view.valid_shape is not None else ()
-        out.append(TLoad(dst, self.tensor(call.args[0]), offsets, window, valid))  # type: ignore[arg-type]
+        out.append(TLoad(dst, self.tensor(call.args[0]), offsets, window, valid,  # type: ignore[arg-type]
+                         transpose=bool(call.kwarg("transpose"))))
         return ()
 
     def store(self, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
@@ -609,7 +610,7 @@ class FunctionCodegen:
             row, col = self.sexpr(call.args[1]), self.sexpr(call.args[2])
         else:
             row = col = SConst(0)
-        out.append(TExtract(dst, src, row, col, opcode=op.pto or "textract"))
+        out.append(TExtract(dst, src, row, col, opcode=op.pto or "textract", transpose=bool(call.kwarg("transpose"))))
         return ()
 
     def create(self, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:

@@ -148,10 +148,13 @@ class TLoad(Instr):
     offsets: tuple[SExpr, ...]
     window: tuple[int, ...] = ()  # N-D extents of the GM window (folds into the tile's [rows, cols])
     valid: tuple[SExpr, ...] = ()  # the loaded tile's valid [rows, cols] when not the whole tile: moved alone
+    #: the [r, c] window read through a DN view of the tensor (shape and strides swapped): the [c, r] tile
+    transpose: bool = False
 
     def text(self) -> str:
         valid = f" valid{_offs(self.valid)}" if self.valid else ""
-        return f"tload %{self.dst}, @{self.tensor}{_offs(self.offsets)}{valid}"
+        trans = " dn" if self.transpose else ""
+        return f"tload %{self.dst}, @{self.tensor}{_offs(self.offsets)}{valid}{trans}"
 
 
 @dataclass(frozen=True)
@@ -208,10 +211,12 @@ class TExtract(Instr):
     col: SExpr
     materialize: bool = False
     opcode: str = "textract"
+    transpose: bool = False  # the window of dst's transposed shape lands transposed (a Mat -> Left / Right tmov)
 
     def text(self) -> str:
         tag = "  ; materialize subview" if self.materialize else ""
-        return f"{self.opcode} %{self.dst}, %{self.src}[{self.row}, {self.col}]{tag}"
+        trans = ", transpose" if self.transpose else ""
+        return f"{self.opcode} %{self.dst}, %{self.src}[{self.row}, {self.col}]{trans}{tag}"
 
 
 @dataclass(frozen=True)

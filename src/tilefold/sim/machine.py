@@ -582,10 +582,15 @@ class KernelRun:
             write(mem, dst, tile, "")
             self._dma(ins, Mem.DDR, dst.space, vr * vc * dst.isz, _blocks(ins.window))
             return
-        src = self._gm_window(ins.tensor, ins.offsets, ins.window, dst.rows, dst.cols, ins)
+        if ins.transpose:  # a DN view of the [r, c] window: the [c, r] tile (the same bursts, priced as a load)
+            src = self._gm_window(ins.tensor, ins.offsets, ins.window, dst.cols, dst.rows, ins)
+            value = src.reshape(dst.cols, dst.rows).T
+        else:
+            src = self._gm_window(ins.tensor, ins.offsets, ins.window, dst.rows, dst.cols, ins)
+            value = src.reshape(dst.rows, dst.cols)
         if self.races is not None:  # GM race detection (sim/races.py)
             self.races.record(self, False, ins.tensor, self.gm[ins.tensor], src, ins)
-        write(mem, dst, src.reshape(dst.rows, dst.cols), "")
+        write(mem, dst, value, "")
         self._dma(ins, Mem.DDR, dst.space, dst.nbytes, _blocks(ins.window))
 
     def x_TStore(self, ins: TStore) -> None:
@@ -661,13 +666,17 @@ class KernelRun:
         mem_src, mem_dst = self._mem(src, ins), self._mem(dst, ins)
         self._path(src.space, dst.space, ins, dst.address)
         row, col = self.ev_int(ins.row), self.ev_int(ins.col)
-        window = Handle(src.space, src.address + element_offset(src, row, col), dst.rows, dst.cols, src.pitch,
+        wr, wc = (dst.cols, dst.rows) if ins.transpose else (dst.rows, dst.cols)
+        window = Handle(src.space, src.address + element_offset(src, row, col), wr, wc, src.pitch,
                         src.dtype, src.layout)
-        if row < 0 or col < 0 or row + dst.rows > src.rows or col + dst.cols > src.cols:
-            raise OutOfBounds(f"extract window at ({row}, {col}) of {dst.rows}x{dst.cols} leaves the "
+        if row < 0 or col < 0 or row + wr > src.rows or col + wc > src.cols:
+            raise OutOfBounds(f"extract window at ({row}, {col}) of {wr}x{wc} leaves the "
                               f"{src.rows}x{src.cols} source", instruction=ins.text(), address=window.address,
                               space=src.space.name, hint="check the extract indices against the source shape")
-        copy_rows(mem_src, window, mem_dst, dst, "")
+        if ins.transpose:  # across memories (Mat -> Left / Right): the source's values land transposed
+            write(mem_dst, dst, np.array(read(mem_src, window, "")).T, "")
+        else:
+            copy_rows(mem_src, window, mem_dst, dst, "")
         self._dma(ins, src.space, dst.space, dst.nbytes)
 
     # compute ---------------------------------------------------------------------------------------
