@@ -1087,6 +1087,22 @@ entry("tensor.write", ALL, _tensor_write_cases, "bytes: one GM element [3, 5] se
 entry("tensor.read", ALL, _tensor_read_cases, "bytes: the GM element [3, 5] read into a scalar and broadcast")
 
 
+def _dump_tag_cases(dt):
+    a = pattern(dt, (16, 32), 6)
+    t = _ty(a.shape, a.dtype)
+    src = ("import tilefold.language as pl\n\n\n@pl.jit\n"
+           f"def k(a0: {t}, out: pl.Out[{t}]):\n"
+           "    pl.dump_tag(a0)\n"
+           "    with pl.at(level=pl.Level.CORE_GROUP, dumps=[out]):\n"
+           "        pl.store(pl.load(a0, [0, 0], [16, 32]), [0, 0], out)\n"
+           "    return out\n")
+    return [Case("tensor.dump_tag", src, {"a0": a}, {"out": a.copy()}, BYTES)]
+
+
+entry("tensor.dump_tag", ALL, _dump_tag_cases, "bytes: a tagged tensor (and a dumps= one) copied unchanged: a mark "
+      "changes no value (tests/jit/test_dump_tag.py checks the dumps themselves)")
+
+
 def _tensor_slice_cases(dt):
     a = pattern(dt, (32, 64), 11)
     return [_src({"a0": a}, a[8:24, 16:48].copy(), ["out[:] = pl.tensor.slice(a0, [16, 32], [8, 16])"],

@@ -1018,6 +1018,8 @@ class _OrchestrationLowering:
         self.created: list[TensorParam] = []
         self.returns: tuple[tuple[str, str], ...] = ()
         self.host: list[Any] = []  # scalar steps since the last launch
+        self.dump_tags: list[str] = []  # GM tensors pl.dump_tag marked so far (dumped by every later launch)
+        self.next_dumps: list[str] = []  # dumps=[...] of the next launch only
 
     def run(self) -> _Orchestration:
         for s in self.fn.body.stmts if isinstance(self.fn.body, SeqStmts) else (self.fn.body,):
@@ -1045,6 +1047,8 @@ class _OrchestrationLowering:
                 tensor_of[s.var] = results[src][s.value.index]
         elif isinstance(s, AssignStmt) and isinstance(s.value, Var) and s.value in tensor_of:
             tensor_of[s.var] = tensor_of[s.value]
+        elif isinstance(s, EvalStmt) and isinstance(s.expr, Call) and s.expr.op_name == "tensor.dump_tag":
+            self.dump_tag(s.expr)
         elif isinstance(s, EvalStmt) and isinstance(s.expr, Call):
             self.launch(s.expr)
         elif isinstance(s, ReturnStmt):
@@ -1140,10 +1144,26 @@ class _OrchestrationLowering:
                                     f"{call.op_name}", span=call.span if call.span.line else None)
         k = kernels[call.op.name]
         binds = [(pname, self.argument(k, a)) for pname, a in zip(k.params, call.args, strict=False)]
-        self.launches.append(Launch(k.name, tuple(binds), tuple(self.host)))
+        gm = {v for _p, v in binds if isinstance(v, str)}
+        dumps = tuple(dict.fromkeys(t for t in (*self.dump_tags, *self.next_dumps) if t in gm))
+        self.launches.append(Launch(k.name, tuple(binds), tuple(self.host), dumps))
         self.host.clear()
+        self.next_dumps.clear()
         bound = dict(binds)
         return tuple(bound[r] for r in k.returns if isinstance(bound.get(r), str))
+
+    def dump_tag(self, call: Call) -> None:
+        """``tensor.dump_tag(t)``: the GM tensor ``t`` names is dumped by the launches binding it, from here on (or,
+        ``next_launch=True``, by the next launch only)."""
+        a = call.args[0]
+        gm = self.tensor_of.get(a) if isinstance(a, Var) else None
+        if gm is None and isinstance(a, Var) and self.results.get(a):
+            gm = self.results[a][0]
+        if gm is None:
+            raise NotSupportedError(f"orchestration {self.fn.name!r}: pl.dump_tag of {a!r}, which names no GM tensor",
+                                    span=call.span if call.span.line else None,
+                                    hint="tag a tensor parameter, a pl.create_tensor result or a kernel's result")
+        (self.next_dumps if call.kwarg("next_launch") else self.dump_tags).append(gm)
 
     def argument(self, k: PTOKernel, a: Expr) -> str | SExpr:
         if isinstance(a, Var) and a in self.tensor_of:

@@ -565,6 +565,9 @@ class Launch:
     # the orchestration's scalar code before this launch, in order: ``(register, SExpr)`` assignments and
     # ``HostRead`` element reads of GM tensors (``pl.tensor.read`` on the orchestration side)
     host: tuple[Any, ...] = ()
+    #: GM tensors bound by this launch that ``pl.dump_tag`` / ``dumps=`` marked: dumped before and after it when
+    #: the run asks for dumps (``RunConfig(enable_dump_args=1)``, runtime/dfx.py)
+    dumps: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -609,7 +612,8 @@ class PTOProgram:
                 for step in launch.host:
                     lines.append(f"  {step.text()}" if isinstance(step, HostRead) else f"  ${step[0]} = {step[1]}")
                 binds = ", ".join(f"{k}=@{v}" if isinstance(v, str) else f"{k}={v}" for k, v in launch.bindings)
-                lines.append(f"  launch @{launch.kernel}({binds})")
+                dumps = f" dump[{', '.join('@' + d for d in launch.dumps)}]" if launch.dumps else ""
+                lines.append(f"  launch @{launch.kernel}({binds}){dumps}")
             for out_name, tensor in self.entry_returns:
                 lines.append(f"  return @{tensor} as {out_name}")
             lines.append("}")

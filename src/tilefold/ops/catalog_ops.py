@@ -72,7 +72,6 @@ UNSUPPORTED = {
                            "pl.cross_core_slot(slot_num=N) (docs/cross_core.md)",
     "aiv_initialize_pipe": "pipes need no set-up: a pl.tpush_* / pl.tpop_* pair by id= is the pipe, its depth "
                            "pl.cross_core_slot(slot_num=N) (docs/cross_core.md)",
-    "dump_tag": "selective tensor dumps have no meaning on the simulator",
 }
 
 

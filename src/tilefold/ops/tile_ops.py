@@ -304,7 +304,7 @@ register_op(OpDef(
                   Param("valid_shapes", TUP, required=False),
                   Param("target_memory", A, MemorySpace.Vec),
                   # the [r, c] window lands as the [c, r] tile (Mat only: a DN-strided view load, dev/10)
-                  Param("transpose", A, False),
+                  Param("transpose", A, required=False),
                   # set by FlattenTileNdTo2D: the N-D window is laid out as the 2-D tile [prod(leading), last]
                   Param("flatten", A, required=False)),
     _infer_load, OpKind.LOAD, Unit.DMA, MemoryRule(MemoryRuleKind.KWARG, MemorySpace.Vec),
@@ -549,7 +549,7 @@ def _golden_move(a, k):
 register_op(OpDef(
     "tile.move", (Param("tile", T), Param("target_memory", A),
                   # Mat -> Left / Right: the [r, c] tile lands as the [c, r] one (the L1 -> L0 transposing copy)
-                  Param("transpose", A, False)),
+                  Param("transpose", A, required=False)),
     _infer_move, OpKind.COPY, Unit.DMA, MemoryRule(MemoryRuleKind.KWARG), not_inplace_safe=True,
     golden=_golden_move, pto="tmov", cost="copy",
 ))

@@ -29,6 +29,7 @@ from tilefold.backend.pto import (
     For,
     If,
     Instr,
+    Launch,
     PTOKernel,
     PTOProgram,
     SAssign,
@@ -107,6 +108,8 @@ class SimResult:
     busy: dict[str, dict[Any, float]] = field(default_factory=dict)  # unit -> pipe -> busy cycles
     # every launch's overhead span (kernel, start cycle, end cycle): before its first block starts
     launch_spans: list[tuple[str, float, float]] = field(default_factory=list)
+    #: the tensor dumps a run with ``dump_level`` records (``simulate``): one record per dumped tensor per task
+    dumps: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def microseconds(self) -> float:
@@ -1205,20 +1208,50 @@ def _prepare_gm(params, inputs: Mapping[str, Any], where: str) -> tuple[dict[str
 
 
 def simulate(pto: PTOProgram, inputs: Mapping[str, Any], target: str | Target | None = None,
-             block_dim: int = 1, *, max_steps: int | None = None, budget: StepBudget | None = None) -> SimResult:
+             block_dim: int = 1, *, max_steps: int | None = None, budget: StepBudget | None = None,
+             dump_level: int = 0) -> SimResult:
     """Run ``pto`` on ``inputs`` (arrays / scalars by entry parameter name). Raises ``DeviceFault`` on a
     trap, ``StepBudgetExceeded`` after ``max_steps`` executed instructions and loop iterations (default
     ``tilefold.budget.DEFAULT_MAX_STEPS``; or pass a shared ``budget``). Returns the Out / InOut tensors,
-    the kernel time, each unit's end time, the per-unit timelines and instruction / byte counts."""
+    the kernel time, each unit's end time, the per-unit timelines and instruction / byte counts.
+
+    ``dump_level`` (PyPTO's ``enable_dump_args``): 1 records, around every launch, the values before and after it
+    of the GM tensors ``pl.dump_tag`` / ``dumps=`` marked for it (``Launch.dumps``); 2 those of every tensor the
+    launch binds. The records are ``SimResult.dumps`` (``tilefold.runtime.dfx`` writes them); time is unchanged."""
     tgt = get_target(target if target is not None else pto.target)
     if budget is None:
         budget = StepBudget(max_steps if max_steps is not None else DEFAULT_MAX_STEPS, "simulator")
     with np.errstate(all="ignore"):
-        return _simulate(pto, inputs, tgt, block_dim, budget)
+        return _simulate(pto, inputs, tgt, block_dim, budget, dump_level)
+
+
+def _dump_before(launch: Launch | None, kernel: PTOKernel, bound: dict[str, np.ndarray], level: int,
+                 task: int) -> list[dict[str, Any]]:
+    """The dump records of one launch, with the values before it (``_dump_after`` adds the values after)."""
+    if level not in (1, 2):
+        return []
+    wanted = set(launch.dumps) if launch is not None and level == 1 else None
+    gm_of = {p: v for p, v in launch.bindings if isinstance(v, str)} if launch is not None else {}
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for t in kernel.tensors:
+        gm = gm_of.get(t.name, t.name)
+        if t.name not in bound or (wanted is not None and gm not in wanted) or gm in seen:
+            continue
+        seen.add(gm)
+        out.append({"task": task, "kernel": kernel.name, "tensor": gm, "param": t.name, "direction": t.direction,
+                    "before": np.array(bound[t.name], copy=True), "array": bound[t.name]})
+    return out
+
+
+def _dump_after(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for r in records:
+        r["after"] = np.array(r.pop("array"), copy=True)
+    return records
 
 
 def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim: int,
-              budget: StepBudget) -> SimResult:
+              budget: StepBudget, dump_level: int = 0) -> SimResult:
     machine = Machine(tgt)
     machine.budget = budget
     if pto.orchestration is None:
@@ -1228,11 +1261,12 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
         missing = [s for s in kernel.scalars if s not in inputs]
         if missing:
             raise TilefoldError(f"missing scalar input(s) {missing} for kernel {kernel.name!r}")
+        dumps = _dump_before(None, kernel, gm, 2 if dump_level == 2 else 0, 0)  # no orchestration: nothing tagged
         time, unit_cycles, n_instr, n_bytes = machine.launch(kernel, gm, scalars, block_dim)
         outputs = {t.name: gm[t.name] for t in kernel.tensors if t.direction in ("Out", "InOut")}
         machine.release()
         return SimResult(outputs, time, unit_cycles, n_instr, n_bytes, [], tgt, machine.traces, machine.busy,
-                         machine.launch_spans)
+                         machine.launch_spans, _dump_after(dumps))
 
     gm, _ = _prepare_gm(pto.entry_tensors, inputs, f"orchestration {pto.entry!r}")
     for t in pto.entry_locals:  # tensors the orchestration creates (pl.create_tensor): fresh zero-filled GM
@@ -1241,7 +1275,8 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
     total, n_instr, n_bytes = 0.0, 0, 0
     unit_cycles: dict[str, float] = {}
     launches = []
-    for launch in pto.orchestration:
+    dumps: list[dict[str, Any]] = []
+    for task, launch in enumerate(pto.orchestration):
         total += _host_steps(launch.host, host_scalars, gm, tgt)
         kernel = pto.kernels[launch.kernel]
         bound: dict[str, np.ndarray] = {}
@@ -1253,7 +1288,9 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
                 run = KernelRun.__new__(KernelRun)
                 run.regs = host_scalars
                 scalars[pname] = KernelRun.ev(run, value)
+        records = _dump_before(launch, kernel, bound, dump_level, task)
         time, ucyc, ni, nb = machine.launch(kernel, bound, scalars, block_dim, total)
+        dumps += _dump_after(records)
         total += time
         n_instr += ni
         n_bytes += nb
@@ -1265,7 +1302,7 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
         outputs[out_name] = gm[tensor]
     machine.release()
     return SimResult(outputs, total, unit_cycles, n_instr, n_bytes, launches, tgt, machine.traces, machine.busy,
-                     machine.launch_spans)
+                     machine.launch_spans, dumps)
 
 
 def _host_steps(steps: tuple[Any, ...], regs: dict[str, Any], gm: dict[str, np.ndarray], tgt: Target) -> float:
