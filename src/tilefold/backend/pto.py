@@ -101,7 +101,7 @@ class Buffer:
 
     @property
     def nbytes(self) -> int:
-        return self.shape[0] * self.shape[1] * self.dtype.itemsize
+        return self.dtype.nbytes(self.shape[0] * self.shape[1])
 
     def describe(self) -> str:
         r, c = self.shape

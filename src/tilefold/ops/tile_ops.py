@@ -618,6 +618,9 @@ def _infer_reinterpret_view(args, attrs) -> Type:
     if not isinstance(last, ConstInt):
         raise _fail(op, "the last extent must be static to reinterpret the dtype",
                     "give the tile a constant last extent (load or slice it with an integer width)")
+    if src.dtype.packed or dtype.packed:  # numpy (golden) holds one FP4 per byte: its bytes are not the chip's
+        raise _fail(op, "reinterpreting FP4 (two elements per byte) is not supported",
+                    "convert with pl.cast instead (FP4 <-> FP8E4M3FN / FP16 / FP32 are exact widenings)")
     bits = last.value * src.dtype.storage_bits
     if bits % dtype.storage_bits:
         raise _fail(op, f"a row of {bits} bits is not a whole number of {dtype.name} elements",

@@ -465,7 +465,7 @@ class KernelRun:
         write(mem, h, tile, "")
         # an on-chip access of the scalar pipe: checked against the other pipes like any other access
         self.hazards.tick(S)
-        addr = h.address + element_offset(h, rc[0], rc[1])
+        addr = h.address + element_offset(h, rc[0], rc[1] - rc[1] % 2 if h.packed else rc[1])  # FP4: its byte
         self.hazards.access(S, h.space_name, addr, addr + h.isz, True, ins, "")
         self.stats.instructions += 1
         self.trace.add(S, ins, self.costs.scalar_op)
@@ -482,7 +482,7 @@ class KernelRun:
         self.regs[ins.reg] = np.asarray(read(mem, h, ""))[rc[0], rc[1]].item()
         # an on-chip access of the scalar pipe: checked against the other pipes like any other access
         self.hazards.tick(S)
-        addr = h.address + element_offset(h, rc[0], rc[1])
+        addr = h.address + element_offset(h, rc[0], rc[1] - rc[1] % 2 if h.packed else rc[1])  # FP4: its byte
         self.hazards.access(S, h.space_name, addr, addr + h.isz, False, ins, "")
         self.stats.instructions += 1
         self.trace.add(S, ins, self.costs.scalar_op)
@@ -583,7 +583,7 @@ class KernelRun:
             tile = np.array(read(mem, dst, ""), copy=True)
             tile[:vr, :vc] = src.reshape(vr, vc)
             write(mem, dst, tile, "")
-            self._dma(ins, Mem.DDR, dst.space, vr * vc * dst.isz, _blocks(ins.window))
+            self._dma(ins, Mem.DDR, dst.space, dst.dtype.nbytes(vr * vc), _blocks(ins.window))
             return
         if ins.transpose:  # a DN view of the [r, c] window: the [c, r] tile (the same bursts, priced as a load)
             src = self._gm_window(ins.tensor, ins.offsets, ins.window, dst.cols, dst.rows, ins)
@@ -605,7 +605,7 @@ class KernelRun:
             vr, vc = self._valid_extents(ins, src)
             win = self._gm_window(ins.tensor, ins.offsets, _valid_window(ins, vr, vc), vr, vc, ins)
             value = read(mem, src, "")[:vr, :vc]
-            nbytes = vr * vc * src.isz
+            nbytes = src.dtype.nbytes(vr * vc)
         else:
             win = self._gm_window(ins.tensor, ins.offsets, ins.window, src.rows, src.cols, ins)
             value = read(mem, src, "")
@@ -844,7 +844,7 @@ class KernelRun:
         tile = np.array(read(mem, dst, ""), copy=True)
         tile[d0:d0 + rr, d1:d1 + cc] = win.T if ins.transpose else win
         write(mem, dst, tile, "")
-        self._dma(ins, Mem.DDR, dst.space, r * c * dst.isz, 1)
+        self._dma(ins, Mem.DDR, dst.space, dst.dtype.nbytes(r * c), 1)
 
     def _cube_roles(self, op: Any, ins: TMatmul, ops: list[Handle]) -> tuple[Handle, Handle, Handle | None,
                                                                              list[Handle]]:
@@ -970,7 +970,14 @@ class KernelRun:
 
 
 def element_offset(h: Handle, row: int, col: int) -> int:
-    """Byte offset of element (row, col) from the base of tile ``h`` (ND, DN or NZ)."""
+    """Byte offset of element (row, col) from the base of tile ``h`` (ND, DN or NZ; FP4: ND, half a byte each)."""
+    if h.packed:
+        index = row * h.pitch + col
+        if h.layout != "ND" or index % 2:
+            raise UnsupportedDataPath(f"element ({row}, {col}) of the {h.dtype.name} tile {h.describe()} starts "
+                                      "mid-byte (two elements per byte)", address=h.address, space=h.space.name,
+                                      hint="slice FP4 tiles at even column offsets")
+        return index // 2
     isz = h.isz
     if h.layout == "NZ":
         frac = FR * FR * isz
