@@ -61,7 +61,7 @@ from tilefold.backend.pto import (
 from tilefold.backend.sync import instruction_pipe
 from tilefold.budget import DEFAULT_MAX_STEPS, MAX_TENSOR_BYTES, StepBudget
 from tilefold.errors import CustomOpError, TilefoldError
-from tilefold.ir.types import DataType, MemorySpace
+from tilefold.ir.types import DataType, MemorySpace, dtype_from_numpy
 from tilefold.ops import get_op
 from tilefold.ops.custom.cost import CostDeclaration
 from tilefold.ops.custom.kernels import call_cost, call_kernel, describe_kernel, get_custom_op
@@ -413,7 +413,7 @@ class KernelRun:
             if not 0 <= i < dim:
                 raise OutOfBounds(
                     f"element {what} at {idx} leaves tensor @{ins.tensor} of shape {list(arr.shape)} on axis {axis}",
-                    instruction=ins.text(), address=gm_byte_offset(idx, arr.shape, arr.dtype.itemsize), space="GM",
+                    instruction=ins.text(), address=gm_byte_offset(idx, arr.shape, arr.dtype), space="GM",
                     hint=f"check the pl.{what} indices against the tensor shape (a runtime index may need a bound "
                          "check)")
         return idx
@@ -556,7 +556,7 @@ class KernelRun:
             o = offs[axis]
             if o < 0 or o + win[axis] > shape[axis]:
                 first = first_faulting_element(offs, win, shape)
-                addr = gm_byte_offset(first, shape, arr.dtype.itemsize)
+                addr = gm_byte_offset(first, shape, arr.dtype)
                 raise OutOfBounds(
                     f"window offsets {offs} extent {list(win)} leaves tensor @{tensor} of shape {list(shape)} on "
                     f"axis {axis}; first faulting element {first}",
@@ -566,7 +566,7 @@ class KernelRun:
         view = arr[tuple(slice(o, o + w) for o, w in zip(offs, win, strict=True))]
         if view.size != rows * cols:
             raise OutOfBounds(f"window {list(win)} of @{tensor} holds {view.size} elements, the tile {rows}x{cols}",
-                              instruction=ins.text(), address=gm_byte_offset(offs, shape, arr.dtype.itemsize),
+                              instruction=ins.text(), address=gm_byte_offset(offs, shape, arr.dtype),
                               space="GM",
                               hint="the GM window extents must multiply out to the tile's rows x cols")
         return view
@@ -779,7 +779,7 @@ class KernelRun:
             self._vec_operand(one, ins)
         rows = read(self._mem(ih, ins), ih, "").astype(np.int64).ravel()
         attrs = dict(ins.attrs)
-        m, row_bytes = arr.shape[0], arr.shape[1] * arr.dtype.itemsize
+        m, row_bytes = arr.shape[0], h.dtype.nbytes(arr.shape[1])  # the tile's dtype is the tensor's (FP4: packed)
         policy = (attrs.get("gather_oob") or "error") if ins.gathers else "error"
         live = np.ones(rows.size, bool) if ins.gathers else rows >= 0  # mscatter: a negative index masks its row
         bad = np.flatnonzero(live & ((rows < 0) | (rows >= m))) if policy == "error" else np.zeros(0, int)
@@ -836,7 +836,7 @@ class KernelRun:
             first = first_faulting_element([s0, s1], (max(r, 1), max(c, 1)), arr.shape)
             raise OutOfBounds(f"source window at ({s0}, {s1}) of {r}x{c} leaves tensor @{ins.tensor} of shape "
                               f"{list(arr.shape)}", instruction=ins.text(), space="GM",
-                              address=gm_byte_offset(first, arr.shape, arr.dtype.itemsize),
+                              address=gm_byte_offset(first, arr.shape, arr.dtype),
                               hint="check the gathered row address (e.g. the block table entry) against the pool")
         win = arr[s0:s0 + r, s1:s1 + c]
         if self.races is not None:  # GM race detection (sim/races.py)
@@ -1025,13 +1025,17 @@ def first_faulting_element(offs: list[int], win, shape) -> list[int]:
     return first
 
 
-def gm_byte_offset(index, shape, itemsize: int) -> int:
-    """Byte offset from a C-contiguous tensor's base of ``index`` (may lie outside the tensor)."""
+def gm_byte_offset(index, shape, dtype: np.dtype) -> int:
+    """Byte offset from a C-contiguous tensor's base of ``index`` (may lie outside the tensor), in the device's
+    bytes (``DataType.nbytes``: FP4 is packed two per byte in GM too)."""
     off, stride = 0, 1
     for i, e in zip(reversed(list(index)), reversed(list(shape)), strict=True):
         off += i * stride
         stride *= e
-    return off * itemsize
+    dt = dtype_from_numpy(dtype)
+    if dt is None:
+        return off * np.dtype(dtype).itemsize
+    return dt.nbytes(off) if off >= 0 else -dt.nbytes(-off)
 
 
 _OPS: dict[str, Any] = {}
