@@ -683,6 +683,16 @@ def _write_timelines(args: argparse.Namespace, sim: Any) -> None:
         print(f"timeline written to {plot_timeline(sim, args.timeline)}")
 
 
+def _write_dumps(args: argparse.Namespace, sim: Any) -> None:
+    """--dump-args 1|2: the tensor dumps of the run (``tilefold.runtime.dfx.write_arg_dumps``) in --dump-dir."""
+    if sim is None or not args.dump_args:
+        return
+    from tilefold.runtime.dfx import write_arg_dumps
+
+    where = write_arg_dumps(sim, Path(args.dump_dir), args.dump_args)
+    print(f"tensor dumps written to {where} ({len(sim.dumps)} record(s), index.json lists them)")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from tilefold.ir.types import ScalarType
     from tilefold.passes.remarks import collect_remarks
@@ -702,8 +712,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         with collect_remarks() as remarks:
             program, report = run_jit_file(args.file, args.kernel, args.shape or [], args.seed, args.target,
                                            args.block_dim, _skip_passes(args), options,
-                                           args.max_steps, args.set or [], _scalar_for, codegen=args.codegen)
+                                           args.max_steps, args.set or [], _scalar_for, codegen=args.codegen,
+                                           dump_args=args.dump_args)
         _write_timelines(args, getattr(report, "sim", None))
+        _write_dumps(args, getattr(report, "sim", None))
         fault = report.fault
         print(_table([("program", f"{program.name} ({args.file}, @pl.jit)"),
                       ("target", str(args.target or "Ascend910B")),
@@ -739,10 +751,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         kwargs["target"] = args.target
     if args.max_steps is not None:
         kwargs["max_steps"] = args.max_steps
+    if args.dump_args:
+        kwargs["dump_args"] = args.dump_args
     with collect_remarks() as remarks:
         report = run_and_compare(program, inputs, **kwargs)
     sim = getattr(report, "sim", None)
     _write_timelines(args, sim)
+    _write_dumps(args, sim)
     fault = getattr(report, "fault", None)
     matches = bool(getattr(report, "matches", False))
     rows = [
@@ -1075,6 +1090,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "or 'examples' for the example programs' reference kernels")
     p.add_argument("--trace", metavar="OUT.json", help="write the pipe timelines as Chrome trace-event / Perfetto JSON")
     p.add_argument("--timeline", metavar="OUT.png", help="draw the pipe timelines (needs tilefold[plot])")
+    p.add_argument("--dump-args", type=int, choices=(1, 2), default=0, metavar="1|2",
+                   help="write tensor dumps: 1 the pl.dump_tag / dumps= tensors, 2 every task's tensors, before and "
+                        "after each task (docs/runtime.md)")
+    p.add_argument("--dump-dir", default="dfx_outputs/args_dump", metavar="DIR",
+                   help="where --dump-args writes (default: dfx_outputs/args_dump)")
     p.add_argument("--max-steps", type=int, default=None, metavar="N",
                    help="stop a run after N steps: golden statements and loop iterations, simulated instructions "
                         "(default 1,000,000 each)")

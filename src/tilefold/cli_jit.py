@@ -18,7 +18,7 @@ def is_jit_file(path: str | Path) -> bool:
     """Does the file hold ``@pl.jit`` kernels (and no ``@pl.program``)? Source Python cannot parse is reported
     here, located, by the parser's own guard."""
     from tilefold.frontend.parse_base import parse_python
-    from tilefold.runtime.jit import jit_functions
+    from tilefold.runtime.jit import has_jit_entry
 
     try:
         text = Path(path).read_text()
@@ -26,7 +26,7 @@ def is_jit_file(path: str | Path) -> bool:
         return False  # the program-form reader reports the file it cannot read
     if "jit" not in text or "@pl.program" in text:
         return False
-    return bool(jit_functions(parse_python(text, str(path))))
+    return has_jit_entry(parse_python(text, str(path)))
 
 
 def parse_shapes(items: list[str]) -> dict[str, TensorType]:
@@ -125,7 +125,7 @@ def parse_jit_file(path: str | Path, kernel: str | None, shapes: list[str]) -> A
 def run_jit_file(path: str | Path, kernel: str | None, shapes: list[str], seed: int = 0, target: str | None = None,
                  block_dim: int = 1, skip_passes: tuple[str, ...] = (), options: dict[str, Any] | None = None,
                  max_steps: int | None = None, settings: list[str] | None = None, convert: Any = None,
-                 codegen: str = "strict") -> Any:
+                 codegen: str = "strict", dump_args: int = 0) -> Any:
     """(program, report) of one jit entry of ``path`` on random inputs (``tilefold.testing.run_and_compare``).
     ``shapes``: ``NAME=D0xD1[:dtype]`` for bare ``pl.Tensor`` parameters and for ``pl.dynamic`` ones (whose
     extents, hidden scalar parameters of the kernel, are read from these shapes as a call reads them)."""
@@ -142,7 +142,7 @@ def run_jit_file(path: str | Path, kernel: str | None, shapes: list[str], seed: 
     fixed = _fixed_scalars(select_entry(program, None), list(settings or ()), convert or (lambda n, t, d: t))
     inputs = _concrete_inputs(program, given, seed, fixed)
     kwargs: dict[str, Any] = {"block_dim": block_dim, "skip_passes": tuple(skip_passes), "options": options or {},
-                              "codegen": codegen}
+                              "codegen": codegen, "dump_args": dump_args}
     if target:
         kwargs["target"] = target
     if max_steps is not None:

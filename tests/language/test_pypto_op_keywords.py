@@ -120,15 +120,23 @@ def test_fillpad_inplace_as_a_statement_updates_its_operand():
 # paged_gather, gatherb, tri and matmul_mx are modelled since issue 19: tests/sim/test_index_ops.py,
 # tests/sim/test_gather_row.py, tests/backend/test_tri.py, tests/backend/test_matmul_mx.py; what PyPTO has and
 # tilefold still refuses is listed here)
-@pytest.mark.parametrize("call", ["pl.tile.load(t, [0, 0], [16, 64], transpose=True)",
-                                  "pl.tile.move(t, target_memory=pl.Mem.Vec, transpose=True)"])
-def test_catalog_operators_without_semantics_are_clear_refusals(call):
+# (load / move transpose=True are modelled since issue 19: tests/language/test_transposed_load.py; the pipe set-up
+# ops and dump_tag too: tests/cross_core/test_ring_setup.py, tests/jit/test_dump_tag.py. The refusal list is empty;
+# the test below keeps its mechanism honest with an entry of its own.)
+def test_a_catalog_operator_on_the_refusal_list_is_a_located_refusal(monkeypatch):
     from tilefold.errors import NotSupportedError
+    from tilefold.frontend import jit_form
 
-    text = FillpadInPlace.as_python().replace("pl.tile.fillpad(t)", call)
+    monkeypatch.setitem(jit_form.CATALOG_UNSUPPORTED, "frobnicate", "frobnication has no semantics here")
+    text = ("import tilefold.language as pl\n\n@pl.jit\ndef k(a: pl.Tensor[[16, 64], pl.FP32], "
+            "out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):\n"
+            "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+            "        out[:] = pl.frobnicate(a)\n"
+            "    return out\n")
     with pytest.raises(NotSupportedError) as info:
-        pl.parse(text)
-    assert info.value.span is not None and info.value.span.line > 0 and "not" in info.value.message
+        pl.parse(text, "<refused>")
+    assert info.value.span is not None and info.value.span.line == 6
+    assert "frobnication has no semantics here" in info.value.message and "docs/ops.md" in (info.value.hint or "")
 
 
 def test_tensor_slice_valid_shape_in_an_incore_function_is_a_partial_tile():

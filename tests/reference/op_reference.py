@@ -839,8 +839,22 @@ def _src(ins, want, body, label, tol=BYTES, inout=(), **kw) -> Case:
 
 def _load_cases(dt):
     a = pattern(dt, (32, 64))
-    return [_src({"a0": a}, a[4:12, 16:48].copy(), ["x = pl.load(a0, [4, 16], [8, 32])", "pl.store(x, [0, 0], out)"],
-                 "tile.load[window]")]
+    cases = [_src({"a0": a}, a[4:12, 16:48].copy(), ["x = pl.load(a0, [4, 16], [8, 32])", "pl.store(x, [0, 0], out)"],
+                  "tile.load[window]")]
+    if dt in MM_DTYPES:  # transpose=True: the [N, K] window lands in L1 as the [K, N] rhs of a matmul
+        cases.append(_transposed_operand_case(dt, "pl.load(a1, [0, 0], [16, 32], target_memory=pl.Mem.Mat, "
+                                                  "transpose=True)", "tile.load[transpose]"))
+    return cases
+
+
+def _transposed_operand_case(dt, rhs: str, label: str) -> Case:
+    """lhs @ rhs.T with the rhs stored [N, K] and transposed on its way into the cube (``rhs`` makes x1)."""
+    a, b = mm_operand(dt, (16, 32), 1, specials=True), mm_operand(dt, (16, 32), 2)
+    want = mm_ref(a, np.ascontiguousarray(b.T), _acc_dt(dt))
+    body = ["x0 = pl.load(a0, [0, 0], [16, 32], target_memory=pl.Mem.Mat)", f"x1 = {rhs}",
+            "r = pl.tile.matmul(x0, x1)", "pl.store(r, [0, 0], out)"]
+    ins = {"a0": a, "a1": b}
+    return Case(label, kernel(ins, {"out": (want.shape, want.dtype)}, body), ins, {"out": want}, EXACT_ZERO_SIGN_FREE)
 
 
 def _store_cases(dt):
@@ -863,7 +877,8 @@ def _store_cases(dt):
     return cases
 
 
-entry("tile.load", ALL, _load_cases, "bytes: a [8, 32] window at [4, 16] of a tensor of edge values")
+entry("tile.load", ALL, _load_cases, "bytes: a [8, 32] window at [4, 16] of a tensor of edge values; transpose=True "
+      "(matmul dtypes): a [16, 32] window loaded into L1 as [32, 16], the rhs of lhs @ rhs.T")
 entry("tile.store", ALL, _store_cases, "bytes: the window [8:16, 32:64] replaced, the rest of the InOut tensor kept; "
       "atomic=Add (FP32 / FP16 / INT32): old + tile in FP32 (ints wrap)")
 
@@ -881,7 +896,10 @@ def _view_case(dt, op):
     if op == "tile.move":
         return [_src({"a0": a}, a.copy(),
                      ["x = pl.load(a0, [0, 0], [32, 32])",
-                      "pl.store(pl.tile.move(x, target_memory=pl.Mem.Vec), [0, 0], out)"], "tile.move[Vec->Vec]")]
+                      "pl.store(pl.tile.move(x, target_memory=pl.Mem.Vec), [0, 0], out)"], "tile.move[Vec->Vec]")] + (
+            [_transposed_operand_case(dt, "pl.tile.move(pl.load(a1, [0, 0], [16, 32], target_memory=pl.Mem.Mat), "
+                                          "target_memory=pl.Mem.Right, transpose=True)", "tile.move[Mat->Right, transpose]")]
+            if dt in MM_DTYPES else [])
     if op == "tile.reshape":
         return [_src({"a0": a}, a.reshape(64, 16).copy(),
                      ["x = pl.load(a0, [0, 0], [32, 32])", "pl.store(pl.tile.reshape(x, [64, 16]), [0, 0], out)"], op)]
@@ -909,7 +927,8 @@ def _view_case(dt, op):
 
 for _op, _doc in (("tile.slice", "the [8, 16] window at [4, 16] of a Vec tile"),
                   ("tile.extract", "a [16, 16] window at (8, 0) of an L1 tile"),
-                  ("tile.move", "an L1 tile moved to Vec"), ("tile.reshape", "[32, 32] read as [64, 16], row-major"),
+                  ("tile.move", "a tile moved to Vec; transpose=True (matmul dtypes): an L1 [16, 32] "
+                   "tile moved into Right as [32, 16]"), ("tile.reshape", "[32, 32] read as [64, 16], row-major"),
                   ("tile.transpose", "[16, 32] -> [32, 16]"),
                   ("tile.reinterpret_view", "the same bytes read as an integer type of another width")):
     entry(_op, ALL, (lambda o: lambda dt: _view_case(dt, o))(_op), f"bytes: {_doc}")
@@ -1066,6 +1085,22 @@ def _tensor_read_cases(dt):
 
 entry("tensor.write", ALL, _tensor_write_cases, "bytes: one GM element [3, 5] set, the others kept")
 entry("tensor.read", ALL, _tensor_read_cases, "bytes: the GM element [3, 5] read into a scalar and broadcast")
+
+
+def _dump_tag_cases(dt):
+    a = pattern(dt, (16, 32), 6)
+    t = _ty(a.shape, a.dtype)
+    src = ("import tilefold.language as pl\n\n\n@pl.jit\n"
+           f"def k(a0: {t}, out: pl.Out[{t}]):\n"
+           "    pl.dump_tag(a0)\n"
+           "    with pl.at(level=pl.Level.CORE_GROUP, dumps=[out]):\n"
+           "        pl.store(pl.load(a0, [0, 0], [16, 32]), [0, 0], out)\n"
+           "    return out\n")
+    return [Case("tensor.dump_tag", src, {"a0": a}, {"out": a.copy()}, BYTES)]
+
+
+entry("tensor.dump_tag", ALL, _dump_tag_cases, "bytes: a tagged tensor (and a dumps= one) copied unchanged: a mark "
+      "changes no value (tests/jit/test_dump_tag.py checks the dumps themselves)")
 
 
 def _tensor_slice_cases(dt):

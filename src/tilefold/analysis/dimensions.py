@@ -363,7 +363,8 @@ class DimensionAnalyzer:
         elif kind is OpKind.LOAD:
             src = call.args[0] if call.args else None
             if r_rank is not None and isinstance(src, Var) and self.ranks.get(src) == r_rank:
-                joins += [((result, i), (src, i), "load window") for i in range(r_rank)]
+                flip = r_rank == 2 and bool(call.kwarg("transpose"))  # a transposed load: tile axis i is GM 1 - i
+                joins += [((result, i), (src, 1 - i if flip else i), "load window") for i in range(r_rank)]
         elif kind is OpKind.STORE:
             tile = call.args[0] if call.args else None
             out = call.args[2] if len(call.args) > 2 else None
@@ -395,7 +396,8 @@ class DimensionAnalyzer:
         elif kind is OpKind.COPY:
             src = call.args[0] if call.args else None
             if r_rank is not None and isinstance(src, Var) and self.ranks.get(src) == r_rank:
-                joins += [((result, i), (src, i), f"{name} copy window") for i in range(r_rank)]
+                flip = r_rank == 2 and bool(call.kwarg("transpose"))  # a transposed move swaps the axes
+                joins += [((result, i), (src, 1 - i if flip else i), f"{name} copy window") for i in range(r_rank)]
         elif kind is OpKind.CUSTOM:
             self._custom(result, call, joins, marks)
         elif kind in (OpKind.CREATE, OpKind.INDEX):

@@ -64,13 +64,18 @@ def is_nz(space: MemorySpace) -> bool:
 
 
 def storage_bytes(t: TileType, space: MemorySpace, target: Target, what: str = "tile") -> int:
-    """Bytes a dense tile of type ``t`` occupies in ``space`` (Acc pads to whole NZ fractals)."""
+    """Bytes a dense tile of type ``t`` occupies in ``space`` (Acc pads to whole NZ fractals; FP4 packs two
+    elements per byte, and refuses a row that would end mid-byte)."""
     rows, cols = tile_2d(static_dims(t, what))
-    isz = t.dtype.itemsize
+    if t.dtype.packed and cols % 2:
+        raise NotSupportedError(f"{what}: an {t.dtype.name} tile row of {cols} elements ends mid-byte ({t.dtype.name} "
+                                f"packs {8 // t.dtype.storage_bits} elements per byte)",
+                                hint="give FP4 tiles an even innermost extent: load or create an even-width window "
+                                     "(valid_shapes can mark the columns that hold data)")
     if is_nz(space):
         fr, fc = target.acc_fractal
-        return ceil_to(rows, fr) * ceil_to(cols, fc) * isz
-    return rows * cols * isz
+        return t.dtype.nbytes(ceil_to(rows, fr) * ceil_to(cols, fc))
+    return t.dtype.nbytes(rows * cols)
 
 
 def dense_pitch(t: TileType, space: MemorySpace, target: Target) -> int:
@@ -83,7 +88,10 @@ def dense_pitch(t: TileType, space: MemorySpace, target: Target) -> int:
 
 def element_offset_bytes(row: Expr, col: Expr, pitch: int, dtype: DataType, space: MemorySpace,
                          target: Target) -> Expr:
-    """Byte offset of element (row, col) in a tile with the given pitch, as a folded expression."""
+    """Byte offset of element (row, col) in a tile with the given pitch, as a folded expression (FP4: half a byte
+    per element; an odd element offset, mid-byte, is refused by codegen and the simulator)."""
+    if dtype.packed:
+        return floordiv(mul(add(mul(row, pitch), col), dtype.storage_bits), 8)
     isz = dtype.itemsize
     if is_nz(space):
         fr, fc = target.acc_fractal

@@ -638,7 +638,8 @@ class FunctionCodegen:
         view = getattr(var.type, "tile_view", None)  # a partial valid shape: the DMA moves that region only
         valid = tuple(self.sexpr(e) for e in call.args[3].elements) \
             if len(call.args) > 3 and view is not None and view.valid_shape is not None else ()
-        out.append(TLoad(dst, self.tensor(call.args[0]), offsets, window, valid))  # type: ignore[arg-type]
+        out.append(TLoad(dst, self.tensor(call.args[0]), offsets, window, valid,  # type: ignore[arg-type]
+                         transpose=bool(call.kwarg("transpose"))))
         return ()
 
     def store(self, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
@@ -664,7 +665,7 @@ class FunctionCodegen:
             row, col = self.sexpr(call.args[1]), self.sexpr(call.args[2])
         else:
             row = col = SConst(0)
-        out.append(TExtract(dst, src, row, col, opcode=op.pto or "textract"))
+        out.append(TExtract(dst, src, row, col, opcode=op.pto or "textract", transpose=bool(call.kwarg("transpose"))))
         return ()
 
     def create(self, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
@@ -989,6 +990,13 @@ def _var_name(e: Expr) -> str:
 
 
 def _element_bytes(h: _Handle, row: int, col: int, target: Target) -> int:
+    if h.dtype.packed:  # FP4, two per byte: an element at an odd position starts mid-byte
+        index = row * h.pitch + col
+        if h.layout != "ND" or (index * h.dtype.storage_bits) % 8:
+            raise NotSupportedError(f"a view of an {h.dtype.name} tile at element ({row}, {col}) starts mid-byte "
+                                    f"({h.dtype.name} packs two elements per byte)",
+                                    hint="slice FP4 tiles at even column offsets")
+        return h.dtype.nbytes(index)
     isz = h.dtype.itemsize
     if h.layout == "NZ":
         fr, fc = target.acc_fractal
@@ -1072,6 +1080,8 @@ class _OrchestrationLowering:
         self.created: list[TensorParam] = []
         self.returns: tuple[tuple[str, str], ...] = ()
         self.host: list[Any] = []  # scalar steps since the last launch
+        self.dump_tags: list[str] = []  # GM tensors pl.dump_tag marked so far (dumped by every later launch)
+        self.next_dumps: list[str] = []  # dumps=[...] of the next launch only
 
     def run(self) -> _Orchestration:
         for s in self.fn.body.stmts if isinstance(self.fn.body, SeqStmts) else (self.fn.body,):
@@ -1099,6 +1109,8 @@ class _OrchestrationLowering:
                 tensor_of[s.var] = results[src][s.value.index]
         elif isinstance(s, AssignStmt) and isinstance(s.value, Var) and s.value in tensor_of:
             tensor_of[s.var] = tensor_of[s.value]
+        elif isinstance(s, EvalStmt) and isinstance(s.expr, Call) and s.expr.op_name == "tensor.dump_tag":
+            self.dump_tag(s.expr)
         elif isinstance(s, EvalStmt) and isinstance(s.expr, Call):
             self.launch(s.expr)
         elif isinstance(s, ReturnStmt):
@@ -1194,10 +1206,26 @@ class _OrchestrationLowering:
                                     f"{call.op_name}", span=call.span if call.span.line else None)
         k = kernels[call.op.name]
         binds = [(pname, self.argument(k, a)) for pname, a in zip(k.params, call.args, strict=False)]
-        self.launches.append(Launch(k.name, tuple(binds), tuple(self.host)))
+        gm = {v for _p, v in binds if isinstance(v, str)}
+        dumps = tuple(dict.fromkeys(t for t in (*self.dump_tags, *self.next_dumps) if t in gm))
+        self.launches.append(Launch(k.name, tuple(binds), tuple(self.host), dumps))
         self.host.clear()
+        self.next_dumps.clear()
         bound = dict(binds)
         return tuple(bound[r] for r in k.returns if isinstance(bound.get(r), str))
+
+    def dump_tag(self, call: Call) -> None:
+        """``tensor.dump_tag(t)``: the GM tensor ``t`` names is dumped by the launches binding it, from here on (or,
+        ``next_launch=True``, by the next launch only)."""
+        a = call.args[0]
+        gm = self.tensor_of.get(a) if isinstance(a, Var) else None
+        if gm is None and isinstance(a, Var) and self.results.get(a):
+            gm = self.results[a][0]
+        if gm is None:
+            raise NotSupportedError(f"orchestration {self.fn.name!r}: pl.dump_tag of {a!r}, which names no GM tensor",
+                                    span=call.span if call.span.line else None,
+                                    hint="tag a tensor parameter, a pl.create_tensor result or a kernel's result")
+        (self.next_dumps if call.kwarg("next_launch") else self.dump_tags).append(gm)
 
     def argument(self, k: PTOKernel, a: Expr) -> str | SExpr:
         if isinstance(a, Var) and a in self.tensor_of:

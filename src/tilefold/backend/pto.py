@@ -101,7 +101,7 @@ class Buffer:
 
     @property
     def nbytes(self) -> int:
-        return self.shape[0] * self.shape[1] * self.dtype.itemsize
+        return self.dtype.nbytes(self.shape[0] * self.shape[1])
 
     def describe(self) -> str:
         r, c = self.shape
@@ -148,10 +148,13 @@ class TLoad(Instr):
     offsets: tuple[SExpr, ...]
     window: tuple[int, ...] = ()  # N-D extents of the GM window (folds into the tile's [rows, cols])
     valid: tuple[SExpr, ...] = ()  # the loaded tile's valid [rows, cols] when not the whole tile: moved alone
+    #: the [r, c] window read through a DN view of the tensor (shape and strides swapped): the [c, r] tile
+    transpose: bool = False
 
     def text(self) -> str:
         valid = f" valid{_offs(self.valid)}" if self.valid else ""
-        return f"tload %{self.dst}, @{self.tensor}{_offs(self.offsets)}{valid}"
+        trans = " dn" if self.transpose else ""
+        return f"tload %{self.dst}, @{self.tensor}{_offs(self.offsets)}{valid}{trans}"
 
 
 @dataclass(frozen=True)
@@ -208,10 +211,12 @@ class TExtract(Instr):
     col: SExpr
     materialize: bool = False
     opcode: str = "textract"
+    transpose: bool = False  # the window of dst's transposed shape lands transposed (a Mat -> Left / Right tmov)
 
     def text(self) -> str:
         tag = "  ; materialize subview" if self.materialize else ""
-        return f"{self.opcode} %{self.dst}, %{self.src}[{self.row}, {self.col}]{tag}"
+        trans = ", transpose" if self.transpose else ""
+        return f"{self.opcode} %{self.dst}, %{self.src}[{self.row}, {self.col}]{trans}{tag}"
 
 
 @dataclass(frozen=True)
@@ -560,6 +565,9 @@ class Launch:
     # the orchestration's scalar code before this launch, in order: ``(register, SExpr)`` assignments and
     # ``HostRead`` element reads of GM tensors (``pl.tensor.read`` on the orchestration side)
     host: tuple[Any, ...] = ()
+    #: GM tensors bound by this launch that ``pl.dump_tag`` / ``dumps=`` marked: dumped before and after it when
+    #: the run asks for dumps (``RunConfig(enable_dump_args=1)``, runtime/dfx.py)
+    dumps: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -604,7 +612,8 @@ class PTOProgram:
                 for step in launch.host:
                     lines.append(f"  {step.text()}" if isinstance(step, HostRead) else f"  ${step[0]} = {step[1]}")
                 binds = ", ".join(f"{k}=@{v}" if isinstance(v, str) else f"{k}={v}" for k, v in launch.bindings)
-                lines.append(f"  launch @{launch.kernel}({binds})")
+                dumps = f" dump[{', '.join('@' + d for d in launch.dumps)}]" if launch.dumps else ""
+                lines.append(f"  launch @{launch.kernel}({binds}){dumps}")
             for out_name, tensor in self.entry_returns:
                 lines.append(f"  return @{tensor} as {out_name}")
             lines.append("}")

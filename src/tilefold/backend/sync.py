@@ -96,6 +96,8 @@ def buffer_extent(b: Buffer) -> int:
     """Bytes from a buffer's base to one past the last byte any element of it can occupy."""
     rows, cols = b.shape
     isz = b.dtype.itemsize
+    if b.dtype.packed:  # FP4: ND rows of whole bytes
+        return b.dtype.nbytes(rows * max(b.pitch, cols))
     if b.layout == "NZ":
         return -(-cols // 16) * max(b.pitch, rows) * 16 * isz
     if b.layout == "DN":
@@ -131,8 +133,8 @@ class _Intervals:
             b = self.buffers.get(d.src)
             if b is not None and b.layout == "ND" and d.layout is None and d.dtype is None:
                 pitch = d.pitch if d.pitch is not None else b.pitch
-                start = b.address + (int(d.row.value) * b.pitch + int(d.col.value)) * b.dtype.itemsize
-                lo, hi = start, start + d.shape[0] * max(pitch, d.shape[1]) * b.dtype.itemsize
+                start = b.address + b.dtype.nbytes(int(d.row.value) * b.pitch + int(d.col.value))
+                lo, hi = start, start + b.dtype.nbytes(d.shape[0] * max(pitch, d.shape[1]))
         old = self.span.get(d.dst)
         new = (space, lo, hi) if old is None else (space, min(old[1], lo), max(old[2], hi))
         if new != old:

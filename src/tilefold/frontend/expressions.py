@@ -460,6 +460,9 @@ class ExpressionsMixin:
                 from tilefold.errors import NotSupportedError
                 from tilefold.ops.catalog_ops import UNSUPPORTED
 
+                if name == "dump_tag":
+                    raise self.error(node, "pl.dump_tag is a statement: it has no value",
+                                     hint="write pl.dump_tag(t) on a line of its own in orchestration code")
                 if name in UNSUPPORTED:  # a PyPTO catalog operator tilefold refuses, with the reason
                     raise NotSupportedError(f"pl.{name}: {UNSUPPORTED[name]}", span=self.span(node),
                                             hint="see docs/ops.md (PyPTO catalog coverage) for what is modelled")

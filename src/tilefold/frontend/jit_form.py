@@ -323,6 +323,7 @@ class JitParser(Parser):
         jit_scopes.forget_scope_locals(self, before)
         jit_scopes.check_no_dep_args(self, s, attrs, body)
         jit_scopes.bind_task_id(self, s, attrs)
+        out.extend(jit_scopes.scope_dumps(self, s, attrs, body))
         out.append(ScopeStmt(level, SeqStmts(tuple(body)), attrs=tuple(attrs.items()), span=self.span(s)))
 
     # ------------------------------------------------------------------ expressions

@@ -26,7 +26,7 @@ from tilefold.ir.visitor import collect_uses
 
 #: pl.SplitMode member -> what TileAndBindSubBlock halves (UP_DOWN: rows, LEFT_RIGHT: columns, NONE: nothing)
 SPLIT_MODES = ("UP_DOWN", "LEFT_RIGHT", "NONE")
-AT_OPTIONS = ("level", "name_hint", "optimizations", "deps", "no_dep_args", "allow_early_resolve")
+AT_OPTIONS = ("level", "name_hint", "optimizations", "deps", "no_dep_args", "dumps", "allow_early_resolve")
 #: scope attributes that describe the outlined kernel (carried onto the InCore function)
 KERNEL_ATTRS = ("sub_block_split", "cross_core_slot", "block_dim", "task_key", "deps")
 
@@ -178,6 +178,10 @@ def at_options(p: Any, call: ast.Call) -> tuple[str, dict[str, Any]]:
             attrs["deps"] = deps_option(p, kw.value)
         elif kw.arg == "no_dep_args":
             attrs["no_dep_args"] = _no_dep_args(p, kw.value)
+        elif kw.arg == "dumps":  # taken out again by scope_dumps: statements before the scope, not an attribute
+            from tilefold.frontend.dump_tags import dumps_option
+
+            attrs["dumps"] = (kw.value, dumps_option(p, kw.value, "pl.at"))
         elif kw.arg == "allow_early_resolve":
             attrs["allow_early_resolve"] = _bool_literal(p, kw.value, "allow_early_resolve")  # timing only
         elif kw.arg == "role":
@@ -232,6 +236,23 @@ def forget_scope_locals(p: Any, before: set[str]) -> None:
             del p.env[name]
             p.depth_of.pop(name, None)
             gone.add(name)
+
+
+def scope_dumps(p: Any, s: ast.With, attrs: dict[str, Any], body: list[Stmt]) -> list[Stmt]:
+    """``dumps=[...]`` of a scope (popped from ``attrs``): the marks of its one task, placed just before it; each
+    tensor named must be one the scope reads or writes."""
+    if "dumps" not in attrs:
+        return []
+    from tilefold.frontend.dump_tags import next_launch_tags
+
+    node, tensors = attrs.pop("dumps")
+    used = set(collect_uses(SeqStmts(tuple(body))))
+    for e, v in zip(node.elts, tensors, strict=True):
+        if v not in used:
+            raise p.error(e, f"dumps= names {v.name!r}, which this scope does not touch",
+                          hint="list only tensors the scope reads or writes (pl.dump_tag(t) marks a tensor for "
+                               "every later task)")
+    return next_launch_tags(p, tensors, node)
 
 
 def check_no_dep_args(p: Any, s: ast.With, attrs: dict[str, Any], body: list[Stmt]) -> None:

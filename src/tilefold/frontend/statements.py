@@ -676,6 +676,13 @@ class StatementsMixin:
         if self._is_pl_call(v, "static_print") or self._is_pl_call(v, "static_assert"):
             self._static_directive(v)
             return
+        if self._is_pl_call(v, "dump_tag") or (isinstance(v.func, ast.Attribute) and v.func.attr == "dump_tag"
+                                                and isinstance(v.func.value, ast.Attribute)
+                                                and v.func.value.attr == "tensor" and self._is_pl(v.func.value.value)):
+            from tilefold.frontend.dump_tags import dump_tag_stmt
+
+            dump_tag_stmt(self, v, out)
+            return
         from tilefold.ops.catalog_ops import IN_PLACE_SPELLINGS
 
         at = IN_PLACE_SPELLINGS.get(getattr(v.func, "attr", ""))
@@ -711,6 +718,11 @@ class StatementsMixin:
                                   + (", core_num=4)" if what == "spmd_submit" else ")"))
         launch = ast.copy_location(ast.Call(func=call.args[0], args=list(call.args[1:]), keywords=[]), call)
         results = target.elts[:-1]
+        dumps = next((kw for kw in call.keywords if kw.arg == "dumps"), None)
+        if dumps is not None:  # dumps=[...]: the tensors this one task dumps (frontend/dump_tags.py)
+            from tilefold.frontend.dump_tags import dumps_option, next_launch_tags
+
+            out.extend(next_launch_tags(self, dumps_option(self, dumps.value, f"pl.{what}"), dumps.value))
         marker = len(out)
         if len(results) == 1:
             self._assign(results[0], results[0].id, launch, None, out, s)  # type: ignore[attr-defined]
@@ -840,6 +852,7 @@ class StatementsMixin:
         finally:
             self._in_at_scope = False
         jit_scopes.bind_task_id(self, s, attrs)
+        out.extend(jit_scopes.scope_dumps(self, s, attrs, body))
         out.append(ScopeStmt(level, SeqStmts(tuple(body)), attrs=tuple(attrs.items()), span=self.span(s)))
 
     def _assign(self, target: ast.AST, name: str, value_node: ast.expr, ann_node: ast.expr | None,

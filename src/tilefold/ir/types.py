@@ -34,7 +34,7 @@ class DataType(enum.Enum):
     FP8E4M3FN = ("FP8E4M3", 8, "f")  # PyPTO's spelling: an alias of FP8E4M3 (E4M3, finite-or-NaN)
     FP8E5M2 = ("FP8E5M2", 8, "f")
     FP8E8M0 = ("FP8E8M0", 8, "f")  # the MX block-scale exponent (2**(e - 127), 0xFF is NaN)
-    FP4 = ("FP4", 4, "f")  # MXFP4 E2M1; stored one element per byte (PyPTO packs two per byte)
+    FP4 = ("FP4", 4, "f")  # MXFP4 E2M1; stored two elements per byte, as PyPTO packs it (``storage_bits``)
     FP16 = ("FP16", 16, "f")
     BF16 = ("BF16", 16, "f")
     FP32 = ("FP32", 32, "f")
@@ -47,12 +47,25 @@ class DataType(enum.Enum):
 
     @property
     def storage_bits(self) -> int:
-        """Bits one element occupies in memory (sub-byte types are stored padded to a byte)."""
-        return max(self.value[1], 8)
+        """Bits one element occupies in memory, GM and on chip: the one fact of element sizes. FP4 is packed two per
+        byte (element ``2j`` in the low nibble, ``2j + 1`` in the high one), as PyPTO stores it; the other sub-byte
+        type, INT4, is stored padded to a byte. Sizes of many elements come from ``nbytes``."""
+        return 4 if self is DataType.FP4 else max(self.value[1], 8)
+
+    @property
+    def packed(self) -> bool:
+        """Several elements share a byte (FP4): an on-chip row must hold a whole number of bytes."""
+        return self.storage_bits < 8
+
+    def nbytes(self, count: int) -> int:
+        """Bytes ``count`` elements occupy (FP4: half a byte each, rounded up to whole bytes)."""
+        return -(-count * self.storage_bits // 8)
 
     @property
     def itemsize(self) -> int:
-        return self.storage_bits // 8
+        """Bytes of one element, at least one (an FP4 element alone still takes a byte); a run of elements takes
+        ``nbytes(count)``."""
+        return max(self.storage_bits, 8) // 8
 
     def get_byte(self) -> int:
         """PyPTO's byte-addressable element size, rounded up to one byte (``pl.FP32.get_byte() == 4``; a 4-bit
@@ -353,7 +366,7 @@ class TileType(_ShapedType):
         count = 1
         for extent in shape:
             count *= extent
-        return count * self.dtype.itemsize
+        return self.dtype.nbytes(count)
 
 
 def static_shape(shape: tuple[Expr, ...]) -> tuple[int, ...] | None:

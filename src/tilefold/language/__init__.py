@@ -154,12 +154,12 @@ def parse(text: str, filename: str = "<string>", *, program_name: str | None = N
     ``JITFunction.parse`` gives it, ``pl.at`` scopes and tensor-level ops included (``compile`` outlines and
     lowers them: ``passes.pipeline.pipeline_for``)."""
     from tilefold.frontend.parse_base import parse_python
-    from tilefold.runtime.jit import jit_functions, parse_jit_text
+    from tilefold.runtime.jit import has_jit_entry, parse_jit_text
 
     tree = None
     if "jit" in text and "@pl.program" not in text:  # a jit entry is spelt pl.jit: skip a second ast.parse else
         tree = parse_python(text, filename)
-    if tree is not None and jit_functions(tree):
+    if tree is not None and has_jit_entry(tree):
         return parse_jit_text(text, filename, program_name, tree=tree)
     return Parser(text, filename).parse_module(program_name)
 

@@ -64,7 +64,6 @@ IN_PLACE_SPELLINGS = {"fillpad_inplace": 0}
 #: with it). Composite operators PyPTO's users write themselves (SiLU = x * sigmoid(x) from neg / exp / adds /
 #: recip / mul, GELU, softmax from row_max / row_expand_sub / exp / row_sum / row_expand_div) need no entry.
 UNSUPPORTED = {
-    "dump_tag": "selective tensor dumps have no meaning on the simulator",
 }
 
 

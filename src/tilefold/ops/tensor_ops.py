@@ -479,3 +479,22 @@ register_op(OpDef("tensor.write", (Param("tensor", ParamKind.TENSOR), Param("ind
                                                           "(store tiles with pl.store)")),
                   _infer_write, OpKind.ELEMENT_WRITE, Unit.SCALAR, NO_MEM, golden=_golden_write, pto="swrite",
                   cost="scalar"))
+
+
+# ------------------------------------------------------------------------------------------------
+# dump marker: PyPTO's pl.dump_tag(t) (and dumps=[...] on pl.at / pl.submit), an orchestration statement
+# ------------------------------------------------------------------------------------------------
+
+
+def _infer_dump_tag(args, attrs) -> Type:
+    t = _tensor("tensor.dump_tag", args, 0, "tensor")
+    return TensorType(t.shape, t.dtype)
+
+
+#: ``tensor.dump_tag(t)``: from here on, every kernel launch binding ``t``'s GM tensor dumps its values before and
+#: after the launch when the run asks for dumps (``RunConfig(enable_dump_args=1)``, runtime/dfx.py);
+#: ``next_launch=True`` (``dumps=[t]`` on one ``pl.at`` / ``pl.submit``): the next launch only. Values are never
+#: changed (golden: the identity) and the simulated time is not either (the host reads GM between launches).
+register_op(OpDef("tensor.dump_tag",
+                  (Param("tensor", ParamKind.TENSOR), Param("next_launch", ParamKind.ATTR, required=False)),
+                  _infer_dump_tag, OpKind.OTHER, Unit.SCALAR, NO_MEM, golden=lambda a, k: a[0], cost="none"))

@@ -250,12 +250,33 @@ def _infer_load(args, attrs) -> Type:
     # declares a window past the tensor's end); a dynamic valid extent is left to the device
     _check_gm_window(op, tt, offsets, valid if valid is not None else shapes, "load")
     mem = attrs.get("target_memory") or MemorySpace.Vec
+    if attrs.get("transpose"):
+        return _transposed_load_type(op, tt, tuple(shapes), mem, valid)
     if attrs.get("flatten") and len(shapes) > 2:
         return TileType(_flat_2d(op, tuple(shapes)), tt.dtype, mem)
     if valid is not None:
         return TileType(tuple(shapes), tt.dtype, mem, None,
                         canonical_tile_view(tuple(shapes), mem, TileView(valid_shape=valid)))
     return TileType(tuple(shapes), tt.dtype, mem)
+
+
+def _transposed_load_type(op: str, tt: TensorType, shapes: tuple[Expr, ...], mem: MemorySpace,
+                          valid: tuple[Expr, ...] | None) -> Type:
+    """``transpose=True``: the [r, c] GM window lands in L1 as the [c, r] tile (GM row i is tile column i). The
+    DMA realises it by reading the window through a DN (column-major) view of the tensor, dev/10's DN -> NZ
+    ``tload``: so only a Mat destination, only a 2-D window, and (as PyPTO's gather_row) no valid shape."""
+    if mem is not MemorySpace.Mat:
+        raise _fail(op, f"transpose=True loads into Mat (L1) only, not {mem.name}",
+                    "load into L1 for a matmul operand: pl.load(x, offs, shapes, target_memory=pl.Mem.Mat, "
+                    "transpose=True); for a transposed Vec tile load it as it is, then pl.transpose(t, 0, 1)")
+    if len(shapes) != 2:
+        raise _fail(op, f"transpose=True needs a 2-D window, got rank {len(shapes)}",
+                    "load a 2-D window of the tensor (a rank-2 tensor, or slice a rank-2 view first)")
+    if valid is not None:
+        raise _fail(op, "transpose=True with valid_shapes is not supported (a run-time column extent of a "
+                        "transposed L1 tile)", "load the whole window transposed, or load it straight with "
+                        "valid_shapes and use pl.matmul(..., b_trans=True)")
+    return TileType((shapes[1], shapes[0]), tt.dtype, mem)
 
 
 def _flat_2d(op: str, shape: tuple[Expr, ...]) -> tuple[Expr, ...]:
@@ -272,17 +293,18 @@ def _flat_2d(op: str, shape: tuple[Expr, ...]) -> tuple[Expr, ...]:
 def _golden_load(a, k):
     if len(a) > 3 and a[3] is not None:
         return _golden_valid_load(a[0], a[1], a[2], a[3])
-    win = _window(a[0], a[1], a[2]).copy()
+    win = _window(a[0], a[1], a[2])
+    if k.get("transpose"):
+        return np.ascontiguousarray(win.T)
+    win = win.copy()
     if k.get("flatten") and win.ndim > 2:
         win = win.reshape(-1, win.shape[-1])
     return win
 
 
-#: ``transpose=`` on load / move: PyPTO's references give no semantics for a transposing DMA of a whole tile (only
-#: gather_row's ZN placement, dev/10), so it is a located NotSupportedError rather than a guess
-_NO_TRANSPOSE = ("a transposing load / move is not modelled: PyPTO's references do not define its layout semantics",
-                 "load or move the tile as it is, then transpose it: pl.transpose(t, 0, 1) (a Vec copy) or "
-                 "pl.tile.transpose_view for a matmul operand (pl.matmul(..., a_trans=True / b_trans=True))")
+#: ``transpose=`` on a move: the transposed copy is the cube's L1 -> L0 path (a Mat tile into Left / Right, the
+#: layout a transposed matmul operand takes); elsewhere there is no transposing copy to model
+_MOVE_TRANSPOSE_PATHS = {(MemorySpace.Mat, MemorySpace.Left), (MemorySpace.Mat, MemorySpace.Right)}
 
 
 register_op(OpDef(
@@ -291,12 +313,14 @@ register_op(OpDef(
                   # that a dynamic extent stays in the use-def chain); the rest of the tile is undefined
                   Param("valid_shapes", TUP, required=False),
                   Param("target_memory", A, MemorySpace.Vec),
+                  # the [r, c] window lands as the [c, r] tile (Mat only: a DN-strided view load, dev/10)
+                  Param("transpose", A, required=False),
                   # set by FlattenTileNdTo2D: the N-D window is laid out as the 2-D tile [prod(leading), last]
                   Param("flatten", A, required=False)),
     _infer_load, OpKind.LOAD, Unit.DMA, MemoryRule(MemoryRuleKind.KWARG, MemorySpace.Vec),
     golden=_golden_load, pto="tload", cost="dma",
-    # PyPTO's tutorials spell it valid_shape=; transpose= has no semantics in our references (refused, located)
-    extra={"keyword_aliases": {"valid_shape": "valid_shapes"}, "refused_keywords": {"transpose": _NO_TRANSPOSE}},
+    # PyPTO's tutorials spell it valid_shape=
+    extra={"keyword_aliases": {"valid_shape": "valid_shapes"}},
 ))
 
 
@@ -514,14 +538,30 @@ def _infer_move(args, attrs) -> Type:
         raise _fail("tile.move", "missing target_memory=",
                     "add target_memory=pl.Mem.<space> naming where the copy goes, e.g. target_memory=pl.Mem.Left")
     view = _valid_view(src)  # a copy of a partial tile is as partial: its padding is as undefined
+    if attrs.get("transpose"):
+        if (src.memory_space, mem) not in _MOVE_TRANSPOSE_PATHS or src.rank != 2:
+            where = src.memory_space.name if src.memory_space else "an unplaced space"
+            raise _fail("tile.move", f"transpose=True moves a 2-D Mat tile into Left or Right only (here {where} "
+                                     f"-> {mem.name}, rank {src.rank})",
+                        "transpose in L1 -> L0 for a matmul operand (pl.move(t, target_memory=pl.Mem.Right, "
+                        "transpose=True)); on Vec use pl.transpose(t, 0, 1)")
+        if view is not None:
+            raise _fail("tile.move", "transpose=True of a tile with a valid shape smaller than its shape",
+                        "fill the padding first (pl.tile.fillpad), or move the whole tile")
+        return TileType((src.shape[1], src.shape[0]), src.dtype, mem)
     return TileType(src.shape, src.dtype, mem, None, canonical_tile_view(src.shape, mem, view) if view else None)
 
 
+def _golden_move(a, k):
+    return np.ascontiguousarray(np.swapaxes(a[0], -1, -2)) if k.get("transpose") else np.array(a[0], copy=True)
+
+
 register_op(OpDef(
-    "tile.move", (Param("tile", T), Param("target_memory", A)),
+    "tile.move", (Param("tile", T), Param("target_memory", A),
+                  # Mat -> Left / Right: the [r, c] tile lands as the [c, r] one (the L1 -> L0 transposing copy)
+                  Param("transpose", A, required=False)),
     _infer_move, OpKind.COPY, Unit.DMA, MemoryRule(MemoryRuleKind.KWARG), not_inplace_safe=True,
-    golden=lambda a, k: np.array(a[0], copy=True), pto="tmov", cost="copy",
-    extra={"refused_keywords": {"transpose": _NO_TRANSPOSE}},
+    golden=_golden_move, pto="tmov", cost="copy",
 ))
 
 
@@ -588,6 +628,9 @@ def _infer_reinterpret_view(args, attrs) -> Type:
     if not isinstance(last, ConstInt):
         raise _fail(op, "the last extent must be static to reinterpret the dtype",
                     "give the tile a constant last extent (load or slice it with an integer width)")
+    if src.dtype.packed or dtype.packed:  # numpy (golden) holds one FP4 per byte: its bytes are not the chip's
+        raise _fail(op, "reinterpreting FP4 (two elements per byte) is not supported",
+                    "convert with pl.cast instead (FP4 <-> FP8E4M3FN / FP16 / FP32 are exact widenings)")
     bits = last.value * src.dtype.storage_bits
     if bits % dtype.storage_bits:
         raise _fail(op, f"a row of {bits} bits is not a whole number of {dtype.name} elements",

@@ -323,7 +323,7 @@ class _Inferer:
         if mem is Mem.Acc:  # NZ layout: whole fractals
             fr, fc = self.target.acc_fractal
             rows, cols = -(-rows // fr) * fr, -(-cols // fc) * fc
-        need = rows * cols * tt.dtype.itemsize
+        need = tt.dtype.nbytes(rows * cols)
         try:
             capacity = self.target.capacity(mem)
         except NotSupportedError:

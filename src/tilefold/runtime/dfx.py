@@ -9,8 +9,12 @@
 - ``enable_chip_swimlane`` -> ``chip_swimlane_records.json``: the simulator's per-unit, per-pipe timeline as a
   Chrome trace / Perfetto file (``tilefold.sim.trace.chrome_trace``).
 - ``enable_pmu`` -> ``pmu.csv``: busy cycles and utilisation of every pipe of every unit, and the kernel time.
-- ``enable_dump_args=2`` -> ``args_dump/<name>.in.npy`` / ``<name>.out.npy``: the entry's tensor arguments
-  before and after the run (level 1 dumps ``pl.dump_tag`` tensors, which tilefold does not support: nothing).
+- ``enable_dump_args=1|2`` -> ``args_dump/``: per task (kernel launch, numbered in program order) the values of
+  its tensors before and after it, ``task<NNN>_<kernel>/<tensor>.before.npy`` / ``.after.npy``, listed in
+  ``args_dump/index.json`` (``write_arg_dumps``; ``load_arg_dumps`` reads them back with their dtypes). Level 1:
+  the tensors ``pl.dump_tag(t)`` marked (every later launch binding them) and the ``dumps=[...]`` of a ``pl.at`` /
+  ``pl.submit`` (that task only); level 2: every tensor of every task, plus the entry's tensor arguments before and
+  after the whole run, ``args_dump/<name>.in.npy`` / ``<name>.out.npy``.
 - ``enable_scope_stats`` writes nothing: tilefold has no runtime rings to measure.
 """
 
@@ -120,14 +124,64 @@ def write_dfx(config: Any, compiled: Any, sim: Any, dump_inputs: dict[str, np.nd
         write_trace(sim, root / "chip_swimlane_records.json")
     if rt.get("enable_pmu"):
         write_pmu(sim, root / "pmu.csv")
-    if rt.get("enable_dump_args") == 2:
-        dump = root / "args_dump"
-        dump.mkdir(exist_ok=True)
-        for name, arr in (dump_inputs or {}).items():
-            np.save(dump / f"{name}.in.npy", arr)
-        for name, arr in sim.outputs.items():
-            np.save(dump / f"{name}.out.npy", np.asarray(arr))
+    level = rt.get("enable_dump_args")
+    if level in (1, 2):
+        dump = write_arg_dumps(sim, root / "args_dump", level)
+        if level == 2:
+            for name, arr in (dump_inputs or {}).items():
+                np.save(dump / f"{name}.in.npy", arr)
+            for name, arr in sim.outputs.items():
+                np.save(dump / f"{name}.out.npy", np.asarray(arr))
     return root
 
 
-__all__ = ["task_graph", "work_dir", "write_dfx", "write_pmu"]
+#: what ``args_dump/index.json`` says of itself
+DUMP_FORMAT = ("one record per dumped tensor per task (kernel launch, in program order): 'before' / 'after' are "
+               ".npy files (relative to this directory) of its values before and after the task; 'dtype' is the "
+               "tilefold dtype, 'numpy_dtype' the numpy one (bfloat16 / float8 files hold raw bytes: view them as "
+               "ml_dtypes.<numpy_dtype>, or read them with tilefold.runtime.dfx.load_arg_dumps)")
+
+
+def write_arg_dumps(sim: Any, directory: Path, level: int) -> Path:
+    """Write ``sim.dumps`` (``simulate(..., dump_level=level)``) as ``.npy`` files and ``index.json``."""
+    from tilefold.ir.types import dtype_from_numpy
+
+    directory.mkdir(parents=True, exist_ok=True)
+    records = []
+    for r in getattr(sim, "dumps", ()):
+        task_dir = f"task{r['task']:03d}_{r['kernel']}"
+        (directory / task_dir).mkdir(exist_ok=True)
+        entry = {k: r[k] for k in ("task", "kernel", "tensor", "param", "direction")}
+        arr = r["before"]
+        dt = dtype_from_numpy(arr.dtype)
+        entry.update(shape=list(arr.shape), dtype=dt.name if dt is not None else str(arr.dtype),
+                     numpy_dtype=str(arr.dtype))
+        for when in ("before", "after"):
+            rel = f"{task_dir}/{r['tensor']}.{when}.npy"
+            np.save(directory / rel, r[when])
+            entry[when] = rel
+        records.append(entry)
+    index = {"level": level, "tensors": "tagged (pl.dump_tag / dumps=)" if level == 1 else "every task argument",
+             "format": DUMP_FORMAT, "records": records}
+    (directory / "index.json").write_text(json.dumps(index, indent=1))
+    return directory
+
+
+def load_arg_dumps(directory: str | Path) -> list[dict[str, Any]]:
+    """The records of an ``args_dump`` directory, with ``before`` / ``after`` loaded as arrays of their dtype."""
+    from tilefold.ir.types import DataType
+
+    directory = Path(directory)
+    index = json.loads((directory / "index.json").read_text())
+    out = []
+    for r in index["records"]:
+        r = dict(r)
+        np_dtype = DataType[r["dtype"]].np_dtype if r["dtype"] in DataType.__members__ else np.dtype(r["numpy_dtype"])
+        for when in ("before", "after"):
+            arr = np.load(directory / r[when])
+            r[when] = arr.view(np_dtype) if arr.dtype != np_dtype else arr
+        out.append(r)
+    return out
+
+
+__all__ = ["DUMP_FORMAT", "load_arg_dumps", "task_graph", "work_dir", "write_arg_dumps", "write_dfx", "write_pmu"]

@@ -99,7 +99,9 @@ def execute(compiled: Any, by_name: dict[str, Any], config: Any) -> tuple[Any, A
             inputs[name] = dynamic_extent(name, where, inputs)
     dump_inputs = {k: np.array(v) for k, v in inputs.items() if isinstance(v, np.ndarray)} \
         if config is not None and config.runtime.get("enable_dump_args") == 2 else None
-    sim = simulate(compiled.pto, inputs, compiled.target, block_dim=getattr(config, "block_dim", 1))
+    level = config.runtime.get("enable_dump_args") if config is not None else 0
+    sim = simulate(compiled.pto, inputs, compiled.target, block_dim=getattr(config, "block_dim", 1),
+                   dump_level=level or 0)
     written = []
     destinations = [n for n, d in zip(meta["params"], meta["directions"], strict=True) if d != ParamDirection.In.value]
     for name in destinations + list(meta.get("returns", ())):

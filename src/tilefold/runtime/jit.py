@@ -388,7 +388,10 @@ def span_of(fn: JITFunction) -> Span:
 __all__ = ["JITFunction", "TensorSpec", "jit"]
 
 
-def _jit_kind(fn: ast.FunctionDef) -> str | None:
+def _jit_kind(fn: ast.FunctionDef, pl_names: frozenset[str] = frozenset({"pl"})) -> str | None:
+    """The kind a decorator gives, read from its text: ``@pl.jit`` an entry; ``@pl.jit.incore`` a kernel;
+    ``@pl.jit.inline`` / ``@pl.jit.opaque`` / ``@pl.inline`` a helper spliced at its call sites (the object form's
+    kinds, ``jit.inline`` / ``jit.opaque`` / ``language.inline``)."""
     for dec in fn.decorator_list:
         target = dec.func if isinstance(dec, ast.Call) else dec
         if isinstance(target, ast.Attribute) and target.attr == "jit":
@@ -396,20 +399,40 @@ def _jit_kind(fn: ast.FunctionDef) -> str | None:
         if isinstance(target, ast.Name) and target.id == "jit":
             return "entry"
         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute) \
-                and target.value.attr == "jit" and target.attr in ("incore", "inline"):
-            return target.attr
+                and target.value.attr == "jit" and target.attr in ("incore", "inline", "opaque"):
+            return "incore" if target.attr == "incore" else "inline"
+        if isinstance(target, ast.Attribute) and target.attr == "inline" and isinstance(target.value, ast.Name) \
+                and target.value.id in pl_names:
+            return "inline"
     return None
 
 
+def _pl_names(tree: ast.Module) -> frozenset[str]:
+    """The names the module's imports give the language package (``pl`` and its aliases)."""
+    names = {"pl"}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            names.update(a.asname for a in stmt.names if a.name.endswith(".language") and a.asname)
+        elif isinstance(stmt, ast.ImportFrom):
+            names.update(a.asname or a.name for a in stmt.names if a.name == "language")
+    return frozenset(names)
+
+
 def jit_functions(tree: ast.Module) -> dict[str, tuple[str, ast.FunctionDef]]:
-    """name -> (kind, def) of the ``@pl.jit*`` functions at module level."""
+    """name -> (kind, def) of the ``@pl.jit*`` (and ``@pl.inline``) functions at module level."""
     out = {}
+    pl_names = _pl_names(tree)
     for stmt in tree.body:
         if isinstance(stmt, ast.FunctionDef):
-            kind = _jit_kind(stmt)
+            kind = _jit_kind(stmt, pl_names)
             if kind is not None:
                 out[stmt.name] = (kind, stmt)
     return out
+
+
+def has_jit_entry(tree: ast.Module) -> bool:
+    """Whether the module defines a ``@pl.jit`` entry (helpers alone belong to a program-form text)."""
+    return any(kind == "entry" for kind, _f in jit_functions(tree).values())
 
 
 @no_gc()  # as JITFunction.parse

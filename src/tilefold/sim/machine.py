@@ -29,6 +29,7 @@ from tilefold.backend.pto import (
     For,
     If,
     Instr,
+    Launch,
     PTOKernel,
     PTOProgram,
     SAssign,
@@ -60,7 +61,7 @@ from tilefold.backend.pto import (
 from tilefold.backend.sync import instruction_pipe
 from tilefold.budget import DEFAULT_MAX_STEPS, MAX_TENSOR_BYTES, StepBudget
 from tilefold.errors import CustomOpError, TilefoldError
-from tilefold.ir.types import DataType, MemorySpace
+from tilefold.ir.types import DataType, MemorySpace, dtype_from_numpy
 from tilefold.ops import get_op
 from tilefold.ops.conversions import element_value
 from tilefold.ops.custom.cost import CostDeclaration
@@ -108,6 +109,8 @@ class SimResult:
     busy: dict[str, dict[Any, float]] = field(default_factory=dict)  # unit -> pipe -> busy cycles
     # every launch's overhead span (kernel, start cycle, end cycle): before its first block starts
     launch_spans: list[tuple[str, float, float]] = field(default_factory=list)
+    #: the tensor dumps a run with ``dump_level`` records (``simulate``): one record per dumped tensor per task
+    dumps: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def microseconds(self) -> float:
@@ -411,7 +414,7 @@ class KernelRun:
             if not 0 <= i < dim:
                 raise OutOfBounds(
                     f"element {what} at {idx} leaves tensor @{ins.tensor} of shape {list(arr.shape)} on axis {axis}",
-                    instruction=ins.text(), address=gm_byte_offset(idx, arr.shape, arr.dtype.itemsize), space="GM",
+                    instruction=ins.text(), address=gm_byte_offset(idx, arr.shape, arr.dtype), space="GM",
                     hint=f"check the pl.{what} indices against the tensor shape (a runtime index may need a bound "
                          "check)")
         return idx
@@ -463,7 +466,7 @@ class KernelRun:
         write(mem, h, tile, "")
         # an on-chip access of the scalar pipe: checked against the other pipes like any other access
         self.hazards.tick(S)
-        addr = h.address + element_offset(h, rc[0], rc[1])
+        addr = h.address + element_offset(h, rc[0], rc[1] - rc[1] % 2 if h.packed else rc[1])  # FP4: its byte
         self.hazards.access(S, h.space_name, addr, addr + h.isz, True, ins, "")
         self.stats.instructions += 1
         self.trace.add(S, ins, self.costs.scalar_op)
@@ -480,7 +483,7 @@ class KernelRun:
         self.regs[ins.reg] = np.asarray(read(mem, h, ""))[rc[0], rc[1]].item()
         # an on-chip access of the scalar pipe: checked against the other pipes like any other access
         self.hazards.tick(S)
-        addr = h.address + element_offset(h, rc[0], rc[1])
+        addr = h.address + element_offset(h, rc[0], rc[1] - rc[1] % 2 if h.packed else rc[1])  # FP4: its byte
         self.hazards.access(S, h.space_name, addr, addr + h.isz, False, ins, "")
         self.stats.instructions += 1
         self.trace.add(S, ins, self.costs.scalar_op)
@@ -554,7 +557,7 @@ class KernelRun:
             o = offs[axis]
             if o < 0 or o + win[axis] > shape[axis]:
                 first = first_faulting_element(offs, win, shape)
-                addr = gm_byte_offset(first, shape, arr.dtype.itemsize)
+                addr = gm_byte_offset(first, shape, arr.dtype)
                 raise OutOfBounds(
                     f"window offsets {offs} extent {list(win)} leaves tensor @{tensor} of shape {list(shape)} on "
                     f"axis {axis}; first faulting element {first}",
@@ -564,7 +567,7 @@ class KernelRun:
         view = arr[tuple(slice(o, o + w) for o, w in zip(offs, win, strict=True))]
         if view.size != rows * cols:
             raise OutOfBounds(f"window {list(win)} of @{tensor} holds {view.size} elements, the tile {rows}x{cols}",
-                              instruction=ins.text(), address=gm_byte_offset(offs, shape, arr.dtype.itemsize),
+                              instruction=ins.text(), address=gm_byte_offset(offs, shape, arr.dtype),
                               space="GM",
                               hint="the GM window extents must multiply out to the tile's rows x cols")
         return view
@@ -581,12 +584,17 @@ class KernelRun:
             tile = np.array(read(mem, dst, ""), copy=True)
             tile[:vr, :vc] = src.reshape(vr, vc)
             write(mem, dst, tile, "")
-            self._dma(ins, Mem.DDR, dst.space, vr * vc * dst.isz, _blocks(ins.window))
+            self._dma(ins, Mem.DDR, dst.space, dst.dtype.nbytes(vr * vc), _blocks(ins.window))
             return
-        src = self._gm_window(ins.tensor, ins.offsets, ins.window, dst.rows, dst.cols, ins)
+        if ins.transpose:  # a DN view of the [r, c] window: the [c, r] tile (the same bursts, priced as a load)
+            src = self._gm_window(ins.tensor, ins.offsets, ins.window, dst.cols, dst.rows, ins)
+            value = src.reshape(dst.cols, dst.rows).T
+        else:
+            src = self._gm_window(ins.tensor, ins.offsets, ins.window, dst.rows, dst.cols, ins)
+            value = src.reshape(dst.rows, dst.cols)
         if self.races is not None:  # GM race detection (sim/races.py)
             self.races.record(self, False, ins.tensor, self.gm[ins.tensor], src, ins)
-        write(mem, dst, src.reshape(dst.rows, dst.cols), "")
+        write(mem, dst, value, "")
         self._dma(ins, Mem.DDR, dst.space, dst.nbytes, _blocks(ins.window))
 
     def x_TStore(self, ins: TStore) -> None:
@@ -598,7 +606,7 @@ class KernelRun:
             vr, vc = self._valid_extents(ins, src)
             win = self._gm_window(ins.tensor, ins.offsets, _valid_window(ins, vr, vc), vr, vc, ins)
             value = read(mem, src, "")[:vr, :vc]
-            nbytes = vr * vc * src.isz
+            nbytes = src.dtype.nbytes(vr * vc)
         else:
             win = self._gm_window(ins.tensor, ins.offsets, ins.window, src.rows, src.cols, ins)
             value = read(mem, src, "")
@@ -662,13 +670,17 @@ class KernelRun:
         mem_src, mem_dst = self._mem(src, ins), self._mem(dst, ins)
         self._path(src.space, dst.space, ins, dst.address)
         row, col = self.ev_int(ins.row), self.ev_int(ins.col)
-        window = Handle(src.space, src.address + element_offset(src, row, col), dst.rows, dst.cols, src.pitch,
+        wr, wc = (dst.cols, dst.rows) if ins.transpose else (dst.rows, dst.cols)
+        window = Handle(src.space, src.address + element_offset(src, row, col), wr, wc, src.pitch,
                         src.dtype, src.layout)
-        if row < 0 or col < 0 or row + dst.rows > src.rows or col + dst.cols > src.cols:
-            raise OutOfBounds(f"extract window at ({row}, {col}) of {dst.rows}x{dst.cols} leaves the "
+        if row < 0 or col < 0 or row + wr > src.rows or col + wc > src.cols:
+            raise OutOfBounds(f"extract window at ({row}, {col}) of {wr}x{wc} leaves the "
                               f"{src.rows}x{src.cols} source", instruction=ins.text(), address=window.address,
                               space=src.space.name, hint="check the extract indices against the source shape")
-        copy_rows(mem_src, window, mem_dst, dst, "")
+        if ins.transpose:  # across memories (Mat -> Left / Right): the source's values land transposed
+            write(mem_dst, dst, np.array(read(mem_src, window, "")).T, "")
+        else:
+            copy_rows(mem_src, window, mem_dst, dst, "")
         self._dma(ins, src.space, dst.space, dst.nbytes)
 
     # compute ---------------------------------------------------------------------------------------
@@ -768,7 +780,7 @@ class KernelRun:
             self._vec_operand(one, ins)
         rows = read(self._mem(ih, ins), ih, "").astype(np.int64).ravel()
         attrs = dict(ins.attrs)
-        m, row_bytes = arr.shape[0], arr.shape[1] * arr.dtype.itemsize
+        m, row_bytes = arr.shape[0], h.dtype.nbytes(arr.shape[1])  # the tile's dtype is the tensor's (FP4: packed)
         policy = (attrs.get("gather_oob") or "error") if ins.gathers else "error"
         live = np.ones(rows.size, bool) if ins.gathers else rows >= 0  # mscatter: a negative index masks its row
         bad = np.flatnonzero(live & ((rows < 0) | (rows >= m))) if policy == "error" else np.zeros(0, int)
@@ -825,7 +837,7 @@ class KernelRun:
             first = first_faulting_element([s0, s1], (max(r, 1), max(c, 1)), arr.shape)
             raise OutOfBounds(f"source window at ({s0}, {s1}) of {r}x{c} leaves tensor @{ins.tensor} of shape "
                               f"{list(arr.shape)}", instruction=ins.text(), space="GM",
-                              address=gm_byte_offset(first, arr.shape, arr.dtype.itemsize),
+                              address=gm_byte_offset(first, arr.shape, arr.dtype),
                               hint="check the gathered row address (e.g. the block table entry) against the pool")
         win = arr[s0:s0 + r, s1:s1 + c]
         if self.races is not None:  # GM race detection (sim/races.py)
@@ -833,7 +845,7 @@ class KernelRun:
         tile = np.array(read(mem, dst, ""), copy=True)
         tile[d0:d0 + rr, d1:d1 + cc] = win.T if ins.transpose else win
         write(mem, dst, tile, "")
-        self._dma(ins, Mem.DDR, dst.space, r * c * dst.isz, 1)
+        self._dma(ins, Mem.DDR, dst.space, dst.dtype.nbytes(r * c), 1)
 
     def _cube_roles(self, op: Any, ins: TMatmul, ops: list[Handle]) -> tuple[Handle, Handle, Handle | None,
                                                                              list[Handle]]:
@@ -959,7 +971,14 @@ class KernelRun:
 
 
 def element_offset(h: Handle, row: int, col: int) -> int:
-    """Byte offset of element (row, col) from the base of tile ``h`` (ND, DN or NZ)."""
+    """Byte offset of element (row, col) from the base of tile ``h`` (ND, DN or NZ; FP4: ND, half a byte each)."""
+    if h.packed:
+        index = row * h.pitch + col
+        if h.layout != "ND" or index % 2:
+            raise UnsupportedDataPath(f"element ({row}, {col}) of the {h.dtype.name} tile {h.describe()} starts "
+                                      "mid-byte (two elements per byte)", address=h.address, space=h.space.name,
+                                      hint="slice FP4 tiles at even column offsets")
+        return index // 2
     isz = h.isz
     if h.layout == "NZ":
         frac = FR * FR * isz
@@ -1007,13 +1026,17 @@ def first_faulting_element(offs: list[int], win, shape) -> list[int]:
     return first
 
 
-def gm_byte_offset(index, shape, itemsize: int) -> int:
-    """Byte offset from a C-contiguous tensor's base of ``index`` (may lie outside the tensor)."""
+def gm_byte_offset(index, shape, dtype: np.dtype) -> int:
+    """Byte offset from a C-contiguous tensor's base of ``index`` (may lie outside the tensor), in the device's
+    bytes (``DataType.nbytes``: FP4 is packed two per byte in GM too)."""
     off, stride = 0, 1
     for i, e in zip(reversed(list(index)), reversed(list(shape)), strict=True):
         off += i * stride
         stride *= e
-    return off * itemsize
+    dt = dtype_from_numpy(dtype)
+    if dt is None:
+        return off * np.dtype(dtype).itemsize
+    return dt.nbytes(off) if off >= 0 else -dt.nbytes(-off)
 
 
 _OPS: dict[str, Any] = {}
@@ -1197,20 +1220,50 @@ def _prepare_gm(params, inputs: Mapping[str, Any], where: str) -> tuple[dict[str
 
 
 def simulate(pto: PTOProgram, inputs: Mapping[str, Any], target: str | Target | None = None,
-             block_dim: int = 1, *, max_steps: int | None = None, budget: StepBudget | None = None) -> SimResult:
+             block_dim: int = 1, *, max_steps: int | None = None, budget: StepBudget | None = None,
+             dump_level: int = 0) -> SimResult:
     """Run ``pto`` on ``inputs`` (arrays / scalars by entry parameter name). Raises ``DeviceFault`` on a
     trap, ``StepBudgetExceeded`` after ``max_steps`` executed instructions and loop iterations (default
     ``tilefold.budget.DEFAULT_MAX_STEPS``; or pass a shared ``budget``). Returns the Out / InOut tensors,
-    the kernel time, each unit's end time, the per-unit timelines and instruction / byte counts."""
+    the kernel time, each unit's end time, the per-unit timelines and instruction / byte counts.
+
+    ``dump_level`` (PyPTO's ``enable_dump_args``): 1 records, around every launch, the values before and after it
+    of the GM tensors ``pl.dump_tag`` / ``dumps=`` marked for it (``Launch.dumps``); 2 those of every tensor the
+    launch binds. The records are ``SimResult.dumps`` (``tilefold.runtime.dfx`` writes them); time is unchanged."""
     tgt = get_target(target if target is not None else pto.target)
     if budget is None:
         budget = StepBudget(max_steps if max_steps is not None else DEFAULT_MAX_STEPS, "simulator")
     with np.errstate(all="ignore"):
-        return _simulate(pto, inputs, tgt, block_dim, budget)
+        return _simulate(pto, inputs, tgt, block_dim, budget, dump_level)
+
+
+def _dump_before(launch: Launch | None, kernel: PTOKernel, bound: dict[str, np.ndarray], level: int,
+                 task: int) -> list[dict[str, Any]]:
+    """The dump records of one launch, with the values before it (``_dump_after`` adds the values after)."""
+    if level not in (1, 2):
+        return []
+    wanted = set(launch.dumps) if launch is not None and level == 1 else None
+    gm_of = {p: v for p, v in launch.bindings if isinstance(v, str)} if launch is not None else {}
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for t in kernel.tensors:
+        gm = gm_of.get(t.name, t.name)
+        if t.name not in bound or (wanted is not None and gm not in wanted) or gm in seen:
+            continue
+        seen.add(gm)
+        out.append({"task": task, "kernel": kernel.name, "tensor": gm, "param": t.name, "direction": t.direction,
+                    "before": np.array(bound[t.name], copy=True), "array": bound[t.name]})
+    return out
+
+
+def _dump_after(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for r in records:
+        r["after"] = np.array(r.pop("array"), copy=True)
+    return records
 
 
 def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim: int,
-              budget: StepBudget) -> SimResult:
+              budget: StepBudget, dump_level: int = 0) -> SimResult:
     machine = Machine(tgt)
     machine.budget = budget
     if pto.orchestration is None:
@@ -1220,11 +1273,12 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
         missing = [s for s in kernel.scalars if s not in inputs]
         if missing:
             raise TilefoldError(f"missing scalar input(s) {missing} for kernel {kernel.name!r}")
+        dumps = _dump_before(None, kernel, gm, 2 if dump_level == 2 else 0, 0)  # no orchestration: nothing tagged
         time, unit_cycles, n_instr, n_bytes = machine.launch(kernel, gm, scalars, block_dim)
         outputs = {t.name: gm[t.name] for t in kernel.tensors if t.direction in ("Out", "InOut")}
         machine.release()
         return SimResult(outputs, time, unit_cycles, n_instr, n_bytes, [], tgt, machine.traces, machine.busy,
-                         machine.launch_spans)
+                         machine.launch_spans, _dump_after(dumps))
 
     gm, _ = _prepare_gm(pto.entry_tensors, inputs, f"orchestration {pto.entry!r}")
     for t in pto.entry_locals:  # tensors the orchestration creates (pl.create_tensor): fresh zero-filled GM
@@ -1233,7 +1287,8 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
     total, n_instr, n_bytes = 0.0, 0, 0
     unit_cycles: dict[str, float] = {}
     launches = []
-    for launch in pto.orchestration:
+    dumps: list[dict[str, Any]] = []
+    for task, launch in enumerate(pto.orchestration):
         total += _host_steps(launch.host, host_scalars, gm, tgt)
         kernel = pto.kernels[launch.kernel]
         bound: dict[str, np.ndarray] = {}
@@ -1245,7 +1300,9 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
                 run = KernelRun.__new__(KernelRun)
                 run.regs = host_scalars
                 scalars[pname] = KernelRun.ev(run, value)
+        records = _dump_before(launch, kernel, bound, dump_level, task)
         time, ucyc, ni, nb = machine.launch(kernel, bound, scalars, block_dim, total)
+        dumps += _dump_after(records)
         total += time
         n_instr += ni
         n_bytes += nb
@@ -1257,7 +1314,7 @@ def _simulate(pto: PTOProgram, inputs: Mapping[str, Any], tgt: Target, block_dim
         outputs[out_name] = gm[tensor]
     machine.release()
     return SimResult(outputs, total, unit_cycles, n_instr, n_bytes, launches, tgt, machine.traces, machine.busy,
-                     machine.launch_spans)
+                     machine.launch_spans, dumps)
 
 
 def _host_steps(steps: tuple[Any, ...], regs: dict[str, Any], gm: dict[str, np.ndarray], tgt: Target) -> float:

@@ -9,6 +9,10 @@ strided numpy view straight over the bytes, so an access is one vectorised numpy
 - ``NZ``: 16x16 fractals; element (r, c) lies in block (r // 16, c // 16), stored at
   ``address + ((c // 16) * (pitch / 16) + r // 16) * fractal_bytes``, row-major inside the block
   (``pitch`` is the padded row count of the tile the column blocks belong to).
+
+FP4 (``DataType.packed``) packs two elements per byte: ND only, element (r, c) in byte
+``address + (r * pitch + c) // 2``, the even column in the low nibble. Reads unpack (a copy), writes pack;
+a row must hold whole bytes (even ``cols`` and ``pitch``), and a DN / NZ FP4 tile is an ``UnsupportedDataPath``.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ class Handle:
     """A tile in a memory space: address, shape, pitch, dtype and layout (immutable; derived sizes cached)."""
 
     __slots__ = ("space", "space_name", "address", "rows", "cols", "pitch", "dtype", "layout", "isz", "np_dtype",
-                 "nbytes", "lo", "hi", "_views")
+                 "nbytes", "lo", "hi", "_views", "packed")
 
     def __init__(self, space: MemorySpace, address: int, rows: int, cols: int, pitch: int, dtype: DataType,
                  layout: str = "ND") -> None:
@@ -40,7 +44,8 @@ class Handle:
         self.layout = layout
         self.isz = dtype.itemsize
         self.np_dtype = dtype.np_dtype
-        self.nbytes = rows * cols * self.isz
+        self.packed = dtype.packed
+        self.nbytes = dtype.nbytes(rows * cols)
         self.lo, self.hi = self._span()
         self._views: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # id(memory) -> (memory, view)
 
@@ -59,6 +64,8 @@ class Handle:
         return self.lo, self.hi
 
     def _span(self) -> tuple[int, int]:
+        if self.packed:  # ND rows of whole bytes (checked where the tile is accessed)
+            return self.address, self.address + self.dtype.nbytes((self.rows - 1) * self.pitch + self.cols)
         isz = self.isz
         if self.layout == "NZ":
             frac = FR * FR * isz
@@ -125,9 +132,42 @@ def _nz_view(mem: np.ndarray, h: Handle, instr: str) -> np.ndarray:
                                         strides=(frac, FR * isz, (h.pitch // FR) * frac, isz)))
 
 
+def _packed_bytes(mem: np.ndarray, h: Handle, instr: str) -> np.ndarray:
+    """The bytes of an FP4 tile: a (rows, cols / 2) uint8 view."""
+    from .faults import UnsupportedDataPath
+
+    if h.layout != "ND" or h.cols % 2 or (h.rows > 1 and h.pitch % 2):
+        raise UnsupportedDataPath(f"{h.dtype.name} tile {h.describe()}: two elements share a byte, so the tile must be "
+                                  "row-major with rows of whole bytes (even columns and pitch)", instruction=instr,
+                                  address=h.address, space=h.space.name,
+                                  hint="give FP4 tiles an even innermost extent; transposed / fractal FP4 layouts are "
+                                       "not modelled: cast to FP8E4M3FN or FP16 first")
+    _check(mem, h, instr)
+    return np.ndarray((h.rows, h.cols // 2), dtype=np.uint8, buffer=mem, offset=h.address,
+                      strides=(h.pitch // 2, 1))
+
+
+def _packed_read(mem: np.ndarray, h: Handle, instr: str) -> np.ndarray:
+    b = _packed_bytes(mem, h, instr)
+    codes = np.empty((h.rows, h.cols), np.uint8)
+    codes[:, 0::2] = b & 0x0F
+    codes[:, 1::2] = b >> 4
+    return codes.view(h.np_dtype)
+
+
+def _packed_write(mem: np.ndarray, h: Handle, value: np.ndarray, instr: str) -> None:
+    b = _packed_bytes(mem, h, instr)
+    full = np.empty((h.rows, h.cols), h.np_dtype)
+    assign(full, value)
+    codes = full.view(np.uint8) & 0x0F
+    b[...] = codes[:, 0::2] | (codes[:, 1::2] << 4)
+
+
 def read(mem: np.ndarray, h: Handle, instr: str = "") -> np.ndarray:
     """The tile's values. ND / DN reads return a view over memory (callers must not keep it across
-    writes); NZ reads return a copy in row-major order."""
+    writes); NZ and FP4 reads return a copy in row-major order."""
+    if h.packed:
+        return _packed_read(mem, h, instr)
     if h.layout != "NZ":
         hit = h._views.get(id(mem))  # nd_view's cache, inlined: this is the hot path
         if hit is not None and hit[0] is mem:
@@ -143,6 +183,9 @@ def read(mem: np.ndarray, h: Handle, instr: str = "") -> np.ndarray:
 
 def write(mem: np.ndarray, h: Handle, value: np.ndarray, instr: str = "") -> None:
     """Store ``value`` (broadcast to the tile shape, converted to its dtype) into the tile."""
+    if h.packed:
+        _packed_write(mem, h, value, instr)
+        return
     if h.layout != "NZ":
         hit = h._views.get(id(mem))
         dst = hit[1] if hit is not None and hit[0] is mem else nd_view(mem, h, instr)
@@ -195,7 +238,7 @@ def copy_rows(mem_src: np.ndarray, src: Handle, mem_dst: np.ndarray, dst: Handle
     row read after the previous rows were written. An in-place strided -> dense repack into a buffer
     inside its own source therefore overwrites the source: only row 0, whose dense destination equals
     its source, survives intact."""
-    if src.layout == "NZ" or dst.layout == "NZ":
+    if src.layout == "NZ" or dst.layout == "NZ" or src.packed or dst.packed:  # (FP4 reads are copies)
         write(mem_dst, dst, read(mem_src, src, instr), instr)
         return
     s = nd_view(mem_src, src, instr)

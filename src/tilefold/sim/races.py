@@ -400,7 +400,8 @@ class DataFlow:
         sh = self._shadow(run, h.space)
         g = _GRAIN
         row, pitch = h.cols * h.isz, h.pitch * h.isz
-        if (h.layout == "ND" and h.rows > 0 and row > 0 and h.pitch >= h.cols and h.lo >= 0 and h.lo % g == 0
+        if (h.layout == "ND" and not h.packed and h.rows > 0 and row > 0 and h.pitch >= h.cols and h.lo >= 0
+                and h.lo % g == 0
                 and row % g == 0 and pitch % g == 0 and h.hi <= len(sh) * g):
             if h.rows == 1 or pitch == row:
                 got = (sh[h.lo // g:h.hi // g], True)

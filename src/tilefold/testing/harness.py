@@ -76,11 +76,12 @@ def reference_program(program: Program) -> Program:
 def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target: str = "Ascend910B",
                     skip_passes: tuple[str, ...] = (), codegen: str = "strict",
                     options: Mapping[str, Any] | None = None, block_dim: int = 1, seed: int = 0,
-                    entry: str | None = None, max_steps: int | None = None) -> RunReport:
+                    entry: str | None = None, max_steps: int | None = None, dump_args: int = 0) -> RunReport:
     """Compile ``program`` and run it on the simulator; run the golden interpreter on the source program;
     compare every Out / InOut tensor element-wise, with the tolerance of its precision path
     (``tilefold.analysis.precision_path``: the narrowest dtype on the value's way and the reductions after it).
-    A ``@pl.jit`` program (as parsed) is compared in its outlined form (``reference_program``)."""
+    A ``@pl.jit`` program (as parsed) is compared in its outlined form (``reference_program``). ``dump_args``
+    (1 / 2, PyPTO's ``enable_dump_args``): the simulator records tensor dumps in ``report.sim.dumps``."""
     from tilefold.golden import run_program, select_entry
 
     program = reference_program(program)
@@ -116,7 +117,8 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
     except TilefoldError as exc:
         golden_error = golden_error or exc
     try:
-        sim = simulate(compiled.pto, sim_inputs, compiled.target, block_dim=block_dim, max_steps=max_steps)
+        sim = simulate(compiled.pto, sim_inputs, compiled.target, block_dim=block_dim, max_steps=max_steps,
+                       dump_level=dump_args)
     except DeviceFault as fault:
         details = {"golden": f"golden run failed: {golden_error}"} if golden_error is not None else {}
         return RunReport(False, fault, float("inf"), None, {}, golden, 0.0, {}, compiled=compiled,

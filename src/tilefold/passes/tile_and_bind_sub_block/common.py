@@ -143,26 +143,30 @@ def _halvable(t: Type, axis: int, allow_valid: bool = False) -> str | None:
     return None
 
 
+def _elem(t: Type) -> str:
+    return "1/2 B" if t.dtype.packed else f"{t.dtype.itemsize} B"  # FP4: two elements per byte
+
+
 def _split_reason(t: Type, axis: int, allow_valid: bool = False) -> str | None:
     """None if ``t`` can be halved on ``axis``: static and even, and each half window keeps vector-aligned
     contiguous runs — a column half row a multiple of 32 B, and for a middle axis of an N-D tile (rank >= 3)
     the contiguous run of the half window (``half * prod(inner extents) * itemsize``) a multiple of 32 B."""
     reason = _halvable(t, axis, allow_valid)
     if reason is None and axis == t.rank - 1:
-        half_bytes = t.shape[axis].value // 2 * t.dtype.itemsize
-        if half_bytes % VECTOR_ALIGN:
+        half_bytes = t.dtype.nbytes(t.shape[axis].value // 2)
+        if half_bytes % VECTOR_ALIGN or (t.dtype.packed and t.shape[axis].value // 2 % 2):
             reason = (f"column split: half row of {half_bytes} B ({t.shape[axis].value // 2} x "
-                      f"{t.dtype.itemsize} B) is not a multiple of {VECTOR_ALIGN} B")
+                      f"{_elem(t)}) is not a multiple of {VECTOR_ALIGN} B")
     elif reason is None and 0 < axis < t.rank - 1:
         inner = 1
         for e in t.shape[axis + 1:]:
             if not isinstance(e, ConstInt):
                 return f"middle axis {axis}: inner extent {e!r} is dynamic"
             inner *= e.value
-        run = t.shape[axis].value // 2 * inner * t.dtype.itemsize
+        run = t.dtype.nbytes(t.shape[axis].value // 2 * inner)
         if run % VECTOR_ALIGN:
             reason = (f"middle axis {axis}: the half window's contiguous run of {run} B "
-                      f"({t.shape[axis].value // 2} x {inner} x {t.dtype.itemsize} B) is not a multiple of "
+                      f"({t.shape[axis].value // 2} x {inner} x {_elem(t)}) is not a multiple of "
                       f"{VECTOR_ALIGN} B")
     return reason
 
