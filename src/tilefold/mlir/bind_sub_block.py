@@ -41,7 +41,7 @@ from xdsl.ir.affine import AffineMap
 from tilefold.mlir import clipped_stores
 from tilefold.mlir.clipped_stores import ClippedStore, memref_strides, window_axis
 from tilefold.mlir.dialect import HivmOp, ToTensorOp, hivm_op_class
-from tilefold.mlir.lower import Lowering, NotLowered, shape_of
+from tilefold.mlir.lower import Lowering, NotLowered, kept_axes, shape_of
 
 TILED = "tiled_op"
 #: LimitUniqueSubBlockIdToStoreCopy's ops: what writes memory other than the sub-block's own buffers
@@ -220,7 +220,8 @@ class SplitPlan:
     tiled_customs: list[HivmOp] = field(default_factory=list)
     half: dict[Operation, tuple[int, int]] = field(default_factory=dict)  # load/store -> (mlir axis, half)
     fresh_inits: list[tuple[HivmOp, int, Attribute]] = field(default_factory=list)  # (op, outs index, type)
-    slices: list[Operation] = field(default_factory=list)  # extract_slices re-emitted on their halved source
+    slices: list[Operation] = field(default_factory=list)  # extract / insert_slices re-emitted on halves
+    slice_sizes: dict[Operation, list[int]] = field(default_factory=dict)  # their halved static sizes
     clipped_slices: set[Operation] = field(default_factory=set)  # stored windows of a halved value
     clipped: list[ClippedStore] = field(default_factory=list)  # their stores, clipped per half
     aranges: list[tuple[HivmOp, int, int, list[int]]] = field(default_factory=list)  # (op, axis, half, shape)
@@ -254,6 +255,8 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
             for v in op.group("outs"):
                 if op.name != "hivm.hir.store":
                     by_value.setdefault(v, set()).add(n)
+    for v, n in low.versions:  # a buffer carried through a loop / if: its loop-carried and if-yielded versions
+        by_value.setdefault(v, set()).add(n)
     for v, names in by_value.items():
         if not isinstance(v.type, TensorType | MemRefType):
             continue
@@ -270,11 +273,11 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
         if len(new) > 1:
             raise NotLowered(f"%{v.name_hint}: versions halved differently")
         shape = _mlir_shape(next(iter(new)), len(shape_of(v.type)))
-        if isinstance(owner, tensor.ExtractSliceOp):
-            src_t = by_value.get(owner.source)
-            src_new = {changed[n] for n in src_t or () if n in changed}
+        if isinstance(owner, tensor.ExtractSliceOp | tensor.InsertSliceOp):
+            operand = owner.source if isinstance(owner, tensor.ExtractSliceOp) else owner.dest
+            src_new = {changed[n] for n in by_value.get(operand) or () if n in changed}
             if not src_new:
-                raise NotLowered("a halved slice of a source that is not halved")
+                raise NotLowered(f"a halved {owner.name} of a value that is not halved")
             plan.slices.append(owner)
         elif not isinstance(owner, HivmOp | memref.AllocOp | tensor.EmptyOp | ToTensorOp | scf.ForOp
                             | scf.IfOp | scf.WhileOp | Block):
@@ -304,6 +307,7 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
             elif n in d.guarded:
                 plan.guarded.append(op)
     plan.aranges = _halved_aranges(fn, plan)
+    plan.slice_sizes = {op: _halved_slice_sizes(op, plan.retype) for op in plan.slices}
     for op in fn.walk():  # a halved result needs a halved outs init: a fresh tensor.empty, or a re-typed value
         if isinstance(op, HivmOp) and op.results:
             for i, (r, o) in enumerate(zip(op.results, op.group("outs"), strict=False)):
@@ -428,8 +432,7 @@ def apply_split(fn: func.FuncOp, d: Decision, plan: SplitPlan) -> None:
         _shift_arange(op, axis, half, shape, sb)
     for op in plan.tiled_stores + plan.tiled_customs + [c.store for c in plan.clipped]:
         op.attributes[TILED] = UnitAttr()
-    for op in plan.slices:  # a slice covering its source on the split axis: same offsets, halved sizes
-        sizes = shape_of(op.results[0].type)
+    for op, sizes in plan.slice_sizes.items():  # a slice covering its source on the split axis: halved sizes
         op.properties["static_sizes"] = DenseArrayBase.from_list(i64, sizes)
     # one halved init per original tensor.empty, as upstream's own example shares %new_init (AutoSubtiling.md),
     # placed right after the original: it dominates every use of the original
@@ -446,6 +449,23 @@ def apply_split(fn: func.FuncOp, d: Decision, plan: SplitPlan) -> None:
         op.erase()
     if plan.guarded:
         limit_to_sub_block0(fn, plan.guarded)
+
+
+def _halved_slice_sizes(op: tensor.ExtractSliceOp | tensor.InsertSliceOp, retype: dict) -> list[int]:
+    """The static sizes of a slice whose part (the extracted result, the inserted source) is halved: each size the
+    part keeps is the part's new extent (a rank-reducing slice's dropped unit sizes stay). A part that is not halved
+    with the slice cannot be expressed."""
+    part = op.results[0] if isinstance(op, tensor.ExtractSliceOp) else op.source
+    sizes = list(op.static_sizes.get_values())
+    if part not in retype:
+        raise NotLowered(f"{op.name}: its part %{part.name_hint} is not halved with it")
+    old, new = shape_of(part.type), shape_of(retype[part])
+    kept = kept_axes(sizes, old)
+    if kept is None or len(kept) != len(new):
+        raise NotLowered(f"{op.name}: sizes {sizes} do not match its part {old}")
+    for axis, extent in zip(kept, new, strict=True):
+        sizes[axis] = extent
+    return sizes
 
 
 def _shift_arange(op: HivmOp, axis: int, half: int, shape: list[int], sb: SSAValue) -> None:

@@ -97,6 +97,20 @@ def tile_shape(shape: list[int]) -> list[int]:
     return [1, shape[0]] if len(shape) == 1 else list(shape)
 
 
+def kept_axes(sizes: list[int], part: list[int]) -> list[int] | None:
+    """The axes of a slice's ``sizes`` that ``part`` (the slice's value, possibly rank-reduced) keeps, in order:
+    a rank-reducing slice drops unit sizes. None when ``part`` is not ``sizes`` with unit sizes dropped."""
+    kept: list[int] = []
+    j = 0
+    for i, s in enumerate(sizes):
+        if j < len(part) and s == part[j] and (s != 1 or len(sizes) - i == len(part) - j or len(part) == len(sizes)):
+            kept.append(i)
+            j += 1
+        elif s != 1:
+            return None
+    return kept if j == len(part) else None
+
+
 @dataclass
 class GMView:
     param: str  # the pl parameter
@@ -117,6 +131,7 @@ class Lowering:
     outs: set[str] = field(default_factory=set)
     gm_current: dict[str, str] = field(default_factory=dict)  # param -> current SSA name of that GM tensor
     alloc_version: dict[SSAValue, str] = field(default_factory=dict)
+    versions: list[tuple[SSAValue, str]] = field(default_factory=list)  # (buffer, name of a loop / if version)
     ops_of: dict[str, Operation] = field(default_factory=dict)  # pl name -> defining MLIR op
     stores: list[Operation] = field(default_factory=list)
     customs: list[Operation] = field(default_factory=list)
@@ -327,6 +342,9 @@ class Lowering:
         if isinstance(op, tensor.ExtractSliceOp):
             self._extract_slice(op, d)
             return
+        if isinstance(op, tensor.InsertSliceOp):
+            self._insert_slice(op, d)
+            return
         if isinstance(op, tensor.ExtractOp | tensor.InsertOp):
             self._element(op, d)
             return
@@ -348,8 +366,10 @@ class Lowering:
         value = self.scalar(op.scalar, op)
         self.emit(d, f"{nm}: {self.ttype(op.result.type, op)} = pl.tile.write({tile}, [{', '.join(idx)}], {value})")
 
-    def _extract_slice(self, op: tensor.ExtractSliceOp, d: int) -> None:
-        src = self.tile(op.source, op)
+    def _slice_window(self, op: tensor.ExtractSliceOp | tensor.InsertSliceOp, full: Attribute,
+                      part: Attribute) -> tuple[list[str], list[int], list[int]]:
+        """(tile offsets, tile sizes, the part's tile shape) of a static-size, unit-stride slice ``part`` of
+        ``full``; a rank-reducing slice (``part`` drops unit sizes) is allowed, the part then being reshaped."""
         static = list(op.static_offsets.get_values())
         dyn = list(op.offsets)
         offs = [self.scalar(dyn.pop(0), op) if o == DYNAMIC_INDEX else str(o) for o in static]
@@ -357,12 +377,36 @@ class Lowering:
         strides = list(op.static_strides.get_values())
         if any(x < 0 for x in sizes) or any(x != 1 for x in strides):
             self.fail(op, "a slice with dynamic sizes or non-unit strides is not lowered")
-        if len(sizes) != len(shape_of(op.source.type)) or len(shape_of(op.result.type)) != len(sizes):
-            self.fail(op, "a rank-reducing slice is not lowered")
+        part_shape = shape_of(part)
+        if len(sizes) != len(shape_of(full)) or kept_axes(sizes, part_shape) is None:
+            self.fail(op, f"a slice of sizes {sizes} does not give the shape {part_shape}")
+        if len(sizes) > 2:
+            self.fail(op, "a slice of a rank-3 (or higher) value is not lowered")
         if len(sizes) == 1:
             sizes, offs = [1, sizes[0]], ["0", offs[0]]
+        return offs, sizes, tile_shape(part_shape) if part_shape else [1, 1]
+
+    def _extract_slice(self, op: tensor.ExtractSliceOp, d: int) -> None:
+        """``tensor.extract_slice`` -> ``tile.slice`` (then ``tile.reshape`` to the result's shape when the slice
+        is rank-reducing, e.g. a row ``[1, n]`` of a matrix read as ``tensor<n>``)."""
+        src = self.tile(op.source, op)
+        offs, sizes, part = self._slice_window(op, op.source.type, op.result.type)
         nm = self.define(op.result, op)
-        self.emit(d, f"{nm}: {self.ttype(op.result.type, op)} = pl.tile.slice({src}, [{', '.join(map(str, sizes))}], "
+        expr = f"pl.tile.slice({src}, [{', '.join(map(str, sizes))}], [{', '.join(offs)}])"
+        if part != sizes:
+            expr = f"pl.tile.reshape({expr}, [{', '.join(map(str, part))}])"
+        self.emit(d, f"{nm}: {self.ttype(op.result.type, op)} = {expr}")
+
+    def _insert_slice(self, op: tensor.InsertSliceOp, d: int) -> None:
+        """``tensor.insert_slice %v into %t[offs] [sizes] [1]`` -> ``tile.assemble(t, v, offs)``: the tile ``t``
+        with the window written by ``v`` (reshaped to the window first when the slice is rank-reducing)."""
+        dst = self.tile(op.dest, op)
+        value = self.tile(op.source, op)
+        offs, sizes, part = self._slice_window(op, op.dest.type, op.source.type)
+        if part != sizes:
+            value = f"pl.tile.reshape({value}, [{', '.join(map(str, sizes))}])"
+        nm = self.define(op.result, op)
+        self.emit(d, f"{nm}: {self.ttype(op.result.type, op)} = pl.tile.assemble({dst}, {value}, "
                      f"[{', '.join(offs)}])")
 
     def _while(self, op: scf.WhileOp, d: int) -> None:
@@ -786,15 +830,11 @@ class Lowering:
             if a in self.alloc_version:
                 self.fail(op, "a local buffer passed as an iter_arg is not lowered")
         gm = self._carried_gm(list(body.ops))
-        for o in body.walk():  # memref-form writes to buffers defined outside: not SSA-renamable across the loop
-            if isinstance(o, HivmOp) and o.name != "hivm.hir.store" and not o.results:
-                for v in o.group("outs"):
-                    if v in self.alloc_version:
-                        self.fail(op, "a loop writing a buffer defined outside it (memref form) is not lowered")
+        bufs = self._written_buffers(list(body.ops))
         ivn = self.name_for(iv)
         self.exprs[iv] = ivn
         inits = [self.tile(a, op) if isinstance(a.type, MemRefType | TensorType) else self.scalar(a, op)
-                 for a in op.iter_args] + [self.gm_current[p] for p in gm]
+                 for a in op.iter_args] + [self.gm_current[p] for p in gm] + [self.alloc_version[b] for b in bufs]
         names = []
         for a in iter_args:
             nm = self.name_for(a)
@@ -808,6 +848,7 @@ class Lowering:
             nm = self.fresh(p + "_iter")
             gm_names.append(nm)
             self.gm_current[p] = nm
+        gm_names += self._enter_buffers(bufs, "_iter")
         carried = names + gm_names
         if carried:
             self.emit(d, f"for {ivn}, ({', '.join(carried)},) in pl.range({lb}, {ub}, {step}, "
@@ -819,7 +860,7 @@ class Lowering:
         yielded = body.last_op
         ys = [self.tile(v, op) if isinstance(v.type, MemRefType | TensorType) else self.scalar(v, op)
               for v in (yielded.operands if yielded is not None else ())]
-        ys += [self.gm_current[p] for p in gm]
+        ys += [self.gm_current[p] for p in gm] + [self.alloc_version[b] for b in bufs]
         self.gm_current = saved
         if carried:
             outs_n = []
@@ -831,6 +872,7 @@ class Lowering:
                 nm = self.fresh(p + "_out")
                 outs_n.append(nm)
                 self.gm_current[p] = nm
+            outs_n += self._enter_buffers(bufs, "_out")
             self.emit(d + 1, f"{', '.join(outs_n)}{',' if len(outs_n) == 1 else ''} = pl.yield_({', '.join(ys)})"
                       if len(outs_n) > 1 else f"{outs_n[0]} = pl.yield_({ys[0]})")
         elif len(self.lines) == n0:
@@ -841,17 +883,18 @@ class Lowering:
         then_ops = list(op.true_region.blocks[0].ops) if op.true_region.blocks else []
         else_ops = list(op.false_region.blocks[0].ops) if op.false_region.blocks else []
         gm = self._carried_gm(then_ops + else_ops)
-        for o in op.walk():
-            if o is not op and isinstance(o, HivmOp) and o.name != "hivm.hir.store" and not o.results:
-                for v in o.group("outs"):
-                    if v in self.alloc_version:
-                        self.fail(op, "an if writing a buffer defined outside it (memref form) is not lowered")
+        bufs = self._written_buffers(then_ops + else_ops)
         results = list(op.results)
         out_names = [self.fresh(r.name_hint or "r") for r in results] + [self.fresh(p + "_if") for p in gm]
+        buf_names = [self.fresh((b.name_hint or "buf") + "_if") for b in bufs]
+        out_names += buf_names
         saved = dict(self.gm_current)
+        saved_bufs = {b: self.alloc_version[b] for b in bufs}
         branches = []
         for ops in (then_ops, else_ops):
             self.gm_current = dict(saved)
+            for b in bufs:
+                self.alloc_version[b] = self.names[b] = saved_bufs[b]
             self.emit(d, "if " + cond + ":" if not branches else "else:")
             n0 = len(self.lines)
             for o in ops:
@@ -860,7 +903,7 @@ class Lowering:
             if ops and ops[-1].name == "scf.yield":
                 ys = [self.tile(v, op) if isinstance(v.type, MemRefType | TensorType) else self.scalar(v, op)
                       for v in ops[-1].operands]
-            ys += [self.gm_current[p] for p in gm]
+            ys += [self.gm_current[p] for p in gm] + [self.alloc_version[b] for b in bufs]
             if out_names:
                 self.emit(d + 1, f"{', '.join(out_names)} = pl.yield_({', '.join(ys)})")
             elif len(self.lines) == n0:
@@ -872,8 +915,33 @@ class Lowering:
             self.ops_of[nm] = op
             if not isinstance(r.type, MemRefType | TensorType):
                 self.exprs[r] = nm
-        for p, nm in zip(gm, out_names[len(results):], strict=True):
+        for p, nm in zip(gm, out_names[len(results):len(results) + len(gm)], strict=True):
             self.gm_current[p] = nm
+        for b, nm in zip(bufs, buf_names, strict=True):
+            self.alloc_version[b] = self.names[b] = nm
+            self.versions.append((b, nm))
+
+    def _written_buffers(self, region_ops: list[Operation]) -> list[SSAValue]:
+        """Local buffers defined before a loop / if and written inside it by memref-form ops (``outs(%buf)``, no
+        result): each is carried through the loop / if as a value (loop-carried, if-yielded)."""
+        bufs: list[SSAValue] = []
+        for inner in region_ops:
+            for o in inner.walk():
+                if isinstance(o, HivmOp) and o.name != "hivm.hir.store" and not o.results:
+                    for v in o.group("outs"):
+                        if v in self.alloc_version and v not in bufs:
+                            bufs.append(v)
+        return bufs
+
+    def _enter_buffers(self, bufs: list[SSAValue], suffix: str) -> list[str]:
+        """Fresh names for the carried ``bufs`` (their current versions from now on)."""
+        names = []
+        for b in bufs:
+            nm = self.fresh((b.name_hint or "buf") + suffix)
+            self.alloc_version[b] = self.names[b] = nm
+            self.versions.append((b, nm))
+            names.append(nm)
+        return names
 
 
 def lower_function(fn: func.FuncOp, filename: str, source: str, line_offset: int = 0) -> Lowering:
