@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, func, memref, scf, tensor
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AffineMapAttr,
     ArrayAttr,
     DenseArrayBase,
@@ -257,6 +258,7 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
                     by_value.setdefault(v, set()).add(n)
     for v, n in low.versions:  # a buffer carried through a loop / if: its loop-carried and if-yielded versions
         by_value.setdefault(v, set()).add(n)
+    local_subviews: list[tuple[memref.SubviewOp, list[int]]] = []
     for v, names in by_value.items():
         if not isinstance(v.type, TensorType | MemRefType):
             continue
@@ -265,7 +267,7 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
         if isinstance(owner, tensor.ExtractSliceOp) and _stored_window(owner, by_value, changed, d.axis):
             plan.clipped_slices.add(owner)  # a stored window: each half stores its clipped part (clipped_stores)
             continue
-        if isinstance(owner, memref.AllocOp):  # its create is dead when a load / op fills it
+        if isinstance(owner, memref.AllocOp | memref.ViewOp):  # its create is dead when a load / op fills it
             versions = {n for n in names if low.ops_of.get(n) is not owner}
             new = {changed[n] for n in versions if n in changed} or new
         if not new:
@@ -273,13 +275,16 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
         if len(new) > 1:
             raise NotLowered(f"%{v.name_hint}: versions halved differently")
         shape = _mlir_shape(next(iter(new)), len(shape_of(v.type)))
+        if isinstance(owner, memref.SubviewOp) and owner.source in low.alloc_version:
+            local_subviews.append((owner, shape))  # re-typed once its buffer's halved type is known
+            continue
         if isinstance(owner, tensor.ExtractSliceOp | tensor.InsertSliceOp):
             operand = owner.source if isinstance(owner, tensor.ExtractSliceOp) else owner.dest
             src_new = {changed[n] for n in by_value.get(operand) or () if n in changed}
             if not src_new:
                 raise NotLowered(f"a halved {owner.name} of a value that is not halved")
             plan.slices.append(owner)
-        elif not isinstance(owner, HivmOp | memref.AllocOp | tensor.EmptyOp | ToTensorOp | scf.ForOp
+        elif not isinstance(owner, HivmOp | memref.AllocOp | memref.ViewOp | tensor.EmptyOp | ToTensorOp | scf.ForOp
                             | scf.IfOp | scf.WhileOp | Block):
             raise NotLowered(f"{owner.name} produces a halved value")
         plan.retype[v] = _retyped(v.type, shape)
@@ -306,6 +311,9 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
                 plan.tiled_customs.append(op)
             elif n in d.guarded:
                 plan.guarded.append(op)
+    for sv, shape in local_subviews:
+        plan.retype[sv.result] = _halved_local_subview(sv, shape, plan.retype)
+        plan.slices.append(sv)
     plan.aranges = _halved_aranges(fn, plan)
     plan.slice_sizes = {op: _halved_slice_sizes(op, plan.retype) for op in plan.slices}
     for op in fn.walk():  # a halved result needs a halved outs init: a fresh tensor.empty, or a re-typed value
@@ -451,11 +459,33 @@ def apply_split(fn: func.FuncOp, d: Decision, plan: SplitPlan) -> None:
         limit_to_sub_block0(fn, plan.guarded)
 
 
+def _halved_local_subview(sv: memref.SubviewOp, shape: list[int], retype: dict) -> MemRefType:
+    """The halved type of a window of a local buffer: the buffer must be halved on the axis the window's part is
+    halved on, the window covering it there (offset 0, the whole extent); the layout follows the halved buffer."""
+    base_t = retype.get(sv.source)
+    if base_t is None:
+        raise NotLowered(f"a halved window %{sv.result.name_hint} of a local buffer that is not halved")
+    sizes = list(sv.static_sizes.get_values())
+    offsets = list(sv.static_offsets.get_values())
+    old_base, new_base = shape_of(sv.source.type), shape_of(base_t)
+    kept = kept_axes(sizes, shape_of(sv.result.type))
+    for axis, (a, b) in enumerate(zip(old_base, new_base, strict=True)):
+        if a != b and (offsets[axis] != 0 or sizes[axis] != a or kept is None or axis not in kept
+                       or shape[kept.index(axis)] != b):
+            raise NotLowered(f"the window %{sv.result.name_hint} does not cover its buffer on the halved axis")
+    strides = memref_strides(base_t)
+    static = all(o != DYNAMIC_INDEX for o in offsets)
+    offset = sum(o * st for o, st in zip(offsets, strides, strict=True)) if static else None
+    kept_strides = [strides[a] for a in kept]
+    t = sv.result.type
+    return MemRefType(t.get_element_type(), shape, StridedLayoutAttr(kept_strides, offset), t.memory_space)
+
+
 def _halved_slice_sizes(op: tensor.ExtractSliceOp | tensor.InsertSliceOp, retype: dict) -> list[int]:
     """The static sizes of a slice whose part (the extracted result, the inserted source) is halved: each size the
     part keeps is the part's new extent (a rank-reducing slice's dropped unit sizes stay). A part that is not halved
     with the slice cannot be expressed."""
-    part = op.results[0] if isinstance(op, tensor.ExtractSliceOp) else op.source
+    part = op.source if isinstance(op, tensor.InsertSliceOp) else op.results[0]
     sizes = list(op.static_sizes.get_values())
     if part not in retype:
         raise NotLowered(f"{op.name}: its part %{part.name_hint} is not halved with it")

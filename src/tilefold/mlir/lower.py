@@ -97,6 +97,13 @@ def tile_shape(shape: list[int]) -> list[int]:
     return [1, shape[0]] if len(shape) == 1 else list(shape)
 
 
+def _prod(shape: list[int]) -> int:
+    out = 1
+    for x in shape:
+        out *= x
+    return out
+
+
 def kept_axes(sizes: list[int], part: list[int]) -> list[int] | None:
     """The axes of a slice's ``sizes`` that ``part`` (the slice's value, possibly rank-reduced) keeps, in order:
     a rank-reducing slice drops unit sizes. None when ``part`` is not ``sizes`` with unit sizes dropped."""
@@ -119,6 +126,14 @@ class GMView:
 
 
 @dataclass
+class LocalView:
+    base: SSAValue  # the local buffer (memref.alloc / view) the subview is a window of
+    offsets: list[str]  # tile offsets (pl expressions)
+    sizes: list[int]  # tile sizes of the window
+    shape: list[int]  # the tile shape of the subview's value (a rank-reducing subview drops unit sizes)
+
+
+@dataclass
 class Lowering:
     fn: func.FuncOp
     filename: str
@@ -132,6 +147,9 @@ class Lowering:
     gm_current: dict[str, str] = field(default_factory=dict)  # param -> current SSA name of that GM tensor
     alloc_version: dict[SSAValue, str] = field(default_factory=dict)
     versions: list[tuple[SSAValue, str]] = field(default_factory=list)  # (buffer, name of a loop / if version)
+    local_views: dict[SSAValue, LocalView] = field(default_factory=dict)  # subviews of local buffers
+    byte_views: dict[SSAValue, list[tuple[int, int]]] = field(default_factory=dict)  # byte alloc -> view ranges
+    depth: int = 0  # indentation of the op being lowered (a read of a local subview emits its slice there)
     ops_of: dict[str, Operation] = field(default_factory=dict)  # pl name -> defining MLIR op
     stores: list[Operation] = field(default_factory=list)
     customs: list[Operation] = field(default_factory=list)
@@ -178,6 +196,15 @@ class Lowering:
         self.fail(op, f"operand {v.name_hint or '?'} is not a scalar tilefold can evaluate")
 
     def tile(self, v: SSAValue, op: Operation) -> str:
+        if v in self.local_views:  # a read of a window of a local buffer: the slice of its current version
+            lv = self.local_views[v]
+            nm = self.fresh((v.name_hint or "win") + "_read")
+            expr = (f"pl.tile.slice({self.tile(lv.base, op)}, [{', '.join(map(str, lv.sizes))}], "
+                    f"[{', '.join(lv.offsets)}])")
+            if lv.shape != lv.sizes:
+                expr = f"pl.tile.reshape({expr}, [{', '.join(map(str, lv.shape))}])"
+            self.emit(self.depth, f"{nm}: {self.ttype(v.type, op)} = {expr}")
+            return nm
         if v in self.alloc_version:
             return self.alloc_version[v]
         if v in self.names:
@@ -290,6 +317,11 @@ class Lowering:
             self.op(op, depth)
 
     def op(self, op: Operation, d: int) -> None:
+        self.depth = d
+        self._op(op, d)
+        self.depth = d
+
+    def _op(self, op: Operation, d: int) -> None:
         name = op.name
         if name in SYNC_OPS or name in ("func.return", "scf.yield"):
             return
@@ -313,6 +345,13 @@ class Lowering:
             return
         if isinstance(op, memref.SubviewOp):
             self._subview(op)
+            return
+        if isinstance(op, memref.ViewOp):
+            self._byte_view(op, d)
+            return
+        if isinstance(op, memref.AllocOp) and op.results[0].uses and all(
+                isinstance(u.operation, memref.ViewOp) for u in op.results[0].uses):
+            self.byte_views[op.results[0]] = []  # a byte buffer only viewed: each view is a buffer of its own
             return
         if isinstance(op, memref.AllocOp | tensor.EmptyOp):
             t = op.results[0].type
@@ -417,8 +456,9 @@ class Lowering:
         if any(isinstance(a.type, MemRefType) for a in op.arguments):
             self.fail(op, "a while carrying a buffer (memref) is not lowered")
         gm = self._carried_gm(list(after.ops))
+        bufs = self._written_buffers(list(after.ops))
         inits = [self.tile(a, op) if isinstance(a.type, TensorType) else self.scalar(a, op) for a in op.arguments]
-        inits += [self.gm_current[p] for p in gm]
+        inits += [self.gm_current[p] for p in gm] + [self.alloc_version[b] for b in bufs]
         names = []
         for a, b in zip(before.args, after.args, strict=True):
             nm = self.name_for(a)
@@ -431,6 +471,7 @@ class Lowering:
         for p in gm:
             self.gm_current[p] = self.fresh(p + "_iter")
             names.append(self.gm_current[p])
+        names += self._enter_buffers(bufs, "_iter")
         self.emit(d, f"for ({', '.join(names)},) in pl.while_(init_values=({', '.join(inits)},)):")
         for o in before.ops:
             if o is not cond_op:
@@ -442,7 +483,7 @@ class Lowering:
         yielded = after.last_op
         ys = [self.tile(v, op) if isinstance(v.type, TensorType) else self.scalar(v, op)
               for v in (yielded.operands if yielded is not None else ())]
-        ys += [self.gm_current[p] for p in gm]
+        ys += [self.gm_current[p] for p in gm] + [self.alloc_version[b] for b in bufs]
         self.gm_current = saved
         outs_n = []
         for r in op.results:
@@ -453,6 +494,7 @@ class Lowering:
             nm = self.fresh(p + "_out")
             outs_n.append(nm)
             self.gm_current[p] = nm
+        outs_n += self._enter_buffers(bufs, "_out")
         self.emit(d + 1, f"{', '.join(outs_n)} = pl.yield_({', '.join(ys)})")
 
     def _arith(self, op: Operation) -> None:
@@ -472,10 +514,69 @@ class Lowering:
             return
         self.exprs[op.results[0]] = f"({a} {syms[short]} {b})"
 
+    def _byte_view(self, op: memref.ViewOp, d: int) -> None:
+        """``memref.view %bytes[%shift][] : memref<Nxi8> to memref<shape x t>`` -> a Vec tile of its own. Views of
+        one byte buffer at constant, pairwise disjoint byte ranges cannot alias, so each is an independent buffer;
+        overlapping or run-time shifted views (which could alias) are refused."""
+        src = op.source
+        if src not in self.byte_views:
+            self.fail(op, "a view of something else than a local byte buffer (memref.alloc) only viewed")
+        shape = shape_of(op.result.type)
+        if op.sizes or shape is None or any(x < 0 for x in shape):
+            self.fail(op, "a view with dynamic sizes is not lowered")
+        try:
+            shift = int(self.scalar(op.byte_shift, op))
+        except ValueError:
+            self.fail(op, "a view at a run-time byte shift is not lowered (it could alias another view)")
+        el = op.result.type.get_element_type()
+        width = getattr(el, "bitwidth", None) or getattr(el, "width", None)
+        width = getattr(width, "data", width)
+        if not isinstance(width, int):
+            self.fail(op, f"element type {el} of the view has no known width")
+        lo, hi = shift, shift + max(1, width // 8) * int(_prod(shape))
+        total = shape_of(src.type)
+        if len(total) != 1 or total[0] < 0 or lo < 0 or hi > total[0]:
+            self.fail(op, f"the view's bytes [{lo}, {hi}) leave its buffer {src.type}")
+        for a, b in self.byte_views[src]:
+            if lo < b and a < hi:
+                self.fail(op, f"the view's bytes [{lo}, {hi}) overlap another view's [{a}, {b}) of the buffer",
+                          hint="tilefold treats each view of a byte buffer as a buffer of its own: use disjoint "
+                               "byte ranges")
+        self.byte_views[src].append((lo, hi))
+        t = op.result.type
+        nm = self.define(op.result, op)
+        self.emit(d, f"{nm}: {self.ttype(t, op)} = pl.tile.create([{', '.join(map(str, tile_shape(shape)))}], "
+                     f"dtype=pl.{self._dt(t, op)}, target_memory=pl.Mem.Vec)")
+        self.alloc_version[op.result] = nm
+
+    def _local_subview(self, op: memref.SubviewOp) -> None:
+        """A static-size, unit-stride window of a local buffer: reads slice the buffer's current version, writes
+        assemble the written tile into it (``tile.slice`` / ``tile.assemble``)."""
+        base = op.source
+        if base in self.local_views:
+            self.fail(op, "a subview of a subview of a local buffer is not lowered")
+        full = shape_of(base.type)
+        static = list(op.static_offsets.get_values())
+        dyn = list(op.offsets)
+        offs = [self.scalar(dyn.pop(0), op) if o == DYNAMIC_INDEX else str(o) for o in static]
+        sizes = list(op.static_sizes.get_values())
+        strides = list(op.static_strides.get_values())
+        part = shape_of(op.result.type)
+        if any(x < 0 for x in sizes) or any(x != 1 for x in strides) or len(sizes) != len(full) \
+                or kept_axes(sizes, part) is None or len(sizes) > 2:
+            self.fail(op, "a subview of a local buffer with dynamic sizes, non-unit strides or rank > 2 is not "
+                          "lowered")
+        if len(sizes) == 1:
+            sizes, offs = [1, sizes[0]], ["0", offs[0]]
+        self.local_views[op.result] = LocalView(base, offs, sizes, tile_shape(part) if part else [1, 1])
+
     def _subview(self, op: memref.SubviewOp) -> None:
         src = op.source
+        if src in self.alloc_version or src in self.local_views:
+            self._local_subview(op)
+            return
         if src not in self.views:
-            self.fail(op, "a subview of a local buffer is not lowered (only GM windows)")
+            self.fail(op, "a subview of something else than a GM view or a local buffer is not lowered")
         base = self.views[src]
         static = list(op.static_offsets.get_values())
         dyn = list(op.offsets)
@@ -563,7 +664,17 @@ class Lowering:
         return f"[{', '.join(offs)}]", f"[{', '.join(map(str, sizes))}]"
 
     def _write(self, dst: SSAValue, nm: str, op: Operation) -> None:
-        """``outs(%buf)`` of a memref-form op: the buffer's next version is ``nm``."""
+        """``outs(%buf)`` of a memref-form op: the buffer's next version is ``nm`` (a window of a buffer: the
+        buffer's next version is its current one with ``nm`` assembled into the window)."""
+        if dst in self.local_views:
+            lv = self.local_views[dst]
+            value = nm if lv.shape == lv.sizes else f"pl.tile.reshape({nm}, [{', '.join(map(str, lv.sizes))}])"
+            new = self.fresh((lv.base.name_hint or "buf") + "_w")
+            self.versions.append((lv.base, new))
+            self.emit(self.depth, f"{new}: {self.ttype(lv.base.type, op)} = pl.tile.assemble("
+                                  f"{self.tile(lv.base, op)}, {value}, [{', '.join(lv.offsets)}])")
+            self.alloc_version[lv.base] = self.names[lv.base] = new
+            return
         if dst in self.alloc_version:
             self.alloc_version[dst] = nm
             self.names[dst] = nm
@@ -929,6 +1040,7 @@ class Lowering:
             for o in inner.walk():
                 if isinstance(o, HivmOp) and o.name != "hivm.hir.store" and not o.results:
                     for v in o.group("outs"):
+                        v = self.local_views[v].base if v in self.local_views else v
                         if v in self.alloc_version and v not in bufs:
                             bufs.append(v)
         return bufs
