@@ -44,6 +44,14 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineSymExpr,
+)
 
 from tilefold.errors import Span, TilefoldError
 from tilefold.ir.names import NameSupply
@@ -95,6 +103,24 @@ def elem_of(t: Attribute) -> str:
 
 def tile_shape(shape: list[int]) -> list[int]:
     return [1, shape[0]] if len(shape) == 1 else list(shape)
+
+
+def affine_scalar(e: AffineExpr, dims: list[str], syms: list[str]) -> str:
+    """An affine expression over pl scalar expressions (``mod`` / ``floordiv`` round towards minus infinity, as
+    Python's ``%`` / ``//``; ``ceildiv`` is ``-((-a) // b)``)."""
+    if isinstance(e, AffineDimExpr):
+        return dims[e.position]
+    if isinstance(e, AffineSymExpr):
+        return syms[e.position]
+    if isinstance(e, AffineConstantExpr):
+        return str(e.value) if e.value >= 0 else f"(0 - {-e.value})"
+    assert isinstance(e, AffineBinaryOpExpr)
+    a, b = affine_scalar(e.lhs, dims, syms), affine_scalar(e.rhs, dims, syms)
+    if e.kind is AffineBinaryOpKind.CeilDiv:
+        return f"(0 - ((0 - {a}) // {b}))"
+    sym = {AffineBinaryOpKind.Add: "+", AffineBinaryOpKind.Mul: "*", AffineBinaryOpKind.Mod: "%",
+           AffineBinaryOpKind.FloorDiv: "//"}[e.kind]
+    return f"({a} {sym} {b})"
 
 
 def _prod(shape: list[int]) -> int:
@@ -339,6 +365,14 @@ class Lowering:
                     "arith.index_cast", "arith.index_castui", "arith.extsi", "arith.trunci", "arith.cmpi"):
             self._arith(op)
             return
+        if name in ("affine.apply", "affine.min", "affine.max"):
+            self._affine(op)
+            return
+        if name == "scope.scope":
+            self._scope(op, d)
+            return
+        if name == "annotation.mark" and not op.results:
+            return  # a hint to later passes (multi-buffering, ...): carries no data
         if isinstance(op, memref.ReinterpretCastOp):
             if op not in self._view_params:  # views of arguments were made parameters up front
                 self.fail(op, "a reinterpret_cast of something else than a function argument is not lowered")
@@ -388,6 +422,45 @@ class Lowering:
             self._element(op, d)
             return
         self.fail(op, "this op is not lowered to tilefold")
+
+    def _affine(self, op: Operation) -> None:
+        """``affine.apply`` / ``min`` / ``max`` of index values -> a scalar expression (``pl.min`` / ``pl.max``
+        over the map's results); dims are the first operands, symbols the rest."""
+        attr = op.properties.get("map") or op.attributes.get("map")
+        if not isinstance(attr, AffineMapAttr):
+            self.fail(op, "an affine op without a map")
+        m = attr.data
+        args = [self.scalar(v, op) for v in op.operands]
+        if len(args) != m.num_dims + m.num_symbols or not m.results:
+            self.fail(op, "the affine map's operands do not match its dims and symbols")
+        texts = [affine_scalar(e, args[:m.num_dims], args[m.num_dims:]) for e in m.results]
+        if op.name == "affine.apply" and len(texts) != 1:
+            self.fail(op, "affine.apply of a map with several results")
+        fn = "pl.min" if op.name == "affine.min" else "pl.max"
+        expr = texts[0]
+        for t in texts[1:]:
+            expr = f"{fn}({expr}, {t})"
+        self.exprs[op.results[0]] = expr
+
+    def _scope(self, op: Operation, d: int) -> None:
+        """``scope.scope`` (ScopeDialect.md: a region run once, in place, its ``scope.return`` values its results)
+        -> its body lowered inline. A scope with region arguments or several blocks is refused."""
+        if len(op.regions) != 1 or len(op.regions[0].blocks) != 1 or op.regions[0].blocks[0].args:
+            self.fail(op, "a scope.scope with region arguments or several blocks is not lowered")
+        block = op.regions[0].blocks[0]
+        ret = block.last_op
+        for inner in block.ops:
+            if inner is ret and inner.name == "scope.return":
+                continue
+            self.op(inner, d)
+        returned = list(ret.operands) if ret is not None and ret.name == "scope.return" else []
+        if len(returned) != len(op.results):
+            self.fail(op, "a scope.scope whose scope.return does not give its results")
+        for r, v in zip(op.results, returned, strict=True):
+            if isinstance(v.type, MemRefType | TensorType):
+                self.names[r] = self.tile(v, op)
+            else:
+                self.exprs[r] = self.scalar(v, op)
 
     def _element(self, op: tensor.ExtractOp | tensor.InsertOp, d: int) -> None:
         """``tensor.extract`` -> ``pl.tile.read`` (a scalar), ``tensor.insert`` -> ``pl.tile.write`` (the next
