@@ -118,3 +118,38 @@ def test_overlapping_views_are_a_located_error(tmp_path):
         load_program(str(path), "overlapping_views")
     text = info.value.render()
     assert "k.mlir:" in text and "overlap" in text
+
+
+def _max_exp(x):
+    m = x.max(axis=1, keepdims=True)
+    return m, np.exp(x - m).astype(np.float32)
+
+
+def test_two_result_custom_op_split_and_whole_match_numpy(tmp_path):
+    import tilefold
+
+    lit = FILE.parent / "custom_ops.mlir"
+    chunk = next(c for c in split_chunks(lit.read_text(), True) if "@two_results(" in c.text)
+    path = tmp_path / "k.mlir"
+    path.write_text(chunk.text)
+    program = load_program(str(path), "two_results")
+    module = parse_chunk(chunk, str(lit))
+    fn = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    assert decide(fn, str(lit), chunk.text, chunk.line_offset).axis == 0  # the rows split
+    x = np.random.default_rng(3).standard_normal((16, 32)).astype(np.float32)
+    calls = []
+
+    def kernel(t):
+        calls.append(t.shape)
+        return _max_exp(t)
+
+    tilefold.register_custom_op("user.max_exp", kernel, replace=True)
+    try:
+        for options in ({}, {"enable_auto_bind_sub_block": False}):
+            report = run_and_compare(program, {"src": x.copy()}, options=options)
+            assert report.matches, report.details
+            np.testing.assert_allclose(report.outputs["mx"], x.max(axis=1, keepdims=True), rtol=1e-6)
+            np.testing.assert_allclose(report.outputs["ex"], np.exp(x - x.max(axis=1, keepdims=True)), rtol=1e-5)
+    finally:
+        tilefold.unregister_custom_op("user.max_exp")
+    assert (8, 32) in calls and (16, 32) in calls  # the split run calls the kernel on halves, the whole run once

@@ -150,12 +150,13 @@ def lower_to_program(fn: func.FuncOp, filename: str, source: str, line_offset: i
 
 
 def _collect(fn_ir) -> tuple[dict[str, tuple[int, ...]], set[str], set[str]]:
-    from tilefold.ir.expr import Call, Var
+    from tilefold.ir.expr import Call, TupleGetItem, Var
     from tilefold.ir.stmt import AssignStmt, ForStmt, IfStmt, SeqStmts, WhileStmt
 
     shapes: dict[str, tuple[int, ...]] = {}
     tiled: set[str] = set()
     guarded: set[str] = set()
+    calls: dict[str, Call] = {}
 
     def note(var: Var) -> None:
         shape = getattr(var.type, "shape", None)
@@ -173,8 +174,12 @@ def _collect(fn_ir) -> tuple[dict[str, tuple[int, ...]], set[str], set[str]]:
                 walk(s, in_guard)
         elif isinstance(stmt, AssignStmt):
             note(stmt.var)
-            if isinstance(stmt.value, Call):
-                if dict(stmt.value.kwargs).get("tiled_op"):
+            value = stmt.value
+            if isinstance(value, TupleGetItem) and isinstance(value.tuple_value, Var):
+                value = calls.get(value.tuple_value.name)  # ``r, s = custom(...)``: each result names the op
+            if isinstance(value, Call):
+                calls[stmt.var.name] = value
+                if dict(value.kwargs).get("tiled_op"):
                     tiled.add(stmt.var.name)
                 if in_guard:
                     guarded.add(stmt.var.name)

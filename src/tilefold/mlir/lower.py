@@ -971,9 +971,14 @@ class Lowering:
             args.append("no_side_effect=True")
         kind = "custom_macro" if macro else "custom"
         self.customs.append(op)
-        if len(op.results) > 1:
-            self.fail(op, "a custom op with several results is not lowered")
-        if op.results:
+        if len(op.results) > 1:  # ``%r:2 = custom ... outs(%a, %b)``: ``r_0, r_1 = pl.tile.custom(...)``
+            if len(outs) != len(op.results):
+                self.fail(op, "a custom op whose results do not match its outs one to one")
+            names = [self.define(r, op) for r in op.results]
+            for r in op.results:
+                self.ttype(r.type, op)  # each result is a static tile
+            self.emit(d, f"{', '.join(names)} = pl.tile.{kind}({', '.join(args)})")
+        elif op.results:
             nm = self.define(op.results[0], op)
             self.emit(d, f"{nm}: {self.ttype(op.results[0].type, op)} = pl.tile.{kind}({', '.join(args)})")
         else:
