@@ -45,6 +45,12 @@ def _scoped(a):
     return out
 
 
+def _padded(a):
+    out = np.full((16, 32), -1.0, np.float32)
+    out[:, 1:31] = a
+    return out
+
+
 CASES = {  # name: (numpy reference of the output from the inputs, split axis or None)
     "block_into_wider": (lambda i: np.exp(i["a"]), 0),
     "rows_one_by_one": (lambda i: np.abs(i["a"]), 1),
@@ -54,6 +60,7 @@ CASES = {  # name: (numpy reference of the output from the inputs, split axis or
     "two_views": (lambda i: np.exp(i["a"].astype(np.float32)), 0),
     "right_half_of_buffer": (lambda i: _right_half(i["a"]), 0),
     "scoped_halves": (lambda i: _scoped(i["a"]), 0),
+    "padded_rows": (lambda i: _padded(i["a"]) ** 2, 0),
 }
 
 

@@ -123,6 +123,21 @@ def affine_scalar(e: AffineExpr, dims: list[str], syms: list[str]) -> str:
     return f"({a} {sym} {b})"
 
 
+def keyword_operand(op: HivmOp, keyword: str) -> SSAValue | None:
+    """The operand of a keyword attribute written ``keyword = %v : t`` (``pad_value``, ``left_padding_num``)."""
+    idx = 0
+    for p in op.layout():
+        if p.kind == "operands":
+            idx += p.count
+        elif p.kind == "attr" and p.text == "%":
+            if p.keyword == keyword:
+                return op.operands[idx]
+            idx += 1
+        elif p.kind == "group":
+            idx += sum(1 for item in p.items if item[0] == "operand")
+    return None
+
+
 def _prod(shape: list[int]) -> int:
     out = 1
     for x in shape:
@@ -689,8 +704,9 @@ class Lowering:
             if view is None:
                 self.fail(op, "the load does not read a GM window")
             shape = shape_of(dst.type)
-            if view.sizes != tile_shape(shape):
-                self.fail(op, "a load whose window and buffer shapes differ (padding) is not lowered")
+            if view.sizes != tile_shape(shape) or op.keyword_attr("pad_mode") is not None:
+                self._padded_load(op, view, dst, d)
+                return
             offs, sizes = self._window(view)
             if op.results:  # tensor form: ``%t = hivm.hir.load ins(%gm) outs(%empty) -> tensor``
                 nm = self.define(op.results[0], op)
@@ -730,6 +746,47 @@ class Lowering:
             self._compute(op, short, ins, outs, d)
             return
         self.fail(op, "this hivm op is not lowered to tilefold")
+
+    def _padded_load(self, op: HivmOp, view: GMView, dst: SSAValue, d: int) -> None:
+        """``load ins(%win) outs(%buf) pad_mode = <PadValue> pad_value = %v [left_padding_num = %l]`` of a window
+        narrower than its buffer on the last axis: the buffer is ``%v`` everywhere but ``[.., l : l + n)``, which
+        holds the window (HIVMDialect.md: left and right padding, ``pad_value`` of the element type; the padded axis
+        is the last, the only one a padded load's shapes may differ on here) -> ``tile.full`` / ``tile.expands`` of
+        the pad value, ``tile.load`` of the window, ``tile.assemble`` at ``[0, l]``. Other pad modes (PadNull leaves
+        the padding undefined, PadFirstElem is not described) and ``init_condition`` are refused."""
+        mode = op.keyword_attr("pad_mode")
+        pad = keyword_operand(op, "pad_value")
+        if mode is None or "PadValue" not in (mode.text or "") or pad is None:
+            self.fail(op, "a load whose window and buffer shapes differ needs pad_mode = <PadValue> and a pad_value",
+                      hint="tilefold lowers value padding only (PadNull leaves the padding undefined)")
+        if op.keyword_attr("init_condition") is not None:
+            self.fail(op, "a padded load with an init_condition is not lowered")
+        buf = tile_shape(shape_of(dst.type))
+        win = list(view.sizes)
+        left_v = keyword_operand(op, "left_padding_num")
+        left = self.scalar(left_v, op) if left_v is not None else "0"
+        if win[:-1] != buf[:-1] or win[-1] > buf[-1] or (left.isdigit() and int(left) + win[-1] > buf[-1]):
+            self.fail(op, f"a padded load of a {win} window into a {buf} buffer pads other axes than the last, or "
+                          "its window does not fit")
+        dtype = self._dt(dst.type, op)
+        value = self.scalar(pad, op)
+        try:
+            float(value)
+            fill = (f"pl.tile.full([{', '.join(map(str, buf))}], dtype=pl.{dtype}, value={value}, "
+                    "target_memory=pl.Mem.Vec)")
+        except ValueError:
+            fill = f"pl.tile.expands({self._init(dst, op, d)}, {value})"
+        base = dst.name_hint or "t"
+        padn, raw = self.fresh(base + "_pad"), self.fresh(base + "_win")
+        self.emit(d, f"{padn}: {self.ttype(dst.type, op)} = {fill}")
+        offs, sizes = self._window(view)
+        self.emit(d, f"{raw}: pl.Tile[[{', '.join(map(str, win))}], pl.{dtype}, pl.Mem.Vec] = pl.tile.load("
+                     f"{self.gm_current[view.param]}, {offs}, {sizes}, target_memory=pl.Mem.Vec)")
+        nm = self.define(op.results[0], op) if op.results else self.fresh(base)
+        self.ops_of[nm] = op
+        self.emit(d, f"{nm}: {self.ttype(dst.type, op)} = pl.tile.assemble({padn}, {raw}, [0, {left}])")
+        if not op.results:
+            self._write(dst, nm, op)
 
     def _window(self, view: GMView) -> tuple[str, str]:
         offs = list(view.offsets)

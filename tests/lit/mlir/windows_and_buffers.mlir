@@ -242,3 +242,37 @@ func.func @scoped_halves(%a: memref<8x64xf32>, %o: memref<8x64xf32>) attributes 
   hivm.hir.store ins(%r : tensor<8x64xf32>) outs(%o : memref<8x64xf32>)
   return
 }
+
+// -----
+
+// A load of 30 columns into a 32-column buffer, padded with -1 (one column on the left, one on the right): the rows
+// split, each half loading its rows of the window with the same padding.
+// CHECK-LABEL: func.func @padded_rows
+// CHECK: %buf = memref.alloc() : memref<8x32xf32>
+// CHECK-NEXT: %[[W:.*]] = memref.subview %a[%{{.*}}, 0] [8, 30] [1, 1] : memref<16x30xf32> to memref<8x30xf32, strided<[30, 1], offset: ?>>
+// CHECK-NEXT: hivm.hir.load ins(%[[W]] : memref<8x30xf32, strided<[30, 1], offset: ?>>) outs(%buf : memref<8x32xf32>) pad_mode = <PadValue> pad_value = %pv : f32 left_padding_num = %{{.*}} : index
+// CHECK: {tiled_op}
+// REMARK: remark: @padded_rows: split on axis 0
+func.func @padded_rows(%a: memref<16x30xf32>, %o: memref<16x32xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %pv = arith.constant -1.0 : f32
+  %c1 = arith.constant 1 : index
+  %buf = memref.alloc() : memref<16x32xf32>
+  hivm.hir.load ins(%a : memref<16x30xf32>) outs(%buf : memref<16x32xf32>) pad_mode = <PadValue> pad_value = %pv : f32 left_padding_num = %c1 : index
+  hivm.hir.vmul ins(%buf, %buf : memref<16x32xf32>, memref<16x32xf32>) outs(%buf : memref<16x32xf32>)
+  hivm.hir.store ins(%buf : memref<16x32xf32>) outs(%o : memref<16x32xf32>)
+  return
+}
+
+// -----
+
+// PadNull leaves the padding undefined: not lowered, rolled back at the load.
+// CHECK-LABEL: func.func @undefined_padding
+// CHECK: } {limit_sub_block_id0}
+// REMARK: remark: @undefined_padding: not lowered, rolled back: {{.*}}windows_and_buffers.mlir:{{[0-9]+}}:3
+// REMARK: error: hivm.hir.load: a load whose window and buffer shapes differ needs pad_mode = <PadValue> and a pad_value
+func.func @undefined_padding(%a: memref<16x30xf32>, %o: memref<16x32xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %buf = memref.alloc() : memref<16x32xf32>
+  hivm.hir.load ins(%a : memref<16x30xf32>) outs(%buf : memref<16x32xf32>) pad_mode = <PadNull>
+  hivm.hir.store ins(%buf : memref<16x32xf32>) outs(%o : memref<16x32xf32>)
+  return
+}
