@@ -18,6 +18,11 @@ Mapping (MLIR -> tilefold):
   ``get_sub_block_idx`` -> ``pl.tile.get_block_idx`` / ``get_subblock_idx``;
 * ``arith`` index / integer / float scalars -> inline scalar expressions; ``scf.for`` -> ``pl.range`` with
   ``init_values`` (GM tensors stored in the body are carried too); ``scf.if`` -> ``if`` / ``pl.yield_``;
+* ``tensor.insert_slice`` -> ``tile.assemble``; ``memref.subview`` of a local buffer -> reads ``tile.slice`` it,
+  writes ``tile.assemble`` into it; ``memref.view`` of a byte buffer -> a tile per (disjoint) view; a padded load
+  -> ``tile.full`` + ``tile.load`` + ``tile.assemble``; local buffers written inside a loop / if are carried
+  through it; ``scope.scope`` bodies are lowered in place; ``affine.apply`` / ``min`` / ``max`` -> scalar
+  expressions;
 * synchronisation and debug ops (``set_flag``, ``wait_flag``, ``pipe_barrier``, ``set_mask_norm``, ``debug``,
   ...) carry no data: tilefold inserts its own synchronisation.
 
