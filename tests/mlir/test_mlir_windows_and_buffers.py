@@ -61,6 +61,7 @@ CASES = {  # name: (numpy reference of the output from the inputs, split axis or
     "right_half_of_buffer": (lambda i: _right_half(i["a"]), 0),
     "scoped_halves": (lambda i: _scoped(i["a"]), 0),
     "padded_rows": (lambda i: _padded(i["a"]) ** 2, 0),
+    "read_window": (lambda i: np.exp(i["a"][:, 32:]), 0),
 }
 
 

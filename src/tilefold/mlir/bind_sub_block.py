@@ -316,6 +316,10 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
                 plan.tiled_customs.append(op)
             elif n in d.guarded:
                 plan.guarded.append(op)
+    seen = {sv for sv, _ in local_subviews}
+    for v in low.local_views:  # a window only read, of a halved buffer, is halved with it
+        if v.owner not in seen and low.local_views[v].base in plan.retype:
+            local_subviews.append((v.owner, None))
     for sv, shape in local_subviews:
         plan.retype[sv.result] = _halved_local_subview(sv, shape, plan.retype)
         plan.slices.append(sv)
@@ -464,7 +468,7 @@ def apply_split(fn: func.FuncOp, d: Decision, plan: SplitPlan) -> None:
         limit_to_sub_block0(fn, plan.guarded)
 
 
-def _halved_local_subview(sv: memref.SubviewOp, shape: list[int], retype: dict) -> MemRefType:
+def _halved_local_subview(sv: memref.SubviewOp, shape: list[int] | None, retype: dict) -> MemRefType:
     """The halved type of a window of a local buffer: the buffer must be halved on the axis the window's part is
     halved on, the window covering it there (offset 0, the whole extent); the layout follows the halved buffer."""
     base_t = retype.get(sv.source)
@@ -474,6 +478,8 @@ def _halved_local_subview(sv: memref.SubviewOp, shape: list[int], retype: dict) 
     offsets = list(sv.static_offsets.get_values())
     old_base, new_base = shape_of(sv.source.type), shape_of(base_t)
     kept = kept_axes(sizes, shape_of(sv.result.type))
+    if shape is None and kept is not None:  # the window's part follows its buffer on the axes it keeps
+        shape = [new_base[a] if sizes[a] == old_base[a] else sizes[a] for a in kept]
     for axis, (a, b) in enumerate(zip(old_base, new_base, strict=True)):
         if a != b and (offsets[axis] != 0 or sizes[axis] != a or kept is None or axis not in kept
                        or shape[kept.index(axis)] != b):

@@ -276,3 +276,20 @@ func.func @undefined_padding(%a: memref<16x30xf32>, %o: memref<16x32xf32>) attri
   hivm.hir.store ins(%buf : memref<16x32xf32>) outs(%o : memref<16x32xf32>)
   return
 }
+
+// -----
+
+// A window of a local buffer that is only read: it is halved with its buffer (same offsets, halved rows).
+// CHECK-LABEL: func.func @read_window
+// CHECK: %w = memref.subview %buf[0, 32] [8, 32] [1, 1] : memref<8x64xf32> to memref<8x32xf32, strided<[64, 1], offset: 32>>
+// CHECK: hivm.hir.vexp ins(%w : memref<8x32xf32, strided<[64, 1], offset: 32>>) outs(%r : memref<8x32xf32>)
+// REMARK: remark: @read_window: split on axis 0
+func.func @read_window(%a: memref<16x64xf32>, %o: memref<16x32xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %buf = memref.alloc() : memref<16x64xf32>
+  hivm.hir.load ins(%a : memref<16x64xf32>) outs(%buf : memref<16x64xf32>)
+  %w = memref.subview %buf[0, 32] [16, 32] [1, 1] : memref<16x64xf32> to memref<16x32xf32, strided<[64, 1], offset: 32>>
+  %r = memref.alloc() : memref<16x32xf32>
+  hivm.hir.vexp ins(%w : memref<16x32xf32, strided<[64, 1], offset: 32>>) outs(%r : memref<16x32xf32>)
+  hivm.hir.store ins(%r : memref<16x32xf32>) outs(%o : memref<16x32xf32>)
+  return
+}
