@@ -382,7 +382,9 @@ class Lowering:
             return
         if name in ("arith.addi", "arith.subi", "arith.muli", "arith.floordivsi", "arith.divsi", "arith.divui",
                     "arith.remsi", "arith.addf", "arith.subf", "arith.mulf", "arith.maxsi", "arith.minsi",
-                    "arith.index_cast", "arith.index_castui", "arith.extsi", "arith.trunci", "arith.cmpi"):
+                    "arith.index_cast", "arith.index_castui", "arith.extsi", "arith.trunci", "arith.cmpi",
+                    "arith.ceildivsi", "arith.ceildivui", "arith.remui", "arith.maxui", "arith.minui",
+                    "arith.extui"):
             self._arith(op)
             return
         if name in ("affine.apply", "affine.min", "affine.max"):
@@ -594,7 +596,11 @@ class Lowering:
         syms = {"addi": "+", "subi": "-", "muli": "*", "floordivsi": "//", "divsi": "//", "divui": "//",
                 "remsi": "%", "addf": "+", "subf": "-", "mulf": "*"}
         short = op.name.split(".")[1]
-        if short in ("index_cast", "index_castui", "extsi", "trunci"):
+        if short in ("maxui", "minui", "remui", "ceildivui") and not all(
+                isinstance(v.type, IndexType) for v in op.operands):
+            self.fail(op, "unsigned arithmetic on integers other than index values is not lowered")
+        short = {"maxui": "maxsi", "minui": "minsi", "remui": "remsi"}.get(short, short)  # index values are >= 0
+        if short in ("index_cast", "index_castui", "extsi", "extui", "trunci"):
             self.exprs[op.results[0]] = self.scalar(op.operands[0], op)
             return
         a, b = (self.scalar(v, op) for v in op.operands)
@@ -604,6 +610,9 @@ class Lowering:
             return
         if short in ("maxsi", "minsi"):
             self.exprs[op.results[0]] = f"pl.{short[:3]}({a}, {b})"
+            return
+        if short in ("ceildivsi", "ceildivui"):
+            self.exprs[op.results[0]] = f"(0 - ((0 - {a}) // {b}))"
             return
         self.exprs[op.results[0]] = f"({a} {syms[short]} {b})"
 

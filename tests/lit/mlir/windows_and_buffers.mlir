@@ -293,3 +293,33 @@ func.func @read_window(%a: memref<16x64xf32>, %o: memref<16x32xf32>) attributes 
   hivm.hir.store ins(%r : memref<16x32xf32>) outs(%o : memref<16x32xf32>)
   return
 }
+
+// -----
+
+// Loop bounds and offsets from arith.ceildivsi and affine.min (ceil(5 / 4) = 2 blocks of 4 rows, the last one moved
+// back to end at row 5): scalar expressions of the loop; the 64 columns split.
+// CHECK-LABEL: func.func @blocks_by_ceildiv
+// CHECK: %nb = arith.ceildivsi %c5, %c4 : index
+// CHECK: scf.for %b = %{{.*}} to %nb step %{{.*}} {
+// CHECK-NEXT: %row = affine.min #{{map[0-9]*}}(%b)[%c5]
+// CHECK: hivm.hir.vabs ins(%buf : memref<4x32xf32>) outs(%buf : memref<4x32xf32>)
+// CHECK: {tiled_op}
+// REMARK: remark: @blocks_by_ceildiv: split on axis 1
+#tail = affine_map<(d0)[s0] -> (d0 * 4, s0 - 4)>
+func.func @blocks_by_ceildiv(%a: memref<16x64xf32>, %o: memref<16x64xf32>, %n: index) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %nb = arith.ceildivsi %c5, %c4 : index
+  scf.for %b = %c0 to %nb step %c1 {
+    %row = affine.min #tail(%b)[%c5]
+    %src = memref.subview %a[%row, 0] [4, 64] [1, 1] : memref<16x64xf32> to memref<4x64xf32, strided<[64, 1], offset: ?>>
+    %buf = memref.alloc() : memref<4x64xf32>
+    hivm.hir.load ins(%src : memref<4x64xf32, strided<[64, 1], offset: ?>>) outs(%buf : memref<4x64xf32>)
+    hivm.hir.vabs ins(%buf : memref<4x64xf32>) outs(%buf : memref<4x64xf32>)
+    %dst = memref.subview %o[%row, 0] [4, 64] [1, 1] : memref<16x64xf32> to memref<4x64xf32, strided<[64, 1], offset: ?>>
+    hivm.hir.store ins(%buf : memref<4x64xf32>) outs(%dst : memref<4x64xf32, strided<[64, 1], offset: ?>>)
+  }
+  return
+}
