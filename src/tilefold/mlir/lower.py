@@ -712,6 +712,8 @@ class Lowering:
             self.emit(d, f"{nm}: pl.Scalar[pl.INDEX] = pl.tile.{fn}()")
             self.exprs[op.results[0]] = nm
             return
+        if short in ("load", "store") and (len(ins) != 1 or len(outs) != 1):
+            self.fail(op, f"a {short} needs one ins and one outs operand")
         if short == "load":
             src, dst = ins[0], outs[0]
             view = self.views.get(src)
@@ -826,6 +828,8 @@ class Lowering:
             self.fail(op, "the destination is not a local buffer (memref.alloc)")
 
     def _compute(self, op: HivmOp, short: str, ins: list[SSAValue], outs: list[SSAValue], d: int) -> None:
+        if not outs or (not ins and short not in ("custom", "custom_macro")):
+            self.fail(op, "expected ins and outs operands")
         if len(outs) != 1 and short not in ("custom", "custom_macro"):
             self.fail(op, "expected one outs operand")
         res_t = op.results[0].type if op.results else outs[0].type
