@@ -69,6 +69,7 @@ CASES = {  # name: (numpy reference of the output from the inputs, split axis or
     "padded_rows": (lambda i: _padded(i["a"]) ** 2, 0),
     "read_window": (lambda i: np.exp(i["a"][:, 32:]), 0),
     "blocks_by_ceildiv": (lambda i: _first_rows(i["a"], i["o"], 5), 1),
+    "rows_in_loop": (lambda i: np.exp(i["a"]), 1),
 }
 
 

@@ -1193,7 +1193,9 @@ class Lowering:
             for o in inner.walk():
                 if isinstance(o, HivmOp) and o.name != "hivm.hir.store" and not o.results:
                     for v in o.group("outs"):
-                        v = self.local_views[v].base if v in self.local_views else v
+                        # a window of a buffer (defined outside the region, or inside it) writes the buffer
+                        while isinstance(v.owner, memref.SubviewOp) and v not in self.alloc_version:
+                            v = v.owner.source
                         if v in self.alloc_version and v not in bufs:
                             bufs.append(v)
         return bufs

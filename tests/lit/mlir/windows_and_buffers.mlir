@@ -323,3 +323,29 @@ func.func @blocks_by_ceildiv(%a: memref<16x64xf32>, %o: memref<16x64xf32>, %n: i
   }
   return
 }
+
+// -----
+
+// Rows loaded one by one into rank-reduced windows %buf[%i, 0] [1, 64] of a buffer defined before the loop: the
+// buffer is carried through the loop; a row covers the columns, so the columns split, each window halved with its
+// buffer (offset still %i, layout of the halved buffer).
+// CHECK-LABEL: func.func @rows_in_loop
+// CHECK: %buf = memref.alloc() : memref<4x32xf32>
+// CHECK: %row = memref.subview %buf[%i, 0] [1, 32] [1, 1] : memref<4x32xf32> to memref<32xf32, strided<[1], offset: ?>>
+// CHECK: hivm.hir.load ins(%{{.*}} : memref<32xf32, strided<[1], offset: ?>>) outs(%row : memref<32xf32, strided<[1], offset: ?>>)
+// CHECK: hivm.hir.vexp ins(%buf : memref<4x32xf32>) outs(%buf : memref<4x32xf32>)
+// REMARK: remark: @rows_in_loop: split on axis 1
+func.func @rows_in_loop(%a: memref<4x64xf32>, %o: memref<4x64xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %buf = memref.alloc() : memref<4x64xf32>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %src = memref.subview %a[%i, 0] [1, 64] [1, 1] : memref<4x64xf32> to memref<64xf32, strided<[1], offset: ?>>
+    %row = memref.subview %buf[%i, 0] [1, 64] [1, 1] : memref<4x64xf32> to memref<64xf32, strided<[1], offset: ?>>
+    hivm.hir.load ins(%src : memref<64xf32, strided<[1], offset: ?>>) outs(%row : memref<64xf32, strided<[1], offset: ?>>)
+  }
+  hivm.hir.vexp ins(%buf : memref<4x64xf32>) outs(%buf : memref<4x64xf32>)
+  hivm.hir.store ins(%buf : memref<4x64xf32>) outs(%o : memref<4x64xf32>)
+  return
+}
