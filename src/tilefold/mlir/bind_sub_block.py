@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, func, memref, scf, tensor
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AffineMapAttr,
     ArrayAttr,
     DenseArrayBase,
@@ -41,7 +42,7 @@ from xdsl.ir.affine import AffineMap
 from tilefold.mlir import clipped_stores
 from tilefold.mlir.clipped_stores import ClippedStore, memref_strides, window_axis
 from tilefold.mlir.dialect import HivmOp, ToTensorOp, hivm_op_class
-from tilefold.mlir.lower import Lowering, NotLowered, shape_of
+from tilefold.mlir.lower import Lowering, NotLowered, kept_axes, shape_of
 
 TILED = "tiled_op"
 #: LimitUniqueSubBlockIdToStoreCopy's ops: what writes memory other than the sub-block's own buffers
@@ -149,12 +150,13 @@ def lower_to_program(fn: func.FuncOp, filename: str, source: str, line_offset: i
 
 
 def _collect(fn_ir) -> tuple[dict[str, tuple[int, ...]], set[str], set[str]]:
-    from tilefold.ir.expr import Call, Var
+    from tilefold.ir.expr import Call, TupleGetItem, Var
     from tilefold.ir.stmt import AssignStmt, ForStmt, IfStmt, SeqStmts, WhileStmt
 
     shapes: dict[str, tuple[int, ...]] = {}
     tiled: set[str] = set()
     guarded: set[str] = set()
+    calls: dict[str, Call] = {}
 
     def note(var: Var) -> None:
         shape = getattr(var.type, "shape", None)
@@ -172,8 +174,12 @@ def _collect(fn_ir) -> tuple[dict[str, tuple[int, ...]], set[str], set[str]]:
                 walk(s, in_guard)
         elif isinstance(stmt, AssignStmt):
             note(stmt.var)
-            if isinstance(stmt.value, Call):
-                if dict(stmt.value.kwargs).get("tiled_op"):
+            value = stmt.value
+            if isinstance(value, TupleGetItem) and isinstance(value.tuple_value, Var):
+                value = calls.get(value.tuple_value.name)  # ``r, s = custom(...)``: each result names the op
+            if isinstance(value, Call):
+                calls[stmt.var.name] = value
+                if dict(value.kwargs).get("tiled_op"):
                     tiled.add(stmt.var.name)
                 if in_guard:
                     guarded.add(stmt.var.name)
@@ -220,7 +226,8 @@ class SplitPlan:
     tiled_customs: list[HivmOp] = field(default_factory=list)
     half: dict[Operation, tuple[int, int]] = field(default_factory=dict)  # load/store -> (mlir axis, half)
     fresh_inits: list[tuple[HivmOp, int, Attribute]] = field(default_factory=list)  # (op, outs index, type)
-    slices: list[Operation] = field(default_factory=list)  # extract_slices re-emitted on their halved source
+    slices: list[Operation] = field(default_factory=list)  # extract / insert_slices re-emitted on halves
+    slice_sizes: dict[Operation, list[int]] = field(default_factory=dict)  # their halved static sizes
     clipped_slices: set[Operation] = field(default_factory=set)  # stored windows of a halved value
     clipped: list[ClippedStore] = field(default_factory=list)  # their stores, clipped per half
     aranges: list[tuple[HivmOp, int, int, list[int]]] = field(default_factory=list)  # (op, axis, half, shape)
@@ -254,6 +261,9 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
             for v in op.group("outs"):
                 if op.name != "hivm.hir.store":
                     by_value.setdefault(v, set()).add(n)
+    for v, n in low.versions:  # a buffer carried through a loop / if: its loop-carried and if-yielded versions
+        by_value.setdefault(v, set()).add(n)
+    local_subviews: list[tuple[memref.SubviewOp, list[int]]] = []
     for v, names in by_value.items():
         if not isinstance(v.type, TensorType | MemRefType):
             continue
@@ -262,7 +272,7 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
         if isinstance(owner, tensor.ExtractSliceOp) and _stored_window(owner, by_value, changed, d.axis):
             plan.clipped_slices.add(owner)  # a stored window: each half stores its clipped part (clipped_stores)
             continue
-        if isinstance(owner, memref.AllocOp):  # its create is dead when a load / op fills it
+        if isinstance(owner, memref.AllocOp | memref.ViewOp):  # its create is dead when a load / op fills it
             versions = {n for n in names if low.ops_of.get(n) is not owner}
             new = {changed[n] for n in versions if n in changed} or new
         if not new:
@@ -270,13 +280,16 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
         if len(new) > 1:
             raise NotLowered(f"%{v.name_hint}: versions halved differently")
         shape = _mlir_shape(next(iter(new)), len(shape_of(v.type)))
-        if isinstance(owner, tensor.ExtractSliceOp):
-            src_t = by_value.get(owner.source)
-            src_new = {changed[n] for n in src_t or () if n in changed}
+        if isinstance(owner, memref.SubviewOp) and owner.source in low.alloc_version:
+            local_subviews.append((owner, shape))  # re-typed once its buffer's halved type is known
+            continue
+        if isinstance(owner, tensor.ExtractSliceOp | tensor.InsertSliceOp):
+            operand = owner.source if isinstance(owner, tensor.ExtractSliceOp) else owner.dest
+            src_new = {changed[n] for n in by_value.get(operand) or () if n in changed}
             if not src_new:
-                raise NotLowered("a halved slice of a source that is not halved")
+                raise NotLowered(f"a halved {owner.name} of a value that is not halved")
             plan.slices.append(owner)
-        elif not isinstance(owner, HivmOp | memref.AllocOp | tensor.EmptyOp | ToTensorOp | scf.ForOp
+        elif not isinstance(owner, HivmOp | memref.AllocOp | memref.ViewOp | tensor.EmptyOp | ToTensorOp | scf.ForOp
                             | scf.IfOp | scf.WhileOp | Block):
             raise NotLowered(f"{owner.name} produces a halved value")
         plan.retype[v] = _retyped(v.type, shape)
@@ -303,7 +316,15 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
                 plan.tiled_customs.append(op)
             elif n in d.guarded:
                 plan.guarded.append(op)
+    seen = {sv for sv, _ in local_subviews}
+    for v in low.local_views:  # a window only read, of a halved buffer, is halved with it
+        if v.owner not in seen and low.local_views[v].base in plan.retype:
+            local_subviews.append((v.owner, None))
+    for sv, shape in local_subviews:
+        plan.retype[sv.result] = _halved_local_subview(sv, shape, plan.retype)
+        plan.slices.append(sv)
     plan.aranges = _halved_aranges(fn, plan)
+    plan.slice_sizes = {op: _halved_slice_sizes(op, plan.retype) for op in plan.slices}
     for op in fn.walk():  # a halved result needs a halved outs init: a fresh tensor.empty, or a re-typed value
         if isinstance(op, HivmOp) and op.results:
             for i, (r, o) in enumerate(zip(op.results, op.group("outs"), strict=False)):
@@ -428,8 +449,7 @@ def apply_split(fn: func.FuncOp, d: Decision, plan: SplitPlan) -> None:
         _shift_arange(op, axis, half, shape, sb)
     for op in plan.tiled_stores + plan.tiled_customs + [c.store for c in plan.clipped]:
         op.attributes[TILED] = UnitAttr()
-    for op in plan.slices:  # a slice covering its source on the split axis: same offsets, halved sizes
-        sizes = shape_of(op.results[0].type)
+    for op, sizes in plan.slice_sizes.items():  # a slice covering its source on the split axis: halved sizes
         op.properties["static_sizes"] = DenseArrayBase.from_list(i64, sizes)
     # one halved init per original tensor.empty, as upstream's own example shares %new_init (AutoSubtiling.md),
     # placed right after the original: it dominates every use of the original
@@ -446,6 +466,47 @@ def apply_split(fn: func.FuncOp, d: Decision, plan: SplitPlan) -> None:
         op.erase()
     if plan.guarded:
         limit_to_sub_block0(fn, plan.guarded)
+
+
+def _halved_local_subview(sv: memref.SubviewOp, shape: list[int] | None, retype: dict) -> MemRefType:
+    """The halved type of a window of a local buffer: the buffer must be halved on the axis the window's part is
+    halved on, the window covering it there (offset 0, the whole extent); the layout follows the halved buffer."""
+    base_t = retype.get(sv.source)
+    if base_t is None:
+        raise NotLowered(f"a halved window %{sv.result.name_hint} of a local buffer that is not halved")
+    sizes = list(sv.static_sizes.get_values())
+    offsets = list(sv.static_offsets.get_values())
+    old_base, new_base = shape_of(sv.source.type), shape_of(base_t)
+    kept = kept_axes(sizes, shape_of(sv.result.type))
+    if shape is None and kept is not None:  # the window's part follows its buffer on the axes it keeps
+        shape = [new_base[a] if sizes[a] == old_base[a] else sizes[a] for a in kept]
+    for axis, (a, b) in enumerate(zip(old_base, new_base, strict=True)):
+        if a != b and (offsets[axis] != 0 or sizes[axis] != a or kept is None or axis not in kept
+                       or shape[kept.index(axis)] != b):
+            raise NotLowered(f"the window %{sv.result.name_hint} does not cover its buffer on the halved axis")
+    strides = memref_strides(base_t)
+    static = all(o != DYNAMIC_INDEX for o in offsets)
+    offset = sum(o * st for o, st in zip(offsets, strides, strict=True)) if static else None
+    kept_strides = [strides[a] for a in kept]
+    t = sv.result.type
+    return MemRefType(t.get_element_type(), shape, StridedLayoutAttr(kept_strides, offset), t.memory_space)
+
+
+def _halved_slice_sizes(op: tensor.ExtractSliceOp | tensor.InsertSliceOp, retype: dict) -> list[int]:
+    """The static sizes of a slice whose part (the extracted result, the inserted source) is halved: each size the
+    part keeps is the part's new extent (a rank-reducing slice's dropped unit sizes stay). A part that is not halved
+    with the slice cannot be expressed."""
+    part = op.source if isinstance(op, tensor.InsertSliceOp) else op.results[0]
+    sizes = list(op.static_sizes.get_values())
+    if part not in retype:
+        raise NotLowered(f"{op.name}: its part %{part.name_hint} is not halved with it")
+    old, new = shape_of(part.type), shape_of(retype[part])
+    kept = kept_axes(sizes, old)
+    if kept is None or len(kept) != len(new):
+        raise NotLowered(f"{op.name}: sizes {sizes} do not match its part {old}")
+    for axis, extent in zip(kept, new, strict=True):
+        sizes[axis] = extent
+    return sizes
 
 
 def _shift_arange(op: HivmOp, axis: int, half: int, shape: list[int], sb: SSAValue) -> None:

@@ -372,7 +372,10 @@ class HivmOp(Operation):
                 regions_printed += 1
             elif p.kind == "type":
                 printer.print_string(" : ")
-                printer.print_attribute(p.value)
+                t = p.value
+                if isinstance(t, FunctionType) and len(t.outputs.data) == len(self.results):
+                    t = FunctionType.from_lists(list(t.inputs.data), list(self.result_types))  # re-typed results
+                printer.print_attribute(t)
             elif p.kind == "types":
                 printer.print_string(" : ")
                 printer.print_list([v.type for v in pending], printer.print_attribute)

@@ -18,6 +18,11 @@ Mapping (MLIR -> tilefold):
   ``get_sub_block_idx`` -> ``pl.tile.get_block_idx`` / ``get_subblock_idx``;
 * ``arith`` index / integer / float scalars -> inline scalar expressions; ``scf.for`` -> ``pl.range`` with
   ``init_values`` (GM tensors stored in the body are carried too); ``scf.if`` -> ``if`` / ``pl.yield_``;
+* ``tensor.insert_slice`` -> ``tile.assemble``; ``memref.subview`` of a local buffer -> reads ``tile.slice`` it,
+  writes ``tile.assemble`` into it; ``memref.view`` of a byte buffer -> a tile per (disjoint) view; a padded load
+  -> ``tile.full`` + ``tile.load`` + ``tile.assemble``; local buffers written inside a loop / if are carried
+  through it; ``scope.scope`` bodies are lowered in place; ``affine.apply`` / ``min`` / ``max`` -> scalar
+  expressions;
 * synchronisation and debug ops (``set_flag``, ``wait_flag``, ``pipe_barrier``, ``set_mask_norm``, ``debug``,
   ...) carry no data: tilefold inserts its own synchronisation.
 
@@ -44,6 +49,14 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineSymExpr,
+)
 
 from tilefold.errors import Span, TilefoldError
 from tilefold.ir.names import NameSupply
@@ -97,11 +110,73 @@ def tile_shape(shape: list[int]) -> list[int]:
     return [1, shape[0]] if len(shape) == 1 else list(shape)
 
 
+def affine_scalar(e: AffineExpr, dims: list[str], syms: list[str]) -> str:
+    """An affine expression over pl scalar expressions (``mod`` / ``floordiv`` round towards minus infinity, as
+    Python's ``%`` / ``//``; ``ceildiv`` is ``-((-a) // b)``)."""
+    if isinstance(e, AffineDimExpr):
+        return dims[e.position]
+    if isinstance(e, AffineSymExpr):
+        return syms[e.position]
+    if isinstance(e, AffineConstantExpr):
+        return str(e.value) if e.value >= 0 else f"(0 - {-e.value})"
+    assert isinstance(e, AffineBinaryOpExpr)
+    a, b = affine_scalar(e.lhs, dims, syms), affine_scalar(e.rhs, dims, syms)
+    if e.kind is AffineBinaryOpKind.CeilDiv:
+        return f"(0 - ((0 - {a}) // {b}))"
+    sym = {AffineBinaryOpKind.Add: "+", AffineBinaryOpKind.Mul: "*", AffineBinaryOpKind.Mod: "%",
+           AffineBinaryOpKind.FloorDiv: "//"}[e.kind]
+    return f"({a} {sym} {b})"
+
+
+def keyword_operand(op: HivmOp, keyword: str) -> SSAValue | None:
+    """The operand of a keyword attribute written ``keyword = %v : t`` (``pad_value``, ``left_padding_num``)."""
+    idx = 0
+    for p in op.layout():
+        if p.kind == "operands":
+            idx += p.count
+        elif p.kind == "attr" and p.text == "%":
+            if p.keyword == keyword:
+                return op.operands[idx]
+            idx += 1
+        elif p.kind == "group":
+            idx += sum(1 for item in p.items if item[0] == "operand")
+    return None
+
+
+def _prod(shape: list[int]) -> int:
+    out = 1
+    for x in shape:
+        out *= x
+    return out
+
+
+def kept_axes(sizes: list[int], part: list[int]) -> list[int] | None:
+    """The axes of a slice's ``sizes`` that ``part`` (the slice's value, possibly rank-reduced) keeps, in order:
+    a rank-reducing slice drops unit sizes. None when ``part`` is not ``sizes`` with unit sizes dropped."""
+    kept: list[int] = []
+    j = 0
+    for i, s in enumerate(sizes):
+        if j < len(part) and s == part[j] and (s != 1 or len(sizes) - i == len(part) - j or len(part) == len(sizes)):
+            kept.append(i)
+            j += 1
+        elif s != 1:
+            return None
+    return kept if j == len(part) else None
+
+
 @dataclass
 class GMView:
     param: str  # the pl parameter
     offsets: list[str]  # pl expressions, one per axis of the param
     sizes: list[int]
+
+
+@dataclass
+class LocalView:
+    base: SSAValue  # the local buffer (memref.alloc / view) the subview is a window of
+    offsets: list[str]  # tile offsets (pl expressions)
+    sizes: list[int]  # tile sizes of the window
+    shape: list[int]  # the tile shape of the subview's value (a rank-reducing subview drops unit sizes)
 
 
 @dataclass
@@ -117,6 +192,10 @@ class Lowering:
     outs: set[str] = field(default_factory=set)
     gm_current: dict[str, str] = field(default_factory=dict)  # param -> current SSA name of that GM tensor
     alloc_version: dict[SSAValue, str] = field(default_factory=dict)
+    versions: list[tuple[SSAValue, str]] = field(default_factory=list)  # (buffer, name of a loop / if version)
+    local_views: dict[SSAValue, LocalView] = field(default_factory=dict)  # subviews of local buffers
+    byte_views: dict[SSAValue, list[tuple[int, int]]] = field(default_factory=dict)  # byte alloc -> view ranges
+    depth: int = 0  # indentation of the op being lowered (a read of a local subview emits its slice there)
     ops_of: dict[str, Operation] = field(default_factory=dict)  # pl name -> defining MLIR op
     stores: list[Operation] = field(default_factory=list)
     customs: list[Operation] = field(default_factory=list)
@@ -163,6 +242,15 @@ class Lowering:
         self.fail(op, f"operand {v.name_hint or '?'} is not a scalar tilefold can evaluate")
 
     def tile(self, v: SSAValue, op: Operation) -> str:
+        if v in self.local_views:  # a read of a window of a local buffer: the slice of its current version
+            lv = self.local_views[v]
+            nm = self.fresh((v.name_hint or "win") + "_read")
+            expr = (f"pl.tile.slice({self.tile(lv.base, op)}, [{', '.join(map(str, lv.sizes))}], "
+                    f"[{', '.join(lv.offsets)}])")
+            if lv.shape != lv.sizes:
+                expr = f"pl.tile.reshape({expr}, [{', '.join(map(str, lv.shape))}])"
+            self.emit(self.depth, f"{nm}: {self.ttype(v.type, op)} = {expr}")
+            return nm
         if v in self.alloc_version:
             return self.alloc_version[v]
         if v in self.names:
@@ -275,6 +363,11 @@ class Lowering:
             self.op(op, depth)
 
     def op(self, op: Operation, d: int) -> None:
+        self.depth = d
+        self._op(op, d)
+        self.depth = d
+
+    def _op(self, op: Operation, d: int) -> None:
         name = op.name
         if name in SYNC_OPS or name in ("func.return", "scf.yield"):
             return
@@ -289,15 +382,32 @@ class Lowering:
             return
         if name in ("arith.addi", "arith.subi", "arith.muli", "arith.floordivsi", "arith.divsi", "arith.divui",
                     "arith.remsi", "arith.addf", "arith.subf", "arith.mulf", "arith.maxsi", "arith.minsi",
-                    "arith.index_cast", "arith.index_castui", "arith.extsi", "arith.trunci", "arith.cmpi"):
+                    "arith.index_cast", "arith.index_castui", "arith.extsi", "arith.trunci", "arith.cmpi",
+                    "arith.ceildivsi", "arith.ceildivui", "arith.remui", "arith.maxui", "arith.minui",
+                    "arith.extui"):
             self._arith(op)
             return
+        if name in ("affine.apply", "affine.min", "affine.max"):
+            self._affine(op)
+            return
+        if name == "scope.scope":
+            self._scope(op, d)
+            return
+        if name == "annotation.mark" and not op.results:
+            return  # a hint to later passes (multi-buffering, ...): carries no data
         if isinstance(op, memref.ReinterpretCastOp):
             if op not in self._view_params:  # views of arguments were made parameters up front
                 self.fail(op, "a reinterpret_cast of something else than a function argument is not lowered")
             return
         if isinstance(op, memref.SubviewOp):
             self._subview(op)
+            return
+        if isinstance(op, memref.ViewOp):
+            self._byte_view(op, d)
+            return
+        if isinstance(op, memref.AllocOp) and op.results[0].uses and all(
+                isinstance(u.operation, memref.ViewOp) for u in op.results[0].uses):
+            self.byte_views[op.results[0]] = []  # a byte buffer only viewed: each view is a buffer of its own
             return
         if isinstance(op, memref.AllocOp | tensor.EmptyOp):
             t = op.results[0].type
@@ -327,10 +437,52 @@ class Lowering:
         if isinstance(op, tensor.ExtractSliceOp):
             self._extract_slice(op, d)
             return
+        if isinstance(op, tensor.InsertSliceOp):
+            self._insert_slice(op, d)
+            return
         if isinstance(op, tensor.ExtractOp | tensor.InsertOp):
             self._element(op, d)
             return
         self.fail(op, "this op is not lowered to tilefold")
+
+    def _affine(self, op: Operation) -> None:
+        """``affine.apply`` / ``min`` / ``max`` of index values -> a scalar expression (``pl.min`` / ``pl.max``
+        over the map's results); dims are the first operands, symbols the rest."""
+        attr = op.properties.get("map") or op.attributes.get("map")
+        if not isinstance(attr, AffineMapAttr):
+            self.fail(op, "an affine op without a map")
+        m = attr.data
+        args = [self.scalar(v, op) for v in op.operands]
+        if len(args) != m.num_dims + m.num_symbols or not m.results:
+            self.fail(op, "the affine map's operands do not match its dims and symbols")
+        texts = [affine_scalar(e, args[:m.num_dims], args[m.num_dims:]) for e in m.results]
+        if op.name == "affine.apply" and len(texts) != 1:
+            self.fail(op, "affine.apply of a map with several results")
+        fn = "pl.min" if op.name == "affine.min" else "pl.max"
+        expr = texts[0]
+        for t in texts[1:]:
+            expr = f"{fn}({expr}, {t})"
+        self.exprs[op.results[0]] = expr
+
+    def _scope(self, op: Operation, d: int) -> None:
+        """``scope.scope`` (ScopeDialect.md: a region run once, in place, its ``scope.return`` values its results)
+        -> its body lowered inline. A scope with region arguments or several blocks is refused."""
+        if len(op.regions) != 1 or len(op.regions[0].blocks) != 1 or op.regions[0].blocks[0].args:
+            self.fail(op, "a scope.scope with region arguments or several blocks is not lowered")
+        block = op.regions[0].blocks[0]
+        ret = block.last_op
+        for inner in block.ops:
+            if inner is ret and inner.name == "scope.return":
+                continue
+            self.op(inner, d)
+        returned = list(ret.operands) if ret is not None and ret.name == "scope.return" else []
+        if len(returned) != len(op.results):
+            self.fail(op, "a scope.scope whose scope.return does not give its results")
+        for r, v in zip(op.results, returned, strict=True):
+            if isinstance(v.type, MemRefType | TensorType):
+                self.names[r] = self.tile(v, op)
+            else:
+                self.exprs[r] = self.scalar(v, op)
 
     def _element(self, op: tensor.ExtractOp | tensor.InsertOp, d: int) -> None:
         """``tensor.extract`` -> ``pl.tile.read`` (a scalar), ``tensor.insert`` -> ``pl.tile.write`` (the next
@@ -348,8 +500,10 @@ class Lowering:
         value = self.scalar(op.scalar, op)
         self.emit(d, f"{nm}: {self.ttype(op.result.type, op)} = pl.tile.write({tile}, [{', '.join(idx)}], {value})")
 
-    def _extract_slice(self, op: tensor.ExtractSliceOp, d: int) -> None:
-        src = self.tile(op.source, op)
+    def _slice_window(self, op: tensor.ExtractSliceOp | tensor.InsertSliceOp, full: Attribute,
+                      part: Attribute) -> tuple[list[str], list[int], list[int]]:
+        """(tile offsets, tile sizes, the part's tile shape) of a static-size, unit-stride slice ``part`` of
+        ``full``; a rank-reducing slice (``part`` drops unit sizes) is allowed, the part then being reshaped."""
         static = list(op.static_offsets.get_values())
         dyn = list(op.offsets)
         offs = [self.scalar(dyn.pop(0), op) if o == DYNAMIC_INDEX else str(o) for o in static]
@@ -357,12 +511,36 @@ class Lowering:
         strides = list(op.static_strides.get_values())
         if any(x < 0 for x in sizes) or any(x != 1 for x in strides):
             self.fail(op, "a slice with dynamic sizes or non-unit strides is not lowered")
-        if len(sizes) != len(shape_of(op.source.type)) or len(shape_of(op.result.type)) != len(sizes):
-            self.fail(op, "a rank-reducing slice is not lowered")
+        part_shape = shape_of(part)
+        if len(sizes) != len(shape_of(full)) or kept_axes(sizes, part_shape) is None:
+            self.fail(op, f"a slice of sizes {sizes} does not give the shape {part_shape}")
+        if len(sizes) > 2:
+            self.fail(op, "a slice of a rank-3 (or higher) value is not lowered")
         if len(sizes) == 1:
             sizes, offs = [1, sizes[0]], ["0", offs[0]]
+        return offs, sizes, tile_shape(part_shape) if part_shape else [1, 1]
+
+    def _extract_slice(self, op: tensor.ExtractSliceOp, d: int) -> None:
+        """``tensor.extract_slice`` -> ``tile.slice`` (then ``tile.reshape`` to the result's shape when the slice
+        is rank-reducing, e.g. a row ``[1, n]`` of a matrix read as ``tensor<n>``)."""
+        src = self.tile(op.source, op)
+        offs, sizes, part = self._slice_window(op, op.source.type, op.result.type)
         nm = self.define(op.result, op)
-        self.emit(d, f"{nm}: {self.ttype(op.result.type, op)} = pl.tile.slice({src}, [{', '.join(map(str, sizes))}], "
+        expr = f"pl.tile.slice({src}, [{', '.join(map(str, sizes))}], [{', '.join(offs)}])"
+        if part != sizes:
+            expr = f"pl.tile.reshape({expr}, [{', '.join(map(str, part))}])"
+        self.emit(d, f"{nm}: {self.ttype(op.result.type, op)} = {expr}")
+
+    def _insert_slice(self, op: tensor.InsertSliceOp, d: int) -> None:
+        """``tensor.insert_slice %v into %t[offs] [sizes] [1]`` -> ``tile.assemble(t, v, offs)``: the tile ``t``
+        with the window written by ``v`` (reshaped to the window first when the slice is rank-reducing)."""
+        dst = self.tile(op.dest, op)
+        value = self.tile(op.source, op)
+        offs, sizes, part = self._slice_window(op, op.dest.type, op.source.type)
+        if part != sizes:
+            value = f"pl.tile.reshape({value}, [{', '.join(map(str, sizes))}])"
+        nm = self.define(op.result, op)
+        self.emit(d, f"{nm}: {self.ttype(op.result.type, op)} = pl.tile.assemble({dst}, {value}, "
                      f"[{', '.join(offs)}])")
 
     def _while(self, op: scf.WhileOp, d: int) -> None:
@@ -373,8 +551,9 @@ class Lowering:
         if any(isinstance(a.type, MemRefType) for a in op.arguments):
             self.fail(op, "a while carrying a buffer (memref) is not lowered")
         gm = self._carried_gm(list(after.ops))
+        bufs = self._written_buffers(list(after.ops))
         inits = [self.tile(a, op) if isinstance(a.type, TensorType) else self.scalar(a, op) for a in op.arguments]
-        inits += [self.gm_current[p] for p in gm]
+        inits += [self.gm_current[p] for p in gm] + [self.alloc_version[b] for b in bufs]
         names = []
         for a, b in zip(before.args, after.args, strict=True):
             nm = self.name_for(a)
@@ -387,6 +566,7 @@ class Lowering:
         for p in gm:
             self.gm_current[p] = self.fresh(p + "_iter")
             names.append(self.gm_current[p])
+        names += self._enter_buffers(bufs, "_iter")
         self.emit(d, f"for ({', '.join(names)},) in pl.while_(init_values=({', '.join(inits)},)):")
         for o in before.ops:
             if o is not cond_op:
@@ -398,7 +578,7 @@ class Lowering:
         yielded = after.last_op
         ys = [self.tile(v, op) if isinstance(v.type, TensorType) else self.scalar(v, op)
               for v in (yielded.operands if yielded is not None else ())]
-        ys += [self.gm_current[p] for p in gm]
+        ys += [self.gm_current[p] for p in gm] + [self.alloc_version[b] for b in bufs]
         self.gm_current = saved
         outs_n = []
         for r in op.results:
@@ -409,13 +589,18 @@ class Lowering:
             nm = self.fresh(p + "_out")
             outs_n.append(nm)
             self.gm_current[p] = nm
+        outs_n += self._enter_buffers(bufs, "_out")
         self.emit(d + 1, f"{', '.join(outs_n)} = pl.yield_({', '.join(ys)})")
 
     def _arith(self, op: Operation) -> None:
         syms = {"addi": "+", "subi": "-", "muli": "*", "floordivsi": "//", "divsi": "//", "divui": "//",
                 "remsi": "%", "addf": "+", "subf": "-", "mulf": "*"}
         short = op.name.split(".")[1]
-        if short in ("index_cast", "index_castui", "extsi", "trunci"):
+        if short in ("maxui", "minui", "remui", "ceildivui") and not all(
+                isinstance(v.type, IndexType) for v in op.operands):
+            self.fail(op, "unsigned arithmetic on integers other than index values is not lowered")
+        short = {"maxui": "maxsi", "minui": "minsi", "remui": "remsi"}.get(short, short)  # index values are >= 0
+        if short in ("index_cast", "index_castui", "extsi", "extui", "trunci"):
             self.exprs[op.results[0]] = self.scalar(op.operands[0], op)
             return
         a, b = (self.scalar(v, op) for v in op.operands)
@@ -426,12 +611,74 @@ class Lowering:
         if short in ("maxsi", "minsi"):
             self.exprs[op.results[0]] = f"pl.{short[:3]}({a}, {b})"
             return
+        if short in ("ceildivsi", "ceildivui"):
+            self.exprs[op.results[0]] = f"(0 - ((0 - {a}) // {b}))"
+            return
         self.exprs[op.results[0]] = f"({a} {syms[short]} {b})"
+
+    def _byte_view(self, op: memref.ViewOp, d: int) -> None:
+        """``memref.view %bytes[%shift][] : memref<Nxi8> to memref<shape x t>`` -> a Vec tile of its own. Views of
+        one byte buffer at constant, pairwise disjoint byte ranges cannot alias, so each is an independent buffer;
+        overlapping or run-time shifted views (which could alias) are refused."""
+        src = op.source
+        if src not in self.byte_views:
+            self.fail(op, "a view of something else than a local byte buffer (memref.alloc) only viewed")
+        shape = shape_of(op.result.type)
+        if op.sizes or shape is None or any(x < 0 for x in shape):
+            self.fail(op, "a view with dynamic sizes is not lowered")
+        try:
+            shift = int(self.scalar(op.byte_shift, op))
+        except ValueError:
+            self.fail(op, "a view at a run-time byte shift is not lowered (it could alias another view)")
+        el = op.result.type.get_element_type()
+        width = getattr(el, "bitwidth", None) or getattr(el, "width", None)
+        width = getattr(width, "data", width)
+        if not isinstance(width, int):
+            self.fail(op, f"element type {el} of the view has no known width")
+        lo, hi = shift, shift + max(1, width // 8) * int(_prod(shape))
+        total = shape_of(src.type)
+        if len(total) != 1 or total[0] < 0 or lo < 0 or hi > total[0]:
+            self.fail(op, f"the view's bytes [{lo}, {hi}) leave its buffer {src.type}")
+        for a, b in self.byte_views[src]:
+            if lo < b and a < hi:
+                self.fail(op, f"the view's bytes [{lo}, {hi}) overlap another view's [{a}, {b}) of the buffer",
+                          hint="tilefold treats each view of a byte buffer as a buffer of its own: use disjoint "
+                               "byte ranges")
+        self.byte_views[src].append((lo, hi))
+        t = op.result.type
+        nm = self.define(op.result, op)
+        self.emit(d, f"{nm}: {self.ttype(t, op)} = pl.tile.create([{', '.join(map(str, tile_shape(shape)))}], "
+                     f"dtype=pl.{self._dt(t, op)}, target_memory=pl.Mem.Vec)")
+        self.alloc_version[op.result] = nm
+
+    def _local_subview(self, op: memref.SubviewOp) -> None:
+        """A static-size, unit-stride window of a local buffer: reads slice the buffer's current version, writes
+        assemble the written tile into it (``tile.slice`` / ``tile.assemble``)."""
+        base = op.source
+        if base in self.local_views:
+            self.fail(op, "a subview of a subview of a local buffer is not lowered")
+        full = shape_of(base.type)
+        static = list(op.static_offsets.get_values())
+        dyn = list(op.offsets)
+        offs = [self.scalar(dyn.pop(0), op) if o == DYNAMIC_INDEX else str(o) for o in static]
+        sizes = list(op.static_sizes.get_values())
+        strides = list(op.static_strides.get_values())
+        part = shape_of(op.result.type)
+        if any(x < 0 for x in sizes) or any(x != 1 for x in strides) or len(sizes) != len(full) \
+                or kept_axes(sizes, part) is None or len(sizes) > 2:
+            self.fail(op, "a subview of a local buffer with dynamic sizes, non-unit strides or rank > 2 is not "
+                          "lowered")
+        if len(sizes) == 1:
+            sizes, offs = [1, sizes[0]], ["0", offs[0]]
+        self.local_views[op.result] = LocalView(base, offs, sizes, tile_shape(part) if part else [1, 1])
 
     def _subview(self, op: memref.SubviewOp) -> None:
         src = op.source
+        if src in self.alloc_version or src in self.local_views:
+            self._local_subview(op)
+            return
         if src not in self.views:
-            self.fail(op, "a subview of a local buffer is not lowered (only GM windows)")
+            self.fail(op, "a subview of something else than a GM view or a local buffer is not lowered")
         base = self.views[src]
         static = list(op.static_offsets.get_values())
         dyn = list(op.offsets)
@@ -465,14 +712,17 @@ class Lowering:
             self.emit(d, f"{nm}: pl.Scalar[pl.INDEX] = pl.tile.{fn}()")
             self.exprs[op.results[0]] = nm
             return
+        if short in ("load", "store") and (len(ins) != 1 or len(outs) != 1):
+            self.fail(op, f"a {short} needs one ins and one outs operand")
         if short == "load":
             src, dst = ins[0], outs[0]
             view = self.views.get(src)
             if view is None:
                 self.fail(op, "the load does not read a GM window")
             shape = shape_of(dst.type)
-            if view.sizes != tile_shape(shape):
-                self.fail(op, "a load whose window and buffer shapes differ (padding) is not lowered")
+            if view.sizes != tile_shape(shape) or op.keyword_attr("pad_mode") is not None:
+                self._padded_load(op, view, dst, d)
+                return
             offs, sizes = self._window(view)
             if op.results:  # tensor form: ``%t = hivm.hir.load ins(%gm) outs(%empty) -> tensor``
                 nm = self.define(op.results[0], op)
@@ -513,13 +763,64 @@ class Lowering:
             return
         self.fail(op, "this hivm op is not lowered to tilefold")
 
+    def _padded_load(self, op: HivmOp, view: GMView, dst: SSAValue, d: int) -> None:
+        """``load ins(%win) outs(%buf) pad_mode = <PadValue> pad_value = %v [left_padding_num = %l]`` of a window
+        narrower than its buffer on the last axis: the buffer is ``%v`` everywhere but ``[.., l : l + n)``, which
+        holds the window (HIVMDialect.md: left and right padding, ``pad_value`` of the element type; the padded axis
+        is the last, the only one a padded load's shapes may differ on here) -> ``tile.full`` / ``tile.expands`` of
+        the pad value, ``tile.load`` of the window, ``tile.assemble`` at ``[0, l]``. Other pad modes (PadNull leaves
+        the padding undefined, PadFirstElem is not described) and ``init_condition`` are refused."""
+        mode = op.keyword_attr("pad_mode")
+        pad = keyword_operand(op, "pad_value")
+        if mode is None or "PadValue" not in (mode.text or "") or pad is None:
+            self.fail(op, "a load whose window and buffer shapes differ needs pad_mode = <PadValue> and a pad_value",
+                      hint="tilefold lowers value padding only (PadNull leaves the padding undefined)")
+        if op.keyword_attr("init_condition") is not None:
+            self.fail(op, "a padded load with an init_condition is not lowered")
+        buf = tile_shape(shape_of(dst.type))
+        win = list(view.sizes)
+        left_v = keyword_operand(op, "left_padding_num")
+        left = self.scalar(left_v, op) if left_v is not None else "0"
+        if win[:-1] != buf[:-1] or win[-1] > buf[-1] or (left.isdigit() and int(left) + win[-1] > buf[-1]):
+            self.fail(op, f"a padded load of a {win} window into a {buf} buffer pads other axes than the last, or "
+                          "its window does not fit")
+        dtype = self._dt(dst.type, op)
+        value = self.scalar(pad, op)
+        try:
+            float(value)
+            fill = (f"pl.tile.full([{', '.join(map(str, buf))}], dtype=pl.{dtype}, value={value}, "
+                    "target_memory=pl.Mem.Vec)")
+        except ValueError:
+            fill = f"pl.tile.expands({self._init(dst, op, d)}, {value})"
+        base = dst.name_hint or "t"
+        padn, raw = self.fresh(base + "_pad"), self.fresh(base + "_win")
+        self.emit(d, f"{padn}: {self.ttype(dst.type, op)} = {fill}")
+        offs, sizes = self._window(view)
+        self.emit(d, f"{raw}: pl.Tile[[{', '.join(map(str, win))}], pl.{dtype}, pl.Mem.Vec] = pl.tile.load("
+                     f"{self.gm_current[view.param]}, {offs}, {sizes}, target_memory=pl.Mem.Vec)")
+        nm = self.define(op.results[0], op) if op.results else self.fresh(base)
+        self.ops_of[nm] = op
+        self.emit(d, f"{nm}: {self.ttype(dst.type, op)} = pl.tile.assemble({padn}, {raw}, [0, {left}])")
+        if not op.results:
+            self._write(dst, nm, op)
+
     def _window(self, view: GMView) -> tuple[str, str]:
         offs = list(view.offsets)
         sizes = list(view.sizes)
         return f"[{', '.join(offs)}]", f"[{', '.join(map(str, sizes))}]"
 
     def _write(self, dst: SSAValue, nm: str, op: Operation) -> None:
-        """``outs(%buf)`` of a memref-form op: the buffer's next version is ``nm``."""
+        """``outs(%buf)`` of a memref-form op: the buffer's next version is ``nm`` (a window of a buffer: the
+        buffer's next version is its current one with ``nm`` assembled into the window)."""
+        if dst in self.local_views:
+            lv = self.local_views[dst]
+            value = nm if lv.shape == lv.sizes else f"pl.tile.reshape({nm}, [{', '.join(map(str, lv.sizes))}])"
+            new = self.fresh((lv.base.name_hint or "buf") + "_w")
+            self.versions.append((lv.base, new))
+            self.emit(self.depth, f"{new}: {self.ttype(lv.base.type, op)} = pl.tile.assemble("
+                                  f"{self.tile(lv.base, op)}, {value}, [{', '.join(lv.offsets)}])")
+            self.alloc_version[lv.base] = self.names[lv.base] = new
+            return
         if dst in self.alloc_version:
             self.alloc_version[dst] = nm
             self.names[dst] = nm
@@ -527,6 +828,8 @@ class Lowering:
             self.fail(op, "the destination is not a local buffer (memref.alloc)")
 
     def _compute(self, op: HivmOp, short: str, ins: list[SSAValue], outs: list[SSAValue], d: int) -> None:
+        if not outs or (not ins and short not in ("custom", "custom_macro")):
+            self.fail(op, "expected ins and outs operands")
         if len(outs) != 1 and short not in ("custom", "custom_macro"):
             self.fail(op, "expected one outs operand")
         res_t = op.results[0].type if op.results else outs[0].type
@@ -743,9 +1046,14 @@ class Lowering:
             args.append("no_side_effect=True")
         kind = "custom_macro" if macro else "custom"
         self.customs.append(op)
-        if len(op.results) > 1:
-            self.fail(op, "a custom op with several results is not lowered")
-        if op.results:
+        if len(op.results) > 1:  # ``%r:2 = custom ... outs(%a, %b)``: ``r_0, r_1 = pl.tile.custom(...)``
+            if len(outs) != len(op.results):
+                self.fail(op, "a custom op whose results do not match its outs one to one")
+            names = [self.define(r, op) for r in op.results]
+            for r in op.results:
+                self.ttype(r.type, op)  # each result is a static tile
+            self.emit(d, f"{', '.join(names)} = pl.tile.{kind}({', '.join(args)})")
+        elif op.results:
             nm = self.define(op.results[0], op)
             self.emit(d, f"{nm}: {self.ttype(op.results[0].type, op)} = pl.tile.{kind}({', '.join(args)})")
         else:
@@ -786,15 +1094,11 @@ class Lowering:
             if a in self.alloc_version:
                 self.fail(op, "a local buffer passed as an iter_arg is not lowered")
         gm = self._carried_gm(list(body.ops))
-        for o in body.walk():  # memref-form writes to buffers defined outside: not SSA-renamable across the loop
-            if isinstance(o, HivmOp) and o.name != "hivm.hir.store" and not o.results:
-                for v in o.group("outs"):
-                    if v in self.alloc_version:
-                        self.fail(op, "a loop writing a buffer defined outside it (memref form) is not lowered")
+        bufs = self._written_buffers(list(body.ops))
         ivn = self.name_for(iv)
         self.exprs[iv] = ivn
         inits = [self.tile(a, op) if isinstance(a.type, MemRefType | TensorType) else self.scalar(a, op)
-                 for a in op.iter_args] + [self.gm_current[p] for p in gm]
+                 for a in op.iter_args] + [self.gm_current[p] for p in gm] + [self.alloc_version[b] for b in bufs]
         names = []
         for a in iter_args:
             nm = self.name_for(a)
@@ -808,6 +1112,7 @@ class Lowering:
             nm = self.fresh(p + "_iter")
             gm_names.append(nm)
             self.gm_current[p] = nm
+        gm_names += self._enter_buffers(bufs, "_iter")
         carried = names + gm_names
         if carried:
             self.emit(d, f"for {ivn}, ({', '.join(carried)},) in pl.range({lb}, {ub}, {step}, "
@@ -819,7 +1124,7 @@ class Lowering:
         yielded = body.last_op
         ys = [self.tile(v, op) if isinstance(v.type, MemRefType | TensorType) else self.scalar(v, op)
               for v in (yielded.operands if yielded is not None else ())]
-        ys += [self.gm_current[p] for p in gm]
+        ys += [self.gm_current[p] for p in gm] + [self.alloc_version[b] for b in bufs]
         self.gm_current = saved
         if carried:
             outs_n = []
@@ -831,6 +1136,7 @@ class Lowering:
                 nm = self.fresh(p + "_out")
                 outs_n.append(nm)
                 self.gm_current[p] = nm
+            outs_n += self._enter_buffers(bufs, "_out")
             self.emit(d + 1, f"{', '.join(outs_n)}{',' if len(outs_n) == 1 else ''} = pl.yield_({', '.join(ys)})"
                       if len(outs_n) > 1 else f"{outs_n[0]} = pl.yield_({ys[0]})")
         elif len(self.lines) == n0:
@@ -841,17 +1147,18 @@ class Lowering:
         then_ops = list(op.true_region.blocks[0].ops) if op.true_region.blocks else []
         else_ops = list(op.false_region.blocks[0].ops) if op.false_region.blocks else []
         gm = self._carried_gm(then_ops + else_ops)
-        for o in op.walk():
-            if o is not op and isinstance(o, HivmOp) and o.name != "hivm.hir.store" and not o.results:
-                for v in o.group("outs"):
-                    if v in self.alloc_version:
-                        self.fail(op, "an if writing a buffer defined outside it (memref form) is not lowered")
+        bufs = self._written_buffers(then_ops + else_ops)
         results = list(op.results)
         out_names = [self.fresh(r.name_hint or "r") for r in results] + [self.fresh(p + "_if") for p in gm]
+        buf_names = [self.fresh((b.name_hint or "buf") + "_if") for b in bufs]
+        out_names += buf_names
         saved = dict(self.gm_current)
+        saved_bufs = {b: self.alloc_version[b] for b in bufs}
         branches = []
         for ops in (then_ops, else_ops):
             self.gm_current = dict(saved)
+            for b in bufs:
+                self.alloc_version[b] = self.names[b] = saved_bufs[b]
             self.emit(d, "if " + cond + ":" if not branches else "else:")
             n0 = len(self.lines)
             for o in ops:
@@ -860,7 +1167,7 @@ class Lowering:
             if ops and ops[-1].name == "scf.yield":
                 ys = [self.tile(v, op) if isinstance(v.type, MemRefType | TensorType) else self.scalar(v, op)
                       for v in ops[-1].operands]
-            ys += [self.gm_current[p] for p in gm]
+            ys += [self.gm_current[p] for p in gm] + [self.alloc_version[b] for b in bufs]
             if out_names:
                 self.emit(d + 1, f"{', '.join(out_names)} = pl.yield_({', '.join(ys)})")
             elif len(self.lines) == n0:
@@ -872,8 +1179,36 @@ class Lowering:
             self.ops_of[nm] = op
             if not isinstance(r.type, MemRefType | TensorType):
                 self.exprs[r] = nm
-        for p, nm in zip(gm, out_names[len(results):], strict=True):
+        for p, nm in zip(gm, out_names[len(results):len(results) + len(gm)], strict=True):
             self.gm_current[p] = nm
+        for b, nm in zip(bufs, buf_names, strict=True):
+            self.alloc_version[b] = self.names[b] = nm
+            self.versions.append((b, nm))
+
+    def _written_buffers(self, region_ops: list[Operation]) -> list[SSAValue]:
+        """Local buffers defined before a loop / if and written inside it by memref-form ops (``outs(%buf)``, no
+        result): each is carried through the loop / if as a value (loop-carried, if-yielded)."""
+        bufs: list[SSAValue] = []
+        for inner in region_ops:
+            for o in inner.walk():
+                if isinstance(o, HivmOp) and o.name != "hivm.hir.store" and not o.results:
+                    for v in o.group("outs"):
+                        # a window of a buffer (defined outside the region, or inside it) writes the buffer
+                        while isinstance(v.owner, memref.SubviewOp) and v not in self.alloc_version:
+                            v = v.owner.source
+                        if v in self.alloc_version and v not in bufs:
+                            bufs.append(v)
+        return bufs
+
+    def _enter_buffers(self, bufs: list[SSAValue], suffix: str) -> list[str]:
+        """Fresh names for the carried ``bufs`` (their current versions from now on)."""
+        names = []
+        for b in bufs:
+            nm = self.fresh((b.name_hint or "buf") + suffix)
+            self.alloc_version[b] = self.names[b] = nm
+            self.versions.append((b, nm))
+            names.append(nm)
+        return names
 
 
 def lower_function(fn: func.FuncOp, filename: str, source: str, line_offset: int = 0) -> Lowering:

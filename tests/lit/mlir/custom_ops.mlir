@@ -1,4 +1,5 @@
 // RUN: tilefold mlir-opt %s -hivm-bind-sub-block -split-input-file | filecheck %s
+// RUN: tilefold mlir-opt %s --hivm-bind-sub-block='enable-tile=false' -split-input-file | filecheck %s --check-prefix=NOTILE
 
 // Upstream's spelling: indexing_map (singular), iterator_types of #hivm.iterator_type<...>, a named map alias,
 // an operand attribute dict (align_dim). Identity maps, all parallel: split on rows, marked tiled_op.
@@ -65,5 +66,33 @@ func.func @reduce_first(%src: memref<16x64xf32>, %dst: memref<1x64xf32>) attribu
   %e = tensor.empty() : tensor<1x64xf32>
   %r = hivm.hir.custom {no_side_effect, iterator_types = [#hivm.iterator_type<reduction>, #hivm.iterator_type<parallel>], indexing_map = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>]} "user.colmax" ins(%t : tensor<16x64xf32>) outs(%e : tensor<1x64xf32>) -> tensor<1x64xf32>
   hivm.hir.store ins(%r : tensor<1x64xf32>) outs(%dst : memref<1x64xf32>)
+  return
+}
+
+// -----
+
+// A custom op with two results (a row max and the exp of each row less its max): each result has its own outs
+// init; [parallel, reduction] keeps the rows' elements together and splits the rows, both results halved.
+// CHECK-LABEL: func.func @two_results
+// CHECK: %r:2 = hivm.hir.custom {{.*}}tiled_op{{.*}} "user.max_exp" ins(%t : tensor<8x32xf32>) outs(%m0, %e0 : tensor<8x1xf32>, tensor<8x32xf32>) -> tensor<8x1xf32>, tensor<8x32xf32>
+// CHECK: hivm.hir.store ins(%r#0 : tensor<8x1xf32>) {{.*}} {tiled_op}
+// CHECK: hivm.hir.store ins(%r#1 : tensor<8x32xf32>) {{.*}} {tiled_op}
+// NOTILE-LABEL: func.func @two_results
+// NOTILE: %[[G:.*]]:2 = scf.if %{{.*}} -> (tensor<16x1xf32>, tensor<16x32xf32>) {
+// NOTILE-NEXT: %r:2 = hivm.hir.custom
+// NOTILE-NEXT: scf.yield %r#0, %r#1 : tensor<16x1xf32>, tensor<16x32xf32>
+// NOTILE-NEXT: } else {
+// NOTILE-NEXT: scf.yield %m0, %e0 : tensor<16x1xf32>, tensor<16x32xf32>
+// NOTILE-NEXT: } {limit_sub_block_id0}
+// NOTILE: hivm.hir.store ins(%[[G]]#0 : tensor<16x1xf32>)
+func.func @two_results(%src: memref<16x32xf32>, %mx: memref<16x1xf32>, %ex: memref<16x32xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %buf = memref.alloc() : memref<16x32xf32>
+  hivm.hir.load ins(%src : memref<16x32xf32>) outs(%buf : memref<16x32xf32>)
+  %t = bufferization.to_tensor %buf restrict writable : memref<16x32xf32> to tensor<16x32xf32>
+  %m0 = tensor.empty() : tensor<16x1xf32>
+  %e0 = tensor.empty() : tensor<16x32xf32>
+  %r:2 = hivm.hir.custom {no_side_effect, iterator_types = [#hivm.iterator_type<parallel>, #hivm.iterator_type<reduction>], indexing_map = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>]} "user.max_exp" ins(%t : tensor<16x32xf32>) outs(%m0, %e0 : tensor<16x1xf32>, tensor<16x32xf32>) -> tensor<16x1xf32>, tensor<16x32xf32>
+  hivm.hir.store ins(%r#0 : tensor<16x1xf32>) outs(%mx : memref<16x1xf32>)
+  hivm.hir.store ins(%r#1 : tensor<16x32xf32>) outs(%ex : memref<16x32xf32>)
   return
 }

@@ -1,8 +1,8 @@
 """The splitter: a reverse demand pass (the bubbling of the marked half-windows from the stores to their producers)
 followed by a forward rewrite. Bookkeeping lives here; what each op family or statement does with a demanded half is
 the rule of its strategy module (``elementwise``, ``broadcast``, ``reduction``, ``load``, ``copies``, ``transpose``,
-``reshape``, ``index_ops``, ``sorting``, ``expansion``, ``generators``, ``gathers``, ``scatters``, ``custom``,
-``loops``, ``while_loops``, ``ifs``; stores: ``seeding``).
+``reshape``, ``assembles``, ``index_ops``, ``sorting``, ``expansion``, ``generators``, ``gathers``, ``scatters``,
+``custom``, ``loops``, ``while_loops``, ``ifs``; stores: ``seeding``).
 
 Op strategies export ``demand(sp, var, call, axis) -> [(operand, axis)]`` (raises ``Refusal``) and may export
 ``rewrite(sp, var, call, axis, out) -> Call``; without one the op is re-emitted on the demanded operand halves.
@@ -31,6 +31,7 @@ from tilefold.ir.stmt import (
 from tilefold.ir.types import ScalarType, TileType
 from tilefold.ops.registry import OpDef, OpKind, make_call, op_of
 from tilefold.passes.tile_and_bind_sub_block import (
+    assembles,
     broadcast,
     clipping,
     copies,
@@ -93,7 +94,7 @@ _STRATEGY_BY_NAME: dict[str, Any] = {
     "tile.ci": index_ops, "tile.gather": index_ops, "tile.sort32": sorting, "tile.mrgsort": sorting,
     "tile.expand_clone": expansion, "tile.fillpad_expand": expansion,
     "tile.random": generators, "tile.gatherb": gathers, "tile.mgather": gathers,
-    "tile.scatter": scatters, "tile.scatter_update": scatters,
+    "tile.scatter": scatters, "tile.scatter_update": scatters, "tile.assemble": assembles,
 }
 
 
