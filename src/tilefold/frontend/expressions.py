@@ -469,6 +469,10 @@ class ExpressionsMixin:
                 return self._dim(node)
             if base.attr == "system":
                 from tilefold.errors import NotSupportedError
+                from tilefold.ops.registry import find_op as _find
+
+                if _find(f"system.{f.attr}") is not None:  # barrier, fence, cache maintenance, device queries
+                    return self._op_call(node, f"system.{f.attr}")
 
                 hint = ("j = pl.system.task_dummy(deps=[...]) is a statement of the orchestration code"
                         if f.attr == "task_dummy" else

@@ -65,6 +65,7 @@ class Access:
     length: int  # elements per run
     bit: int = 0  # a read: the data-flow bit of its load instruction
     atomic: bool = False  # a write that adds into GM (commutes with other units' atomic adds)
+    epoch: int = 0  # barriers (pl.system.syncall) of the launch released before it: accesses of two epochs are ordered
 
     @property
     def instruction(self) -> str:
@@ -145,6 +146,16 @@ class LaunchAccesses:
         self.flows: dict[str, DataFlow] = {}  # unit -> its data flow
         self._load_bits: dict[int, int] = {}  # id(TLoad) -> its data-flow bit
         self._bases: dict[int, int] = {}  # id(tensor array) -> address of its first byte
+        self.epoch = 0  # barriers released so far (sim/barrier.py)
+        # unit -> its fences and cache invalidations: (seq, epoch, kind, id(tensor) or None, first, end element)
+        self.syncs: dict[str, list[tuple[int, int, str, int | None, int, int]]] = {}
+
+    def sync_event(self, run: Any, kind: str, base: np.ndarray | None = None, lo: int = 0, hi: int = 0) -> None:
+        """Record a ``fence`` / ``inval`` of ``run`` (for an invalidation of one region: the elements [lo, hi) of
+        GM tensor ``base``), ordered with the unit's accesses (sim/barrier.py checks the handoffs)."""
+        self._seq += 1
+        key = None if base is None else id(base)
+        self.syncs.setdefault(self.unit(run), []).append((self._seq, self.epoch, kind, key, lo, hi))
 
     def load_bit(self, ins: Any) -> int:
         bit = self._load_bits.get(id(ins))
@@ -191,7 +202,7 @@ class LaunchAccesses:
         unit = self.unit(run)
         self._seq += 1
         bit = 0 if write else self.load_bit(ins)
-        accesses.append(Access(unit, self._seq, write, tensor, ins, starts, length, bit, atomic))
+        accesses.append(Access(unit, self._seq, write, tensor, ins, starts, length, bit, atomic, self.epoch))
         if write:
             flow = self.flows.get(unit)
             if flow is None:
@@ -210,16 +221,27 @@ class LaunchAccesses:
         return flow is not None and flow.reaches_later_write(a.seq, a.bit)
 
     def check(self) -> None:
+        if self.epoch:  # a launch with barriers: accesses race only within one epoch; across, the handoff rules
+            from .barrier import check_handoffs
+
+            for key, accesses in self.accesses.items():
+                for epoch in sorted({a.epoch for a in accesses}):
+                    self._check_accesses(key, [a for a in accesses if a.epoch == epoch])
+                check_handoffs(self, key, accesses)
+            return
         for key, accesses in self.accesses.items():
-            if len({a.unit for a in accesses}) > 1 and any(a.write for a in accesses):
-                if _disjoint_writes_only(accesses):
-                    continue  # no access overlaps any other: nothing to report (see the helper)
-                atomics = [a for a in accesses if a.atomic]
-                if atomics:  # plain accesses among themselves, then every atomic add against them
-                    self._check_tensor(key, [a for a in accesses if not a.atomic])
-                    self._check_atomics(key, accesses, atomics)
-                else:
-                    self._check_tensor(key, accesses)
+            self._check_accesses(key, accesses)
+
+    def _check_accesses(self, key: int, accesses: list[Access]) -> None:
+        if len({a.unit for a in accesses}) > 1 and any(a.write for a in accesses):
+            if _disjoint_writes_only(accesses):
+                return  # no access overlaps any other: nothing to report (see the helper)
+            atomics = [a for a in accesses if a.atomic]
+            if atomics:  # plain accesses among themselves, then every atomic add against them
+                self._check_tensor(key, [a for a in accesses if not a.atomic])
+                self._check_atomics(key, accesses, atomics)
+            else:
+                self._check_tensor(key, accesses)
 
     def _check_atomics(self, key: int, accesses: list[Access], atomics: list[Access]) -> None:
         """An atomic add of one unit against the plain writes and live reads of the other units (atomic adds
