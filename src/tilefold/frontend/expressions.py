@@ -476,8 +476,9 @@ class ExpressionsMixin:
 
                 hint = ("j = pl.system.task_dummy(deps=[...]) is a statement of the orchestration code"
                         if f.attr == "task_dummy" else
-                        "tilefold's simulator has no device runtime to ask or synchronise: size grids with constants, "
-                        "and split work between launches where blocks must meet")
+                        "tilefold models pl.system.syncall / fence / cacheinvalid / available_aiv_count / "
+                        "available_cluster_count (docs/dsl.md, 'Barriers inside a launch'); other device-runtime "
+                        "primitives have no simulated counterpart")
                 raise NotSupportedError(f"pl.system.{f.attr} (a primitive of PyPTO's device runtime) is not "
                                         "supported here", span=self.span(node), hint=hint)
             if base.attr == "array":  # pl.array.create / get_element / update_element (frontend/arrays.py)

@@ -49,8 +49,6 @@ from tilefold.budget import DEFAULT_MAX_STEPS, StepBudget
 from tilefold.errors import CustomOpError, NotSupportedError, Span, TilefoldError
 from tilefold.golden.lanes import cross_core_value, run_region
 from tilefold.golden.phases import has_barrier, run_blocks_phased, system_value
-from tilefold.targets import get_target
-from tilefold.targets.system import resolve_block_dim
 from tilefold.golden.summation_order import reorder_operands
 from tilefold.golden.values import byte_offsets, is_float_dtype, scalar_value, strided_view, to_dtype
 from tilefold.ir.expr import (
@@ -105,6 +103,8 @@ from tilefold.ops import get_op as op_of_name
 from tilefold.ops.cross_core_ops import region_split
 from tilefold.ops.custom.kernels import call_kernel, describe_kernel, get_custom_op
 from tilefold.ops.registry import POSITION_MIXING_KINDS, position_mixing_operands, valid_shape_operands
+from tilefold.targets import get_target
+from tilefold.targets.system import resolve_block_dim
 
 #: Upper bound on the iterations of one ``while`` loop before the interpreter gives up.
 MAX_WHILE_ITERATIONS = 1_000_000
@@ -197,7 +197,7 @@ class GoldenInterpreter:
                 raise TilefoldError(f"kernel {fn.name!r} launched with block_dim={block_dim}",
                                     hint="block_dim must be a positive number of cores")
             if has_barrier(self, fn):  # pl.system.syncall: the blocks run phase by phase (golden/phases.py)
-                return run_blocks_phased(self, fn, args, block_dim)
+                return run_blocks_phased(self, fn, args, block_dim, Instance)
             result: tuple[Any, ...] = ()
             for b in range(block_dim):
                 result = self.call_function(fn, args, Instance(b, block_dim, None))

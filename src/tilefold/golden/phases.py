@@ -64,10 +64,9 @@ def _check_occupancy(interp: Any, fn: Any, block_dim: int) -> None:
                                      "available_cluster_count()), or use a soft barrier")
 
 
-def run_blocks_phased(interp: Any, fn: Any, args: list[Any], block_dim: int) -> tuple[Any, ...]:
-    """Run the ``block_dim`` blocks of kernel ``fn`` phase by phase; the last participant's result."""
-    from tilefold.golden.interpreter import Instance
-
+def run_blocks_phased(interp: Any, fn: Any, args: list[Any], block_dim: int, instance: Any) -> tuple[Any, ...]:
+    """Run the ``block_dim`` blocks of kernel ``fn`` phase by phase (``instance(block, blocks, sub-block)`` makes
+    the golden ``Instance`` of a participant); the last participant's result."""
     _check_occupancy(interp, fn, block_dim)
     subs = (0, 1) if interp.sub_block_bound(fn) else (None,)
     results: list[tuple[Any, ...]] = []
@@ -75,7 +74,8 @@ def run_blocks_phased(interp: Any, fn: Any, args: list[Any], block_dim: int) -> 
     def body(inst: Any) -> None:
         results.append(interp.run_function(fn, args, inst))
 
-    bodies = [(lambda inst=Instance(b, block_dim, sb): body(inst)) for b in range(block_dim) for sb in subs]
+    insts = [instance(b, block_dim, sb) for b in range(block_dim) for sb in subs]
+    bodies = [(lambda inst=inst: body(inst)) for inst in insts]
 
     def deadlock(waiting: list[int], finished: list[int]) -> BaseException:
         return TilefoldError(f"kernel {fn.name!r}: {len(waiting)} participant(s) wait at a pl.system.syncall that "

@@ -67,7 +67,8 @@ def _infer_syncall(args: Sequence[Expr], attrs: dict[str, Any]) -> Type:
             or _elements(shape) < WORKSPACE_ELEMENTS:
         raise TypeInferenceError(f"{op}: gm_workspace must be a GM tensor of at least {WORKSPACE_ELEMENTS} INT32 "
                                  f"elements, got {_describe(ws)}",
-                                 hint=f"pass an exclusive, zero-initialised pl.Tensor[[{WORKSPACE_ELEMENTS}], pl.INT32]")
+                                 hint="pass an exclusive, zero-initialised "
+                                      f"pl.Tensor[[{WORKSPACE_ELEMENTS}], pl.INT32]")
     return _TOKEN
 
 

@@ -69,10 +69,10 @@ from tilefold.ops.tile_ops import atomic_add
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 from tilefold.targets.costs import dtype_key
 
+from .barrier import DISPATCH as BARRIER_DISPATCH
+from .barrier import LaunchPhases, check_handoffs, check_launch, has_barriers
 from .faults import DeviceFault, DeviceHang, IllegalUnit, OutOfBounds, UnsupportedDataPath
 from .hazards import HazardTracker
-from .barrier import DISPATCH as BARRIER_DISPATCH
-from .barrier import LaunchPhases, check_launch, has_barriers
 from .lanes import DISPATCH as LANE_DISPATCH
 from .lanes import finish_launch
 from .memory import FR, Handle, assign, copy_rows, nd_view, read, write
@@ -1134,6 +1134,7 @@ class Machine:
             check_launch(kernel, block_dim, self.target)
             if self.races is None:
                 self.races = LaunchAccesses(kernel, gm)
+            self.races.handoff_check = check_handoffs
             self.phases = LaunchPhases(self, kernel)
         pending: list[tuple[KernelRun, str]] = []
         for b in range(block_dim):

@@ -147,6 +147,7 @@ class LaunchAccesses:
         self._load_bits: dict[int, int] = {}  # id(TLoad) -> its data-flow bit
         self._bases: dict[int, int] = {}  # id(tensor array) -> address of its first byte
         self.epoch = 0  # barriers released so far (sim/barrier.py)
+        self.handoff_check: Any = None  # sim/barrier.check_handoffs, set by a launch with barriers
         # unit -> its fences and cache invalidations: (seq, epoch, kind, id(tensor) or None, first, end element)
         self.syncs: dict[str, list[tuple[int, int, str, int | None, int, int]]] = {}
 
@@ -222,12 +223,11 @@ class LaunchAccesses:
 
     def check(self) -> None:
         if self.epoch:  # a launch with barriers: accesses race only within one epoch; across, the handoff rules
-            from .barrier import check_handoffs
-
             for key, accesses in self.accesses.items():
                 for epoch in sorted({a.epoch for a in accesses}):
                     self._check_accesses(key, [a for a in accesses if a.epoch == epoch])
-                check_handoffs(self, key, accesses)
+                if self.handoff_check is not None:
+                    self.handoff_check(self, key, accesses)
             return
         for key, accesses in self.accesses.items():
             self._check_accesses(key, accesses)
