@@ -21,7 +21,7 @@ from typing import Any
 
 from tilefold.errors import TilefoldError
 from tilefold.ir.expr import Call, Var
-from tilefold.targets.system import default_core_type, full_occupancy, participants
+from tilefold.targets.system import default_core_type, launch_problem
 
 from .pto import Instr, SConst, SExpr
 
@@ -95,24 +95,7 @@ def barriers(body: tuple[Instr, ...]) -> Iterator[SyncAll]:
 
 def occupancy_problem(ins: SyncAll, block_dim: int, target: Any) -> str | None:
     """Why a launch of ``block_dim`` blocks cannot complete barrier ``ins`` on ``target`` (None: it can)."""
-    full = full_occupancy(target, ins.core_type)
-    cores = "AIV cores" if ins.core_type == "aiv_only" else "clusters"
-    if block_dim > full:
-        return (f"`{ins.text()}` in a launch of {block_dim} blocks: {target.name} has {full} {cores}, so the blocks "
-                f"past them wait for a core that the blocks at the barrier never free (an over launch)")
-    if ins.mode == "hard" and block_dim != full:
-        return (f"the hard (FFTS) barrier `{ins.text()}` in a launch of {block_dim} blocks: it waits for all {full} "
-                f"{cores} of {target.name}, and only {block_dim} run the kernel (a partial launch)")
-    if ins.mode == "soft" and ins.used_cores is not None:
-        want = participants(block_dim, ins.core_type, target)
-        if ins.used_cores > want:
-            return (f"the soft barrier `{ins.text()}` counts {ins.used_cores} arrivals, and a launch of {block_dim} "
-                    f"blocks has {want} {ins.core_type} participants: the count is never reached")
-        if ins.used_cores < want:
-            return (f"the soft barrier `{ins.text()}` counts {ins.used_cores} arrivals, and a launch of {block_dim} "
-                    f"blocks has {want} {ins.core_type} participants: it releases before every block arrived, "
-                    "which orders nothing")
-    return None
+    return launch_problem(ins.mode, ins.core_type, ins.used_cores, block_dim, target, f"`{ins.text()}`")
 
 
 _HINT = ("size the launch from the device, inline: pl.spmd(pl.system.available_aiv_count()) for an aiv_only "

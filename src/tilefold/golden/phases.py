@@ -14,10 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tilefold.backend.system_sync import SyncAll, occupancy_problem
 from tilefold.errors import TilefoldError
 from tilefold.ir.expr import Call, GlobalVar
-from tilefold.targets.system import available_count, default_core_type
+from tilefold.targets.system import available_count, default_core_type, launch_problem
 from tilefold.util.phases import PhasedRun, barrier_slot
 
 
@@ -55,8 +54,8 @@ def _check_occupancy(interp: Any, fn: Any, block_dim: int) -> None:
     for call in interp.__dict__["_barriers"][fn.name]:
         core_type = call.kwarg("core_type") or default_core_type(fn.func_type.value)
         used = call.kwarg("used_cores")
-        ins = SyncAll(str(call.kwarg("mode") or "hard"), str(core_type), None if used is None else int(used))
-        why = occupancy_problem(ins, block_dim, interp.target)
+        why = launch_problem(str(call.kwarg("mode") or "hard"), str(core_type), None if used is None else int(used),
+                             block_dim, interp.target, "pl.system.syncall")
         if why is not None:
             raise TilefoldError(f"kernel {fn.name!r}: {why}: the device deadlocks (error 507018)",
                                 span=call.span if call.span.line else None,

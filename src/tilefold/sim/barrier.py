@@ -68,7 +68,7 @@ class LaunchPhases:
     def __init__(self, machine: Any, kernel: Any) -> None:
         self.machine = machine
         self.kernel = kernel
-        self.arrivals: dict[int, tuple[Any, int]] = {}
+        self.arrivals: dict[int, list[tuple[Any, int]]] = {}
         self.released: list[tuple[Any, int]] = []
         self.labels: list[str] = []
 
@@ -87,7 +87,7 @@ class LaunchPhases:
                 raise f.with_unit(f"{f.unit or label}") from None
 
     def _release(self, waiting: list[int]) -> None:
-        self.released = [self.arrivals[i] for i in waiting]
+        self.released = [a for i in waiting for a in self.arrivals[i]]
         races = self.machine.races
         if races is not None:
             races.epoch += 1
@@ -101,25 +101,37 @@ class LaunchPhases:
                              "syncall under a condition on the block or sub-block index")
 
 
+def _lane_traces(run: Any) -> list[Any]:
+    """The AIV lane timelines of ``run``'s core that its ``pl.split_aiv`` regions recorded so far (sim/lanes.py
+    names them ``core<c>.aiv<k>``): in a mixed kernel they take part in the barrier too."""
+    if run.kernel.func_type != "InCore":
+        return []
+    core = run.block_idx % run.target.num_aic
+    traces = run.m.launch_traces
+    return [traces[n] for n in (f"core{core}.aiv{k}" for k in range(run.target.aiv_per_aic)) if n in traces]
+
+
 def x_sync_all(run: Any, ins: SyncAll) -> None:
     slot = barrier_slot()
     phases = getattr(run.m, "phases", None)
-    if slot is None or phases is None:
-        raise DeviceFault(f"`{ins.text()}` outside a phased launch (inside a pl.split_aiv region or a lane of one)",
-                          instruction=ins.text(), hint="put the barrier at the kernel level, outside every region")
+    if slot is None or phases is None or getattr(run, "lane", None) is not None:
+        raise DeviceFault(f"`{ins.text()}` inside a pl.split_aiv region: a barrier runs at the kernel level",
+                          instruction=ins.text(), hint="put the barrier outside every region (PyPTO's language/04: "
+                                                       "'Cube ops and barriers stay outside')")
     runner, index = slot
     run.stats.instructions += 1
-    trace = run.trace
-    arrival = trace.add(S, ins, 0.0)
-    phases.arrivals[index] = (trace, arrival)
+    traces = [run.trace] + _lane_traces(run)
+    mine = [(t, t.add(S, ins, 0.0)) for t in traces]  # arrival: when each core's scalar unit issues the barrier
+    phases.arrivals[index] = mine
     runner.arrive(index)
     if ins.mode == "hard":
         cost = barrier_costs(run.target).hard
     else:
         used = ins.used_cores or participants(run.block_num, ins.core_type, run.target)
         cost = soft_barrier_cycles(run.target, used)
-    release = trace.add(S, ins, cost, origin=_ASSUMED)
-    trace.cross[release] = [a for a in phases.released if a != (trace, arrival)]
+    for t, arrival in mine:  # release: once every participant arrived, after the barrier's own time
+        release = t.add(S, ins, cost, origin=_ASSUMED)
+        t.cross[release] = [a for a in phases.released if a != (t, arrival)]
 
 
 def x_fence(run: Any, ins: GmFence) -> None:

@@ -53,6 +53,30 @@ def participants(block_dim: int, core_type: str, target: Any) -> int:
     return block_dim * (1 + target.aiv_per_aic) if core_type == "mix" else block_dim
 
 
+def launch_problem(mode: str, core_type: str, used_cores: int | None, block_dim: int, target: Any,
+                   what: str) -> str | None:
+    """Why a launch of ``block_dim`` blocks cannot complete the barrier ``what`` (its ``mode``, ``core_type``,
+    ``used_cores``) on ``target``: the device would deadlock (error 507018), or the barrier would order nothing.
+    None when it can (PyPTO's ``HardSyncallOccupancyValid``, and the soft barrier's count)."""
+    full = full_occupancy(target, core_type)
+    cores = "AIV cores" if core_type == "aiv_only" else "clusters"
+    if block_dim > full:
+        return (f"{what} in a launch of {block_dim} blocks: {target.name} has {full} {cores}, so the blocks past "
+                "them wait for a core that the blocks at the barrier never free (an over launch)")
+    if mode == "hard" and block_dim != full:
+        return (f"the hard (FFTS) barrier {what} in a launch of {block_dim} blocks: it waits for all {full} {cores} of "
+                f"{target.name}, and only {block_dim} run the kernel (a partial launch)")
+    if mode == "soft" and used_cores is not None:
+        want = participants(block_dim, core_type, target)
+        if used_cores > want:
+            return (f"the soft barrier {what} counts {used_cores} arrivals, and a launch of {block_dim} blocks has "
+                    f"{want} {core_type} participants: the count is never reached")
+        if used_cores < want:
+            return (f"the soft barrier {what} counts {used_cores} arrivals, and a launch of {block_dim} blocks has "
+                    f"{want} {core_type} participants: it releases before every block arrived, which orders nothing")
+    return None
+
+
 def default_core_type(func_type: str) -> str:
     """``core_type`` of a syncall that does not name one: the cores its kernel runs on."""
     return {"AIV": "aiv_only", "AIC": "aic_only"}.get(func_type, "mix")
@@ -106,4 +130,4 @@ def _vec() -> Any:
 
 
 __all__ = ["CORE_TYPES", "MODES", "QUERIES", "BarrierCosts", "available_count", "barrier_costs", "default_core_type",
-           "full_occupancy", "participants", "resolve_block_dim", "soft_barrier_cycles"]
+           "full_occupancy", "launch_problem", "participants", "resolve_block_dim", "soft_barrier_cycles"]
