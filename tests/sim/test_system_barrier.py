@@ -249,3 +249,55 @@ def test_barrier_is_priced_as_waiting_for_the_slowest_block():
     assert len(releases) == len(arrivals) == 2 * AIV  # every sub-block of every block takes part
     last_arrival = max(end for _s, end in arrivals)
     assert min(start for start, _e in releases) >= last_arrival - 1e-9
+
+
+def test_device_query_as_a_stride_inside_the_kernel():
+    """A grid-stride loop (performance/02, the paged-attention SPMD example's shape): block ``b`` takes rows
+    ``b, b + n, ...`` with ``n = pl.system.available_cluster_count()``, launched on that many blocks."""
+    rows = 2 * CLUSTERS + 5
+
+    @pl.program
+    class Stride:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[rows, 32], pl.FP32],
+              out: pl.Out[pl.Tensor[[rows, 32], pl.FP32]]) -> pl.Tensor[[rows, 32], pl.FP32]:
+            b = pl.tile.get_block_idx()
+            for r in pl.range(b, rows, pl.system.available_cluster_count()):
+                t = pl.load(a, [r, 0], [1, 32])
+                out = pl.store(pl.adds(t, 1.0), [r, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[rows, 32], pl.FP32],
+                 out: pl.Out[pl.Tensor[[rows, 32], pl.FP32]]) -> pl.Tensor[[rows, 32], pl.FP32]:
+            with pl.spmd(pl.system.available_cluster_count()):
+                out = self.k(a, out)
+            return out
+
+    a = np.random.default_rng(2).uniform(-1, 1, (rows, 32)).astype(np.float32)
+    report = run_and_compare(Stride, {"a": a})
+    assert report.matches, report
+    np.testing.assert_allclose(report.outputs["out"], a + 1.0, rtol=1e-6, atol=1e-6)
+
+
+def test_a_barrier_skipped_by_some_blocks_is_a_deadlock():
+    rows = CLUSTERS
+
+    @pl.program
+    class Skip:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[rows, 32], pl.FP32],
+              out: pl.Out[pl.Tensor[[rows, 32], pl.FP32]]) -> pl.Tensor[[rows, 32], pl.FP32]:
+            b = pl.tile.get_block_idx()
+            t = pl.load(a, [b, 0], [1, 32])
+            if b > 0:
+                pl.system.syncall(core_type="mix")
+            out = pl.store(t, [b, 0], out)
+            return out
+
+    a = np.zeros((rows, 32), np.float32)
+    pto = compile_program(Skip, target="Ascend910B").pto
+    with pytest.raises(Deadlock, match="never releases"):
+        simulate(pto, {"a": a}, "Ascend910B", block_dim=rows)
+    with pytest.raises(TilefoldError, match="never releases"):
+        run_program(Skip, {"a": a}, block_dim=rows)
