@@ -301,3 +301,29 @@ def test_a_barrier_skipped_by_some_blocks_is_a_deadlock():
         simulate(pto, {"a": a}, "Ascend910B", block_dim=rows)
     with pytest.raises(TilefoldError, match="never releases"):
         run_program(Skip, {"a": a}, block_dim=rows)
+
+
+def _mixed_inputs():
+    x = np.random.default_rng(0).uniform(-1, 1, (CLUSTERS * 16, 64)).astype(np.float32)
+    w = np.random.default_rng(1).uniform(-1, 1, (64, 64)).astype(np.float32)
+    return x, w, np.zeros_like(x), np.zeros_like(x)
+
+
+def test_mixed_kernel_lanes_publish_and_the_cube_reads_after_the_barrier():
+    """language/04 "Clusters and AIV lanes": vector lanes write GM, a mix barrier, then the cube reads what
+    another block's lanes wrote (the cube's value reaches GM through the lanes' store)."""
+    import system_jit_kernels
+
+    x, w, mid, out = _mixed_inputs()
+    system_jit_kernels.mixed(x, w, mid, out)
+    np.testing.assert_allclose(mid, 2 * x, rtol=0, atol=0)
+    want = (2 * np.roll(x, -16, axis=0)).astype(np.float64) @ w.astype(np.float64)
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-4)
+
+
+def test_mixed_kernel_without_the_barrier_is_a_race_through_the_cross_core_pipe():
+    """The cube's load of another block's rows reaches GM only through a push to the lanes: still a live read."""
+    import system_jit_kernels
+
+    with pytest.raises(RaceDetected, match="@mid"):
+        system_jit_kernels.mixed_without_barrier(*_mixed_inputs())

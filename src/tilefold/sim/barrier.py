@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from tilefold.backend.cross_core import kernel_lanes
 from tilefold.backend.system_sync import CacheInvalid, GmFence, SyncAll, barriers, occupancy_problem
 from tilefold.targets.system import barrier_costs, participants, soft_barrier_cycles
 from tilefold.util.phases import PhasedRun, barrier_slot
@@ -134,13 +135,26 @@ def x_sync_all(run: Any, ins: SyncAll) -> None:
         t.cross[release] = [a for a in phases.released if a != (t, arrival)]
 
 
+def _lane_units(run: Any) -> tuple[str, ...]:
+    """The race-log names of the AIV lanes of ``run``'s block when its kernel has ``pl.split_aiv`` regions (their
+    names as sim/lanes.py gives them): a kernel-level fence or invalidation runs on them too."""
+    kernel = run.kernel
+    lanes = kernel.__dict__.get("_has_lanes")
+    if lanes is None:
+        lanes = kernel.__dict__["_has_lanes"] = kernel.func_type == "InCore" and kernel_lanes(kernel.body)
+    if not lanes or getattr(run, "lane", None) is not None:
+        return ()
+    core = run.block_idx % run.target.num_aic
+    return tuple(f"core{core}.aiv{k} (block {run.block_idx})" for k in range(run.target.aiv_per_aic))
+
+
 def x_fence(run: Any, ins: GmFence) -> None:
     run.stats.instructions += 1
-    t = run.trace
-    idx = t.add(S, ins, barrier_costs(run.target).fence, origin=_ASSUMED)
-    t.deps[idx] = tuple(sorted({r for r in (*t.last, *t.last_work) if 0 <= r < idx}))  # every issued record
+    for t in [run.trace] + _lane_traces(run):  # in a mixed kernel the lanes' stores are waited for too
+        idx = t.add(S, ins, barrier_costs(run.target).fence, origin=_ASSUMED)
+        t.deps[idx] = tuple(sorted({r for r in (*t.last, *t.last_work) if 0 <= r < idx}))  # every issued record
     if run.races is not None:
-        run.races.sync_event(run, "fence")
+        run.races.sync_event(run, "fence", also=_lane_units(run))
 
 
 def x_cache_invalid(run: Any, ins: CacheInvalid) -> None:
@@ -150,7 +164,7 @@ def x_cache_invalid(run: Any, ins: CacheInvalid) -> None:
     if run.races is None:
         return
     if ins.tensor is None:
-        run.races.sync_event(run, "inval")
+        run.races.sync_event(run, "inval", also=_lane_units(run))
         return
     arr = run.gm[ins.tensor]
     idx = [run.ev_int(o) for o in ins.offsets]
@@ -158,7 +172,7 @@ def x_cache_invalid(run: Any, ins: CacheInvalid) -> None:
         0 <= i < n for i, n in zip(idx, arr.shape, strict=False)) else 0
     per_line = max(costs.cache_line_bytes // arr.itemsize, 1)
     lo = flat // per_line * per_line
-    run.races.sync_event(run, "inval", arr, lo, lo + per_line)
+    run.races.sync_event(run, "inval", arr, lo, lo + per_line, also=_lane_units(run))
 
 
 DISPATCH = {SyncAll: x_sync_all, GmFence: x_fence, CacheInvalid: x_cache_invalid}

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from tilefold.backend.cross_core import TPush
 from tilefold.backend.pto import (
     SRead,
     SWrite,
@@ -151,12 +152,15 @@ class LaunchAccesses:
         # unit -> its fences and cache invalidations: (seq, epoch, kind, id(tensor) or None, first, end element)
         self.syncs: dict[str, list[tuple[int, int, str, int | None, int, int]]] = {}
 
-    def sync_event(self, run: Any, kind: str, base: np.ndarray | None = None, lo: int = 0, hi: int = 0) -> None:
+    def sync_event(self, run: Any, kind: str, base: np.ndarray | None = None, lo: int = 0, hi: int = 0,
+                   also: tuple[str, ...] = ()) -> None:
         """Record a ``fence`` / ``inval`` of ``run`` (for an invalidation of one region: the elements [lo, hi) of
-        GM tensor ``base``), ordered with the unit's accesses (sim/barrier.py checks the handoffs)."""
+        GM tensor ``base``), ordered with the unit's accesses, and for the units named in ``also`` (the AIV lanes
+        of a mixed kernel: a kernel-level op runs on both lanes too); sim/barrier.py checks the handoffs."""
         self._seq += 1
         key = None if base is None else id(base)
-        self.syncs.setdefault(self.unit(run), []).append((self._seq, self.epoch, kind, key, lo, hi))
+        for unit in (self.unit(run), *also):
+            self.syncs.setdefault(unit, []).append((self._seq, self.epoch, kind, key, lo, hi))
 
     def load_bit(self, ins: Any) -> int:
         bit = self._load_bits.get(id(ins))
@@ -474,6 +478,11 @@ class DataFlow:
                 self.pending_write, self._suffix, self._seqs = None, None, None
         elif t is TExtract:
             self._taint(run, ins.dst, self._bits(run, [ins.src]))
+        elif t is TPush:  # the tile leaves for another unit, which may store it: count it as a write of this one
+            self.log._seq += 1
+            self.write_seqs.append(self.log._seq)
+            self.write_bits.append(self._bits(run, [ins.src]))
+            self._suffix, self._seqs = None, None
         elif t is TCustom:
             bits = self._bits(run, [a for a in ins.ins if isinstance(a, str)] + list(ins.tmps))
             for name in (*ins.outs, *ins.tmps):
