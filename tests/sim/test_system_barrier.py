@@ -327,3 +327,27 @@ def test_mixed_kernel_without_the_barrier_is_a_race_through_the_cross_core_pipe(
 
     with pytest.raises(RaceDetected, match="@mid"):
         system_jit_kernels.mixed_without_barrier(*_mixed_inputs())
+
+
+def test_phased_run_orders_phases_and_unwinds_on_a_failure():
+    from tilefold.util.phases import PhasedRun, barrier_slot
+
+    log: list[tuple[int, int]] = []
+
+    def body(i: int, fail: bool = False):
+        def run():
+            run_, index = barrier_slot()
+            log.append((0, i))
+            run_.arrive(index)
+            if fail:
+                raise ValueError("boom")
+            log.append((1, i))
+        return run
+
+    releases: list[list[int]] = []
+    PhasedRun([body(i) for i in range(3)], releases.append, lambda w, f: RuntimeError("deadlock")).run()
+    assert log == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)] and releases == [[0, 1, 2]]
+    log.clear()
+    with pytest.raises(ValueError, match="boom"):
+        PhasedRun([body(0), body(1, fail=True), body(2)], lambda w: None, lambda w, f: RuntimeError("x")).run()
+    assert log == [(0, 0), (0, 1), (0, 2), (1, 0)]  # participant 2 was unwound, never resumed

@@ -103,11 +103,10 @@ class PhasedRun:
     def _unwind(self) -> None:
         """Let every thread still waiting end (raising ``Aborted`` in it), then join them all."""
         self._abort = True
-        for i, state in enumerate(self._state):
-            if state in ("ready", "arrived"):
+        for i, t in enumerate(self._threads):
+            while t.is_alive():  # a thread still running (an interrupted run) may reach a barrier later: wake it
                 self._resume[i].release()
-        for t in self._threads:
-            t.join()
+                t.join(timeout=0.05)
 
 
 def barrier_slot() -> tuple[Any, int] | None:
