@@ -59,8 +59,8 @@ def test_bad_task_dummies_and_runtime_primitives_are_located():
     for bad, message in (("deps=[t1, nope]", "nope"), ("", "takes deps")):
         with pytest.raises(ParseError, match=message):
             pl.parse(JOIN.replace("deps=[t1, t2]", bad))
-    sync = JOIN.replace("        y[:] = pl.mul(a, 3.0)", "        pl.system.syncall()\n        y[:] = pl.mul(a, 3.0)")
-    with pytest.raises(NotSupportedError, match=r"pl.system.syncall \(a primitive of PyPTO's device runtime\)") \
+    sync = JOIN.replace("        y[:] = pl.mul(a, 3.0)", "        pl.system.bar_all()\n        y[:] = pl.mul(a, 3.0)")
+    with pytest.raises(NotSupportedError, match=r"pl.system.bar_all \(a primitive of PyPTO's device runtime\)") \
             as info:
         pl.parse(sync)
     assert info.value.span is not None and info.value.hint

@@ -1186,6 +1186,57 @@ for _op in ("tile.get_block_idx", "tile.get_subblock_idx", "tile.get_block_num")
 
 
 # ------------------------------------------------------------------------------------------------
+# multi-block system ops (no golden formula: device geometry from the target, a barrier orders the blocks)
+# ------------------------------------------------------------------------------------------------
+
+_SYSTEM_KERNEL = '''import tilefold.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[24, 64], pl.FP32], mid: pl.InOut[pl.Tensor[[24, 64], pl.FP32]],
+               out: pl.Out[pl.Tensor[[24, 64], pl.FP32]]) -> pl.Tensor[[24, 64], pl.FP32]:
+        b = pl.tile.get_block_idx()
+        na = pl.system.available_aiv_count()
+        nc = pl.system.available_cluster_count()
+        t = pl.tile.load(x, [b, 0], [1, 64])
+        mid = pl.store(pl.tile.adds(t, na * 10 + nc), [b, 0], mid)
+        pl.system.cacheinvalid()
+        pl.system.fence()
+        pl.system.syncall(core_type="mix")
+        pl.system.cacheinvalid()
+        pl.system.cacheinvalid(mid, [(b + 1) % 24, 0])
+        nxt = pl.tile.load(mid, [(b + 1) % 24, 0], [1, 64])
+        out = pl.store(pl.tile.sub(nxt, t), [b, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[24, 64], pl.FP32], mid: pl.InOut[pl.Tensor[[24, 64], pl.FP32]],
+             out: pl.Out[pl.Tensor[[24, 64], pl.FP32]]) -> pl.Tensor[[24, 64], pl.FP32]:
+        with pl.spmd(pl.system.available_cluster_count()):
+            out = self.kernel(x, mid, out)
+        return out
+'''
+
+
+def _system_cases(op: str):
+    def build(dt):
+        x = (np.arange(24 * 64, dtype=np.float32).reshape(24, 64) % 97) / 8  # exact in FP32
+        mid = x + np.float32(48 * 10 + 24)  # 48 AIV cores, 24 clusters on both targets
+        out = np.roll(mid, -1, axis=0) - x  # block b reads the row block b + 1 stored before the barrier
+        return [Case(op, _SYSTEM_KERNEL, {"x": x, "mid": np.zeros_like(x)}, {"mid": mid, "out": out}, EXACT)]
+    return build
+
+
+for _op in ("system.available_aiv_count", "system.available_cluster_count", "system.syncall", "system.fence",
+            "system.cacheinvalid"):
+    entry(_op, (FP32,), _system_cases(_op), "value: 24 blocks (available_cluster_count) store x + 48 * 10 + 24 "
+          "(the device counts), then after the publish / fence / barrier / invalidate sequence each reads the row "
+          "the next block stored", "no golden formula: the counts come from the target, the barrier orders blocks")
+
+
+# ------------------------------------------------------------------------------------------------
 # custom kernels: the registry passes the user's kernel through (its values are the user's function)
 # ------------------------------------------------------------------------------------------------
 

@@ -73,6 +73,7 @@ from tilefold.ops.cross_core_ops import region_split
 from tilefold.ops.custom.structured import custom_work_facts
 from tilefold.ops.registry import position_mixing_operands, valid_shape_operands
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
+from tilefold.targets.system import available_count, resolve_block_dim
 
 from .cross_core import lower_pipe_op, lower_region
 from .pipelining import lower_pipelined, plan_stages
@@ -110,6 +111,7 @@ from .pto import (
     While,
 )
 from .sync import insert_syncs
+from .system_sync import check_barrier_occupancy, lower_system_op
 
 MODES = ("strict", "faithful")
 
@@ -243,6 +245,8 @@ class FunctionCodegen:
             return SUn(e.symbol, self.sexpr(e.operand))
         if isinstance(e, Call):
             op = op_of(e)
+            if op is not None and op.extra.get("device_query"):  # pl.system.available_*_count(): a chip fact
+                return SConst(available_count(self.target, op.extra["device_query"]))
             if op is not None and op.kind is OpKind.INDEX:
                 return SSpecial(_INDEX_KIND.get(op.pto or "", op.name.split(".")[-1]))
         raise NotSupportedError(f"cannot lower scalar expression {e!r} to PTO",
@@ -976,6 +980,7 @@ _LOWER_BY_KIND: dict[OpKind, Callable[..., tuple[str, ...]]] = {
     OpKind.CUSTOM: _custom,
     OpKind.CREATE: FunctionCodegen.create,
     OpKind.CROSS_CORE: lower_pipe_op,  # backend/cross_core.py
+    OpKind.SYSTEM: lower_system_op,  # backend/system_sync.py
 }
 
 
@@ -1277,7 +1282,8 @@ def generate(program: Program, target: str | Target | None = None, mode: str = "
             k = FunctionCodegen(fn, tgt, mode).run()
             bd = fn.attr("block_dim")
             if bd is not None:
-                k.block_dim = int(bd)
+                k.block_dim = resolve_block_dim(bd, tgt)
+                check_barrier_occupancy(k, k.block_dim, tgt)  # PyPTO's HardSyncallOccupancyValid
             kernels[fn.name] = k
     entry_fn = select_entry_function(program, entry)
     pto = PTOProgram(program.name, tgt.name, kernels, entry_fn.name)

@@ -135,7 +135,7 @@ def run(program: Any, tensor_specs: Sequence[TensorSpec], golden: Callable[..., 
         from tilefold.golden import run_program
 
         inputs = {n: as_numpy(v) for n, v in expected.items() if n not in spec_of_return.values()}
-        reference = run_program(reference_program, inputs)
+        reference = run_program(reference_program, inputs, target=config.target)  # device queries: its target
         reference = {spec_of_return.get(k, k): v for k, v in reference.items()}
     else:
         raise TilefoldError("run: a @pl.jit kernel needs a golden function", hint="run(kernel, specs, golden=fn)")

@@ -475,11 +475,16 @@ class ExpressionsMixin:
                 return self._op_call(node, f"tile.{f.attr}")
             if base.attr == "system":
                 from tilefold.errors import NotSupportedError
+                from tilefold.ops.registry import find_op as _find
+
+                if _find(f"system.{f.attr}") is not None:  # barrier, fence, cache maintenance, device queries
+                    return self._op_call(node, f"system.{f.attr}")
 
                 hint = ("j = pl.system.task_dummy(deps=[...]) is a statement of the orchestration code"
                         if f.attr == "task_dummy" else
-                        "tilefold's simulator has no device runtime to ask or synchronise: size grids with constants, "
-                        "and split work between launches where blocks must meet")
+                        "tilefold models pl.system.syncall / fence / cacheinvalid / available_aiv_count / "
+                        "available_cluster_count (docs/dsl.md, 'Barriers inside a launch'); other device-runtime "
+                        "primitives have no simulated counterpart")
                 raise NotSupportedError(f"pl.system.{f.attr} (a primitive of PyPTO's device runtime) is not "
                                         "supported here", span=self.span(node), hint=hint)
             if base.attr == "array":  # pl.array.create / get_element / update_element (frontend/arrays.py)

@@ -319,15 +319,34 @@ def task_dummy_stmt(p: Any, s: ast.stmt) -> bool:
     return True
 
 
-def _spmd_blocks(p: Any, call: ast.Call) -> tuple[int, dict[str, Any]]:
+def launch_count(p: Any, node: ast.expr) -> int | str | None:
+    """A launch size: a positive compile-time integer, or a device query written inline
+    (``pl.system.available_aiv_count()`` / ``available_cluster_count()``), kept by name and resolved on the target
+    (``targets/system.py``); None when ``node`` is neither."""
+    from tilefold.targets.system import QUERIES
+
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in QUERIES \
+            and _is_pl_attr(p, node.func.value, "system"):
+        if node.args or node.keywords:
+            raise p.error(node, f"pl.system.{node.func.attr}() takes no arguments",
+                          hint=f"pl.spmd(pl.system.{node.func.attr}())")
+        return node.func.attr
+    n = p._fold_number(node)
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        return None
+    return n
+
+
+def _spmd_blocks(p: Any, call: ast.Call) -> tuple[int | str, dict[str, Any]]:
     if not call.args or len(call.args) > 1:
         raise p.error(call, "pl.spmd takes the number of blocks", hint="pl.spmd(4)")
-    n = p._fold_number(call.args[0])
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+    n = launch_count(p, call.args[0])
+    if n is None:
         raise NotSupportedError(f"pl.spmd needs a positive constant block count, got {_src(call.args[0])}",
                                 span=p.span(call.args[0]),
-                                hint="write a constant (module-level names are fine); device-size queries such as "
-                                     "pl.system.available_aiv_count() are not supported")
+                                hint="write a constant (module-level names are fine), or a device query inline: "
+                                     "pl.spmd(pl.system.available_aiv_count()) (a query bound to a name first is "
+                                     "not a compile-time count)")
     attrs: dict[str, Any] = {"block_dim": n}
     for kw in call.keywords:
         if kw.arg == "deps":

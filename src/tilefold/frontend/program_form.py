@@ -254,7 +254,7 @@ class ProgramFormMixin:
         from tilefold.ir.expr import GlobalVar
         from tilefold.ir.visitor import IRVisitor
 
-        counts: dict[str, set[int]] = {}
+        counts: dict[str, set[int | str]] = {}
         spmd = self._spmd_calls
 
         class _Launches(IRVisitor):
@@ -270,7 +270,7 @@ class ProgramFormMixin:
             n = counts.get(fn.name, {1})
             if len(n) > 1:
                 raise self.error(node, f"kernel {fn.name!r} is launched with different pl.spmd block counts "
-                                       f"({', '.join(map(str, sorted(n)))}; 1 = a launch outside pl.spmd)",
+                                       f"({', '.join(sorted(map(str, n)))}; 1 = a launch outside pl.spmd)",
                                  hint="launch each kernel with one block count, or split it into two kernels")
             out.append(fn.with_attr("block_dim", n.pop()) if n != {1} else fn)
         return tuple(out)

@@ -221,7 +221,8 @@ def refuse_scope(p: Any, call: ast.Call, name: str) -> Exception:
     if name == "cluster":
         return NotSupportedError(
             "with pl.cluster(): grouping separately written AIC and AIV kernels, co-scheduled on one cluster (a "
-            "Group function), is not supported", span=p.span(call),
+            "Group function), is not supported: PyPTO's documents define the grouping only, not how the grouped "
+            "kernels exchange data or are launched", span=p.span(call),
             hint="write the cube and the vector work in one `with pl.at(level=pl.Level.CORE_GROUP):` scope (or one "
                  "InCore function): tilefold runs it on one cluster, with `for aiv_id in pl.split_aiv(2, mode=...)` "
                  "regions and pl.aiv_shard / pl.aic_gather (or pl.tpush_* / pl.tpop_* / pl.tfree_*) for the "

@@ -736,7 +736,7 @@ class StatementsMixin:
         t.count += 1
         t.current[tid.id] = f"{tid.id}#{t.count}"
 
-    def _submit_options(self, call: ast.Call, what: str) -> int | None:
+    def _submit_options(self, call: ast.Call, what: str) -> int | str | None:
         """The keywords of ``pl.submit`` / ``pl.spmd_submit``: ``deps=`` (checked), the timing-only hints, and
         ``core_num=`` (the block count, required by ``pl.spmd_submit`` and refused by ``pl.submit``)."""
         from tilefold.errors import NotSupportedError
@@ -751,8 +751,8 @@ class StatementsMixin:
                                         "supported", span=self.span(kw.value),
                                         hint="guard the work inside the kernel with an if on the value")
             elif kw.arg == "core_num" and what == "spmd_submit":
-                n = self._fold_number(kw.value)
-                if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+                n = jit_scopes.launch_count(self, kw.value)
+                if n is None:
                     raise self.error(kw.value, "core_num= must be one positive compile-time integer",
                                      hint="e.g. pl.spmd_submit(self.kernel, a, out, core_num=4)")
                 blocks = n
@@ -769,7 +769,7 @@ class StatementsMixin:
                              hint="out, tid = pl.spmd_submit(self.kernel, a, out, core_num=4)")
         return blocks
 
-    def _mark_spmd_launches(self, stmts: list[Stmt], blocks: int) -> int:
+    def _mark_spmd_launches(self, stmts: list[Stmt], blocks: int | str) -> int:
         """Record each kernel launch among ``stmts`` as running on ``blocks`` blocks (its ``block_dim``, checked
         for agreement by ``_spmd_block_dims``); the number of launches."""
         from tilefold.ir.expr import Call, GlobalVar
@@ -793,9 +793,10 @@ class StatementsMixin:
                              hint="dispatch the kernel with pl.spmd from the Orchestration function")
         from tilefold.frontend import jit_scopes
 
-        n = self._fold_number(call.args[0]) if len(call.args) == 1 else None
-        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-            raise self.error(call, "with pl.spmd(n): n must be one positive compile-time integer",
+        n = jit_scopes.launch_count(self, call.args[0]) if len(call.args) == 1 else None
+        if n is None:
+            raise self.error(call, "with pl.spmd(n): n must be one positive compile-time integer (or a device query "
+                                   "written inline, pl.system.available_aiv_count())",
                              hint="e.g. with pl.spmd(4): out = self.kernel(a, out)")
         for kw in call.keywords:  # ordering is program order here: deps are checked, hints change timing only
             if kw.arg == "deps":

@@ -48,6 +48,7 @@ import numpy as np
 from tilefold.budget import DEFAULT_MAX_STEPS, StepBudget
 from tilefold.errors import CustomOpError, NotSupportedError, Span, TilefoldError
 from tilefold.golden.lanes import cross_core_value, run_region
+from tilefold.golden.phases import has_barrier, run_blocks_phased, system_value
 from tilefold.golden.summation_order import reorder_operands
 from tilefold.golden.values import byte_offsets, is_float_dtype, scalar_value, strided_view, to_dtype
 from tilefold.ir.expr import (
@@ -102,6 +103,8 @@ from tilefold.ops import get_op as op_of_name
 from tilefold.ops.cross_core_ops import region_split
 from tilefold.ops.custom.kernels import call_kernel, describe_kernel, get_custom_op
 from tilefold.ops.registry import POSITION_MIXING_KINDS, position_mixing_operands, valid_shape_operands
+from tilefold.targets import get_target
+from tilefold.targets.system import resolve_block_dim
 
 #: Upper bound on the iterations of one ``while`` loop before the interpreter gives up.
 MAX_WHILE_ITERATIONS = 1_000_000
@@ -170,8 +173,10 @@ def _describe(value: Any) -> str:
 class GoldenInterpreter:
     """Executes the functions of one program. Create one per run (it caches flattened bodies)."""
 
-    def __init__(self, program: Program, *, block_dim: int = 1, max_steps: int | None = DEFAULT_MAX_STEPS) -> None:
+    def __init__(self, program: Program, *, block_dim: int = 1, max_steps: int | None = DEFAULT_MAX_STEPS,
+                 target: Any = None) -> None:
         self.program = program
+        self.target = get_target(target)  # what pl.system.available_*_count() answers (targets/system.py)
         # statements and loop iterations executed count against one budget (tilefold.budget, --max-steps)
         self.budget = StepBudget(max_steps, "golden interpreter")
         self.block_dim = int(block_dim)
@@ -187,10 +192,12 @@ class GoldenInterpreter:
         """Call ``fn`` from ``inst``; launches kernels over blocks / sub-blocks as the device does."""
         if fn.func_type in _KERNEL_TYPES and inst.block_idx is None:
             block_dim = fn.attr("block_dim")
-            block_dim = self.block_dim if block_dim is None else int(block_dim)
+            block_dim = self.block_dim if block_dim is None else resolve_block_dim(block_dim, self.target)
             if block_dim < 1:
                 raise TilefoldError(f"kernel {fn.name!r} launched with block_dim={block_dim}",
                                     hint="block_dim must be a positive number of cores")
+            if has_barrier(self, fn):  # pl.system.syncall: the blocks run phase by phase (golden/phases.py)
+                return run_blocks_phased(self, fn, args, block_dim, Instance)
             result: tuple[Any, ...] = ()
             for b in range(block_dim):
                 result = self.call_function(fn, args, Instance(b, block_dim, None))
@@ -429,6 +436,8 @@ class GoldenInterpreter:
         name = op.name
         if name in _INSTANCE_OPS:
             return _INSTANCE_OPS[name](inst)
+        if op.kind is OpKind.SYSTEM or op.extra.get("device_query"):  # golden/phases.py
+            return system_value(self, op, inst)
         if op.kind is OpKind.CUSTOM:
             return self._eval_custom(call, env, inst)
         if op.kind is OpKind.CROSS_CORE:  # its value depends on the lane running it (golden/lanes.py)
@@ -875,7 +884,8 @@ def _array_input(name: str, value: Any, t: TensorType | TileType, scalars: dict[
 
 
 def run_program(program: Program, inputs: Mapping[str, Any], *, entry: str | None = None,
-                block_dim: int = 1, max_steps: int | None = DEFAULT_MAX_STEPS) -> dict[str, np.ndarray]:
+                block_dim: int = 1, max_steps: int | None = DEFAULT_MAX_STEPS,
+                target: Any = None) -> dict[str, np.ndarray]:
     """Run ``program`` on ``inputs`` (numpy arrays / Python scalars by parameter name).
 
     Returns the final value of every Out / InOut parameter of the entry, by name; if the entry returns
@@ -888,7 +898,7 @@ def run_program(program: Program, inputs: Mapping[str, Any], *, entry: str | Non
     if int(block_dim) < 1:
         raise TilefoldError(f"block_dim={block_dim} is not a positive number of cores")
     args = prepare_inputs(fn, inputs)
-    interp = GoldenInterpreter(program, block_dim=block_dim, max_steps=max_steps)
+    interp = GoldenInterpreter(program, block_dim=block_dim, max_steps=max_steps, target=target)
     returned = interp.call_function(fn, args, HOST)
     outputs: dict[str, np.ndarray] = {}
     out_arrays = []

@@ -70,6 +70,7 @@ class OpKind(enum.Enum):
     INDIRECT_STORE = "indirect_store"  # tile rows into GM rows by an index tile (tile.mscatter)
     ROW_GATHER = "row_gather"  # a caller-addressed GM window DMA'd into a region of an on-chip tile (tile.gather_row)
     CROSS_CORE = "cross_core"  # a tile handed between the cube and a vector lane (ops/cross_core_ops.py)
+    SYSTEM = "system"  # a multi-block barrier, GM fence or cache maintenance (ops/system_ops.py)
     OTHER = "other"
 
 

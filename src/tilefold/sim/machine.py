@@ -71,6 +71,8 @@ from tilefold.ops.tile_ops import atomic_add
 from tilefold.targets import Target, get_target, kernel_memory_spaces, path_hint, unit_isolation_hint
 from tilefold.targets.costs import dtype_key
 
+from .barrier import DISPATCH as BARRIER_DISPATCH
+from .barrier import LaunchPhases, check_handoffs, check_launch, has_barriers
 from .faults import DeviceFault, DeviceHang, IllegalUnit, OutOfBounds, UnsupportedDataPath
 from .hazards import HazardTracker
 from .lanes import DISPATCH as LANE_DISPATCH
@@ -1057,6 +1059,7 @@ class Machine:
             SetFlag: KernelRun.x_SetFlag,
             WaitFlag: KernelRun.x_WaitFlag,
             **LANE_DISPATCH,  # pl.split_aiv regions and the cross-core pipe (sim/lanes.py)
+            **BARRIER_DISPATCH,  # pl.system.syncall / fence / cacheinvalid (sim/barrier.py)
         }
         self.budget = StepBudget(None, "simulator")
         self.traces: list[UnitTrace] = []
@@ -1069,6 +1072,7 @@ class Machine:
         self._mads: dict[tuple, Handle] = {}
         self._paths: dict[tuple[int, int], tuple[bool, Any, int]] = {}
         self.races: Any = None  # sim/races.py LaunchAccesses of the running launch, when it has >1 unit
+        self.phases: Any = None  # sim/barrier.py LaunchPhases of the running launch, when its kernel has barriers
 
     def path_info(self, src: MemorySpace, dst: MemorySpace) -> tuple[bool, Any, int]:
         """(path supported, its PathCost, its cost origin code), cached by the members' ids (enum hashing is
@@ -1108,7 +1112,7 @@ class Machine:
             core.arrays = {}
         self.cores = {}
 
-    def core(self, idx: int) -> Core:
+    def core(self, idx: Any) -> Core:
         c = self.cores.get(idx)
         if c is None:
             c = self.cores[idx] = Core(self.target)
@@ -1149,9 +1153,18 @@ class Machine:
         lanes = kernel_lanes(kernel.body)
         self.races = LaunchAccesses(kernel, gm) if block_dim > 1 or ft == "AIV" or lanes else None
         self.launch_traces, self.launch_units = traces, units  # lanes add their units (sim/lanes.py)
+        phased = has_barriers(kernel)
+        if phased:  # pl.system.syncall: every participant runs up to each barrier before any passes it
+            check_launch(kernel, block_dim, self.target)
+            if self.races is None:
+                self.races = LaunchAccesses(kernel, gm)
+            self.races.handoff_check = check_handoffs
+            self.phases = LaunchPhases(self, kernel)
+        pending: list[tuple[KernelRun, str]] = []
         for b in range(block_dim):
             core_idx = b % self.target.num_aic
-            core = self.core(core_idx)
+            # a phased launch gives each block memories of its own: blocks sharing a core interleave at barriers
+            core = self.core(("block", b) if phased else core_idx)
             if ft == "AIV":
                 sbs = [(sb, f"core{core_idx}.aiv{sb}") for sb in range(self.target.aiv_per_aic)]
             elif ft == "AIC":
@@ -1168,12 +1181,21 @@ class Machine:
                 trace = traces.get(unit)
                 if trace is None:
                     trace = traces[unit] = UnitTrace(unit)
-                trace.begin_block(f"block {b} of @{kernel.name}")
+                if not phased:  # a phased block begins when it first runs (sim/barrier.py)
+                    trace.begin_block(f"block {b} of @{kernel.name}")
                 run = KernelRun(self, kernel, core, sb, b, block_dim, block_gm, scalars, stats, trace)
+                if phased:
+                    pending.append((run, f"{unit} (block {b}, kernel @{kernel.name})"))
+                    continue
                 try:
                     run.run(kernel.body)
                 except DeviceFault as f:
                     raise f.with_unit(f"{f.unit or unit} (block {b}, kernel @{kernel.name})") from None
+        if phased:
+            try:
+                self.phases.run(pending)
+            finally:
+                self.phases = None
         finish_launch(self, kernel)
         if self.races is not None:
             self.races, races = None, self.races

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from tilefold.backend.cross_core import TPush
 from tilefold.backend.pto import (
     SRead,
     SWrite,
@@ -65,6 +66,7 @@ class Access:
     length: int  # elements per run
     bit: int = 0  # a read: the data-flow bit of its load instruction
     atomic: bool = False  # a write that adds into GM (commutes with other units' atomic adds)
+    epoch: int = 0  # barriers (pl.system.syncall) of the launch released before it: accesses of two epochs are ordered
 
     @property
     def instruction(self) -> str:
@@ -145,6 +147,20 @@ class LaunchAccesses:
         self.flows: dict[str, DataFlow] = {}  # unit -> its data flow
         self._load_bits: dict[int, int] = {}  # id(TLoad) -> its data-flow bit
         self._bases: dict[int, int] = {}  # id(tensor array) -> address of its first byte
+        self.epoch = 0  # barriers released so far (sim/barrier.py)
+        self.handoff_check: Any = None  # sim/barrier.check_handoffs, set by a launch with barriers
+        # unit -> its fences and cache invalidations: (seq, epoch, kind, id(tensor) or None, first, end element)
+        self.syncs: dict[str, list[tuple[int, int, str, int | None, int, int]]] = {}
+
+    def sync_event(self, run: Any, kind: str, base: np.ndarray | None = None, lo: int = 0, hi: int = 0,
+                   also: tuple[str, ...] = ()) -> None:
+        """Record a ``fence`` / ``inval`` of ``run`` (for an invalidation of one region: the elements [lo, hi) of
+        GM tensor ``base``), ordered with the unit's accesses, and for the units named in ``also`` (the AIV lanes
+        of a mixed kernel: a kernel-level op runs on both lanes too); sim/barrier.py checks the handoffs."""
+        self._seq += 1
+        key = None if base is None else id(base)
+        for unit in (self.unit(run), *also):
+            self.syncs.setdefault(unit, []).append((self._seq, self.epoch, kind, key, lo, hi))
 
     def load_bit(self, ins: Any) -> int:
         bit = self._load_bits.get(id(ins))
@@ -191,7 +207,7 @@ class LaunchAccesses:
         unit = self.unit(run)
         self._seq += 1
         bit = 0 if write else self.load_bit(ins)
-        accesses.append(Access(unit, self._seq, write, tensor, ins, starts, length, bit, atomic))
+        accesses.append(Access(unit, self._seq, write, tensor, ins, starts, length, bit, atomic, self.epoch))
         if write:
             flow = self.flows.get(unit)
             if flow is None:
@@ -210,16 +226,26 @@ class LaunchAccesses:
         return flow is not None and flow.reaches_later_write(a.seq, a.bit)
 
     def check(self) -> None:
+        if self.epoch:  # a launch with barriers: accesses race only within one epoch; across, the handoff rules
+            for key, accesses in self.accesses.items():
+                for epoch in sorted({a.epoch for a in accesses}):
+                    self._check_accesses(key, [a for a in accesses if a.epoch == epoch])
+                if self.handoff_check is not None:
+                    self.handoff_check(self, key, accesses)
+            return
         for key, accesses in self.accesses.items():
-            if len({a.unit for a in accesses}) > 1 and any(a.write for a in accesses):
-                if _disjoint_writes_only(accesses):
-                    continue  # no access overlaps any other: nothing to report (see the helper)
-                atomics = [a for a in accesses if a.atomic]
-                if atomics:  # plain accesses among themselves, then every atomic add against them
-                    self._check_tensor(key, [a for a in accesses if not a.atomic])
-                    self._check_atomics(key, accesses, atomics)
-                else:
-                    self._check_tensor(key, accesses)
+            self._check_accesses(key, accesses)
+
+    def _check_accesses(self, key: int, accesses: list[Access]) -> None:
+        if len({a.unit for a in accesses}) > 1 and any(a.write for a in accesses):
+            if _disjoint_writes_only(accesses):
+                return  # no access overlaps any other: nothing to report (see the helper)
+            atomics = [a for a in accesses if a.atomic]
+            if atomics:  # plain accesses among themselves, then every atomic add against them
+                self._check_tensor(key, [a for a in accesses if not a.atomic])
+                self._check_atomics(key, accesses, atomics)
+            else:
+                self._check_tensor(key, accesses)
 
     def _check_atomics(self, key: int, accesses: list[Access], atomics: list[Access]) -> None:
         """An atomic add of one unit against the plain writes and live reads of the other units (atomic adds
@@ -453,6 +479,11 @@ class DataFlow:
                 self.pending_write, self._suffix, self._seqs = None, None, None
         elif t is TExtract:
             self._taint(run, ins.dst, self._bits(run, [ins.src]))
+        elif t is TPush:  # the tile leaves for another unit, which may store it: count it as a write of this one
+            self.log._seq += 1
+            self.write_seqs.append(self.log._seq)
+            self.write_bits.append(self._bits(run, [ins.src]))
+            self._suffix, self._seqs = None, None
         elif t is TCustom:
             bits = self._bits(run, [a for a in ins.ins if isinstance(a, str)] + list(ins.tmps))
             for name in (*ins.outs, *ins.tmps):

@@ -97,7 +97,7 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
     try:
         # max_steps (None: the default) is the step budget (tilefold.budget); running out is raised at once
         golden = run_program(program, _copy_inputs(inputs), entry=entry, block_dim=block_dim,
-                             max_steps=DEFAULT_MAX_STEPS if max_steps is None else max_steps)
+                             max_steps=DEFAULT_MAX_STEPS if max_steps is None else max_steps, target=target)
     except StepBudgetExceeded:
         raise  # the device would spin on the same loop
     except TilefoldError as exc:

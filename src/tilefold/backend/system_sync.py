@@ -1,0 +1,117 @@
+"""PTO instructions of the multi-block system ops (``ops/system_ops.py``) and their lowering.
+
+- ``SyncAll``: the in-kernel barrier (``pl.system.syncall``): ``mode`` "hard" / "soft", the ``core_type`` taking
+  part (the kernel's own cores when the source names none), ``used_cores`` and the ``workspace`` tensor of a soft one.
+- ``GmFence``: ``pl.system.fence()``.
+- ``CacheInvalid``: ``pl.system.cacheinvalid()`` (``tensor`` None: the whole GM) or of the cache line holding the
+  element at ``offsets`` of ``tensor``.
+
+All three run on the scalar pipe and access no tile; the simulator gives them their meaning (``sim/barrier.py``).
+``check_barrier_occupancy`` is PyPTO's ``HardSyncallOccupancyValid`` verifier: a kernel whose launch size is known at
+compile time and that holds a hard barrier must occupy every core of the barrier's type, and no barrier may be
+launched on more blocks than there are cores for them (the blocks past the cores would wait for a core that never
+frees: the device deadlocks, error 507018).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from tilefold.errors import TilefoldError
+from tilefold.ir.expr import Call, Var
+from tilefold.targets.system import default_core_type, launch_problem
+
+from .pto import Instr, SConst, SExpr
+
+
+class BarrierOccupancyError(TilefoldError):
+    """A barrier launched on a block count the device cannot complete it at (it would deadlock)."""
+
+
+@dataclass(frozen=True)
+class SyncAll(Instr):
+    mode: str
+    core_type: str
+    used_cores: int | None = None
+    workspace: str | None = None
+
+    def text(self) -> str:
+        extra = f", used_cores {self.used_cores}, workspace @{self.workspace}" if self.mode == "soft" else ""
+        return f"syncall {self.mode}, {self.core_type}{extra}"
+
+
+@dataclass(frozen=True)
+class GmFence(Instr):
+    def text(self) -> str:
+        return "fence gm"
+
+
+@dataclass(frozen=True)
+class CacheInvalid(Instr):
+    tensor: str | None = None
+    offsets: tuple[SExpr, ...] = ()
+
+    def text(self) -> str:
+        if self.tensor is None:
+            return "cacheinvalid gm"
+        return f"cacheinvalid @{self.tensor}[{', '.join(str(o) for o in self.offsets)}]"
+
+
+def lower_system_op(gen: Any, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
+    """``system.syncall`` / ``fence`` / ``cacheinvalid`` -> their instruction (``gen``: a FunctionCodegen)."""
+    span = call.span if call.span.line else None
+    what = op.extra["system"]
+    if what == "fence":
+        out.append(GmFence(span=span))
+    elif what == "cacheinvalid":
+        if call.args:
+            tensor = gen.tensor(call.args[0])
+            rank = getattr(call.args[0].type, "rank", 0)
+            offsets = (tuple(gen.sexpr(e) for e in call.args[1].elements) if len(call.args) > 1
+                       else tuple(SConst(0) for _ in range(rank)))
+            out.append(CacheInvalid(tensor, offsets, span=span))
+        else:
+            out.append(CacheInvalid(span=span))
+    else:
+        core_type = call.kwarg("core_type") or default_core_type(gen.fn.func_type.value)
+        ws = gen.tensor(call.args[0]) if call.args else None
+        used = call.kwarg("used_cores")
+        out.append(SyncAll(str(call.kwarg("mode") or "hard"), str(core_type),
+                           int(used) if used is not None else None, ws, span=span))
+    return ()
+
+
+def barriers(body: tuple[Instr, ...]) -> Iterator[SyncAll]:
+    """Every ``SyncAll`` of a kernel body, at any depth."""
+    for ins in body:
+        if type(ins) is SyncAll:
+            yield ins
+        for sub in (getattr(ins, "body", None), getattr(ins, "then_body", None), getattr(ins, "else_body", None)):
+            if sub:
+                yield from barriers(sub)
+
+
+def occupancy_problem(ins: SyncAll, block_dim: int, target: Any) -> str | None:
+    """Why a launch of ``block_dim`` blocks cannot complete barrier ``ins`` on ``target`` (None: it can)."""
+    return launch_problem(ins.mode, ins.core_type, ins.used_cores, block_dim, target, f"`{ins.text()}`")
+
+
+_HINT = ("size the launch from the device, inline: pl.spmd(pl.system.available_aiv_count()) for an aiv_only "
+         "barrier, pl.spmd(pl.system.available_cluster_count()) for mix / aic_only; at partial occupancy use "
+         'pl.system.syncall(mode="soft", gm_workspace=ws, used_cores=n) with n the participating cores')
+
+
+def check_barrier_occupancy(kernel: Any, block_dim: int, target: Any) -> None:
+    """Raise ``BarrierOccupancyError`` when a launch of ``kernel`` (a PTOKernel) on ``block_dim`` blocks cannot
+    complete one of its barriers (compile time: the launch size is the kernel's own ``pl.spmd`` count)."""
+    for ins in barriers(kernel.body):
+        why = occupancy_problem(ins, block_dim, target)
+        if why is not None:
+            raise BarrierOccupancyError(f"kernel @{kernel.name}: {why}: the device deadlocks (error 507018)",
+                                        span=ins.span, hint=_HINT)
+
+
+__all__ = ["BarrierOccupancyError", "CacheInvalid", "GmFence", "SyncAll", "barriers", "check_barrier_occupancy",
+           "lower_system_op", "occupancy_problem"]
