@@ -23,7 +23,7 @@ from tilefold.sim.trace import chrome_trace
 from tilefold.targets import TARGETS, get_target
 from tilefold.targets.costs import ORIGINS
 
-COST_CLASSES = {"dma", "vector", "cube", "scalar", "none", "custom", "copy", "cross_core"}
+COST_CLASSES = {"dma", "vector", "cube", "scalar", "none", "custom", "copy", "cross_core", "barrier"}
 DTYPES = ("fp32", "fp16", "bf16", "int32", "int16", "int8")
 #: (shape, valid shape): contiguous, one row, narrow rows, a row-padded (strided) tile
 SHAPES = (((16, 64), None), ((1, 64), None), ((64, 8), None), ((16, 128), (16, 48)))
@@ -43,6 +43,15 @@ def test_every_op_has_a_cost_class_and_unpriced_ops_never_reach_the_machine_as_w
             assert op.pto is None or op.kind is OpKind.VIEW, name
         else:
             assert op.pto or op.cost == "cube", name  # batch matmuls lower to per-batch matmuls
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_barrier_ops_are_priced_by_the_targets_system_table_and_marked_assumed(target):
+    from tilefold.targets.system import barrier_costs
+
+    assert {name for name, _ in _ops("barrier")} == {"system.syncall", "system.fence", "system.cacheinvalid"}
+    costs = barrier_costs(get_target(target))
+    assert costs.source.startswith("assumed") and min(costs.hard, costs.fence, costs.invalidate_all) > 0
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
