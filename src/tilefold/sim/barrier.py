@@ -167,9 +167,9 @@ def x_cache_invalid(run: Any, ins: CacheInvalid) -> None:
         run.races.sync_event(run, "inval", also=_lane_units(run))
         return
     arr = run.gm[ins.tensor]
-    idx = [run.ev_int(o) for o in ins.offsets]
-    flat = int(np.ravel_multi_index(tuple(idx), arr.shape)) if arr.ndim and all(
-        0 <= i < n for i, n in zip(idx, arr.shape, strict=False)) else 0
+    flat = 0  # the element at the offsets, row-major from the base: past the tensor it covers none of it
+    for o, n in zip(ins.offsets, arr.shape, strict=False):
+        flat = flat * n + run.ev_int(o)
     per_line = max(costs.cache_line_bytes // arr.itemsize, 1)
     lo = flat // per_line * per_line
     run.races.sync_event(run, "inval", arr, lo, lo + per_line, also=_lane_units(run))
