@@ -239,6 +239,18 @@ def test_invalidation_past_the_tensor_covers_none_of_it():
         simulate(pto, inputs, "Ascend910B", block_dim=4)
 
 
+def test_invalidation_offsets_must_be_a_list():
+    with pytest.raises(TilefoldError, match="one offset per tensor axis"):
+        @pl.program
+        class Bad:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, a: pl.Tensor[[4, 64], pl.FP32]) -> pl.Tensor[[4, 64], pl.FP32]:
+                pl.system.cacheinvalid(a, 5)
+                return a
+
+        compile_program(Bad, target="Ascend910B")
+
+
 def test_soft_workspace_must_be_int32():
     with pytest.raises(TilefoldError, match="INT32"):
         @pl.program
