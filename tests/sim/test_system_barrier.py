@@ -1,5 +1,5 @@
 """PyPTO's multi-block system ops: ``pl.system.available_*_count()``, ``syncall`` (hard / soft), ``fence`` and
-``cacheinvalid`` (docs/runtime.md "Barriers inside a launch"). Each run is checked against numpy written here."""
+``cacheinvalid`` (docs/dsl.md "Barriers inside a launch"). Each run is checked against numpy written here."""
 
 from __future__ import annotations
 
