@@ -151,19 +151,6 @@ class _BindNestedTiles(IRMutator):
         out = base_method(stmt.with_fields(iter_args=tuple(iter_args)))
         return pre + (out if isinstance(out, list) else [out])
 
-    def _copy_yielded(self, body: Stmt, moved: list[int], span) -> Stmt:
-        """``body`` whose final yield carries a copy (``tile.move``) of each value at the indices ``moved``."""
-        stmts = list(flatten_stmts(body))
-        y = stmts[-1]
-        assert isinstance(y, YieldStmt)
-        values = list(y.values)
-        for i in moved:
-            var, assign = self._copy(values[i], span)
-            stmts.insert(len(stmts) - 1, assign)
-            values[i] = var
-        stmts[-1] = y.with_fields(values=tuple(values))
-        return seq(stmts)
-
     def mutate_ForStmt(self, stmt: ForStmt):
         return self._loop(stmt, super().mutate_ForStmt)
 
