@@ -114,3 +114,36 @@ def test_reinterpreting_fp4_is_refused():
                                                           "pl.FP16)")
     with pytest.raises(TilefoldError, match="two elements per byte"):
         pl.parse(src)
+
+
+WINDOW = '''
+import tilefold.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, WIDTH], pl.FP4], c: pl.Out[pl.Tensor[[16, 64], pl.FP4]]) -> pl.Tensor[[16, 64], pl.FP4]:
+        t = pl.load(a, [0, LOAD_COL], [16, 32])
+        c = pl.store(t, [0, STORE_COL], c)
+        return c
+'''
+
+
+@pytest.mark.parametrize("width,load_col,store_col,fault", [
+    (64, 0, 32, None),  # rows of whole bytes: moved as they are
+    (64, 1, 0, "load"),  # GM rows start at element 1: half a byte in
+    (64, 0, 3, "store"),  # a store would write half of the bytes at both ends
+    (65, 0, 0, "load"),  # an odd tensor row: every other GM row of the window starts mid-byte
+])
+def test_a_gm_window_of_fp4_starts_every_row_on_a_byte(width, load_col, store_col, fault):
+    """GM holds FP4 packed two per byte as on chip: a DMA moves whole bytes, so a window whose rows start (or end)
+    mid-byte is a device fault, not a silently exact copy."""
+    src = WINDOW.replace("WIDTH", str(width)).replace("LOAD_COL", str(load_col)).replace("STORE_COL", str(store_col))
+    a = np.random.default_rng(3).normal(0, 2, (16, width)).astype(F4)
+    report = run_and_compare(pl.parse(src), {"a": a, "c": np.zeros((16, 64), F4)})
+    if fault is None:
+        assert report.fault is None and report.matches, report.summary()
+        np.testing.assert_array_equal(report.outputs["c"][:, 32:].view(np.uint8), a[:, :32].view(np.uint8))
+        return
+    assert type(report.fault).__name__ == "UnsupportedDataPath", report.summary()
+    assert "mid-byte" in str(report.fault) and f"t{fault}" in str(report.fault)

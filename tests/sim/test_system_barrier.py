@@ -1,5 +1,5 @@
 """PyPTO's multi-block system ops: ``pl.system.available_*_count()``, ``syncall`` (hard / soft), ``fence`` and
-``cacheinvalid`` (docs/runtime.md "Barriers inside a launch"). Each run is checked against numpy written here."""
+``cacheinvalid`` (docs/dsl.md "Barriers inside a launch"). Each run is checked against numpy written here."""
 
 from __future__ import annotations
 
@@ -192,9 +192,11 @@ def test_soft_barrier_counting_more_cores_than_participate_is_refused():
         compile_program(_soft_program(4, 5), target="Ascend910B")
 
 
-def _line_program(cols: int):
-    """Block ``b`` reads ``cols`` elements of row ``b + 1`` after invalidating only the line at its start."""
+def _line_program(cols: int, wrap: bool = True):
+    """Block ``b`` reads ``cols`` elements of row ``b + 1`` after invalidating only the line at its start (``wrap``
+    False: the line of row ``b + 1`` unwrapped, which for the last block lies past the tensor's end)."""
     rows = 4
+    step = rows if wrap else rows + 1
 
     @pl.program
     class Line:
@@ -208,7 +210,7 @@ def _line_program(cols: int):
             pl.system.cacheinvalid()
             pl.system.fence()
             pl.system.syncall(mode="soft", core_type="aic_only", gm_workspace=ws, used_cores=rows)
-            pl.system.cacheinvalid(mid, [(b + 1) % rows, 0])
+            pl.system.cacheinvalid(mid, [(b + 1) % step, 0])
             nxt = pl.load(mid, [(b + 1) % rows, 0], [1, cols])
             out = pl.store(nxt, [b, 0], out)
             return out
@@ -226,6 +228,27 @@ def test_region_invalidation_covers_one_cache_line_only():
     pto = compile_program(_line_program(64), target="Ascend910B").pto
     with pytest.raises(StaleData, match="invalidate"):
         simulate(pto, inputs, "Ascend910B", block_dim=4)
+
+
+def test_invalidation_past_the_tensor_covers_none_of_it():
+    """The last block invalidates the line of row 4 of a 4-row tensor (the bytes after it), then reads row 0: row
+    0's line was not invalidated, so the read is stale (not an invalidation of row 0 in disguise)."""
+    inputs = {**_inputs(4, seed=9), "ws": np.zeros(16, np.int32), "out": np.zeros((4, 64), np.float32)}
+    pto = compile_program(_line_program(16, wrap=False), target="Ascend910B").pto
+    with pytest.raises(StaleData, match="invalidate"):
+        simulate(pto, inputs, "Ascend910B", block_dim=4)
+
+
+def test_invalidation_offsets_must_be_a_list():
+    with pytest.raises(TilefoldError, match="one offset per tensor axis"):
+        @pl.program
+        class Bad:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, a: pl.Tensor[[4, 64], pl.FP32]) -> pl.Tensor[[4, 64], pl.FP32]:
+                pl.system.cacheinvalid(a, 5)
+                return a
+
+        compile_program(Bad, target="Ascend910B")
 
 
 def test_soft_workspace_must_be_int32():

@@ -16,6 +16,8 @@ from typing import Any
 
 from tilefold.errors import TilefoldError
 from tilefold.ir.expr import Call, GlobalVar
+from tilefold.ops.registry import op_of
+from tilefold.ops.system_ops import is_barrier
 from tilefold.targets.system import available_count, default_core_type, launch_problem
 from tilefold.util.phases import PhasedRun, barrier_slot
 
@@ -30,7 +32,7 @@ def _barrier_calls(fn: Any, functions: Mapping[str, Any], seen: set[str]) -> lis
         def visit_Call(self, expr: Call) -> None:
             if isinstance(expr.op, GlobalVar):
                 callees.append(expr.op.name)
-            elif expr.op_name == "system.syncall":
+            elif is_barrier(op_of(expr)):
                 found.append(expr)
             super().visit_Call(expr)
 

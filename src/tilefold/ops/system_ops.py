@@ -89,7 +89,11 @@ def _infer_cacheinvalid(args: Sequence[Expr], attrs: dict[str, Any]) -> Type:
     if len(args) > 1:
         t = args[0].type
         offs = getattr(args[1], "elements", None)
-        if isinstance(t, TensorType) and offs is not None and len(offs) != t.rank:
+        if offs is None:
+            raise TypeInferenceError("system.cacheinvalid: the offsets must be a list, one per tensor axis",
+                                     hint="give one offset per tensor axis, e.g. [r, 0], or none (the tensor's "
+                                          "first element)")
+        if isinstance(t, TensorType) and len(offs) != t.rank:
             raise TypeInferenceError(f"system.cacheinvalid: {len(offs)} offsets for a rank-{t.rank} tensor",
                                      hint="give one offset per tensor axis, or none (the tensor's first element)")
     return _TOKEN

@@ -28,10 +28,12 @@ import numpy as np
 
 from tilefold.backend.cross_core import kernel_lanes
 from tilefold.backend.system_sync import CacheInvalid, GmFence, SyncAll, barriers, occupancy_problem
+from tilefold.ops.cross_core_ops import LANES
 from tilefold.targets.system import barrier_costs, participants, soft_barrier_cycles
 from tilefold.util.phases import PhasedRun, barrier_slot
 
 from .faults import Deadlock, DeviceFault
+from .lanes import lane_race_unit, lane_trace_name
 from .races import Access, _merge
 from .timeline import ORIGIN_CODE, S
 
@@ -103,13 +105,12 @@ class LaunchPhases:
 
 
 def _lane_traces(run: Any) -> list[Any]:
-    """The AIV lane timelines of ``run``'s core that its ``pl.split_aiv`` regions recorded so far (sim/lanes.py
-    names them ``core<c>.aiv<k>``): in a mixed kernel they take part in the barrier too."""
+    """The AIV lane timelines of ``run``'s core that its ``pl.split_aiv`` regions recorded so far
+    (``lanes.lane_trace_name``): in a mixed kernel they take part in the barrier too."""
     if run.kernel.func_type != "InCore":
         return []
-    core = run.block_idx % run.target.num_aic
     traces = run.m.launch_traces
-    return [traces[n] for n in (f"core{core}.aiv{k}" for k in range(run.target.aiv_per_aic)) if n in traces]
+    return [traces[n] for n in (lane_trace_name(run, k) for k in range(LANES)) if n in traces]
 
 
 def x_sync_all(run: Any, ins: SyncAll) -> None:
@@ -144,8 +145,7 @@ def _lane_units(run: Any) -> tuple[str, ...]:
         lanes = kernel.__dict__["_has_lanes"] = kernel.func_type == "InCore" and kernel_lanes(kernel.body)
     if not lanes or getattr(run, "lane", None) is not None:
         return ()
-    core = run.block_idx % run.target.num_aic
-    return tuple(f"core{core}.aiv{k} (block {run.block_idx})" for k in range(run.target.aiv_per_aic))
+    return tuple(lane_race_unit(run, k) for k in range(LANES))
 
 
 def x_fence(run: Any, ins: GmFence) -> None:
@@ -167,9 +167,9 @@ def x_cache_invalid(run: Any, ins: CacheInvalid) -> None:
         run.races.sync_event(run, "inval", also=_lane_units(run))
         return
     arr = run.gm[ins.tensor]
-    idx = [run.ev_int(o) for o in ins.offsets]
-    flat = int(np.ravel_multi_index(tuple(idx), arr.shape)) if arr.ndim and all(
-        0 <= i < n for i, n in zip(idx, arr.shape, strict=False)) else 0
+    flat = 0  # the element at the offsets, row-major from the base: past the tensor it covers none of it
+    for o, n in zip(ins.offsets, arr.shape, strict=False):
+        flat = flat * n + run.ev_int(o)
     per_line = max(costs.cache_line_bytes // arr.itemsize, 1)
     lo = flat // per_line * per_line
     run.races.sync_event(run, "inval", arr, lo, lo + per_line, also=_lane_units(run))

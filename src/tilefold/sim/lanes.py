@@ -121,9 +121,18 @@ def _lane(run: Any) -> int:
     return lane
 
 
+def lane_trace_name(run: Any, lane: int) -> str:
+    """The timeline name of AIV lane ``lane`` of ``run``'s core (its block's core in the round-robin placement)."""
+    return f"core{core_index(run)}.aiv{lane}"
+
+
+def lane_race_unit(run: Any, lane: int) -> str:
+    """The race-log unit name of AIV lane ``lane`` of ``run``'s block (``sim/races.py``, ``sim/barrier.py``)."""
+    return f"{lane_trace_name(run, lane)} (block {run.block_idx})"
+
+
 def _lane_trace(run: Any, lane: int) -> tuple[UnitTrace, Any]:
-    core = run.block_idx % run.target.num_aic
-    name = f"core{core}.aiv{lane}"
+    name = lane_trace_name(run, lane)
     traces, units = run.m.launch_traces, run.m.launch_units
     trace = traces.get(name)
     if trace is None:
@@ -144,7 +153,7 @@ def x_LaneRegion(run: Any, ins: LaneRegion) -> None:
         child.mem = type(run.mem)(core, lane, "AIV")
         child.handles = dict(run.handles)
         child.lane = lane
-        child.__dict__["_race_unit"] = f"core{core_index(run)}.aiv{lane} (block {run.block_idx})"
+        child.__dict__["_race_unit"] = lane_race_unit(run, lane)
         child.regs[ins.lane] = lane
         try:
             child.run(ins.body)
@@ -231,4 +240,4 @@ def finish_launch(machine: Any, kernel: Any) -> None:
 
 DISPATCH = {LaneRegion: x_LaneRegion, TPush: x_TPush, TPop: x_TPop, TFree: x_TFree, RingSetup: x_RingSetup}
 
-__all__ = ["DISPATCH", "PipeState", "UndefinedResult", "finish_launch"]
+__all__ = ["DISPATCH", "PipeState", "UndefinedResult", "finish_launch", "lane_race_unit", "lane_trace_name"]

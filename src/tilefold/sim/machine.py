@@ -566,6 +566,8 @@ class KernelRun:
                     instruction=ins.text(), address=addr, space="GM",
                     hint="check the load / store offsets against the tensor shape (a runtime offset may need a "
                          "bound check or a smaller window)")
+        if arr.dtype in _PACKED_NP:  # FP4 in GM is packed two per byte too: a DMA moves whole bytes
+            _check_packed_window(tensor, offs, win, arr, ins)
         view = arr[tuple(slice(o, o + w) for o, w in zip(offs, win, strict=True))]
         if view.size != rows * cols:
             raise OutOfBounds(f"window {list(win)} of @{tensor} holds {view.size} elements, the tile {rows}x{cols}",
@@ -1026,6 +1028,27 @@ def first_faulting_element(offs: list[int], win, shape) -> list[int]:
             continue
         return first + [e] + list(rest)  # the first index past the end, the window origin elsewhere
     return first
+
+
+#: numpy dtypes of the packed (sub-byte) element types (``DataType.packed``): FP4
+_PACKED_NP = frozenset(np.dtype(d.np_dtype) for d in DataType if d.packed)
+
+
+def _check_packed_window(tensor: str, offs: list[int], win: tuple[int, ...], arr: np.ndarray, ins: Instr) -> None:
+    """An ``UnsupportedDataPath`` when a GM window of a packed tensor has a row starting or ending mid-byte: its
+    first element at an odd position, an odd innermost extent, or (several rows) an odd tensor row."""
+    shape = arr.shape
+    first = 0
+    for o, n in zip(offs, shape, strict=True):
+        first = first * n + o
+    rows = math.prod(win[:-1]) if len(win) > 1 else 1
+    if first % 2 == 0 and win[-1] % 2 == 0 and (rows == 1 or shape[-1] % 2 == 0):
+        return
+    raise UnsupportedDataPath(
+        f"window offsets {offs} extent {list(win)} of the packed (two elements per byte) tensor @{tensor} of shape "
+        f"{list(shape)}: a row of it starts or ends mid-byte, and a DMA moves whole bytes", instruction=ins.text(),
+        address=gm_byte_offset(offs, shape, arr.dtype), space="GM",
+        hint="give FP4 windows even column offsets and extents, in a tensor whose rows hold an even count")
 
 
 def gm_byte_offset(index, shape, dtype: np.dtype) -> int:
