@@ -131,6 +131,29 @@ def _shifted(start: Expr, by: Expr, sign: int) -> Expr:
     return (Add if sign > 0 else Sub)(start, by, INDEX)
 
 
+def _may_wrap(start: Expr, shift: list[tuple[Expr, int]], count: int, dtype: Any, descending: bool) -> str | None:
+    """Why the ci's values, shifted, may leave ``dtype``'s range (they wrap, and the rows are no longer the
+    interval ``start .. start + count``, which the GM data-flow check compares), or None when they provably stay.
+    Wrapping keeps them distinct, but the check would look at the wrong rows. A 32-bit or wider dtype cannot
+    wrap within a GM tensor's row range (rows are bounded far below 2**31 by the tensor byte limit)."""
+    if dtype.bits >= 32:
+        return None
+    lo, hi = (0, (1 << dtype.bits) - 1) if dtype.value[2] == "u" else (-(1 << (dtype.bits - 1)),
+                                                                        (1 << (dtype.bits - 1)) - 1)
+    if not isinstance(start, ConstInt):
+        return f"starts at a run-time value in {dtype.name}, whose shifted values may wrap"
+    first, last = (start.value - count + 1, start.value) if descending else (start.value, start.value + count - 1)
+    if first < lo or last > hi:
+        return f"wraps around its {dtype.name} values (rows {first} .. {last})"
+    for by, sign in reversed(shift):
+        if not isinstance(by, ConstInt):
+            return f"is shifted by a run-time value in {dtype.name}, whose values may wrap"
+        first, last = first + sign * by.value, last + sign * by.value
+        if first < lo or last > hi:
+            return f"wraps around its {dtype.name} values (rows {first} .. {last})"
+    return None
+
+
 def distinct_rows(fn: Function, index: Expr) -> DistinctRows | str:
     """The proof that ``index`` holds distinct values, or why there is none (the name of its producer)."""
     shift: list[tuple[Expr, int]] = []  # scalar shifts applied after the ci, innermost last
@@ -161,6 +184,9 @@ def distinct_rows(fn: Function, index: Expr) -> DistinctRows | str:
         start = value.args[0]
         for by, sign in reversed(shift):
             start = _shifted(start, by, sign)
+        wraps = _may_wrap(value.args[0], shift, count, value.type.dtype, bool(value.kwarg("descending", False)))
+        if wraps:
+            return f"the index tile {_name(index)} {wraps}"
         return DistinctRows(start, count, bool(value.kwarg("descending", False)))
     return f"the index tile {_name(index)} is defined through too long a chain"
 
