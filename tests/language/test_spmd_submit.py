@@ -92,6 +92,14 @@ def test_bad_spmd_submits_are_located(body, error, message):
     assert info.value.hint
 
 
+def test_a_literal_count_and_a_device_query_for_one_kernel_are_refused_with_why():
+    body = ("mid, tid = pl.spmd_submit(self.blocks, a, b, mid, core_num=48)\n"
+            "mid, tid = pl.spmd_submit(self.blocks, a, b, mid, core_num=pl.system.available_aiv_count())")
+    with pytest.raises(ParseError, match="different pl.spmd block counts") as info:
+        pl.parse(_source(body))
+    assert "available_*_count() query differ on some chip" in info.value.hint
+
+
 JIT = """
 import tilefold.language as pl
 

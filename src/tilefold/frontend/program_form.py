@@ -269,9 +269,15 @@ class ProgramFormMixin:
         for fn in functions:
             n = counts.get(fn.name, {1})
             if len(n) > 1:
+                # a literal and a device query (pl.system.available_aiv_count()) may agree on one chip and not on
+                # another; parsing knows no target, so they count as different
+                query = any(isinstance(c, str) for c in n)
                 raise self.error(node, f"kernel {fn.name!r} is launched with different pl.spmd block counts "
                                        f"({', '.join(sorted(map(str, n)))}; 1 = a launch outside pl.spmd)",
-                                 hint="launch each kernel with one block count, or split it into two kernels")
+                                 hint="launch each kernel with one block count, or split it into two kernels"
+                                      + ("; a literal count and a pl.system.available_*_count() query differ on "
+                                         "some chip, so write every launch of the kernel the same way" if query
+                                         else ""))
             out.append(fn.with_attr("block_dim", n.pop()) if n != {1} else fn)
         return tuple(out)
 
