@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tilefold.ir.expr import Add, Call, ConstInt, Expr, Sub, Var
 from tilefold.ir.stmt import AssignStmt, EvalStmt, Function, Stmt
-from tilefold.ir.types import ScalarType, TileType
+from tilefold.ir.types import DataType, ScalarType, TileType
 from tilefold.ir.visitor import IRVisitor
 from tilefold.passes.tile_and_bind_sub_block.common import (
     FULL,
@@ -131,6 +131,21 @@ def _shifted(start: Expr, by: Expr, sign: int) -> Expr:
     return (Add if sign > 0 else Sub)(start, by, INDEX)
 
 
+def _wraps(start: Expr, count: int, descending: bool, dtype: DataType) -> str | None:
+    """Why the values ``start +- k`` may wrap around ``dtype`` (then the rows written are not ``[start, +count)``:
+    a wrapped value names another row, the GM data-flow boxes would be wrong), or None."""
+    signed = dtype.value[2] == "i"
+    least, most = (-(1 << (dtype.bits - 1)), (1 << (dtype.bits - 1)) - 1) if signed else (0, (1 << dtype.bits) - 1)
+    if isinstance(start, ConstInt):
+        lo, hi = (start.value - count + 1, start.value) if descending else (start.value, start.value + count - 1)
+        if lo < least or hi > most:
+            return f"holds the values {lo}..{hi}, which wrap around its {dtype.name} range [{least}, {most}]"
+        return None
+    if dtype.bits < 32:  # a run-time start may wrap a narrow dtype onto rows of the tensor
+        return f"starts at a run-time value, which may wrap around its {dtype.name} range [{least}, {most}]"
+    return None  # 32 / 64 bits: a wrapped value is negative (masked) or past any tensor's last row (a fault)
+
+
 def distinct_rows(fn: Function, index: Expr) -> DistinctRows | str:
     """The proof that ``index`` holds distinct values, or why there is none (the name of its producer)."""
     shift: list[tuple[Expr, int]] = []  # scalar shifts applied after the ci, innermost last
@@ -161,7 +176,11 @@ def distinct_rows(fn: Function, index: Expr) -> DistinctRows | str:
         start = value.args[0]
         for by, sign in reversed(shift):
             start = _shifted(start, by, sign)
-        return DistinctRows(start, count, bool(value.kwarg("descending", False)))
+        descending = bool(value.kwarg("descending", False))
+        wraps = _wraps(start, count, descending, value.type.dtype)
+        if wraps:
+            return f"the index tile {_name(index)} {wraps}"
+        return DistinctRows(start, count, descending)
     return f"the index tile {_name(index)} is defined through too long a chain"
 
 
