@@ -53,3 +53,36 @@ def test_a_scatter_index_that_wraps_its_dtype_is_not_split_on_wrong_rows(dt, sta
     assert rep.fault is None and rep.result == "correct", rep.summary()
     np.testing.assert_array_equal(rep.outputs["cache"], want)
     np.testing.assert_array_equal(rep.outputs["y"], want[read:read + 32])
+
+
+FP4_AT_A_NIBBLE = '''
+import tilefold.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[4, 5], pl.FP4], b: pl.Out[pl.Tensor[[1, 4], pl.FP16]],
+          c: pl.InOut[pl.Tensor[[4, 5], pl.FP4]]) -> tuple[pl.Tensor[[1, 4], pl.FP16], pl.Tensor[[4, 5], pl.FP4]]:
+        t = pl.load(a, [1, 1], [1, 4])
+        h = pl.add(pl.cast(t, pl.FP16), pl.cast(t, pl.FP16))
+        b = pl.store(h, [0, 0], b)
+        c = pl.store(pl.cast(h, pl.FP4), [1, 1], c)
+        return b, c
+'''
+
+
+def test_fp4_window_starting_in_a_high_nibble():
+    """A [4, 5] FP4 tensor: row 1 column 1 is element 6, the low nibble of byte 3, and the window's end shares
+    byte 4 with row 2's first element: the store must keep that neighbour."""
+    import ml_dtypes
+
+    f4 = ml_dtypes.float4_e2m1fn
+    rng = np.random.default_rng(2)
+    a, c = rng.normal(0, 1, (4, 5)).astype(f4), rng.normal(0, 1, (4, 5)).astype(f4)
+    rep = run_and_compare(pl.parse(FP4_AT_A_NIBBLE), {"a": a, "b": np.zeros((1, 4), np.float16), "c": c.copy()})
+    assert rep.fault is None and rep.result == "correct", rep.summary()
+    doubled = 2 * a[1, 1:5].astype(np.float32)
+    np.testing.assert_array_equal(rep.outputs["b"].astype(np.float32)[0], doubled)
+    want = c.copy()
+    want[1, 1:5] = doubled.astype(f4)
+    np.testing.assert_array_equal(rep.outputs["c"].view(np.uint8), want.view(np.uint8))
