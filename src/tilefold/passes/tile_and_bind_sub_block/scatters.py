@@ -19,7 +19,9 @@ written from any index, and the two sub-blocks are not ordered.
   source and of the index: ``[n, 1]`` index halved on axis 0, ``[1, n]`` on axis 1) only when the index values are
   provably distinct, so the halves never write the same GM row and no "later index wins" is lost between
   unordered sub-blocks: the index is ``tile.ci(start, ...)`` (``start +- k``, ``n`` at most the dtype's value
-  count), possibly moved by ``tile.adds`` / ``tile.subs`` of a scalar (a bijection of the dtype). Sub-block ``sb``
+  count), possibly moved by ``tile.adds`` / ``tile.subs`` of a scalar (a bijection of the dtype), whose values do
+  not wrap around the dtype (a constant start whose run fits the range, or a run-time start of a 32 / 64-bit
+  index: a wrapped value would name a row outside the box below). Sub-block ``sb``
   then writes the rows ``[start + sb * H, +H)`` (descending: ``(start - sb * H - H, start - sb * H]``), the box
   the GM data-flow check (``gm_hazards``) compares with every other access of the tensor, and with the other
   half of the same scatter (across loop iterations too). Any other index (loaded from GM, computed) may repeat a
