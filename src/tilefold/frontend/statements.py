@@ -14,6 +14,7 @@ from tilefold.frontend.escaping import FutureUses, outer_tensor, trip_count, unr
 from tilefold.frontend.parse_base import _INDEX, _INDEX_T, _MISSING
 from tilefold.frontend.split_aiv import is_split_aiv_loop, parse_split_aiv, refuse_scope
 from tilefold.ir.expr import (
+    Call,
     ConstFloat,
     ConstInt,
     Expr,
@@ -46,6 +47,9 @@ from tilefold.ir.types import (
 
 _LOOP_KINDS = {"range": ForKind.Sequential, "pipeline": ForKind.Pipeline, "parallel": ForKind.Parallel,
                "unroll": ForKind.Unroll}
+
+
+_SYSTEM_STATEMENTS = ("system.syncall", "system.fence", "system.cacheinvalid")
 
 
 @dataclass
@@ -866,6 +870,9 @@ class StatementsMixin:
                 value = self._const_of(num, ann.dtype, value_node)
         if value is None:
             value = self._expr(value_node)
+        if isinstance(value, Call) and value.op_name in _SYSTEM_STATEMENTS:  # a token nothing may read
+            raise self.error(value_node, f"pl.{value.op_name} gives no value: it is a statement",
+                             hint=f"write pl.{value.op_name}(...) on a line of its own, without '{name} ='")
         vtype = value.type
         if ann is not None:
             vtype = self._merge_annotation(vtype, ann, ann_node, name)

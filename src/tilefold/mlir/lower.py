@@ -81,6 +81,13 @@ class NotLowered(TilefoldError):
     """An MLIR construct tilefold does not lower (located at the op)."""
 
 
+def lowered_line_span(low: Lowering, line: int | None) -> Span | None:
+    """The MLIR location of the op that line ``line`` (1-based) of the lowered text came from, if known."""
+    k = (line or 0) - 1 - low.header_lines
+    op = low.line_ops[k] if 0 <= k < len(low.line_ops) else None
+    return op_span(op, low.filename, low.source, low.line_offset) if op is not None else None
+
+
 def op_span(op: Operation, filename: str, source: str, line_offset: int = 0) -> Span:
     """file:line:col of an op, from the parser's location attribute (when present) or its position."""
     pos = getattr(op, "_tf_pos", None)
@@ -200,6 +207,9 @@ class Lowering:
     stores: list[Operation] = field(default_factory=list)
     customs: list[Operation] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+    line_ops: list[Operation | None] = field(default_factory=list)  # the MLIR op each line of ``lines`` lowers
+    header_lines: int = 0  # lines of the lowered text before ``lines``
+    _at: Operation | None = None  # the op being lowered
     _used: NameSupply = field(default_factory=NameSupply)
     _view_params: dict[Operation, str] = field(default_factory=dict)
 
@@ -223,6 +233,7 @@ class Lowering:
 
     def emit(self, depth: int, text: str) -> None:
         self.lines.append("    " * (depth + 2) + text)
+        self.line_ops.append(self._at)
 
     def ttype(self, t: Attribute, op: Operation) -> str:
         shape = shape_of(t)
@@ -313,6 +324,7 @@ class Lowering:
         header = ["import tilefold.language as pl", "", "", "@pl.program", f"class {self._cls()}:",
                   "    @pl.function(type=pl.FunctionType.AIV)",
                   f"    def {self.fresh_fn()}(self, {', '.join(sig)}):"]
+        self.header_lines = len(header)
         return "\n".join(header + self.lines) + "\n"
 
     def _check_view_layout(self, view: memref.ReinterpretCastOp, shape: list[int]) -> None:
@@ -364,7 +376,11 @@ class Lowering:
 
     def op(self, op: Operation, d: int) -> None:
         self.depth = d
-        self._op(op, d)
+        outer, self._at = self._at, op
+        try:
+            self._op(op, d)
+        finally:
+            self._at = outer
         self.depth = d
 
     def _op(self, op: Operation, d: int) -> None:

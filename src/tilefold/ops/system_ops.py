@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tilefold.errors import TypeInferenceError
-from tilefold.ir.expr import Expr
+from tilefold.ir.expr import ConstInt, Expr
 from tilefold.ir.types import DataType, ScalarType, TensorType, Type
 from tilefold.ops.registry import MemoryRule, MemoryRuleKind, OpDef, OpKind, Param, ParamKind, Unit, register_op
 from tilefold.targets.system import CORE_TYPES, MODES, QUERIES
@@ -96,6 +96,12 @@ def _infer_cacheinvalid(args: Sequence[Expr], attrs: dict[str, Any]) -> Type:
         if isinstance(t, TensorType) and len(offs) != t.rank:
             raise TypeInferenceError(f"system.cacheinvalid: {len(offs)} offsets for a rank-{t.rank} tensor",
                                      hint="give one offset per tensor axis, or none (the tensor's first element)")
+        shape = t.static_shape if isinstance(t, TensorType) else None
+        for axis, (o, n) in enumerate(zip(offs or (), shape or (), strict=False)):
+            if isinstance(o, ConstInt) and not 0 <= o.value < n:  # the line of an element outside the tensor
+                raise TypeInferenceError(f"system.cacheinvalid: offset {o.value} on axis {axis} is outside the "
+                                         f"tensor's extent {n}",
+                                         hint="name an element of the tensor: its cache line is the one invalidated")
     return _TOKEN
 
 

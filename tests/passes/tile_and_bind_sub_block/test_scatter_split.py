@@ -147,11 +147,11 @@ LOADED = ("        j: pl.Tile[[{n}, 1], pl.INT32, pl.Mem.Vec] = pl.tile.load(idx
     # not the rows start .. start + 16 the GM check would compare: refused
     ("        c: pl.Tile[[16, 1], pl.INT8, pl.Mem.Vec] = pl.tile.ci(-128, [16, 1], dtype=pl.INT8)\n"
      "        j: pl.Tile[[16, 1], pl.INT8, pl.Mem.Vec] = pl.tile.subs(c, 1)\n",
-     [((v - 1 + 128) % 256) - 128 for v in range(-128, -112)], None, "wraps around its INT8 values (rows -129"),
+     [((v - 1 + 128) % 256) - 128 for v in range(-128, -112)], None, "holds the values -129..-114, which wrap around its INT8 range"),
     # a run-time shift of INT16 values may wrap: refused
     ("        c: pl.Tile[[16, 1], pl.INT16, pl.Mem.Vec] = pl.tile.ci(20, [16, 1], dtype=pl.INT16)\n"
      "        j: pl.Tile[[16, 1], pl.INT16, pl.Mem.Vec] = pl.tile.subs(c, m)\n", list(range(15, 31)), None,
-     "is shifted by a run-time value in INT16"),
+     "starts at a run-time value, which may wrap around its INT16 range"),
 ])
 def test_mscatter_splits_only_with_distinct_indices(index, rows, axis, reason):
     n = len(rows)

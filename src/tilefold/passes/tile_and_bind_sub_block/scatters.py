@@ -19,7 +19,9 @@ written from any index, and the two sub-blocks are not ordered.
   source and of the index: ``[n, 1]`` index halved on axis 0, ``[1, n]`` on axis 1) only when the index values are
   provably distinct, so the halves never write the same GM row and no "later index wins" is lost between
   unordered sub-blocks: the index is ``tile.ci(start, ...)`` (``start +- k``, ``n`` at most the dtype's value
-  count), possibly moved by ``tile.adds`` / ``tile.subs`` of a scalar (a bijection of the dtype). Sub-block ``sb``
+  count), possibly moved by ``tile.adds`` / ``tile.subs`` of a scalar (a bijection of the dtype), whose values do
+  not wrap around the dtype (a constant start whose run fits the range, or a run-time start of a 32 / 64-bit
+  index: a wrapped value would name a row outside the box below). Sub-block ``sb``
   then writes the rows ``[start + sb * H, +H)`` (descending: ``(start - sb * H - H, start - sb * H]``), the box
   the GM data-flow check (``gm_hazards``) compares with every other access of the tensor, and with the other
   half of the same scatter (across loop iterations too). Any other index (loaded from GM, computed) may repeat a
@@ -33,7 +35,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tilefold.ir.expr import Add, Call, ConstInt, Expr, Sub, Var
 from tilefold.ir.stmt import AssignStmt, EvalStmt, Function, Stmt
-from tilefold.ir.types import ScalarType, TileType
+from tilefold.ir.types import DataType, ScalarType, TileType
 from tilefold.ir.visitor import IRVisitor
 from tilefold.passes.tile_and_bind_sub_block.common import (
     FULL,
@@ -131,27 +133,19 @@ def _shifted(start: Expr, by: Expr, sign: int) -> Expr:
     return (Add if sign > 0 else Sub)(start, by, INDEX)
 
 
-def _may_wrap(start: Expr, shift: list[tuple[Expr, int]], count: int, dtype: Any, descending: bool) -> str | None:
-    """Why the ci's values, shifted, may leave ``dtype``'s range (they wrap, and the rows are no longer the
-    interval ``start .. start + count``, which the GM data-flow check compares), or None when they provably stay.
-    Wrapping keeps them distinct, but the check would look at the wrong rows. A 32-bit or wider dtype cannot
-    wrap within a GM tensor's row range (rows are bounded far below 2**31 by the tensor byte limit)."""
-    if dtype.bits >= 32:
+def _wraps(start: Expr, count: int, descending: bool, dtype: DataType) -> str | None:
+    """Why the values ``start +- k`` may wrap around ``dtype`` (then the rows written are not ``[start, +count)``:
+    a wrapped value names another row, the GM data-flow boxes would be wrong), or None."""
+    signed = dtype.value[2] == "i"
+    least, most = (-(1 << (dtype.bits - 1)), (1 << (dtype.bits - 1)) - 1) if signed else (0, (1 << dtype.bits) - 1)
+    if isinstance(start, ConstInt):
+        lo, hi = (start.value - count + 1, start.value) if descending else (start.value, start.value + count - 1)
+        if lo < least or hi > most:
+            return f"holds the values {lo}..{hi}, which wrap around its {dtype.name} range [{least}, {most}]"
         return None
-    lo, hi = (0, (1 << dtype.bits) - 1) if dtype.value[2] == "u" else (-(1 << (dtype.bits - 1)),
-                                                                        (1 << (dtype.bits - 1)) - 1)
-    if not isinstance(start, ConstInt):
-        return f"starts at a run-time value in {dtype.name}, whose shifted values may wrap"
-    first, last = (start.value - count + 1, start.value) if descending else (start.value, start.value + count - 1)
-    if first < lo or last > hi:
-        return f"wraps around its {dtype.name} values (rows {first} .. {last})"
-    for by, sign in reversed(shift):
-        if not isinstance(by, ConstInt):
-            return f"is shifted by a run-time value in {dtype.name}, whose values may wrap"
-        first, last = first + sign * by.value, last + sign * by.value
-        if first < lo or last > hi:
-            return f"wraps around its {dtype.name} values (rows {first} .. {last})"
-    return None
+    if dtype.bits < 32:  # a run-time start may wrap a narrow dtype onto rows of the tensor
+        return f"starts at a run-time value, which may wrap around its {dtype.name} range [{least}, {most}]"
+    return None  # 32 / 64 bits: a wrapped value is negative (masked) or past any tensor's last row (a fault)
 
 
 def distinct_rows(fn: Function, index: Expr) -> DistinctRows | str:
@@ -184,10 +178,11 @@ def distinct_rows(fn: Function, index: Expr) -> DistinctRows | str:
         start = value.args[0]
         for by, sign in reversed(shift):
             start = _shifted(start, by, sign)
-        wraps = _may_wrap(value.args[0], shift, count, value.type.dtype, bool(value.kwarg("descending", False)))
+        descending = bool(value.kwarg("descending", False))
+        wraps = _wraps(start, count, descending, value.type.dtype)
         if wraps:
             return f"the index tile {_name(index)} {wraps}"
-        return DistinctRows(start, count, bool(value.kwarg("descending", False)))
+        return DistinctRows(start, count, descending)
     return f"the index tile {_name(index)} is defined through too long a chain"
 
 
