@@ -249,7 +249,13 @@ class FunctionCodegen:
                 return SConst(available_count(self.target, op.extra["device_query"]))
             if op is not None and op.kind is OpKind.INDEX:
                 return SSpecial(_INDEX_KIND.get(op.pto or "", op.name.split(".")[-1]))
+        span = getattr(e, "span", None)
+        if isinstance(e, Call) and (op := op_of(e)) is not None and op.kind is OpKind.SYSTEM:
+            raise NotSupportedError(f"pl.{e.op_name} gives no value: it is a statement, not a scalar",
+                                    span=span if span is not None and span.line else None,
+                                    hint=f"write pl.{e.op_name}(...) on a line of its own")
         raise NotSupportedError(f"cannot lower scalar expression {e!r} to PTO",
+                                span=span if span is not None and span.line else None,
                                 hint="bind tile results to variables; scalars must be index / float arithmetic")
 
     def declare(self, var: Var, suffix: str = "") -> str:
