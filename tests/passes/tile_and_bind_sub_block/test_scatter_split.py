@@ -21,7 +21,7 @@ from tilefold.ir.visitor import IRVisitor
 from tilefold.passes.tile_and_bind_sub_block import AXIS_ATTR, REVERTED
 from tilefold.sim import simulate
 from tilefold.sim.faults import OutOfBounds
-from tilefold.testing import run_and_compare
+from tilefold.testing import run_and_compare, sub_block_evidence
 
 ON_OFF = ({}, {"enable_auto_bind_sub_block": False})
 TARGETS = ("Ascend910B", "Ascend950")
@@ -301,3 +301,30 @@ def test_split_indirect_dma_fault_names_the_entry_of_the_whole_index(op, entry):
             assert "sub-block" not in str(fault.value)
         else:
             assert "on vector sub-block 1, which holds entries [8, 16)" in str(fault.value)
+
+
+@pytest.mark.parametrize("index", [
+    "        c: pl.Tile[[16, 1], pl.INT32, pl.Mem.Vec] = pl.tile.ci(3, [16, 1], dtype=pl.INT32)\n"
+    "        j: pl.Tile[[16, 1], pl.INT32, pl.Mem.Vec] = pl.tile.adds(c, 10)\n",
+    "        j: pl.Tile[[1, 16], pl.INT32, pl.Mem.Vec] = pl.tile.ci(40, [1, 16], dtype=pl.INT32, descending=True)\n",
+])
+def test_a_split_mscatter_alone_is_evidence_of_a_split(index):
+    """A function whose only write is a split mscatter is split (its scatter is the split store)."""
+    params = "a: pl.Tensor[[16, 32], pl.FP32], out: pl.InOut[pl.Tensor[[64, 32], pl.FP32]]"
+    after, _ = run_pass(_program(MSCATTER.format(n=16, index=index), params))
+    ev = sub_block_evidence(after)
+    assert ev.split and ev.axis == {"kernel": 0}, ev.problems
+
+
+def test_a_tiled_mscatter_of_the_whole_index_is_no_split_store():
+    """Hand-marked ``tiled_op`` on a scatter whose index is not a sub-block half: both sub-blocks would write
+    every row, so it is not evidence of a split."""
+    body = ("        sb: pl.Scalar[pl.INDEX] = pl.tile.get_subblock_idx()\n"
+            "        s: pl.Tile[[8, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [sb * 8, 0], [8, 32], "
+            "target_memory=pl.Mem.Vec)\n"
+            "        j: pl.Tile[[8, 1], pl.INT32, pl.Mem.Vec] = pl.tile.ci(3, [8, 1], dtype=pl.INT32)\n"
+            "        out = pl.tile.mscatter(s, j, out, ir_attrs={\"tiled_op\": True, \"sub_block_half\": (0, 8)})")
+    params = "a: pl.Tensor[[16, 32], pl.FP32], out: pl.InOut[pl.Tensor[[64, 32], pl.FP32]]"
+    ev = sub_block_evidence(_program(body, params))
+    assert not ev.split
+    assert "kernel: tile.mscatter source / index (8, 1) is not one half of the rows" in " ".join(ev.problems)
