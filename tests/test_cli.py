@@ -142,6 +142,25 @@ def test_usage_errors_exit_1(good, capsys):
     assert info.value.code == 1
 
 
+@pytest.mark.parametrize("option,value,what", [
+    ("--passes", ",,,", "names nothing"),
+    ("--passes", "", "names nothing"),
+    ("--passes", "tile-and-bind-sub-block,,init-mem-ref", "has an empty item (item 2 of 3)"),
+    ("--passes", "init-mem-ref,", "has an empty item (item 2 of 2)"),
+    ("--verify-properties", ",", "names nothing"),
+    ("--verify-properties", "SSAForm,,TileOps2D", "has an empty item (item 2 of 3)"),
+])
+def test_an_empty_or_malformed_name_list_is_a_usage_error(good, capsys, option, value, what):
+    """A list option with an empty item is refused (it ran fewer or no passes / checks without saying so), with a
+    hint on how to name the items."""
+    code, out, err = run(["opt", good, option, value], capsys)
+    assert code == 1 and out == ""
+    assert f"tilefold opt: error: {option} {value!r} {what}" in err
+    assert ("`tilefold passes` lists their CLI names" if option == "--passes" else "known: SSAForm,") in err
+    code, out, _ = run(["opt", good, option, "init-mem-ref" if option == "--passes" else "SSAForm"], capsys)
+    assert code == 0 and "kernel" in out
+
+
 def _patch_pass(monkeypatch, exc: Exception):
     from tilefold.passes import pipeline
     from tilefold.passes.base import program_pass

@@ -98,10 +98,30 @@ def _print_ir(program) -> str:
     return print_ir(program)
 
 
-def _split_list(text: str | None) -> list[str]:
-    if not text:
+def _split_list(text: str | None, option: str, hint: str) -> list[str]:
+    """The items of a comma-separated list option (none when the option is not given). An empty item (``,,``, a
+    leading / trailing comma, an empty value) is a usage error, not a shorter list: ``--passes ,,,`` would run no
+    pass without a word."""
+    if text is None:
         return []
-    return [item.strip() for item in text.split(",") if item.strip()]
+    items = [item.strip() for item in text.split(",")]
+    if "" in items:
+        what = ("names nothing" if not any(items) else
+                f"has an empty item (item {items.index('') + 1} of {len(items)})")
+        raise UsageError(f"{option} {text!r} {what}\nhint: {hint}")
+    return items
+
+
+PASSES_HINT = ("name the passes separated by single commas, e.g. --passes tile-and-bind-sub-block,init-mem-ref; "
+               "`tilefold passes` lists their CLI names (`default` = the default tile pipeline); leave --passes out "
+               "to run no pass")
+
+
+def _properties_hint() -> str:
+    from tilefold.passes.base import IRProperty
+
+    return ("name the properties separated by single commas, e.g. --verify-properties SSAForm,TileOps2D; known: "
+            + ", ".join(p.value for p in IRProperty))
 
 
 def _target(name: str | None):
@@ -190,7 +210,7 @@ def cmd_opt(args: argparse.Namespace) -> int:
     from tilefold.passes.verifier import ALL_VERIFIABLE, verify_properties
     from tilefold.testing.round_trip import RoundTripInstrument
 
-    names = _expand_default(_split_list(args.passes))
+    names = _expand_default(_split_list(args.passes, "--passes", PASSES_HINT))
     options = _pipeline_options(args)
     target = _target(args.target)
     if target is not None:
@@ -200,7 +220,8 @@ def cmd_opt(args: argparse.Namespace) -> int:
     except KeyError as exc:
         raise UsageError(exc.args[0] if exc.args else str(exc)) from None
 
-    explicit = _properties(_split_list(args.verify_properties)) if args.verify_properties else None
+    explicit = (_properties(_split_list(args.verify_properties, "--verify-properties", _properties_hint()))
+                if args.verify_properties is not None else None)
     program = _parse_program_or_jit(args, tile_level=True)
     verify = args.verify or explicit is not None
     instruments = []
@@ -1047,7 +1068,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE.py")
     p.add_argument("--passes", metavar="a,b,...",
                    help="comma-separated pass CLI names (see `tilefold passes`); `default` = the default tile "
-                        "pipeline")
+                        "pipeline; an empty item is an error (leave the option out to run no pass)")
     p.add_argument("--print-after-all", action="store_true", help="print the IR after every pass")
     p.add_argument("--verify", action="store_true",
                    help="verify IR properties: the input (when no passes are given) and each pass's required / "

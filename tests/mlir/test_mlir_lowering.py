@@ -113,6 +113,21 @@ def test_pass_on_and_off_simulate_to_numpys_answer(case, tmp_path):
         np.testing.assert_allclose(results["on"][k], results["off"][k], rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("flag,scale", [(5, 2.0), (0, 0.5), (-3, 0.5)])
+def test_scalar_select_picks_the_operand_the_condition_names(flag, scale, tmp_path):
+    """``arith.select`` of two scalars (lowered as an if / yield): the flag chooses the scale, pass on and off."""
+    fn, chunk = _function(LIT / "constructs.mlir", "select_scale")
+    path = tmp_path / "k.mlir"
+    path.write_text(chunk.text)
+    program = load_program(str(path), "select_scale")
+    src = np.random.default_rng(flag + 7).standard_normal((16, 64)).astype(np.float32)
+    for options in ({}, OFF):
+        report = run_and_compare(program, {"src": src.copy(), "dst": np.zeros_like(src), "flag": flag},
+                                 options=options)
+        assert report.matches, report.details
+        np.testing.assert_array_equal(report.outputs["dst"], src * np.float32(scale))
+
+
 def test_decisions_read_back_from_the_pass():
     fn, chunk = _function(LIT / "constructs.mlir", "column_sum")
     d = decide(fn, "constructs.mlir", chunk.text, chunk.line_offset)

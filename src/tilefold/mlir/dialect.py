@@ -140,6 +140,34 @@ def _peek_after_ident(parser: Parser) -> str:
     return text
 
 
+class OperandTypeMismatch(Exception):
+    """A type written for an operand (``outs(%x : t)``, ``%x : t``) is not the type of the SSA value: mlir-opt refuses
+    the op (the value's type is what the op would use). Reported at the op (``opt.parse_chunk``)."""
+
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.msg, self.hint = message, hint
+
+
+def _value_name(v: SSAValue) -> str:
+    return f"%{v.name_hint}" if v.name_hint else "an operand"
+
+
+def check_operand_types(op_name: str, where: str, values: Sequence[SSAValue], types: Sequence[Attribute]) -> None:
+    """Refuse written ``types`` that are not those of ``values`` (in order; ``where`` names the group)."""
+    if len(types) != len(values):
+        raise OperandTypeMismatch(
+            f"{op_name}: {where} has {len(values)} operand(s) and {len(types)} type(s)",
+            "write one type per operand, in order (the type each value has where it is defined)")
+    for v, t in zip(values, types, strict=True):
+        if v.type != t:
+            raise OperandTypeMismatch(
+                f"{op_name}: use of value '{_value_name(v)}' expects different type than prior uses: '{t}' vs "
+                f"'{v.type}' (the {where} annotation disagrees with the value's own type)",
+                f"write {_value_name(v)}'s own type {v.type} in the annotation (a type is not converted by "
+                "writing another one), or give the op a value of the written type")
+
+
 def _parse_types_list(parser: Parser) -> list[Attribute]:
     types = [parser.parse_type()]
     while parser.parse_optional_punctuation(","):
@@ -220,7 +248,9 @@ class HivmOp(Operation):
             st.results = _parse_types_list(parser)
             st.pieces.append(Piece("results", sep=":", open=""))
         elif after_operands:
-            st.pieces.append(Piece("types", count=len(_parse_types_list(parser))))
+            types = _parse_types_list(parser)
+            check_operand_types(cls.name, "operand", st.operands[len(st.operands) - st.pieces[-1].count:], types)
+            st.pieces.append(Piece("types", count=len(types)))
         else:  # ``scope.scope : () -> ()``, ``annotation.mark %x {..} : t``
             t = parser.parse_type()
             if isinstance(t, FunctionType):
@@ -317,6 +347,7 @@ class HivmOp(Operation):
         piece = Piece("group", keyword=keyword, open=open_)
         if parser.parse_optional_punctuation(close):
             return piece
+        first = len(operands)
         while True:
             t = parser._current_token
             if t.text.startswith("%"):
@@ -336,7 +367,11 @@ class HivmOp(Operation):
                 continue
             break
         if parser.parse_optional_punctuation(":"):
-            _parse_types_list(parser)
+            types = _parse_types_list(parser)
+            if len(types) == len(piece.items):  # a type for every item: those of the operands are checked
+                types = [t for t, item in zip(types, piece.items, strict=True) if item[0] == "operand"]
+            where = f"{keyword}(...)" if keyword else f"{open_}...{close}"
+            check_operand_types(cls.name, where, operands[first:], types)
             piece.typed = True
         parser.parse_punctuation(close)
         return piece
@@ -534,7 +569,7 @@ class ToTensorOp(Operation):
             words.append(w)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parser.parse_type()
+        check_operand_types(cls.name, "operand", [src], [parser.parse_type()])
         if parser.parse_optional_keyword("to") is not None:
             result = parser.parse_type()
         else:

@@ -17,7 +17,8 @@ Mapping (MLIR -> tilefold):
   ``vreduce`` / ``vcast`` / ``vtranspose`` / ``custom`` -> the registry's ``tile.*`` op; ``get_block_idx`` /
   ``get_sub_block_idx`` -> ``pl.tile.get_block_idx`` / ``get_subblock_idx``;
 * ``arith`` index / integer / float scalars -> inline scalar expressions; ``scf.for`` -> ``pl.range`` with
-  ``init_values`` (GM tensors stored in the body are carried too); ``scf.if`` -> ``if`` / ``pl.yield_``;
+  ``init_values`` (GM tensors stored in the body are carried too); ``scf.if`` -> ``if`` / ``pl.yield_``; a
+  scalar ``arith.select`` -> the same ``if`` / ``pl.yield_`` of its two operands;
 * ``tensor.insert_slice`` -> ``tile.assemble``; ``memref.subview`` of a local buffer -> reads ``tile.slice`` it,
   writes ``tile.assemble`` into it; ``memref.view`` of a byte buffer -> a tile per (disjoint) view; a padded load
   -> ``tile.full`` + ``tile.load`` + ``tile.assemble``; local buffers written inside a loop / if are carried
@@ -47,6 +48,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     StringAttr,
     TensorType,
+    VectorType,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import (
@@ -406,6 +408,9 @@ class Lowering:
         if name in ("affine.apply", "affine.min", "affine.max"):
             self._affine(op)
             return
+        if name == "arith.select":
+            self._select(op, d)
+            return
         if name == "scope.scope":
             self._scope(op, d)
             return
@@ -631,6 +636,24 @@ class Lowering:
             self.exprs[op.results[0]] = f"(0 - ((0 - {a}) // {b}))"
             return
         self.exprs[op.results[0]] = f"({a} {syms[short]} {b})"
+
+    def _select(self, op: Operation, d: int) -> None:
+        """``arith.select %c, %a, %b`` of scalars -> the ``if`` / ``pl.yield_`` form an ``scf.if`` with one scalar
+        result lowers to (tilefold's scalar expressions have no select): both operands are already computed
+        values, so choosing one after the fact is the select. Tiles / vectors are refused (``vsel`` selects
+        elementwise)."""
+        cond, a, b = op.operands
+        if any(isinstance(v.type, MemRefType | TensorType | VectorType) for v in op.operands):
+            self.fail(op, "arith.select of tiles / vectors / tensors is not lowered (use hivm.hir.vsel)")
+        c, x, y = (self.scalar(v, op) for v in (cond, a, b))
+        nm = self.fresh(op.results[0].name_hint or "sel")
+        self.emit(d, f"if {c}:")
+        self.emit(d + 1, f"{nm} = pl.yield_({x})")
+        self.emit(d, "else:")
+        self.emit(d + 1, f"{nm} = pl.yield_({y})")
+        self.names[op.results[0]] = nm
+        self.ops_of[nm] = op
+        self.exprs[op.results[0]] = nm
 
     def _byte_view(self, op: memref.ViewOp, d: int) -> None:
         """``memref.view %bytes[%shift][] : memref<Nxi8> to memref<shape x t>`` -> a Vec tile of its own. Views of

@@ -221,7 +221,7 @@ def parse_chunk(chunk: Chunk, filename: str):
     from xdsl.parser import Parser
     from xdsl.utils.exceptions import ParseError, VerifyException
 
-    from tilefold.mlir.dialect import make_context
+    from tilefold.mlir.dialect import OperandTypeMismatch, make_context
 
     class _Locating(Parser):
         def parse_operation(self):
@@ -256,6 +256,8 @@ def parse_chunk(chunk: Chunk, filename: str):
             return parser.parse_module()
     except ParseError as exc:
         raise _parse_failure(chunk, filename, exc.span.start, exc) from None
+    except OperandTypeMismatch as exc:  # at the op whose annotation is wrong (mlir-opt refuses the op)
+        raise _parse_failure(chunk, filename, getattr(parser, "tf_op_start", 0), exc, exc.hint) from None
     except VerifyException as exc:  # an attribute the parser builds is invalid (e.g. an i64 constant out of range)
         pos = getattr(parser, "tf_op_start", 0)
         raise _parse_failure(chunk, filename, pos, exc) from None
@@ -282,15 +284,15 @@ def _too_deep(text: str) -> int | None:
     return None
 
 
-def _parse_failure(chunk: Chunk, filename: str, pos: int, exc: Exception) -> TilefoldError:
+def _parse_failure(chunk: Chunk, filename: str, pos: int, exc: Exception, hint: str | None = None) -> TilefoldError:
     line = chunk.text.count("\n", 0, pos) + 1
     col = pos - (chunk.text.rfind("\n", 0, pos) + 1) + 1
     lines = chunk.text.splitlines()
     text = lines[line - 1] if line - 1 < len(lines) else ""
     msg = str(exc.msg if hasattr(exc, "msg") else exc).strip().splitlines()[-1]
     return TilefoldError(f"cannot parse MLIR: {msg}", span=Span(filename, line + chunk.line_offset, col, text),
-                         hint="tilefold reads func / scf / arith / memref / tensor / bufferization / affine and "
-                              "hivm / hacc (docs/mlir.md)")
+                         hint=hint or "tilefold reads func / scf / arith / memref / tensor / bufferization / affine "
+                                      "and hivm / hacc (docs/mlir.md)")
 
 
 def run_chunk(chunk: Chunk, args: OptArgs, remarks_out: list[str]) -> str:

@@ -773,6 +773,16 @@ class KernelRun:
         # each AIV sub-block holds its own part of a tile split by hand: the element is counted within that part
         return f"{e} (on vector sub-block {self.subblock}: elements count within the tiles it holds)"
 
+    def _entry(self, k: int, attrs: dict) -> tuple[int, str]:
+        """Entry ``k`` of an mgather / mscatter index tile (``[n, 1]`` or ``[1, n]``) as the program numbers it, and
+        a note on where it ran: on a sub-block's half of a split one (``sub_block_half`` = (axis, extent)) the entry
+        counts in the whole index tile."""
+        part = attrs.get("sub_block_half")
+        if self.kernel.func_type != "AIV" or part is None:
+            return k, ""
+        lo, hi = self.subblock * int(part[1]), (self.subblock + 1) * int(part[1])
+        return lo + k, f" (on vector sub-block {self.subblock}, which holds entries [{lo}, {hi}))"
+
     def x_TIndirect(self, ins: TIndirect) -> None:
         """mgather / mscatter: one DMA block per row between GM tensor rows and a Vec tile (index tile in Vec)."""
         arr = self.gm.get(ins.tensor)
@@ -790,8 +800,9 @@ class KernelRun:
         bad = np.flatnonzero(live & ((rows < 0) | (rows >= m))) if policy == "error" else np.zeros(0, int)
         if bad.size:
             k = int(bad[0])
-            raise OutOfBounds(f"row index {int(rows[k])} (entry {k} of the index tile %{ins.index}) leaves tensor "
-                              f"@{ins.tensor} of {m} rows", instruction=ins.text(), space="GM",
+            entry, where = self._entry(k, attrs)
+            raise OutOfBounds(f"row index {int(rows[k])} (entry {entry} of the index tile %{ins.index}) leaves "
+                              f"tensor @{ins.tensor} of {m} rows{where}", instruction=ins.text(), space="GM",
                               address=max(int(rows[k]), 0) * row_bytes,
                               hint="bound the indices to [0, rows)" + (", or choose gather_oob='zero' / 'clamp'"
                                                                        if ins.gathers else " (a negative one masks)"))

@@ -9,7 +9,9 @@ Correct results alone do not prove a split: the conservative rollback to sub-blo
   the extent of its window on that axis: the tile's own extent, or — for a flattened 2-D tile of an N-D
   tensor (a store with ``shapes=``, a load with ``flatten=True``) — the extent of the N-D window; there
   is at least one such store; ``axis`` maps each split function to its ``sub_block_axis`` (the tile
-  axis);
+  axis); a ``tile.mscatter`` marked ``tiled_op`` is a split store too when it scatters half of its source rows
+  with the matching half of its index tile (``sub_block_half``; the index a ``tile.ci`` starting at
+  ``orig +- sb * half``, maybe shifted by a scalar, or a halved load), on axis 0; an unmarked one must be guarded;
 - ``consistent_custom_ranges``: True iff every custom op of every function the pass handled (split, or
   rolled back) runs on tile ranges that are consistent for BOTH sub-blocks. Precisely, each such custom
   op must be either
@@ -119,9 +121,11 @@ class _Collect(IRVisitor):
     def __init__(self) -> None:
         self.sb_vars: set[Var] = set()
         self.calls: list[tuple[Call, bool]] = []  # (call, under a sub-block-0 guard)
+        self.defs: dict[Var, Expr] = {}
         self._guard_depth = 0
 
     def visit_AssignStmt(self, stmt: AssignStmt) -> None:
+        self.defs[stmt.var] = stmt.value
         if isinstance(stmt.value, Call) and stmt.value.op_name == "tile.get_subblock_idx":
             self.sb_vars.add(stmt.var)
         super().visit_AssignStmt(stmt)
@@ -195,6 +199,50 @@ def _load_window(call: Call) -> tuple[int, ...] | None:
     return call.type.static_shape if isinstance(call.type, TileType) else None
 
 
+def _index_half(index: Expr, c: _Collect, half: int) -> bool:
+    """The index tile of a split ``tile.mscatter`` is this sub-block's half: through aliases and scalar shifts
+    (``tile.adds`` / ``tile.subs``) a ``tile.ci`` starting at ``orig + sb * half``, or a load of a halved window."""
+    e = index
+    for _ in range(64):
+        value = c.defs.get(e) if isinstance(e, Var) else None
+        if isinstance(value, Var):
+            e = value
+        elif isinstance(value, Call) and value.op_name in ("tile.adds", "tile.subs"):
+            e = value.args[0]
+        elif isinstance(value, Call) and value.op_name == "tile.ci":  # ``start +- sb * half``
+            start = value.args[0]
+            term = start.rhs if isinstance(start, (Add, Sub)) else start
+            return (isinstance(term, Mul) and isinstance(term.lhs, Var) and term.lhs in c.sb_vars
+                    and isinstance(term.rhs, ConstInt) and term.rhs.value == half)
+        elif isinstance(value, Call) and value.op_name == "tile.load":
+            found = _sb_axis(value.args[1].elements, c.sb_vars)
+            return len(found) == 1 and found[0][1] == half
+        else:
+            return False
+    return False
+
+
+def _indirect_store(call: Call, guarded: bool, c: _Collect, fname: str, ev: SubBlockEvidence) -> int | None:
+    """A ``tile.mscatter`` in a split function: marked ``tiled_op``, it is a split store when it scatters half of
+    its source rows with the matching half of its index tile (its rows then are the half the index names); the
+    split axis (0, the source rows), or None when it is no split store."""
+    if not call.kwarg(TILED_OP, False):
+        if not guarded:
+            ev.problems.append(f"{fname}: {call.op_name} not split and not guarded")
+            return -1
+        return None
+    src, index, part = call.args[0].type, call.args[1].type, call.kwarg("sub_block_half")
+    rows = src.static_shape[0] if isinstance(src, TileType) and src.static_shape else None
+    ishape = index.static_shape if isinstance(index, TileType) else None
+    ok = (rows is not None and ishape is not None and part is not None and len(part) == 2
+          and ishape[int(part[0])] == int(part[1]) == rows and _index_half(call.args[1], c, rows))
+    if not ok:
+        ev.problems.append(f"{fname}: {call.op_name} source / index {ishape} is not one half of the rows (its "
+                           f"sub_block_half {part})")
+        return -1
+    return 0
+
+
 def _function_evidence(fn: Function, ev: SubBlockEvidence) -> bool | None:
     """Record evidence for one function; returns whether its windows are halved (None: not split)."""
     c = _Collect()
@@ -243,6 +291,12 @@ def _function_evidence(fn: Function, ev: SubBlockEvidence) -> bool | None:
                 if len(found) != 1 or shape is None or found[0][1] != shape[found[0][0]]:
                     halved = False
                     ev.problems.append(f"{fn.name}: load window {found} is not one half along one axis")
+        elif op.kind is OpKind.INDIRECT_STORE:
+            axis = _indirect_store(call, guarded, c, fn.name, ev)
+            halved = halved and axis != -1
+            if axis is not None and axis >= 0:
+                n_tiled_stores += 1
+                axes.add(axis)
         elif op.kind is OpKind.STORE and not tiled and not guarded:
             halved = False
             ev.problems.append(f"{fn.name}: store not split and not guarded")

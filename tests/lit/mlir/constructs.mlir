@@ -253,3 +253,26 @@ func.func @tensor_form(%src: memref<16x64xf32>, %col: memref<16x1xf32>, %dst: me
   hivm.hir.store ins(%m : tensor<16x64xf32>) outs(%dst : memref<16x64xf32>)
   return
 }
+
+// -----
+
+// arith.select of scalars (a scale chosen by a flag) lowers like an scf.if with one scalar result: the block
+// splits, the select stays as written.
+// CHECK-LABEL: func.func @select_scale
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK: hivm.hir.vmul ins(%{{.*}}, %{{.*}} : tensor<8x64xf32>, f32)
+// CHECK: hivm.hir.store ins(%{{.*}} : tensor<8x64xf32>) {{.*}} {tiled_op}
+func.func @select_scale(%src: memref<16x64xf32>, %dst: memref<16x64xf32>, %flag: i32) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %zero = arith.constant 0 : i32
+  %two = arith.constant 2.0 : f32
+  %half = arith.constant 0.5 : f32
+  %buf = memref.alloc() : memref<16x64xf32>
+  hivm.hir.load ins(%src : memref<16x64xf32>) outs(%buf : memref<16x64xf32>)
+  %t = bufferization.to_tensor %buf restrict writable : memref<16x64xf32> to tensor<16x64xf32>
+  %e = tensor.empty() : tensor<16x64xf32>
+  %c = arith.cmpi sgt, %flag, %zero : i32
+  %s = arith.select %c, %two, %half : f32
+  %r = hivm.hir.vmul ins(%t, %s : tensor<16x64xf32>, f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  hivm.hir.store ins(%r : tensor<16x64xf32>) outs(%dst : memref<16x64xf32>)
+  return
+}

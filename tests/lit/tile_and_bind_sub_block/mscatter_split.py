@@ -20,6 +20,6 @@ class Mscatter:
 # CHECK-NOT: tile_and_bind_subblock_reverted
 # CHECK: pl.tile.load(a, {{.}}subblock_idx * 8, 0], [8, 32]
 # CHECK: c: pl.Tile{{.}}[8, 1], pl.INT32, pl.Mem.Vec] = pl.tile.ci(3 + subblock_idx * 8, shape=[8, 1]
-# CHECK: pl.tile.mscatter(e, j, out, ir_attrs={"tiled_op": True})
+# CHECK: pl.tile.mscatter(e, j, out, ir_attrs={"tiled_op": True, "sub_block_half": [0, 8]})
 # CHECK-NOT: limit_sub_block_id0
 # CHECK: split tile.mscatter of e on axis 0 (half 8): the index values are distinct

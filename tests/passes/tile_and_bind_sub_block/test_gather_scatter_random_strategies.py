@@ -309,7 +309,8 @@ class MgatherExpected:
                out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
         sb: pl.Scalar[pl.INDEX] = pl.tile.get_subblock_idx()
         j: pl.Tile[[8, 1], pl.INT32, pl.Mem.Vec] = pl.tile.load(idx, [sb * 8, 0], [8, 1], target_memory=pl.Mem.Vec)
-        g: pl.Tile[[8, 32], pl.FP32, pl.Mem.Vec] = pl.tile.mgather(a, j, gather_oob="zero")
+        g: pl.Tile[[8, 32], pl.FP32, pl.Mem.Vec] = pl.tile.mgather(a, j, gather_oob="zero",
+                                                                      ir_attrs={"sub_block_half": (0, 8)})
         out_1 = pl.store(g, [sb * 8, 0], out, tiled_op=True)
         return out_1
 

@@ -21,7 +21,7 @@ from tilefold.ir.visitor import IRVisitor
 from tilefold.passes.tile_and_bind_sub_block import AXIS_ATTR, REVERTED
 from tilefold.sim import simulate
 from tilefold.sim.faults import OutOfBounds
-from tilefold.testing import run_and_compare
+from tilefold.testing import run_and_compare, sub_block_evidence
 
 ON_OFF = ({}, {"enable_auto_bind_sub_block": False})
 TARGETS = ("Ascend910B", "Ascend950")
@@ -107,7 +107,8 @@ class MscatterExpected:
         e: pl.Tile[[8, 32], pl.FP32, pl.Mem.Vec] = pl.tile.exp(s)
         c: pl.Tile[[8, 1], pl.INT32, pl.Mem.Vec] = pl.tile.ci(3 + sb * 8, shape=[8, 1], dtype=pl.INT32)
         j: pl.Tile[[8, 1], pl.INT32, pl.Mem.Vec] = pl.tile.adds(c, 10)
-        out_1: pl.Tensor[[64, 32], pl.FP32] = pl.tile.mscatter(e, j, out, ir_attrs={"tiled_op": True})
+        out_1: pl.Tensor[[64, 32], pl.FP32] = pl.tile.mscatter(e, j, out, ir_attrs={"tiled_op": True,
+                                                                            "sub_block_half": (0, 8)})
         return out_1
 
 
@@ -269,3 +270,70 @@ def test_scatter_fault_names_the_element_of_the_whole_index():
     with pytest.raises(OutOfBounds, match=r"index 64 at element \[13, 2\] of the index tile") as fault:
         simulate(compiled.pto, inputs, compiled.target)
     assert "on vector sub-block 1, which holds elements [8, 16) of axis 0" in str(fault.value)
+
+
+INDIRECT_FAULT = {
+    # rows 120 + k of a 128-row tensor: entry 8 (sub-block 1's entry 0) names row 128
+    "mscatter": ("        c: pl.Tile[[16, 1], pl.INT32, pl.Mem.Vec] = pl.tile.ci(20, [16, 1], dtype=pl.INT32)\n"
+                 "        j: pl.Tile[[16, 1], pl.INT32, pl.Mem.Vec] = pl.tile.adds(c, m)\n"
+                 "        e: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 32], "
+                 "target_memory=pl.Mem.Vec)\n"
+                 "        out = pl.tile.mscatter(e, j, out)"),
+    # loaded row indices: entry 13 (sub-block 1's entry 5) names row 128
+    "mgather": ("        j: pl.Tile[[1, 16], pl.INT32, pl.Mem.Vec] = pl.tile.load(idx, [0, 0], [1, 16], "
+                "target_memory=pl.Mem.Vec)\n"
+                "        g: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.mgather(t, j)\n"
+                "        out = pl.store(g, [0, 0], out)"),
+}
+
+
+@pytest.mark.parametrize("op,entry", [("mscatter", 8), ("mgather", 13)])
+def test_split_indirect_dma_fault_names_the_entry_of_the_whole_index(op, entry):
+    """A split mscatter / mgather gives each sub-block its half of the index tile: a row index past the tensor
+    is reported at its entry in the program's whole index tile (not within the half), split or not."""
+    params = ("a: pl.Tensor[[16, 32], pl.FP32], idx: pl.Tensor[[1, 16], pl.INT32], t: pl.Tensor[[128, 32], pl.FP32], "
+              "m: pl.Scalar[pl.INDEX], out: pl.InOut[pl.Tensor[[128, 32], pl.FP32]]")
+    program = _program(INDIRECT_FAULT[op], params)
+    after, _ = run_pass(program)
+    assert after.functions[0].attr(AXIS_ATTR) == 0, after.functions[0].attr(REVERTED)
+    (call,) = _calls(after, f"tile.{op}")
+    assert tuple(call.kwarg("sub_block_half")) == ((0, 8) if op == "mscatter" else (1, 8))
+    idx = np.zeros((1, 16), np.int32)
+    idx[0, 13] = 128
+    inputs = {"a": np.zeros((16, 32), np.float32), "idx": idx, "t": np.zeros((128, 32), np.float32),
+              "m": np.int64(100), "out": np.zeros((128, 32), np.float32)}
+    for options in ON_OFF:
+        compiled = compile(program, target="Ascend910B", options=options)
+        with pytest.raises(OutOfBounds, match=rf"row index 128 \(entry {entry} of the index tile") as fault:
+            simulate(compiled.pto, {k: v.copy() for k, v in inputs.items()}, compiled.target)
+        if options:
+            assert "sub-block" not in str(fault.value)
+        else:
+            assert "on vector sub-block 1, which holds entries [8, 16)" in str(fault.value)
+
+
+@pytest.mark.parametrize("index", [
+    "        c: pl.Tile[[16, 1], pl.INT32, pl.Mem.Vec] = pl.tile.ci(3, [16, 1], dtype=pl.INT32)\n"
+    "        j: pl.Tile[[16, 1], pl.INT32, pl.Mem.Vec] = pl.tile.adds(c, 10)\n",
+    "        j: pl.Tile[[1, 16], pl.INT32, pl.Mem.Vec] = pl.tile.ci(40, [1, 16], dtype=pl.INT32, descending=True)\n",
+])
+def test_a_split_mscatter_alone_is_evidence_of_a_split(index):
+    """A function whose only write is a split mscatter is split (its scatter is the split store)."""
+    params = "a: pl.Tensor[[16, 32], pl.FP32], out: pl.InOut[pl.Tensor[[64, 32], pl.FP32]]"
+    after, _ = run_pass(_program(MSCATTER.format(n=16, index=index), params))
+    ev = sub_block_evidence(after)
+    assert ev.split and ev.axis == {"kernel": 0}, ev.problems
+
+
+def test_a_tiled_mscatter_of_the_whole_index_is_no_split_store():
+    """Hand-marked ``tiled_op`` on a scatter whose index is not a sub-block half: both sub-blocks would write
+    every row, so it is not evidence of a split."""
+    body = ("        sb: pl.Scalar[pl.INDEX] = pl.tile.get_subblock_idx()\n"
+            "        s: pl.Tile[[8, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [sb * 8, 0], [8, 32], "
+            "target_memory=pl.Mem.Vec)\n"
+            "        j: pl.Tile[[8, 1], pl.INT32, pl.Mem.Vec] = pl.tile.ci(3, [8, 1], dtype=pl.INT32)\n"
+            "        out = pl.tile.mscatter(s, j, out, ir_attrs={\"tiled_op\": True, \"sub_block_half\": (0, 8)})")
+    params = "a: pl.Tensor[[16, 32], pl.FP32], out: pl.InOut[pl.Tensor[[64, 32], pl.FP32]]"
+    ev = sub_block_evidence(_program(body, params))
+    assert not ev.split
+    assert "kernel: tile.mscatter source / index (8, 1) is not one half of the rows" in " ".join(ev.problems)

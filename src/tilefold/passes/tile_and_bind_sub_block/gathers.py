@@ -61,6 +61,8 @@ def rewrite(sp: Splitter, var: Var, call: Call, axis: int, out: list[Stmt]) -> C
     if call.op_name == "tile.mgather":
         (_, index_axis), = demands
         args = [call.args[0], sp.operand(call.args[1], index_axis, out), *call.args[2:]]
-    else:
-        args = [call.args[0], sp.operand(call.args[1], axis, out)]
+        # ``sub_block_half``: a bad-index fault names the entry of the program's whole index tile (the simulator)
+        half = _static(call.args[1])[index_axis] // 2
+        return _rebuild(call.op_name, args, {**dict(call.kwargs), "sub_block_half": (index_axis, half)}, call.span)
+    args = [call.args[0], sp.operand(call.args[1], axis, out)]
     return _rebuild(call.op_name, args, dict(call.kwargs), call.span)

@@ -230,8 +230,10 @@ def rewrite_mscatter(sp: Splitter, var: Var | None, call: Call, out: list[Stmt])
         return None
     src = sp.operand(call.args[0], 0, out)
     index = sp.operand(call.args[1], _index_axis(call), out)
-    new = _rebuild(call.op_name, [src, index, *call.args[2:]], {**dict(call.kwargs), TILED_OP: True}, call.span)
     half = call.args[0].type.shape[0].value // 2
+    # ``sub_block_half``: a bad-index fault names the entry of the program's whole index tile (see the simulator)
+    attrs = {**dict(call.kwargs), TILED_OP: True, "sub_block_half": (_index_axis(call), half)}
+    new = _rebuild(call.op_name, [src, index, *call.args[2:]], attrs, call.span)
     sp.note("split", f"split tile.mscatter of {_name(call.args[0])} on axis 0 (half {half}): the index values are "
             "distinct, each sub-block writes the rows of its half", {"op": call.op_name, "axis": 0, "half": half})
     return AssignStmt(var, new) if var is not None else EvalStmt(new)
