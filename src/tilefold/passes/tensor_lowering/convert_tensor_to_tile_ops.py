@@ -241,6 +241,14 @@ def _refuse_unblocked_scatter(region: list[AssignStmt], target: Any) -> None:
                     "scatter along dim 1 (row-local)") + ", or scatter into a smaller tensor")
 
 
+def _tile_form(op: Any, call: Call) -> tuple[Any, dict[str, Any]]:
+    """The tile-level op a tensor op lowers to (its ``tile_op``), and the call's keywords that op takes."""
+    tile_op = find_op(op.extra["tile_op"])
+    assert tile_op is not None
+    names = {p.name for p in tile_op.attr_params}
+    return tile_op, {k: v for k, v in call.kwargs if k in names}
+
+
 class _Lowering:
     def __init__(self, fn: Function, region: list[AssignStmt], target: Any) -> None:
         self.fn = fn
@@ -534,9 +542,7 @@ class _Lowering:
         """One block's index / source rows scattered into the accumulator the row loop carries."""
         call, span = s.value, s.value.span
         args = [self.acc_current[s.var], *(self.operand(call, i, MemorySpace.Vec, m, r, row_off) for i in (1, 2))]
-        tile_op = find_op(op.extra["tile_op"])
-        assert tile_op is not None
-        attrs = {k: v for k, v in call.kwargs if k in {p.name for p in tile_op.attr_params}}
+        tile_op, attrs = _tile_form(op, call)
         new = make_call(tile_op.name, args, attrs, span=span)
         v = Var(self.fresh(s.var.name), new.type, span)
         self.out.append(AssignStmt(v, new, span=span))
@@ -609,11 +615,9 @@ class _Lowering:
                                     "only be written to a tensor", span=span if span.line else None,
                                     hint=f"write it to a tensor window (out[:, :] = pl.concat(...)), or apply "
                                          f"{name} to each part before concatenating")
-        tile_op = find_op(op.extra["tile_op"])
-        assert tile_op is not None
+        tile_op, attrs = _tile_form(op, call)
         mem = MemorySpace.Mat if op.kind is OpKind.MATMUL else MemorySpace.Vec
         args = [self.operand(call, i, mem, m, r, row_off) for i in range(len(call.args))]
-        attrs = {k: v for k, v in call.kwargs if k in {p.name for p in tile_op.attr_params}}
         for k, v in call.kwargs:
             if k not in attrs and k not in ("a_trans", "b_trans") and v is not None:
                 raise NotSupportedError(f"{name}: option {k}={v!r} has no tile-level form")
@@ -985,9 +989,7 @@ class _DynamicGrid:
         assert op is not None
         args = [self.operand_tile(a, blk) if isinstance(a, Var) and (a in self.tiles or isinstance(a.type, TensorType))
                 else a for a in call.args]
-        tile_op = find_op(op.extra["tile_op"])
-        assert tile_op is not None
-        attrs = {k: v for k, v in call.kwargs if k in {p.name for p in tile_op.attr_params}}
+        tile_op, attrs = _tile_form(op, call)
         tc = make_call(tile_op.name, args, attrs, span=span)
         t = Var(self.fresh(s.var.name), tc.type, span)
         blk.body.append(AssignStmt(t, tc, span=span))
@@ -1274,12 +1276,10 @@ class _Structured:
             self.tile[s.var] = _paged_gather_loop(s, [self.gm.get(a, a) for a in call.args], out)
             return
         mem = MemorySpace.Mat if op.kind is OpKind.MATMUL else MemorySpace.Vec
-        tile_op = find_op(op.extra["tile_op"])
-        assert tile_op is not None
+        tile_op, attrs = _tile_form(op, call)
         gm = op.extra.get("gm_operands", ())  # operands the tile op reads from GM itself (gather_row's src)
         args = transposed_operands(call, [self.gm.get(a, a) if i in gm else self.operand(a, out, mem)
                                           for i, a in enumerate(call.args)], out, lambda base: f"{base}_t")
-        attrs = {k: v for k, v in call.kwargs if k in {p.name for p in tile_op.attr_params}}
         attrs.update(op.extra.get("tile_attrs", {}))  # fixed attributes of the tile form (create_l1: Mat)
         tc = make_call(tile_op.name, args, attrs, span=span)
         v = Var(s.var.name, tc.type, span)
