@@ -163,7 +163,7 @@ def x_LaneRegion(run: Any, ins: LaneRegion) -> None:
 
 
 def core_index(run: Any) -> int:
-    return run.block_idx % run.target.num_aic
+    return run.target.core_of_block(run.block_idx)
 
 
 def _charge_leg(run: Any, ins: Any, leg: tuple[MemorySpace, MemorySpace] | None, nbytes: int) -> None:

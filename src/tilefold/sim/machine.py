@@ -1196,7 +1196,7 @@ class Machine:
             self.phases = LaunchPhases(self, kernel)
         pending: list[tuple[KernelRun, str]] = []
         for b in range(block_dim):
-            core_idx = b % self.target.num_aic
+            core_idx = self.target.core_of_block(b)
             # a phased launch gives each block memories of its own: blocks sharing a core interleave at barriers
             core = self.core(("block", b) if phased else core_idx)
             if ft == "AIV":

@@ -173,7 +173,7 @@ class LaunchAccesses:
         """The name of the unit ``run`` (a ``KernelRun``) executes on: ``core3.aiv1 (block 7)``."""
         name = run.__dict__.get("_race_unit")
         if name is None:
-            core = run.block_idx % run.target.num_aic
+            core = run.target.core_of_block(run.block_idx)
             ft = run.kernel.func_type
             where = f"aiv{run.subblock}" if ft == "AIV" else "aic" if ft == "AIC" else ""
             name = run.__dict__["_race_unit"] = f"core{core}{'.' + where if where else ''} (block {run.block_idx})"

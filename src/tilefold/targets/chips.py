@@ -118,6 +118,11 @@ class Target:
     def num_aiv(self) -> int:
         return self.num_aic * self.aiv_per_aic
 
+    def core_of_block(self, block_idx: int) -> int:
+        """The cluster (AIC core and its AIVs) block ``block_idx`` of a launch runs on: blocks are dealt round
+        the clusters, so blocks ``b`` and ``b + num_aic`` share one and run one after another on it."""
+        return block_idx % self.num_aic
+
     def capacity(self, space: MemorySpace) -> int:
         try:
             return self.memory_sizes[space]
