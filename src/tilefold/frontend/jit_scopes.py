@@ -27,8 +27,6 @@ from tilefold.ir.visitor import collect_uses
 #: pl.SplitMode member -> what TileAndBindSubBlock halves (UP_DOWN: rows, LEFT_RIGHT: columns, NONE: nothing)
 SPLIT_MODES = ("UP_DOWN", "LEFT_RIGHT", "NONE")
 AT_OPTIONS = ("level", "name_hint", "optimizations", "deps", "no_dep_args", "dumps", "allow_early_resolve")
-#: scope attributes that describe the outlined kernel (carried onto the InCore function)
-KERNEL_ATTRS = ("sub_block_split", "cross_core_slot", "block_dim", "task_key", "deps")
 
 
 class _Tasks:
@@ -447,5 +445,5 @@ def other_with(p: Any, s: ast.With, out: list[Stmt]) -> bool:
     return False
 
 
-__all__ = ["AT_OPTIONS", "KERNEL_ATTRS", "SPLIT_MODES", "at_options", "bind_task_id", "check_no_dep_args",
+__all__ = ["AT_OPTIONS", "SPLIT_MODES", "at_options", "bind_task_id", "check_no_dep_args",
            "deps_option", "other_with", "spmd_loop", "task_array_stmt", "task_dummy_stmt", "tasks"]

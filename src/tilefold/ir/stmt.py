@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from tilefold.errors import UNKNOWN_SPAN, Span
 from tilefold.ir.expr import Expr, IterArg, Var
@@ -110,6 +110,9 @@ class ScopeStmt(Stmt):
     #: pl.at keyword options (name_hint, sub_block_split, deps, ...) as (key, value) pairs
     attrs: tuple[tuple[str, Any], ...] = ()
     span: Span = field(default=UNKNOWN_SPAN, repr=False)
+    #: the options that shape the outlined kernel (the pl.split request, cross_core_slot, pl.spmd's block_dim) or
+    #: name its task (task_key, deps: reported by the runtime's enable_dep_gen): they go onto the InCore function
+    KERNEL_ATTRS: ClassVar[tuple[str, ...]] = ("sub_block_split", "cross_core_slot", "block_dim", "task_key", "deps")
 
 
 @dataclass(frozen=True, eq=False)

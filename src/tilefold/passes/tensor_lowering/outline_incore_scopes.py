@@ -190,10 +190,7 @@ class _ScopeOutliner:
         returned = self.returned_values(new_body)
         new_body.append(ReturnStmt(tuple(returned), span=self.scope.span))
         rtypes = tuple(v.type for v in self.outputs)
-        # kernel-shaping options (pl.split request, cross_core_slot, pl.spmd's block_dim) and the task's id / deps
-        # (reported by the runtime's enable_dep_gen) go onto the function
-        kernel_attrs = tuple((k, v) for k, v in self.scope.attrs
-                             if k in ("sub_block_split", "cross_core_slot", "block_dim", "task_key", "deps"))
+        kernel_attrs = tuple((k, v) for k, v in self.scope.attrs if k in ScopeStmt.KERNEL_ATTRS)
         incore = Function(name, params, tuple(self.dirs), rtypes, SeqStmts(tuple(new_body)), FunctionType.InCore,
                           attrs=kernel_attrs, span=self.scope.span)
         return incore, self.call_site(name, rtypes)
