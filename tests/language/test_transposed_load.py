@@ -93,6 +93,10 @@ def test_priced_as_the_straight_load_of_the_same_window():
      "b_trans=True"),
     ("pl.move(pl.load(b, [0, 0], [48, 64]), target_memory=pl.Mem.Vec, transpose=True)", "Left or Right only",
      "pl.transpose"),
+    ('pl.load(b, [0, 0], [48, 64], target_memory=pl.Mem.Mat, transpose="yes")', "is not True or False",
+     "transpose=True"),
+    ('pl.move(pl.load(b, [0, 0], [48, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right, transpose=1)',
+     "is not True or False", "transpose=True"),
 ])
 def test_unsupported_transposes_are_located_errors_with_a_hint(call, needle, hint):
     with pytest.raises(TilefoldError) as info:

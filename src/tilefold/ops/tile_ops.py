@@ -69,6 +69,14 @@ def _fail(op: str, msg: str, hint: str | None = None) -> TypeInferenceError:
     return TypeInferenceError(f"{op}: {msg}", hint=hint)
 
 
+def _transpose_flag(op: str, attrs: dict) -> bool:
+    """``transpose=``: True or False (a numpy boolean counts); anything else is an error, not a truthy guess."""
+    value = attrs.get("transpose", False)
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise _fail(op, f"transpose={value!r} is not True or False", "write transpose=True or leave it out")
+
+
 # The kind, memory space, rank and dtypes of an operand are declared on its ``Param`` and checked by the registry
 # before type inference runs (``registry.check_operands``): the accessors below only read the checked type.
 
@@ -250,7 +258,7 @@ def _infer_load(args, attrs) -> Type:
     # declares a window past the tensor's end); a dynamic valid extent is left to the device
     _check_gm_window(op, tt, offsets, valid if valid is not None else shapes, "load")
     mem = attrs.get("target_memory") or MemorySpace.Vec
-    if attrs.get("transpose"):
+    if _transpose_flag(op, attrs):
         return _transposed_load_type(op, tt, tuple(shapes), mem, valid)
     if attrs.get("flatten") and len(shapes) > 2:
         return TileType(_flat_2d(op, tuple(shapes)), tt.dtype, mem)
@@ -538,7 +546,7 @@ def _infer_move(args, attrs) -> Type:
         raise _fail("tile.move", "missing target_memory=",
                     "add target_memory=pl.Mem.<space> naming where the copy goes, e.g. target_memory=pl.Mem.Left")
     view = _valid_view(src)  # a copy of a partial tile is as partial: its padding is as undefined
-    if attrs.get("transpose"):
+    if _transpose_flag("tile.move", attrs):
         if (src.memory_space, mem) not in _MOVE_TRANSPOSE_PATHS or src.rank != 2:
             where = src.memory_space.name if src.memory_space else "an unplaced space"
             raise _fail("tile.move", f"transpose=True moves a 2-D Mat tile into Left or Right only (here {where} "
