@@ -37,3 +37,13 @@ def mixed_without_barrier(x: pl.Tensor[[N * 16, 64], pl.FP32], w: pl.Tensor[[64,
         for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
             out = pl.assemble(out, pl.aiv_shard(mm), [i * 16 + aiv_id * 8, 0])
     return out
+
+
+@pl.jit
+def barrier_inside_a_region(x: pl.Tensor[[N * 16, 64], pl.FP32], out: pl.Out[pl.Tensor[[N * 16, 64], pl.FP32]]):
+    for i in pl.spmd(pl.system.available_cluster_count()):
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            t = pl.slice(x, [8, 64], [i * 16 + aiv_id * 8, 0])
+            pl.system.syncall(core_type="aiv_only")  # refused: barriers stay outside the regions
+            out = pl.assemble(out, pl.mul(t, 2.0), [i * 16 + aiv_id * 8, 0])
+    return out

@@ -352,6 +352,17 @@ def test_mixed_kernel_without_the_barrier_is_a_race_through_the_cross_core_pipe(
         system_jit_kernels.mixed_without_barrier(*_mixed_inputs())
 
 
+def test_a_barrier_inside_a_split_aiv_region_is_refused_at_compile_time_as_such():
+    """Not misread as a partial launch (24 blocks against 48 AIV cores): the region's two lanes do run 48."""
+    import system_jit_kernels
+
+    x = np.zeros((CLUSTERS * 16, 64), np.float32)
+    with pytest.raises(BarrierOccupancyError) as info:
+        system_jit_kernels.barrier_inside_a_region(x, np.zeros_like(x))
+    assert "inside a pl.split_aiv region" in info.value.message and "partial" not in info.value.message
+    assert info.value.span is not None and info.value.span.line > 0 and "outside every region" in info.value.hint
+
+
 def test_phased_run_orders_phases_and_unwinds_on_a_failure():
     from tilefold.util.phases import PhasedRun, barrier_slot
 

@@ -111,7 +111,7 @@ from .pto import (
     While,
 )
 from .sync import insert_syncs
-from .system_sync import check_barrier_occupancy, lower_system_op
+from .system_sync import check_barrier_occupancy, check_barriers_outside_regions, lower_system_op
 
 MODES = ("strict", "faithful")
 
@@ -1286,6 +1286,7 @@ def generate(program: Program, target: str | Target | None = None, mode: str = "
     for fn in program.functions:
         if fn.func_type.is_incore:
             k = FunctionCodegen(fn, tgt, mode).run()
+            check_barriers_outside_regions(k)
             bd = fn.attr("block_dim")
             if bd is not None:
                 k.block_dim = resolve_block_dim(bd, tgt)

@@ -23,6 +23,7 @@ from tilefold.errors import TilefoldError
 from tilefold.ir.expr import Call, Var
 from tilefold.targets.system import default_core_type, launch_problem
 
+from .cross_core import LaneRegion
 from .pto import Instr, SConst, SExpr
 
 
@@ -103,6 +104,30 @@ _HINT = ("size the launch from the device, inline: pl.spmd(pl.system.available_a
          'pl.system.syncall(mode="soft", gm_workspace=ws, used_cores=n) with n the participating cores')
 
 
+def _region_barrier(body: tuple[Instr, ...]) -> SyncAll | None:
+    """The first barrier inside a ``pl.split_aiv`` region of ``body``, at any depth (None: there is none)."""
+    for ins in body:
+        if type(ins) is LaneRegion:
+            found = next(barriers(ins.body), None)
+            if found is not None:
+                return found
+        for sub in (getattr(ins, "body", None), getattr(ins, "then_body", None), getattr(ins, "else_body", None)):
+            if sub and type(ins) is not LaneRegion and (found := _region_barrier(sub)) is not None:
+                return found
+    return None
+
+
+def check_barriers_outside_regions(kernel: Any) -> None:
+    """A barrier belongs to the kernel level, outside every ``pl.split_aiv`` region (PyPTO's language/04: "Cube ops
+    and barriers stay outside"): one inside a region is refused at compile time, before any launch-size check
+    could misread the region's lanes as a partial launch."""
+    ins = _region_barrier(kernel.body)
+    if ins is not None:
+        raise BarrierOccupancyError(f"kernel @{kernel.name}: `{ins.text()}` inside a pl.split_aiv region: a barrier "
+                                    "runs at the kernel level", span=ins.span,
+                                    hint="put the barrier outside every region, between two regions")
+
+
 def check_barrier_occupancy(kernel: Any, block_dim: int, target: Any) -> None:
     """Raise ``BarrierOccupancyError`` when a launch of ``kernel`` (a PTOKernel) on ``block_dim`` blocks cannot
     complete one of its barriers (compile time: the launch size is the kernel's own ``pl.spmd`` count)."""
@@ -114,4 +139,5 @@ def check_barrier_occupancy(kernel: Any, block_dim: int, target: Any) -> None:
 
 
 __all__ = ["BarrierOccupancyError", "CacheInvalid", "GmFence", "SyncAll", "barriers", "check_barrier_occupancy",
+           "check_barriers_outside_regions",
            "lower_system_op", "occupancy_problem"]
