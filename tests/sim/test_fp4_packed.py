@@ -39,7 +39,7 @@ def test_the_size_fact():
     assert DataType.FP4.storage_bits == 4 and DataType.FP4.packed
     assert [DataType.FP4.nbytes(n) for n in (0, 1, 2, 3, 64)] == [0, 1, 1, 2, 32]
     assert DataType.FP4.itemsize == 1  # one element alone still takes a byte
-    assert DataType.INT4.storage_bits == 8 and not DataType.INT4.packed  # INT4 stays padded to a byte
+    assert DataType.INT4.storage_bits == 4 and DataType.INT4.packed  # every 4-bit type is packed (test_int4_packed.py)
     assert DataType.FP8E4M3.nbytes(64) == 64 and DataType.FP16.nbytes(3) == 6
 
 

@@ -1001,12 +1001,12 @@ def _var_name(e: Expr) -> str:
 
 
 def _element_bytes(h: _Handle, row: int, col: int, target: Target) -> int:
-    if h.dtype.packed:  # FP4, two per byte: an element at an odd position starts mid-byte
+    if h.dtype.packed:  # 4-bit types, two per byte: an element at an odd position starts mid-byte
         index = row * h.pitch + col
         if h.layout != "ND" or (index * h.dtype.storage_bits) % 8:
             raise NotSupportedError(f"a view of an {h.dtype.name} tile at element ({row}, {col}) starts mid-byte "
                                     f"({h.dtype.name} packs two elements per byte)",
-                                    hint="slice FP4 tiles at even column offsets")
+                                    hint="slice 4-bit tiles at even column offsets")
         return h.dtype.nbytes(index)
     isz = h.dtype.itemsize
     if h.layout == "NZ":

@@ -96,7 +96,7 @@ def buffer_extent(b: Buffer) -> int:
     """Bytes from a buffer's base to one past the last byte any element of it can occupy."""
     rows, cols = b.shape
     isz = b.dtype.itemsize
-    if b.dtype.packed:  # FP4: ND rows of whole bytes
+    if b.dtype.packed:  # 4-bit types: ND rows of whole bytes
         return b.dtype.nbytes(rows * max(b.pitch, cols))
     if b.layout == "NZ":
         return -(-cols // 16) * max(b.pitch, rows) * 16 * isz

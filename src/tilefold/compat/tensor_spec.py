@@ -33,7 +33,7 @@ def to_datatype(dtype: Any, where: str = "TensorSpec") -> DataType:
     if npd is not None:
         for d in DataType:
             try:
-                if d is not DataType.INDEX and d.np_dtype == npd:
+                if d is not DataType.INDEX and d.encoded and d.np_dtype == npd:
                     return d
             except (AttributeError, TypeError):
                 continue

@@ -26,6 +26,7 @@ class DataType(enum.Enum):
     INT16 = ("INT16", 16, "i")
     INT32 = ("INT32", 32, "i")
     INT64 = ("INT64", 64, "i")
+    UINT4 = ("UINT4", 4, "u")
     UINT8 = ("UINT8", 8, "u")
     UINT16 = ("UINT16", 16, "u")
     UINT32 = ("UINT32", 32, "u")
@@ -35,6 +36,8 @@ class DataType(enum.Enum):
     FP8E5M2 = ("FP8E5M2", 8, "f")
     FP8E8M0 = ("FP8E8M0", 8, "f")  # the MX block-scale exponent (2**(e - 127), 0xFF is NaN)
     FP4 = ("FP4", 4, "f")  # MXFP4 E2M1; stored two elements per byte, as PyPTO packs it (``storage_bits``)
+    HF4 = ("HF4", 4, "f")  # Hisilicon float formats: PyPTO names them but documents no bit encoding (``encoded``)
+    HF8 = ("HF8", 8, "f")
     FP16 = ("FP16", 16, "f")
     BF16 = ("BF16", 16, "f")
     FP32 = ("FP32", 32, "f")
@@ -47,23 +50,30 @@ class DataType(enum.Enum):
 
     @property
     def storage_bits(self) -> int:
-        """Bits one element occupies in memory, GM and on chip: the one fact of element sizes. FP4 is packed two per
-        byte (element ``2j`` in the low nibble, ``2j + 1`` in the high one), as PyPTO stores it; the other sub-byte
-        type, INT4, is stored padded to a byte. Sizes of many elements come from ``nbytes``."""
-        return 4 if self is DataType.FP4 else max(self.value[1], 8)
+        """Bits one element occupies in memory, GM and on chip: the one fact of element sizes. Every 4-bit type
+        (FP4, INT4, UINT4, HF4) is packed two per byte (element ``2j`` in the low nibble, ``2j + 1`` in the high
+        one), as PyPTO stores it ("PyPTO packs every semantic 4-bit dtype two logical elements per byte"); wider
+        types take whole bytes. Sizes of many elements come from ``nbytes``."""
+        return 4 if self.value[1] == 4 else max(self.value[1], 8)
 
     @property
     def packed(self) -> bool:
-        """Several elements share a byte (FP4): an on-chip row must hold a whole number of bytes."""
+        """Several elements share a byte (the 4-bit types): an on-chip row must hold a whole number of bytes."""
         return self.storage_bits < 8
 
+    @property
+    def encoded(self) -> bool:
+        """tilefold knows the type's bit encoding (all but HF4 / HF8, whose encoding PyPTO's pages leave out): only
+        such a type can be computed with, moved through the simulator or held in a numpy array."""
+        return self in _NUMPY_DTYPES
+
     def nbytes(self, count: int) -> int:
-        """Bytes ``count`` elements occupy (FP4: half a byte each, rounded up to whole bytes)."""
+        """Bytes ``count`` elements occupy (4-bit types: half a byte each, rounded up to whole bytes)."""
         return -(-count * self.storage_bits // 8)
 
     @property
     def itemsize(self) -> int:
-        """Bytes of one element, at least one (an FP4 element alone still takes a byte); a run of elements takes
+        """Bytes of one element, at least one (a 4-bit element alone still takes a byte); a run of elements takes
         ``nbytes(count)``."""
         return max(self.storage_bits, 8) // 8
 
@@ -86,7 +96,10 @@ class DataType(enum.Enum):
 
     @property
     def np_dtype(self) -> np.dtype:
-        return np.dtype(_NUMPY_DTYPES[self])
+        np_type = _NUMPY_DTYPES.get(self)
+        if np_type is None:
+            raise_unencoded(self)
+        return np.dtype(np_type)
 
     @classmethod
     def from_name(cls, name: str) -> DataType:
@@ -106,6 +119,7 @@ _NUMPY_DTYPES = {
     DataType.INT16: np.int16,
     DataType.INT32: np.int32,
     DataType.INT64: np.int64,
+    DataType.UINT4: ml_dtypes.uint4,
     DataType.UINT8: np.uint8,
     DataType.UINT16: np.uint16,
     DataType.UINT32: np.uint32,
@@ -120,6 +134,17 @@ _NUMPY_DTYPES = {
     DataType.FP64: np.float64,
     DataType.INDEX: np.int64,
 }
+
+
+def raise_unencoded(dtype: DataType, what: str = "", span=None) -> None:
+    """The located refusal of a dtype without a documented bit encoding (HF4 / HF8)."""
+    from tilefold.errors import NotSupportedError
+
+    raise NotSupportedError(f"{what + ': ' if what else ''}pl.{dtype.name} (a Hisilicon float format) has no "
+                            "documented bit encoding: PyPTO's pages name it but do not define its bits, so tilefold "
+                            "cannot compute with it, convert it or move it through the simulator", span=span,
+                            hint="use a documented type: pl.FP8E4M3FN / pl.FP8E5M2 (8-bit), pl.FP4 (4-bit E2M1), "
+                                 "pl.FP16 or pl.BF16")
 
 
 # numpy dtype -> DataType, the inverse of the table above (INDEX is an int64 too: arrays never carry it)

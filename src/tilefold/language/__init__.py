@@ -53,6 +53,7 @@ INT8 = DataType.INT8
 INT16 = DataType.INT16
 INT32 = DataType.INT32
 INT64 = DataType.INT64
+UINT4 = DataType.UINT4
 UINT8 = DataType.UINT8
 UINT16 = DataType.UINT16
 UINT32 = DataType.UINT32
@@ -66,6 +67,8 @@ FP16 = DataType.FP16
 BF16 = DataType.BF16
 FP32 = DataType.FP32
 FP64 = DataType.FP64
+HF4 = DataType.HF4  # no documented encoding: declared only (DataType.encoded)
+HF8 = DataType.HF8
 INDEX = DataType.INDEX
 
 tile = OpNamespace("tile")
@@ -280,10 +283,10 @@ def program(cls: type | None = None, **options: Any) -> Any:
 
 __all__ = [
     "BF16", "BOOL", "FP16", "FP32", "FP64", "FP4", "FP8E4M3", "FP8E4M3FN",
-    "FP8E5M2", "FP8E8M0", "GM", "INDEX", "INT16", "INT32", "INT4", "INT64",
+    "FP8E5M2", "FP8E8M0", "GM", "HF4", "HF8", "INDEX", "INT16", "INT32", "INT4", "INT64",
     "INT8", "JITFunction", "Level", "PadValue", "AtomicType", "SplitMode", "TASK_ID", "array", "at", "cross_core_slot",
     "dynamic", "jit", "manual_scope", "scope", "split", "spmd",
-    "UINT16", "UINT32", "UINT64", "UINT8", "FunctionType", "InOut", "Mem", "MemRef", "MemorySpace", "Out",
+    "UINT16", "UINT32", "UINT4", "UINT64", "UINT8", "FunctionType", "InOut", "Mem", "MemRef", "MemorySpace", "Out",
     "Scalar", "Tensor", "TensorLayout", "TensorView", "ND", "DN", "NZ",
     "Tile", "TileView", "Tuple", "affine_map", "cond", "const", "create_tensor", "create_tile",
     "function",

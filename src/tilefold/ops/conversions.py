@@ -18,7 +18,7 @@ from tilefold.ir.types import DataType
 
 _ML_FLOATS = {np.dtype(ml_dtypes.bfloat16), np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(ml_dtypes.float8_e5m2),
               np.dtype(ml_dtypes.float8_e8m0fnu), np.dtype(ml_dtypes.float4_e2m1fn)}
-_ML_INTS = {np.dtype(ml_dtypes.int4)}
+_ML_INTS = {np.dtype(ml_dtypes.int4), np.dtype(ml_dtypes.uint4)}
 
 
 def is_float_dtype(dtype: np.dtype) -> bool:

@@ -419,6 +419,8 @@ def make_call(name: str, args: Sequence[Expr], attrs: dict[str, Any] | None = No
         check_operands(op, args)
         result_type = op.infer(tuple(args), dict(kwargs))
         _check_positive_shape(name, result_type)
+        _refuse_unencoded(name, [getattr(a, "type", None) for a in args] + [result_type],
+                          [v for _, v in kwargs], span)
     except TypeInferenceError as exc:
         if exc.span is None and span is not None:
             raise TypeInferenceError(exc.message, span=span, hint=exc.hint) from None
@@ -427,6 +429,23 @@ def make_call(name: str, args: Sequence[Expr], attrs: dict[str, Any] | None = No
     if span is not None:
         call = call.with_fields(span=span)
     return call
+
+
+def _dtypes_of(t: Any) -> list[DataType]:
+    if isinstance(t, TupleType):
+        return [d for sub in t.types for d in _dtypes_of(sub)]
+    d = getattr(t, "dtype", None)
+    return [d] if isinstance(d, DataType) else []
+
+
+def _refuse_unencoded(name: str, types: list[Any], attrs: list[Any], span: Span | None) -> None:
+    """An op on, or producing, a dtype with no documented bit encoding (HF4 / HF8) is a located NotSupportedError:
+    tilefold could only guess its values (``DataType.encoded``)."""
+    for d in [d for t in types for d in _dtypes_of(t)] + [a for a in attrs if isinstance(a, DataType)]:
+        if not d.encoded:
+            from tilefold.ir.types import raise_unencoded
+
+            raise_unencoded(d, name, span)
 
 
 def result_memory(op: OpDef, args: Sequence[Expr], attrs: dict[str, Any]) -> MemorySpace | None:

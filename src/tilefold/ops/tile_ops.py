@@ -32,7 +32,7 @@ from tilefold.ir.types import (
     canonical_tile_view,
     static_shape,
 )
-from tilefold.ops.conversions import element_value
+from tilefold.ops.conversions import element_value, int_range, is_float_dtype
 from tilefold.ops.custom.structured import CUSTOM_SEGMENTS, StructuredView
 from tilefold.ops.operand_checks import check_fill_value, check_integer_scalar, describe, shape_repr
 from tilefold.ops.registry import (
@@ -224,8 +224,9 @@ def scalar_operand(tile: Any, scalar: Any) -> Any:
 
 
 def _f32(x: Any) -> Any:
-    """Compute low-precision floats (FP16, BF16, FP8) in FP32."""
-    if isinstance(x, np.ndarray) and x.dtype.kind in "fV" and x.dtype.itemsize <= 2:
+    """Compute low-precision floats (FP16, BF16, FP8, FP4) in FP32. Integers stay in their dtype, the 4-bit ones
+    too (ml_dtypes' int4 / uint4 wrap as the wider integers do; in FP32 they would saturate when stored back)."""
+    if isinstance(x, np.ndarray) and x.dtype.itemsize <= 2 and is_float_dtype(x.dtype):
         return x.astype(np.float32)
     return x
 
@@ -636,9 +637,9 @@ def _infer_reinterpret_view(args, attrs) -> Type:
     if not isinstance(last, ConstInt):
         raise _fail(op, "the last extent must be static to reinterpret the dtype",
                     "give the tile a constant last extent (load or slice it with an integer width)")
-    if src.dtype.packed or dtype.packed:  # numpy (golden) holds one FP4 per byte: its bytes are not the chip's
-        raise _fail(op, "reinterpreting FP4 (two elements per byte) is not supported",
-                    "convert with pl.cast instead (FP4 <-> FP8E4M3FN / FP16 / FP32 are exact widenings)")
+    if src.dtype.packed or dtype.packed:  # numpy (golden) holds one 4-bit element per byte: its bytes are not the chip's
+        raise _fail(op, f"reinterpreting {(src.dtype if src.dtype.packed else dtype).name} (two elements per byte) is not supported",
+                    "convert with pl.cast instead (FP4 / INT4 / UINT4 -> FP16 are exact widenings)")
     bits = last.value * src.dtype.storage_bits
     if bits % dtype.storage_bits:
         raise _fail(op, f"a row of {bits} bits is not a whole number of {dtype.name} elements",
@@ -1200,7 +1201,7 @@ def check_atomic(op: str, atomic: Any, dtype: DataType) -> None:
 def atomic_add(current: np.ndarray, value: Any) -> np.ndarray:
     """``current + value`` as an atomic store computes it: floats in FP32, integers wrapping in the dtype."""
     cur = np.asarray(current)
-    if cur.dtype.kind in "fV":
+    if is_float_dtype(cur.dtype):
         return (cur.astype(np.float32) + np.asarray(value, np.float32)).astype(cur.dtype)
     return (cur.astype(np.int64) + np.asarray(value).astype(np.int64)).astype(cur.dtype)
 
@@ -1226,7 +1227,7 @@ def _load_valid_shapes(op: str, args: Sequence[Expr], shapes: tuple[Expr, ...]) 
 def _undefined_fill(dtype: np.dtype) -> Any:
     """What golden puts in the part of a tile no instruction wrote: NaN for floats (so a value computed from it
     shows), 0 for integers. Kernels must not depend on it (fillpad, or store the valid region only)."""
-    return np.nan if dtype.kind in "fV" else 0
+    return np.nan if is_float_dtype(dtype) else 0
 
 
 def _golden_valid_load(tensor: np.ndarray, offsets, shapes, valid) -> np.ndarray:
@@ -1261,10 +1262,10 @@ def pad_scalar(pad: PadValue, dtype: np.dtype) -> Any:
     """The element ``pad`` stands for in ``dtype``: 0, or the lowest / highest value (+-inf for floats)."""
     if pad is PadValue.zero:
         return 0
-    if dtype.kind in "fV":
+    if is_float_dtype(dtype):
         return -np.inf if pad is PadValue.min else np.inf
-    info = np.iinfo(dtype)
-    return int(info.min if pad is PadValue.min else info.max)
+    lo, hi = int_range(dtype)  # (int4 / uint4 too)
+    return lo if pad is PadValue.min else hi
 
 
 def _infer_fillpad(args, attrs) -> Type:

@@ -468,7 +468,7 @@ class KernelRun:
         write(mem, h, tile, "")
         # an on-chip access of the scalar pipe: checked against the other pipes like any other access
         self.hazards.tick(S)
-        addr = h.address + element_offset(h, rc[0], rc[1] - rc[1] % 2 if h.packed else rc[1])  # FP4: its byte
+        addr = h.address + element_offset(h, rc[0], rc[1] - rc[1] % 2 if h.packed else rc[1])  # 4-bit: its byte
         self.hazards.access(S, h.space_name, addr, addr + h.isz, True, ins, "")
         self.stats.instructions += 1
         self.trace.add(S, ins, self.costs.scalar_op)
@@ -485,7 +485,7 @@ class KernelRun:
         self.regs[ins.reg] = np.asarray(read(mem, h, ""))[rc[0], rc[1]].item()
         # an on-chip access of the scalar pipe: checked against the other pipes like any other access
         self.hazards.tick(S)
-        addr = h.address + element_offset(h, rc[0], rc[1] - rc[1] % 2 if h.packed else rc[1])  # FP4: its byte
+        addr = h.address + element_offset(h, rc[0], rc[1] - rc[1] % 2 if h.packed else rc[1])  # 4-bit: its byte
         self.hazards.access(S, h.space_name, addr, addr + h.isz, False, ins, "")
         self.stats.instructions += 1
         self.trace.add(S, ins, self.costs.scalar_op)
@@ -566,7 +566,7 @@ class KernelRun:
                     instruction=ins.text(), address=addr, space="GM",
                     hint="check the load / store offsets against the tensor shape (a runtime offset may need a "
                          "bound check or a smaller window)")
-        if arr.dtype in _PACKED_NP:  # FP4 in GM is packed two per byte too: a DMA moves whole bytes
+        if arr.dtype in _PACKED_NP:  # 4-bit types are packed two per byte in GM too: a DMA moves whole bytes
             _check_packed_window(tensor, offs, win, arr, ins)
         view = arr[tuple(slice(o, o + w) for o, w in zip(offs, win, strict=True))]
         if view.size != rows * cols:
@@ -794,7 +794,7 @@ class KernelRun:
             self._vec_operand(one, ins)
         rows = read(self._mem(ih, ins), ih, "").astype(np.int64).ravel()
         attrs = dict(ins.attrs)
-        m, row_bytes = arr.shape[0], h.dtype.nbytes(arr.shape[1])  # the tile's dtype is the tensor's (FP4: packed)
+        m, row_bytes = arr.shape[0], h.dtype.nbytes(arr.shape[1])  # the tile's dtype is the tensor's (4-bit: packed)
         policy = (attrs.get("gather_oob") or "error") if ins.gathers else "error"
         live = np.ones(rows.size, bool) if ins.gathers else rows >= 0  # mscatter: a negative index masks its row
         bad = np.flatnonzero(live & ((rows < 0) | (rows >= m))) if policy == "error" else np.zeros(0, int)
@@ -986,13 +986,13 @@ class KernelRun:
 
 
 def element_offset(h: Handle, row: int, col: int) -> int:
-    """Byte offset of element (row, col) from the base of tile ``h`` (ND, DN or NZ; FP4: ND, half a byte each)."""
+    """Byte offset of element (row, col) from the base of tile ``h`` (ND, DN or NZ; 4-bit types: ND, half a byte each)."""
     if h.packed:
         index = row * h.pitch + col
         if h.layout != "ND" or index % 2:
             raise UnsupportedDataPath(f"element ({row}, {col}) of the {h.dtype.name} tile {h.describe()} starts "
                                       "mid-byte (two elements per byte)", address=h.address, space=h.space.name,
-                                      hint="slice FP4 tiles at even column offsets")
+                                      hint="slice 4-bit tiles at even column offsets")
         return index // 2
     isz = h.isz
     if h.layout == "NZ":
@@ -1041,8 +1041,8 @@ def first_faulting_element(offs: list[int], win, shape) -> list[int]:
     return first
 
 
-#: numpy dtypes of the packed (sub-byte) element types (``DataType.packed``): FP4
-_PACKED_NP = frozenset(np.dtype(d.np_dtype) for d in DataType if d.packed)
+#: numpy dtypes of the packed (sub-byte) element types (``DataType.packed``): FP4, INT4, UINT4
+_PACKED_NP = frozenset(np.dtype(d.np_dtype) for d in DataType if d.packed and d.encoded)
 
 
 def _check_packed_window(tensor: str, offs: list[int], win: tuple[int, ...], arr: np.ndarray, ins: Instr) -> None:
@@ -1059,12 +1059,12 @@ def _check_packed_window(tensor: str, offs: list[int], win: tuple[int, ...], arr
         f"window offsets {offs} extent {list(win)} of the packed (two elements per byte) tensor @{tensor} of shape "
         f"{list(shape)}: a row of it starts or ends mid-byte, and a DMA moves whole bytes", instruction=ins.text(),
         address=gm_byte_offset(offs, shape, arr.dtype), space="GM",
-        hint="give FP4 windows even column offsets and extents, in a tensor whose rows hold an even count")
+        hint="give 4-bit (FP4 / INT4 / UINT4) windows even column offsets and extents, in a tensor whose rows hold an even count")
 
 
 def gm_byte_offset(index, shape, dtype: np.dtype) -> int:
     """Byte offset from a C-contiguous tensor's base of ``index`` (may lie outside the tensor), in the device's
-    bytes (``DataType.nbytes``: FP4 is packed two per byte in GM too)."""
+    bytes (``DataType.storage_bits``: 4-bit types are packed two per byte in GM too)."""
     off, stride = 0, 1
     for i, e in zip(reversed(list(index)), reversed(list(shape)), strict=True):
         off += i * stride
@@ -1072,7 +1072,7 @@ def gm_byte_offset(index, shape, dtype: np.dtype) -> int:
     dt = dtype_from_numpy(dtype)
     if dt is None:
         return off * np.dtype(dtype).itemsize
-    return dt.nbytes(off) if off >= 0 else -dt.nbytes(-off)
+    return off * dt.storage_bits // 8  # the byte holding the element (4-bit: element 2j + 1 is in byte j, too)
 
 
 _OPS: dict[str, Any] = {}

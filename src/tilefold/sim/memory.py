@@ -10,9 +10,9 @@ strided numpy view straight over the bytes, so an access is one vectorised numpy
   ``address + ((c // 16) * (pitch / 16) + r // 16) * fractal_bytes``, row-major inside the block
   (``pitch`` is the padded row count of the tile the column blocks belong to).
 
-FP4 (``DataType.packed``) packs two elements per byte: ND only, element (r, c) in byte
+The 4-bit types (``DataType.packed``: FP4, INT4, UINT4) pack two elements per byte: ND only, element (r, c) in byte
 ``address + (r * pitch + c) // 2``, the even column in the low nibble. Reads unpack (a copy), writes pack;
-a row must hold whole bytes (even ``cols`` and ``pitch``), and a DN / NZ FP4 tile is an ``UnsupportedDataPath``.
+a row must hold whole bytes (even ``cols`` and ``pitch``), and a DN / NZ 4-bit tile is an ``UnsupportedDataPath``.
 """
 
 from __future__ import annotations
@@ -133,15 +133,15 @@ def _nz_view(mem: np.ndarray, h: Handle, instr: str) -> np.ndarray:
 
 
 def _packed_bytes(mem: np.ndarray, h: Handle, instr: str) -> np.ndarray:
-    """The bytes of an FP4 tile: a (rows, cols / 2) uint8 view."""
+    """The bytes of a 4-bit tile: a (rows, cols / 2) uint8 view."""
     from .faults import UnsupportedDataPath
 
     if h.layout != "ND" or h.cols % 2 or (h.rows > 1 and h.pitch % 2):
         raise UnsupportedDataPath(f"{h.dtype.name} tile {h.describe()}: two elements share a byte, so the tile must be "
                                   "row-major with rows of whole bytes (even columns and pitch)", instruction=instr,
                                   address=h.address, space=h.space.name,
-                                  hint="give FP4 tiles an even innermost extent; transposed / fractal FP4 layouts are "
-                                       "not modelled: cast to FP8E4M3FN or FP16 first")
+                                  hint="give 4-bit (FP4 / INT4 / UINT4) tiles an even innermost extent; transposed / "
+                                       "fractal 4-bit layouts are not modelled: cast to FP16 first")
     _check(mem, h, instr)
     return np.ndarray((h.rows, h.cols // 2), dtype=np.uint8, buffer=mem, offset=h.address,
                       strides=(h.pitch // 2, 1))
@@ -165,7 +165,7 @@ def _packed_write(mem: np.ndarray, h: Handle, value: np.ndarray, instr: str) -> 
 
 def read(mem: np.ndarray, h: Handle, instr: str = "") -> np.ndarray:
     """The tile's values. ND / DN reads return a view over memory (callers must not keep it across
-    writes); NZ and FP4 reads return a copy in row-major order."""
+    writes); NZ and 4-bit reads return a copy in row-major order."""
     if h.packed:
         return _packed_read(mem, h, instr)
     if h.layout != "NZ":
@@ -238,7 +238,7 @@ def copy_rows(mem_src: np.ndarray, src: Handle, mem_dst: np.ndarray, dst: Handle
     row read after the previous rows were written. An in-place strided -> dense repack into a buffer
     inside its own source therefore overwrites the source: only row 0, whose dense destination equals
     its source, survives intact."""
-    if src.layout == "NZ" or dst.layout == "NZ" or src.packed or dst.packed:  # (FP4 reads are copies)
+    if src.layout == "NZ" or dst.layout == "NZ" or src.packed or dst.packed:  # (4-bit reads are copies)
         write(mem_dst, dst, read(mem_src, src, instr), instr)
         return
     s = nd_view(mem_src, src, instr)

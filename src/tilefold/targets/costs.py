@@ -53,7 +53,7 @@ _DTYPE_ALIASES = {
     "int64": "int64", "uint64": "uint64", "fp64": "fp64", "float64": "fp64",
     "fp8e4m3": "fp8_e4m3", "fp8_e4m3": "fp8_e4m3", "float8_e4m3fn": "fp8_e4m3",
     "fp8e5m2": "fp8_e5m2", "fp8_e5m2": "fp8_e5m2", "float8_e5m2": "fp8_e5m2",
-    "hif8": "hif8", "fp4_e1m2": "fp4_e1m2", "fp4_e2m1": "fp4_e2m1", "int4": "int8",
+    "hif8": "hif8", "fp4_e1m2": "fp4_e1m2", "fp4_e2m1": "fp4_e2m1", "int4": "int8", "uint4": "uint8",
     "fp4": "fp4_e2m1", "float4_e2m1fn": "fp4_e2m1", "fp8e8m0": "fp8_e8m0", "float8_e8m0fnu": "fp8_e8m0",
 }
 _ITEMSIZE = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4,

@@ -144,7 +144,7 @@ def _halvable(t: Type, axis: int, allow_valid: bool = False) -> str | None:
 
 
 def _elem(t: Type) -> str:
-    return "1/2 B" if t.dtype.packed else f"{t.dtype.itemsize} B"  # FP4: two elements per byte
+    return "1/2 B" if t.dtype.packed else f"{t.dtype.itemsize} B"  # 4-bit types: two elements per byte
 
 
 def _split_reason(t: Type, axis: int, allow_valid: bool = False) -> str | None:
