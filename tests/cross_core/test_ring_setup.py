@@ -171,7 +171,7 @@ def test_an_over_budget_ring_names_the_reservation():
     with pytest.raises(TilefoldError) as info:
         compile_program(program, target="Ascend910B")
     msg = info.value.message
-    assert "does not fit in Vec" in msg and "reserved by pl.reserve_buffer ('ring': 188416 bytes at 0)" in msg
+    assert "does not fit in Vec" in msg and "reserved for cross-core pipe rings ('ring': 188416 bytes at 0)" in msg
     assert "slot_num" in info.value.hint
 
 

@@ -12,7 +12,8 @@ A region (``ForStmt`` with ``split_aiv``, ``ops/cross_core_ops.py``) lowers to
 
 Each push / pop pair has a pipe id (unique in the kernel). A pipe's ring depth is its set-up's ``slot_num`` when the
 kernel sets it up (``ops/pipe_setup.py``; each set-up call is a ``RingSetup`` instruction), else the kernel's
-``pl.cross_core_slot`` (default 2). A transfer moves along the chip's data path between the
+``pl.cross_core_slot`` (default 2, ``ops/pipe_setup.auto_slots``); either way its ring takes on-chip memory of the
+consumer (AllocateMemoryAddr, ``ops/pipe_setup.ring_bytes``). A transfer moves along the chip's data path between the
 two memories, or through GM when there is none (Ascend910B: Acc -> GM -> Vec, Vec -> GM -> Mat), as PyPTO's
 cross-core pipe does: the push pays the first leg, the pop the second (``transfer_legs``).
 """
@@ -28,14 +29,13 @@ from tilefold.ir.expr import Call, Var
 from tilefold.ir.stmt import AssignStmt, ForStmt, SeqStmts, YieldStmt, final_yield
 from tilefold.ir.types import MemorySpace, TensorType, TileType
 from tilefold.ops import op_of
-from tilefold.ops.pipe_setup import DIRECTION_OF_MASK, ring_plan
+from tilefold.ops.pipe_setup import DEFAULT_SLOTS, DIRECTION_OF_MASK, auto_slots, ring_plan
 from tilefold.targets import Pipe, Target
 
 from .pto import Instr
 
 Mem = MemorySpace
 C2V, V2C = "c2v", "v2c"
-DEFAULT_SLOTS = 2  # PyPTO: "the default ring depth of 2 slots per active direction"
 
 
 def transfer_legs(target: Target, src: MemorySpace, dst: MemorySpace) -> tuple[tuple[MemorySpace, MemorySpace],
@@ -162,8 +162,7 @@ def lower_region(gen: Any, s: ForStmt, split: int, out: list[Instr]) -> None:
     y = final_yield(s.body)
     result_of = {v: ia for v, ia in zip(y.values, s.iter_args, strict=False) if isinstance(v, Var)} if y else {}
     ids = gen.__dict__.setdefault("_cross_core_pipes", [0])
-    slot_attr = gen.fn.attr("cross_core_slot")
-    slots = int(slot_attr) if slot_attr else DEFAULT_SLOTS
+    slots = auto_slots(gen.fn)
     lane: list[Instr] = []
     frees: list[Instr] = []
     after: list[Instr] = []
@@ -221,8 +220,7 @@ def lower_pipe_op(gen: Any, call: Call, op: Any, var: Var | None, out: list[Inst
     direction = op.extra["direction"]
     pid = f"id{int(call.kwarg('id') or 0)}"
     split = int(call.kwarg("split") or 0)
-    slot_attr = gen.fn.attr("cross_core_slot")
-    slots = int(slot_attr) if slot_attr else DEFAULT_SLOTS
+    slots = auto_slots(gen.fn)
     setup = _plan(gen).pipe(direction, int(call.kwarg("id") or 0))
     if setup is not None:  # the pipe's own set-up gives its depth
         slots = setup.slot_num

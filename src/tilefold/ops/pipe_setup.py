@@ -52,6 +52,22 @@ SETUP_OPS = (RESERVE, IMPORT, AIC_INIT, AIV_INIT)
 #: ``dir_mask`` -> direction (PyPTO's bits: 1 = cube -> vector, 2 = vector -> cube)
 DIRECTION_OF_MASK = {1: "c2v", 2: "v2c"}
 DEFAULT_SLOT_NUM = 8  # PyPTO dev/00-python_syntax: "default 8 unidirectional / 4 bidirectional"
+#: the depth of a pipe without a set-up when the kernel gives no ``pl.cross_core_slot`` (PyPTO language/04-scopes:
+#: "the default ring depth of 2 slots per active direction")
+DEFAULT_SLOTS = 2
+
+
+def ring_bytes(slot_size: int, slot_num: int, local_slot_num: int, target: Any) -> int:
+    """Bytes a pipe's ring takes in its consumer's on-chip memory, the one rule (PyPTO: "a3 -> slot_size *
+    local_slot_num, a5 -> slot_size * slot_num"): where the ring's slots are in GM (``Target.cross_core_gm_ring``,
+    Ascend910B) the consumer keeps ``local_slot_num`` of them, else all ``slot_num``."""
+    return slot_size * (local_slot_num if target.cross_core_gm_ring else slot_num)
+
+
+def auto_slots(fn: Function) -> int:
+    """The depth of ``fn``'s pipes that have no set-up: its ``pl.cross_core_slot(slot_num=N)``, else 2."""
+    slot_attr = fn.attr("cross_core_slot")
+    return int(slot_attr) if slot_attr else DEFAULT_SLOTS
 #: per direction: (the initialize op of the consumer's end, the producer's, the consumer's ring memory, the path
 #: of the crossing)
 ENDS = {"c2v": (AIV_INIT, AIC_INIT, MemorySpace.Vec, (MemorySpace.Acc, MemorySpace.Vec)),
@@ -87,7 +103,7 @@ class PipeSetup:
         return self.local_slot_num if target.cross_core_gm_ring else self.slot_num
 
     def ring_bytes(self, target: Any) -> int:
-        return self.slot_size * self.local_slots(target)
+        return ring_bytes(self.slot_size, self.slot_num, self.local_slot_num, target)
 
 
 @dataclass(frozen=True)
@@ -403,7 +419,83 @@ def crossing_bytes(call: Call) -> int | None:
         return None
     if shape is None or len(shape) != 2:
         return None
-    return int(shape[0]) * int(shape[1]) * t.dtype.itemsize
+    return t.dtype.nbytes(int(shape[0]) * int(shape[1]))  # (4-bit types: packed)
+
+
+@dataclass(frozen=True)
+class AutoRing:
+    """The ring of a pipe without a set-up: a ``pl.aiv_shard`` / ``pl.aic_gather`` crossing (pipe ``auto<N>``, as
+    ``backend/cross_core.lower_region`` numbers them) or a push / pop on a pipe id no initialize call sets up. It
+    takes ``ring_bytes`` of the consumer's memory, ``space``, as a set-up ring does: ``slot_num`` slots (the kernel's
+    ``pl.cross_core_slot``, default 2) of ``slot_size`` bytes (the tile the consumer receives)."""
+
+    pipe: str
+    direction: str
+    space: MemorySpace
+    slot_size: int
+    slot_num: int
+    what: str
+    span: Span | None = None
+
+    def ring_bytes(self, target: Any) -> int:
+        return ring_bytes(self.slot_size, self.slot_num, self.slot_num, target)
+
+    @property
+    def name(self) -> str:
+        return f"ring of pipe {self.pipe} ({self.direction}, {self.what})"
+
+
+class _Crossings(IRVisitor):
+    """The ``pl.aiv_shard`` / ``pl.aic_gather`` calls of a function, in program order."""
+
+    def __init__(self) -> None:
+        self.found: list[Call] = []
+
+    def visit_Call(self, expr: Call) -> None:
+        if expr.op_name in ("tile.aiv_shard", "tile.aic_gather"):
+            self.found.append(expr)
+        super().visit_Call(expr)
+
+
+def _static_bytes(t: Any) -> int | None:
+    shape = t.static_shape if isinstance(t, TileType) else None
+    if shape is None:
+        return None
+    count = 1
+    for e in shape:
+        count *= int(e)
+    return t.dtype.nbytes(count)
+
+
+def auto_rings(fn: Function, plan: RingPlan) -> list[AutoRing]:
+    """The rings of ``fn``'s pipes that ``plan`` (its set-up) does not cover; a ring whose tile has no static shape
+    cannot be sized and is left out."""
+    slots = auto_slots(fn)
+    v = _Crossings()
+    for s in flatten_stmts(fn.body):
+        v.visit_stmt(s)
+    rings: list[AutoRing] = []
+    for n, c in enumerate(v.found):
+        c2v = c.op_name == "tile.aiv_shard"
+        size = _static_bytes(c.args[0].type if c2v else c.type)  # the whole tile: the cube's, or the joined one
+        if size is not None:
+            rings.append(AutoRing(f"auto{n}", "c2v" if c2v else "v2c", MemorySpace.Vec if c2v else MemorySpace.Mat,
+                                  size, slots, f"pl.{c.op_name[5:]}", _span(c)))
+    explicit: dict[tuple[str, int], tuple[int, Call]] = {}
+    for _i, _nested, c, _v in _calls(fn):
+        if c.op_name not in PIPE_OPS or c.op_name.startswith("tile.tfree"):
+            continue
+        key = (PIPE_OPS[c.op_name][0], int(c.kwarg("id") or 0))
+        cube_side = PIPE_OPS[c.op_name][1] == "cube"  # the cube's push (whole) or pop (joined)
+        size = _static_bytes(c.args[0].type if c.op_name.startswith("tile.tpush") else c.type) if cube_side else None
+        if key in plan.pipes or size is None:
+            continue
+        first = explicit.get(key)
+        explicit[key] = (max(size, first[0]) if first else size, first[1] if first else c)
+    for (direction, pid), (size, c) in explicit.items():
+        rings.append(AutoRing(f"id{pid}", direction, MemorySpace.Vec if direction == "c2v" else MemorySpace.Mat,
+                              size, slots, "pl.tpush / pl.tpop", _span(c)))
+    return rings
 
 
 def _check_uses(calls: list[tuple[int, bool, Call, Var | None]], ends: dict[tuple[str, int], dict[str, tuple[int,
@@ -430,5 +522,6 @@ def _check_uses(calls: list[tuple[int, bool, Call, Var | None]], ends: dict[tupl
                                 hint="raise slot_size= (and the buffer), or send a smaller tile")
 
 
-__all__ = ["DEFAULT_SLOT_NUM", "DIRECTION_OF_MASK", "ENDS", "SETUP_OPS", "PipeSetup", "Reservation", "RingPlan",
+__all__ = ["DEFAULT_SLOTS", "DEFAULT_SLOT_NUM", "DIRECTION_OF_MASK", "AutoRing", "auto_rings", "auto_slots",
+           "ring_bytes", "ENDS", "SETUP_OPS", "PipeSetup", "Reservation", "RingPlan",
            "crossing_bytes", "has_setup", "ring_plan"]

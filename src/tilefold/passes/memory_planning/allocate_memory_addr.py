@@ -21,7 +21,7 @@ from tilefold.ir.stmt import (
     Stmt,
 )
 from tilefold.ir.types import MemorySpace, MemRef
-from tilefold.ops.pipe_setup import ring_plan
+from tilefold.ops.pipe_setup import auto_rings, ring_plan
 from tilefold.passes.base import IRProperty, Pass, function_pass
 from tilefold.passes.memory_planning.memref_common import fast_replace, memref_of, retype, target_of, tile_vars
 from tilefold.passes.option_records import AllocateMemoryAddrOptions
@@ -62,16 +62,17 @@ def allocate_memory_addr_function(fn: Function, target: Target) -> Function:
             size = roots[base][1]
             span = stmt.span if stmt is not None and stmt.span.line else var.span if var.span.line else fn.span
             rings = reserved.get(space, ())
-            held = (f"; {sum(r[1] - r[0] for r in rings)} bytes of it are reserved by pl.reserve_buffer ("
+            held = (f"; {sum(r[1] - r[0] for r in rings)} bytes of it are reserved for cross-core pipe rings ("
                     + ", ".join(f"{n!r}: {e - b} bytes at {b}" for b, e, n in rings)
-                    + ") for cross-core pipe rings, so tiles are allocated around them") if rings else ""
+                    + "), so tiles are allocated around them") if rings else ""
             raise TilefoldError(
                 f"function '{fn.name}' does not fit in {space.name}: it needs {used} bytes but {target.name} "
                 f"has {capacity} bytes available; the first allocation past the end is tile '{var.name}' "
                 f"({size} bytes at {space.name} address {addresses[base]}){held}",
                 span=span if span.line else None,
-                hint=("lower the ring's depth (slot_num= of the pipe's initialize calls) or its slot_size, and the "
-                      "reserved size with it, or shrink the tiles" if rings else
+                hint=("lower the ring's depth (slot_num= of the pipe's initialize calls, or "
+                      "optimizations=[pl.cross_core_slot(slot_num=N)] for a pipe without a set-up) or its slot size "
+                      "(the tile that crosses), and the reserved size with it, or shrink the tiles" if rings else
                       "process the data in smaller tiles (e.g. loop over row blocks) or shorten tile lifetimes"),
             )
 
@@ -131,7 +132,25 @@ def reserved_ranges(fn: Function, target: Target) -> dict[MemorySpace, tuple[tup
                                     f"in {target.name}'s {target.capacity(r.space)} bytes of {r.space.name}",
                                     span=r.span, hint="lower the ring's slot_num / slot_size and the reserved size")
             out.setdefault(r.space, []).append((lo, lo + r.size, r.name))
+    _place_auto_rings(fn, plan, target, out)
     return {k: tuple(v) for k, v in out.items()}
+
+
+def _place_auto_rings(fn: Function, plan, target: Target, out: dict[MemorySpace, list[tuple[int, int, str]]]) -> None:
+    """The rings of pipes without a set-up (``ops/pipe_setup.auto_rings``: automatic pl.aiv_shard / pl.aic_gather
+    pipes, pushes and pops on a pipe id nothing sets up), each at the lowest free address of its consumer's memory,
+    after the ``pl.reserve_buffer`` ones."""
+    for ring in auto_rings(fn, plan):
+        size = ring.ring_bytes(target)
+        taken = tuple(out.get(ring.space, ()))
+        lo = _free_address(0, size, target.align(ring.space), taken)
+        if lo + size > target.capacity(ring.space):
+            raise TilefoldError(f"the {ring.name} does not fit in {ring.space.name}: {ring.slot_num} slots of "
+                                f"{ring.slot_size} bytes = {size} bytes at address {lo}, but {target.name} has "
+                                f"{target.capacity(ring.space)} bytes of {ring.space.name}", span=ring.span,
+                                hint="lower its depth with optimizations=[pl.cross_core_slot(slot_num=N)] on the "
+                                     "enclosing pl.at(...) (default 2), or shrink the tile that crosses")
+        out.setdefault(ring.space, []).append((lo, lo + size, ring.name))
 
 
 def allocate_memory_addr(target: str | Target | None = None) -> Pass:
