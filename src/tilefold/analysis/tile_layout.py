@@ -70,8 +70,8 @@ def storage_bytes(t: TileType, space: MemorySpace, target: Target, what: str = "
     if t.dtype.packed and cols % 2:
         raise NotSupportedError(f"{what}: an {t.dtype.name} tile row of {cols} elements ends mid-byte ({t.dtype.name} "
                                 f"packs {8 // t.dtype.storage_bits} elements per byte)",
-                                hint="give 4-bit (FP4 / INT4 / UINT4) tiles an even innermost extent: load or create an even-width window "
-                                     "(valid_shapes can mark the columns that hold data)")
+                                hint="give 4-bit (FP4 / INT4 / UINT4) tiles an even innermost extent: load or create "
+                                     "an even-width window (valid_shapes can mark the columns that hold data)")
     if is_nz(space):
         fr, fc = target.acc_fractal
         return t.dtype.nbytes(ceil_to(rows, fr) * ceil_to(cols, fc))
@@ -88,8 +88,8 @@ def dense_pitch(t: TileType, space: MemorySpace, target: Target) -> int:
 
 def element_offset_bytes(row: Expr, col: Expr, pitch: int, dtype: DataType, space: MemorySpace,
                          target: Target) -> Expr:
-    """Byte offset of element (row, col) in a tile with the given pitch, as a folded expression (4-bit types: half a byte
-    per element; an odd element offset, mid-byte, is refused by codegen and the simulator)."""
+    """Byte offset of element (row, col) in a tile with the given pitch, as a folded expression (4-bit types: half a
+    byte per element; an odd element offset, mid-byte, is refused by codegen and the simulator)."""
     if dtype.packed:
         return floordiv(mul(add(mul(row, pitch), col), dtype.storage_bits), 8)
     isz = dtype.itemsize

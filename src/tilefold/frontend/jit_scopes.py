@@ -7,8 +7,8 @@ construction: tilefold checks that it names what it must name (a dep is a task i
 tensor the scope touches) and records it, and never lets it change a result. Options that shape the outlined
 kernel are carried onto it: ``name_hint=`` names the InCore function; ``optimizations=[pl.split(mode)]`` is
 the split axis TileAndBindSubBlock is asked to use (it still proves the split safe, or falls back with a
-remark); ``pl.cross_core_slot(slot_num=N)`` is the depth of the kernel's pipes without a set-up (their rings are reserved on
-chip by AllocateMemoryAddr, ``ops/pipe_setup.auto_rings``).
+remark); ``pl.cross_core_slot(slot_num=N)`` is the depth of the kernel's pipes without a set-up (their rings are
+reserved on chip by AllocateMemoryAddr, ``ops/pipe_setup.auto_rings``).
 ``pl.spmd(n)`` outlines its body into one kernel launched on ``n`` blocks (``block_dim``), the block index read
 with ``tile.get_block_idx``: the simulator runs the blocks as the device does and reports GM races between them.
 """

@@ -637,8 +637,9 @@ def _infer_reinterpret_view(args, attrs) -> Type:
     if not isinstance(last, ConstInt):
         raise _fail(op, "the last extent must be static to reinterpret the dtype",
                     "give the tile a constant last extent (load or slice it with an integer width)")
-    if src.dtype.packed or dtype.packed:  # numpy (golden) holds one 4-bit element per byte: its bytes are not the chip's
-        raise _fail(op, f"reinterpreting {(src.dtype if src.dtype.packed else dtype).name} (two elements per byte) is not supported",
+    if src.dtype.packed or dtype.packed:  # numpy (golden) holds one 4-bit element per byte: not the chip's bytes
+        packed = src.dtype if src.dtype.packed else dtype
+        raise _fail(op, f"reinterpreting {packed.name} (two elements per byte) is not supported",
                     "convert with pl.cast instead (FP4 / INT4 / UINT4 -> FP16 are exact widenings)")
     bits = last.value * src.dtype.storage_bits
     if bits % dtype.storage_bits:

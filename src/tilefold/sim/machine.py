@@ -986,7 +986,8 @@ class KernelRun:
 
 
 def element_offset(h: Handle, row: int, col: int) -> int:
-    """Byte offset of element (row, col) from the base of tile ``h`` (ND, DN or NZ; 4-bit types: ND, half a byte each)."""
+    """Byte offset of element (row, col) from the base of tile ``h`` (ND, DN or NZ; 4-bit types: ND, half a byte
+    each)."""
     if h.packed:
         index = row * h.pitch + col
         if h.layout != "ND" or index % 2:
@@ -1059,7 +1060,8 @@ def _check_packed_window(tensor: str, offs: list[int], win: tuple[int, ...], arr
         f"window offsets {offs} extent {list(win)} of the packed (two elements per byte) tensor @{tensor} of shape "
         f"{list(shape)}: a row of it starts or ends mid-byte, and a DMA moves whole bytes", instruction=ins.text(),
         address=gm_byte_offset(offs, shape, arr.dtype), space="GM",
-        hint="give 4-bit (FP4 / INT4 / UINT4) windows even column offsets and extents, in a tensor whose rows hold an even count")
+        hint="give 4-bit (FP4 / INT4 / UINT4) windows even column offsets and extents, in a tensor whose rows hold an "
+             "even count")
 
 
 def gm_byte_offset(index, shape, dtype: np.dtype) -> int:
