@@ -39,6 +39,7 @@ from tilefold.passes.option_records import (
 )
 from tilefold.passes.options import OptionInfo, as_keywords, option_infos, option_names, parse_options, project
 from tilefold.passes.split_aiv_regions import verify_split_aiv_regions
+from tilefold.passes.inline_orchestration_calls import inline_orchestration_calls, needs_inlining
 from tilefold.passes.tensor_lowering.convert_tensor_to_tile_ops import is_tensor_level, tensor_level_passes
 from tilefold.passes.tile_and_bind_sub_block import limit_unique_sub_block_id_to_store_copy, tile_and_bind_sub_block
 
@@ -167,6 +168,8 @@ def pipeline_for(program: Program, target: Any = None, options: Any = None, *,
     passes = default_tile_pipeline(skip_passes=tuple(skip_passes), options=record)
     if is_tensor_level(program):  # a @pl.jit program: scopes and tensor-level ops are lowered first
         passes = [*tensor_level_passes(record.target), *passes]
+    elif needs_inlining(program):  # orchestration helpers, hierarchy functions, Graph fragments of a tile program
+        passes = [inline_orchestration_calls(), *passes]
     return passes
 
 
