@@ -742,6 +742,9 @@ def select_entry(program: Program, entry: str | None = None) -> Function:
         raise TilefoldError(f"program {program.name!r} has several Orchestration functions", span=program.span,
                             hint=f"pass entry= one of {', '.join(fn.name for fn in orch)}")
     roots = [fn for fn in program.functions if fn.name not in called]
+    if len(roots) > 1:  # an uncalled kernel next to an uncalled Opaque caller: the caller is the program
+        callers = [fn for fn in roots if not fn.func_type.is_incore]
+        roots = callers if len(callers) == 1 and any(fn.name in called for fn in program.functions) else roots
     if len(roots) == 1:
         return roots[0]
     names = ", ".join(fn.name for fn in (roots or program.functions))
