@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilefold.frontend.annotations import _describe, _same_type_shape
-from tilefold.ir.hierarchy import ON_CHIP
 from tilefold.frontend.escaping import FutureUses, outer_tensor, trip_count, unread_init
 from tilefold.frontend.parse_base import _INDEX, _INDEX_T, _MISSING
 from tilefold.frontend.split_aiv import is_split_aiv_loop, parse_split_aiv, refuse_scope
@@ -24,6 +23,7 @@ from tilefold.ir.expr import (
     TupleGetItem,
     Var,
 )
+from tilefold.ir.hierarchy import ON_CHIP
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,

@@ -23,7 +23,6 @@ from tilefold.ir.stmt import (
     IfStmt,
     Program,
     ReturnStmt,
-    SeqStmts,
     Stmt,
     WhileStmt,
     flatten_stmts,

@@ -26,6 +26,7 @@ from tilefold.passes.base import Pass
 from tilefold.passes.canonicalize_tile_slice import canonicalize_tile_slice
 from tilefold.passes.flatten_tile_nd_to_2d import flatten_tile_nd_to_2d
 from tilefold.passes.infer_tile_memory_space import infer_tile_memory_space
+from tilefold.passes.inline_orchestration_calls import inline_orchestration_calls, needs_inlining
 from tilefold.passes.memory_planning.allocate_memory_addr import allocate_memory_addr
 from tilefold.passes.memory_planning.init_mem_ref import init_mem_ref
 from tilefold.passes.memory_planning.memory_reuse import memory_reuse
@@ -39,7 +40,6 @@ from tilefold.passes.option_records import (
 )
 from tilefold.passes.options import OptionInfo, as_keywords, option_infos, option_names, parse_options, project
 from tilefold.passes.split_aiv_regions import verify_split_aiv_regions
-from tilefold.passes.inline_orchestration_calls import inline_orchestration_calls, needs_inlining
 from tilefold.passes.tensor_lowering.convert_tensor_to_tile_ops import is_tensor_level, tensor_level_passes
 from tilefold.passes.tile_and_bind_sub_block import limit_unique_sub_block_id_to_store_copy, tile_and_bind_sub_block
 

@@ -1687,10 +1687,9 @@ def is_tensor_level(program: Program) -> bool:
 def tensor_level_passes(target: Any = None) -> list[Pass]:
     """OutlineHierarchyScopes, OutlineIncoreScopes, InlineOrchestrationCalls, ConvertTensorToTileOps: what runs
     before the tile pipeline on tensor-level programs."""
+    from tilefold.passes.inline_orchestration_calls import inline_orchestration_calls
     from tilefold.passes.tensor_lowering.outline_hierarchy_scopes import outline_hierarchy_scopes
     from tilefold.passes.tensor_lowering.outline_incore_scopes import outline_incore_scopes
-
-    from tilefold.passes.inline_orchestration_calls import inline_orchestration_calls
 
     return [outline_hierarchy_scopes(), outline_incore_scopes(), inline_orchestration_calls(),
             convert_tensor_to_tile_ops(target)]

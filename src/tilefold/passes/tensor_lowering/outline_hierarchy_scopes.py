@@ -14,8 +14,8 @@ later statements see the written value.
 from __future__ import annotations
 
 from tilefold.errors import NotSupportedError
-from tilefold.ir.hierarchy import ON_CHIP, outlined_name
 from tilefold.ir.expr import Call, GlobalVar, IterArg, TupleGetItem, Var
+from tilefold.ir.hierarchy import ON_CHIP, outlined_name
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -29,7 +29,7 @@ from tilefold.ir.stmt import (
     Stmt,
     flatten_stmts,
 )
-from tilefold.ir.types import TensorType, TupleType
+from tilefold.ir.types import TupleType
 from tilefold.ir.visitor import IRVisitor, collect_uses
 from tilefold.passes.base import Pass
 from tilefold.passes.tensor_lowering.outline_incore_scopes import _Defs, _Reads, _roots, _store_destinations
