@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from tilefold.errors import NotSupportedError
 from tilefold.ir.expr import Call, Expr, GlobalVar, IterArg, MakeTuple, TupleGetItem, Var
+from tilefold.ir.hierarchy import ON_CHIP
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -136,7 +137,7 @@ def is_orchestration_callee(fn: Function) -> bool:
     """Orchestration code a caller splices in: an Orchestration or Graph function, or an Opaque one placed at a
     hierarchy level (``level`` attribute). Any other Opaque function is left to the rules for kernels."""
     return fn.func_type in (FunctionType.Orchestration, FunctionType.Graph) or (
-        fn.func_type is FunctionType.Opaque and fn.attr("level") is not None)
+        fn.func_type is FunctionType.Opaque and fn.attr("level") not in (None, *ON_CHIP))
 
 
 def _has_return(stmts: list[Stmt]) -> bool:
