@@ -482,7 +482,7 @@ def test_spmd_with_form_binds_a_task_id_and_names_the_kernel():
     np.testing.assert_allclose(out, np.exp(X) + 1.0, rtol=1e-5)
 
 
-def test_pl_at_role_is_not_supported():
+def test_pl_at_role_on_an_on_chip_scope_is_an_error():
     err = fails("    with pl.at(level=pl.Level.CORE_GROUP, role=pl.Role.Orchestrator):  # <-\n"
-                "        out[:] = pl.exp(b)\n    return out\n", NotSupportedError)
-    assert "pl.at(role=...)" in err.message
+                "        out[:] = pl.exp(b)\n    return out\n", ParseError)
+    assert "role= is for levels above the core group" in err.message

@@ -62,9 +62,10 @@ def test_pl_parse_of_jit_text_is_the_same_program():
 def test_the_pipeline_outlines_and_both_compile_alike():
     via_function, via_text = _both("add_tensor")
     names = [p.name for p in pipeline_for(via_text, "Ascend910B")]
-    assert names[:2] == ["OutlineIncoreScopes", "ConvertTensorToTileOps"]
+    assert names[:4] == ["OutlineHierarchyScopes", "OutlineIncoreScopes", "InlineOrchestrationCalls",
+                         "ConvertTensorToTileOps"]
     a, b = compile(via_function), compile(via_text)
-    assert a.passes == b.passes and a.passes[0] == "OutlineIncoreScopes"
+    assert a.passes == b.passes and a.passes[:2] == ("OutlineHierarchyScopes", "OutlineIncoreScopes")
     assert a.pto.text() == b.pto.text()
     assert any(f.func_type is not FunctionType.Orchestration for f in a.ir.functions)
     assert not has_scopes(a.ir)

@@ -354,8 +354,9 @@ def _lower_two(program: ir.Program, options) -> ir.Program:
     from tilefold.passes.pipeline import pipeline_for
 
     passes = pipeline_for(program, options=options)
-    assert [p.name for p in passes[:2]] == ["OutlineIncoreScopes", "ConvertTensorToTileOps"]
-    for p in passes[:2]:
+    assert [p.name for p in passes[:4]] == ["OutlineHierarchyScopes", "OutlineIncoreScopes", "InlineOrchestrationCalls",
+                                            "ConvertTensorToTileOps"]
+    for p in passes[:4]:
         program = p(program)
     return program
 

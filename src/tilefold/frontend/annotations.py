@@ -108,6 +108,10 @@ class AnnotationsMixin:
         return _drop_no_view(self._type(node))
 
     def _type(self, node: ast.expr) -> Type:
+        if isinstance(node, ast.Attribute) and node.attr == "TaskId" and self._is_pl(node.value):
+            raise self.error(node, "pl.TaskId (pl.Scalar[pl.TASK_ID]) names a task of the orchestration code; "
+                                   "a task id is bound by `with pl.at(...) as tid:`, not annotated",
+                             hint="drop the annotation: with pl.at(level=pl.Level.CORE_GROUP) as tid: ...")
         if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
                 and self._is_pl(node.value.value)):
             raise self.error(node, "bad type annotation",
@@ -157,6 +161,18 @@ class AnnotationsMixin:
             return ScalarType(self._dtype(items[0]))
         if kind == "Tuple":
             return TupleType(tuple(self._type(e) for e in items))
+        if kind == "Array":  # kept as the rank-1 Vec tile pl.array.create makes (frontend/arrays.py)
+            if len(items) != 2:
+                raise self.error(node, "pl.Array takes [extent, dtype]", hint="e.g. pl.Array[16, pl.INT32]")
+            dtype = self._dtype(items[1])
+            return TileType((self._index_expr(items[0]),), DataType.INT64 if dtype is DataType.INDEX else dtype,
+                            MemorySpace.Vec)
+        if kind == "DistributedTensor":
+            from tilefold.errors import NotSupportedError
+
+            raise NotSupportedError("pl.DistributedTensor (a tensor spread over the ranks of a distributed "
+                                    "program) is not supported: tilefold simulates one chip", span=self.span(node),
+                                    hint="use pl.Tensor[...] for the one chip's part")
         if kind in ("Out", "InOut", "In"):
             raise self.error(node, f"pl.{kind}[...] is only allowed on function parameters",
                              hint="annotate locals with the inner type only, e.g. pl.Tensor[[16, 64], pl.FP32]")
@@ -219,6 +235,11 @@ class AnnotationsMixin:
         if name is not None:
             refuse_layout(name, node)
             return
+        if isinstance(node, ast.Attribute) and node.attr in ("MX_A_ZZ", "MX_B_NN") and self._is_pl(node.value):
+            raise NotSupportedError(f"the MX scale layout pl.{node.attr} is not supported: tilefold does not model "
+                                    "the MX scale packs (ops/mx_ops.py)", span=self.span(node),
+                                    hint="MX (microscaling) matmuls with LeftScale / RightScale operands are not "
+                                         "simulated")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "TensorView" \
                 and self._is_pl(node.func.value):
             if node.args:

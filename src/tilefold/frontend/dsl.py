@@ -140,22 +140,24 @@ def _mark_function(f: Any) -> Any:
 
 
 class OpNamespace:
-    """``pl.tile``: every registered op ``tile.<name>`` is reachable as ``pl.tile.<name>``."""
+    """``pl.tile``: every registered op ``tile.<name>`` is reachable as ``pl.tile.<name>``, and so is each of
+    ``parsed``: names the parser reads itself (``pl.tensor.dim``) or refuses with its reason."""
 
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, parsed: tuple[str, ...] = ()) -> None:
         self._prefix = prefix
+        self._parsed = parsed
 
     def __getattr__(self, name: str) -> Any:
         from tilefold.ops import find_op
 
-        if name.startswith("_") or find_op(f"{self._prefix}.{name}") is None:
+        if name.startswith("_") or (name not in self._parsed and find_op(f"{self._prefix}.{name}") is None):
             raise AttributeError(f"pl.{self._prefix} has no op {name!r}")
         return _only_in_program(f"{self._prefix}.{name}")
 
     def __dir__(self) -> list[str]:
         from tilefold.ops import all_ops
 
-        return sorted(n.split(".", 1)[1] for n in all_ops() if n.startswith(self._prefix + "."))
+        return sorted({n.split(".", 1)[1] for n in all_ops() if n.startswith(self._prefix + ".")} | set(self._parsed))
 
 
 range_ = _only_in_program("range")
@@ -189,15 +191,60 @@ def dynamic(name: str) -> DynamicDim:
 
 
 class Level(enum.Enum):
-    """``pl.at(level=...)`` levels (PyPTO's hierarchy; tilefold models one chip)."""
+    """``pl.at(level=...)`` / ``@pl.function(level=...)``: PyPTO's hierarchy levels, innermost first, and its
+    aliases (an alias is the same member: ``pl.Level.POD is pl.Level.CLUSTER_0``). tilefold models one chip; what
+    each level means there is in ``frontend/hierarchy.py``."""
 
+    AIV = "AIV"
+    AIC = "AIC"
+    CORE = "CORE"
+    CORE_GROUP = "CORE_GROUP"
+    CHIP_DIE = "CHIP_DIE"
+    CHIP = "CHIP"
     HOST = "HOST"
     CLUSTER = "CLUSTER"
-    CHIP = "CHIP"
-    CORE_GROUP = "CORE_GROUP"
-    CORE = "CORE"
-    AIC = "AIC"
-    AIV = "AIV"
+    CLUSTER_0 = "CLUSTER_0"
+    CLUSTER_1 = "CLUSTER_1"
+    CLUSTER_2 = "CLUSTER_2"
+    GLOBAL = "GLOBAL"
+    POD = "CLUSTER_0"  # aliases (dev/07-outline_hierarchy_scopes): resolve to the canonical member
+    NODE = "HOST"
+    UMA = "CHIP"
+
+
+class Role(enum.Enum):
+    """``role=`` of a hierarchy scope or function: who runs it at its level."""
+
+    Orchestrator = "Orchestrator"
+    Worker = "Worker"
+    SubWorker = "SubWorker"
+
+
+class ScopeMode(enum.Enum):
+    """``pl.scope(mode=...)``: AUTO (the runtime orders tasks by their data) or MANUAL (the user does)."""
+
+    AUTO = "AUTO"
+    MANUAL = "MANUAL"
+
+
+class PipeType(enum.Enum):
+    """The pipes of an AI core named by the manual sync ops (``pl.system.sync_src(set_pipe=..., wait_pipe=...)``):
+    PTO's pipe names (S scalar, V vector, M cube, MTE1/2/3 the data movers, FIX the fixpipe, ALL every pipe)."""
+
+    S = "S"
+    V = "V"
+    M = "M"
+    MTE1 = "MTE1"
+    MTE2 = "MTE2"
+    MTE3 = "MTE3"
+    FIX = "FIX"
+    ALL = "ALL"
+
+
+class CompactMode(enum.Enum):
+    """``compact=`` of a ``pl.TileView``: ``normal`` is PTO's packed transfer format of a partial boxed tile."""
+
+    normal = "normal"
 
 
 # the pad / atomic enums are IR attributes (ops see them): one definition, in tilefold.ir.types
@@ -253,3 +300,54 @@ class _ArrayNamespace:
 
 array = _ArrayNamespace()
 TASK_ID = "TASK_ID"
+
+
+# ---- names PyPTO programs evaluate at Python level (decorator arguments, annotations, defaults) -------------
+# Each exists so that a module using it imports; what the parser does with it (or why it refuses it, located)
+# is in the parser. Kernel-only functions are the ``_only_in_program`` markers above.
+
+
+class Array(_Subscriptable):
+    """``pl.Array[extent, dtype]``: an on-core array of scalars (``frontend/arrays.py``)."""
+
+    _kind = "Array"
+
+
+class DistributedTensor(_Subscriptable):
+    """``pl.DistributedTensor[[shape], dtype]``: a tensor spread over ranks (refused: tilefold simulates one chip)."""
+
+    _kind = "DistributedTensor"
+
+
+TaskId = TypeMarker("Scalar", TASK_ID)  # PyPTO's alias of pl.Scalar[pl.TASK_ID]
+
+
+class _RuntimeValue:
+    """``pl.RUNTIME``: "leave this scalar a run-time value" (``kernel.compile(n=pl.RUNTIME)``, a signature default)."""
+
+    def __repr__(self) -> str:
+        return "pl.RUNTIME"
+
+
+RUNTIME = _RuntimeValue()
+
+#: layout constants of an MX scale tensor (``pl.Tensor[..., pl.MX_A_ZZ]``); the MX scale layouts are not modelled
+MX_A_ZZ = TypeMarker("layout", "MX_A_ZZ")
+MX_B_NN = TypeMarker("layout", "MX_B_NN")
+
+cluster = _only_in_program("cluster")
+split_aiv = _only_in_program("split_aiv")
+incore = _only_in_program("incore")
+create_l1 = _only_in_program("create_l1")
+dim = _only_in_program("dim")
+dump_tag = _only_in_program("dump_tag")
+func_attr = _only_in_program("func_attr")
+static_assert = _only_in_program("static_assert")
+static_print = _only_in_program("static_print")
+submit = _only_in_program("submit")
+spmd_submit = _only_in_program("spmd_submit")
+
+#: ``pl.system.<name>`` spellings of PyPTO's device runtime beyond the registered ``system.*`` ops: the parser
+#: reads them (task_dummy, the buffer set-up ops) or refuses them with its reason
+SYSTEM_PARSED = ("task_dummy", "sync_src", "sync_dst", "bar_v", "bar_m", "bar_all", "reserve_buffer",
+                 "import_peer_buffer", "aic_initialize_pipe", "aiv_initialize_pipe")

@@ -20,6 +20,7 @@ import keyword
 from typing import Any
 
 from tilefold.errors import NotSupportedError
+from tilefold.frontend import hierarchy
 from tilefold.ir.expr import Var
 from tilefold.ir.stmt import AssignStmt, ScopeStmt, SeqStmts, Stmt
 from tilefold.ir.types import TensorType
@@ -27,7 +28,7 @@ from tilefold.ir.visitor import collect_uses
 
 #: pl.SplitMode member -> what TileAndBindSubBlock halves (UP_DOWN: rows, LEFT_RIGHT: columns, NONE: nothing)
 SPLIT_MODES = ("UP_DOWN", "LEFT_RIGHT", "NONE")
-AT_OPTIONS = ("level", "name_hint", "optimizations", "deps", "no_dep_args", "dumps", "allow_early_resolve")
+AT_OPTIONS = ("level", "role", "name_hint", "optimizations", "deps", "no_dep_args", "dumps", "allow_early_resolve")
 
 
 class _Tasks:
@@ -156,13 +157,15 @@ def _no_dep_args(p: Any, node: ast.expr) -> tuple[str, ...]:
 def at_options(p: Any, call: ast.Call) -> tuple[str, dict[str, Any]]:
     """The level and the validated keyword options of a ``pl.at(...)`` call."""
     level = "CORE_GROUP"
+    level_node: ast.AST = call
     attrs: dict[str, Any] = {}
     for kw in call.keywords:
         if kw.arg == "level":
             value = kw.value
             if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Attribute) \
                     and value.value.attr == "Level":
-                level = value.attr
+                level = hierarchy.canonical_level(p, value, value.attr)
+                level_node = value
             else:
                 raise p.error(value, "level= must be a pl.Level member", hint="e.g. pl.at(level=pl.Level.CORE_GROUP)")
         elif kw.arg == "name_hint":
@@ -184,9 +187,7 @@ def at_options(p: Any, call: ast.Call) -> tuple[str, dict[str, Any]]:
         elif kw.arg == "allow_early_resolve":
             attrs["allow_early_resolve"] = _bool_literal(p, kw.value, "allow_early_resolve")  # timing only
         elif kw.arg == "role":
-            raise NotSupportedError("pl.at(role=...) scopes (HOST / GLOBAL orchestrators of a distributed program) "
-                                    "are not supported: tilefold simulates one chip", span=p.span(kw.value),
-                                    hint="use pl.at(level=pl.Level.CORE_GROUP) for on-chip work")
+            attrs["role"] = hierarchy.role_of(p, kw.value)
         elif kw.arg == "predicate":
             raise p.error(kw.value, "pl.at has no predicate= option",
                           hint="PyPTO offers predicate= on pl.submit / pl.spmd; tilefold does not support it: "
@@ -194,6 +195,7 @@ def at_options(p: Any, call: ast.Call) -> tuple[str, dict[str, Any]]:
         else:
             raise p.error(kw.value if kw.arg else call, f"unknown pl.at option {kw.arg!r}",
                           hint=f"pl.at takes {', '.join(o + '=' for o in AT_OPTIONS)}")
+    hierarchy.check_placement(p, level_node, level, attrs.get("role"), scope=True)
     if tasks(p).manual_depth:
         attrs["manual_scope"] = True
     return level, attrs

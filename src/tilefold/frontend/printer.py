@@ -141,6 +141,13 @@ def _data_is_default(value: Any, default: Any) -> bool:
     return value == default
 
 
+
+def _placement_options(attrs: tuple[tuple[str, Any], ...]) -> list[str]:
+    """``level=pl.Level.X, role=pl.Role.Y`` of a hierarchy function / scope (frontend/hierarchy.py)."""
+    d = dict(attrs)
+    out = [f"level=pl.Level.{d['level']}"] if d.get("level") else []
+    return out + ([f"role=pl.Role.{d['role']}"] if d.get("role") else [])
+
 class _Printer:
     def __init__(self) -> None:
         self.lines: list[str] = []
@@ -200,8 +207,10 @@ class _Printer:
         self._uses_root = fn.body
         ind = INDENT * level
         opts = [f"type=pl.FunctionType.{fn.func_type.name}"]
-        if fn.attrs:
-            opts.append(f"attrs={self.attrs_dict(fn.attrs)}")
+        opts += _placement_options(fn.attrs)
+        rest = tuple((k, v) for k, v in fn.attrs if k not in ("level", "role"))
+        if rest:
+            opts.append(f"attrs={self.attrs_dict(rest)}")
         self.lines.append(f"{ind}@pl.function({', '.join(opts)})")
         params = ["self"]
         for v, d in zip(fn.params, fn.param_directions, strict=False):
@@ -314,7 +323,8 @@ class _Printer:
         elif isinstance(s, YieldStmt):
             self.lines.append(f"{ind}pl.yield_({', '.join(self.expr(v) for v in s.values)})")
         elif isinstance(s, ScopeStmt):  # the jit form before OutlineIncoreScopes (readable, not re-parsable)
-            opts = "".join(f", {k}={v!r}" for k, v in s.attrs)
+            opts = "".join(f", {o}" for o in _placement_options(s.attrs)) + "".join(
+                f", {k}={v!r}" for k, v in s.attrs if k not in ("level", "role"))
             self.lines.append(f"{ind}with pl.at(level=pl.Level.{s.level}{opts}):")
             self.stmt(s.body, level + 1)
         else:

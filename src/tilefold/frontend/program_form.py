@@ -367,10 +367,17 @@ class ProgramFormMixin:
                                          hint="one of " + ", ".join(f"pl.FunctionType.{t.name}" for t in FunctionType))
                     func_type = value
                 elif kw.arg == "attrs":
-                    attrs = self._attrs_dict(kw.value)
+                    attrs = self._attrs_dict(kw.value) + tuple((k, v) for k, v in attrs if k in ("level", "role"))
+                elif kw.arg in ("level", "role"):
+                    attrs = attrs + ((kw.arg, self._placement(kw.arg, kw.value)),)
                 else:
                     raise self.error(kw.value if kw.value else dec, f"unknown @pl.function option {kw.arg!r}",
-                                     hint="@pl.function accepts type= and attrs=")
+                                     hint="@pl.function accepts type=, level=, role= and attrs=")
+            placed = dict(attrs)
+            if "level" in placed or "role" in placed:
+                from tilefold.frontend.hierarchy import check_placement
+
+                check_placement(self, dec, placed.get("level", "HOST"), placed.get("role"), scope=False)
         a = fn.args
         if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
             raise self.error(fn, "kernel functions take plain positional parameters only",
@@ -411,6 +418,16 @@ class ProgramFormMixin:
             else:
                 returns = (self._plain_type(r),)
         return _FnSig(GlobalVar(fn.name, span=self.span(fn)), out, returns, func_type, attrs, fn)
+
+    def _placement(self, key: str, node: ast.expr) -> str:
+        """``level=pl.Level.X`` (canonical name) or ``role=pl.Role.X`` of ``@pl.function`` (frontend/hierarchy.py)."""
+        from tilefold.frontend import hierarchy
+
+        if key == "role":
+            return hierarchy.role_of(self, node)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) and node.value.attr == "Level":
+            return hierarchy.canonical_level(self, node, node.attr)
+        raise self.error(node, "level= must be a pl.Level member", hint="e.g. level=pl.Level.HOST")
 
     def _function(self, sig: _FnSig) -> Function:
         fn = sig.node

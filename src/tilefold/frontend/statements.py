@@ -23,6 +23,7 @@ from tilefold.ir.expr import (
     TupleGetItem,
     Var,
 )
+from tilefold.ir.hierarchy import ON_CHIP
 from tilefold.ir.stmt import (
     AssignStmt,
     EvalStmt,
@@ -841,9 +842,9 @@ class StatementsMixin:
         if call.args:
             raise self.error(call, "pl.at takes keyword arguments only", hint="pl.at(level=pl.Level.CORE_GROUP)")
         level, attrs = jit_scopes.at_options(self, call)
-        if level not in ("CORE_GROUP", "CORE", "AIC", "AIV"):
-            raise NotSupportedError(f"pl.at(level=pl.Level.{level}) is not supported on one simulated chip",
-                                    span=self.span(call), hint="use pl.Level.CORE_GROUP")
+        if level not in ON_CHIP:
+            self._hierarchy_scope(s, level, attrs, out)
+            return
         if getattr(getattr(self, "_current_sig", None), "func_type", None) is FunctionType.InCore:
             raise self.error(s, "a pl.at scope in an InCore function: the function already runs on the chip",
                              hint="drop the with, or declare the function Opaque / Orchestration")
@@ -858,6 +859,31 @@ class StatementsMixin:
             self._in_at_scope = False
         jit_scopes.bind_task_id(self, s, attrs)
         out.extend(jit_scopes.scope_dumps(self, s, attrs, body))
+        out.append(ScopeStmt(level, SeqStmts(tuple(body)), attrs=tuple(attrs.items()), span=self.span(s)))
+
+    def _hierarchy_scope(self, s: ast.With, level: str, attrs: dict[str, Any], out: list[Stmt]) -> None:
+        """``with pl.at(level=pl.Level.HOST, role=pl.Role.Orchestrator):`` (frontend/hierarchy.py): orchestration
+        code, kept as a ScopeStmt that OutlineHierarchyScopes outlines; it may hold further hierarchy scopes and
+        on-chip ones, as the function around it may."""
+        from tilefold.errors import NotSupportedError
+
+        if getattr(getattr(self, "_current_sig", None), "func_type", None) is FunctionType.InCore \
+                or getattr(self, "_in_at_scope", False):
+            raise self.error(s, f"a pl.Level.{level} scope inside on-chip code: the code already runs on the chip",
+                             hint="put the hierarchy scope in orchestration code, around the on-chip scopes")
+        if self.loop_kind:
+            raise NotSupportedError("a hierarchy pl.at scope inside a loop or an if is not supported",
+                                    span=self.span(s), hint="put the loop inside the scope")
+        for bad in ("deps", "no_dep_args", "dumps", "optimizations", "task_key"):
+            if bad in attrs or (bad == "optimizations" and ("sub_block_split" in attrs or "cross_core_slot" in attrs)):
+                raise self.error(s.items[0].context_expr, f"{bad}= is an option of an on-chip pl.at scope",
+                                 hint="give it to the pl.at(level=pl.Level.CORE_GROUP) scope inside")
+        if s.items[0].optional_vars is not None:
+            raise self.error(s.items[0].optional_vars, "a hierarchy scope binds no task id",
+                             hint="bind `as tid` on the on-chip pl.at scope inside it")
+        body: list[Stmt] = []
+        self._future.run(s.body, lambda _i, b: self._stmt(b, body))
+        attrs = {"role": attrs.get("role"), **({"name_hint": attrs["name_hint"]} if "name_hint" in attrs else {})}
         out.append(ScopeStmt(level, SeqStmts(tuple(body)), attrs=tuple(attrs.items()), span=self.span(s)))
 
     def _assign(self, target: ast.AST, name: str, value_node: ast.expr, ann_node: ast.expr | None,

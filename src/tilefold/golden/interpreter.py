@@ -733,14 +733,18 @@ def select_entry(program: Program, entry: str | None = None) -> Function:
     if not program.functions:
         raise TilefoldError(f"program {program.name!r} has no functions", span=program.span,
                             hint="add a kernel (@pl.function(type=pl.FunctionType.InCore)) to the program")
-    orch = [fn for fn in program.functions if fn.func_type is FunctionType.Orchestration]
+    called = _called_functions(program)
+    # an Orchestration function another one calls (a helper, a Graph fragment) is not the entry: the caller is
+    orch = [fn for fn in program.functions if fn.func_type is FunctionType.Orchestration and fn.name not in called]
     if len(orch) == 1:
         return orch[0]
     if len(orch) > 1:
         raise TilefoldError(f"program {program.name!r} has several Orchestration functions", span=program.span,
                             hint=f"pass entry= one of {', '.join(fn.name for fn in orch)}")
-    called = _called_functions(program)
     roots = [fn for fn in program.functions if fn.name not in called]
+    if len(roots) > 1:  # an uncalled kernel next to an uncalled Opaque caller: the caller is the program
+        callers = [fn for fn in roots if not fn.func_type.is_incore]
+        roots = callers if len(callers) == 1 and any(fn.name in called for fn in program.functions) else roots
     if len(roots) == 1:
         return roots[0]
     names = ", ".join(fn.name for fn in (roots or program.functions))

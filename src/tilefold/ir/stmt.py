@@ -134,6 +134,9 @@ class FunctionType(enum.Enum):
     AIC = "AIC"
     AIV = "AIV"
     Group = "Group"
+    #: a recordable orchestration fragment (PyPTO dev/03-functions "Graph Fragments"): orchestration code the
+    #: runtime records on its first call and replays after; values are those of an Orchestration function
+    Graph = "Graph"
 
     @property
     def is_incore(self) -> bool:

@@ -39,6 +39,7 @@ from tilefold.frontend.dsl import (
 from tilefold.frontend.parser import _MISSING, Parser
 from tilefold.frontend.printer import python_print
 from tilefold.ir.affine import AffineMap
+from tilefold.ir.expr import ConstInt as _ConstInt
 from tilefold.ir.stmt import FunctionType, Program
 from tilefold.ir.types import DataType, MemorySpace
 from tilefold.runtime.jit import JITFunction, jit
@@ -72,7 +73,7 @@ HF8 = DataType.HF8
 INDEX = DataType.INDEX
 
 tile = OpNamespace("tile")
-tensor = OpNamespace("tensor")  # pl.tensor.create(...) == pl.create_tensor(...)
+tensor = OpNamespace("tensor", parsed=("dim",))  # pl.tensor.create(...) == pl.create_tensor(...)
 
 range = _dsl.range_  # noqa: A001  (pl.range mirrors PyPTO)
 pipeline = _dsl.pipeline
@@ -101,6 +102,35 @@ scope = _dsl.scope
 manual_scope = _dsl.manual_scope
 array = _dsl.array
 TASK_ID = _dsl.TASK_ID
+# -- PyPTO names evaluated at Python level (hierarchy, enums, type constructors, kernel-only markers): one block --
+Role = _dsl.Role
+ScopeMode = _dsl.ScopeMode
+PipeType = _dsl.PipeType
+CompactMode = _dsl.CompactMode
+Array = _dsl.Array
+DistributedTensor = _dsl.DistributedTensor
+TaskId = _dsl.TaskId
+RUNTIME = _dsl.RUNTIME
+MX_A_ZZ, MX_B_NN = _dsl.MX_A_ZZ, _dsl.MX_B_NN
+InlineFunction = JITFunction  # what @pl.inline / @pl.jit.inline give: a template the parser splices
+ConstInt = _ConstInt  # the IR builder's integer constant: pl.ConstInt(0x1000, pl.INT64, span)
+system = OpNamespace("system", parsed=_dsl.SYSTEM_PARSED)
+cluster = _dsl.cluster
+split_aiv = _dsl.split_aiv
+incore = _dsl.incore
+create_l1 = _dsl.create_l1
+dim = _dsl.dim
+dump_tag = _dsl.dump_tag
+func_attr = _dsl.func_attr
+static_assert = _dsl.static_assert
+static_print = _dsl.static_print
+submit = _dsl.submit
+spmd_submit = _dsl.spmd_submit
+_PYPTO_NAMES = ["Role", "ScopeMode", "PipeType", "CompactMode", "Array", "DistributedTensor", "TaskId", "RUNTIME",
+                "MX_A_ZZ", "MX_B_NN", "InlineFunction", "ConstInt", "system", "cluster", "split_aiv", "incore",
+                "create_l1", "dim", "dump_tag", "func_attr", "static_assert", "static_print", "submit",
+                "spmd_submit"]
+# -- end of the block --
 AUTO = None  # PyPTO's sentinel for a compiler-chosen value: pl.reserve_buffer(base=pl.AUTO) lets the planner place it
 
 
@@ -292,5 +322,5 @@ __all__ = [
     "function",
     "load", "loads", "make_tuple", "max", "min", "parallel", "parse", "parse_file", "pipeline", "program",
     "python_print", "range",
-    "reduction", "store", "tensor", "tile", "unroll", "while_", "yield_",
+    "reduction", "store", "tensor", "tile", "unroll", "while_", "yield_", *_PYPTO_NAMES,
 ]

@@ -26,6 +26,7 @@ from tilefold.passes.base import Pass
 from tilefold.passes.canonicalize_tile_slice import canonicalize_tile_slice
 from tilefold.passes.flatten_tile_nd_to_2d import flatten_tile_nd_to_2d
 from tilefold.passes.infer_tile_memory_space import infer_tile_memory_space
+from tilefold.passes.inline_orchestration_calls import inline_orchestration_calls, needs_inlining
 from tilefold.passes.memory_planning.allocate_memory_addr import allocate_memory_addr
 from tilefold.passes.memory_planning.init_mem_ref import init_mem_ref
 from tilefold.passes.memory_planning.memory_reuse import memory_reuse
@@ -167,6 +168,8 @@ def pipeline_for(program: Program, target: Any = None, options: Any = None, *,
     passes = default_tile_pipeline(skip_passes=tuple(skip_passes), options=record)
     if is_tensor_level(program):  # a @pl.jit program: scopes and tensor-level ops are lowered first
         passes = [*tensor_level_passes(record.target), *passes]
+    elif needs_inlining(program):  # orchestration helpers, hierarchy functions, Graph fragments of a tile program
+        passes = [inline_orchestration_calls(), *passes]
     return passes
 
 

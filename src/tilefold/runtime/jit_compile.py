@@ -27,10 +27,12 @@ def to_tile_program(program: Program, config: Any = None) -> Program:
 
 
 def outlined(program: Program) -> Program:
-    """The program after OutlineIncoreScopes only: tensor ops inside InCore functions (what golden runs)."""
+    """The program after OutlineHierarchyScopes and OutlineIncoreScopes only: tensor ops inside InCore functions
+    (what golden runs)."""
+    from tilefold.passes.tensor_lowering.outline_hierarchy_scopes import outline_hierarchy_scopes
     from tilefold.passes.tensor_lowering.outline_incore_scopes import outline_incore_scopes
 
-    return outline_incore_scopes()(program)
+    return outline_incore_scopes()(outline_hierarchy_scopes()(program))
 
 
 def lower_program(program: Program, config: Any = None) -> Program:

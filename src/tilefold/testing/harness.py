@@ -68,8 +68,10 @@ def reference_program(program: Program) -> Program:
     """The form of ``program`` golden runs and the comparison reads: a ``@pl.jit`` program's ``pl.at`` scopes
     outlined into InCore functions (OutlineIncoreScopes, the pipeline's first pass on it: golden runs an outlined
     ``pl.spmd`` scope as the launch of blocks it becomes); any other program as it is."""
+    from tilefold.passes.tensor_lowering.outline_hierarchy_scopes import outline_hierarchy_scopes
     from tilefold.passes.tensor_lowering.outline_incore_scopes import has_scopes, outline_incore_scopes
 
+    program = outline_hierarchy_scopes()(program)
     return outline_incore_scopes()(program) if has_scopes(program) else program
 
 

@@ -1685,10 +1685,14 @@ def is_tensor_level(program: Program) -> bool:
 
 
 def tensor_level_passes(target: Any = None) -> list[Pass]:
-    """OutlineIncoreScopes, ConvertTensorToTileOps: what runs before the tile pipeline on tensor-level programs."""
+    """OutlineHierarchyScopes, OutlineIncoreScopes, InlineOrchestrationCalls, ConvertTensorToTileOps: what runs
+    before the tile pipeline on tensor-level programs."""
+    from tilefold.passes.inline_orchestration_calls import inline_orchestration_calls
+    from tilefold.passes.tensor_lowering.outline_hierarchy_scopes import outline_hierarchy_scopes
     from tilefold.passes.tensor_lowering.outline_incore_scopes import outline_incore_scopes
 
-    return [outline_incore_scopes(), convert_tensor_to_tile_ops(target)]
+    return [outline_hierarchy_scopes(), outline_incore_scopes(), inline_orchestration_calls(),
+            convert_tensor_to_tile_ops(target)]
 
 
 __all__ = ["ConvertTensorToTileOpsOptions", "convert_tensor_to_tile_ops", "is_tensor_level", "tensor_level_passes"]
