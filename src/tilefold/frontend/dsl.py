@@ -203,6 +203,7 @@ class Level(enum.Enum):
 # the pad / atomic enums are IR attributes (ops see them): one definition, in tilefold.ir.types
 PadValue = _ir_types.PadValue
 AtomicType = _ir_types.AtomicType
+PipeType = _ir_types.PipeType  # pl.system.sync_src / sync_dst pipes (ops/pipe_sync_ops.py)
 
 
 def at(*args: Any, **kwargs: Any) -> Any:
