@@ -193,6 +193,6 @@ def check_barrier_occupancy(kernel: Any, block_dim: int, target: Any) -> None:
                                         span=ins.span, hint=_HINT)
 
 
-__all__ = ["BarrierOccupancyError", "CacheInvalid", "GmFence", "PipeBarrier", "PipeSyncError", "SyncAll", "barriers", "check_barrier_occupancy",
-           "check_barriers_outside_regions",
-           "lower_system_op", "occupancy_problem"]
+__all__ = ["BarrierOccupancyError", "CacheInvalid", "GmFence", "PipeBarrier", "PipeSyncError", "SyncAll", "barriers",
+           "check_barrier_occupancy", "check_barriers_outside_regions", "lower_pipe_sync", "lower_system_op",
+           "occupancy_problem"]

@@ -281,8 +281,8 @@ def program(cls: type | None = None, **options: Any) -> Any:
 
 __all__ = [
     "BF16", "BOOL", "FP16", "FP32", "FP64", "FP4", "FP8E4M3", "FP8E4M3FN",
-    "FP8E5M2", "FP8E8M0", "GM", "INDEX", "INT16", "INT32", "INT4", "INT64",
-    "INT8", "JITFunction", "Level", "PadValue", "AtomicType", "PipeType", "SplitMode", "TASK_ID", "array", "at", "cross_core_slot",
+    "FP8E5M2", "FP8E8M0", "GM", "INDEX", "PipeType", "INT16", "INT32", "INT4", "INT64",
+    "INT8", "JITFunction", "Level", "PadValue", "AtomicType", "SplitMode", "TASK_ID", "array", "at", "cross_core_slot",
     "dynamic", "jit", "manual_scope", "scope", "split", "spmd",
     "UINT16", "UINT32", "UINT64", "UINT8", "FunctionType", "InOut", "Mem", "MemRef", "MemorySpace", "Out",
     "Scalar", "Tensor", "TensorLayout", "TensorView", "ND", "DN", "NZ",

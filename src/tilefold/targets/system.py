@@ -8,6 +8,8 @@
 - ``participants(block_dim, core_type, target)``: the number of cores a soft ``syncall`` counts (its
   ``used_cores``): one per block for ``aiv_only`` / ``aic_only``, the whole cluster (1 AIC + its AIVs) per block
   for ``mix`` (PyPTO's language/04: "the total number of participating AIC and AIV cores").
+- ``PIPE_TYPE_PIPES``, ``EVENT_IDS``, ``MISSING_PIPES``, ``pipe_sync_costs(target)``: the facts of the pipe
+  synchronisation ops (``pl.system.sync_src`` / ``sync_dst`` / ``bar_*``, below; their prices assumed too).
 - ``barrier_costs(target)``: the cycles of the barrier, the fence and the cache maintenance. PyPTO's documents give
   no figure for any of them (performance/02 only says a syncall replaces an AICPU round trip between two tasks),
   so every number here is **assumed** and says so; the soft barrier is priced from the measured GM latency.
