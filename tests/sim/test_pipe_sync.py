@@ -298,3 +298,31 @@ def test_jit_event_id_out_of_range_is_a_located_error():
     with pytest.raises(TilefoldError, match="event_id=8 is out of range") as info:
         k.event_id_out_of_range(a, np.zeros_like(a))
     assert info.value.span is not None and info.value.span.line > 0
+
+
+def _qk():
+    rng = np.random.default_rng(9)
+    q = rng.uniform(-0.5, 0.5, (64, 32)).astype(np.float16)
+    k = rng.uniform(-0.5, 0.5, (64, 32)).astype(np.float16)
+    return q, k
+
+
+def test_syncs_in_a_mixed_kernel_and_its_split_aiv_region_leave_the_values_unchanged():
+    import pipe_sync_jit_kernels as kernels
+
+    q, k = _qk()
+    out = np.zeros((64, 64), np.float32)
+    kernels.syncs_in_a_region(q, k, out)
+    want = np.exp(q.astype(np.float64) @ k.astype(np.float64).T)
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6)
+    text = kernels.syncs_in_a_region.compile(q, k, out).pto.text()
+    assert "pipe_barrier CUBE" in text and "set_flag VECTOR -> MTE3, EVENT_ID1" in text
+
+
+def test_a_cube_barrier_inside_a_split_aiv_region_is_a_located_error():
+    import pipe_sync_jit_kernels as kernels
+
+    q, k = _qk()
+    with pytest.raises(TilefoldError, match="pl.split_aiv region .* pipe M does not exist") as info:
+        kernels.cube_barrier_in_a_region(q, k, np.zeros((64, 64), np.float32))
+    assert info.value.span is not None and info.value.span.line > 0

@@ -87,11 +87,13 @@ class PipeBarrier(Instr):
 def _pipe_of(gen: Any, call: Call, pipe_type: str) -> Pipe:
     """The simulated pipe of ``pl.PipeType.<pipe_type>`` in ``gen``'s kernel; a pipe its core does not have is a
     located error."""
-    kind = gen.fn.func_type.value
+    lane = gen.__dict__.get("lane_region", False)
+    kind = "AIV" if lane else gen.fn.func_type.value
     if pipe_type in MISSING_PIPES.get(kind, ()):
         core = "a vector core (AIV) has no cube, MTE1 or fixpipe" if kind == "AIV" else \
             "a cube core (AIC) has no vector unit"
-        raise PipeSyncError(f"pl.{call.op_name} in {kind} kernel @{gen.fn.name}: pipe {pipe_type} does not exist "
+        where = f"a pl.split_aiv region of kernel @{gen.fn.name}" if lane else f"{kind} kernel @{gen.fn.name}"
+        raise PipeSyncError(f"pl.{call.op_name} in {where}: pipe {pipe_type} does not exist "
                             f"there ({core})", span=call.span if call.span.line else None,
                             hint="synchronise the pipes the kernel's core runs (AIV: S, V, MTE2, MTE3; AIC: S, "
                                  "M, MTE1, MTE2, MTE3, FIX)")
