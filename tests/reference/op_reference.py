@@ -1237,6 +1237,56 @@ for _op in ("system.available_aiv_count", "system.available_cluster_count", "sys
 
 
 # ------------------------------------------------------------------------------------------------
+# in-kernel pipe syncs (no golden formula: they order pipes and change no value)
+# ------------------------------------------------------------------------------------------------
+
+_PIPE_SYNC_KERNEL = '''import tilefold.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[16, 64], pl.FP32], w: pl.Tensor[[64, 64], pl.FP32],
+               mm: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+               out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.tile.load(x, [0, 0], [16, 64])
+        pl.system.sync_src(set_pipe=pl.PipeType.MTE2, wait_pipe=pl.PipeType.V, event_id=0)
+        pl.system.sync_dst(set_pipe=pl.PipeType.MTE2, wait_pipe=pl.PipeType.V, event_id=0)
+        d = pl.tile.adds(t, 1.0)
+        pl.system.bar_v()
+        m = pl.matmul(pl.tile.load(x, [0, 0], [16, 64], target_memory=pl.Mem.Mat),
+                      pl.tile.load(w, [0, 0], [64, 64], target_memory=pl.Mem.Mat))
+        pl.system.bar_m()
+        mm = pl.store(m, [0, 0], mm)
+        pl.system.bar_all()
+        out = pl.store(d, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], w: pl.Tensor[[64, 64], pl.FP32],
+             mm: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+             out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        out = self.kernel(x, w, mm, out)
+        return out
+'''
+
+
+def _pipe_sync_cases(op: str):
+    def build(dt):
+        x = (np.arange(16 * 64, dtype=np.float32).reshape(16, 64) % 7) / 4  # exact in FP32
+        w = (np.arange(64 * 64, dtype=np.float32).reshape(64, 64) % 5) / 8
+        mm = (x.astype(np.float64) @ w.astype(np.float64)).astype(np.float32)  # exact: small multiples of 1/32
+        return [Case(op, _PIPE_SYNC_KERNEL, {"x": x, "w": w}, {"mm": mm, "out": x + 1}, EXACT)]
+    return build
+
+
+for _op in ("system.sync_src", "system.sync_dst", "system.bar_v", "system.bar_m", "system.bar_all"):
+    entry(_op, (FP32,), _pipe_sync_cases(_op), "value: a mixed (vector + cube) kernel with an MTE2 -> V event pair "
+          "and the V / M / ALL pipe barriers gives x + 1 and x @ w, as without them",
+          "no golden formula: a pipe sync orders pipes and changes no value")
+
+
+# ------------------------------------------------------------------------------------------------
 # custom kernels: the registry passes the user's kernel through (its values are the user's function)
 # ------------------------------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from tilefold.sim.trace import chrome_trace
 from tilefold.targets import TARGETS, get_target
 from tilefold.targets.costs import ORIGINS
 
-COST_CLASSES = {"dma", "vector", "cube", "scalar", "none", "custom", "copy", "cross_core", "barrier"}
+COST_CLASSES = {"dma", "vector", "cube", "scalar", "none", "custom", "copy", "cross_core", "barrier", "pipe_sync"}
 DTYPES = ("fp32", "fp16", "bf16", "int32", "int16", "int8")
 #: (shape, valid shape): contiguous, one row, narrow rows, a row-padded (strided) tile
 SHAPES = (((16, 64), None), ((1, 64), None), ((64, 8), None), ((16, 128), (16, 48)))
@@ -52,6 +52,19 @@ def test_barrier_ops_are_priced_by_the_targets_system_table_and_marked_assumed(t
     assert {name for name, _ in _ops("barrier")} == {"system.syncall", "system.fence", "system.cacheinvalid"}
     costs = barrier_costs(get_target(target))
     assert costs.source.startswith("assumed") and min(costs.hard, costs.fence, costs.invalidate_all) > 0
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_pipe_sync_ops_are_priced_by_the_targets_system_table_and_marked_assumed(target):
+    """set_flag / wait_flag cost no pipe time of their own (the wait is the schedule's), the pipe barriers do; no
+    reference gives a figure for any of them (docs/backend.md)."""
+    from tilefold.targets.system import pipe_sync_costs
+
+    assert {name for name, _ in _ops("pipe_sync")} == {"system.sync_src", "system.sync_dst", "system.bar_v",
+                                                        "system.bar_m", "system.bar_all"}
+    costs = pipe_sync_costs(get_target(target))
+    assert costs.source.startswith("assumed") and costs.set_flag == costs.wait_flag == 0
+    assert 0 < costs.pipe_barrier <= costs.barrier_all
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))

@@ -169,7 +169,11 @@ def lower_region(gen: Any, s: ForStmt, split: int, out: list[Instr]) -> None:
     for st in _top_level(s):
         op = op_of(st.value) if isinstance(st, AssignStmt) else None
         if op is None or op.name not in ("tile.aiv_shard", "tile.aic_gather"):
-            gen.stmt(st, lane)
+            gen.__dict__["lane_region"] = True  # the statement runs on an AIV lane (system_sync._pipe_of)
+            try:
+                gen.stmt(st, lane)
+            finally:
+                gen.__dict__["lane_region"] = False
             continue
         call: Call = st.value
         pid = f"auto{ids[0]}"

@@ -445,9 +445,10 @@ class SetFlag(Instr):
     src: str  # Pipe value ("MTE2", "VECTOR", ...)
     dst: str
     event: int
+    user: bool = False  # written in the kernel (pl.system.sync_src): PTO's EVENT_IDn, apart from codegen's events
 
     def text(self) -> str:
-        return f"set_flag {self.src} -> {self.dst}, e{self.event}"
+        return f"set_flag {self.src} -> {self.dst}, {event_text(self.event, self.user)}"
 
 
 @dataclass(frozen=True)
@@ -458,9 +459,16 @@ class WaitFlag(Instr):
     src: str
     dst: str
     event: int
+    user: bool = False  # written in the kernel (pl.system.sync_dst)
 
     def text(self) -> str:
-        return f"wait_flag {self.src} -> {self.dst}, e{self.event}"
+        return f"wait_flag {self.src} -> {self.dst}, {event_text(self.event, self.user)}"
+
+
+def event_text(event: int, user: bool) -> str:
+    """An event's name in the program text: ``EVENT_IDn`` for one the kernel wrote (pl.system.sync_src /
+    sync_dst), ``eN`` for one codegen inserted (its own numbering: the two never match each other)."""
+    return f"EVENT_ID{event}" if user else f"e{event}"
 
 
 @dataclass(frozen=True)

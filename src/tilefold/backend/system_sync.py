@@ -7,6 +7,10 @@
   element at ``offsets`` of ``tensor``.
 
 All three run on the scalar pipe and access no tile; the simulator gives them their meaning (``sim/barrier.py``).
+
+- ``PipeBarrier``: ``pl.system.bar_v`` / ``bar_m`` / ``bar_all`` (PTO's ``pipe_barrier``), on its own pipe (PIPE_ALL:
+  the scalar pipe). ``pl.system.sync_src`` / ``sync_dst`` lower to ``SetFlag`` / ``WaitFlag`` marked ``user``: the
+  kernel's own EVENT_IDn, kept apart from the events ``sync.insert_syncs`` numbers (see ``ops/pipe_sync_ops.py``).
 ``check_barrier_occupancy`` is PyPTO's ``HardSyncallOccupancyValid`` verifier: a kernel whose launch size is known at
 compile time and that holds a hard barrier must occupy every core of the barrier's type, and no barrier may be
 launched on more blocks than there are cores for them (the blocks past the cores would wait for a core that never
@@ -21,14 +25,19 @@ from typing import Any
 
 from tilefold.errors import TilefoldError
 from tilefold.ir.expr import Call, Var
-from tilefold.targets.system import default_core_type, launch_problem
+from tilefold.targets import Pipe
+from tilefold.targets.system import MISSING_PIPES, PIPE_TYPE_PIPES, default_core_type, launch_problem
 
 from .cross_core import LaneRegion
-from .pto import Instr, SConst, SExpr
+from .pto import Instr, SConst, SetFlag, SExpr, WaitFlag
 
 
 class BarrierOccupancyError(TilefoldError):
     """A barrier launched on a block count the device cannot complete it at (it would deadlock)."""
+
+
+class PipeSyncError(TilefoldError):
+    """A pipe synchronisation naming a pipe the kernel's core does not have."""
 
 
 @dataclass(frozen=True)
@@ -60,11 +69,59 @@ class CacheInvalid(Instr):
         return f"cacheinvalid @{self.tensor}[{', '.join(str(o) for o in self.offsets)}]"
 
 
+@dataclass(frozen=True)
+class PipeBarrier(Instr):
+    """``pipe_barrier(PIPE_x)`` (``pl.system.bar_v`` / ``bar_m`` / ``bar_all``): ``pipe`` a ``Pipe`` value, or
+    "ALL": the later instructions of the pipe (of every pipe) start once its (their) earlier ones have finished."""
+
+    pipe: str
+
+    def text(self) -> str:
+        return f"pipe_barrier {self.pipe}"
+
+    def pipe_on(self, space_of: Any, target: Any) -> Pipe:
+        """The pipe it is queued on (``sync.instruction_pipe``): its own, the scalar pipe for PIPE_ALL."""
+        return Pipe.S if self.pipe == "ALL" else Pipe(self.pipe)
+
+
+def _pipe_of(gen: Any, call: Call, pipe_type: str) -> Pipe:
+    """The simulated pipe of ``pl.PipeType.<pipe_type>`` in ``gen``'s kernel; a pipe its core does not have is a
+    located error."""
+    lane = gen.__dict__.get("lane_region", False)
+    kind = "AIV" if lane else gen.fn.func_type.value
+    if pipe_type in MISSING_PIPES.get(kind, ()):
+        core = "a vector core (AIV) has no cube, MTE1 or fixpipe" if kind == "AIV" else \
+            "a cube core (AIC) has no vector unit"
+        where = f"a pl.split_aiv region of kernel @{gen.fn.name}" if lane else f"{kind} kernel @{gen.fn.name}"
+        raise PipeSyncError(f"pl.{call.op_name} in {where}: pipe {pipe_type} does not exist "
+                            f"there ({core})", span=call.span if call.span.line else None,
+                            hint="synchronise the pipes the kernel's core runs (AIV: S, V, MTE2, MTE3; AIC: S, "
+                                 "M, MTE1, MTE2, MTE3, FIX)")
+    return PIPE_TYPE_PIPES[pipe_type]
+
+
+def lower_pipe_sync(gen: Any, call: Call, op: Any, out: list[Instr]) -> None:
+    """``system.sync_src`` / ``sync_dst`` -> a kernel-written ``SetFlag`` / ``WaitFlag``; ``bar_v`` / ``bar_m`` /
+    ``bar_all`` -> ``PipeBarrier``."""
+    span = call.span if call.span.line else None
+    if op.extra["system"] == "pipe_barrier":
+        which = op.extra["pipe"]
+        out.append(PipeBarrier("ALL" if which == "ALL" else _pipe_of(gen, call, which).value, span=span))
+        return
+    src = _pipe_of(gen, call, call.kwarg("set_pipe").name).value
+    dst = _pipe_of(gen, call, call.kwarg("wait_pipe").name).value
+    cls = SetFlag if op.name == "system.sync_src" else WaitFlag
+    out.append(cls(src, dst, int(call.kwarg("event_id")), user=True, span=span))
+
+
 def lower_system_op(gen: Any, call: Call, op: Any, var: Var | None, out: list[Instr]) -> tuple[str, ...]:
-    """``system.syncall`` / ``fence`` / ``cacheinvalid`` -> their instruction (``gen``: a FunctionCodegen)."""
+    """``system.syncall`` / ``fence`` / ``cacheinvalid`` and the pipe syncs -> their instruction (``gen``: a
+    FunctionCodegen)."""
     span = call.span if call.span.line else None
     what = op.extra["system"]
-    if what == "fence":
+    if what in ("pipe_event", "pipe_barrier"):
+        lower_pipe_sync(gen, call, op, out)
+    elif what == "fence":
         out.append(GmFence(span=span))
     elif what == "cacheinvalid":
         if call.args:
@@ -138,6 +195,6 @@ def check_barrier_occupancy(kernel: Any, block_dim: int, target: Any) -> None:
                                         span=ins.span, hint=_HINT)
 
 
-__all__ = ["BarrierOccupancyError", "CacheInvalid", "GmFence", "SyncAll", "barriers", "check_barrier_occupancy",
-           "check_barriers_outside_regions",
-           "lower_system_op", "occupancy_problem"]
+__all__ = ["BarrierOccupancyError", "CacheInvalid", "GmFence", "PipeBarrier", "PipeSyncError", "SyncAll", "barriers",
+           "check_barrier_occupancy", "check_barriers_outside_regions", "lower_pipe_sync", "lower_system_op",
+           "occupancy_problem"]

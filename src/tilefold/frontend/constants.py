@@ -25,6 +25,7 @@ from tilefold.ir.types import (
     DataType,
     MemorySpace,
     PadValue,
+    PipeType,
 )
 
 _FOLD = {
@@ -33,7 +34,8 @@ _FOLD = {
     ast.Pow: lambda a, b: a ** b,
 }
 
-_PLAIN = (int, float, bool, str, type(None), DataType, MemorySpace, FunctionType, AffineMap, PadValue, AtomicType)
+_PLAIN = (int, float, bool, str, type(None), DataType, MemorySpace, FunctionType, AffineMap, PadValue, AtomicType,
+          PipeType)
 
 #: folded integer constants stay below 2**MAX_CONST_BITS in magnitude (INDEX / INT64 hold 63 bits + sign):
 #: folding ``10 ** 10 ** 10`` is refused before it is computed instead of running for ever
@@ -278,8 +280,8 @@ class ConstantsMixin:
                                      hint="one of " + ", ".join(t.name for t in FunctionType)) from None
             if base.attr == "DataType":
                 return self._dtype(node)
-            if base.attr in ("PadValue", "AtomicType"):  # enum attributes of fillpad / atomic stores
-                enum_type = PadValue if base.attr == "PadValue" else AtomicType
+            if base.attr in ("PadValue", "AtomicType", "PipeType"):  # fillpad / atomic stores / pipe syncs
+                enum_type = {"PadValue": PadValue, "AtomicType": AtomicType, "PipeType": PipeType}[base.attr]
                 try:
                     return enum_type[node.attr]
                 except KeyError:

@@ -227,20 +227,6 @@ class ScopeMode(enum.Enum):
     MANUAL = "MANUAL"
 
 
-class PipeType(enum.Enum):
-    """The pipes of an AI core named by the manual sync ops (``pl.system.sync_src(set_pipe=..., wait_pipe=...)``):
-    PTO's pipe names (S scalar, V vector, M cube, MTE1/2/3 the data movers, FIX the fixpipe, ALL every pipe)."""
-
-    S = "S"
-    V = "V"
-    M = "M"
-    MTE1 = "MTE1"
-    MTE2 = "MTE2"
-    MTE3 = "MTE3"
-    FIX = "FIX"
-    ALL = "ALL"
-
-
 class CompactMode(enum.Enum):
     """``compact=`` of a ``pl.TileView``: ``normal`` is PTO's packed transfer format of a partial boxed tile."""
 
@@ -250,6 +236,7 @@ class CompactMode(enum.Enum):
 # the pad / atomic enums are IR attributes (ops see them): one definition, in tilefold.ir.types
 PadValue = _ir_types.PadValue
 AtomicType = _ir_types.AtomicType
+PipeType = _ir_types.PipeType  # pl.system.sync_src / sync_dst pipes (ops/pipe_sync_ops.py)
 
 
 def at(*args: Any, **kwargs: Any) -> Any:

@@ -483,8 +483,9 @@ class ExpressionsMixin:
                 hint = ("j = pl.system.task_dummy(deps=[...]) is a statement of the orchestration code"
                         if f.attr == "task_dummy" else
                         "tilefold models pl.system.syncall / fence / cacheinvalid / available_aiv_count / "
-                        "available_cluster_count (docs/dsl.md, 'Barriers inside a launch'); other device-runtime "
-                        "primitives have no simulated counterpart")
+                        "available_cluster_count (docs/dsl.md, 'Barriers inside a launch') and sync_src / sync_dst "
+                        "/ bar_v / bar_m / bar_all (docs/dsl.md, 'Pipe synchronisation inside a kernel'); other "
+                        "device-runtime primitives have no simulated counterpart")
                 raise NotSupportedError(f"pl.system.{f.attr} (a primitive of PyPTO's device runtime) is not "
                                         "supported here", span=self.span(node), hint=hint)
             if base.attr == "array":  # pl.array.create / get_element / update_element (frontend/arrays.py)

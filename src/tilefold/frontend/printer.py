@@ -64,6 +64,7 @@ from tilefold.ir.types import (
     MemorySpace,
     MemRef,
     PadValue,
+    PipeType,
     ScalarType,
     TensorType,
     TileType,
@@ -630,7 +631,7 @@ class _Printer:
             return f"pl.Mem.{v.name}"
         if isinstance(v, FunctionType):
             return f"pl.FunctionType.{v.name}"
-        if isinstance(v, (PadValue, AtomicType)):
+        if isinstance(v, (PadValue, AtomicType, PipeType)):
             return f"pl.{type(v).__name__}.{v.name}"
         if isinstance(v, AffineMap):
             return f'pl.affine_map("{v}")'

@@ -64,6 +64,7 @@ from tilefold.ir.types import (
     MemorySpace,
     MemRef,
     PadValue,
+    PipeType,
     ScalarType,
     TensorType,
     TileType,
@@ -91,7 +92,7 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "AtomicType", "PadValue",
+    "AtomicType", "PadValue", "PipeType",
     "Add", "AffineMap", "And", "AssignStmt", "BinaryExpr", "Call", "ConstBool", "ConstFloat", "ConstInt",
     "DataType", "Eq", "EvalStmt", "Expr", "FloorDiv", "ForKind", "ForStmt", "Function", "FunctionType",
     "Ge", "GlobalVar", "Gt", "IRMutator", "IRVisitor", "IfStmt", "IterArg", "Le", "Lt", "MakeTuple", "Max",

@@ -211,6 +211,26 @@ class AtomicType(enum.Enum):
         return f"AtomicType.{self.name}"
 
 
+class PipeType(enum.Enum):
+    """The pipes of an AI core as PTO names them (PyPTO's ``pl.PipeType``; HIVM's ``PIPE`` enum): the attribute of
+    the in-kernel pipe synchronisation ops (``ops/pipe_sync_ops.py``). ``S`` scalar, ``V`` vector, ``M`` matrix
+    (cube), ``MTE1`` L1 -> L0A / L0B, ``MTE2`` GM -> L1 / UB, ``MTE3`` UB -> GM, ``FIX`` the fixpipe (L0C -> GM /
+    UB), ``ALL`` every pipe (a ``pipe_barrier`` only). The value is PTO's spelling; which simulated pipe each
+    names is a chip fact (``targets.chips.PIPE_TYPE_PIPES``)."""
+
+    S = "PIPE_S"
+    V = "PIPE_V"
+    M = "PIPE_M"
+    MTE1 = "PIPE_MTE1"
+    MTE2 = "PIPE_MTE2"
+    MTE3 = "PIPE_MTE3"
+    FIX = "PIPE_FIX"
+    ALL = "PIPE_ALL"
+
+    def __repr__(self) -> str:
+        return f"PipeType.{self.name}"
+
+
 class Type:
     """Base class of IR types."""
 

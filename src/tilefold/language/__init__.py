@@ -93,6 +93,7 @@ dynamic = _dsl.dynamic
 Level = _dsl.Level
 PadValue = _dsl.PadValue
 AtomicType = _dsl.AtomicType
+PipeType = _dsl.PipeType
 at = _dsl.at
 SplitMode = _dsl.SplitMode
 split = _dsl.split
@@ -105,7 +106,6 @@ TASK_ID = _dsl.TASK_ID
 # -- PyPTO names evaluated at Python level (hierarchy, enums, type constructors, kernel-only markers): one block --
 Role = _dsl.Role
 ScopeMode = _dsl.ScopeMode
-PipeType = _dsl.PipeType
 CompactMode = _dsl.CompactMode
 Array = _dsl.Array
 DistributedTensor = _dsl.DistributedTensor
@@ -313,7 +313,7 @@ def program(cls: type | None = None, **options: Any) -> Any:
 
 __all__ = [
     "BF16", "BOOL", "FP16", "FP32", "FP64", "FP4", "FP8E4M3", "FP8E4M3FN",
-    "FP8E5M2", "FP8E8M0", "GM", "HF4", "HF8", "INDEX", "INT16", "INT32", "INT4", "INT64",
+    "FP8E5M2", "FP8E8M0", "GM", "HF4", "HF8", "INDEX", "PipeType", "INT16", "INT32", "INT4", "INT64",
     "INT8", "JITFunction", "Level", "PadValue", "AtomicType", "SplitMode", "TASK_ID", "array", "at", "cross_core_slot",
     "dynamic", "jit", "manual_scope", "scope", "split", "spmd",
     "UINT16", "UINT32", "UINT4", "UINT64", "UINT8", "FunctionType", "InOut", "Mem", "MemRef", "MemorySpace", "Out",

@@ -3,13 +3,15 @@
 ``simulate(pto, inputs, target=None, block_dim=1) -> SimResult`` runs a program produced by
 ``tilefold.compiler.compile``; traps raise a ``DeviceFault`` subclass (``DeviceHang``,
 ``UnsupportedDataPath`` and its subclass ``IllegalUnit``, ``OutOfBounds``, ``MissingSync`` for two pipes
-touching the same bytes without a set_flag / wait_flag between them, ``Deadlock``, ``RaceDetected`` for two
-units of one launch touching the same GM bytes unordered). Time is a per-pipe timeline (``timeline.py``);
+touching the same bytes without a set_flag / wait_flag between them, ``Deadlock``, ``DanglingEvent`` for a
+kernel's pl.system.sync_src no sync_dst consumed, ``RaceDetected`` for two units of one launch touching the
+same GM bytes unordered). Time is a per-pipe timeline (``timeline.py``);
 ``trace.py`` writes it as Perfetto JSON or a picture. This package imports neither
 ``tilefold.passes`` nor ``tilefold.language``: it runs PTO programs only.
 """
 
 from tilefold.sim.faults import (
+    DanglingEvent,
     Deadlock,
     DeviceFault,
     DeviceHang,
@@ -39,7 +41,7 @@ def instruction_cycles(op: str, dtypes, shape, valid_shape=None, target="Ascend9
     return price(op, dtypes, shape, valid_shape, target, blocks=blocks, variant=variant)
 
 __all__ = [
-    "Core", "Deadlock", "DeviceFault", "DeviceHang", "Handle", "IllegalUnit", "Machine", "MissingSync",
+    "Core", "DanglingEvent", "Deadlock", "DeviceFault", "DeviceHang", "Handle", "IllegalUnit", "Machine", "MissingSync",
     "OutOfBounds", "RaceDetected", "SimResult",
     "UnsupportedDataPath", "copy_rows", "instruction_cycles", "read", "simulate", "write",
 ]

@@ -18,6 +18,9 @@
   barrier before it reads. A cross-unit read (or overwrite) of data written in an earlier epoch without it is a
   ``StaleData`` fault naming the missing step. ``cacheinvalid(tensor)`` covers only the cache line holding the
   view's base element.
+- **Pipe barriers.** ``pipe_barrier(PIPE_V / PIPE_M / PIPE_ALL)`` (``pl.system.bar_v`` / ``bar_m`` / ``bar_all``),
+  priced by ``targets/system.py`` (``PipeSyncCosts``, assumed). The kernel's own ``set_flag`` / ``wait_flag`` events
+  (``pl.system.sync_src`` / ``sync_dst``) run as codegen's do (``machine.py``), in an event space of their own.
 """
 
 from __future__ import annotations
@@ -27,15 +30,16 @@ from typing import Any
 import numpy as np
 
 from tilefold.backend.cross_core import kernel_lanes
-from tilefold.backend.system_sync import CacheInvalid, GmFence, SyncAll, barriers, occupancy_problem
+from tilefold.backend.system_sync import CacheInvalid, GmFence, PipeBarrier, SyncAll, barriers, occupancy_problem
 from tilefold.ops.cross_core_ops import LANES
-from tilefold.targets.system import barrier_costs, participants, soft_barrier_cycles
+from tilefold.targets import Pipe
+from tilefold.targets.system import barrier_costs, participants, pipe_sync_costs, soft_barrier_cycles
 from tilefold.util.phases import PhasedRun, barrier_slot
 
 from .faults import Deadlock, DeviceFault
 from .lanes import lane_race_unit, lane_trace_name
 from .races import Access, _merge
-from .timeline import ORIGIN_CODE, S
+from .timeline import ORIGIN_CODE, PIPE_INDEX, S
 
 _ASSUMED = ORIGIN_CODE["assumed"]
 
@@ -86,6 +90,7 @@ class LaunchPhases:
         with np.errstate(all="ignore"):
             try:
                 run.run(run.kernel.body)
+                run.finish()
             except DeviceFault as f:
                 raise f.with_unit(f"{f.unit or label}") from None
 
@@ -175,7 +180,25 @@ def x_cache_invalid(run: Any, ins: CacheInvalid) -> None:
     run.races.sync_event(run, "inval", arr, lo, lo + per_line, also=_lane_units(run))
 
 
-DISPATCH = {SyncAll: x_sync_all, GmFence: x_fence, CacheInvalid: x_cache_invalid}
+def x_pipe_barrier(run: Any, ins: PipeBarrier) -> None:
+    """``pipe_barrier``: a record on its pipe (queues run in order, so it starts once the pipe's earlier work has
+    ended, and the pipe's later work after it); PIPE_ALL a scalar record that waits for every record issued so far
+    (every later instruction is issued after it) and orders every pipe after every pipe for the hazard check."""
+    run.stats.instructions += 1
+    costs = pipe_sync_costs(run.target)
+    t = run.trace
+    if ins.pipe == "ALL":
+        run.hazards.tick(S)
+        idx = t.add(S, ins, costs.barrier_all, origin=_ASSUMED)
+        t.deps[idx] = tuple(sorted({r for r in (*t.last, *t.last_work, *t.floating) if 0 <= r < idx}))
+        run.hazards.barrier_all()
+        return
+    pipe = PIPE_INDEX[Pipe(ins.pipe)]
+    run.hazards.tick(pipe)
+    t.add(pipe, ins, costs.pipe_barrier, origin=_ASSUMED)
+
+
+DISPATCH = {SyncAll: x_sync_all, GmFence: x_fence, CacheInvalid: x_cache_invalid, PipeBarrier: x_pipe_barrier}
 
 
 # ------------------------------------------------------------------------------------------------ handoffs

@@ -88,8 +88,8 @@ class OutOfBounds(DeviceFault):
 
 
 
-__all__ = ["Deadlock", "DeviceFault", "DeviceHang", "IllegalUnit", "MissingSync", "OutOfBounds", "RaceDetected",
-           "UnsupportedDataPath"]
+__all__ = ["DanglingEvent", "Deadlock", "DeviceFault", "DeviceHang", "IllegalUnit", "MissingSync", "OutOfBounds",
+           "RaceDetected", "UnsupportedDataPath"]
 
 
 class MissingSync(DeviceFault):
@@ -108,3 +108,10 @@ class Deadlock(DeviceFault):
     """A wait_flag with no pending set_flag of its event: the pipe would wait forever."""
 
     kind = "deadlock"
+
+
+class DanglingEvent(DeviceFault):
+    """A kernel-written set_flag (pl.system.sync_src) no wait_flag consumed before the kernel ended: the event
+    stays raised, and the next kernel on the core that waits for it goes on before its own set."""
+
+    kind = "dangling event"

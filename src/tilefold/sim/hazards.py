@@ -103,30 +103,50 @@ class HazardTracker:
 
     # events ---------------------------------------------------------------------------------------
 
-    def set_flag(self, src: int, dst: int, event: int, record: int) -> None:
+    def set_flag(self, src: int, dst: int, event: int, record: int, user: bool = False, ins: Any = None) -> None:
+        """A ``set_flag`` (``user``: one the kernel wrote, pl.system.sync_src: its events are apart from
+        codegen's); ``ins`` is kept to name a set no wait consumes (``dangling``)."""
         snap = list(self.known[src])
         snap[src] = self.seq[src]
-        q = self.flags.get((src, dst, event))
+        q = self.flags.get((src, dst, event, user))
         if q is None:
-            q = self.flags[(src, dst, event)] = deque()
-        q.append((record, snap))
+            q = self.flags[(src, dst, event, user)] = deque()
+        q.append((record, snap, ins))
 
-    def wait_flag(self, src: int, dst: int, event: int, ins: Any) -> int:
+    def wait_flag(self, src: int, dst: int, event: int, ins: Any, user: bool = False) -> int:
         """Consume the oldest matching ``set_flag`` for the ``wait_flag`` instruction ``ins`` (its text is
         built only for a ``Deadlock``); returns that set_flag's record."""
-        q = self.flags.get((src, dst, event))
+        q = self.flags.get((src, dst, event, user))
         if not q:
             text = ins.text() if hasattr(ins, "text") else str(ins)
+            hint = ("every wait_flag needs an earlier set_flag of the same pipes and event on every "
+                    "path (a loop-carried pair needs one set before the loop)")
+            if user:
+                hint = (f"call pl.system.sync_src(set_pipe=..., wait_pipe=..., event_id={event}) with the same "
+                        "pipes before this pl.system.sync_dst, on every path to it")
             raise Deadlock(f"`{text}` waits for an event no set_flag raised: pipe {PIPES[dst].value} would wait "
-                           "forever", instruction=text,
-                           hint="every wait_flag needs an earlier set_flag of the same pipes and event on every "
-                                "path (a loop-carried pair needs one set before the loop)")
-        record, snap = q.popleft()
+                           "forever", instruction=text, hint=hint)
+        record, snap, _set = q.popleft()
         kb = self.known[dst]
         for i in range(NPIPES):
             if snap[i] > kb[i]:
                 kb[i] = snap[i]
         return record
+
+    def barrier_all(self) -> None:
+        """``pipe_barrier(PIPE_ALL)``: every pipe's later work is ordered after every pipe's earlier work."""
+        for kb in self.known:
+            for i in range(NPIPES):
+                if self.seq[i] > kb[i]:
+                    kb[i] = self.seq[i]
+
+    def dangling(self) -> Any:
+        """The first kernel-written ``set_flag`` no ``wait_flag`` consumed (None: every one was), at the end of a
+        kernel body: its event would stay raised for the next kernel on the core."""
+        for (_src, _dst, _event, user), q in self.flags.items():
+            if user and q:
+                return q[0][2]
+        return None
 
 
 __all__ = ["HazardTracker"]

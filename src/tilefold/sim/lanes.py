@@ -157,6 +157,7 @@ def x_LaneRegion(run: Any, ins: LaneRegion) -> None:
         child.regs[ins.lane] = lane
         try:
             child.run(ins.body)
+            child.finish()  # a region's events are its lane's: a set must be waited for inside it
         except DeviceFault as f:
             raise f.with_unit(f"{trace.name} (AIV lane {lane} of a pl.split_aiv region)") from None
     run.scalar(ins, run.costs.scalar_op)

@@ -73,7 +73,7 @@ from tilefold.targets.costs import dtype_key
 
 from .barrier import DISPATCH as BARRIER_DISPATCH
 from .barrier import LaunchPhases, check_handoffs, check_launch, has_barriers
-from .faults import DeviceFault, DeviceHang, IllegalUnit, OutOfBounds, UnsupportedDataPath
+from .faults import DanglingEvent, DeviceFault, DeviceHang, IllegalUnit, OutOfBounds, UnsupportedDataPath
 from .hazards import HazardTracker
 from .lanes import DISPATCH as LANE_DISPATCH
 from .lanes import finish_launch
@@ -389,15 +389,25 @@ class KernelRun:
     def x_SetFlag(self, ins: SetFlag) -> None:
         src, dst = self._flag_pipes(ins)
         self.hazards.tick(src)
-        rec = self.trace.add_marker(src, ins)
-        self.hazards.set_flag(src, dst, ins.event, rec)
+        rec = self.trace.add_marker(src, ins)  # its own price is 0 (targets/system.py PipeSyncCosts.set_flag)
+        self.hazards.set_flag(src, dst, ins.event, rec, ins.user, ins)
 
     def x_WaitFlag(self, ins: WaitFlag) -> None:
         src, dst = self._flag_pipes(ins)
         self.hazards.tick(dst)
-        rec = self.hazards.wait_flag(src, dst, ins.event, ins)
-        me = self.trace.add(dst, ins, extra_dep=rec)
+        rec = self.hazards.wait_flag(src, dst, ins.event, ins, ins.user)
+        me = self.trace.add(dst, ins, extra_dep=rec)  # its own price is 0 (PipeSyncCosts.wait_flag): the wait
         self.trace.flows.append((rec, me))
+
+    def finish(self) -> None:
+        """The end of a kernel body on this unit: a kernel-written event still raised is a ``DanglingEvent``."""
+        ins = self.hazards.dangling()
+        if ins is not None:
+            raise DanglingEvent(f"`{ins.text()}` is never waited for: the kernel ends with its event raised, so "
+                                "the next kernel on the core that waits for it would go on before its own set",
+                                instruction=ins.text(), span=ins.span,
+                                hint="pair every pl.system.sync_src with a pl.system.sync_dst of the same pipes "
+                                     "and event_id on every path")
 
     def h(self, name: str) -> Handle:
         try:
@@ -1225,6 +1235,7 @@ class Machine:
                     continue
                 try:
                     run.run(kernel.body)
+                    run.finish()
                 except DeviceFault as f:
                     raise f.with_unit(f"{f.unit or unit} (block {b}, kernel @{kernel.name})") from None
         if phased:

@@ -8,6 +8,8 @@
 - ``participants(block_dim, core_type, target)``: the number of cores a soft ``syncall`` counts (its
   ``used_cores``): one per block for ``aiv_only`` / ``aic_only``, the whole cluster (1 AIC + its AIVs) per block
   for ``mix`` (PyPTO's language/04: "the total number of participating AIC and AIV cores").
+- ``PIPE_TYPE_PIPES``, ``EVENT_IDS``, ``MISSING_PIPES``, ``pipe_sync_costs(target)``: the facts of the pipe
+  synchronisation ops (``pl.system.sync_src`` / ``sync_dst`` / ``bar_*``, below; their prices assumed too).
 - ``barrier_costs(target)``: the cycles of the barrier, the fence and the cache maintenance. PyPTO's documents give
   no figure for any of them (performance/02 only says a syncall replaces an AICPU round trip between two tasks),
   so every number here is **assumed** and says so; the soft barrier is priced from the measured GM latency.
@@ -17,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from .chips import Pipe
 
 #: the device-geometry queries, by op base name -> which cores they count
 QUERIES = {"available_aiv_count": "aiv", "available_cluster_count": "cluster"}
@@ -129,5 +133,51 @@ def _vec() -> Any:
     return MemorySpace.Vec
 
 
-__all__ = ["CORE_TYPES", "MODES", "QUERIES", "BarrierCosts", "available_count", "barrier_costs", "default_core_type",
-           "full_occupancy", "launch_problem", "participants", "resolve_block_dim", "soft_barrier_cycles"]
+# ------------------------------------------------------------------------------------------------ pipe syncs
+# Chip facts of the in-kernel pipe synchronisation ops (pl.system.sync_src / sync_dst / bar_v / bar_m / bar_all,
+# ops/pipe_sync_ops.py), keyed by pl.PipeType member name. Sources: HIVM's PIPE enum (PIPE_S, PIPE_V, PIPE_M,
+# PIPE_MTE1..3, PIPE_FIX, PIPE_ALL) and EVENT enum (EVENT_ID0 .. EVENT_ID7), reference/ascendnpu-ir/HIVMDialect.md;
+# which core runs which pipe: the core-type traits of HIVM's ops on each pipe (VectorCoreTypeTrait ops on PIPE_V,
+# CubeCoreTypeTrait ops on PIPE_M / PIPE_MTE1 / PIPE_FIX) in the same page.
+
+#: PTO's pipe name -> the simulated pipe (``Pipe``); ``ALL`` names every pipe and is a barrier's only
+PIPE_TYPE_PIPES: dict[str, Pipe] = {"S": Pipe.S, "V": Pipe.VECTOR, "M": Pipe.CUBE, "MTE1": Pipe.MTE1,
+                                    "MTE2": Pipe.MTE2, "MTE3": Pipe.MTE3, "FIX": Pipe.FIXPIPE}
+
+#: event ids a set_flag / wait_flag pair can name, per (set pipe, wait pipe): EVENT_ID0 .. EVENT_ID7
+EVENT_IDS = 8
+
+#: pipes a kernel of one core type has no instruction on (an AIV core has no cube, an AIC core no vector unit);
+#: an InCore kernel runs on a whole core (tilefold's model: every pipe)
+MISSING_PIPES: dict[str, frozenset[str]] = {"AIV": frozenset({"M", "MTE1", "FIX"}), "AIC": frozenset({"V"})}
+
+
+@dataclass(frozen=True)
+class PipeSyncCosts:
+    """Cycles of the pipe synchronisation instructions (all assumed: see ``_PIPE_SYNC_ASSUMED``)."""
+
+    set_flag: float  # own cycles of a set_flag on its pipe (it fires once the pipe's earlier work has finished)
+    wait_flag: float  # own cycles of a wait_flag once its event has fired (the waiting itself is the schedule's)
+    pipe_barrier: float  # pipe_barrier(PIPE_V / PIPE_M) once the pipe's earlier work has finished
+    barrier_all: float  # pipe_barrier(PIPE_ALL) once every pipe's earlier work has finished
+    source: str
+
+
+_PIPE_SYNC_ASSUMED = ("assumed: no reference gives a cycle figure for set_flag, wait_flag or pipe_barrier "
+                      "(HIVMDialect.md and PyPTO's dev/00-python_syntax.md give their syntax only); the events "
+                      "cost no pipe time of their own (what they cost is the wait, which the schedule gives, the "
+                      "same as for the events codegen inserts), a one-pipe barrier is taken as one issue slot of "
+                      "16 cycles and PIPE_ALL as twice that")
+
+_PIPE_SYNC_COSTS = PipeSyncCosts(set_flag=0.0, wait_flag=0.0, pipe_barrier=16.0, barrier_all=32.0,
+                                 source=_PIPE_SYNC_ASSUMED)
+
+
+def pipe_sync_costs(target: Any) -> PipeSyncCosts:
+    """The pipe synchronisation prices of ``target`` (one assumed table for every chip today)."""
+    return _PIPE_SYNC_COSTS
+
+
+__all__ = ["CORE_TYPES", "EVENT_IDS", "MISSING_PIPES", "MODES", "PIPE_TYPE_PIPES", "QUERIES", "BarrierCosts",
+           "PipeSyncCosts", "available_count", "barrier_costs", "default_core_type", "full_occupancy",
+           "launch_problem", "participants", "pipe_sync_costs", "resolve_block_dim", "soft_barrier_cycles"]
