@@ -78,7 +78,8 @@ from tilefold.ir.visitor import IRMutator, IRVisitor, collect_uses, substitute
 
 def __getattr__(name: str):
     # The one upward edge of ``ir``: PyPTO's ``ir.compile`` / ``ir.serialize`` / ``ir.deserialize`` and
-    # ``ir.pass_manager`` sit above the compiler, in ``tilefold.compat``.
+    # ``ir.pass_manager`` (with ``PassManager``, ``OptimizationStrategy``, ``PassDumpLevel``, ``VerificationLevel``)
+    # sit above the compiler, in ``tilefold.compat``.
     if name in ("compile", "serialize", "deserialize"):
         from tilefold.compat import ir_compile
 
@@ -87,13 +88,17 @@ def __getattr__(name: str):
         from tilefold.compat import pass_manager
 
         return pass_manager
+    if name in ("PassManager", "OptimizationStrategy", "PassDumpLevel", "VerificationLevel"):
+        from tilefold.compat import pass_manager
+
+        return getattr(pass_manager, name)
     raise AttributeError(f"module 'tilefold.ir' has no attribute {name!r}")
 
 
 __all__ = [
     "AtomicType", "PadValue",
     "Add", "AffineMap", "And", "AssignStmt", "BinaryExpr", "Call", "ConstBool", "ConstFloat", "ConstInt",
-    "DataType", "Eq", "EvalStmt", "Expr", "FloorDiv", "ForKind", "ForStmt", "Function", "FunctionType",
+    "DataType", "OptimizationStrategy", "PassDumpLevel", "PassManager", "VerificationLevel", "Eq", "EvalStmt", "Expr", "FloorDiv", "ForKind", "ForStmt", "Function", "FunctionType",
     "Ge", "GlobalVar", "Gt", "IRMutator", "IRVisitor", "IfStmt", "IterArg", "Le", "Lt", "MakeTuple", "Max",
     "MemRef", "MemorySpace", "Min", "Mod", "Mul", "Ne", "Neg", "Not", "Or", "ParamDirection", "Program",
     "ReturnStmt", "ScalarType", "ScopeStmt", "SeqStmts", "Stmt", "Sub", "TensorType", "TileType", "TileView",
