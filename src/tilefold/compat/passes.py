@@ -32,7 +32,8 @@ from tilefold.ir.stmt import Program
 from tilefold.passes.base import IRProperty as _TfProperty
 from tilefold.passes.base import Pass
 from tilefold.passes.pass_manager import PassContext as _PassContext
-from tilefold.passes.pass_manager import PassDumpLevel, PassInstrument
+from tilefold.passes.pass_manager import PassDumpLevel as PassDumpLevel  # re-exported: passes.PassDumpLevel
+from tilefold.passes.pass_manager import PassInstrument
 from tilefold.passes.pass_manager import VerificationInstrument as _VerificationInstrument
 
 

@@ -98,11 +98,12 @@ def __getattr__(name: str):
 __all__ = [
     "AtomicType", "PadValue",
     "Add", "AffineMap", "And", "AssignStmt", "BinaryExpr", "Call", "ConstBool", "ConstFloat", "ConstInt",
-    "DataType", "OptimizationStrategy", "PassDumpLevel", "PassManager", "VerificationLevel", "Eq", "EvalStmt", "Expr", "FloorDiv", "ForKind", "ForStmt", "Function", "FunctionType",
+    "DataType", "Eq", "EvalStmt", "Expr", "FloorDiv", "ForKind", "ForStmt", "Function", "FunctionType",
     "Ge", "GlobalVar", "Gt", "IRMutator", "IRVisitor", "IfStmt", "IterArg", "Le", "Lt", "MakeTuple", "Max",
     "MemRef", "MemorySpace", "Min", "Mod", "Mul", "Ne", "Neg", "Not", "Or", "ParamDirection", "Program",
     "ReturnStmt", "ScalarType", "ScopeStmt", "SeqStmts", "Stmt", "Sub", "TensorType", "TileType", "TileView",
     "TupleGetItem", "TupleType", "Type", "UnaryExpr", "UnknownType", "Var", "WhileStmt", "YieldStmt",
+    "OptimizationStrategy", "PassDumpLevel", "PassManager", "VerificationLevel",
     "as_expr", "assert_structural_equal", "compile", "deserialize",
     "serialize", "collect_uses", "const_int", "final_yield", "flatten_stmts", "int_value",
     "make_shape", "python_print", "register_printer", "static_shape", "structural_equal", "structural_hash",
