@@ -49,7 +49,8 @@ LAYERS: list[list[str]] = [
 # ``tilefold.compat`` (nothing inside tilefold imports them). One line per face: the forwarding module.
 # Their edges into compat are left out of the cycle counts too (compat imports the package they sit in).
 UPWARD_FORWARDERS: set[str] = {
-    "tilefold.ir",  # ir/__init__.py's one __getattr__: ir.compile, ir.serialize, ir.deserialize, ir.pass_manager
+    "tilefold.ir",  # ir/__init__.py's one __getattr__: ir.compile, ir.serialize, ir.deserialize, ir.pass_manager (and
+    # its PassManager, OptimizationStrategy, PassDumpLevel, VerificationLevel)
     "tilefold.ir.pass_manager",  # PyPTO's module path of ir.pass_manager
     # PyPTO module paths (issue 19): each module *is* its tilefold.compat implementation
     "tilefold.runtime.runner", "tilefold.runtime.tensor_spec", "tilefold.ir.compiled_program",

@@ -13,7 +13,7 @@ from tilefold.errors import NotSupportedError, PartialCodegenError, TilefoldErro
 from tilefold.ir.stmt import Program
 
 #: PyPTO ``ir.compile`` options that have no effect on a simulator (accepted, ignored)
-_NO_EFFECT = ("strategy", "dump_passes", "skip_ptoas", "verification_level", "diagnostic_phase",
+_NO_EFFECT = ("strategy", "skip_ptoas", "diagnostic_phase",
               "disabled_diagnostics", "profiling", "analyze_auto_scopes_for_deps", "emit_source_loc",
               "dump_ptoas_passes", "enable_pypto_l0c_double_buffer")
 _REFUSED = {"distributed_config": "distributed (multi-card) programs"}
@@ -39,10 +39,40 @@ def _is_planned(program: Program) -> bool:
 
 
 def compile(program: Any, *, output_dir: str | Path | None = None, backend_type: Any = None,  # noqa: A001
-            platform: str | None = None, **options: Any) -> Any:
+            platform: str | None = None, dump_passes: Any = None, verification_level: Any = None,
+            **options: Any) -> Any:
     """Compile ``program`` (an ``ir.Program`` from ``@pl.program`` / ``pl.parse`` / ``kernel.lower(...)``, or a
     fully annotated ``@pl.jit`` kernel) for a target; returns a ``tilefold.runtime.CompiledKernel`` with
-    ``.program`` and ``.output_dir`` (the PTO text and the program are written there when it is given)."""
+    ``.program`` and ``.output_dir`` (the PTO text and the program are written there when it is given).
+
+    ``verification_level`` (``ir.VerificationLevel``; None: the active ``PassContext``'s, else
+    ``PYPTO_VERIFY_LEVEL``, else none added) verifies each pass; ``dump_passes`` (a bool or ``ir.PassDumpLevel``)
+    with ``output_dir`` writes ``<output_dir>/passes_dump/NN_after_<Pass>.py``."""
+    from tilefold.compat.passes import VerificationLevel, automatic_instruments, requested_level
+    from tilefold.passes.pass_manager import (
+        DumpInstrument,
+        PassDumpLevel,
+        added_instruments,
+        dump_level,
+        write_pass_dumps,
+    )
+
+    if verification_level is not None and not isinstance(verification_level, VerificationLevel):
+        raise TilefoldError(f"ir.compile(verification_level={verification_level!r}) is not a VerificationLevel",
+                            hint="ir.VerificationLevel.NONE / BASIC / ROUNDTRIP, or None")
+    level = dump_level(dump_passes, "ir.compile(dump_passes)") if dump_passes is not None else PassDumpLevel.NONE
+    dumping = level is not PassDumpLevel.NONE and output_dir is not None  # PyPTO's default True: no dir, no dump
+    dump = DumpInstrument()
+    with added_instruments([*automatic_instruments(verification_level or requested_level()),
+                            *([dump] if dumping else [])]):
+        compiled = _compile(program, output_dir, backend_type, platform, options)
+    if dumping:
+        compiled.passes_dump = write_pass_dumps(dump.dumps, Path(output_dir) / "passes_dump")
+    return compiled
+
+
+def _compile(program: Any, output_dir: str | Path | None, backend_type: Any, platform: str | None,
+             options: dict[str, Any]) -> Any:
     from tilefold.backend.backend_type import get_backend_type
     from tilefold.backend.codegen import generate
     from tilefold.compiler import compile as compile_program

@@ -79,7 +79,8 @@ from tilefold.ir.visitor import IRMutator, IRVisitor, collect_uses, substitute
 
 def __getattr__(name: str):
     # The one upward edge of ``ir``: PyPTO's ``ir.compile`` / ``ir.serialize`` / ``ir.deserialize`` and
-    # ``ir.pass_manager`` sit above the compiler, in ``tilefold.compat``.
+    # ``ir.pass_manager`` (with ``PassManager``, ``OptimizationStrategy``, ``PassDumpLevel``, ``VerificationLevel``)
+    # sit above the compiler, in ``tilefold.compat``.
     if name in ("compile", "serialize", "deserialize"):
         from tilefold.compat import ir_compile
 
@@ -88,6 +89,10 @@ def __getattr__(name: str):
         from tilefold.compat import pass_manager
 
         return pass_manager
+    if name in ("PassManager", "OptimizationStrategy", "PassDumpLevel", "VerificationLevel"):
+        from tilefold.compat import pass_manager
+
+        return getattr(pass_manager, name)
     raise AttributeError(f"module 'tilefold.ir' has no attribute {name!r}")
 
 
@@ -99,6 +104,7 @@ __all__ = [
     "MemRef", "MemorySpace", "Min", "Mod", "Mul", "Ne", "Neg", "Not", "Or", "ParamDirection", "Program",
     "ReturnStmt", "ScalarType", "ScopeStmt", "SeqStmts", "Stmt", "Sub", "TensorType", "TileType", "TileView",
     "TupleGetItem", "TupleType", "Type", "UnaryExpr", "UnknownType", "Var", "WhileStmt", "YieldStmt",
+    "OptimizationStrategy", "PassDumpLevel", "PassManager", "VerificationLevel",
     "as_expr", "assert_structural_equal", "compile", "deserialize",
     "serialize", "collect_uses", "const_int", "final_yield", "flatten_stmts", "int_value",
     "make_shape", "python_print", "register_printer", "static_shape", "structural_equal", "structural_hash",

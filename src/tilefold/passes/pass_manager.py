@@ -21,13 +21,17 @@ Instruments:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import contextlib
+import enum
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 from tilefold.ir.stmt import Program
 from tilefold.passes.base import IRProperty, Pass, PassContext, PassInstrument, run_pass
 
-__all__ = ["DumpInstrument", "PassContext", "PassInstrument", "PassManager", "VerificationInstrument", "run_pass"]
+__all__ = ["DumpInstrument", "PassContext", "PassDumpLevel", "PassInstrument", "PassManager", "VerificationInstrument",
+           "added_instruments", "dump_level", "run_pass", "write_pass_dumps"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -124,6 +128,53 @@ class DumpInstrument(PassInstrument):
         self.dumps.append((pass_.name, text))
         changed = "" if after is not before else " (unchanged)"
         self._emit(f"IR after {pass_.name} ({pass_.cli_name}){changed}", text)
+
+
+class PassDumpLevel(enum.Enum):
+    """How much a per-pass IR dump holds (PyPTO's ``dump_passes`` levels). tilefold's printer writes every tile
+    view a tile carries (the IR keeps no implicit views), so ``CONCISE`` and ``EXPLICIT`` print the same text."""
+
+    NONE = 0
+    CONCISE = 1
+    EXPLICIT = 2
+
+
+def dump_level(value: Any, where: str = "dump_passes") -> PassDumpLevel:
+    """``value`` (a ``PassDumpLevel`` or a bool: True is ``CONCISE``, False ``NONE``) as a level."""
+    if isinstance(value, PassDumpLevel):
+        return value
+    if isinstance(value, bool):
+        return PassDumpLevel.CONCISE if value else PassDumpLevel.NONE
+    from tilefold.errors import TilefoldError
+
+    raise TilefoldError(f"{where}={value!r} is not a dump level",
+                        hint="give True / False or PassDumpLevel.NONE / CONCISE / EXPLICIT (tilefold.ir.PassDumpLevel)")
+
+
+def write_pass_dumps(dumps: Sequence[tuple[str, str]], directory: str | Path, prefix: str = "") -> Path:
+    """Write the (pass name, IR text) pairs of a ``DumpInstrument`` as ``<directory>/<prefix>NN_after_<Pass>.py``,
+    numbered from 00 in execution order; returns the directory."""
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    for i, (name, text) in enumerate(dumps):
+        (out / f"{prefix}{i:02d}_after_{name}.py").write_text(text)
+    return out
+
+
+@contextlib.contextmanager
+def added_instruments(instruments: Sequence[PassInstrument]) -> Iterator[PassContext]:
+    """Run the block with ``instruments`` appended to the current context's (its options, disabled passes and
+    other instruments stay in force); they are removed again afterwards."""
+    ctx = PassContext.current()
+    ctx.instruments.extend(instruments)
+    try:
+        yield ctx
+    finally:
+        for inst in instruments:
+            for i in range(len(ctx.instruments) - 1, -1, -1):
+                if ctx.instruments[i] is inst:
+                    del ctx.instruments[i]
+                    break
 
 
 # ------------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ PLATFORMS = {"a2a3sim": "Ascend910B", "a2a3": "Ascend910B", "a5sim": "Ascend950"
              "__PLATFORM__": "Ascend910B", "sim": "Ascend910B"}
 #: PyPTO fields with no effect on a simulator (device selection, artefact / harness knobs): accepted, recorded
 _IGNORED = ("device_id", "runtime_profiling", "save_kernels", "enable_profiling",
-            "strategy", "dump_passes", "codegen_only", "skip_ptoas", "backend_type", "pto_isa_commit",
+            "strategy", "codegen_only", "skip_ptoas", "backend_type", "pto_isa_commit",
             "compile_profiling", "rtol", "atol", "golden_data_dir")
 _INT32_MAX = 2**31 - 1
 
@@ -67,8 +67,15 @@ RUNTIME_FIELDS: dict[str, Any] = {
     "enable_dump_args": lambda v: _flag("enable_dump_args", v, (0, 1, 2)),
     "save_kernels_dir": lambda v: v if v is None or isinstance(v, (str, os.PathLike))
     else _bad("save_kernels_dir", v, "a directory path"),
+    "dump_passes": lambda v: _dump_level(v),
     "work_dir": lambda v: v if v is None or isinstance(v, (str, os.PathLike)) else _bad("work_dir", v, "a directory"),
 }
+
+
+def _dump_level(v: Any) -> Any:
+    from tilefold.passes.pass_manager import dump_level
+
+    return dump_level(v, "RunConfig(dump_passes)")
 
 
 def _bad(name: str, v: Any, what: str) -> Any:
@@ -146,8 +153,11 @@ class RunConfig:
     def cache_key(self) -> Any:
         # the platform as spelt and the artefact directory are part of the compiled handle (compiled.platform,
         # compiled.output_dir); the runtime fields are not (they do not change what is compiled)
+        # dump_passes (and where the dumps go) too: a cached kernel compiled without dumps would write none
+        dumps = self.runtime.get("dump_passes")
+        where = str(self.runtime.get("work_dir")) if dumps is not None else None
         return (self.target, self.platform, str(self.runtime.get("save_kernels_dir")), self.block_dim,
-                self.skip_passes, tuple(sorted(self.pass_options.items())))
+                self.skip_passes, tuple(sorted(self.pass_options.items())), dumps, where)
 
 
 def _checked_pass_options(source: Any) -> dict[str, Any]:

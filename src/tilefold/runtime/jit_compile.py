@@ -44,10 +44,20 @@ def lower_program(program: Program, config: Any = None) -> Program:
 
 
 def compile_program(program: Program, config: Any = None) -> CompiledKernel:
+    from tilefold.passes.pass_manager import DumpInstrument, PassDumpLevel, added_instruments, write_pass_dumps
+
     target = getattr(config, "target", None) or "Ascend910B"
-    tile = to_tile_program(program, config)
-    compiled = CompiledKernel.of(compile_tile_program(tile, target, tuple(getattr(config, "skip_passes", ()) or ()),
-                                    getattr(config, "pass_options", None) or {}))
+    level = (getattr(config, "runtime", None) or {}).get("dump_passes") or PassDumpLevel.NONE
+    dump = DumpInstrument()
+    with added_instruments([dump] if level is not PassDumpLevel.NONE else []):
+        tile = to_tile_program(program, config)
+        compiled = CompiledKernel.of(compile_tile_program(tile, target,
+                                                          tuple(getattr(config, "skip_passes", ()) or ()),
+                                                          getattr(config, "pass_options", None) or {}))
+    if level is not PassDumpLevel.NONE:  # RunConfig(dump_passes=...): <work_dir>/passes_dump/NN_after_<Pass>.py
+        from tilefold.runtime.dfx import work_dir
+
+        compiled.passes_dump = write_pass_dumps(dump.dumps, work_dir(config, compiled) / "passes_dump")
     compiled.source = program  # the tensor-level program the kernel was specialised into
     compiled.tile_program = tile
     compiled.program = compiled.ir  # PyPTO's name for the post-pass program
