@@ -17,6 +17,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
+import round5_casts
 import round5_kernels as k
 
 from tilefold.analysis.precision_path import PrecisionPath
@@ -343,3 +344,44 @@ def test_round5_program_form_matches_its_numpy_reference(name: str, target: str)
 
 def test_the_round5_corpus_has_at_least_thirty_programs() -> None:
     assert len({id(c.kernel) for c in CASES.values()}) + len(PROGRAMS) >= 30
+
+
+CAST_DTYPES = {"FP32": F32, "FP16": F16, "BF16": BF16, "INT32": I32, "INT16": I16, "INT8": I8, "UINT8": U8}
+CAST_EDGES = [0.5, -0.5, 1.5, -1.5, 2.5, 127.5, -128.5, 255.5, 256.0, -129.0, 40000.0, -40000.0, 3e9, -3e9, np.nan,
+              np.inf, -np.inf, 0.0, -0.0, 65504.0, 65520.0, 1e-8, 300.7, -0.7]
+
+
+def _is_int(name: str) -> bool:
+    return name.startswith(("INT", "UINT"))
+
+
+def _cast_input(r, name):
+    dt = CAST_DTYPES[name]
+    if _is_int(name):
+        info = np.iinfo(dt)
+        v = r.integers(info.min, int(info.max) + 1, (16, 64)).astype(np.int64)
+        v.flat[:8] = [info.min, info.max, 0, -1 if info.min < 0 else 1, 2049, 255, 256, 128]
+        return np.clip(v, info.min, info.max).astype(dt)
+    v = r.standard_normal((16, 64)) * 200
+    v.flat[:len(CAST_EDGES)] = CAST_EDGES
+    return _quiet(v.astype, dt)
+
+
+def _cast_reference(x, src, dst):
+    """Integer -> integer wraps modulo 2**bits; float -> integer rounds half away from zero, saturates, NaN -> 0;
+    anything -> float rounds to nearest even (overflow: infinity)."""
+    d = CAST_DTYPES[dst]
+    if _is_int(dst):
+        info = np.iinfo(d)
+        if _is_int(src):
+            return (x.astype(np.int64) - int(info.min)) % (int(info.max) - int(info.min) + 1) + int(info.min)
+        return _to_int(x, d, _half_away)
+    return _quiet(_w(x).astype, d).astype(np.float64)
+
+
+@pytest.mark.parametrize(("src", "dst"), [(a, b) for a in CAST_DTYPES for b in CAST_DTYPES if a != b])
+def test_every_dtype_pair_casts_like_its_numpy_reference(src, dst):
+    x = _cast_input(np.random.default_rng(zlib.crc32(f"{src}{dst}".encode())), src)
+    out = np.zeros((16, 64), CAST_DTYPES[dst])
+    getattr(round5_casts, f"c_{src}_{dst}")(x, out, config=CONFIGS["950" if (src + dst).count("INT") else "910B"])
+    _check(f"{src}->{dst}", 0, out, _cast_reference(x, src, dst), 1)
