@@ -41,7 +41,7 @@ def test_a_read_only_output_is_refused_before_the_run():
     out.flags.writeable = False
     with pytest.raises(ArgumentError) as info:
         k.exp_bare(X, out)
-    _refused(info, "argument 'out' is a read-only array, but the kernel writes it")
+    _refused(info, "argument 'out' is a read-only numpy array, but the kernel writes it")
     assert info.value.span is not None
 
 

@@ -156,8 +156,8 @@ def _describe(value: Any) -> str:
 
 
 def _check_array(where: str, p: ParamKind, value: Any, span: Span | None) -> None:
-    """A numpy array argument of a dtype tilefold has no element type for (object, structured, complex, datetime),
-    or a read-only one for a parameter the kernel writes, is refused before anything is compiled or run."""
+    """A numpy array argument of a dtype tilefold has no element type for (object, structured, complex, datetime)
+    is refused by parameter name before anything is compiled or run."""
     import numpy as np
 
     from tilefold.ir.types import dtype_from_numpy
@@ -169,9 +169,18 @@ def _check_array(where: str, p: ParamKind, value: Any, span: Span | None) -> Non
         raise ArgumentError(f"{where} is an array of dtype {value.dtype}, which no tilefold element type holds",
                             span=span, hint="pass a float32 / float16 / bfloat16 / integer / bool array "
                                             "(arr.astype(np.float32))")
-    if p.writes and not value.flags.writeable:
-        raise ArgumentError(f"{where} is a read-only array, but the kernel writes it ({p.annotation})", span=span,
-                            hint="pass a writable array (np.zeros(...), or arr.copy() of a broadcast view)")
+
+
+def check_writable(fname: str, params: Sequence[ParamKind], values: Sequence[Any], span: Span | None = None) -> None:
+    """A read-only numpy array for a pl.Out / pl.InOut parameter is refused before the run (after the size checks:
+    a huge broadcast view is refused for its size first)."""
+    import numpy as np
+
+    for p, v in zip(params, values, strict=True):
+        if p.writes and isinstance(v, np.ndarray) and not v.flags.writeable:
+            raise ArgumentError(f"{fname}(): argument '{p.name}' is a read-only numpy array, but the kernel writes "
+                                f"it ({p.annotation})", span=span,
+                                hint="pass a writable array (np.zeros(...), or arr.copy() of a broadcast view)")
 
 
 def check_kinds(fname: str, params: Sequence[ParamKind], values: Sequence[Any], span: Span | None = None) -> tuple:
