@@ -1102,7 +1102,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--codegen", choices=("strict", "faithful"), default="strict", help=CODEGEN_HELP)
     p.add_argument("--entry", metavar="NAME", help=ENTRY_HELP)
     p.add_argument("--block-dim", type=int, default=1, metavar="N", help="number of blocks (cores) to launch")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the random inputs (an integer >= 0)")
     p.add_argument("--set", action="append", metavar="NAME=VALUE",
                    help="value of a scalar parameter of the entry function (unset scalars are random in [0, 4))")
     p.add_argument("--remarks", action="store_true", help="print the passes' remarks after the result table")
@@ -1166,6 +1166,17 @@ def _error(text: str) -> None:
     print(text, file=sys.stderr)
 
 
+def _seed(text: str) -> int:
+    """``--seed``: a non-negative integer (numpy's generators refuse negative seeds deep inside)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed {text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"--seed {value} is negative: give an integer >= 0")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["mlir-opt"]:  # mlir-opt's own single-dash options (-split-input-file, ...): parsed there
@@ -1190,6 +1201,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if show_tb:
             raise
         text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        if isinstance(exc, OSError) and exc.filename is not None:  # a path of the command line: name it plainly
+            text = (f"cannot use {exc.filename}: {exc.strerror}\nhint: check the path (its directory must exist; "
+                    "--dump-dir names a directory, --trace / --timeline / -o a file)")
         _error(f"error: {text}")
         return EXIT_USER
     except BrokenPipeError:  # `tilefold ops | head`: the reader left; not an error

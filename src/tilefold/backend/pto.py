@@ -535,6 +535,11 @@ class PTOKernel:
     # kernel-private GM scratch: each block gets its own zero-filled copy, invisible to the caller
     workspaces: tuple[TensorParam, ...] = ()
 
+    def __getstate__(self) -> dict:
+        # the simulator's per-target caches (``_sim_*``, sim/machine.py) hold op definitions with closures: not
+        # part of the kernel, rebuilt on the next run (a saved artefact, compiled.save, pickles the kernel)
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_sim_")}
+
     def text(self) -> str:
         lines = [f"kernel @{self.name} ({self.func_type}) {{"]
         for t in self.tensors:

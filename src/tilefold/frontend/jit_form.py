@@ -26,6 +26,7 @@ from tilefold.errors import NotSupportedError, ParseError
 from tilefold.frontend.call_results import bind_call_results
 from tilefold.frontend.inline import JitSource
 from tilefold.frontend.parser import Parser
+from tilefold.frontend.statements import lower_continue
 from tilefold.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Var
 from tilefold.ir.stmt import (
     AssignStmt,
@@ -259,8 +260,8 @@ class JitParser(Parser):
         if isinstance(s, ast.For) and self.kind == "entry" and not self.in_scope:
             self._unroll_orchestration_loop(s, out)
             return
-        if isinstance(s, ast.For):
-            s = self._carry_rebound_names(s)
+        if isinstance(s, ast.For):  # `continue` first: the branch it skips to must see the rebound names carried
+            s = self._carry_rebound_names(lower_continue(self, s))
         if isinstance(s, ast.If) and (self.in_scope or self.kind != "entry"):  # orchestration code is straight-line
             s, merged = self._merge_rebound_names(s)
             saved, self._if_merged = self._if_merged, merged  # only this if's own branches may rebind them

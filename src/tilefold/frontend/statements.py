@@ -112,7 +112,7 @@ def _ends_in_continue(body: list[ast.stmt]) -> bool:
     return bool(body) and isinstance(body[-1], ast.Continue)
 
 
-def _lower_continue(p: Any, loop: ast.For) -> ast.For:
+def lower_continue(p: Any, loop: ast.For) -> ast.For:
     """``continue`` as the last statement of an if branch at the top of a loop body: the rest of the body runs
     only on the other branch (``if c: a; continue`` then ``b`` is ``if c: a`` else ``b``); the carried values of
     the skipped iteration are the ones it had. Any other ``continue`` (and every ``break``) is refused."""
@@ -460,7 +460,7 @@ class StatementsMixin:
             elif isinstance(s, ast.For) and not self._on_chip() and _holds_at_scope(self, s):
                 self._unroll_orchestration_loop(s, out)  # its pl.at scopes are outlined one per iteration
             elif isinstance(s, ast.For):
-                s = _lower_continue(self, s)
+                s = lower_continue(self, s)
                 self._for(self._carry_rebound_names(s) if self.python_rebinding else s, out)
             elif isinstance(s, ast.While):
                 self._while(s, out)

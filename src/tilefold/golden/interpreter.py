@@ -38,6 +38,7 @@ Semantics
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -45,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from tilefold.budget import DEFAULT_MAX_STEPS, StepBudget
+from tilefold.budget import DEFAULT_MAX_STEPS, MAX_TENSOR_BYTES, StepBudget
 from tilefold.errors import CustomOpError, NotSupportedError, Span, TilefoldError
 from tilefold.golden.lanes import cross_core_value, run_region
 from tilefold.golden.phases import has_barrier, run_blocks_phased, system_value
@@ -445,6 +446,7 @@ class GoldenInterpreter:
         if op.golden is None:
             raise NotSupportedError(f"op {name!r} has no golden semantics", span=_span(call),
                                     hint="declare golden= for it in the op registry")
+        _refuse_oversized_tile(call)
         args = [self.eval(a, env, inst) for a in call.args]
         attrs = {k: self._eval_attr(v, env, inst) for k, v in call.kwargs}
         for i in valid_shape_operands(op):  # e.g. fillpad, part_*: the operands' valid extents, evaluated now
@@ -928,3 +930,20 @@ def run_program(program: Program, inputs: Mapping[str, Any], *, entry: str | Non
         for i, arr in extra:
             outputs[f"return{i}"] = arr
     return outputs
+
+
+def _refuse_oversized_tile(call: Call) -> None:
+    """A tile result too large for host memory is refused before numpy allocates it (no on-chip buffer holds a
+    tile of more than a few MiB; the compiler's memory check runs after the golden reference in ``tilefold run``)."""
+    t = call.type
+    if not isinstance(t, TileType):
+        return
+    shape = t.static_shape
+    if shape is None:
+        return
+    nbytes = math.prod(shape) * t.dtype.storage_bits // 8
+    if nbytes > MAX_TENSOR_BYTES:
+        raise TilefoldError(f"{call.op_name}: a {list(shape)} {t.dtype.name} tile is {nbytes:,} bytes, more than any "
+                            f"on-chip buffer (and above the {MAX_TENSOR_BYTES // 2**20} MiB host limit)",
+                            span=_span(call), hint="tiles live in Vec / Mat / L0 buffers of a few hundred KiB: "
+                                                   "make the tile smaller and loop over the data")

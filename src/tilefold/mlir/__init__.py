@@ -18,10 +18,9 @@ def load_program(path: str, function: str | None = None):
     from xdsl.dialects import func
 
     from tilefold.mlir.bind_sub_block import is_candidate, lower_to_program
-    from tilefold.mlir.opt import Chunk, parse_chunk
+    from tilefold.mlir.opt import Chunk, parse_chunk, read_source
 
-    with open(path, encoding="utf-8") as f:
-        source = f.read()
+    source = read_source(path)
     chunk = Chunk(source, 0)
     module = parse_chunk(chunk, path)
     fns = [op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks]

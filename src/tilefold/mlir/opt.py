@@ -10,6 +10,7 @@ decisions on stderr), ``-o FILE``.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from dataclasses import dataclass, field
@@ -248,6 +249,9 @@ def parse_chunk(chunk: Chunk, filename: str):
     if deep is not None:
         raise _parse_failure(chunk, filename, deep, ValueError(
             f"regions nested more than {MAX_REGION_DEPTH} deep (the reader and the passes recurse on nesting)"))
+    oversized = _oversized_literal(chunk.text)
+    if oversized is not None:
+        raise _parse_failure(chunk, filename, oversized[0], ValueError(oversized[1]), oversized[2])
     parser = None
     try:
         with warnings.catch_warnings():  # operands are read before their types (the types come from the values)
@@ -264,6 +268,38 @@ def parse_chunk(chunk: Chunk, filename: str):
     except RecursionError:  # nesting the depth check does not see (e.g. deeply nested attributes or types)
         pos = getattr(parser, "tf_op_start", 0)
         raise _parse_failure(chunk, filename, pos, ValueError("input nested too deeply")) from None
+    except (ValueError, MemoryError) as exc:  # what the literal checks above do not foresee, at the op being read
+        pos = getattr(parser, "tf_op_start", 0)
+        raise _parse_failure(chunk, filename, pos, ValueError(f"unreadable literal ({type(exc).__name__}: {exc})"),
+                             "integer literals have at most 40 digits and dense constants at most "
+                             f"{MAX_DENSE_ELEMENTS:,} elements") from None
+
+
+#: the longest integer literal read (an i64 has 19 digits; longer ones are typos or hostile input)
+MAX_INT_DIGITS = 40
+#: the most elements a ``dense<...>`` constant may expand to (a splat is expanded element by element)
+MAX_DENSE_ELEMENTS = 2**20
+_LITERALS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|(?<![\w.])(?:0x[0-9a-fA-F]+|\d+)'
+                       r'|dense<[^<>]*>\s*:\s*(?:tensor|vector|memref)<((?:\d+x)+)')
+
+
+def _oversized_literal(text: str) -> tuple[int, str, str] | None:
+    """(offset, message, hint) of the first integer literal too long to read or dense constant too large to
+    expand, strings and comments skipped; None if there is none. Checked before xDSL reads the text."""
+    for m in _LITERALS.finditer(text):
+        tok = m.group()
+        if tok.startswith(('"', "//")):
+            continue
+        if m.group(1) is not None:
+            count = math.prod(int(d) for d in m.group(1).rstrip("x").split("x") if len(d) <= MAX_INT_DIGITS)
+            if count > MAX_DENSE_ELEMENTS:
+                return (m.start(), f"a dense constant of {count:,} elements (more than {MAX_DENSE_ELEMENTS:,})",
+                        "tilefold expands dense constants element by element: fill a buffer instead "
+                        "(hivm.hir.vbrc / linalg.fill)")
+        elif len(tok) > MAX_INT_DIGITS:
+            return (m.start(), f"an integer literal of {len(tok):,} digits (at most {MAX_INT_DIGITS})",
+                    "no MLIR integer type holds it: check the literal")
+    return None
 
 
 #: the deepest nesting of ``{ }`` regions / dictionaries a chunk may have (upstream kernels nest a handful deep)
@@ -306,16 +342,32 @@ def run_chunk(chunk: Chunk, args: OptArgs, remarks_out: list[str]) -> str:
     return print_module(module)
 
 
+def read_source(path: str) -> str:
+    """The text of an MLIR file; unreadable files and bytes that are not UTF-8 are located TilefoldErrors."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise TilefoldError(f"cannot read {path}: {exc.strerror}",
+                            hint="give the path of an .mlir text file") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = data[:exc.start]
+        line = before.count(b"\n") + 1
+        col = exc.start - (before.rfind(b"\n") + 1) + 1
+        text = data.splitlines()[line - 1].decode("utf-8", "replace") if data.splitlines() else ""
+        raise TilefoldError(f"byte 0x{data[exc.start]:02x} at offset {exc.start} is not UTF-8 text",
+                            span=Span(path, line, col, text),
+                            hint="MLIR files are UTF-8 text: is this a binary (bytecode) file?") from None
+
+
 def main(argv: list[str]) -> int:
     """Returns the exit code; writes the output to stdout (or ``-o``) and diagnostics to stderr."""
     try:
         args = parse_args(list(argv))
         require_xdsl()
-        try:
-            with open(args.file, encoding="utf-8") as f:
-                source = f.read()
-        except OSError as exc:
-            raise TilefoldError(f"cannot read {args.file}: {exc.strerror}") from None
+        source = read_source(args.file)
     except TilefoldError as exc:
         print(exc.render(), file=sys.stderr)
         return 1
@@ -349,8 +401,13 @@ def main(argv: list[str]) -> int:
             outputs.append(out)
     text = "// -----\n".join(outputs) if args.split_input_file else "".join(outputs)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
+        try:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as exc:
+            print(TilefoldError(f"cannot write {args.output}: {exc.strerror}",
+                                hint="-o names a file in an existing, writable directory").render(), file=sys.stderr)
+            return 1
     else:
         sys.stdout.write(text)
     if args.remarks:

@@ -40,17 +40,20 @@ class ParamKind:
     kind: str  # "tensor", "scalar" or "any" (an annotation tilefold does not classify here)
     dtype: DataType | None = None  # a scalar's dtype
     annotation: str = ""
+    writes: bool = False  # a pl.Out / pl.InOut parameter
 
 
 def _annotation_kind(name: str, node: ast.expr | None) -> ParamKind:
     text = ast.unparse(node) if node is not None else ""
     inner = node
+    writes = False
     if isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Attribute) \
             and inner.value.attr in ("Out", "InOut", "In"):
+        writes = inner.value.attr != "In"
         inner = inner.slice
     head = inner.value if isinstance(inner, ast.Subscript) else inner
     if isinstance(head, ast.Attribute) and head.attr in ("Tensor", "TensorView"):
-        return ParamKind(name, "tensor", annotation=text)
+        return ParamKind(name, "tensor", annotation=text, writes=writes)
     if isinstance(head, ast.Attribute) and head.attr == "Scalar":
         dtype = None
         if isinstance(inner, ast.Subscript) and isinstance(inner.slice, ast.Attribute):
@@ -152,6 +155,34 @@ def _describe(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
+def _check_array(where: str, p: ParamKind, value: Any, span: Span | None) -> None:
+    """A numpy array argument of a dtype tilefold has no element type for (object, structured, complex, datetime)
+    is refused by parameter name before anything is compiled or run."""
+    import numpy as np
+
+    from tilefold.ir.types import dtype_from_numpy
+
+    if not isinstance(value, np.ndarray):
+        return
+    dt = value.dtype if value.dtype.isnative else value.dtype.newbyteorder("=")
+    if dtype_from_numpy(dt) is None:
+        raise ArgumentError(f"{where} is an array of dtype {value.dtype}, which no tilefold element type holds",
+                            span=span, hint="pass a float32 / float16 / bfloat16 / integer / bool array "
+                                            "(arr.astype(np.float32))")
+
+
+def check_writable(fname: str, params: Sequence[ParamKind], values: Sequence[Any], span: Span | None = None) -> None:
+    """A read-only numpy array for a pl.Out / pl.InOut parameter is refused before the run (after the size checks:
+    a huge broadcast view is refused for its size first)."""
+    import numpy as np
+
+    for p, v in zip(params, values, strict=True):
+        if p.writes and isinstance(v, np.ndarray) and not v.flags.writeable:
+            raise ArgumentError(f"{fname}(): argument '{p.name}' is a read-only numpy array, but the kernel writes "
+                                f"it ({p.annotation})", span=span,
+                                hint="pass a writable array (np.zeros(...), or arr.copy() of a broadcast view)")
+
+
 def check_kinds(fname: str, params: Sequence[ParamKind], values: Sequence[Any], span: Span | None = None) -> tuple:
     """Each value checked against its parameter's annotation; scalars returned as exact Python numbers."""
     out = []
@@ -162,6 +193,7 @@ def check_kinds(fname: str, params: Sequence[ParamKind], values: Sequence[Any], 
                 raise ArgumentError(f"{where} is {_describe(v)}, but the parameter is {p.annotation}",
                                     span=span, hint="pass a numpy array (or a torch tensor, or a TensorSpec to "
                                                     "compile() / lower())")
+            _check_array(where, p, v, span)
             out.append(v)
             continue
         if p.kind == "scalar":

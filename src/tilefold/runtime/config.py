@@ -103,12 +103,23 @@ class RunConfig:
                  runtime: dict[str, Any] | None = None, **others: Any) -> None:
         # extras= / runtime= are the recorded fields of another RunConfig (dataclasses.replace passes them):
         # they are validated again like keyword fields; an explicit keyword wins
+        for name, given in (("extras", extras), ("runtime", runtime)):
+            if given is not None and not isinstance(given, dict):
+                raise TilefoldError(f"RunConfig({name}={given!r}) is not a dict",
+                                    hint=f"{name}= takes a dict of field names to values (or leave it out)")
         others = {**dict(extras or {}), **dict(runtime or {}), **others}
+        if not isinstance(platform, str):
+            raise TilefoldError(f"RunConfig(platform={platform!r}) is not a platform name",
+                                hint="platform= is text: a tilefold target (Ascend910B, Ascend950, ...) or a PyPTO "
+                                     "simulator platform (a2a3sim, a5sim)")
         self.platform = platform
         if isinstance(block_dim, bool) or not isinstance(block_dim, numbers.Integral) or block_dim < 1:
             raise TilefoldError(f"RunConfig(block_dim={block_dim!r}) is not a valid value",
                                 hint="block_dim is a positive number of blocks per launch")
         self.block_dim = int(block_dim)
+        if not isinstance(skip_passes, (str, list, tuple, set, frozenset)):
+            raise TilefoldError(f"RunConfig(skip_passes={skip_passes!r}) is not a pass name or a list of them",
+                                hint="e.g. skip_passes=['InitMemRef'] (`tilefold passes` lists the names)")
         self.skip_passes = (skip_passes,) if isinstance(skip_passes, str) else tuple(skip_passes)
         self.pass_options = _checked_pass_options(pass_options)
         self.extras = {}

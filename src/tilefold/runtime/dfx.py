@@ -115,7 +115,15 @@ def write_dfx(config: Any, compiled: Any, sim: Any, dump_inputs: dict[str, np.nd
     if not any(rt.get(k) for k in _FLAGS):
         return None
     root = work_dir(config, compiled) / "dfx_outputs"
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except (OSError, ValueError) as exc:  # a work_dir that is a file, unwritable, or holds a NUL byte
+        from tilefold.errors import TilefoldError
+
+        raise TilefoldError(f"cannot write the DFX outputs under {str(root)!r}: "
+                            f"{getattr(exc, 'strerror', None) or exc}",
+                            hint="RunConfig(work_dir=...) (or save_kernels_dir=) must name a writable directory") \
+            from None
     if rt.get("enable_dep_gen"):
         (root / "deps.json").write_text(json.dumps(task_graph(compiled.pto, compiled.ir), indent=1))
     if rt.get("enable_chip_swimlane"):

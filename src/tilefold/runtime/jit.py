@@ -145,7 +145,7 @@ class JITFunction:
     def bind_arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> tuple[Any, ...]:
         """The call's arguments in parameter order, bound and checked as ``tilefold.runtime.call_boundary`` says
         (Python's binding rules, a kind per annotation, a size limit), before anything is parsed or allocated."""
-        from tilefold.runtime.call_boundary import bind, check_kinds, check_sizes, param_kinds
+        from tilefold.runtime.call_boundary import bind, check_kinds, check_sizes, check_writable, param_kinds
 
         node, _ = self.source()
         params = param_kinds(node)
@@ -153,6 +153,7 @@ class JITFunction:
         values = bind(self.__name__, params, args, dict(kwargs or {}), self.dynamic_names(), span)
         values = check_kinds(self.__name__, params, values, span)
         check_sizes(self.__name__, params, values, span)
+        check_writable(self.__name__, params, values, span)
         return values
 
     # ------------------------------------------------------------------ specialisation
