@@ -46,6 +46,8 @@ def add(a: pl.Tensor, b: pl.Tensor, out: pl.Out[pl.Tensor]):
     ("aicpu_thread_num", 0, "aicpu_thread_num=0", "positive number of AICPU threads"),
     ("enable_pmu", 5, "enable_pmu=5", "level in (0, 1, 2)"),
     ("enable_dep_gen", "yes", "enable_dep_gen='yes'", "True / False"),
+    ("enable_chip_swimlane", 5, "enable_chip_swimlane=5", "level in (0, 1, 2, 3, 4)"),
+    ("enable_dep_gen", 2, "enable_dep_gen=2", "True / False"),
 ])
 def test_runtime_fields_are_validated_as_pypto_documents(field, value, message, hint):
     with pytest.raises(TilefoldError) as info:
@@ -91,6 +93,26 @@ def test_dfx_outputs_under_the_work_dir(tmp_path):
     np.testing.assert_array_equal(np.load(dfx / "args_dump" / "a.in.npy"), A)
     np.testing.assert_allclose(np.load(dfx / "args_dump" / "out.out.npy"), 4 * A, rtol=1e-6)
     assert not (dfx / "scope_stats").exists()  # no runtime rings to measure
+
+
+@pytest.mark.parametrize("level, stored", [(True, 4), (False, 0), (0, 0), (1, 1), (3, 3), (4, 4)])
+def test_swimlane_takes_pypto_levels(level, stored):
+    # PyPTO's swimlane flag is a collection level 0-4; True means the full level 4
+    assert RunConfig(platform="a2a3", enable_chip_swimlane=level).enable_chip_swimlane == stored
+
+
+@pytest.mark.parametrize("level", [1, 3])
+def test_swimlane_level_writes_the_timeline(tmp_path, level):
+    out = np.zeros_like(A)
+    add(A, B, out, config=RunConfig(platform="a2a3", work_dir=str(tmp_path), enable_chip_swimlane=level))
+    np.testing.assert_allclose(out, A + B, rtol=1e-6)
+    trace = json.loads((tmp_path / "dfx_outputs" / "chip_swimlane_records.json").read_text())
+    assert any(e.get("ph") == "X" for e in trace["traceEvents"])
+
+
+def test_swimlane_level_zero_writes_nothing(tmp_path):
+    add(A, B, np.zeros_like(A), config=RunConfig(work_dir=str(tmp_path), enable_chip_swimlane=0))
+    assert not (tmp_path / "dfx_outputs").exists()
 
 
 def test_no_dfx_flag_writes_nothing(tmp_path):

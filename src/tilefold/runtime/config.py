@@ -41,7 +41,8 @@ def _pow2(x: int) -> bool:
 
 def _flag(name: str, v: Any, levels: tuple[int, ...] = (0, 1)) -> int:
     if isinstance(v, bool):
-        return int(v)
+        # True asks for the flag's full level (PyPTO: enable_chip_swimlane=True is level 4); False is 0
+        return levels[-1] if v and len(levels) > 3 else int(v)
     if isinstance(v, int) and v in levels:
         return v
     raise TilefoldError(f"RunConfig({name}={v!r}) is not a valid value",
@@ -61,7 +62,9 @@ RUNTIME_FIELDS: dict[str, Any] = {
     "aicpu_thread_num": lambda v: v if v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 1)
     else _bad("aicpu_thread_num", v, "a positive number of AICPU threads, or None"),
     "enable_dep_gen": lambda v: _flag("enable_dep_gen", v),
-    "enable_chip_swimlane": lambda v: _flag("enable_chip_swimlane", v),
+    # the swimlane level (PyPTO 1 AICORE_TIMING .. 4 ORCH_PHASES): every level >= 1 writes the simulator's
+    # per-unit timeline; the AICPU / scheduler / orchestrator phases of levels 2-4 do not exist on a simulator
+    "enable_chip_swimlane": lambda v: _flag("enable_chip_swimlane", v, (0, 1, 2, 3, 4)),
     "enable_scope_stats": lambda v: _flag("enable_scope_stats", v),
     "enable_pmu": lambda v: _flag("enable_pmu", v, (0, 1, 2)),
     "enable_dump_args": lambda v: _flag("enable_dump_args", v, (0, 1, 2)),
