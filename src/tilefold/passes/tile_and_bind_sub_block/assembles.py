@@ -10,8 +10,9 @@ part of the value inside ``[sb*H, sb*H + H)`` — in the half's coordinates from
 ``count = min(max(off + n - sb*H, 0), H) - lo`` elements taken from ``shift = min(max(sb*H - off, 0), n)`` of the
 value (a stored window's clip, ``window_stores.clip_exprs``; ``count`` = 0: the half is left as it is); the MLIR
 side prints that arithmetic (``tilefold.mlir.clipped_stores``). Tiles have static extents and an assemble writes
-its whole value, so here the part is written through a frame of the target's full extent ``2H``: the half placed at ``sb*H``, the whole value assembled at ``off`` (an offset
-outside the target faults as in the original program), the half read back at ``sb*H``. That is two Vec copies of
+its whole value, so here the part is written through a frame of the target's full extent ``2H``: the half placed
+at ``sb*H``, the whole value assembled at ``off`` (an offset outside the target faults as in the original
+program), the half read back at ``sb*H``. That is two Vec copies of
 a half and one of the value per sub-block, so the pass tries this rule only when no candidate split succeeds
 without it (``Splitter.clip_assembles``): a covering split on another axis is preferred.
 """
