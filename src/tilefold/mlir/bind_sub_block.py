@@ -40,7 +40,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from tilefold.mlir import clipped_stores
-from tilefold.mlir.clipped_stores import ClippedStore, memref_strides, window_axis
+from tilefold.mlir.clipped_stores import ClippedInsert, ClippedStore, memref_strides, window_axis
 from tilefold.mlir.dialect import HivmOp, ToTensorOp, hivm_op_class
 from tilefold.mlir.lower import Lowering, NotLowered, kept_axes, lowered_line_span, shape_of
 
@@ -231,6 +231,7 @@ class SplitPlan:
     slice_sizes: dict[Operation, list[int]] = field(default_factory=dict)  # their halved static sizes
     clipped_slices: set[Operation] = field(default_factory=set)  # stored windows of a halved value
     clipped: list[ClippedStore] = field(default_factory=list)  # their stores, clipped per half
+    clipped_inserts: list[ClippedInsert] = field(default_factory=list)  # inserts of a whole value, clipped per half
     aranges: list[tuple[HivmOp, int, int, list[int]]] = field(default_factory=list)  # (op, axis, half, shape)
 
 
@@ -325,7 +326,11 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
         plan.retype[sv.result] = _halved_local_subview(sv, shape, plan.retype)
         plan.slices.append(sv)
     plan.aranges = _halved_aranges(fn, plan)
-    plan.slice_sizes = {op: _halved_slice_sizes(op, plan.retype) for op in plan.slices}
+    for op in plan.slices:
+        if isinstance(op, tensor.InsertSliceOp) and op.source not in plan.retype:
+            plan.clipped_inserts.append(_clipped_insert(op, plan.retype))
+        else:
+            plan.slice_sizes[op] = _halved_slice_sizes(op, plan.retype)
     for op in fn.walk():  # a halved result needs a halved outs init: a fresh tensor.empty, or a re-typed value
         if isinstance(op, HivmOp) and op.results:
             for i, (r, o) in enumerate(zip(op.results, op.group("outs"), strict=False)):
@@ -446,6 +451,8 @@ def apply_split(fn: func.FuncOp, d: Decision, plan: SplitPlan) -> None:
         _replace_group_operand(op, group, 0, sv.result)
     for c in plan.clipped:
         clipped_stores.rewrite(c, sb, _replace_group_operand)
+    for ci in plan.clipped_inserts:
+        clipped_stores.rewrite_insert(ci, sb)
     for op, axis, half, shape in plan.aranges:
         _shift_arange(op, axis, half, shape, sb)
     for op in plan.tiled_stores + plan.tiled_customs + [c.store for c in plan.clipped]:
@@ -491,6 +498,25 @@ def _halved_local_subview(sv: memref.SubviewOp, shape: list[int] | None, retype:
     kept_strides = [strides[a] for a in kept]
     t = sv.result.type
     return MemRefType(t.get_element_type(), shape, StridedLayoutAttr(kept_strides, offset), t.memory_space)
+
+
+def _clipped_insert(op: tensor.InsertSliceOp, retype: dict) -> ClippedInsert:
+    """An insert of a whole value into a halved destination: the pass clipped it per half (``assembles``, rule 2).
+    The split axis must be one the inserted value keeps (a rank-reduced unit axis cannot take a dynamic count)."""
+    if op.dest not in retype or op.results[0] not in retype:
+        raise NotLowered(f"tensor.insert_slice %{op.results[0].name_hint}: its destination is not halved with it")
+    old, new = shape_of(op.dest.type), shape_of(retype[op.dest])
+    axes = [a for a, (x, y) in enumerate(zip(old, new, strict=True)) if x != y]
+    kept = kept_axes(list(op.static_sizes.get_values()), shape_of(op.source.type))
+    if len(axes) != 1 or kept is None or any(s != 1 for s in op.static_strides.get_values()):
+        raise NotLowered(f"tensor.insert_slice %{op.results[0].name_hint}: a clipped insert needs unit strides and "
+                         "one halved axis")
+    if axes[0] not in kept:
+        raise NotLowered(f"tensor.insert_slice %{op.results[0].name_hint}: the split axis {axes[0]} is a unit axis "
+                         "the inserted value drops, which a clipped (dynamic-size) part cannot keep")
+    if op.static_sizes.get_values()[axes[0]] == DYNAMIC_INDEX:
+        raise NotLowered(f"tensor.insert_slice %{op.results[0].name_hint}: a dynamic size on the split axis")
+    return ClippedInsert(op, axes[0], kept.index(axes[0]), new[axes[0]])
 
 
 def _halved_slice_sizes(op: tensor.ExtractSliceOp | tensor.InsertSliceOp, retype: dict) -> list[int]:

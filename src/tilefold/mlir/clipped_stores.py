@@ -22,11 +22,13 @@ from xdsl.dialects import affine, memref, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
+    DenseArrayBase,
     IndexType,
     IntegerAttr,
     MemRefType,
     StridedLayoutAttr,
     TensorType,
+    i64,
 )
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
@@ -182,3 +184,68 @@ def rewrite(c: ClippedStore, sb: SSAValue, replace_operand) -> None:
         sl.erase()
 
 
+
+
+# ---------------------------------------------------------------------------------------------- clipped inserts
+@dataclass
+class ClippedInsert:
+    """A ``tensor.insert_slice %v into %dst`` whose ``%v`` covers only part of the split axis of the halved ``%dst``
+    (TileAndBindSubBlock's clipped assemble, ``passes/tile_and_bind_sub_block/assembles.py``): ``%v`` stays whole and
+    each sub-block inserts the part of it inside its half."""
+
+    op: tensor.InsertSliceOp
+    axis: int  # MLIR axis of the destination
+    source_axis: int  # the same axis in the (possibly rank-reduced) source
+    half: int  # H
+
+
+def _mixed(static: list[int], dynamic) -> list[int | SSAValue]:
+    dyn = iter(dynamic)
+    return [next(dyn) if s == DYNAMIC_INDEX else s for s in static]
+
+
+def _split_mixed(values: list[int | SSAValue]) -> tuple[list[int], list[SSAValue]]:
+    return ([DYNAMIC_INDEX if isinstance(v, SSAValue) else v for v in values],
+            [v for v in values if isinstance(v, SSAValue)])
+
+
+def rewrite_insert(c: ClippedInsert, sb: SSAValue) -> None:
+    """Emit, for sub-block ``sb``, ``%part = tensor.extract_slice %v[shift] [count]`` and ``tensor.insert_slice %part
+    into %half[lo] [count]`` on the split axis, with the stored window's clip arithmetic (see the module rule)."""
+    op = c.op
+    block = op.parent_block()
+    b = _Builder(block, op, sb)
+    offs = _mixed(list(op.static_offsets.get_values()), op.offsets)
+    sizes = _mixed(list(op.static_sizes.get_values()), op.sizes)
+    off = offs[c.axis]
+    n = sizes[c.axis]
+    lo = b.clamp(off, -c.half, 0, c.half)
+    hi = b.clamp(off, -c.half, n, c.half)
+    count = b.difference(hi, lo)
+    shift = b.clamp(off, c.half, 0, n)
+    src = op.source
+    src_shape = list(src.type.get_shape())
+    p_offs: list[int | SSAValue] = [0] * len(src_shape)
+    p_offs[c.source_axis] = shift
+    p_sizes: list[int | SSAValue] = list(src_shape)
+    p_sizes[c.source_axis] = count
+    p_shape = list(src_shape)
+    p_shape[c.source_axis] = DYNAMIC_INDEX
+    part = tensor.ExtractSliceOp(src, p_offs, p_sizes, [1] * len(src_shape),
+                                 TensorType(src.type.get_element_type(), p_shape))
+    block.insert_op_before(part, op)
+    offs[c.axis], sizes[c.axis] = lo, count
+    (s_offs, d_offs), (s_sizes, d_sizes) = _split_mixed(offs), _split_mixed(sizes)
+    strides = _mixed(list(op.static_strides.get_values()), op.strides)
+    s_strides, d_strides = _split_mixed(strides)
+    new = tensor.InsertSliceOp.build(
+        operands=[part.results[0], op.dest, d_offs, d_sizes, d_strides],
+        properties={"static_offsets": DenseArrayBase.from_list(i64, s_offs),
+                    "static_sizes": DenseArrayBase.from_list(i64, s_sizes),
+                    "static_strides": DenseArrayBase.from_list(i64, s_strides)},
+        result_types=[op.dest.type])
+    block.insert_op_before(new, op)
+    new.results[0].name_hint = op.results[0].name_hint
+    op.results[0].replace_all_uses_with(new.results[0])
+    op.detach()
+    op.erase()

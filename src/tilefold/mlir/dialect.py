@@ -593,8 +593,39 @@ class ToTensorOp(Operation):
         printer.print_attribute(self.results[0].type)
 
 
-#: standard ops whose xDSL declaration is stricter than what HIVM kernels write
-OVERRIDES: dict[str, type[Operation]] = {"bufferization.to_tensor": ToTensorOp}
+def _index_cast_ui() -> type[Operation]:
+    """``arith.index_castui`` (xDSL declares only the signed ``arith.index_cast``; the syntax is the same)."""
+    from xdsl.dialects.builtin import IndexType, IntegerType
+    from xdsl.irdl import IRDLOperation, base, irdl_op_definition, operand_def, result_def
+
+    @irdl_op_definition
+    class IndexCastUIOp(IRDLOperation):
+        name = "arith.index_castui"
+        input = operand_def(base(IntegerType) | base(IndexType))
+        result = result_def(base(IntegerType) | base(IndexType))
+        assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    return IndexCastUIOp
+
+
+def _memref_cast() -> type[Operation]:
+    """``memref.cast %m : T to U`` (xDSL's declaration has no custom format)."""
+    from xdsl.dialects.builtin import MemRefType, UnrankedMemRefType
+    from xdsl.irdl import IRDLOperation, base, irdl_op_definition, operand_def, result_def
+
+    @irdl_op_definition
+    class MemRefCastOp(IRDLOperation):
+        name = "memref.cast"
+        source = operand_def(base(MemRefType) | base(UnrankedMemRefType))
+        dest = result_def(base(MemRefType) | base(UnrankedMemRefType))
+        assembly_format = "$source attr-dict `:` type($source) `to` type($dest)"
+
+    return MemRefCastOp
+
+
+#: standard ops whose xDSL declaration is stricter than what HIVM kernels write, or that xDSL does not declare
+OVERRIDES: dict[str, type[Operation]] = {"bufferization.to_tensor": ToTensorOp,
+                                         "arith.index_castui": _index_cast_ui(), "memref.cast": _memref_cast()}
 
 
 def _affine_max() -> type[Operation]:

@@ -217,7 +217,8 @@ class Lowering:
 
     # ------------------------------------------------------------ helpers
     def fail(self, op: Operation, msg: str, hint: str | None = None):
-        raise NotLowered(f"{op.name}: {msg}", span=op_span(op, self.filename, self.source, self.line_offset),
+        name = op.op_name.data if op.name == "builtin.unregistered" else op.name  # a generic ``"foo.bar"(..)``
+        raise NotLowered(f"{name}: {msg}", span=op_span(op, self.filename, self.source, self.line_offset),
                          hint=hint or "tilefold rolls such a function back (its stores run on sub-block 0); see "
                                       "docs/mlir.md for what is lowered")
 

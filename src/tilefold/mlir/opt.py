@@ -256,7 +256,7 @@ def parse_chunk(chunk: Chunk, filename: str):
     try:
         with warnings.catch_warnings():  # operands are read before their types (the types come from the values)
             warnings.simplefilter("ignore", DeprecationWarning)
-            parser = _Locating(make_context(), chunk.text, filename)  # reads the first token: may fail too
+            parser = _Locating(make_context(), normalized(chunk.text), filename)  # reads the first token: may fail
             return parser.parse_module()
     except ParseError as exc:
         raise _parse_failure(chunk, filename, exc.span.start, exc) from None
@@ -300,6 +300,59 @@ def _oversized_literal(text: str) -> tuple[int, str, str] | None:
             return (m.start(), f"an integer literal of {len(tok):,} digits (at most {MAX_INT_DIGITS})",
                     "no MLIR integer type holds it: check the literal")
     return None
+
+
+_LOC_ALIAS = re.compile(r"^(#loc\w*)\s*=\s*loc\((.*)\)\s*$", re.M)
+_FOR_ARROW = re.compile(r"(scf\.for\b[^\n{]*?iter_args\([^()\n]*\)[ \t]*->[ \t]*)(?![ \t(])([^\n{]+?)([ \t]*\{)")
+_LOC_START = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|(?<![\w.#])loc\(')
+
+
+def _blank_locations(text: str) -> str:
+    """Every ``loc(...)`` annotation replaced by spaces (columns kept): tilefold reports its own positions, and the
+    reader does not take every location form (``fused[..]``, ``callsite(..)``, aliases)."""
+    out, pos = [], 0
+    for m in _LOC_START.finditer(text):
+        if m.start() < pos or not m.group().startswith("loc("):
+            continue
+        depth, i = 0, m.start() + 3
+        while i < len(text):
+            ch = text[i]
+            if ch == '"':
+                i = text.find('"', i + 1)
+                while i > 0 and text[i - 1] == "\\":
+                    i = text.find('"', i + 1)
+                if i < 0:
+                    return "".join(out) + text[pos:]
+            elif ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        out.append(text[pos:m.start()])
+        out.append(re.sub(r"[^\n]", " ", text[m.start():i + 1]))
+        pos = i + 1
+    return "".join(out) + text[pos:]
+
+
+def normalized(text: str) -> str:
+    """Valid MLIR the xDSL reader does not take, rewritten to what it does (the line count kept, so every position
+    stays on its line): location annotations ``loc(...)`` and alias definitions ``#loc1 = loc(...)`` (mlir-opt
+    prints them at the end of the file, after their uses) are blanked; the single result type of an
+    ``scf.for`` written without parentheses (``iter_args(..) -> i32``) is parenthesized."""
+    text = _LOC_ALIAS.sub(lambda m: " " * len(m.group()), text)
+    text = _blank_locations(text)
+    return _FOR_ARROW.sub(_parenthesized, text)
+
+
+def _parenthesized(m: re.Match) -> str:
+    """``iter_args(..) -> T {`` as ``iter_args(..)->(T) {``, padded to its length where the blanks allow, so that
+    the positions after it (reported in errors) do not move."""
+    head = m.group(1).rstrip(" \t")
+    head = head[:-2].rstrip(" \t") + "->"
+    new = f"{head}({m.group(2).rstrip()})"
+    return new + " " * max(1, len(m.group()) - len(new) - 1) + "{"
 
 
 #: the deepest nesting of ``{ }`` regions / dictionaries a chunk may have (upstream kernels nest a handful deep)

@@ -68,15 +68,26 @@ func.func @rows_one_by_one(%a: memref<4x64xf32>, %o: memref<4x64xf32>) attribute
 
 // -----
 
-// A 4x32 patch inserted at a run-time row and column 32 of an 8x64 tile: it covers neither axis, and the pass
-// does not clip an insert per half, so the function is rolled back with that reason.
+// A 4x32 patch inserted at a run-time row and column 32 of an 8x64 tile: it covers neither axis, so no split keeps
+// the insert as it is; the rows split and each sub-block inserts only the rows of the patch inside its half (the
+// stored window's clip arithmetic on %sb and %i: start in the half, count, first row of the patch; a count of 0
+// inserts nothing), the patch itself loaded whole on both.
 // CHECK-LABEL: func.func @patch_in_corner
-// CHECK-NOT: scf.for
-// CHECK: tensor.insert_slice %t into %f[%i, 32] [4, 32] [1, 1] : tensor<4x32xf32> into tensor<8x64xf32>
-// CHECK: scf.if %{{.*}} {
-// CHECK-NEXT: hivm.hir.store ins(%s : tensor<8x64xf32>) outs(%o : memref<8x64xf32>)
-// CHECK-NEXT: } {limit_sub_block_id0}
-// REMARK: remark: @patch_in_corner: rolled back: axis 0: {{.*}}the assembled value does not cover its target on axis 0{{.*}}axis 1: {{.*}}does not cover its target on axis 1
+// CHECK: scf.for %sb =
+// CHECK: %t = bufferization.to_tensor %buf restrict writable : memref<4x32xf32> to tensor<4x32xf32>
+// CHECK: %f = hivm.hir.vbrc ins(%one : f32) outs(%{{.*}} : tensor<4x64xf32>) -> tensor<4x64xf32>
+// CHECK: %[[LO0:.*]] = affine.max #{{map[0-9]*}}(%sb)[%i]
+// CHECK-NEXT: %[[LO:.*]] = affine.min #{{map[0-9]*}}(%[[LO0]])
+// CHECK-NEXT: %[[HI0:.*]] = affine.max #{{map[0-9]*}}(%sb)[%i]
+// CHECK-NEXT: %[[HI:.*]] = affine.min #{{map[0-9]*}}(%[[HI0]])
+// CHECK-NEXT: %[[COUNT:.*]] = affine.apply #{{map[0-9]*}}(%[[HI]], %[[LO]])
+// CHECK-NEXT: %[[SH0:.*]] = affine.max #{{map[0-9]*}}(%sb)[%i]
+// CHECK-NEXT: %[[SH:.*]] = affine.min #{{map[0-9]*}}(%[[SH0]])
+// CHECK-NEXT: %[[PART:.*]] = tensor.extract_slice %t[%[[SH]], 0] [%[[COUNT]], 32] [1, 1] : tensor<4x32xf32> to tensor<?x32xf32>
+// CHECK-NEXT: %s = tensor.insert_slice %[[PART]] into %f[%[[LO]], 32] [%[[COUNT]], 32] [1, 1] : tensor<?x32xf32> into tensor<4x64xf32>
+// CHECK: hivm.hir.store ins(%s : tensor<4x64xf32>) outs(%{{.*}} : memref<4x64xf32, strided<[64, 1], offset: ?>>) {tiled_op}
+// CHECK-NOT: limit_sub_block_id0
+// REMARK: remark: @patch_in_corner: split on axis 0
 func.func @patch_in_corner(%a: memref<4x32xf32>, %o: memref<8x64xf32>, %i: index) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
   %one = arith.constant 1.0 : f32
   %buf = memref.alloc() : memref<4x32xf32>

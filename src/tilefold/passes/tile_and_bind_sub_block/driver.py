@@ -177,6 +177,25 @@ def _split_or_revert(fn: Function, requested_axis: int | None = None) -> tuple[F
         return _revert(original, a.reason), True
     plans = _requested_first(fn, plans, requested_axis)
     failures: list[tuple[int, str]] = []
+    # a partly covering tile.assemble is clipped per half only when no plan splits without it (assembles, rule 2)
+    for clip in (False, True):
+        out, partial = _try_plans(fn, an, stores, plans, clip, emit, requested_axis, failures)
+        if out is not None:
+            return out, False
+        if not partial:
+            break
+    if len(failures) == 1:
+        return _revert(original, failures[0][1]), True
+    return _revert(original, "; ".join(f"axis {axis}: {reason}" for axis, reason in failures)), True
+
+
+def _try_plans(fn: Function, an: DimensionAnalyzer, stores, plans: list, clip_assembles: bool, emit,
+               requested_axis: int | None, failures: list[tuple[int, str]]) -> tuple[Function | None, bool]:
+    """The first plan that splits, rewritten (None when every plan fails, each failure appended to ``failures``),
+    and whether a partly covering assemble was refused on the way."""
+    partial = False
+    if clip_assembles:
+        failures.clear()  # the second round's reasons replace the first's
     for plan, why in plans:
         axis = next(iter(plan.values()))
         # strict mode is off for this function only when the SELECTED axis may have been broadcast along two
@@ -189,13 +208,14 @@ def _split_or_revert(fn: Function, requested_axis: int | None = None) -> tuple[F
             _remark(PASS_NAME, fn.name, "strict-off", "selected split axis may be broadcast along two different "
                     f"axes; strict mode disabled for this function ({broadcast[0]})", axis=axis,
                     conflicts=[str(c) for c in broadcast])
-        sp = Splitter(fn, strict, an)
+        sp = Splitter(fn, strict, an, clip_assembles=clip_assembles)
         _remark(PASS_NAME, fn.name, "axis", f"split axis {axis}: {why}", axis=axis)
         try:
             sp.run_demands(plan)
             check_gm_hazards(sp)
             out = sp.rewrite()
         except _Abort as a:
+            partial = partial or sp.partial_assembles
             emit(sp.notes, skip_split=True)
             failures.append((axis, a.reason))
             if not a.axis_specific:
@@ -218,8 +238,5 @@ def _split_or_revert(fn: Function, requested_axis: int | None = None) -> tuple[F
         # result split work needs whole are marked ``sub_block_replicated`` and stay unguarded. Guarded work
         # therefore never feeds unguarded work: the stores are all split, and a fenced op's results are only
         # read by dead work or by other fenced ops (see ``_Splitter._unsplit_custom``).
-        out = limit_function_to_sub_block0(out)
-        return out, False
-    if len(failures) == 1:
-        return _revert(original, failures[0][1]), True
-    return _revert(original, "; ".join(f"axis {axis}: {reason}" for axis, reason in failures)), True
+        return limit_function_to_sub_block0(out), partial
+    return None, partial

@@ -113,8 +113,12 @@ def op_strategy(op: OpDef, call: Call) -> Any:
 class Splitter:
     """Demands (reverse) then rewrite (forward) of one function for one candidate axis."""
 
-    def __init__(self, fn: Function, strict: bool, analyzer: DimensionAnalyzer) -> None:
+    def __init__(self, fn: Function, strict: bool, analyzer: DimensionAnalyzer, clip_assembles: bool = False) -> None:
         self.fn = fn
+        # a tile.assemble whose value covers only part of the split axis: clipped per half (``assembles``, rule 2)
+        # when set, else refused; ``partial_assembles`` records that such a refusal happened
+        self.clip_assembles = clip_assembles
+        self.partial_assembles = False
         self.strict = strict
         self.an = analyzer
         self.demand: dict[ValueKey, set[int]] = {}
