@@ -214,7 +214,8 @@ def test_callback_instrument_gets_pypto_pass_objects():
     seen = []
     with passes.PassContext([passes.CallbackInstrument(after_pass=lambda p, prog: seen.append(p.get_name()))]):
         ir.PassManager.get_strategy(ir.OptimizationStrategy.Default).run_passes(AddProgram)
-    assert seen[:2] == ["OutlineIncoreScopes", "ConvertTensorToTileOps"] and seen[-1] == "AllocateMemoryAddr"
+    assert seen[:4] == ["OutlineHierarchyScopes", "OutlineIncoreScopes", "InlineOrchestrationCalls", "ConvertTensorToTileOps"]
+    assert seen[-1] == "AllocateMemoryAddr"
 
 
 # ------------------------------------------------------------------------------------------------ compile, dumps
@@ -249,6 +250,7 @@ def test_run_config_dump_passes(tmp_path):
     args = [np.ones((16, 64), np.float32), np.ones((16, 64), np.float32), 3.0, np.zeros((16, 64), np.float32)]
     compiled = k.axpy.compile(*args, config=RunConfig(dump_passes=ir.PassDumpLevel.EXPLICIT, work_dir=str(tmp_path)))
     dumps = sorted((tmp_path / "passes_dump").iterdir())
-    assert dumps[0].name == "00_after_OutlineIncoreScopes.py" and dumps[1].name == "01_after_ConvertTensorToTileOps.py"
+    assert [d.name for d in dumps[:2]] == ["00_after_OutlineHierarchyScopes.py", "01_after_OutlineIncoreScopes.py"]
+    assert dumps[3].name == "03_after_ConvertTensorToTileOps.py"
     assert dumps[-1].read_text() == _text(compiled.ir)
     pl.parse(dumps[-1].read_text())  # a dump is a program text tilefold parses back
