@@ -12,6 +12,7 @@ import pytest
 
 import tilefold.language as pl
 from tilefold import cli
+from tilefold.cli import bench as cli_bench
 
 GOOD = '''
 import tilefold.language as pl
@@ -335,7 +336,7 @@ def test_bench_runs_scripts(tmp_path, capsys, monkeypatch):
     bench_dir.mkdir()
     (bench_dir / "hello.py").write_text("print('hello from bench')\n")
     (bench_dir / "fails.py").write_text("raise SystemExit(3)\n")
-    monkeypatch.setattr(cli, "_benchmarks_dir", lambda: bench_dir)
+    monkeypatch.setattr(cli_bench, "benchmarks_dir", lambda: bench_dir)
     code = cli.main(["bench", "hello"])
     assert code == 0 and "hello from bench" in capsys.readouterr().out
     assert cli.main(["bench", "fails"]) == 2
@@ -351,11 +352,11 @@ def test_bench_passes_names_and_plot_to_the_runner(capsys, monkeypatch):
                         lambda names, root, argv=None: seen.append((names, root, argv)) or 0)
     assert cli.main(["bench", "a", "b"]) == 0
     assert cli.main(["bench", "a", "--plot"]) == 0
-    assert seen == [(["a", "b"], cli._benchmarks_dir(), None), (["a"], cli._benchmarks_dir(), ["--plot"])]
+    assert seen == [(["a", "b"], cli.benchmarks_dir(), None), (["a"], cli.benchmarks_dir(), ["--plot"])]
 
 
 def test_bench_outside_a_checkout_is_a_user_error(capsys, monkeypatch):
-    monkeypatch.setattr(cli, "_benchmarks_dir", lambda: None)
+    monkeypatch.setattr(cli_bench, "benchmarks_dir", lambda: None)
     assert cli.main(["bench"]) == 2
     err = capsys.readouterr().err
     assert "no benchmarks/ directory next to the tilefold sources" in err and "hint:" in err
@@ -519,7 +520,7 @@ def test_bench_ignores_benchmarks_of_the_current_directory(tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path)
     code = cli.main(["bench", "evil"])
     assert code == 1 and not marker.exists()
-    assert cli._benchmarks_dir() == Path(cli.__file__).resolve().parents[2] / "benchmarks"
+    assert cli.benchmarks_dir() == Path(cli_bench.__file__).resolve().parents[3] / "benchmarks"
 
 
 def test_plain_output_when_piped(good, capsys, monkeypatch):
