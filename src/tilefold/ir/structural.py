@@ -5,7 +5,10 @@ and source spans:
 
 - Definition sites (function params, assignment targets, loop vars, iter args, return vars, tuple-unpack
   targets, which are plain assignment targets in this IR) map one to one, in order of appearance; every
-  later use must follow that mapping. A use of a variable that was never defined on either side compares
+  later use must follow that mapping. Each function of a program is its own scope: the mapping starts afresh
+  at every function, so one variable object that is a parameter of two functions (OutlineIncoreScopes keeps
+  the orchestration's variables as the outlined kernel's parameters) compares like two distinct ones.
+  A use of a variable that was never defined on either side compares
   by identity, unless ``enable_auto_mapping`` is set, in which case such free variables are mapped on
   first use like definitions.
 - Types compare field by field: shapes (each extent structurally, so symbolic extents follow the variable
@@ -305,7 +308,7 @@ def dump_ir(node: Any) -> str:
 # equality
 # ------------------------------------------------------------------------------------------------
 
-_NODE, _DEF, _LEN, _VALUE, _DEFTYPE = range(5)
+_NODE, _DEF, _LEN, _VALUE, _DEFTYPE, _SCOPE = range(6)
 
 
 def _is_number(v: Any) -> bool:
@@ -352,6 +355,9 @@ class _Comparer:
                 _, la, lb, path, what = task
                 if la != lb:
                     raise _Mismatch(path, f"{what} count differs: {la} vs {lb}", la, lb)
+            elif op == _SCOPE:  # a function starts: its variables are bound afresh
+                self.l2r.clear()
+                self.r2l.clear()
             else:
                 self.value(task[1], task[2], task[3])
 
@@ -506,6 +512,7 @@ def _program(c: _Comparer, a: Program, b: Program, path: _Path | None) -> None:
     todo: list[tuple] = []
     c.mapping(todo, path, "attrs", a.attrs, b.attrs)
     for fa, fb in zip(a.functions, b.functions, strict=False):
+        todo.append((_SCOPE, None, None, path))  # each function binds its own variables
         todo.append((_NODE, fa, fb, (path, ("fn", fa.name), fa, fb)))
     if len(a.functions) != len(b.functions):
         names_a = [f.name for f in a.functions]
@@ -809,6 +816,9 @@ class _Hasher:
             if mode == 3:  # kwarg / attr value
                 self.value(x)
                 continue
+            if mode == 4:  # a function starts: its variables are numbered afresh (as equality binds them)
+                self.vars = {}
+                continue
             self.node(x)
         data = "\x1f".join(tokens).encode()
         return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
@@ -857,7 +867,8 @@ class _Hasher:
         if isinstance(x, Program):
             self.mapping(items, "attrs", x.attrs)
             tokens.append(str(len(x.functions)))
-            items.extend((0, f) for f in x.functions)
+            for f in x.functions:
+                items.extend(((4, None), (0, f)))
         elif isinstance(x, Function):
             tokens.extend((x.name, x.func_type.name, ",".join(d.name for d in x.param_directions)))
             items.extend((1, p) for p in x.params)
