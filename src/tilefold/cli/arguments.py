@@ -74,7 +74,27 @@ def pipeline_options(args: argparse.Namespace) -> dict[str, Any]:
         options["enable_auto_bind_sub_block"] = flag
     if getattr(args, "custom_op_policy", None) is not None:
         options["custom_op_policy"] = args.custom_op_policy
+    if hasattr(args, "target"):
+        args.target = target_name(args.target)
     return options
+
+
+def target_name(text: str | None) -> str | None:
+    """``--target``: None (the default chip) or the canonical name of a known target (names are
+    case-insensitive). An empty name or an unknown one is refused with the list of known targets, never
+    taken for the default."""
+    if text is None:
+        return None
+    from tilefold.targets import DEFAULT_TARGET, TARGETS, get_target
+
+    known = ", ".join(sorted(TARGETS))
+    hint = f"known targets: {known} (case-insensitive); leave --target out for the default, {DEFAULT_TARGET}"
+    if not str(text).strip():
+        raise TilefoldError(f"--target {text!r} is empty: it names no target", hint=hint)
+    try:
+        return get_target(text).name
+    except TilefoldError:
+        raise TilefoldError(f"--target {text!r}: unknown target", hint=hint) from None
 
 
 def ir_properties(names: Sequence[str]):
@@ -100,6 +120,43 @@ def skip_passes(args: argparse.Namespace) -> tuple[str, ...]:
         except TilefoldError as exc:
             raise UsageError(f"{exc.message}\nhint: {exc.hint}" if exc.hint else exc.message) from None
     return names
+
+
+#: the largest ``--block-dim`` ``tilefold run`` launches. The simulator and the golden reference run every block
+#: of a launch in turn, so a run's time grows with the count (about 5 ms per block of a one-tile kernel; 100,000
+#: blocks ran for minutes). 4096 blocks is 170 rounds of Ascend910B's 24 clusters, past any launch the examples
+#: and benchmarks use; a larger grid is a simulation budget question, not a chip limit.
+MAX_BLOCK_DIM = 4096
+
+
+def block_dim_arg(text: str) -> int:
+    """``--block-dim``: the number of blocks of the launch, an integer from 1 to ``MAX_BLOCK_DIM``."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer: give a number of blocks from 1 "
+                                         f"to {MAX_BLOCK_DIM}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive number of blocks: give 1 to "
+                                         f"{MAX_BLOCK_DIM}")
+    if value > MAX_BLOCK_DIM:
+        raise argparse.ArgumentTypeError(f"{value} is above the simulation budget of {MAX_BLOCK_DIM} "
+                                         "blocks (every block is simulated in turn): run the kernel on a smaller "
+                                         "grid")
+    return value
+
+
+def nonempty(option: str):
+    """An argparse ``type`` for a name or path option: the value as given, or a usage error when it is empty
+    (an empty ``-o`` / ``--trace`` / ``--dump-dir`` / ``--entry`` ... would otherwise be taken as "not given", or as
+    the current directory)."""
+
+    def check(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"{text!r} is empty: give a name or a path, or leave {option} out")
+        return text
+
+    return check
 
 
 def seed_arg(text: str) -> int:
@@ -128,16 +185,17 @@ def add_pipeline_flags(p: argparse.ArgumentParser, skip: bool = True) -> None:
     p.add_argument("--custom-op-policy", choices=("split", "limit-module"), default=None,
                    help="sub-block split of custom ops: 'split' those that pass the checks (default) or "
                         "'limit-module' (upstream master: no AIV function of a module with a custom op is split)")
-    p.add_argument("--pass-option", action="append", metavar="NAME=VALUE",
+    p.add_argument("--pass-option", action="append", metavar="NAME=VALUE", type=nonempty("--pass-option"),
                    help="a pipeline option by name (tilefold passes lists them with their types), e.g. "
                         "tile_sizes=96,112,96; repeatable")
     if skip:
-        p.add_argument("--skip-pass", action="append", metavar="NAME",
+        p.add_argument("--skip-pass", action="append", metavar="NAME", type=nonempty("--skip-pass"),
                        help="leave a pass out of the default pipeline (pass name or CLI name); repeatable")
 
 
 def add_jit_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--kernel", metavar="NAME", help="the @pl.jit entry (files of jit kernels)")
-    p.add_argument("--shape", action="append", metavar="NAME=16x128[:fp16]",
+    p.add_argument("--kernel", metavar="NAME", type=nonempty("--kernel"),
+                   help="the @pl.jit entry (files of jit kernels)")
+    p.add_argument("--shape", action="append", metavar="NAME=16x128[:fp16]", type=nonempty("--shape"),
                    help="shape (and dtype) of a bare pl.Tensor parameter of a jit kernel, or of a parameter with "
                         "pl.dynamic extents (their values are read from it, as a call reads them from the arrays)")

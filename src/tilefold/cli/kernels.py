@@ -27,6 +27,9 @@ def register_kernels(sources: list[str] | tuple[str, ...]) -> None:
             register_example_kernels()
             continue
         path = Path(source)
+        if path.is_dir():
+            raise TilefoldError(f"kernel file {source!r} is a directory",
+                                hint="pass a Python file that calls tilefold.register_custom_op, or 'examples'")
         if not path.is_file():
             raise TilefoldError(f"kernel file {source!r} not found",
                                 hint="pass a Python file that calls tilefold.register_custom_op, or 'examples'")

@@ -10,7 +10,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tilefold.cli.arguments import CODEGEN_HELP, ENTRY_HELP, add_jit_flags, add_pipeline_flags, seed_arg
+from tilefold.cli.arguments import (
+    CODEGEN_HELP,
+    ENTRY_HELP,
+    MAX_BLOCK_DIM,
+    add_jit_flags,
+    add_pipeline_flags,
+    block_dim_arg,
+    nonempty,
+    seed_arg,
+)
 from tilefold.cli.bench import cmd_bench
 from tilefold.cli.catalog import cmd_ops, cmd_passes
 from tilefold.cli.compile import cmd_compile
@@ -53,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "when no passes are given, else around every pass and on the final IR")
     p.add_argument("--round-trip", action="store_true", help="print + re-parse + compare the IR after every pass")
     p.add_argument("--remarks", action="store_true", help="print the passes' remarks after the IR")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the IR to FILE instead of stdout")
+    p.add_argument("-o", "--output", metavar="FILE", type=nonempty("-o/--output"),
+                   help="write the IR to FILE instead of stdout")
     add_jit_flags(p)
     add_pipeline_flags(p, skip=False)
     p.set_defaults(func=cmd_opt)
@@ -62,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE.py")
     p.add_argument("--emit", choices=("ir", "pto"), default="pto", help="what to print (default: pto)")
     p.add_argument("--codegen", choices=("strict", "faithful"), default=None, help=CODEGEN_HELP)
-    p.add_argument("--entry", metavar="NAME", help=ENTRY_HELP)
+    p.add_argument("--entry", metavar="NAME", type=nonempty("--entry"), help=ENTRY_HELP)
     p.add_argument("--print-after-all", action="store_true",
                    help="print the input IR and the IR after every pass of the pipeline, then the output")
     p.add_argument("--remarks", action="store_true", help="print the passes' remarks after the output")
@@ -72,24 +82,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="compile, simulate and compare against the golden reference")
     p.add_argument("file", metavar="FILE.py")
-    p.add_argument("--inputs", default="random", metavar="random|FILE.npz",
+    p.add_argument("--inputs", default="random", metavar="random|FILE.npz", type=nonempty("--inputs"),
                    help="random inputs (default) or an .npz file with one array per parameter")
     p.add_argument("--codegen", choices=("strict", "faithful"), default="strict", help=CODEGEN_HELP)
-    p.add_argument("--entry", metavar="NAME", help=ENTRY_HELP)
-    p.add_argument("--block-dim", type=int, default=1, metavar="N", help="number of blocks (cores) to launch")
+    p.add_argument("--entry", metavar="NAME", type=nonempty("--entry"), help=ENTRY_HELP)
+    p.add_argument("--block-dim", type=block_dim_arg, default=1, metavar="N",
+                   help=f"number of blocks (cores) to launch: 1 to {MAX_BLOCK_DIM} (the simulation budget)")
     p.add_argument("--seed", type=seed_arg, default=0, help="seed of the random inputs (an integer >= 0)")
-    p.add_argument("--set", action="append", metavar="NAME=VALUE",
+    p.add_argument("--set", action="append", metavar="NAME=VALUE", type=nonempty("--set"),
                    help="value of a scalar parameter of the entry function (unset scalars are random in [0, 4))")
     p.add_argument("--remarks", action="store_true", help="print the passes' remarks after the result table")
-    p.add_argument("--kernels", action="append", metavar="FILE.py|examples",
+    p.add_argument("--kernels", action="append", metavar="FILE.py|examples", type=nonempty("--kernels"),
                    help="register custom-op kernels first: a Python file calling tilefold.register_custom_op, "
                         "or 'examples' for the example programs' reference kernels")
-    p.add_argument("--trace", metavar="OUT.json", help="write the pipe timelines as Chrome trace-event / Perfetto JSON")
-    p.add_argument("--timeline", metavar="OUT.png", help="draw the pipe timelines (needs tilefold[plot])")
+    p.add_argument("--trace", metavar="OUT.json", type=nonempty("--trace"),
+                   help="write the pipe timelines as Chrome trace-event / Perfetto JSON")
+    p.add_argument("--timeline", metavar="OUT.png", type=nonempty("--timeline"),
+                   help="draw the pipe timelines (needs tilefold[plot])")
     p.add_argument("--dump-args", type=int, choices=(1, 2), default=0, metavar="1|2",
                    help="write tensor dumps: 1 the pl.dump_tag / dumps= tensors, 2 every task's tensors, before and "
                         "after each task (docs/runtime.md)")
-    p.add_argument("--dump-dir", default="dfx_outputs/args_dump", metavar="DIR",
+    p.add_argument("--dump-dir", default="dfx_outputs/args_dump", metavar="DIR", type=nonempty("--dump-dir"),
                    help="where --dump-args writes (default: dfx_outputs/args_dump)")
     p.add_argument("--max-steps", type=int, default=None, metavar="N",
                    help="stop a run after N steps: golden statements and loop iterations, simulated instructions "
@@ -116,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_passes)
 
     p = sub.add_parser("ops", help="list the registered ops with their signature and registry facts")
-    p.add_argument("name", nargs="?", metavar="NAME", help="one op (e.g. tile.slice or slice)")
+    p.add_argument("name", nargs="?", metavar="NAME", type=nonempty("NAME"), help="one op (e.g. tile.slice or slice)")
     p.add_argument("--markdown", action="store_true", help="print the docs/ops.md reference page")
     p.set_defaults(func=cmd_ops)
     for command in sub.choices.values():  # --traceback is accepted after the sub-command too

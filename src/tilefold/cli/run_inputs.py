@@ -96,6 +96,9 @@ def _load_npz(spec: str, entry) -> dict[str, Any]:
     from tilefold.ir.types import ScalarType
 
     path = Path(spec)
+    if path.is_dir():
+        raise TilefoldError(f"cannot read inputs {spec!r}: it is a directory, not an .npz file",
+                            hint="pass --inputs random or an .npz file with one array per parameter")
     if not path.is_file():
         raise TilefoldError(f"cannot read inputs {spec!r}: no such file",
                             hint="pass --inputs random or an .npz file with one array per parameter")
