@@ -339,10 +339,10 @@ EXTRAPOLATED_OPS: dict[str, tuple[tuple[str, ...], str]] = {
     # dependent add (multiply) per element along its axis, priced like the per-element TROWEXPAND plus the
     # pass writing the result; a full sort is the 32-element network plus one 4-way merge pass (exact for lines of
     # up to 128 elements; a longer line needs more merge passes than priced)
-    "TCUMSUM": (("TROWEXPAND", "TSUB"), "a dependent add per element along the axis (per-element family) and the binary "
-                                    "add (TSUB)"),
-    "TCUMPROD": (("TROWEXPAND", "TMUL"), "a dependent multiply per element along the axis (per-element family) and the "
-                                     "binary multiply (TMUL)"),
+    "TCUMSUM": (("TROWEXPAND", "TSUB"),
+                "a dependent add per element along the axis (per-element family) and the add (TSUB)"),
+    "TCUMPROD": (("TROWEXPAND", "TMUL"),
+                 "a dependent multiply per element along the axis (per-element family) and the multiply (TMUL)"),
     "TSORT": (("TSUB",) * 15 + ("TSEL",) * 15 + ("TSUB", "TSEL", "TSUB", "TSEL"),
               "a 32-element bitonic network (as TSORT32) and one 4-way merge pass (as TMRGSORT)"),
     "TMRGSORT": (("TSUB", "TSEL", "TSUB", "TSEL"),

@@ -1,8 +1,8 @@
 """The splitter: a reverse demand pass (the bubbling of the marked half-windows from the stores to their producers)
 followed by a forward rewrite. Bookkeeping lives here; what each op family or statement does with a demanded half is
 the rule of its strategy module (``elementwise``, ``broadcast``, ``reduction``, ``load``, ``copies``, ``transpose``,
-``reshape``, ``assembles``, ``index_ops``, ``sorting``, ``scans``, ``expansion``, ``generators``, ``gathers``, ``scatters``,
-``custom``, ``loops``, ``while_loops``, ``ifs``; stores: ``seeding``).
+``reshape``, ``assembles``, ``index_ops``, ``sorting``, ``scans``, ``expansion``, ``generators``, ``gathers``,
+``scatters``, ``custom``, ``loops``, ``while_loops``, ``ifs``; stores: ``seeding``).
 
 Op strategies export ``demand(sp, var, call, axis) -> [(operand, axis)]`` (raises ``Refusal``) and may export
 ``rewrite(sp, var, call, axis, out) -> Call``; without one the op is re-emitted on the demanded operand halves.
