@@ -138,8 +138,9 @@ class Decision:
 def lower_to_program(fn: func.FuncOp, filename: str, source: str, line_offset: int = 0):
     """(Lowering, Program) of one function."""
     import tilefold.language as pl
+    from tilefold.mlir.lower_ops import CubeLowering
 
-    low = Lowering(fn, filename, source, line_offset)
+    low = (CubeLowering if core_type(fn) == "AIC" else Lowering)(fn, filename, source, line_offset)
     text = low.lower()
     try:
         program = pl.parse(text, f"{filename}:{fn.sym_name.data} (lowered)")

@@ -190,6 +190,7 @@ class LocalView:
 
 @dataclass
 class Lowering:
+    function_type = "AIV"  # the pl function type (``lower_ops.CubeLowering``: AIC)
     fn: func.FuncOp
     filename: str
     source: str
@@ -325,7 +326,7 @@ class Lowering:
         ret = f"return {', '.join(outs)}" if outs else "return"
         self.emit(0, ret)
         header = ["import tilefold.language as pl", "", "", "@pl.program", f"class {self._cls()}:",
-                  "    @pl.function(type=pl.FunctionType.AIV)",
+                  f"    @pl.function(type=pl.FunctionType.{self.function_type})",
                   f"    def {self.fresh_fn()}(self, {', '.join(sig)}):"]
         self.header_lines = len(header)
         return "\n".join(header + self.lines) + "\n"
@@ -751,6 +752,11 @@ class Lowering:
                 return
             self.emit(d, f"{nm}: pl.Scalar[pl.INDEX] = pl.tile.{fn}()")
             self.exprs[op.results[0]] = nm
+            return
+        from tilefold.mlir import lower_ops  # the ops beyond the core set (lower_ops.py imports this module)
+
+        if lower_ops.handles(op, short):
+            lower_ops.lower_op(self, op, short, ins, outs, d)
             return
         if short in ("load", "store") and (len(ins) != 1 or len(outs) != 1):
             self.fail(op, f"a {short} needs one ins and one outs operand")
