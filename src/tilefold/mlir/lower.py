@@ -69,6 +69,8 @@ SYNC_OPS = {
     "hivm.hir.init_debug", "hivm.hir.finish_debug", "hivm.hir.sync_block_set", "hivm.hir.sync_block_wait",
     "hivm.hir.set_ffts_base_addr", "hivm.hir.dcci",
 }
+#: ops writing a GM memref given in their outs (a stored argument is a ``pl.Out`` parameter, carried by loops)
+GM_WRITERS = ("hivm.hir.store", "hivm.hir.fixpipe", "hivm.hir.atomic_rmw")
 BINARY = {"vadd": ("add", "adds"), "vsub": ("sub", "subs"), "vmul": ("mul", "muls"), "vdiv": ("div", "divs"),
           "vmax": ("maximum", "maxs"), "vmin": ("minimum", "mins"), "vand": ("and_", "ands"), "vor": ("or_", "ors")}
 UNARY = {"vexp": "exp", "vabs": "abs", "vln": "log", "vrelu": "relu", "vsqrt": "sqrt", "vrsqrt": "rsqrt",
@@ -285,7 +287,7 @@ class Lowering:
         sig = []
         stored: set[SSAValue] = set()
         for op in fn.walk():
-            if op.name == "hivm.hir.store" and isinstance(op, HivmOp):
+            if op.name in GM_WRITERS and isinstance(op, HivmOp):
                 for v in op.group("outs"):
                     stored.add(self._root(v))
         for arg in body.args:
@@ -1121,7 +1123,7 @@ class Lowering:
         carried = []
         for inner in region_ops:
             for o in inner.walk():
-                if o.name == "hivm.hir.store" and isinstance(o, HivmOp):
+                if o.name in GM_WRITERS and isinstance(o, HivmOp):
                     view = self.views.get(o.group("outs")[0]) if o.group("outs") else None
                     root = self._root(o.group("outs")[0]) if o.group("outs") else None
                     p = self.views[root].param if view is None and root in self.views else (
@@ -1237,7 +1239,7 @@ class Lowering:
         bufs: list[SSAValue] = []
         for inner in region_ops:
             for o in inner.walk():
-                if isinstance(o, HivmOp) and o.name != "hivm.hir.store" and not o.results:
+                if isinstance(o, HivmOp) and o.name not in GM_WRITERS and not o.results:
                     for v in o.group("outs"):
                         # a window of a buffer (defined outside the region, or inside it) writes the buffer
                         while isinstance(v.owner, memref.SubviewOp) and v not in self.alloc_version:
