@@ -99,6 +99,10 @@ def _note_aic(fn: func.FuncOp, filename: str, source: str, opts: Options, line_o
     except NotLowered as exc:
         opts.remarks.append(Remark(fn.sym_name.data, f"AIC function not lowered, left as it is: {exc.render()}"))
         return
+    except Exception as exc:  # noqa: BLE001 - a bug of the lowering: the function is printed as read anyway
+        opts.remarks.append(Remark(fn.sym_name.data, f"AIC function: internal error while lowering, left as it is: "
+                                                     f"{type(exc).__name__}: {exc}"))
+        return
     opts.remarks.append(Remark(fn.sym_name.data, "AIC function lowered to a tilefold AIC function, left as it is "
                                                  "(the pass splits AIV functions only)"))
 
