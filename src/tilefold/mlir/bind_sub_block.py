@@ -157,7 +157,7 @@ class Decision:
 def lower_to_program(fn: func.FuncOp, filename: str, source: str, line_offset: int = 0):
     """(Lowering, Program) of one function."""
     import tilefold.language as pl
-    from tilefold.mlir.lower_ops import CubeLowering
+    from tilefold.mlir.lower_cube import CubeLowering
 
     low = (CubeLowering if core_type(fn) == "AIC" else Lowering)(fn, filename, source, line_offset)
     text = low.lower()

@@ -63,6 +63,7 @@ from xdsl.ir.affine import (
 from tilefold.errors import Span, TilefoldError
 from tilefold.ir.names import NameSupply
 from tilefold.mlir.dialect import HivmOp
+from tilefold.mlir.operands import keyword_operand, shape_of, tile_shape  # noqa: F401 - also imported from here
 
 SYNC_OPS = {
     "hivm.hir.set_flag", "hivm.hir.wait_flag", "hivm.hir.pipe_barrier", "hivm.hir.set_mask_norm", "hivm.hir.debug",
@@ -103,22 +104,12 @@ def op_span(op: Operation, filename: str, source: str, line_offset: int = 0) -> 
     return Span(filename, line + line_offset, col, text)
 
 
-def shape_of(t: Attribute) -> list[int] | None:
-    if isinstance(t, MemRefType | TensorType):
-        return [int(d) for d in t.get_shape()]
-    return None
-
-
 def elem_of(t: Attribute) -> str:
     el = t.get_element_type() if isinstance(t, MemRefType | TensorType) else t
     key = str(el)
     if key not in DTYPES:
         raise KeyError(key)
     return DTYPES[key]
-
-
-def tile_shape(shape: list[int]) -> list[int]:
-    return [1, shape[0]] if len(shape) == 1 else list(shape)
 
 
 def affine_scalar(e: AffineExpr, dims: list[str], syms: list[str]) -> str:
@@ -137,21 +128,6 @@ def affine_scalar(e: AffineExpr, dims: list[str], syms: list[str]) -> str:
     sym = {AffineBinaryOpKind.Add: "+", AffineBinaryOpKind.Mul: "*", AffineBinaryOpKind.Mod: "%",
            AffineBinaryOpKind.FloorDiv: "//"}[e.kind]
     return f"({a} {sym} {b})"
-
-
-def keyword_operand(op: HivmOp, keyword: str) -> SSAValue | None:
-    """The operand of a keyword attribute written ``keyword = %v : t`` (``pad_value``, ``left_padding_num``)."""
-    idx = 0
-    for p in op.layout():
-        if p.kind == "operands":
-            idx += p.count
-        elif p.kind == "attr" and p.text == "%":
-            if p.keyword == keyword:
-                return op.operands[idx]
-            idx += 1
-        elif p.kind == "group":
-            idx += sum(1 for item in p.items if item[0] == "operand")
-    return None
 
 
 def _prod(shape: list[int]) -> int:

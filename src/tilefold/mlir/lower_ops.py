@@ -13,7 +13,7 @@ what an op computes, the op is refused with a located error saying what is missi
 * ``store .. atomic = <add>``, ``atomic_rmw .. atomic_kind = <add>`` (no result) -> ``pl.store(..,
   atomic=pl.AtomicType.Add)``;
 * ``load_scalar %m`` of a one-element GM memref -> ``tile.read(tile.load(m, .., [1, 1]), [0, 0])``;
-* in an AIC function (:class:`CubeLowering`): ``memref.alloc`` in ``cbuf`` / ``ca`` / ``cb`` / ``cc`` ->
+* in an AIC function (``lower_cube.CubeLowering``): ``memref.alloc`` in ``cbuf`` / ``ca`` / ``cb`` / ``cc`` ->
   ``tile.create`` in Mat / Left / Right / Acc; ``nd2nz`` / ``load`` of a GM window into a 2-D ``cbuf`` buffer ->
   ``tile.load(.., target_memory=Mat)``; ``mmadL1 ins(a, b, init, m, k, n) outs(c)`` -> ``tile.extract`` of a / b
   into Left / Right, then ``tile.matmul`` (a constant true init) or ``tile.matmul_acc(c, .., init)``;
@@ -30,12 +30,17 @@ into UB, or with several destinations (the references describe no dual destinati
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, MemRefType
 from xdsl.ir import Operation, SSAValue
 
 from tilefold.mlir.dialect import HivmOp
-from tilefold.mlir.lower import Lowering, keyword_operand, shape_of, tile_shape
+from tilefold.mlir.operands import keyword_operand, shape_of, tile_shape
+
+if TYPE_CHECKING:  # lower.py dispatches here (a lazy import): this module must not import it back
+    from tilefold.mlir.lower import Lowering
 
 #: vector ops lowered here (by their short name)
 VECTOR_OPS = ("vconcat", "vpad", "vcumsum", "vcumprod", "vsort", "atomic_rmw", "atomic_cas", "atomic_xchg",
@@ -445,14 +450,3 @@ def cube_alloc(low: Lowering, op: Operation, d: int) -> bool:
     low.alloc_version[op.results[0]] = nm
     return True
 
-
-class CubeLowering(Lowering):
-    """The lowering of an AIC function (``hivm.func_core_type = #hivm.func_core_type<AIC>``): cube buffers are
-    Mat / Left / Right / Acc tiles, the function a ``pl.function(type=AIC)``."""
-
-    function_type = "AIC"
-
-    def _op(self, op: Operation, d: int) -> None:
-        if cube_alloc(self, op, d):
-            return
-        super()._op(op, d)
