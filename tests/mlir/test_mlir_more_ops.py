@@ -209,7 +209,7 @@ MMAD = """func.func @mm(%x: memref<32x128xf16, #hivm.address_space<gm>>, %w: mem
     %a = memref.alloc() : memref<32x64xf16, #hivm.address_space<cbuf>>
     hivm.hir.nd2nz ins(%xs : memref<32x64xf16, strided<[128, 1], offset: ?>, #hivm.address_space<gm>>) outs(%a : memref<32x64xf16, #hivm.address_space<cbuf>>) init_out_buffer = false
     %b = memref.alloc() : memref<64x32xf16, #hivm.address_space<cbuf>>
-    hivm.hir.load ins(%ws : memref<64x32xf16, strided<[32, 1], offset: ?>, #hivm.address_space<gm>>) outs(%b : memref<64x32xf16, #hivm.address_space<cbuf>>)
+    hivm.hir.nd2nz ins(%ws : memref<64x32xf16, strided<[32, 1], offset: ?>, #hivm.address_space<gm>>) outs(%b : memref<64x32xf16, #hivm.address_space<cbuf>>)
     %init = arith.cmpi eq, %k, %c0 : index
     hivm.hir.mmadL1 ins(%a, %b, %init, %c32, %c64, %c32 : memref<32x64xf16, #hivm.address_space<cbuf>>, memref<64x32xf16, #hivm.address_space<cbuf>>, i1, index, index, index) outs(%c : memref<32x32xf32, #hivm.address_space<cc>>)
   }}
@@ -252,6 +252,12 @@ REFUSED = [
     ("%c = memref.alloc() : memref<16x64xf32, #hivm.address_space<cc>>\n  hivm.hir.fixpipe ins(%c : memref<16x64xf32, "
      "#hivm.address_space<cc>>) outs(%ua : memref<16x64xf32>)", AIC, "vector core"),
     ("%c = memref.alloc() : memref<16x64xf32, #hivm.address_space<cc>>\n  hivm.hir.fixpipe ins(%c : memref<16x64xf32, "
+     "#hivm.address_space<cc>>) outs(%out : memref<16x64xf32>)", AIC, "without enable_nz2nd"),
+    ("%l1 = memref.alloc() : memref<16x64xf32, #hivm.address_space<cbuf>>\n  hivm.hir.load ins(%a : memref<16x64xf32>) "
+     "outs(%l1 : memref<16x64xf32, #hivm.address_space<cbuf>>)", AIC, "unified buffer only"),
+    ("%l1 = memref.alloc() : memref<16x64xf32, #hivm.address_space<cbuf>>\n  hivm.hir.nd2nz ins(%a : memref<16x64xf32>) "
+     "outs(%l1 : memref<16x64xf32, #hivm.address_space<cbuf>>)", AIV, "is a cube op"),
+    ("%c = memref.alloc() : memref<16x64xf32, #hivm.address_space<cc>>\n  hivm.hir.fixpipe ins(%c : memref<16x64xf32, "
      "#hivm.address_space<cc>>) outs(%out, %out : memref<16x64xf32>, memref<16x64xf32>)", AIC, "dual destination"),
     ("%c = memref.alloc() : memref<16x64xf32, #hivm.address_space<cc>>\n  hivm.hir.fixpipe {pre_relu = "
      "#hivm.fixpipe_pre_relu<NORMAL_RELU>} ins(%c : memref<16x64xf32, #hivm.address_space<cc>>) outs(%out : "
@@ -267,8 +273,9 @@ def test_undescribed_semantics_are_located_refusals(body, kind, why, tmp_path):
     with pytest.raises(TilefoldError) as exc:
         load_program(str(path), "acc")
     assert why in exc.value.message, exc.value.message
-    line = next(i for i, t in enumerate(text.splitlines(), 1) if any(
-        w in t for w in ("atomic", "vsort", "load_scalar", "vcumsum", "4x2x16", "fixpipe")))
+    # the refused op: the body's last hivm op (or its only line), after the three lines that load %a
+    target = [t for t in body.split("\n") if "hivm.hir" in t or "4x2x16" in t][-1].strip()
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if t.strip() == target and i > 4)
     assert exc.value.span is not None and exc.value.span.line == line
 
 

@@ -14,18 +14,19 @@ what an op computes, the op is refused with a located error saying what is missi
   atomic=pl.AtomicType.Add)``;
 * ``load_scalar %m`` of a one-element GM memref -> ``tile.read(tile.load(m, .., [1, 1]), [0, 0])``;
 * in an AIC function (``lower_cube.CubeLowering``): ``memref.alloc`` in ``cbuf`` / ``ca`` / ``cb`` / ``cc`` ->
-  ``tile.create`` in Mat / Left / Right / Acc; ``nd2nz`` / ``load`` of a GM window into a 2-D ``cbuf`` buffer ->
+  ``tile.create`` in Mat / Left / Right / Acc; ``nd2nz`` of a GM window into a 2-D ``cbuf`` buffer ->
   ``tile.load(.., target_memory=Mat)``; ``mmadL1 ins(a, b, init, m, k, n) outs(c)`` -> ``tile.extract`` of a / b
   into Left / Right, then ``tile.matmul`` (a constant true init) or ``tile.matmul_acc(c, .., init)``;
-  ``fixpipe ins(c) outs(gm)`` -> ``pl.store(c, offsets, gm)``.
+  ``fixpipe {enable_nz2nd} ins(c) outs(gm)`` -> ``pl.store(c, offsets, gm)``.
 
 Refused, with the reason: atomic ``max`` / ``min`` stores (tilefold's atomic store adds only), ``atomic_rmw`` with
 a result or another kind, ``atomic_cas`` / ``atomic_xchg`` (they return or compare the old GM value, which no
 tilefold op does), ``load_scalar`` of an LLVM pointer or of a memref with several elements, ``vsort``'s index
 output (which index a tie gets is not described), scans over several dims, fractal (rank-4 NZ) L1 buffers (the
-axis order of the NZ layout is not described), ``mmadL1`` with ``a_transpose`` / ``b_transpose``, a bias, or
-``real_m / k / n`` other than the operands' static extents, ``fixpipe`` with quantisation / ReLU / channel split,
-into UB, or with several destinations (the references describe no dual destination).
+axis order of the NZ layout is not described), a plain ``load`` into L1 (HIVM's load fills UB only), ``mmadL1``
+with ``a_transpose`` / ``b_transpose``, a bias, or ``real_m / k / n`` other than the operands' static extents,
+``fixpipe`` with quantisation / ReLU / channel split, without ``enable_nz2nd`` (the NZ order of its output is not
+described), into UB, or with several destinations (the references describe no dual destination).
 """
 
 from __future__ import annotations
@@ -339,7 +340,11 @@ def _cube_only(low: Lowering, op: HivmOp, short: str) -> None:
 
 
 def _l1_load(low: Lowering, op: HivmOp, short: str, ins: list[SSAValue], outs: list[SSAValue], d: int) -> None:
-    """``nd2nz`` / ``load`` of a GM window into a 2-D L1 (``cbuf``) buffer -> ``tile.load`` into Mat."""
+    """``nd2nz`` of a GM window into a 2-D L1 (``cbuf``) buffer -> ``tile.load`` into Mat. A plain ``load`` into
+    L1 is refused: HIVMDialect.md's load "currently only support[s] loading to the unified buffer"."""
+    if short == "load":
+        low.fail(op, "a load into L1 (cbuf) is not lowered: HIVMDialect.md's hivm.hir.load loads to the unified "
+                     "buffer only", hint="fill L1 with hivm.hir.nd2nz")
     _cube_only(low, op, short)
     _one_out(low, op, short, ins, outs)
     dst = outs[0]
@@ -428,6 +433,11 @@ def _fixpipe(low: Lowering, op: HivmOp, short: str, ins: list[SSAValue], outs: l
                      "product to the vector core, which a tilefold AIC function cannot reach (tilefold moves it "
                      "with tile.tpush_to_aiv); into GM it is a store",
                  hint="write the product to GM and load it in the AIV function")
+    if "enable_nz2nd" not in op.attributes and not any(p.kind == "word" and p.text == "enable_nz2nd"
+                                                       for p in op.layout()):
+        low.fail(op, "a fixpipe to GM without enable_nz2nd is not lowered: the L0C tile would leave in its fractal "
+                     "(NZ) arrangement, whose axis order the references do not describe",
+                 hint="write {enable_nz2nd} on the fixpipe to store the product in ND (row-major) order")
     if low._dt(src.type, op) != low._dt(dst.type, op):
         low.fail(op, f"fixpipe from {src.type} to {dst.type} converts the dtype: the quantisation mode is not "
                      "given, so it is not lowered")
