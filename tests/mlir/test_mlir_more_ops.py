@@ -288,3 +288,24 @@ def test_an_unknown_func_core_type_is_a_located_parse_error(tmp_path):
     err = exc.value
     assert "AVI" in err.message and "AIC, AIV, MIX, AIC_OR_AIV" in err.message
     assert err.span.line == 1 and err.span.column == text.index("#hivm.func_core_type") + 1
+
+
+TWO_USES = """func.func @two_uses(%a: memref<16x64xf32>, %out: memref<16x64xf32>, %acc: memref<16x64xf32>) {aiv} {{
+{la}  %e = tensor.empty() : tensor<16x64xf32>
+  %cs = hivm.hir.vcumsum ins(%ta : tensor<16x64xf32>) outs(%e : tensor<16x64xf32>) cum_dims = [1] reverse = false -> tensor<16x64xf32>
+  hivm.hir.store ins(%cs : tensor<16x64xf32>) outs(%out : memref<16x64xf32>)
+  hivm.hir.store ins(%ta : tensor<16x64xf32>) outs(%acc : memref<16x64xf32>)
+  return
+}}
+"""
+
+
+def test_a_scan_and_its_source_both_stored_split_together(tmp_path):
+    """The dimension analysis joins a scan's axes with its source's: the two stores agree on the row split (before,
+    the scan's result was a class of its own and the source was demanded whole and halved: rolled back)."""
+    text = TWO_USES.format(aiv=AIV, la=_load("a", "16x64", "f32"))
+    _, remarks = _remarks(text, tmp_path, ("--remarks",))
+    assert any("split on axis 0" in r for r in remarks), remarks
+    x = np.random.default_rng(9).uniform(-1, 1, (16, 64)).astype(np.float32)
+    _run(text, tmp_path, "two_uses", {"a": x, "out": np.zeros_like(x), "acc": np.zeros_like(x)},
+         {"out": _np_scan(x, 1, False, False), "acc": x})
