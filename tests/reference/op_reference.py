@@ -1932,3 +1932,78 @@ for _op in ("tile.tpush_to_aiv", "tile.tpop_from_aic", "tile.tfree_to_aic", "til
 for _op in ("tile.reserve_buffer", "tile.import_peer_buffer", "tile.aic_initialize_pipe", "tile.aiv_initialize_pipe"):
     entry(_op, (FP32,), _ring_cases(_op), "value: the set-up round trip (c2v and v2c rings of 1 and 2 slots) gives "
           "the values of the pipes without set-up", "a set-up instruction: no value")
+
+
+# ------------------------------------------------------------------------------------------------
+# scans and the full sort along an axis (HIVM's vcumsum / vcumprod / vsort; tilefold.ops.scan_ops)
+# ------------------------------------------------------------------------------------------------
+
+
+def _scan_ref(x: np.ndarray, axis: int, reverse: bool, product: bool) -> np.ndarray:
+    """Element by element along ``axis``: floats keep an FP32 running value (each step rounded to FP32) and round
+    each prefix once to the dtype; integers wrap in the dtype."""
+    lines = np.moveaxis(x, axis, -1)
+    out = np.empty(lines.shape, dtype=object)
+    order = list(range(lines.shape[-1]))[::-1] if reverse else list(range(lines.shape[-1]))
+    for idx in np.ndindex(lines.shape[:-1]):
+        acc = 1 if product else 0
+        for k in order:
+            v = lines[idx + (k,)]
+            if is_float(x.dtype):
+                with np.errstate(all="ignore"):
+                    acc = float(f32r(f64(acc) * f64(v) if product else f64(acc) + f64(v)))
+            else:
+                acc = int(wrap(acc * int(v) if product else acc + int(v), x.dtype))
+            out[idx + (k,)] = acc
+    res = np.moveaxis(out, -1, axis)
+    return to_float(res.astype(np.float64), x.dtype) if is_float(x.dtype) else wrap(res, x.dtype)
+
+
+def _scan_cases(product: bool):
+    def build(dt):
+        rng = np.random.default_rng(41 + product)
+        if is_float(dt):
+            x = rng.uniform(0.5, 1.5, (16, 32)) if product else rng.uniform(-8, 8, (16, 32))
+            x[0, 3], x[1, 5], x[2, 0], x[3, 7] = math.nan, math.inf, -math.inf, -0.0  # propagate along their line
+            x = to_float(x, dt)
+        else:
+            x = rng.integers(-3, 4, (16, 32)) if product else rng.integers(-100, 100, (16, 32))
+            x[4, :] = int_min_max(dt)[1]  # the line's sum (product) wraps
+            x = x.astype(dt)
+        name = "cumprod" if product else "cumsum"
+        cases = []
+        for axis, reverse in ((1, False), (1, True), (0, False)):
+            want = _scan_ref(x, axis, reverse, product)
+            cases.append(_src({"a0": x}, want, ["x = pl.load(a0, [0, 0], [16, 32])",
+                                                f"pl.store(pl.tile.{name}(x, axis={axis}, reverse={reverse}), "
+                                                "[0, 0], out)"],
+                              f"tile.{name}[axis={axis}, reverse={reverse}]", tol=EXACT))
+        return cases
+    return build
+
+
+def _sort_cases(dt):
+    x = pattern(dt, (4, 32), 43)
+    if is_float(dt):  # NaN last in either order; the sign of an equal zero's place is not checked
+        x[0, :4] = to_float(np.array([math.nan, 1.0, 1.0, -math.inf]), dt)
+    cases = []
+    for descending in (False, True):
+        rows = []
+        for row in x:
+            vals = [v for v in row.tolist() if not (isinstance(v, float) and math.isnan(v))]
+            nans = len(row) - len(vals)
+            rows.append(sorted(vals, reverse=descending) + [math.nan] * nans)
+        want = np.array(rows, dtype=np.float64 if is_float(dt) else np.int64).astype(dt)
+        cases.append(_src({"a0": x}, want, ["x = pl.load(a0, [0, 0], [4, 32])",
+                                            f"pl.store(pl.tile.sort(x, axis=1, descending={descending}), [0, 0], out)"],
+                          f"tile.sort[descending={descending}]", tol=EXACT_ZERO_SIGN_FREE))
+    return cases
+
+
+entry("tile.cumsum", (FP32, FP16, INT32, INT16), _scan_cases(False),
+      "value: inclusive prefix sums along each axis, forward and reverse; NaN / inf propagate along their line; "
+      "integers wrap")
+entry("tile.cumprod", (FP32, FP16, INT32), _scan_cases(True),
+      "value: inclusive prefix products along each axis, forward and reverse; integers wrap")
+entry("tile.sort", (FP32, FP16, INT32, INT8), _sort_cases,
+      "value: each row's values ascending / descending, NaN last, zero signs free")

@@ -15,6 +15,8 @@ from op-name lists:
 - VIEW ``tile.slice`` and COPY (``tile.extract`` window, whole ``tile.move``) join axis ``i`` with the
   source's axis ``i``; other views, matmul, transpose, ...
   add no joins (their results are fresh classes).
+- scans / full sorts (an op with ``extra["scan_axis"]``: ``tile.cumsum`` / ``cumprod`` / ``sort``): axis ``i``
+  of the result joins axis ``i`` of the source; the axis they run along is marked *reduction*.
 - loops and ifs join inits, iter args, yielded values and results.
 - Custom-like ops (``OpKind.CUSTOM``): any unranked shaped operand or result -> opaque and recorded in
   ``unranked_custom`` (TileAndBindSubBlock then gives up on the whole function); no explicit maps ->
@@ -402,6 +404,14 @@ class DimensionAnalyzer:
             self._custom(result, call, joins, marks)
         elif kind in (OpKind.CREATE, OpKind.INDEX):
             pass
+        elif op.extra.get("scan_axis") and r_rank is not None:
+            # scans / full sorts along one axis (ops/scan_ops.py): the result has its source's axes, one to one;
+            # the scanned / sorted axis mixes its elements like a reduction's (it can never be split)
+            along = int(call.kwarg(op.extra["scan_axis"], r_rank - 1)) % r_rank
+            for a in tile_args()[:1]:
+                if self.ranks[a] == r_rank:
+                    joins += [((result, i), (a, i), f"{name} along one axis") for i in range(r_rank)]
+                    marks.append(((a, along), True, False, f"{name} runs along axis {along}"))
         else:
             self.opaque_ops.append(call)
         if joins or marks:

@@ -83,9 +83,28 @@ def _already_bound(fn: func.FuncOp) -> bool:
 
 def run_on_module(module: Operation, filename: str, source: str, opts: Options, line_offset: int = 0) -> None:
     for fn in [op for op in module.walk() if isinstance(op, func.FuncOp)]:
+        if core_type(fn) == "AIC" and fn.body.blocks:
+            _note_aic(fn, filename, source, opts, line_offset)
+            continue
         if not is_candidate(fn) or _already_bound(fn):
             continue
         _run_on_function(fn, filename, source, opts, line_offset)
+
+
+def _note_aic(fn: func.FuncOp, filename: str, source: str, opts: Options, line_offset: int) -> None:
+    """An AIC function is lowered (``lower_ops.CubeLowering``) and left as it is: the pass splits the AIV side
+    of a mix kernel only. The remark says whether it lowered, or why not."""
+    try:
+        lower_to_program(fn, filename, source, line_offset)
+    except NotLowered as exc:
+        opts.remarks.append(Remark(fn.sym_name.data, f"AIC function not lowered, left as it is: {exc.render()}"))
+        return
+    except Exception as exc:  # noqa: BLE001 - a bug of the lowering: the function is printed as read anyway
+        opts.remarks.append(Remark(fn.sym_name.data, f"AIC function: internal error while lowering, left as it is: "
+                                                     f"{type(exc).__name__}: {exc}"))
+        return
+    opts.remarks.append(Remark(fn.sym_name.data, "AIC function lowered to a tilefold AIC function, left as it is "
+                                                 "(the pass splits AIV functions only)"))
 
 
 def _guard_targets(fn: func.FuncOp) -> list[Operation]:
@@ -138,8 +157,9 @@ class Decision:
 def lower_to_program(fn: func.FuncOp, filename: str, source: str, line_offset: int = 0):
     """(Lowering, Program) of one function."""
     import tilefold.language as pl
+    from tilefold.mlir.lower_cube import CubeLowering
 
-    low = Lowering(fn, filename, source, line_offset)
+    low = (CubeLowering if core_type(fn) == "AIC" else Lowering)(fn, filename, source, line_offset)
     text = low.lower()
     try:
         program = pl.parse(text, f"{filename}:{fn.sym_name.data} (lowered)")

@@ -15,6 +15,7 @@ xDSL's unregistered attributes, which print back verbatim.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -676,3 +677,22 @@ def unit_attr() -> Attribute:
 
 def string_attr(s: str) -> Attribute:
     return StringAttr(s)
+
+
+#: the cases of ``TFuncCoreType`` (HIVMDialect.md): the values ``#hivm.func_core_type<..>`` may hold
+FUNC_CORE_TYPES = ("AIC", "AIV", "MIX", "AIC_OR_AIV")
+_CORE_TYPE_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|#hivm\.func_core_type\s*<\s*([^>]*?)\s*>')
+
+
+def bad_func_core_type(text: str) -> tuple[int, str, str] | None:
+    """(offset, message, hint) of the first ``#hivm.func_core_type<X>`` whose ``X`` is not a ``TFuncCoreType``
+    case, strings and comments skipped; None if every one is valid. xDSL reads ``#hivm.*`` attributes as opaque
+    text, so without this check an unknown core type (a typo such as ``AVI``) would pass as "not AIV" and the
+    function would silently be left alone."""
+    for m in _CORE_TYPE_SCAN.finditer(text):
+        value = m.group(1)
+        if value is None or value in FUNC_CORE_TYPES:
+            continue
+        return (m.start(), f"unknown #hivm.func_core_type<{value}>: expected one of {', '.join(FUNC_CORE_TYPES)}",
+                "HIVMDialect.md's TFuncCoreType has the cases AIC, AIV, MIX and AIC_OR_AIV")
+    return None

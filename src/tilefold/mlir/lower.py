@@ -63,12 +63,15 @@ from xdsl.ir.affine import (
 from tilefold.errors import Span, TilefoldError
 from tilefold.ir.names import NameSupply
 from tilefold.mlir.dialect import HivmOp
+from tilefold.mlir.operands import keyword_operand, shape_of, tile_shape  # noqa: F401 - also imported from here
 
 SYNC_OPS = {
     "hivm.hir.set_flag", "hivm.hir.wait_flag", "hivm.hir.pipe_barrier", "hivm.hir.set_mask_norm", "hivm.hir.debug",
     "hivm.hir.init_debug", "hivm.hir.finish_debug", "hivm.hir.sync_block_set", "hivm.hir.sync_block_wait",
     "hivm.hir.set_ffts_base_addr", "hivm.hir.dcci",
 }
+#: ops writing a GM memref given in their outs (a stored argument is a ``pl.Out`` parameter, carried by loops)
+GM_WRITERS = ("hivm.hir.store", "hivm.hir.fixpipe", "hivm.hir.atomic_rmw")
 BINARY = {"vadd": ("add", "adds"), "vsub": ("sub", "subs"), "vmul": ("mul", "muls"), "vdiv": ("div", "divs"),
           "vmax": ("maximum", "maxs"), "vmin": ("minimum", "mins"), "vand": ("and_", "ands"), "vor": ("or_", "ors")}
 UNARY = {"vexp": "exp", "vabs": "abs", "vln": "log", "vrelu": "relu", "vsqrt": "sqrt", "vrsqrt": "rsqrt",
@@ -101,22 +104,12 @@ def op_span(op: Operation, filename: str, source: str, line_offset: int = 0) -> 
     return Span(filename, line + line_offset, col, text)
 
 
-def shape_of(t: Attribute) -> list[int] | None:
-    if isinstance(t, MemRefType | TensorType):
-        return [int(d) for d in t.get_shape()]
-    return None
-
-
 def elem_of(t: Attribute) -> str:
     el = t.get_element_type() if isinstance(t, MemRefType | TensorType) else t
     key = str(el)
     if key not in DTYPES:
         raise KeyError(key)
     return DTYPES[key]
-
-
-def tile_shape(shape: list[int]) -> list[int]:
-    return [1, shape[0]] if len(shape) == 1 else list(shape)
 
 
 def affine_scalar(e: AffineExpr, dims: list[str], syms: list[str]) -> str:
@@ -135,21 +128,6 @@ def affine_scalar(e: AffineExpr, dims: list[str], syms: list[str]) -> str:
     sym = {AffineBinaryOpKind.Add: "+", AffineBinaryOpKind.Mul: "*", AffineBinaryOpKind.Mod: "%",
            AffineBinaryOpKind.FloorDiv: "//"}[e.kind]
     return f"({a} {sym} {b})"
-
-
-def keyword_operand(op: HivmOp, keyword: str) -> SSAValue | None:
-    """The operand of a keyword attribute written ``keyword = %v : t`` (``pad_value``, ``left_padding_num``)."""
-    idx = 0
-    for p in op.layout():
-        if p.kind == "operands":
-            idx += p.count
-        elif p.kind == "attr" and p.text == "%":
-            if p.keyword == keyword:
-                return op.operands[idx]
-            idx += 1
-        elif p.kind == "group":
-            idx += sum(1 for item in p.items if item[0] == "operand")
-    return None
 
 
 def _prod(shape: list[int]) -> int:
@@ -190,6 +168,7 @@ class LocalView:
 
 @dataclass
 class Lowering:
+    function_type = "AIV"  # the pl function type (``lower_ops.CubeLowering``: AIC)
     fn: func.FuncOp
     filename: str
     source: str
@@ -284,7 +263,7 @@ class Lowering:
         sig = []
         stored: set[SSAValue] = set()
         for op in fn.walk():
-            if op.name == "hivm.hir.store" and isinstance(op, HivmOp):
+            if op.name in GM_WRITERS and isinstance(op, HivmOp):
                 for v in op.group("outs"):
                     stored.add(self._root(v))
         for arg in body.args:
@@ -325,7 +304,7 @@ class Lowering:
         ret = f"return {', '.join(outs)}" if outs else "return"
         self.emit(0, ret)
         header = ["import tilefold.language as pl", "", "", "@pl.program", f"class {self._cls()}:",
-                  "    @pl.function(type=pl.FunctionType.AIV)",
+                  f"    @pl.function(type=pl.FunctionType.{self.function_type})",
                   f"    def {self.fresh_fn()}(self, {', '.join(sig)}):"]
         self.header_lines = len(header)
         return "\n".join(header + self.lines) + "\n"
@@ -752,6 +731,11 @@ class Lowering:
             self.emit(d, f"{nm}: pl.Scalar[pl.INDEX] = pl.tile.{fn}()")
             self.exprs[op.results[0]] = nm
             return
+        from tilefold.mlir import lower_ops  # the ops beyond the core set (lower_ops.py imports this module)
+
+        if lower_ops.handles(op, short):
+            lower_ops.lower_op(self, op, short, ins, outs, d)
+            return
         if short in ("load", "store") and (len(ins) != 1 or len(outs) != 1):
             self.fail(op, f"a {short} needs one ins and one outs operand")
         if short == "load":
@@ -1115,7 +1099,7 @@ class Lowering:
         carried = []
         for inner in region_ops:
             for o in inner.walk():
-                if o.name == "hivm.hir.store" and isinstance(o, HivmOp):
+                if o.name in GM_WRITERS and isinstance(o, HivmOp):
                     view = self.views.get(o.group("outs")[0]) if o.group("outs") else None
                     root = self._root(o.group("outs")[0]) if o.group("outs") else None
                     p = self.views[root].param if view is None and root in self.views else (
@@ -1231,7 +1215,7 @@ class Lowering:
         bufs: list[SSAValue] = []
         for inner in region_ops:
             for o in inner.walk():
-                if isinstance(o, HivmOp) and o.name != "hivm.hir.store" and not o.results:
+                if isinstance(o, HivmOp) and o.name not in GM_WRITERS and not o.results:
                     for v in o.group("outs"):
                         # a window of a buffer (defined outside the region, or inside it) writes the buffer
                         while isinstance(v.owner, memref.SubviewOp) and v not in self.alloc_version:

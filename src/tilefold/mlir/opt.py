@@ -222,7 +222,7 @@ def parse_chunk(chunk: Chunk, filename: str):
     from xdsl.parser import Parser
     from xdsl.utils.exceptions import ParseError, VerifyException
 
-    from tilefold.mlir.dialect import OperandTypeMismatch, make_context
+    from tilefold.mlir.dialect import OperandTypeMismatch, bad_func_core_type, make_context
 
     class _Locating(Parser):
         def parse_operation(self):
@@ -252,6 +252,9 @@ def parse_chunk(chunk: Chunk, filename: str):
     oversized = _oversized_literal(chunk.text)
     if oversized is not None:
         raise _parse_failure(chunk, filename, oversized[0], ValueError(oversized[1]), oversized[2])
+    bad_core = bad_func_core_type(chunk.text)
+    if bad_core is not None:
+        raise _parse_failure(chunk, filename, bad_core[0], ValueError(bad_core[1]), bad_core[2])
     parser = None
     try:
         with warnings.catch_warnings():  # operands are read before their types (the types come from the values)

@@ -13,6 +13,7 @@ from tilefold.ops import cross_core_ops  # noqa: F401  # isort: skip
 from tilefold.ops import pipe_setup  # noqa: F401  # isort: skip
 from tilefold.ops import system_ops  # noqa: F401  # isort: skip
 from tilefold.ops import pipe_sync_ops  # noqa: F401  # isort: skip
+from tilefold.ops import scan_ops  # noqa: F401  # isort: skip
 from tilefold.ops.custom.structured import StructuredView, custom_segments
 from tilefold.ops.registry import (
     MemoryRule,

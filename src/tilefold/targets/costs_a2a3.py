@@ -335,6 +335,16 @@ EXTRAPOLATED_OPS: dict[str, tuple[tuple[str, ...], str]] = {
     "TSORT32": (("TSUB",) * 15 + ("TSEL",) * 15,
                 "a bitonic network on 32 elements: 15 compare-exchange stages, each a compare (TSUB) and a select "
                 "(TSEL, by A5_RATIO_RULES)"),
+    # the scans / full sort of HIVM's vcumsum / vcumprod / vsort (tilefold.ops.scan_ops; no profiling): a scan is a
+    # dependent add (multiply) per element along its axis, priced like the per-element TROWEXPAND plus the
+    # pass writing the result; a full sort is the 32-element network plus one 4-way merge pass (exact for lines of
+    # up to 128 elements; a longer line needs more merge passes than priced)
+    "TCUMSUM": (("TROWEXPAND", "TSUB"),
+                "a dependent add per element along the axis (per-element family) and the add (TSUB)"),
+    "TCUMPROD": (("TROWEXPAND", "TMUL"),
+                 "a dependent multiply per element along the axis (per-element family) and the multiply (TMUL)"),
+    "TSORT": (("TSUB",) * 15 + ("TSEL",) * 15 + ("TSUB", "TSEL", "TSUB", "TSEL"),
+              "a 32-element bitonic network (as TSORT32) and one 4-way merge pass (as TMRGSORT)"),
     "TMRGSORT": (("TSUB", "TSEL", "TSUB", "TSEL"),
                  "a 4-way merge: two compare-select levels per output element (TSUB + TSEL, TSEL by A5_RATIO_RULES)"),
     # an indexed access inside UB reads (or writes) one element per index: the strided per-element family

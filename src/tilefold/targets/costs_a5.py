@@ -313,6 +313,17 @@ EXTRAPOLATED_OPS: dict[str, tuple[tuple[str, ...], str]] = {
                 "the splitmix64 hash of a counter per element: 3 multiplies (TMUL) + 4 add / xor-shift passes (TMINS)"),
     "TSORT32": (("TSUB",) * 15 + ("TSEL",) * 15,
                 "a bitonic network on 32 elements: 15 compare-exchange stages, each a compare (TSUB) and a TSEL"),
+    # the scans / full sort of HIVM's vcumsum / vcumprod / vsort (tilefold.ops.scan_ops; no profiling): a scan is a
+    # dependent add (multiply) per element along its axis, priced like A2/A3's per-element TROWEXPAND (A5's
+    # start-up) plus the
+    # pass writing the result; a full sort is the 32-element network plus one 4-way merge pass (exact for lines of
+    # up to 128 elements; a longer line needs more merge passes than priced)
+    "TCUMSUM": (("a2a3:TROWEXPAND", "TSUB"),
+                "a dependent add per element along the axis (per-element family) and the add (TSUB)"),
+    "TCUMPROD": (("a2a3:TROWEXPAND", "TMUL"),
+                 "a dependent multiply per element along the axis (per-element family) and the multiply (TMUL)"),
+    "TSORT": (("TSUB",) * 15 + ("TSEL",) * 15 + ("TSUB", "TSEL", "TSUB", "TSEL"),
+              "a 32-element bitonic network (as TSORT32) and one 4-way merge pass (as TMRGSORT)"),
     "TMRGSORT": (("TSUB", "TSEL", "TSUB", "TSEL"), "a 4-way merge: two compare-select levels per output element"),
     **{op: (("a2a3:TROWEXPAND", "TMINS"), "one indexed element access per result element (A2/A3's per-element "
                                           "TROWEXPAND with A5's start-up) and one pass writing the result (TMINS)")

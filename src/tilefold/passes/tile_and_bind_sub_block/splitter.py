@@ -1,8 +1,8 @@
 """The splitter: a reverse demand pass (the bubbling of the marked half-windows from the stores to their producers)
 followed by a forward rewrite. Bookkeeping lives here; what each op family or statement does with a demanded half is
 the rule of its strategy module (``elementwise``, ``broadcast``, ``reduction``, ``load``, ``copies``, ``transpose``,
-``reshape``, ``assembles``, ``index_ops``, ``sorting``, ``expansion``, ``generators``, ``gathers``, ``scatters``,
-``custom``, ``loops``, ``while_loops``, ``ifs``; stores: ``seeding``).
+``reshape``, ``assembles``, ``index_ops``, ``sorting``, ``scans``, ``expansion``, ``generators``, ``gathers``,
+``scatters``, ``custom``, ``loops``, ``while_loops``, ``ifs``; stores: ``seeding``).
 
 Op strategies export ``demand(sp, var, call, axis) -> [(operand, axis)]`` (raises ``Refusal``) and may export
 ``rewrite(sp, var, call, axis, out) -> Call``; without one the op is re-emitted on the demanded operand halves.
@@ -46,6 +46,7 @@ from tilefold.passes.tile_and_bind_sub_block import (
     loops,
     reduction,
     reshape,
+    scans,
     scatters,
     seeding,
     sorting,
@@ -95,6 +96,7 @@ _STRATEGY_BY_NAME: dict[str, Any] = {
     "tile.expand_clone": expansion, "tile.fillpad_expand": expansion,
     "tile.random": generators, "tile.gatherb": gathers, "tile.mgather": gathers,
     "tile.scatter": scatters, "tile.scatter_update": scatters, "tile.assemble": assembles,
+    "tile.cumsum": scans, "tile.cumprod": scans, "tile.sort": scans,
 }
 
 
