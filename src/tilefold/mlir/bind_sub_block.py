@@ -253,6 +253,12 @@ def _retyped(t: Attribute, shape: list[int]) -> Attribute:
 def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
     low = d.lowering
     plan = SplitPlan()
+    if low.dynamic or low.nested or any(not isinstance(v.owner, memref.SubviewOp) for v in low.local_views):
+        # a run-time-size window, a window of a window, a reshaping cast of a buffer: their halved forms (clip
+        # arithmetic on dynamic sizes, composed offsets, a halved cast) are not re-expressed on the MLIR
+        what = (low.dynamic or low.nested or [v.owner for v in low.local_views])[0]
+        raise NotLowered(f"{what.name} %{what.results[0].name_hint if what.results else '?'}: the split is not "
+                         "re-expressed on a run-time-size window, a window of a window or a cast of a local buffer")
     changed: dict[str, tuple[int, ...]] = {n: s for n, s in d.shapes.items() if d.before.get(n) not in (None, s)}
     # names -> MLIR values (allocs: every version but their create)
     by_value: dict[SSAValue, set[str]] = {}
@@ -274,7 +280,7 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
         if isinstance(owner, tensor.ExtractSliceOp) and _stored_window(owner, by_value, changed, d.axis):
             plan.clipped_slices.add(owner)  # a stored window: each half stores its clipped part (clipped_stores)
             continue
-        if isinstance(owner, memref.AllocOp | memref.ViewOp):  # its create is dead when a load / op fills it
+        if isinstance(owner, memref.AllocOp | memref.AllocaOp | memref.ViewOp):  # a load / op filling it: create dead
             versions = {n for n in names if low.ops_of.get(n) is not owner}
             new = {changed[n] for n in versions if n in changed} or new
         if not new:
@@ -291,8 +297,8 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
             if not src_new:
                 raise NotLowered(f"a halved {owner.name} of a value that is not halved")
             plan.slices.append(owner)
-        elif not isinstance(owner, HivmOp | memref.AllocOp | memref.ViewOp | tensor.EmptyOp | ToTensorOp | scf.ForOp
-                            | scf.IfOp | scf.WhileOp | Block):
+        elif not isinstance(owner, HivmOp | memref.AllocOp | memref.AllocaOp | memref.ViewOp | tensor.EmptyOp
+                            | ToTensorOp | scf.ForOp | scf.IfOp | scf.WhileOp | Block):
             raise NotLowered(f"{owner.name} produces a halved value")
         plan.retype[v] = _retyped(v.type, shape)
     for n, op in low.ops_of.items():
