@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from xdsl.dialects import memref
+from xdsl.dialects import memref, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
@@ -161,7 +161,8 @@ class WindowMixin:
             self.fail(op, "a write of a run-time-size window into a rank-3 (or higher) tile is not lowered")
         full = self._tile_of(base)
         creator = self.ops_of.get(cur)
-        fresh = creator is not None and creator is base.owner and all(o == "0" for o in offs) and all(
+        made = isinstance(base.owner, memref.AllocOp | memref.AllocaOp | tensor.EmptyOp)  # a buffer, not a value
+        fresh = made and creator is not None and creator is base.owner and all(o == "0" for o in offs) and all(
             v is not None or s == f for v, s, f in zip(valid, sizes, full, strict=True))
         ann = self._ann(full, base.type, op)
         new = self.fresh((base.name_hint or "buf") + "_w")
