@@ -66,6 +66,13 @@ def _window_of_window(i, s):
     return out
 
 
+def _loop_tail(i, s):
+    out = i["o"].copy()
+    n = max(0, min(s["n"], 64))
+    out[:n] = np.abs(i["a"][:n])
+    return out
+
+
 CASES = {  # name: (reference(inputs, scalars), output name, scalar sets)
     "tail_block": (_tail_block, "o", [{"off": 0, "n": 64}, {"off": 150, "n": 200}, {"off": 199, "n": 200},
                                       {"off": 100, "n": 130}]),
@@ -79,6 +86,9 @@ CASES = {  # name: (reference(inputs, scalars), output name, scalar sets)
     "alloca_buffer": (lambda i, s: np.abs(i["a"]), "o", [{}]),
     "splat_constant": (lambda i, s: i["a"] * np.float32(2.5), "o", [{}]),
     "small_table": (lambda i, s: i["a"] + np.array([1, 2, 3, 4], np.float32), "o", [{}]),
+    "loop_tail": (_loop_tail, "o", [{"n": 64}, {"n": 50}, {"n": 33}, {"n": 49}]),
+    "cube_slice": (lambda i, s: np.exp(i["a"][:, :, 16:]), "o", [{}]),
+    "cube_page": (lambda i, s: np.abs(i["a"][2:3]), "o", [{}]),
 }
 
 

@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
     DenseArrayBase,
+    DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -297,6 +298,9 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
             if not src_new:
                 raise NotLowered(f"a halved {owner.name} of a value that is not halved")
             plan.slices.append(owner)
+        elif isinstance(owner, arith.ConstantOp):
+            if not (isinstance(owner.value, DenseIntOrFPElementsAttr) and owner.value.is_splat()):
+                raise NotLowered("a halved non-splat tensor constant")  # a splat halves to the same splat
         elif not isinstance(owner, HivmOp | memref.AllocOp | memref.AllocaOp | memref.ViewOp | tensor.EmptyOp
                             | ToTensorOp | scf.ForOp | scf.IfOp | scf.WhileOp | Block):
             raise NotLowered(f"{owner.name} produces a halved value")
@@ -412,6 +416,9 @@ def apply_split(fn: func.FuncOp, d: Decision, plan: SplitPlan) -> None:
     ret = block.last_op
     for v, t in plan.retype.items():
         v._type = t
+        if isinstance(v.owner, arith.ConstantOp) and isinstance(v.owner.value, DenseIntOrFPElementsAttr):
+            splat = next(iter(v.owner.value.iter_values()))  # a halved splat: the same element, the halved type
+            v.owner.properties["value"] = DenseIntOrFPElementsAttr.from_list(t, [splat])
     # results of hivm ops follow their outs; loops / ifs their iter args / yields
     for op in fn.walk():
         if isinstance(op, scf.ForOp):

@@ -565,6 +565,7 @@ class Lowering(WindowMixin):
             self._fits(op, full_shape, offs, sizes, op.offsets)
         if len(sizes) > 2 and (dynamic or len(kept) != len(sizes)):
             self.fail(op, "a run-time-size or rank-reducing slice of a rank-3 (or higher) value is not lowered")
+        self._flat_rectangle(op, full_shape, offs, sizes)
         part_b = [sizes[a] for a in kept]
         if len(sizes) == 1:
             sizes, offs, valid = [1, sizes[0]], ["0", offs[0]], [None, valid[0]]
@@ -764,6 +765,7 @@ class Lowering(WindowMixin):
         if len(sizes) > 2 and (dynamic or len(kept) != len(sizes)):
             self.fail(op, "a run-time-size or rank-reducing subview of a rank-3 (or higher) local buffer is not "
                           "lowered")
+        self._flat_rectangle(op, full, offs, sizes)
         part_b = [sizes[a] for a in kept]
         if len(sizes) == 1:
             sizes, offs, valid = [1, sizes[0]], ["0", offs[0]], [None, valid[0]]

@@ -73,7 +73,8 @@ class WindowMixin:
                           hint="bound the size, e.g. %sz = affine.min affine_map<(d0)[s0] -> (64, s0 - d0)>(..): "
                                "tilefold lowers the window to a tile of the bound with a run-time valid extent")
             sizes.append(min(known))
-            valid.append(self.scalar(v, op))
+            # a negative size (the tail past the end, e.g. min(16, n - off) with off > n) is an empty window
+            valid.append(f"pl.max({self.scalar(v, op)}, 0)")
         return sizes, valid
 
     def _fits(self, op: Operation, full: list[int], offs: list[str], sizes: list[int], dyn_offsets) -> None:
@@ -88,6 +89,17 @@ class WindowMixin:
                               f"extent {full[axis]}",
                           hint="tilefold reads the window's static bound: give the offset a bound (an affine.min, "
                                "a loop variable) that keeps offset + bound inside the source")
+
+    def _flat_rectangle(self, op: Operation, full: list[int], offs: list[str], sizes: list[int]) -> None:
+        """A window of a rank-3 (or higher) tile must stay a rectangle once FlattenTileNdTo2D lays the tile out
+        as ``[prod(leading axes), last]``: FlattenTileNdTo2D's rule is that every leading axis after the first is
+        whole (offset 0, the whole extent)."""
+        for axis in range(1, len(full) - 1):
+            if offs[axis] != "0" or sizes[axis] != full[axis]:
+                self.fail(op, f"the window {sizes} of a {full} tile is not a rectangle of the tile flattened to 2-D "
+                              "(tilefold lays an N-D tile out as [rows of the leading axes, last axis])",
+                          hint="take every leading axis but the first whole (offset 0, full extent), or slice each "
+                               "page separately")
 
     @staticmethod
     def _valid_text(valid: list[str | None], sizes: list[int]) -> str:
@@ -123,7 +135,7 @@ class WindowMixin:
                 self.fail(op, f"the run-time size on axis {axis} has no static bound",
                           hint="bound the size with an affine.min / arith.minsi against a constant")
             sizes.append(ub)
-            valid.append(self.scalar(v, op))
+            valid.append(f"pl.max({self.scalar(v, op)}, 0)")
         sizes, valid = _tile_axes(sizes, 1), _tile_axes(valid, None)
         nm = self.define(op.results[0], op)
         self._note_dynamic(op.results[0], op, sizes, valid)

@@ -172,7 +172,7 @@ func.func @window_of_window(%a: memref<4x16xf32>, %o: memref<8x32xf32>) attribut
 // the exp of the flat view is written back through the same cast into a second buffer, stored as 4x16.
 // CHECK-LABEL: func.func @flat_cast
 // CHECK: %flat = memref.reinterpret_cast %buf to offset: [0], sizes: [64], strides: [1] : memref<4x16xf32> to memref<64xf32>
-// REMARK: remark: @flat_cast:
+// REMARK: remark: @flat_cast: split not expressible in MLIR, rolled back: memref.reinterpret_cast %flat
 func.func @flat_cast(%a: memref<4x16xf32>, %o: memref<4x16xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
   %buf = memref.alloc() : memref<4x16xf32>
   hivm.hir.load ins(%a : memref<4x16xf32>) outs(%buf : memref<4x16xf32>)
@@ -203,10 +203,13 @@ func.func @alloca_buffer(%a: memref<16x32xf32>, %o: memref<16x32xf32>) attribute
 
 // -----
 
-// A splat tensor constant (a fill) as the second operand of a multiply.
+// A splat tensor constant (a fill) as the second operand of a multiply: the rows split, the splat halved with them.
 // CHECK-LABEL: func.func @splat_constant
-// CHECK: %k = arith.constant dense<2.500000e+00> : tensor<16x32xf32>
-// REMARK: remark: @splat_constant:
+// CHECK: scf.for %sb = %c0 to %c2 step %c1 {
+// CHECK: %k = arith.constant dense<2.500000e+00> : tensor<8x32xf32>
+// CHECK: hivm.hir.vmul ins(%t, %k : tensor<8x32xf32>, tensor<8x32xf32>)
+// CHECK: {tiled_op}
+// REMARK: remark: @splat_constant: split on axis 0
 func.func @splat_constant(%a: memref<16x32xf32>, %o: memref<16x32xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
   %k = arith.constant dense<2.5> : tensor<16x32xf32>
   %buf = memref.alloc() : memref<16x32xf32>
@@ -224,7 +227,7 @@ func.func @splat_constant(%a: memref<16x32xf32>, %o: memref<16x32xf32>) attribut
 // CHECK-LABEL: func.func @small_table
 // CHECK: %k = arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32>
 // CHECK: } {limit_sub_block_id0}
-// REMARK: remark: @small_table:
+// REMARK: remark: @small_table: rolled back: the function has element writes
 func.func @small_table(%a: memref<4xf32>, %o: memref<4xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
   %k = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
   %buf = memref.alloc() : memref<4xf32>
@@ -233,5 +236,74 @@ func.func @small_table(%a: memref<4xf32>, %o: memref<4xf32>) attributes {hivm.fu
   %e = tensor.empty() : tensor<4xf32>
   %y = hivm.hir.vadd ins(%t, %k : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
   hivm.hir.store ins(%y : tensor<4xf32>) outs(%o : memref<4xf32>)
+  return
+}
+
+// -----
+
+// The blocks of a 64-vector, 16 at a time, the last one cut at %n: the offset is a loop's (at most 48), the size at
+// most 16 (arith.minsi), so the window [off, off + 16) provably fits the vector.
+// CHECK-LABEL: func.func @loop_tail
+// CHECK: %blk = tensor.extract_slice %y[%off] [%sz] [1] : tensor<64xf32> to tensor<?xf32>
+// CHECK: } {limit_sub_block_id0}
+// REMARK: remark: @loop_tail: {{.*}}rolled back
+#by16 = affine_map<(d0) -> (d0 * 16)>
+func.func @loop_tail(%a: memref<64xf32>, %o: memref<64xf32>, %n: index) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %buf = memref.alloc() : memref<64xf32>
+  hivm.hir.load ins(%a : memref<64xf32>) outs(%buf : memref<64xf32>)
+  %t = bufferization.to_tensor %buf restrict writable : memref<64xf32> to tensor<64xf32>
+  %e = tensor.empty() : tensor<64xf32>
+  %y = hivm.hir.vabs ins(%t : tensor<64xf32>) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %off = affine.apply #by16(%i)
+    %rem = arith.subi %n, %off : index
+    %sz = arith.minsi %c16, %rem : index
+    %blk = tensor.extract_slice %y[%off] [%sz] [1] : tensor<64xf32> to tensor<?xf32>
+    %ow = memref.subview %o[%off] [%sz] [1] : memref<64xf32> to memref<?xf32, strided<[1], offset: ?>>
+    hivm.hir.store ins(%blk : tensor<?xf32>) outs(%ow : memref<?xf32, strided<[1], offset: ?>>)
+  }
+  return
+}
+
+// -----
+
+// A rank-3 slice (the right half of the last axis of a 2x4x32 tile): an N-D tile slice; the pages split 1 + 1.
+// CHECK-LABEL: func.func @cube_slice
+// CHECK: scf.for %sb = %c0 to %c2 step %c1 {
+// CHECK: %s = tensor.extract_slice %t[0, 0, 16] [1, 4, 16] [1, 1, 1] : tensor<1x4x32xf32> to tensor<1x4x16xf32>
+// CHECK: hivm.hir.store ins(%y : tensor<1x4x16xf32>) {{.*}} {tiled_op}
+// REMARK: remark: @cube_slice: split on axis 0
+func.func @cube_slice(%a: memref<2x4x32xf32>, %o: memref<2x4x16xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %buf = memref.alloc() : memref<2x4x32xf32>
+  hivm.hir.load ins(%a : memref<2x4x32xf32>) outs(%buf : memref<2x4x32xf32>)
+  %t = bufferization.to_tensor %buf restrict writable : memref<2x4x32xf32> to tensor<2x4x32xf32>
+  %s = tensor.extract_slice %t[0, 0, 16] [2, 4, 16] [1, 1, 1] : tensor<2x4x32xf32> to tensor<2x4x16xf32>
+  %e = tensor.empty() : tensor<2x4x16xf32>
+  %y = hivm.hir.vexp ins(%s : tensor<2x4x16xf32>) outs(%e : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  hivm.hir.store ins(%y : tensor<2x4x16xf32>) outs(%o : memref<2x4x16xf32>)
+  return
+}
+
+// -----
+
+// A rank-3 window of a GM tensor (pages 1..2 of four) loaded, and its page 1 read through a subview of the buffer
+// (a rectangle of the buffer flattened to 2-D), abs'd and stored; the columns split 16 + 16.
+// CHECK-LABEL: func.func @cube_page
+// CHECK: scf.for %sb = %c0 to %c2 step %c1 {
+// CHECK: %sv = memref.subview %buf[1, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: 64>>
+// CHECK: hivm.hir.store ins(%res : memref<1x4x16xf32>) {{.*}} {tiled_op}
+// REMARK: remark: @cube_page: split on axis 2
+func.func @cube_page(%a: memref<4x4x32xf32>, %o: memref<1x4x32xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %win = memref.subview %a[1, 0, 0] [2, 4, 32] [1, 1, 1] : memref<4x4x32xf32> to memref<2x4x32xf32, strided<[128, 32, 1], offset: 128>>
+  %buf = memref.alloc() : memref<2x4x32xf32>
+  hivm.hir.load ins(%win : memref<2x4x32xf32, strided<[128, 32, 1], offset: 128>>) outs(%buf : memref<2x4x32xf32>)
+  %sv = memref.subview %buf[1, 0, 0] [1, 4, 32] [1, 1, 1] : memref<2x4x32xf32> to memref<1x4x32xf32, strided<[128, 32, 1], offset: 128>>
+  %res = memref.alloc() : memref<1x4x32xf32>
+  hivm.hir.vabs ins(%sv : memref<1x4x32xf32, strided<[128, 32, 1], offset: 128>>) outs(%res : memref<1x4x32xf32>)
+  hivm.hir.store ins(%res : memref<1x4x32xf32>) outs(%o : memref<1x4x32xf32>)
   return
 }
