@@ -291,12 +291,13 @@ func.func @cube_slice(%a: memref<2x4x32xf32>, %o: memref<2x4x16xf32>) attributes
 // -----
 
 // A rank-3 window of a GM tensor (pages 1..2 of four) loaded, and its page 1 read through a subview of the buffer
-// (a rectangle of the buffer flattened to 2-D), abs'd and stored; the columns split 16 + 16.
+// (a rectangle of the buffer flattened to 2-D), abs'd and stored; the rows of each page split 2 + 2.
 // CHECK-LABEL: func.func @cube_page
 // CHECK: scf.for %sb = %c0 to %c2 step %c1 {
-// CHECK: %sv = memref.subview %buf[1, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: 64>>
-// CHECK: hivm.hir.store ins(%res : memref<1x4x16xf32>) {{.*}} {tiled_op}
-// REMARK: remark: @cube_page: split on axis 2
+// CHECK: %buf = memref.alloc() : memref<2x2x32xf32>
+// CHECK: %sv = memref.subview %buf[1, 0, 0] [1, 2, 32] [1, 1, 1] : memref<2x2x32xf32> to memref<1x2x32xf32, strided<[64, 32, 1], offset: 64>>
+// CHECK: hivm.hir.store ins(%res : memref<1x2x32xf32>) outs(%{{.*}} : memref<1x2x32xf32, strided<[128, 32, 1], offset: ?>>) {tiled_op}
+// REMARK: remark: @cube_page: split on axis 1
 func.func @cube_page(%a: memref<4x4x32xf32>, %o: memref<1x4x32xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
   %win = memref.subview %a[1, 0, 0] [2, 4, 32] [1, 1, 1] : memref<4x4x32xf32> to memref<2x4x32xf32, strided<[128, 32, 1], offset: 128>>
   %buf = memref.alloc() : memref<2x4x32xf32>
