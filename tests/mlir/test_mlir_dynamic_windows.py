@@ -131,3 +131,26 @@ def test_pass_on_and_off_match_numpy(name, tmp_path):
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=f"{label} {scalars}")
             results[label] = got
         np.testing.assert_array_equal(results["on"], results["off"])
+
+
+REFUSED = Path(__file__).resolve().parents[1] / "lit" / "mlir" / "dynamic_windows_refused.mlir"
+REFUSALS = {  # name: (line of the refused op, words of the error)
+    "unbounded_size": (16, "has no static bound"),
+    "offset_unbounded": (35, "is not provably inside the extent 64"),
+    "strided_slice": (51, "strides [2]"),
+    "big_table": (63, "non-splat dense constant of 128 elements"),
+    "shifted_cast": (78, "contiguous row-major reshape"),
+    "ragged_cube": (92, "not a rectangle of the tile flattened to 2-D"),
+    "compute_on_tail": (112, "not a static shaped tile"),
+    "static_into_tail": (130, "run-time sizes on the same axes"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSALS))
+def test_what_is_not_lowered_is_a_located_error(name):
+    line, words = REFUSALS[name]
+    with pytest.raises(TilefoldError) as info:
+        load_program(str(REFUSED), name)
+    text = info.value.render()
+    assert f"dynamic_windows_refused.mlir:{line}:3" in text and words in text, text
+    assert "hint:" in text
