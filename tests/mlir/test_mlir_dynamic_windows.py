@@ -89,6 +89,8 @@ CASES = {  # name: (reference(inputs, scalars), output name, scalar sets)
     "loop_tail": (_loop_tail, "o", [{"n": 64}, {"n": 50}, {"n": 33}, {"n": 49}]),
     "cube_slice": (lambda i, s: np.exp(i["a"][:, :, 16:]), "o", [{}]),
     "cube_page": (lambda i, s: np.abs(i["a"][2:3]), "o", [{}]),
+    "odd_columns": (lambda i, s: np.exp(i["a"][2:6, 1::2]), "o", [{}]),
+    "every_third": (lambda i, s: i["a"][s["k"]:s["k"] + 22:3], "o", [{"k": 0}, {"k": 5}, {"k": 10}]),
 }
 
 
@@ -137,7 +139,7 @@ REFUSED = Path(__file__).resolve().parents[1] / "lit" / "mlir" / "dynamic_window
 REFUSALS = {  # name: (line of the refused op, words of the error)
     "unbounded_size": (16, "has no static bound"),
     "offset_unbounded": (35, "is not provably inside the extent 64"),
-    "strided_slice": (51, "strides [2]"),
+    "strided_slice": (51, "strides [2, 1]"),
     "big_table": (63, "non-splat dense constant of 128 elements"),
     "shifted_cast": (78, "contiguous row-major reshape"),
     "ragged_cube": (92, "not a rectangle of the tile flattened to 2-D"),

@@ -255,11 +255,13 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
     low = d.lowering
     plan = SplitPlan()
     if low.dynamic or low.nested or any(not isinstance(v.owner, memref.SubviewOp) for v in low.local_views):
-        # a run-time-size window, a window of a window, a reshaping cast of a buffer: their halved forms (clip
-        # arithmetic on dynamic sizes, composed offsets, a halved cast) are not re-expressed on the MLIR
-        what = (low.dynamic or low.nested or [v.owner for v in low.local_views])[0]
+        # a run-time-size or strided window, a window of a window, a reshaping cast of a buffer: their halved forms
+        # (clip arithmetic on dynamic sizes, strided halves, composed offsets, a halved cast) are not re-expressed
+        casts = [v.owner for v in low.local_views if not isinstance(v.owner, memref.SubviewOp)]
+        what = (low.dynamic or low.nested or casts)[0]
         raise NotLowered(f"{what.name} %{what.results[0].name_hint if what.results else '?'}: the split is not "
-                         "re-expressed on a run-time-size window, a window of a window or a cast of a local buffer")
+                         "re-expressed on a run-time-size or strided window, a window of a window or a cast of a "
+                         "local buffer")
     changed: dict[str, tuple[int, ...]] = {n: s for n, s in d.shapes.items() if d.before.get(n) not in (None, s)}
     # names -> MLIR values (allocs: every version but their create)
     by_value: dict[SSAValue, set[str]] = {}

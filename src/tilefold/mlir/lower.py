@@ -580,6 +580,9 @@ class Lowering(WindowMixin):
         is rank-reducing, e.g. a row ``[1, n]`` of a matrix read as ``tensor<n>``); a run-time size is the slice
         of its bound with the size as valid extent."""
         src = self.tile(op.source, op)
+        if any(x != 1 for x in op.static_strides.get_values()):
+            self._strided_slice(op, src, d)
+            return
         offs, sizes, part, valid = self._slice_window(op, op.source.type, op.result.type)
         nm = self.define(op.result, op)
         extra = f", {self._valid_text(valid, sizes)}" if valid else ""

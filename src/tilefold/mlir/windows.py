@@ -296,6 +296,41 @@ class WindowMixin:
         self.local_views[op.result] = LocalView(outer.base, total, sizes, tile_shape(part) if part else [1, 1])
         self.nested.append(op)
 
+    def _strided_slice(self, op: Operation, src: str, d: int) -> None:
+        """``tensor.extract_slice %t[.., o] [.., n] [1, s]`` (a static stride ``s >= 1`` on the last axis only, static
+        sizes, rank 1 or 2, not rank-reducing): the rows by ``tile.slice``, then ``tile.gather`` along the last axis
+        of the columns ``o + j * s`` (``tile.ci`` scaled and shifted)."""
+        from tilefold.mlir.lower import shape_of, tile_shape
+
+        full = shape_of(op.source.type)
+        strides = list(op.static_strides.get_values())
+        offs = self._offsets(op)
+        sizes = list(op.static_sizes.get_values())
+        if len(full) > 2 or any(x == DYNAMIC_INDEX or x < 1 for x in sizes + strides) or any(
+                x != 1 for x in strides[:-1]) or shape_of(op.result.type) != sizes:
+            self.fail(op, f"a slice with strides {strides} is not lowered (unit strides, or a static stride on the "
+                          "last axis of a rank-1 / rank-2 slice with static sizes)",
+                      hint="tilefold reads a strided slice as a gather along the last axis: keep the other strides 1")
+        last, step = sizes[-1], strides[-1]
+        if offs[-1].lstrip("-").isdigit() and int(offs[-1]) + (last - 1) * step >= full[-1]:
+            self.fail(op, f"the strided window [{offs[-1]}, {offs[-1]} + {last - 1} * {step}] leaves the extent "
+                          f"{full[-1]}")
+        tfull, toffs, tsizes = tile_shape(full), _tile_axes(offs, "0"), _tile_axes(sizes, 1)
+        rows = src
+        if tsizes[0] != tfull[0]:
+            rows = f"pl.tile.slice({src}, [{tsizes[0]}, {tfull[1]}], [{toffs[0]}, 0])"
+        cols = f"pl.tile.ci(0, [1, {last}], dtype=pl.INT32)"
+        cols = f"pl.tile.muls({cols}, {step})" if step != 1 else cols
+        cols = f"pl.tile.adds({cols}, {toffs[1]})" if toffs[1] != "0" else cols
+        if tsizes[0] > 1:
+            grid = f"pl.tile.full([{tsizes[0]}, {last}], dtype=pl.INT32, value=0, target_memory=pl.Mem.Vec)"
+            cols = f"pl.tile.col_expand({grid}, {cols})"
+        idx = self.fresh("cols")
+        self.emit(d, f"{idx}: pl.Tile[[{tsizes[0]}, {last}], pl.INT32, pl.Mem.Vec] = {cols}")
+        nm = self.define(op.result, op)
+        self.emit(d, f"{nm}: {self.ttype(op.result.type, op)} = pl.tile.gather({rows}, 1, {idx})")
+        self.dynamic.append(op)  # the halved form of a strided slice is not re-expressed on the MLIR
+
     def _tensor_constant(self, op: Operation, d: int) -> None:
         """``arith.constant dense<..> : tensor<..>``: a splat is ``tile.full``; a non-splat tensor of at most
         ``MAX_DENSE`` elements is ``tile.full`` of its first element plus a ``tile.write`` of each other one."""

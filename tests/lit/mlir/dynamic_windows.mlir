@@ -308,3 +308,36 @@ func.func @cube_page(%a: memref<4x4x32xf32>, %o: memref<1x4x32xf32>) attributes 
   hivm.hir.store ins(%res : memref<1x4x32xf32>) outs(%o : memref<1x4x32xf32>)
   return
 }
+
+// -----
+
+// Every other column of rows 2..5, from column 1 (a static stride on the last axis): the rows sliced, the columns
+// gathered at 1, 3, 5, ...
+// CHECK-LABEL: func.func @odd_columns
+// CHECK: %s = tensor.extract_slice %t[2, 1] [4, 16] [1, 2] : tensor<8x32xf32> to tensor<4x16xf32>
+// REMARK: remark: @odd_columns: {{.*}}rolled back
+func.func @odd_columns(%a: memref<8x32xf32>, %o: memref<4x16xf32>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %buf = memref.alloc() : memref<8x32xf32>
+  hivm.hir.load ins(%a : memref<8x32xf32>) outs(%buf : memref<8x32xf32>)
+  %t = bufferization.to_tensor %buf restrict writable : memref<8x32xf32> to tensor<8x32xf32>
+  %s = tensor.extract_slice %t[2, 1] [4, 16] [1, 2] : tensor<8x32xf32> to tensor<4x16xf32>
+  %e = tensor.empty() : tensor<4x16xf32>
+  %y = hivm.hir.vexp ins(%s : tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  hivm.hir.store ins(%y : tensor<4x16xf32>) outs(%o : memref<4x16xf32>)
+  return
+}
+
+// -----
+
+// Every third element of a vector from a run-time offset %k.
+// CHECK-LABEL: func.func @every_third
+// CHECK: %s = tensor.extract_slice %t[%k] [8] [3] : tensor<32xf32> to tensor<8xf32>
+// REMARK: remark: @every_third: {{.*}}rolled back
+func.func @every_third(%a: memref<32xf32>, %o: memref<8xf32>, %k: index) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %buf = memref.alloc() : memref<32xf32>
+  hivm.hir.load ins(%a : memref<32xf32>) outs(%buf : memref<32xf32>)
+  %t = bufferization.to_tensor %buf restrict writable : memref<32xf32> to tensor<32xf32>
+  %s = tensor.extract_slice %t[%k] [8] [3] : tensor<32xf32> to tensor<8xf32>
+  hivm.hir.store ins(%s : tensor<8xf32>) outs(%o : memref<8xf32>)
+  return
+}
