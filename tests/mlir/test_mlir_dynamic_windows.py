@@ -66,6 +66,13 @@ def _window_of_window(i, s):
     return out
 
 
+def _tensor_tail(i, s):
+    out = i["o"].copy()
+    sz = max(0, min(32, s["n"] - s["off"]))
+    out[s["off"]:s["off"] + sz] = i["a"][s["off"]:s["off"] + sz]
+    return out
+
+
 def _loop_tail(i, s):
     out = i["o"].copy()
     n = max(0, min(s["n"], 64))
@@ -89,6 +96,7 @@ CASES = {  # name: (reference(inputs, scalars), output name, scalar sets)
     "loop_tail": (_loop_tail, "o", [{"n": 64}, {"n": 50}, {"n": 33}, {"n": 49}]),
     "cube_slice": (lambda i, s: np.exp(i["a"][:, :, 16:]), "o", [{}]),
     "cube_page": (lambda i, s: np.abs(i["a"][2:3]), "o", [{}]),
+    "tensor_tail": (_tensor_tail, "o", [{"off": 0, "n": 100}, {"off": 90, "n": 100}, {"off": 99, "n": 100}]),
     "odd_columns": (lambda i, s: np.exp(i["a"][2:6, 1::2]), "o", [{}]),
     "every_third": (lambda i, s: i["a"][s["k"]:s["k"] + 22:3], "o", [{"k": 0}, {"k": 5}, {"k": 10}]),
 }

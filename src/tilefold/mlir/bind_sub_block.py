@@ -254,14 +254,7 @@ def _retyped(t: Attribute, shape: list[int]) -> Attribute:
 def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
     low = d.lowering
     plan = SplitPlan()
-    if low.dynamic or low.nested or any(not isinstance(v.owner, memref.SubviewOp) for v in low.local_views):
-        # a run-time-size or strided window, a window of a window, a reshaping cast of a buffer: their halved forms
-        # (clip arithmetic on dynamic sizes, strided halves, composed offsets, a halved cast) are not re-expressed
-        casts = [v.owner for v in low.local_views if not isinstance(v.owner, memref.SubviewOp)]
-        what = (low.dynamic or low.nested or casts)[0]
-        raise NotLowered(f"{what.name} %{what.results[0].name_hint if what.results else '?'}: the split is not "
-                         "re-expressed on a run-time-size or strided window, a window of a window or a cast of a "
-                         "local buffer")
+    _refuse_unexpressed(low)
     changed: dict[str, tuple[int, ...]] = {n: s for n, s in d.shapes.items() if d.before.get(n) not in (None, s)}
     # names -> MLIR values (allocs: every version but their create)
     by_value: dict[SSAValue, set[str]] = {}
@@ -356,6 +349,19 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
     if fn.body.blocks[0].last_op is not None and fn.body.blocks[0].last_op.operands:
         raise NotLowered("a function returning values")
     return plan
+
+
+def _refuse_unexpressed(low: Lowering) -> None:
+    """A run-time-size or strided window, a window of a window, a reshaping cast of a buffer: their halved forms
+    (clip arithmetic on dynamic sizes, strided halves, composed offsets, a halved cast) are not re-expressed on the
+    MLIR, so a split of a function with one is rolled back."""
+    casts = [v.owner for v in low.local_views if not isinstance(v.owner, memref.SubviewOp)]
+    found = low.dynamic or low.nested or casts
+    if found:
+        what = found[0]
+        raise NotLowered(f"{what.name} %{what.results[0].name_hint if what.results else '?'}: the split is not "
+                         "re-expressed on a run-time-size or strided window, a window of a window or a cast of a "
+                         "local buffer")
 
 
 def _halved_aranges(fn: func.FuncOp, plan: SplitPlan) -> list[tuple[HivmOp, int, int, list[int]]]:

@@ -63,6 +63,7 @@ from xdsl.ir.affine import (
 from tilefold.errors import Span, TilefoldError
 from tilefold.ir.names import NameSupply
 from tilefold.mlir.dialect import HivmOp
+from tilefold.mlir.shapes import LocalView, _prod, kept_axes, shape_of, tile_shape  # noqa: F401
 from tilefold.mlir.windows import WindowMixin
 
 SYNC_OPS = {
@@ -102,22 +103,12 @@ def op_span(op: Operation, filename: str, source: str, line_offset: int = 0) -> 
     return Span(filename, line + line_offset, col, text)
 
 
-def shape_of(t: Attribute) -> list[int] | None:
-    if isinstance(t, MemRefType | TensorType):
-        return [int(d) for d in t.get_shape()]
-    return None
-
-
 def elem_of(t: Attribute) -> str:
     el = t.get_element_type() if isinstance(t, MemRefType | TensorType) else t
     key = str(el)
     if key not in DTYPES:
         raise KeyError(key)
     return DTYPES[key]
-
-
-def tile_shape(shape: list[int]) -> list[int]:
-    return [1, shape[0]] if len(shape) == 1 else list(shape)
 
 
 def affine_scalar(e: AffineExpr, dims: list[str], syms: list[str]) -> str:
@@ -153,42 +144,12 @@ def keyword_operand(op: HivmOp, keyword: str) -> SSAValue | None:
     return None
 
 
-def _prod(shape: list[int]) -> int:
-    out = 1
-    for x in shape:
-        out *= x
-    return out
-
-
-def kept_axes(sizes: list[int], part: list[int]) -> list[int] | None:
-    """The axes of a slice's ``sizes`` that ``part`` (the slice's value, possibly rank-reduced) keeps, in order:
-    a rank-reducing slice drops unit sizes. None when ``part`` is not ``sizes`` with unit sizes dropped."""
-    kept: list[int] = []
-    j = 0
-    for i, s in enumerate(sizes):
-        if j < len(part) and s == part[j] and (s != 1 or len(sizes) - i == len(part) - j or len(part) == len(sizes)):
-            kept.append(i)
-            j += 1
-        elif s != 1:
-            return None
-    return kept if j == len(part) else None
-
-
 @dataclass
 class GMView:
     param: str  # the pl parameter
     offsets: list[str]  # pl expressions, one per axis of the param
     sizes: list[int]  # static (bounds of run-time sizes)
     valid: list[str | None] | None = None  # run-time sizes (tile axes; None: the static size), None: all static
-
-
-@dataclass
-class LocalView:
-    base: SSAValue  # the local buffer (memref.alloc / view) the subview is a window of
-    offsets: list[str]  # tile offsets (pl expressions)
-    sizes: list[int]  # tile sizes of the window
-    shape: list[int]  # the tile shape of the subview's value (a rank-reducing subview drops unit sizes)
-    valid: list[str | None] | None = None  # run-time sizes (tile axes) of a window bounded by ``sizes``
 
 
 @dataclass

@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 
 from tilefold.mlir.bounds import upper_bound
+from tilefold.mlir.shapes import LocalView, _prod, kept_axes, shape_of, tile_shape
 
 #: the largest non-splat ``dense<..>`` tensor constant lowered (one scalar write per element)
 MAX_DENSE = 64
@@ -118,7 +119,6 @@ class WindowMixin:
     def _dynamic_empty(self, op: Operation, d: int) -> None:
         """``tensor.empty(%sz)`` / ``memref.alloc(%sz)`` of a dynamic shape: a tile of the sizes' static bounds,
         valid on the run-time sizes (the init of a run-time-size load)."""
-        from tilefold.mlir.lower import shape_of
 
         t = op.results[0].type
         dyn = list(op.operands)
@@ -192,7 +192,6 @@ class WindowMixin:
         return new
 
     def _tile_of(self, v: SSAValue) -> list[int]:
-        from tilefold.mlir.lower import shape_of, tile_shape
 
         return list(self.bounds.get(v) or tile_shape(shape_of(v.type)))
 
@@ -200,7 +199,6 @@ class WindowMixin:
     def _dynamic_load(self, op, view, dst: SSAValue, d: int) -> None:
         """``load ins(%gm_window) outs(%buf_window)`` with run-time sizes on the same axes: the load of the
         destination's bound with the run-time extents as valid shapes, written into the buffer as a partial tile."""
-        from tilefold.mlir.lower import shape_of, tile_shape
 
         dst_valid = self.local_views[dst].valid if dst in self.local_views else self.valids.get(dst)
         gm_valid = view.valid or [None] * len(view.sizes)
@@ -229,7 +227,6 @@ class WindowMixin:
         """The tile a store of ``src`` into the GM window ``view`` writes: a run-time-size window stores the valid
         region of a partial tile with its run-time sizes on the same axes (the window's extents when they are
         other SSA values than the tile's)."""
-        from tilefold.mlir.lower import shape_of, tile_shape
 
         tile = self.tile(src, op)
         src_valid = self.local_views[src].valid if src in self.local_views else self.valids.get(src)
@@ -254,7 +251,6 @@ class WindowMixin:
         """``memref.reinterpret_cast %buf to offset: [0], sizes: S, strides: row-major(S)`` of a local buffer of as
         many elements: the buffer read as shape S (a reshape both ways). Anything else could alias in a way a tile
         cannot say: refused."""
-        from tilefold.mlir.lower import LocalView, _prod, shape_of, tile_shape
 
         base = op.source
         if base in self.local_views:
@@ -275,7 +271,6 @@ class WindowMixin:
 
     def _nested_subview(self, op: memref.SubviewOp) -> None:
         """A subview of a window of a local buffer: one window of the buffer, at the sum of the offsets."""
-        from tilefold.mlir.lower import LocalView, kept_axes, shape_of, tile_shape
 
         outer = self.local_views[op.source]
         if outer.shape != outer.sizes or outer.valid:
@@ -300,7 +295,6 @@ class WindowMixin:
         """``tensor.extract_slice %t[.., o] [.., n] [1, s]`` (a static stride ``s >= 1`` on the last axis only, static
         sizes, rank 1 or 2, not rank-reducing): the rows by ``tile.slice``, then ``tile.gather`` along the last axis
         of the columns ``o + j * s`` (``tile.ci`` scaled and shifted)."""
-        from tilefold.mlir.lower import shape_of, tile_shape
 
         full = shape_of(op.source.type)
         strides = list(op.static_strides.get_values())
@@ -334,7 +328,6 @@ class WindowMixin:
     def _tensor_constant(self, op: Operation, d: int) -> None:
         """``arith.constant dense<..> : tensor<..>``: a splat is ``tile.full``; a non-splat tensor of at most
         ``MAX_DENSE`` elements is ``tile.full`` of its first element plus a ``tile.write`` of each other one."""
-        from tilefold.mlir.lower import shape_of, tile_shape
 
         t = op.result.type
         value = op.value

@@ -341,3 +341,22 @@ func.func @every_third(%a: memref<32xf32>, %o: memref<8xf32>, %k: index) attribu
   hivm.hir.store ins(%s : tensor<8xf32>) outs(%o : memref<8xf32>)
   return
 }
+
+// -----
+
+// The tensor form: a run-time-size GM window loaded into tensor.empty(%sz) (a tile of the bound 32), stored back.
+// CHECK-LABEL: func.func @tensor_tail
+// CHECK: %t = hivm.hir.load ins(%win : memref<?xf32, strided<[1], offset: ?>>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+// CHECK: } {limit_sub_block_id0}
+// REMARK: remark: @tensor_tail: {{.*}}rolled back
+func.func @tensor_tail(%a: memref<100xf32>, %o: memref<100xf32>, %off: index, %n: index) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %c32 = arith.constant 32 : index
+  %rem = arith.subi %n, %off : index
+  %sz = arith.minsi %rem, %c32 : index
+  %win = memref.subview %a[%off] [%sz] [1] : memref<100xf32> to memref<?xf32, strided<[1], offset: ?>>
+  %e = tensor.empty(%sz) : tensor<?xf32>
+  %t = hivm.hir.load ins(%win : memref<?xf32, strided<[1], offset: ?>>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %ow = memref.subview %o[%off] [%sz] [1] : memref<100xf32> to memref<?xf32, strided<[1], offset: ?>>
+  hivm.hir.store ins(%t : tensor<?xf32>) outs(%ow : memref<?xf32, strided<[1], offset: ?>>)
+  return
+}
