@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
     DenseArrayBase,
+    DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -273,6 +274,7 @@ def _retyped(t: Attribute, shape: list[int]) -> Attribute:
 def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
     low = d.lowering
     plan = SplitPlan()
+    _refuse_unexpressed(low)
     changed: dict[str, tuple[int, ...]] = {n: s for n, s in d.shapes.items() if d.before.get(n) not in (None, s)}
     # names -> MLIR values (allocs: every version but their create)
     by_value: dict[SSAValue, set[str]] = {}
@@ -294,7 +296,7 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
         if isinstance(owner, tensor.ExtractSliceOp) and _stored_window(owner, by_value, changed, d.axis):
             plan.clipped_slices.add(owner)  # a stored window: each half stores its clipped part (clipped_stores)
             continue
-        if isinstance(owner, memref.AllocOp | memref.ViewOp):  # its create is dead when a load / op fills it
+        if isinstance(owner, memref.AllocOp | memref.AllocaOp | memref.ViewOp):  # a load / op filling it: create dead
             versions = {n for n in names if low.ops_of.get(n) is not owner}
             new = {changed[n] for n in versions if n in changed} or new
         if not new:
@@ -311,8 +313,11 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
             if not src_new:
                 raise NotLowered(f"a halved {owner.name} of a value that is not halved")
             plan.slices.append(owner)
-        elif not isinstance(owner, HivmOp | memref.AllocOp | memref.ViewOp | tensor.EmptyOp | ToTensorOp | scf.ForOp
-                            | scf.IfOp | scf.WhileOp | Block):
+        elif isinstance(owner, arith.ConstantOp):
+            if not (isinstance(owner.value, DenseIntOrFPElementsAttr) and owner.value.is_splat()):
+                raise NotLowered("a halved non-splat tensor constant")  # a splat halves to the same splat
+        elif not isinstance(owner, HivmOp | memref.AllocOp | memref.AllocaOp | memref.ViewOp | tensor.EmptyOp
+                            | ToTensorOp | scf.ForOp | scf.IfOp | scf.WhileOp | Block):
             raise NotLowered(f"{owner.name} produces a halved value")
         plan.retype[v] = _retyped(v.type, shape)
     for n, op in low.ops_of.items():
@@ -364,6 +369,19 @@ def plan_split(fn: func.FuncOp, d: Decision) -> SplitPlan:
     if fn.body.blocks[0].last_op is not None and fn.body.blocks[0].last_op.operands:
         raise NotLowered("a function returning values")
     return plan
+
+
+def _refuse_unexpressed(low: Lowering) -> None:
+    """A run-time-size or strided window, a window of a window, a reshaping cast of a buffer: their halved forms
+    (clip arithmetic on dynamic sizes, strided halves, composed offsets, a halved cast) are not re-expressed on the
+    MLIR, so a split of a function with one is rolled back."""
+    casts = [v.owner for v in low.local_views if not isinstance(v.owner, memref.SubviewOp)]
+    found = low.dynamic or low.nested or casts
+    if found:
+        what = found[0]
+        raise NotLowered(f"{what.name} %{what.results[0].name_hint if what.results else '?'}: the split is not "
+                         "re-expressed on a run-time-size or strided window, a window of a window or a cast of a "
+                         "local buffer")
 
 
 def _halved_aranges(fn: func.FuncOp, plan: SplitPlan) -> list[tuple[HivmOp, int, int, list[int]]]:
@@ -426,6 +444,9 @@ def apply_split(fn: func.FuncOp, d: Decision, plan: SplitPlan) -> None:
     ret = block.last_op
     for v, t in plan.retype.items():
         v._type = t
+        if isinstance(v.owner, arith.ConstantOp) and isinstance(v.owner.value, DenseIntOrFPElementsAttr):
+            splat = next(iter(v.owner.value.iter_values()))  # a halved splat: the same element, the halved type
+            v.owner.properties["value"] = DenseIntOrFPElementsAttr.from_list(t, [splat])
     # results of hivm ops follow their outs; loops / ifs their iter args / yields
     for op in fn.walk():
         if isinstance(op, scf.ForOp):

@@ -63,7 +63,9 @@ from xdsl.ir.affine import (
 from tilefold.errors import Span, TilefoldError
 from tilefold.ir.names import NameSupply
 from tilefold.mlir.dialect import HivmOp
-from tilefold.mlir.operands import keyword_operand, shape_of, tile_shape  # noqa: F401 - also imported from here
+from tilefold.mlir.operands import keyword_operand  # noqa: F401 - also imported from here
+from tilefold.mlir.shapes import LocalView, _prod, kept_axes, shape_of, tile_shape  # noqa: F401
+from tilefold.mlir.windows import WindowMixin
 
 SYNC_OPS = {
     "hivm.hir.set_flag", "hivm.hir.wait_flag", "hivm.hir.pipe_barrier", "hivm.hir.set_mask_norm", "hivm.hir.debug",
@@ -130,44 +132,18 @@ def affine_scalar(e: AffineExpr, dims: list[str], syms: list[str]) -> str:
     return f"({a} {sym} {b})"
 
 
-def _prod(shape: list[int]) -> int:
-    out = 1
-    for x in shape:
-        out *= x
-    return out
-
-
-def kept_axes(sizes: list[int], part: list[int]) -> list[int] | None:
-    """The axes of a slice's ``sizes`` that ``part`` (the slice's value, possibly rank-reduced) keeps, in order:
-    a rank-reducing slice drops unit sizes. None when ``part`` is not ``sizes`` with unit sizes dropped."""
-    kept: list[int] = []
-    j = 0
-    for i, s in enumerate(sizes):
-        if j < len(part) and s == part[j] and (s != 1 or len(sizes) - i == len(part) - j or len(part) == len(sizes)):
-            kept.append(i)
-            j += 1
-        elif s != 1:
-            return None
-    return kept if j == len(part) else None
 
 
 @dataclass
 class GMView:
     param: str  # the pl parameter
     offsets: list[str]  # pl expressions, one per axis of the param
-    sizes: list[int]
+    sizes: list[int]  # static (bounds of run-time sizes)
+    valid: list[str | None] | None = None  # run-time sizes (tile axes; None: the static size), None: all static
 
 
 @dataclass
-class LocalView:
-    base: SSAValue  # the local buffer (memref.alloc / view) the subview is a window of
-    offsets: list[str]  # tile offsets (pl expressions)
-    sizes: list[int]  # tile sizes of the window
-    shape: list[int]  # the tile shape of the subview's value (a rank-reducing subview drops unit sizes)
-
-
-@dataclass
-class Lowering:
+class Lowering(WindowMixin):
     function_type = "AIV"  # the pl function type (``lower_ops.CubeLowering``: AIC)
     fn: func.FuncOp
     filename: str
@@ -183,6 +159,10 @@ class Lowering:
     versions: list[tuple[SSAValue, str]] = field(default_factory=list)  # (buffer, name of a loop / if version)
     local_views: dict[SSAValue, LocalView] = field(default_factory=dict)  # subviews of local buffers
     byte_views: dict[SSAValue, list[tuple[int, int]]] = field(default_factory=dict)  # byte alloc -> view ranges
+    bounds: dict[SSAValue, list[int]] = field(default_factory=dict)  # run-time-size value -> its static tile bound
+    valids: dict[SSAValue, list[str | None]] = field(default_factory=dict)  # ... and its run-time extents
+    dynamic: list[Operation] = field(default_factory=list)  # ops making run-time-size windows (not re-typed)
+    nested: list[Operation] = field(default_factory=list)  # subviews of windows of local buffers (not re-typed)
     depth: int = 0  # indentation of the op being lowered (a read of a local subview emits its slice there)
     ops_of: dict[str, Operation] = field(default_factory=dict)  # pl name -> defining MLIR op
     stores: list[Operation] = field(default_factory=list)
@@ -238,11 +218,13 @@ class Lowering:
         if v in self.local_views:  # a read of a window of a local buffer: the slice of its current version
             lv = self.local_views[v]
             nm = self.fresh((v.name_hint or "win") + "_read")
+            valid = f", {self._valid_text(lv.valid, lv.sizes)}" if lv.valid else ""
             expr = (f"pl.tile.slice({self.tile(lv.base, op)}, [{', '.join(map(str, lv.sizes))}], "
-                    f"[{', '.join(lv.offsets)}])")
+                    f"[{', '.join(lv.offsets)}]{valid})")
             if lv.shape != lv.sizes:
                 expr = f"pl.tile.reshape({expr}, [{', '.join(map(str, lv.shape))}])"
-            self.emit(self.depth, f"{nm}: {self.ttype(v.type, op)} = {expr}")
+            ann = self._ann(lv.shape, v.type, op) if lv.valid else self.ttype(v.type, op)
+            self.emit(self.depth, f"{nm}: {ann} = {expr}")
             return nm
         if v in self.alloc_version:
             return self.alloc_version[v]
@@ -376,7 +358,7 @@ class Lowering:
             elif isinstance(v, FloatAttr):
                 self.exprs[op.result] = repr(float(v.value.data))
             else:
-                self.fail(op, "only scalar constants are lowered")
+                self._tensor_constant(op, d)
             return
         if name in ("arith.addi", "arith.subi", "arith.muli", "arith.floordivsi", "arith.divsi", "arith.divui",
                     "arith.remsi", "arith.addf", "arith.subf", "arith.mulf", "arith.maxsi", "arith.minsi",
@@ -397,6 +379,9 @@ class Lowering:
         if name == "annotation.mark" and not op.results:
             return  # a hint to later passes (multi-buffering, ...): carries no data
         if isinstance(op, memref.ReinterpretCastOp):
+            if op.source in self.alloc_version or op.source in self.local_views:
+                self._local_cast(op)
+                return
             if op not in self._view_params:  # views of arguments were made parameters up front
                 self.fail(op, "a reinterpret_cast of something else than a function argument is not lowered")
             return
@@ -410,18 +395,26 @@ class Lowering:
                 isinstance(u.operation, memref.ViewOp) for u in op.results[0].uses):
             self.byte_views[op.results[0]] = []  # a byte buffer only viewed: each view is a buffer of its own
             return
-        if isinstance(op, memref.AllocOp | tensor.EmptyOp):
+        if isinstance(op, memref.AllocOp | memref.AllocaOp | tensor.EmptyOp):
             t = op.results[0].type
+            if any(x < 0 for x in shape_of(t)):
+                self._dynamic_empty(op, d)
+                return
             nm = self.define(op.results[0], op)
             shape = tile_shape(shape_of(t))
             self.emit(d, f"{nm}: {self.ttype(t, op)} = pl.tile.create([{', '.join(map(str, shape))}], "
                          f"dtype=pl.{self._dt(t, op)}, target_memory=pl.Mem.Vec)")
-            if isinstance(op, memref.AllocOp):
+            if isinstance(op, memref.AllocOp | memref.AllocaOp):
                 self.alloc_version[op.results[0]] = nm
             return
         if op.name == "bufferization.to_tensor":
             src = op.operands[0]
             self.names[op.results[0]] = self.tile(src, op)
+            if src in self.local_views and self.local_views[src].valid:
+                lv = self.local_views[src]
+                self._note_dynamic(op.results[0], op, lv.shape, lv.valid)
+            elif src in self.valids:
+                self._note_dynamic(op.results[0], op, self.bounds[src], self.valids[src])
             return
         if isinstance(op, HivmOp):
             self._hivm(op, d)
@@ -502,42 +495,73 @@ class Lowering:
         self.emit(d, f"{nm}: {self.ttype(op.result.type, op)} = pl.tile.write({tile}, [{', '.join(idx)}], {value})")
 
     def _slice_window(self, op: tensor.ExtractSliceOp | tensor.InsertSliceOp, full: Attribute,
-                      part: Attribute) -> tuple[list[str], list[int], list[int]]:
-        """(tile offsets, tile sizes, the part's tile shape) of a static-size, unit-stride slice ``part`` of
-        ``full``; a rank-reducing slice (``part`` drops unit sizes) is allowed, the part then being reshaped."""
-        static = list(op.static_offsets.get_values())
-        dyn = list(op.offsets)
-        offs = [self.scalar(dyn.pop(0), op) if o == DYNAMIC_INDEX else str(o) for o in static]
-        sizes = list(op.static_sizes.get_values())
+                      part: Attribute) -> tuple[list[str], list[int], list[int], list[str | None] | None]:
+        """(tile offsets, tile sizes, the part's tile shape, run-time extents or None) of a unit-stride slice
+        ``part`` of ``full``; a rank-reducing slice (``part`` drops unit sizes) is allowed, the part then being
+        reshaped. A run-time size is bounded (``WindowMixin._sizes``): the sizes are the bound, the extents the
+        run-time sizes (tile axes)."""
+        full_shape = shape_of(full)
+        offs = self._offsets(op)
+        sizes, valid = self._sizes(op, full_shape, offs)
         strides = list(op.static_strides.get_values())
-        if any(x < 0 for x in sizes) or any(x != 1 for x in strides):
-            self.fail(op, "a slice with dynamic sizes or non-unit strides is not lowered")
+        if any(x != 1 for x in strides):
+            self.fail(op, f"a slice with strides {strides} is not lowered (unit strides only)",
+                      hint="tilefold's tile windows are contiguous: slice with unit strides")
         part_shape = shape_of(part)
-        if len(sizes) != len(shape_of(full)) or kept_axes(sizes, part_shape) is None:
-            self.fail(op, f"a slice of sizes {sizes} does not give the shape {part_shape}")
-        if len(sizes) > 2:
-            self.fail(op, "a slice of a rank-3 (or higher) value is not lowered")
+        pattern = [DYNAMIC_INDEX if v is not None else s for s, v in zip(sizes, valid, strict=True)]
+        kept = kept_axes(pattern, part_shape) if len(sizes) == len(full_shape) else None
+        if kept is None:
+            self.fail(op, f"a slice of sizes {pattern} does not give the shape {part_shape}")
+        dynamic = any(v is not None for v in valid)
+        if dynamic:
+            self._fits(op, full_shape, offs, sizes, op.offsets)
+        if len(sizes) > 2 and (dynamic or len(kept) != len(sizes)):
+            self.fail(op, "a run-time-size or rank-reducing slice of a rank-3 (or higher) value is not lowered")
+        self._flat_rectangle(op, full_shape, offs, sizes)
+        part_b = [sizes[a] for a in kept]
         if len(sizes) == 1:
-            sizes, offs = [1, sizes[0]], ["0", offs[0]]
-        return offs, sizes, tile_shape(part_shape) if part_shape else [1, 1]
+            sizes, offs, valid = [1, sizes[0]], ["0", offs[0]], [None, valid[0]]
+        part_t = tile_shape(part_b) if part_b else [1, 1]
+        if dynamic and part_t != sizes:
+            self.fail(op, "a rank-reducing slice with run-time sizes other than a row is not lowered (a partial "
+                          "tile cannot be reshaped)")
+        return offs, sizes, part_t, valid if dynamic else None
 
     def _extract_slice(self, op: tensor.ExtractSliceOp, d: int) -> None:
         """``tensor.extract_slice`` -> ``tile.slice`` (then ``tile.reshape`` to the result's shape when the slice
-        is rank-reducing, e.g. a row ``[1, n]`` of a matrix read as ``tensor<n>``)."""
+        is rank-reducing, e.g. a row ``[1, n]`` of a matrix read as ``tensor<n>``); a run-time size is the slice
+        of its bound with the size as valid extent."""
         src = self.tile(op.source, op)
-        offs, sizes, part = self._slice_window(op, op.source.type, op.result.type)
+        if any(x != 1 for x in op.static_strides.get_values()):
+            self._strided_slice(op, src, d)
+            return
+        offs, sizes, part, valid = self._slice_window(op, op.source.type, op.result.type)
         nm = self.define(op.result, op)
-        expr = f"pl.tile.slice({src}, [{', '.join(map(str, sizes))}], [{', '.join(offs)}])"
+        extra = f", {self._valid_text(valid, sizes)}" if valid else ""
+        expr = f"pl.tile.slice({src}, [{', '.join(map(str, sizes))}], [{', '.join(offs)}]{extra})"
         if part != sizes:
             expr = f"pl.tile.reshape({expr}, [{', '.join(map(str, part))}])"
+        if valid:
+            self._note_dynamic(op.result, op, sizes, valid)
+            self.emit(d, f"{nm}: {self._ann(sizes, op.result.type, op)} = {expr}")
+            return
         self.emit(d, f"{nm}: {self.ttype(op.result.type, op)} = {expr}")
 
     def _insert_slice(self, op: tensor.InsertSliceOp, d: int) -> None:
         """``tensor.insert_slice %v into %t[offs] [sizes] [1]`` -> ``tile.assemble(t, v, offs)``: the tile ``t``
-        with the window written by ``v`` (reshaped to the window first when the slice is rank-reducing)."""
+        with the window written by ``v`` (reshaped to the window first when the slice is rank-reducing); a
+        run-time-size ``v`` writes its valid region only (``WindowMixin._partial_write``)."""
         dst = self.tile(op.dest, op)
         value = self.tile(op.source, op)
-        offs, sizes, part = self._slice_window(op, op.dest.type, op.source.type)
+        offs, sizes, part, valid = self._slice_window(op, op.dest.type, op.source.type)
+        if len(sizes) > 2:
+            self.fail(op, "an insert_slice into a rank-3 (or higher) value is not lowered")
+        if valid:
+            self.dynamic.append(op)
+            new = self._partial_write(op.dest, dst, value, offs, sizes, valid, op, d)
+            self.names[op.result] = new
+            self.ops_of[new] = op
+            return
         if part != sizes:
             value = f"pl.tile.reshape({value}, [{', '.join(map(str, sizes))}])"
         nm = self.define(op.result, op)
@@ -671,25 +695,39 @@ class Lowering:
         self.alloc_version[op.result] = nm
 
     def _local_subview(self, op: memref.SubviewOp) -> None:
-        """A static-size, unit-stride window of a local buffer: reads slice the buffer's current version, writes
-        assemble the written tile into it (``tile.slice`` / ``tile.assemble``)."""
+        """A unit-stride window of a local buffer: reads slice the buffer's current version, writes assemble the
+        written tile into it (``tile.slice`` / ``tile.assemble``); a run-time size is a window of its bound with
+        the size as valid extent; a window of a window is one window of the buffer."""
         base = op.source
         if base in self.local_views:
-            self.fail(op, "a subview of a subview of a local buffer is not lowered")
+            self._nested_subview(op)
+            return
         full = shape_of(base.type)
-        static = list(op.static_offsets.get_values())
-        dyn = list(op.offsets)
-        offs = [self.scalar(dyn.pop(0), op) if o == DYNAMIC_INDEX else str(o) for o in static]
-        sizes = list(op.static_sizes.get_values())
+        offs = self._offsets(op)
+        sizes, valid = self._sizes(op, full, offs)
         strides = list(op.static_strides.get_values())
         part = shape_of(op.result.type)
-        if any(x < 0 for x in sizes) or any(x != 1 for x in strides) or len(sizes) != len(full) \
-                or kept_axes(sizes, part) is None or len(sizes) > 2:
-            self.fail(op, "a subview of a local buffer with dynamic sizes, non-unit strides or rank > 2 is not "
+        pattern = [DYNAMIC_INDEX if v is not None else s for s, v in zip(sizes, valid, strict=True)]
+        kept = kept_axes(pattern, part) if len(sizes) == len(full) else None
+        if any(x != 1 for x in strides) or kept is None:
+            self.fail(op, f"a subview of a local buffer with strides {strides} (or sizes that do not give its type) "
+                          "is not lowered",
+                      hint="tilefold's tile windows are contiguous: use unit strides")
+        dynamic = any(v is not None for v in valid)
+        if dynamic:
+            self._fits(op, full, offs, sizes, op.offsets)
+            self.dynamic.append(op)
+        if len(sizes) > 2 and (dynamic or len(kept) != len(sizes)):
+            self.fail(op, "a run-time-size or rank-reducing subview of a rank-3 (or higher) local buffer is not "
                           "lowered")
+        self._flat_rectangle(op, full, offs, sizes)
+        part_b = [sizes[a] for a in kept]
         if len(sizes) == 1:
-            sizes, offs = [1, sizes[0]], ["0", offs[0]]
-        self.local_views[op.result] = LocalView(base, offs, sizes, tile_shape(part) if part else [1, 1])
+            sizes, offs, valid = [1, sizes[0]], ["0", offs[0]], [None, valid[0]]
+        shape = tile_shape(part_b) if part_b else [1, 1]
+        if dynamic and shape != sizes:
+            self.fail(op, "a rank-reducing subview with run-time sizes other than a row is not lowered")
+        self.local_views[op.result] = LocalView(base, offs, sizes, shape, valid if dynamic else None)
 
     def _subview(self, op: memref.SubviewOp) -> None:
         src = op.source
@@ -699,24 +737,24 @@ class Lowering:
         if src not in self.views:
             self.fail(op, "a subview of something else than a GM view or a local buffer is not lowered")
         base = self.views[src]
-        static = list(op.static_offsets.get_values())
-        dyn = list(op.offsets)
-        offs = []
-        for s in static:
-            if s == DYNAMIC_INDEX:
-                offs.append(self.scalar(dyn.pop(0), op))
-            else:
-                offs.append(str(s))
-        sizes = list(op.static_sizes.get_values())
+        offs = self._offsets(op)
+        src_shape = shape_of(src.type)
+        sizes, valid = self._sizes(op, src_shape, offs)
         strides = list(op.static_strides.get_values())
-        if any(s < 0 for s in sizes) or any(s != 1 for s in strides):
-            self.fail(op, "a GM window with dynamic sizes or non-unit strides is not lowered")
+        if any(s != 1 for s in strides):
+            self.fail(op, f"a GM window with strides {strides} is not lowered (unit strides only)",
+                      hint="tilefold moves contiguous rows of GM: use unit strides")
+        if base.valid:
+            self.fail(op, "a subview of a run-time-size GM window is not lowered")
+        dynamic = any(v is not None for v in valid)
+        if dynamic:
+            self.dynamic.append(op)
         if len(offs) == 1 and len(base.offsets) == 2:  # rank 1: the tensor [1, n]
-            offs, sizes = ["0", offs[0]], [1, sizes[0]]
+            offs, sizes, valid = ["0", offs[0]], [1, sizes[0]], [None, valid[0]]
         if len(offs) != len(base.offsets):
             self.fail(op, "a rank-reducing subview is not lowered")
         new = [o if b == "0" else f"({b} + {o})" for b, o in zip(base.offsets, offs, strict=True)]
-        self.views[op.result] = GMView(base.param, new, sizes)
+        self.views[op.result] = GMView(base.param, new, sizes, valid if dynamic else None)
 
     def _hivm(self, op: HivmOp, d: int) -> None:
         short = op.name.split(".")[-1]
@@ -743,6 +781,9 @@ class Lowering:
             view = self.views.get(src)
             if view is None:
                 self.fail(op, "the load does not read a GM window")
+            if view.valid or (dst in self.local_views and self.local_views[dst].valid) or dst in self.valids:
+                self._dynamic_load(op, view, dst, d)
+                return
             shape = shape_of(dst.type)
             if view.sizes != tile_shape(shape) or op.keyword_attr("pad_mode") is not None:
                 self._padded_load(op, view, dst, d)
@@ -765,9 +806,7 @@ class Lowering:
                 self.fail(op, "the store does not write a GM window")
             if op.results:
                 self.fail(op, "a store with a tensor result is not lowered")
-            tile = self.tile(src, op)
-            if tile_shape(shape_of(src.type)) != view.sizes:
-                self.fail(op, "a store whose tile and window shapes differ is not lowered")
+            tile = self._stored_tile(op, src, view)
             offs, _ = self._window(view)
             nm = self.fresh(view.param)
             self.ops_of[nm] = op
@@ -836,8 +875,17 @@ class Lowering:
     def _write(self, dst: SSAValue, nm: str, op: Operation) -> None:
         """``outs(%buf)`` of a memref-form op: the buffer's next version is ``nm`` (a window of a buffer: the
         buffer's next version is its current one with ``nm`` assembled into the window)."""
+        if dst in self.local_views and self.local_views[dst].valid:
+            lv = self.local_views[dst]
+            new = self._partial_write(lv.base, self.tile(lv.base, op), nm, lv.offsets, lv.sizes, lv.valid, op,
+                                      self.depth)
+            self.versions.append((lv.base, new))
+            self.alloc_version[lv.base] = self.names[lv.base] = new
+            return
         if dst in self.local_views:
             lv = self.local_views[dst]
+            if len(lv.sizes) > 2:
+                self.fail(op, "a write into a window of a rank-3 (or higher) local buffer is not lowered")
             value = nm if lv.shape == lv.sizes else f"pl.tile.reshape({nm}, [{', '.join(map(str, lv.sizes))}])"
             new = self.fresh((lv.base.name_hint or "buf") + "_w")
             self.versions.append((lv.base, new))
@@ -1218,7 +1266,8 @@ class Lowering:
                 if isinstance(o, HivmOp) and o.name not in GM_WRITERS and not o.results:
                     for v in o.group("outs"):
                         # a window of a buffer (defined outside the region, or inside it) writes the buffer
-                        while isinstance(v.owner, memref.SubviewOp) and v not in self.alloc_version:
+                        while isinstance(v.owner, memref.SubviewOp | memref.ReinterpretCastOp) and \
+                                v not in self.alloc_version:
                             v = v.owner.source
                         if v in self.alloc_version and v not in bufs:
                             bufs.append(v)

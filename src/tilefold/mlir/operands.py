@@ -1,23 +1,13 @@
-"""Small queries on MLIR values shared by the lowerings (``lower.py``, ``lower_ops.py``): the static shape of a
-shaped type, the tile shape of an MLIR shape (a rank-1 value is the tile ``[1, n]``), and the operand of a keyword
-attribute of an hivm op."""
+"""Small queries on MLIR values shared by the lowerings (``lower.py``, ``lower_ops.py``): the operand of a keyword
+attribute of an hivm op, and (re-exported from ``shapes.py``, where they live) the static shape of a shaped type
+and the tile shape of an MLIR shape."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import MemRefType, TensorType
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import SSAValue
 
 from tilefold.mlir.dialect import HivmOp
-
-
-def shape_of(t: Attribute) -> list[int] | None:
-    if isinstance(t, MemRefType | TensorType):
-        return [int(d) for d in t.get_shape()]
-    return None
-
-
-def tile_shape(shape: list[int]) -> list[int]:
-    return [1, shape[0]] if len(shape) == 1 else list(shape)
+from tilefold.mlir.shapes import shape_of, tile_shape  # noqa: F401 - re-exported for the op lowerings
 
 
 def keyword_operand(op: HivmOp, keyword: str) -> SSAValue | None:
