@@ -98,9 +98,10 @@ def _f64_to_bf16(x: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Tol:
-    """``|actual - expected| <= atol + rtol * |expected|`` elementwise (floats); 0 / 0 means exact."""
+    """``|actual - expected| <= atol + rtol * |expected|`` elementwise (floats); 0 / 0 means exact. ``atol`` may be
+    an array (a per-element bound, e.g. a reduction's accumulated rounding)."""
     rtol: float = 0.0
-    atol: float = 0.0
+    atol: Any = 0.0
 
 
 EXACT = Tol()
@@ -164,7 +165,7 @@ def assert_close(actual: Any, expected: Any, tol: Tol, what: str) -> None:
     if bad.any():
         idx = list(zip(*np.nonzero(bad), strict=True))[:5]
         shown = ", ".join(f"{tuple(int(i) for i in ix)}: got {a[ix]!r} want {e[ix]!r}" for ix in idx)
-        raise AssertionError(f"{what}: {int(bad.sum())} of {e.size} elements wrong (tol {tol}): {shown}")
+        raise AssertionError(f"{what}: {int(bad.sum())} of {e.size} elements wrong (rtol {tol.rtol}): {shown}")
 
 
 # ------------------------------------------------------------------------------------------------
