@@ -197,6 +197,8 @@ def load_lines(params: list[Spec], valid: dict[str, tuple[int, ...]] | None = No
 
 def run(params: list[Spec], body: list[str], outs: list[Spec], inputs: dict[str, Any],
         init: dict[str, np.ndarray] | None = None, target: str = "Ascend910B") -> tuple[dict, dict, str]:
+    import os
+    target = os.environ.get("DT19_TARGET", target)
     """Compile and simulate the kernel, and run the golden interpreter on it. Returns (simulated outputs, golden
     outputs, kernel text). Out tensors start at ``init`` (default: zeros)."""
     src = kernel_text(params, body, outs)
