@@ -25,8 +25,8 @@ from matrix_support import (
     load_lines,
     rng,
     round_to,
-    tol_for,
     to_f64,
+    tol_for,
     values,
     wrap,
 )

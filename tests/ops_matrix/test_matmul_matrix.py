@@ -107,7 +107,7 @@ def test_matmul_acc_and_bias_tile_level(dt):
     params = [("a0", (m, k), dt), ("b0", (k, n), dt), ("a1", (m, k), dt), ("b1", (k, n), dt), ("bias", (1, n), acc)]
     mat = "target_memory=pl.Mem.Mat"
     body = [f"l{i} = pl.load({v}, [0, 0], {list(s)}, {mat})" for i, (v, s, _) in enumerate(params[:4])]
-    body += ["bb = pl.load(bias, [0, 0], [1, %d], %s)" % (n, mat)]
+    body += [f"bb = pl.load(bias, [0, 0], [1, {n}], {mat})"]
     body += [f"x{i} = pl.move(l{i}, target_memory=pl.Mem.{'Left' if i % 2 == 0 else 'Right'})" for i in range(4)]
     body += ["bv = pl.move(bb, target_memory=pl.Mem.Bias)",
              f"c = pl.tile.matmul(x0, x1, out_dtype=pl.{acc})",
