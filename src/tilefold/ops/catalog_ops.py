@@ -296,11 +296,11 @@ _reg_tile("subsc", (Param("src0", T), Param("scalar", S, hint=_SC_HINT), Param("
 
 _reg_tile("prelu", (Param("tile", T), Param("slope", T)), _binary("prelu"), OpKind.ELEMENTWISE,
           lambda a, k: np.where(_wide(a[0]) > 0, _wide(a[0]), _wide(a[0]) * _wide(a[1])),
-          note="x where x > 0, else slope * x (slope: a tile of x's shape); floating-point operands only",
+          note="x where x > 0, else slope * x (slope: a tile of x's shape)",
           operand_dtypes=FLOAT_ONLY)
 _reg_tile("lrelu", (Param("tile", T), Param("slope", S)), _scalar("lrelu"), OpKind.SCALAR_ELEMENTWISE,
           lambda a, k: np.where(_wide(a[0]) > 0, _wide(a[0]), _wide(a[0]) * a[1]),
-          note="x where x > 0, else slope * x (slope: a scalar); floating-point operands only",
+          note="x where x > 0, else slope * x (slope: a scalar)",
           operand_dtypes=FLOAT_ONLY)
 
 
