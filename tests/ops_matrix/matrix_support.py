@@ -12,6 +12,7 @@ references are Python integers reduced modulo 2**bits. No BLAS call, no pairwise
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,9 @@ import numpy as np
 
 import tilefold.language as pl
 from tilefold.testing import run_and_compare
+
+#: the chips the tensor-level sweeps run on (TILEFOLD_MATRIX_TARGET=<chip> runs every case on that chip instead)
+TARGETS = ("Ascend910B", "Ascend950")
 
 FLOATS = ("FP32", "FP16", "BF16")
 INTS = ("INT32", "INT16", "INT8", "UINT8")
@@ -197,10 +201,10 @@ def load_lines(params: list[Spec], valid: dict[str, tuple[int, ...]] | None = No
 
 def run(params: list[Spec], body: list[str], outs: list[Spec], inputs: dict[str, Any],
         init: dict[str, np.ndarray] | None = None, target: str = "Ascend910B") -> tuple[dict, dict, str]:
-    import os
-    target = os.environ.get("DT19_TARGET", target)
+    target = os.environ.get("TILEFOLD_MATRIX_TARGET", target)
     """Compile and simulate the kernel, and run the golden interpreter on it. Returns (simulated outputs, golden
-    outputs, kernel text). Out tensors start at ``init`` (default: zeros)."""
+    outputs, kernel text). Out tensors start at ``init`` (default: zeros). The environment variable
+    ``TILEFOLD_MATRIX_TARGET`` overrides ``target`` (to sweep the whole matrix on another chip)."""
     src = kernel_text(params, body, outs)
     program = pl.parse(src, "<ops matrix kernel>")
     full = dict(inputs)

@@ -17,6 +17,7 @@ from matrix_support import (
     ALL,
     EXACT,
     NP,
+    TARGETS,
     as_ints,
     check,
     int_bounds,
@@ -70,11 +71,12 @@ def _reference(a, src, dst, mode):
 PAIRS = [(s, d) for s in ALL for d in ALL if s != d]
 
 
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("src,dst", PAIRS)
-def test_cast_default_mode_tensor_level(src, dst):
+def test_cast_default_mode_tensor_level(src, dst, target):
     a = _source(src)
     check([("a", SHAPE, src)], [f"out[:] = pl.cast(a, pl.{dst})"], [("out", SHAPE, dst)], {"a": a},
-          {"out": _reference(a, src, dst, "round")}, {"out": EXACT})
+          {"out": _reference(a, src, dst, "round")}, {"out": EXACT}, target=target)
 
 
 @pytest.mark.parametrize("src,dst", [(s, d) for s, d in PAIRS if is_float(s) and not is_float(d)])

@@ -17,6 +17,7 @@ from matrix_support import (
     FLOATS,
     INTS,
     NP,
+    TARGETS,
     as_ints,
     bits,
     check,
@@ -126,13 +127,14 @@ def test_binary_tile_level(op, dt, shape):
     check(params, body, [("out", shape, dt)], {"a": a, "b": b}, {"out": ref(a, b, dt)}, {"out": tol})
 
 
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("op,dt", list(_binary_cases()))
-def test_binary_tensor_level(op, dt):
+def test_binary_tensor_level(op, dt, target):
     shape = (7, 33)
     a, b, ref, tol = _operands(op, dt, shape)
     params = [("a", shape, dt), ("b", shape, dt)]
     check(params, [f"out[:] = pl.{op}(a, b)"], [("out", shape, dt)], {"a": a, "b": b}, {"out": ref(a, b, dt)},
-          {"out": tol})
+          {"out": tol}, target=target)
 
 
 @pytest.mark.parametrize("op,dt", [(op, dt) for op, dt in _binary_cases() if op in ("add", "mul", "maximum", "and_",
@@ -293,11 +295,13 @@ def test_unary_tile_level(op, dt, shape):
     check(params, body, [("out", shape, dt)], {"a": a}, {"out": want}, {"out": tol})
 
 
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("op,dt", list(_unary_cases()))
-def test_unary_tensor_level(op, dt):
+def test_unary_tensor_level(op, dt, target):
     shape = (7, 33)
     a, want, tol = _unary_input(op, dt, shape)
-    check([("a", shape, dt)], [f"out[:] = pl.{op}(a)"], [("out", shape, dt)], {"a": a}, {"out": want}, {"out": tol})
+    check([("a", shape, dt)], [f"out[:] = pl.{op}(a)"], [("out", shape, dt)], {"a": a}, {"out": want}, {"out": tol},
+          target=target)
 
 
 @pytest.mark.parametrize("op,dt", [(op, dt) for op, dt in _unary_cases() if op in ("exp", "neg", "abs", "sqrt")])

@@ -15,6 +15,7 @@ import pytest
 from matrix_support import (
     EXACT,
     NP,
+    TARGETS,
     Tol,
     as_ints,
     check,
@@ -57,7 +58,8 @@ def _exact_product(a, b, dt):
 @pytest.mark.parametrize("mkn", SHAPES, ids=["16x32x64", "7x48x20"])
 @pytest.mark.parametrize("dt", DTYPES)
 @pytest.mark.parametrize("inputs", ["grid", "random"])
-def test_matmul(dt, mkn, inputs):
+@pytest.mark.parametrize("target", TARGETS)
+def test_matmul(dt, mkn, inputs, target):
     m, k, n = mkn
     g = rng("matmul", dt, mkn, inputs)
     if inputs == "grid" or not is_float(dt):
@@ -70,7 +72,7 @@ def test_matmul(dt, mkn, inputs):
     tol = EXACT if inputs == "grid" or bound is None else Tol(0.0, bound)
     params = [("a", (m, k), dt), ("b", (k, n), dt)]
     check(params, [f"out[:] = pl.matmul(a, b, out_dtype=pl.{acc})"], [("out", (m, n), acc)], {"a": a, "b": b},
-          {"out": want}, {"out": tol})
+          {"out": want}, {"out": tol}, target=target)
 
 
 @pytest.mark.parametrize("dt", DTYPES)

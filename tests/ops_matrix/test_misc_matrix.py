@@ -230,3 +230,29 @@ def test_part_ops_copy_where_one_operand_is_valid(dt, op, valid):
             f"pl.store(pl.tile.part_{op}(x, y), [0, 0], out)"]
     check(params, body, [("out", SHAPE, dt)], {"a": a, "b": b}, {"out": want}, {"out": tol_for(dt, scale=8.0)},
           init={"out": init})
+
+
+@pytest.mark.parametrize("dt", ALL)
+@pytest.mark.parametrize("dim", [0, 1])
+def test_gather_and_scatter(dt, dim):
+    """gather: out[i, j] = src[index[i, j], j] (dim 0) or src[i, index[i, j]] (dim 1); scatter: a copy of input with
+    input[index[i, j], j] = src[i, j] (resp. input[i, index[i, j]]), a later index (row-major) winning. Exact."""
+    g = rng("gather", dt, dim)
+    src, upd = values(g, (16, 32), dt), values(g, (16, 32), dt)
+    extent = 16 if dim == 0 else 32
+    index = g.integers(0, extent, (16, 32)).astype(np.int32)
+    gathered = np.empty_like(src)
+    scattered = np.array(src, copy=True)
+    for i in range(16):
+        for j in range(32):
+            k = int(index[i, j])
+            gathered[i, j] = src[k, j] if dim == 0 else src[i, k]
+            if dim == 0:
+                scattered[k, j] = upd[i, j]
+            else:
+                scattered[i, k] = upd[i, j]
+    params = [("src", (16, 32), dt), ("upd", (16, 32), dt), ("idx", (16, 32), "INT32")]
+    body = [f"o_g[:] = pl.gather(src, dim={dim}, index=idx)", f"o_s[:] = pl.scatter(src, dim={dim}, index=idx, src=upd)"]
+    want = {"o_g": gathered, "o_s": scattered}
+    check(params, body, [("o_g", (16, 32), dt), ("o_s", (16, 32), dt)], {"src": src, "upd": upd, "idx": index},
+          want, dict.fromkeys(want, EXACT))
