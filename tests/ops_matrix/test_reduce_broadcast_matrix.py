@@ -75,8 +75,9 @@ def _input(kind, dt, shape):
         if is_float(dt):
             return values(g, shape, dt, 0.8, 1.25)
         return values(g, shape, dt) | np.array(1, NP[dt])  # odd: the wrapped product is not simply 0
-    if kind.startswith("arg"):
-        return values(g, shape, dt, -6, 6, full_int_range=False)  # ties: the first index wins
+    if kind.startswith("arg"):  # small integers (floats too): ties, where the first index must win
+        return values(g, shape, dt, -6, 6, full_int_range=False) if not is_float(dt) else \
+            round_to(g.integers(-6, 7, shape).astype(np.float64), dt)
     return values(g, shape, dt)
 
 
