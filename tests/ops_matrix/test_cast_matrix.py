@@ -50,6 +50,8 @@ def _source(src):
     a[0, :18] = [k + 0.5 for k in range(-9, 9)]  # ties, both signs
     a[1, :8] = [0.4999999, -0.4999999, 2.5000001, -2.5000001, 1e-3, -1e-3, 0.0, -0.0]
     a[2, :6] = [lim, -lim, 70000.0 if src != "FP16" else 6e4, 65519.0, 40000.5, -129.5]
+    if src != "FP16":  # past INT32: saturation at both ends, and the largest FP32 below 2**31
+        a[3, :5] = [3e9, -3e9, 2.0**31, -(2.0**31), 2147483520.0]
     return round_to(a, src)
 
 
