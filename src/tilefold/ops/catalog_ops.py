@@ -26,11 +26,12 @@ from typing import Any
 import numpy as np
 
 from tilefold.errors import TilefoldError
-from tilefold.ir.expr import ConstInt, Expr, Max
+from tilefold.ir.expr import ConstFloat, ConstInt, Expr, Max
 from tilefold.ir.shapes import make_shape
 from tilefold.ir.types import DataType, TensorType, TileType, TileView, Type
 from tilefold.ops import tensor_ops as _tn
 from tilefold.ops import tile_ops as _tl
+from tilefold.ops.operand_checks import check_integer_scalar
 from tilefold.ops.registry import (
     FLOAT_ONLY,
     FP32_ONLY,
@@ -117,6 +118,26 @@ def _wide(x: Any) -> Any:
     return _tl._f32(x)
 
 
+def check_scalar_operand(op: str, dtype: Any, scalar: Any) -> None:
+    """A constant scalar combined with an operand of ``dtype``: with an integer operand it must be one of the
+    dtype's values (``check_integer_scalar``: the vector unit reads it in that dtype, so 300 would become 44 and
+    1.5 would become 1, silently); a constant shift amount must lie in [0, bits) (the hardware leaves a longer shift
+    undefined); a constant integer divisor of ``rems`` must not be 0. Scalars known only at run time are not judged
+    (they reach the vector unit as a register value of the operand's dtype: ``tile_ops.scalar_operand``)."""
+    check_integer_scalar(op, dtype, scalar)
+    value = scalar.value if isinstance(scalar, (ConstInt, ConstFloat)) else scalar
+    if not isinstance(dtype, DataType) or not dtype.is_int or isinstance(value, bool) \
+            or not isinstance(value, (int, float)):
+        return
+    base = op.rsplit(".", 1)[-1]
+    if base in ("shls", "shrs") and not 0 <= int(value) < dtype.bits:
+        raise _tl._fail(op, f"a shift by {value!r} is outside [0, {dtype.bits}) for a {dtype.name} operand",
+                        f"shift by 0 to {dtype.bits - 1}; to clear the value write pl.tile.muls(t, 0)")
+    if base == "rems" and int(value) == 0:
+        raise _tl._fail(op, "an integer remainder by zero is undefined",
+                        "divide by a non-zero constant, or cast the operand to a float type (x rem 0 is NaN there)")
+
+
 # ------------------------------------------------------------------------------------------------
 # tile forms
 # ------------------------------------------------------------------------------------------------
@@ -149,6 +170,7 @@ def _scalar(name: str) -> Callable[[Any, Any], Type]:
         a = _tl._tile(op, args, 0)
         if name == "cmps":
             _cmp_fn(attrs, op)
+        check_scalar_operand(op, a.dtype, args[1] if len(args) > 1 else None)
         return _tl._vec_tile(a.shape, a.dtype, _tl._valid_view(a))  # the padding stays padding
     return infer
 
@@ -224,6 +246,7 @@ def _infer_sel(args, attrs) -> Type:
 def _infer_sels(args, attrs) -> Type:
     op = "tile.sels"
     mask, value = _tl._tile(op, args, 0, "mask"), _tl._tile(op, args, 1, "value")
+    check_scalar_operand(op, value.dtype, args[2] if len(args) > 2 else None)
     if not _tl._same_shape(mask.shape, value.shape):
         raise _tl._fail(op, f"mask {_tl._shape_repr(mask.shape)} and value {_tl._shape_repr(value.shape)} differ",
                         "the mask has the shape of the tile it selects from (a pl.cmp result)")
@@ -235,7 +258,7 @@ _reg_tile("sel", (Param("mask", T), Param("lhs", T), Param("rhs", T)), _infer_se
 _reg_tile("sels", (Param("mask", T), Param("tile", T),
                    Param("scalar", S, hint="the value taken where the mask is zero is a number or a pl.Scalar")),
           _infer_sels, OpKind.ELEMENTWISE,
-          lambda a, k: np.where(np.asarray(a[0]) != 0, _wide(a[1]), a[2]),
+          lambda a, k: np.where(np.asarray(a[0]) != 0, _wide(a[1]), _tl.scalar_operand(np.asarray(a[1]), a[2])),
           note="the tile where the mask is non-zero, the scalar elsewhere")
 
 
@@ -246,7 +269,9 @@ def _infer_three(name: str, scalar_mid: bool) -> Callable[[Any, Any], Type]:
     def infer(args, attrs) -> Type:
         op = f"tile.{name}"
         a = _tl._tile(op, args, 0, "src0")
-        if not scalar_mid:
+        if scalar_mid:
+            check_scalar_operand(op, a.dtype, args[1])
+        else:
             b = _tl._tile(op, args, 1, "src1")
             if not _tl._same_shape(a.shape, b.shape) or a.dtype != b.dtype:
                 raise _tl._fail(op, "src0 and src1 differ in shape or dtype", "pass tiles of one shape and dtype")
@@ -263,21 +288,26 @@ _reg_tile("addc", (Param("src0", T), Param("src1", T), Param("src2", T)), _infer
 _reg_tile("subc", (Param("src0", T), Param("src1", T), Param("src2", T)), _infer_three("subc", False),
           OpKind.ELEMENTWISE, lambda a, k: _wide(a[0]) - _wide(a[1]) + _wide(a[2]), note="src0 - src1 + src2")
 _reg_tile("addsc", (Param("src0", T), Param("scalar", S, hint=_SC_HINT), Param("src1", T)), _infer_three("addsc", True),
-          OpKind.ELEMENTWISE, lambda a, k: _wide(a[0]) + a[1] + _wide(a[2]), note="src0 + scalar + src1")
+          OpKind.ELEMENTWISE, lambda a, k: _wide(a[0]) + _tl.scalar_operand(a[0], a[1]) + _wide(a[2]),
+          note="src0 + scalar + src1")
 _reg_tile("subsc", (Param("src0", T), Param("scalar", S, hint=_SC_HINT), Param("src1", T)), _infer_three("subsc", True),
-          OpKind.ELEMENTWISE, lambda a, k: _wide(a[0]) - a[1] + _wide(a[2]), note="src0 - scalar + src1")
+          OpKind.ELEMENTWISE, lambda a, k: _wide(a[0]) - _tl.scalar_operand(a[0], a[1]) + _wide(a[2]),
+          note="src0 - scalar + src1")
 
 _reg_tile("prelu", (Param("tile", T), Param("slope", T)), _binary("prelu"), OpKind.ELEMENTWISE,
           lambda a, k: np.where(_wide(a[0]) > 0, _wide(a[0]), _wide(a[0]) * _wide(a[1])),
-          note="x where x > 0, else slope * x (slope: a tile of x's shape)")
+          note="x where x > 0, else slope * x (slope: a tile of x's shape)",
+          operand_dtypes=FLOAT_ONLY)
 _reg_tile("lrelu", (Param("tile", T), Param("slope", S)), _scalar("lrelu"), OpKind.SCALAR_ELEMENTWISE,
           lambda a, k: np.where(_wide(a[0]) > 0, _wide(a[0]), _wide(a[0]) * a[1]),
-          note="x where x > 0, else slope * x (slope: a scalar)")
+          note="x where x > 0, else slope * x (slope: a scalar)",
+          operand_dtypes=FLOAT_ONLY)
 
 
 def _infer_expands(args, attrs) -> Type:
     op = "tile.expands"
     a = _tl._tile(op, args, 0, "target")
+    check_scalar_operand(op, a.dtype, args[1] if len(args) > 1 else None)
     return _tl._vec_tile(a.shape, a.dtype, _tl._valid_view(a))  # the target's valid region is what is filled
 
 
@@ -433,6 +463,8 @@ def _t_checked(base_factory: Callable[[str], Callable[[Any, Any], Type]], name: 
         t = base(args, attrs)
         if name in ("cmp", "cmps"):
             _cmp_fn(attrs, f"tensor.{name}")
+        if name in _SCALAR or name == "cmps":
+            check_scalar_operand(f"tensor.{name}", args[0].type.dtype, args[1] if len(args) > 1 else None)
         return t
     return infer
 
@@ -479,6 +511,7 @@ _tn._declare("cmps", (Param("tensor", V), Param("scalar", S), Param("cmp_type", 
 
 def _t_expands(args, attrs) -> Type:
     a = _tn._tensor("tensor.expands", args, 0, "target")
+    check_scalar_operand("tensor.expands", a.dtype, args[1] if len(args) > 1 else None)
     return TensorType(a.shape, a.dtype)
 
 

@@ -371,14 +371,16 @@ def merge_lists(srcs: list[np.ndarray]) -> np.ndarray:
 
 _SORT_PARAMS = (Param("src", T, memory=VEC_ONLY, rank=2, dtypes=FLOAT_ONLY), Param("idx", T, **INDEX))
 register_op(OpDef("tile.sort32", _SORT_PARAMS, _infer_sort32("tile.sort32"), OpKind.OTHER, Unit.VECTOR, _tl.VEC,
-                  golden=_golden_sort32, pto="tsort32", cost="vector", extra={"note": _SORT_NOTE}))
+                  golden=_golden_sort32, pto="tsort32", cost="vector", extra={
+                      "note": _SORT_NOTE, "whole_tile_operands": True}))
 _tn._declare("sort32", (Param("src", V, rank=2), Param("idx", V, rank=2)), _infer_sort32("tensor.sort32"),
              OpKind.OTHER, _golden_sort32, "tile.sort32", note=_SORT_NOTE)
 _SORTED = {"memory": VEC_ONLY, "rank": 2, "dtypes": FLOAT_ONLY}
 _MRG_PARAMS = (Param("src", T, **_SORTED), *(Param(f"src{k}", T, required=False, **_SORTED) for k in (1, 2, 3)),
                Param("block_len", A, required=False))
 register_op(OpDef("tile.mrgsort", _MRG_PARAMS, _infer_mrgsort("tile.mrgsort"), OpKind.OTHER, Unit.VECTOR, _tl.VEC,
-                  golden=_golden_mrgsort, pto="tmrgsort", cost="vector", min_args=1, extra={"note": _MRG_NOTE}))
+                  golden=_golden_mrgsort, pto="tmrgsort", cost="vector", min_args=1, extra={
+                      "note": _MRG_NOTE, "whole_tile_operands": True}))
 _tn._declare("mrgsort", (Param("src", V, rank=2), *(Param(f"src{k}", V, rank=2, required=False) for k in (1, 2, 3)),
                          Param("block_len", A, required=False)), _infer_mrgsort("tensor.mrgsort"),
              OpKind.OTHER, _golden_mrgsort, "tile.mrgsort", note=_MRG_NOTE)
@@ -473,13 +475,15 @@ def _golden_scatter_update(a, k):
 _DIM = Param("dim", A)
 register_op(OpDef("tile.gather", (Param("src", T, memory=VEC_ONLY, rank=2), _DIM, Param("index", T, **INDEX)),
                   _infer_gather("tile.gather"), OpKind.OTHER, Unit.VECTOR, _tl.VEC, golden=_golden_gather,
-                  pto="tgather", cost="vector", extra={"note": _GATHER_NOTE}))
+                  pto="tgather", cost="vector", extra={
+                      "note": _GATHER_NOTE, "whole_tile_operands": True}))
 _tn._declare("gather", (Param("src", V, rank=2), _DIM, Param("index", V, rank=2, dtypes=INT_ONLY)),
              _infer_gather("tensor.gather"), OpKind.OTHER, _golden_gather, "tile.gather", note=_GATHER_NOTE)
 register_op(OpDef("tile.scatter", (Param("input", T, memory=VEC_ONLY, rank=2), _DIM, Param("index", T, **INDEX),
                                    Param("src", T, memory=VEC_ONLY, rank=2)),
                   _infer_scatter("tile.scatter"), OpKind.OTHER, Unit.VECTOR, _tl.VEC, golden=_golden_scatter,
-                  pto="tscatter", cost="vector", extra={"note": _SCATTER_NOTE}))
+                  pto="tscatter", cost="vector", extra={
+                      "note": _SCATTER_NOTE, "whole_tile_operands": True}))
 _tn._declare("scatter", (Param("input", V, rank=2), _DIM, Param("index", V, rank=2, dtypes=INT_ONLY),
                          Param("src", V, rank=2)),
              _infer_scatter("tensor.scatter"), OpKind.OTHER, _golden_scatter, "tile.scatter", note=_SCATTER_NOTE)
@@ -487,7 +491,8 @@ _DIM_ROWS = Param("dim", A, -2)
 register_op(OpDef("tile.scatter_update", (Param("input", T, memory=VEC_ONLY, rank=2), _DIM_ROWS,
                                           Param("index", T, **INDEX), Param("src", T, memory=VEC_ONLY, rank=2)),
                   _infer_scatter_update("tile.scatter_update"), OpKind.OTHER, Unit.VECTOR, _tl.VEC,
-                  golden=_golden_scatter_update, pto="tscatterupdate", cost="vector", extra={"note": _UPDATE_NOTE}))
+                  golden=_golden_scatter_update, pto="tscatterupdate", cost="vector", extra={
+                      "note": _UPDATE_NOTE, "whole_tile_operands": True}))
 _tn._declare("scatter_update", (Param("input", V, rank=2), _DIM_ROWS, Param("index", V, rank=2, dtypes=INT_ONLY),
                                 Param("src", V, rank=2)),
              _infer_scatter_update("tensor.scatter_update"), OpKind.OTHER, _golden_scatter_update,
@@ -517,7 +522,8 @@ def _infer_expand_clone(name: str):
 _EXPAND_PARAMS = (Param("src", T, rank=2), Param("shape", A))
 register_op(OpDef("tile.expand_clone", _EXPAND_PARAMS, _infer_expand_clone("tile.expand_clone"), OpKind.OTHER,
                   Unit.VECTOR, _tl.VEC, golden=lambda a, k: np.broadcast_to(np.asarray(a[0]), k["shape"]).copy(),
-                  pto="texpandclone", cost="vector", extra={"note": _EXPAND_NOTE}))
+                  pto="texpandclone", cost="vector", extra={
+                      "note": _EXPAND_NOTE, "whole_tile_operands": True}))
 _tn._declare("expand_clone", (Param("src", V, rank=2), Param("shape", A)), _infer_expand_clone("tensor.expand_clone"),
              OpKind.OTHER, lambda a, k: np.broadcast_to(np.asarray(a[0]), k["shape"]).copy(), "tile.expand_clone",
              note=_EXPAND_NOTE)
@@ -971,7 +977,8 @@ def gatherb_value(src: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 register_op(OpDef(
     "tile.gatherb", (Param("src", T, memory=VEC_ONLY, rank=2), Param("offsets", T, **INDEX)), _infer_gatherb,
     OpKind.OTHER, Unit.VECTOR, _tl.VEC, golden=lambda a, k: gatherb_value(np.asarray(a[0]), np.asarray(a[1])),
-    pto="tgatherb", cost="vector", extra={"note": _GATHERB_NOTE}))
+    pto="tgatherb", cost="vector", extra={
+                      "note": _GATHERB_NOTE, "whole_tile_operands": True}))
 
 
 __all__ = ["GATHER_OOB", "IndexOutOfRange", "box_aligned", "gather_row_value", "gather_rows", "gatherb_value",

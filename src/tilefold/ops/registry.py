@@ -469,7 +469,12 @@ POSITION_MIXING_KINDS = (OpKind.ROW_REDUCTION, OpKind.COL_REDUCTION, OpKind.ROW_
 
 
 def position_mixing_operands(op: OpDef, n_args: int) -> range:
-    """Indices of the operands of ``op`` whose elements it combines across positions (a broadcast: its vector)."""
+    """Indices of the operands of ``op`` whose elements it combines across positions (a broadcast: its vector), or
+    moves to other positions of a result that is fully valid (``extra["whole_tile_operands"]``: concat, assemble,
+    gather, sort ...): a partially valid operand of either kind would pass its undefined padding off as data."""
+    whole = op.extra.get("whole_tile_operands")
+    if whole:
+        return range(n_args)
     if op.kind not in POSITION_MIXING_KINDS:
         return range(0)
     return range(1, min(2, n_args)) if op.kind in (OpKind.ROW_BROADCAST, OpKind.COL_BROADCAST) else range(n_args)

@@ -1403,6 +1403,7 @@ register_op(OpDef(
     "tile.concat", (Param("lhs", T, rank=2), Param("rhs", T, rank=2)), _infer_tile_concat, OpKind.OTHER,
     Unit.VECTOR, VEC,
     golden=lambda a, k: np.concatenate([np.asarray(a[0]), np.asarray(a[1])], axis=1), pto="tconcat", cost="vector",
+    extra={"whole_tile_operands": True},  # the result is fully valid: a partial operand's padding would be data
 ))
 
 
@@ -1437,5 +1438,5 @@ register_op(OpDef(
     _infer_tile_assemble, OpKind.OTHER, Unit.VECTOR, VEC, golden=_golden_tile_assemble, pto="tassemble", cost="vector",
     # the result is the target with the value's window written; the target's other elements pass through
     # unread (tilefold.analysis.uninitialized_reads tracks which elements of a created target are written)
-    extra={"window_write": (0, 1, 2)},
+    extra={"window_write": (0, 1, 2), "whole_tile_operands": True},
 ))
