@@ -291,6 +291,15 @@ def _transfer(designs: dict, summary: dict) -> tuple[float, float]:
 
 
 
+def _launch_resolution(tname: str, per_ms: float) -> str:
+    """How well the seed's times pin the launch constant: the seed prints ms to 3 decimals, and the launch is what
+    2 x tiled - baseline leaves over (the split halves the kernel's work), so each shape gives it to +-1.5 units."""
+    est = [(2 * t - b) * per_ms for b, t, _ in SEED[tname]["table"].values()]
+    return (f"launch resolution on {tname}: 2 x tiled - baseline per shape {min(est):,.0f} .. {max(est):,.0f} cycles "
+            f"(the seed's 0.001 ms display is {per_ms / 1000:,.0f} cycles, so +-{1.5 * per_ms / 1000:,.0f} per shape); "
+            f"the fitted launch is a target constant known to about that, not a measured figure")
+
+
 def calibrate(plot: bool = False) -> int:
     summary = {}
     designs = {}
@@ -321,6 +330,7 @@ def calibrate(plot: bool = False) -> int:
         print(f"fitted now on all 12 times (5 unknowns): launch {fit_all[0]:.0f}, reduce-last {fit_all[1]:.1f} / "
               f"{fit_all[2]:.1f}, reduce-first {fit_all[3]:.1f} / {fit_all[4]:.1f}; max time error "
               f"{100 * _errors(rows, consts, y, fit_all).max():.2f} %")
+        print(_launch_resolution(tname, per_ms))
         # cross-validation 1: one kernel's 6 times fit (launch, p, s); the other kernel predicted with them
         k2k = []
         for ax in (1, 0):
