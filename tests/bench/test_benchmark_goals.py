@@ -88,3 +88,14 @@ def test_bounds_benchmark_fails_when_the_model_beats_its_bound(monkeypatch, caps
     monkeypatch.setattr(bounds, "matmul_l1_bound", lambda target, n: (3 * real(target, n)[0], "CUBE"))
     assert bounds.main(argv) == 1
     assert "FAIL: faster than the bound (a modelling error): matmul-l1 stage 2" in capsys.readouterr().out
+
+
+def test_overlap_benchmark_fails_when_a_deeper_stage_is_slower(monkeypatch, capsys):
+    """stage=3 slower than stage=2 is the defect issue 18 names: overlap.py exits 1 on it."""
+    overlap = _load("overlap")
+    assert overlap.main(["--tiles", "4"]) == 0
+    assert "GOAL NOT MET" not in capsys.readouterr().out
+    real = overlap.source
+    monkeypatch.setattr(overlap, "source", lambda tiles, ops, stage: real(tiles, ops, 1 if stage == 3 else stage))
+    assert overlap.main(["--tiles", "4"]) == 1
+    assert "stage 3 is slower than stage 2" in capsys.readouterr().out
