@@ -215,7 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     print_table(["kernel", "stage", "cycles", "cycles after launch", "bound (its pipe)", "ratio to bound",
                  "critical pipe"],
                 rows, title=f"roofline on {target.name} (GM {target.gm_bytes_per_cycle:.0f} B/cycle shared, "
-                            f"launch overhead {target.launch_overhead_cycles} cycles)")
+                            f"launch overhead {target.launch_overhead_cycles} cycles, fitted by sub_block.py "
+                            f"--calibrate; no hardware measurement of these kernels: the bound is the model's own "
+                            f"roofline)")
     if args.plot:
         from tilefold.sim.trace import plot_table
 

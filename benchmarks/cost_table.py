@@ -3,7 +3,9 @@
 For every row of PTO-ISA's two CSV tables (``/work/shared/reference/pto-isa-costmodel/``, copies in
 ``tests/data``) the measured formula is evaluated on a grid of shapes (rows 1 .. 256; A2/A3 at the row's
 cols, A5 at contiguous full / tail sizes and strided 2-D tiles) and compared with
-``tilefold.targets.instruction_cycles``. Printed per target: cases, share within +-25 %, median ratio.
+``tilefold.targets.instruction_cycles``. Printed first: whether the tables tilefold prices from are those CSVs
+unchanged; then per (op, dtypes) the cases, share within +-25 %, median ratio and the worst case with its
+measured and priced cycles side by side; then per target the totals.
 Then the structural A2/A3 formula on columns it did not see: each measured column left out of its family's fit
 (``targets.cost_fit``) and predicted from the rest (packed narrow columns included; ``cost_fidelity.py``
 splits them out). Ends with ``cost tables: ...``.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import math
 import statistics
 import sys
@@ -23,6 +26,8 @@ from pathlib import Path
 from tilefold.targets import cost_fit, costs, instruction_cycles
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+#: the shared reference copy, when this checkout has it beside it
+REFERENCE = Path("/work/shared/reference/pto-isa-costmodel")
 ROWS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 SIZE = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1}
 
@@ -66,14 +71,44 @@ def _share(pairs):
     return len(ratios), within, statistics.median(ratios)
 
 
+def _by_family(label: str, cases: list[tuple]) -> None:
+    """Per (op, dtypes): cases, share within +-25 %, median ratio, and the worst case measured beside tilefold."""
+    groups: dict[tuple, list[tuple]] = {}
+    for key, shape, got, want in cases:
+        groups.setdefault(key, []).append((shape, got, want))
+    print(f"{label}: op / dtypes / cases / within +-25 % / median tilefold/measured / worst case (measured, tilefold)")
+    for key, items in sorted(groups.items(), key=lambda kv: str(kv[0])):
+        n, w, m = _share([(g, t) for _, g, t in items])
+        shape, got, want = max(items, key=lambda it: abs(it[1] / it[2] - 1) if it[2] > 0 else 0.0)
+        print(f"  {key[0]:<10} {'->'.join(key[1]) if isinstance(key[1], tuple) else key[1]:<18} {n:>4} "
+              f"{100 * w:>6.1f} %  {m:.3f}   {shape}: {want:.1f} vs {got}")
+
+
+def _same_as_reference() -> str:
+    """Whether the tables tilefold prices from are the reference CSVs unchanged (row by row)."""
+    out = []
+    for name, module in (("a2a3", costs.table("a2a3").module), ("a5", costs.table("a5").module)):
+        embedded = list(csv.DictReader(io.StringIO(module.MEASURED_CSV)))
+        for where in (DATA, REFERENCE):
+            path = where / f"{name}_formula_params.csv"
+            if path.exists():
+                with open(path, newline="") as f:
+                    same = list(csv.DictReader(f)) == embedded
+                out.append(f"{name} {'identical to' if same else 'DIFFERS FROM'} {path} ({len(embedded)} rows)")
+    return "; ".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
-    a2 = [(instruction_cycles(op, dt, (rows, cols), target="Ascend910B").cycles, want)
-          for op, dt, rows, cols, want in _a2a3_cases()]
-    a5 = [(instruction_cycles(op, dts, shape, valid, target="Ascend950").cycles, want)
-          for op, dts, shape, valid, want in _a5_cases()]
-    n2, w2, m2 = _share(a2)
-    n5, w5, m5 = _share(a5)
+    print(f"tables: {_same_as_reference()}")
+    a2_cases = [((op, dt), (rows, cols), instruction_cycles(op, dt, (rows, cols), target="Ascend910B").cycles, want)
+                for op, dt, rows, cols, want in _a2a3_cases()]
+    a5_cases = [((op, dts), valid or shape, instruction_cycles(op, dts, shape, valid, target="Ascend950").cycles, want)
+                for op, dts, shape, valid, want in _a5_cases()]
+    _by_family("A2/A3 (Ascend910B) against each CSV line", a2_cases)
+    _by_family("A5 (Ascend950) against each CSV formula", a5_cases)
+    n2, w2, m2 = _share([(g, t) for _, _, g, t in a2_cases])
+    n5, w5, m5 = _share([(g, t) for _, _, g, t in a5_cases])
     print(f"A2/A3 (Ascend910B): {n2} CSV-derived cases, {100 * w2:.1f} % within +-25 %, median ratio {m2:.3f}")
     print(f"A5 (Ascend950): {n5} CSV-derived cases, {100 * w5:.1f} % within +-25 %, median ratio {m5:.3f}")
     tab = costs.table("a2a3")

@@ -75,3 +75,27 @@ def test_hardware_facts_benchmark_judges_each_fact_on_its_own_target(monkeypatch
     assert facts.main([]) == 1
     out = capsys.readouterr().out
     assert "OUTSIDE +-25 %: Ascend910B: a fact" in out and "not judged: Ascend950: not here (why)" in out
+
+
+def test_bounds_benchmark_fails_when_the_model_beats_its_bound(monkeypatch, capsys):
+    """A kernel faster than its own roofline is a modelling error: bounds.py names it and exits 1."""
+    bounds = _load("bounds")
+    argv = ["--blocks", "1", "--tiles", "8", "--k-steps", "8", "--n-tiles", "8"]
+    bounds.main(argv)
+    out = capsys.readouterr().out
+    assert "matmul-l1" in out and "critical pipe CUBE" in out and "faster than the bound" not in out
+    real = bounds.matmul_l1_bound
+    monkeypatch.setattr(bounds, "matmul_l1_bound", lambda target, n: (3 * real(target, n)[0], "CUBE"))
+    assert bounds.main(argv) == 1
+    assert "FAIL: faster than the bound (a modelling error): matmul-l1 stage 2" in capsys.readouterr().out
+
+
+def test_overlap_benchmark_fails_when_a_deeper_stage_is_slower(monkeypatch, capsys):
+    """stage=3 slower than stage=2 is the defect issue 18 names: overlap.py exits 1 on it."""
+    overlap = _load("overlap")
+    assert overlap.main(["--tiles", "4"]) == 0
+    assert "GOAL NOT MET" not in capsys.readouterr().out
+    real = overlap.source
+    monkeypatch.setattr(overlap, "source", lambda tiles, ops, stage: real(tiles, ops, 1 if stage == 3 else stage))
+    assert overlap.main(["--tiles", "4"]) == 1
+    assert "stage 3 is slower than stage 2" in capsys.readouterr().out

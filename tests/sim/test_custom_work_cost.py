@@ -79,4 +79,8 @@ def test_seed_softmax_tables_are_reproduced_with_one_launch_constant_per_target(
     assert sub_block.calibrate() == 0
     out = capsys.readouterr().out
     assert "3-shape cross-validation" in out and "910B -> 950" in out and "from 12 measured times" in out
+    # the 910B -> 950 transfer names what each reference-backed target constant contributes and what remains
+    for reason in ("  launch (950's", "  A5 per-op start-up", "  the vector tables", "  clock:", "  what remains:"):
+        assert reason in out, reason
+    assert "scaled by the vector tables' 950 / 910B ratio" in out
     sub_block.register_kernels()

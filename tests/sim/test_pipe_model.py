@@ -332,3 +332,49 @@ def test_step_budget_stops_an_empty_loop(target):
     p = program([For("i", Z, SConst(10**12), SConst(1), ())], [], [])
     with pytest.raises(StepBudgetExceeded, match="for \\$i in range"):
         simulate(p, {}, target=target, max_steps=50)
+
+
+def test_timeline_picture_draws_the_launch_as_its_own_first_lane(target, monkeypatch, tmp_path):
+    """The picture says why the units start late: a first lane "kernel launch" spans [0, launch overhead), the
+    title splits the time into launch + body (drawn through a recording stand-in for matplotlib)."""
+    from pathlib import Path
+
+    from tilefold.sim import trace
+
+    calls: dict[str, list] = {"bars": [], "labels": [], "title": []}
+
+    class Axes:
+        def broken_barh(self, spans, _y, **_kw):
+            calls["bars"].append(list(spans))
+
+        def set_yticklabels(self, labels, **_kw):
+            calls["labels"] = list(labels)
+
+        def set_title(self, text, **_kw):
+            calls["title"].append(text)
+
+        def __getattr__(self, _name):
+            return lambda *a, **k: None
+
+    class Figure:
+        def savefig(self, path, **_kw):
+            Path(path).write_bytes(b"png")
+
+        def __getattr__(self, _name):
+            return lambda *a, **k: None
+
+    class Plt:
+        def subplots(self, **_kw):
+            return Figure(), Axes()
+
+        def close(self, _fig):
+            pass
+
+    monkeypatch.setattr(trace, "_pyplot", lambda: Plt())
+    slow = target.with_changes(launch_overhead_cycles=5000)
+    res = simulate(_load_and_vector(dependent=False), {"x": _x()}, target=slow)
+    trace.plot_timeline(res, tmp_path / "t.png")
+    assert calls["labels"][0] == "kernel launch" and calls["bars"][0] == [(0.0, 5000.0)]
+    assert all(start >= 5000.0 for spans in calls["bars"][1:] for start, _ in spans)
+    assert calls["title"] == [f"{slow.name}: {res.cycles:.0f} cycles ({res.microseconds:.2f} us) = launch 5000 + body "
+                              f"{res.cycles - 5000:.0f}"]
