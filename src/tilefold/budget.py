@@ -50,7 +50,7 @@ class StepBudget:
                 f"{self.what} stopped after {self.max_steps:,} steps{where}: the program may not terminate",
                 span=span,
                 hint="check the loop bounds and while conditions; if the program really is this long, raise the "
-                     "limit with --max-steps N (Python: max_steps=N)")
+                     "limit with --max-steps N (Python: max_steps=N; a @pl.jit call: RunConfig(max_steps=N))")
 
 
 __all__ = ["BARRIER_ARRIVAL_STEPS", "DEFAULT_MAX_STEPS", "StepBudget", "StepBudgetExceeded"]

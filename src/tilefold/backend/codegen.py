@@ -1134,7 +1134,8 @@ class _OrchestrationLowering:
                 self.statement(inner)
         elif not isinstance(s, YieldStmt):
             raise NotSupportedError(f"orchestration {fn.name!r}: unsupported statement {type(s).__name__}",
-                                    span=s.span if s.span is not None and s.span.line else None, hint="orchestration functions may only create tensors, compute host scalars, "
+                                    span=s.span if s.span is not None and s.span.line else None,
+                                    hint="orchestration functions may only create tensors, compute host scalars, "
                                          "launch kernels and loop over them with constant bounds")
 
     def loop(self, s: ForStmt) -> None:

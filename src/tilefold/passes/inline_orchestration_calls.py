@@ -209,4 +209,5 @@ def inline_orchestration_calls() -> Pass:
 
 
 
-__all__ = ["MAX_INLINED_COPIES", "ORCHESTRATION_TYPES", "inline_orchestration_calls", "is_orchestration_callee", "needs_inlining"]
+__all__ = ["MAX_INLINED_COPIES", "ORCHESTRATION_TYPES", "inline_orchestration_calls", "is_orchestration_callee",
+           "needs_inlining"]

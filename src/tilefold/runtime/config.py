@@ -71,6 +71,9 @@ RUNTIME_FIELDS: dict[str, Any] = {
     "save_kernels_dir": lambda v: v if v is None or isinstance(v, (str, os.PathLike))
     else _bad("save_kernels_dir", v, "a directory path"),
     "dump_passes": lambda v: _dump_level(v),
+    # tilefold's own: the simulator's step budget for a run (tilefold.budget; default 1,000,000), as --max-steps
+    "max_steps": lambda v: v if v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 1)
+    else _bad("max_steps", v, "a positive number of steps (the simulator's budget, like --max-steps), or None"),
     "work_dir": lambda v: v if v is None or isinstance(v, (str, os.PathLike)) else _bad("work_dir", v, "a directory"),
 }
 

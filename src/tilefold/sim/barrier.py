@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from tilefold.backend.cross_core import kernel_lanes
-from tilefold.budget import BARRIER_ARRIVAL_STEPS
 from tilefold.backend.system_sync import CacheInvalid, GmFence, PipeBarrier, SyncAll, barriers, occupancy_problem
+from tilefold.budget import BARRIER_ARRIVAL_STEPS
 from tilefold.ops.cross_core_ops import LANES
 from tilefold.targets import Pipe
 from tilefold.targets.system import barrier_costs, participants, pipe_sync_costs, soft_barrier_cycles
