@@ -138,3 +138,12 @@ def test_an_instrument_that_fails_to_enter_leaves_no_context_behind():
     # the broken context stayed on the stack: every later pass ran its instruments
     assert BaseContext.current() is before
     _runs_right(PM.run_passes(ExpRowMax))
+
+
+def test_run_config_dump_passes_none_means_not_set():
+    # None was refused ("RunConfig(dump_passes)=None is not a dump level") though every other field takes it
+    from tilefold.runtime import RunConfig
+
+    assert RunConfig(dump_passes=None).dump_passes is None
+    with pytest.raises(TilefoldError):
+        RunConfig(dump_passes=2)
