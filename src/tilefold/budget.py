@@ -12,6 +12,10 @@ from tilefold.errors import Span, TilefoldError
 
 DEFAULT_MAX_STEPS = 1_000_000  # the golden interpreter runs ~10^5 simple statements per second
 
+#: what one arrival at a pl.system.syncall costs in steps: a barrier hands control between every participant's thread
+#: (util/phases.py), about as slow as 64 simple steps, so a barrier in a loop of 10**9 trips stops within seconds
+BARRIER_ARRIVAL_STEPS = 64
+
 #: the largest tensor a run holds in simulated GM (an argument, an output, a tensor the program creates): GM is
 #: modelled byte by byte in host memory, so each path checks a tensor's size against this before allocating it
 MAX_TENSOR_BYTES = 256 * 2**20
@@ -46,7 +50,7 @@ class StepBudget:
                 f"{self.what} stopped after {self.max_steps:,} steps{where}: the program may not terminate",
                 span=span,
                 hint="check the loop bounds and while conditions; if the program really is this long, raise the "
-                     "limit with --max-steps N (Python: max_steps=N)")
+                     "limit with --max-steps N (Python: max_steps=N; a @pl.jit call: RunConfig(max_steps=N))")
 
 
-__all__ = ["DEFAULT_MAX_STEPS", "StepBudget", "StepBudgetExceeded"]
+__all__ = ["BARRIER_ARRIVAL_STEPS", "DEFAULT_MAX_STEPS", "StepBudget", "StepBudgetExceeded"]

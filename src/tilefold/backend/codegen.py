@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilefold.analysis.tile_layout import ConstFolder, dense_pitch, is_nz, static_dims, tile_2d, view_offset_2d
-from tilefold.errors import NotSupportedError, TilefoldError
+from tilefold.errors import NotSupportedError, Span, TilefoldError
 from tilefold.ir.expr import (
     BinaryExpr,
     Call,
@@ -1110,7 +1110,7 @@ class _OrchestrationLowering:
         elif isinstance(s, AssignStmt) and self.host_step(s):
             return
         elif isinstance(s, AssignStmt) and isinstance(s.value, Call):
-            res = self.launch(s.value)
+            res = self.launch(s.value, s.span)
             if isinstance(s.var.type, TensorType) and res:
                 tensor_of[s.var] = res[0]
             results[s.var] = res
@@ -1123,7 +1123,7 @@ class _OrchestrationLowering:
         elif isinstance(s, EvalStmt) and isinstance(s.expr, Call) and s.expr.op_name == "tensor.dump_tag":
             self.dump_tag(s.expr)
         elif isinstance(s, EvalStmt) and isinstance(s.expr, Call):
-            self.launch(s.expr)
+            self.launch(s.expr, s.span)
         elif isinstance(s, ReturnStmt):
             _require_bound_values(s, fn.name)
             self.returns = _return_names(fn, s, tensor_of)
@@ -1134,6 +1134,7 @@ class _OrchestrationLowering:
                 self.statement(inner)
         elif not isinstance(s, YieldStmt):
             raise NotSupportedError(f"orchestration {fn.name!r}: unsupported statement {type(s).__name__}",
+                                    span=s.span if s.span is not None and s.span.line else None,
                                     hint="orchestration functions may only create tensors, compute host scalars, "
                                          "launch kernels and loop over them with constant bounds")
 
@@ -1209,12 +1210,19 @@ class _OrchestrationLowering:
         self.host.append((self.names.get(s.var), self.host_sexpr(v)))
         return True
 
-    def launch(self, call: Call) -> tuple[str, ...]:
-        """A kernel launch with its arguments bound; the GM tensors the kernel returns."""
+    def launch(self, call: Call, where: Span | None = None) -> tuple[str, ...]:
+        """A kernel launch with its arguments bound; the GM tensors the kernel returns. ``where``: the statement's
+        span, for an error when the call itself carries none."""
         fn, kernels = self.fn, self.kernels
         if not isinstance(call.op, GlobalVar) or call.op.name not in kernels:
+            span = call.span if call.span.line else where if where is not None and where.line else None
+            op = op_of(call)
+            hint = ("barriers, fences and pipe syncs order a kernel's own work: write them inside the pl.at scope "
+                    "(or the InCore function)" if op is not None and op.kind is OpKind.SYSTEM else
+                    "orchestration code launches kernels, creates tensors and computes scalars; tile work goes in "
+                    "a kernel (a pl.at scope or an InCore function)")
             raise NotSupportedError(f"orchestration {fn.name!r}: only kernel launches are supported, got "
-                                    f"{call.op_name}", span=call.span if call.span.line else None)
+                                    f"{call.op_name}", span=span, hint=hint)
         k = kernels[call.op.name]
         binds = [(pname, self.argument(k, a)) for pname, a in zip(k.params, call.args, strict=False)]
         gm = {v for _p, v in binds if isinstance(v, str)}

@@ -25,17 +25,21 @@ def _is_planned(program: Program) -> bool:
 
     class _Find(IRVisitor):
         found = False
+        unplanned = False
 
         def visit_Var(self, expr: Any) -> None:
-            if isinstance(expr.type, TileType) and expr.type.memref is not None:
-                self.found = True
+            if isinstance(expr.type, TileType):
+                if expr.type.memref is None or expr.type.memref.address is None:
+                    self.unplanned = True
+                else:
+                    self.found = True
 
+    # planned: every tile carries a MemRef with an address (a program that stopped half-way through the pipeline,
+    # e.g. after InitMemRef alone, has MemRefs without addresses: it goes through the pipeline again)
     f = _Find()
     for fn in program.functions:
         f.visit_stmt(fn.body)
-        if f.found:
-            return True
-    return False
+    return f.found and not f.unplanned
 
 
 def compile(program: Any, *, output_dir: str | Path | None = None, backend_type: Any = None,  # noqa: A001
@@ -93,6 +97,15 @@ def _compile(program: Any, output_dir: str | Path | None, backend_type: Any, pla
             raise TilefoldError(f"ir.compile got an unexpected keyword argument {k!r}",
                                 hint="tilefold's ir.compile takes output_dir=, backend_type=, platform= and PyPTO's "
                                      "no-effect options " + ", ".join(_NO_EFFECT))
+    from tilefold.backend.backend_type import BackendType
+
+    if backend_type is not None and not isinstance(backend_type, BackendType):
+        raise TilefoldError(f"ir.compile(backend_type={backend_type!r}) is not a BackendType",
+                            hint="ir.compile(..., backend_type=BackendType.Ascend950) (tilefold.backend.BackendType: "
+                                 + ", ".join(b.name for b in BackendType) + "), or platform='a5sim'")
+    if output_dir is not None and (not isinstance(output_dir, (str, Path)) or "\0" in str(output_dir)):
+        raise TilefoldError(f"ir.compile(output_dir={output_dir!r}) is not a directory path",
+                            hint="give output_dir= as a path, or leave it out")
     if platform is not None:
         from tilefold.runtime import RunConfig
 
@@ -120,9 +133,13 @@ def _compile(program: Any, output_dir: str | Path | None, backend_type: Any, pla
     compiled.output_dir = None
     if output_dir is not None:
         out = Path(output_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "program.pto").write_text(compiled.pto.text())
-        (out / "program.py").write_text(compiled.ir.as_python())
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "program.pto").write_text(compiled.pto.text())
+            (out / "program.py").write_text(compiled.ir.as_python())
+        except OSError as exc:
+            raise TilefoldError(f"ir.compile: cannot write to output_dir {str(out)!r}: {exc.strerror or exc}",
+                                hint="give a directory you can create and write") from None
         compiled.output_dir = out
     return compiled
 
@@ -137,5 +154,12 @@ def serialize(program: Program) -> bytes:
 def deserialize(data: bytes | str) -> Program:
     import tilefold.language as pl
 
-    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    if not isinstance(data, (bytes, str)):
+        raise TilefoldError(f"ir.deserialize takes the bytes ir.serialize wrote, got {type(data).__name__}",
+                            hint="data = ir.serialize(program); program = ir.deserialize(data)")
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+    except UnicodeDecodeError as exc:
+        raise TilefoldError(f"ir.deserialize: the data is not UTF-8 text (byte {exc.start})",
+                            hint="ir.serialize writes a program's pl text as UTF-8: pass those bytes back") from None
     return pl.parse(text, "<deserialize>")

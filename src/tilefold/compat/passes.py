@@ -88,6 +88,9 @@ class IRPropertySet:
     ``difference``, ``to_string``; ``str()`` is ``{SSAForm, TileOps2D}`` in declaration order."""
 
     def __init__(self, props: Iterable[Any] = ()) -> None:
+        if isinstance(props, (str, bytes)) or not isinstance(props, Iterable):
+            raise TilefoldError(f"IRPropertySet({props!r}): give an iterable of IRProperty",
+                                hint="e.g. IRPropertySet([IRProperty.SSAForm])")
         self._props = frozenset(_tilefold_property(p) for p in props)
 
     def __iter__(self) -> Iterator[Any]:
@@ -166,13 +169,17 @@ def as_compat_pass(p: Pass) -> CompatPass:
 def _registry() -> dict[str, Callable[..., Pass]]:
     """snake_case name -> factory of every pass of tilefold's registry (the tile catalogue and the two
     tensor-level passes), read from the registry itself."""
+    from tilefold.passes.inline_orchestration_calls import inline_orchestration_calls
     from tilefold.passes.pipeline import get_pass, list_passes
     from tilefold.passes.tensor_lowering import convert_tensor_to_tile_ops, outline_incore_scopes
+    from tilefold.passes.tensor_lowering.outline_hierarchy_scopes import outline_hierarchy_scopes
 
     found: dict[str, Callable[..., Pass]] = {}
     for cli_name in list_passes():
         found[cli_name.replace("-", "_")] = lambda _n=cli_name, **kw: get_pass(_n, **kw)
-    for factory in (outline_incore_scopes, convert_tensor_to_tile_ops):
+    # the tensor-level passes of tensor_level_passes (the Default strategy runs all four before the tile pipeline)
+    for factory in (outline_hierarchy_scopes, outline_incore_scopes, inline_orchestration_calls,
+                    convert_tensor_to_tile_ops):
         found[factory().cli_name.replace("-", "_")] = factory
     return found
 
@@ -202,7 +209,7 @@ _DISTRIBUTED = "distributed (multi-card) programs are not supported: tilefold si
 _NOT_IN_TILEFOLD: dict[str, str] = {
     **{n: "tilefold has no such pass: its own pipeline reaches a memory-planned tile program without it" for n in (
         "InlineFunctions", "UnrollLoops", "CtrlFlowTransform", "Simplify", "NormalizeStmtStructure",
-        "FlattenCallExpr", "OutlineHierarchyScopes", "OutlineClusterScopes", "OptimizeOrchTensors",
+        "FlattenCallExpr", "OutlineClusterScopes", "OptimizeOrchTensors",
         "LowerCompositeOps", "LegalizeTileCast", "InsertMxScaleAddr", "ResolveBackendOpLayouts",
         "LowerAutoVectorSplit", "ExpandMixedKernel", "InjectGMPipeBuffer", "SplitVectorKernel", "StampTfreeSplit",
         "NormalizeReturnOrder", "SkewCrossCorePipeline", "LowerPipelineToSlots", "LowerPipelineLoops",
@@ -242,7 +249,10 @@ def _factory(name: str) -> Callable[..., CompatPass] | None:
         make = registry[name]
 
         def factory(*args: Any, **kw: Any) -> CompatPass:
-            return CompatPass(make(*args, **kw))
+            if args:  # the factories take their options by keyword only (a positional one used to replace the name)
+                raise TilefoldError(f"passes.{name}() takes its options as keywords, got {len(args)} positional "
+                                    "argument(s)", hint=f"e.g. passes.{name}() or passes.{name}(target='Ascend910B')")
+            return CompatPass(make(**kw))
 
         factory.__name__ = name
         return factory
@@ -282,6 +292,10 @@ class CallbackInstrument(PassInstrument):
 
     def __init__(self, before_pass: Callable[[Any, Program], Any] | None = None,
                  after_pass: Callable[[Any, Program], Any] | None = None, name: str = "CallbackInstrument") -> None:
+        for key, fn in (("before_pass", before_pass), ("after_pass", after_pass)):
+            if fn is not None and not callable(fn):
+                raise TilefoldError(f"CallbackInstrument({key}={fn!r}) is not callable",
+                                    hint=f"{key}= takes a function of (pass, program), or None")
         self._before, self._after, self._name = before_pass, after_pass, name
 
     def get_name(self) -> str:
@@ -303,6 +317,9 @@ class ReportInstrument(PassInstrument):
     (required / produced / invalidated, PyPTO names)."""
 
     def __init__(self, output_dir: str | os.PathLike) -> None:
+        if not isinstance(output_dir, (str, os.PathLike)) or "\0" in str(output_dir):
+            raise TilefoldError(f"ReportInstrument({output_dir!r}): not a directory path",
+                                hint="ReportInstrument('build/report') writes pass_report.json / .txt there")
         self._dir = str(output_dir)
         self.records: list[dict[str, Any]] = []
         self._start = 0.0
@@ -328,12 +345,16 @@ class ReportInstrument(PassInstrument):
             "invalidated": [p.value for p in view.get_invalidated_properties()],
         })
         out = Path(self._dir)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "pass_report.json").write_text(json.dumps(self.records, indent=1))
         lines = [f"{r['index']:02d} {r['pass']:<24} {'changed' if r['changed'] else 'unchanged':<9} "
                  f"{r['ms']:9.3f} ms  functions changed: {', '.join(r['functions_changed']) or '-'}"
                  for r in self.records]
-        (out / "pass_report.txt").write_text("\n".join(lines) + "\n")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "pass_report.json").write_text(json.dumps(self.records, indent=1))
+            (out / "pass_report.txt").write_text("\n".join(lines) + "\n")
+        except OSError as exc:
+            raise TilefoldError(f"ReportInstrument: cannot write the pass report to {self._dir!r}: "
+                                f"{exc.strerror or exc}", hint="give a directory you can create and write") from None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -348,7 +369,9 @@ class PassContext(_PassContext):
 
     def __init__(self, instruments: Iterable[PassInstrument] = (), verification_level: Any = None,
                  **kw: Any) -> None:
-        items = list(instruments)
+        from tilefold.passes.base import checked_instruments
+
+        items = checked_instruments(instruments)
         if verification_level is not None and not isinstance(verification_level, VerificationLevel):
             raise TilefoldError(f"PassContext: {verification_level!r} is not a VerificationLevel",
                                 hint="passes.VerificationLevel.NONE, .BASIC or .ROUNDTRIP")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from tilefold.errors import NotSupportedError
+from tilefold.errors import NotSupportedError, Span
 from tilefold.ir import types as _ir_types
 from tilefold.ops.custom.structured import PARALLEL, REDUCTION
 
@@ -72,16 +72,40 @@ class Tuple(_Subscriptable):
     _kind = "Tuple"
 
 
+def caller_span() -> Span | None:
+    """Where user code called into ``tilefold.language`` at Python level: the innermost frame outside the tilefold
+    package (read from the frame; nothing is evaluated)."""
+    import linecache
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == "tilefold":
+        frame = frame.f_back
+    if frame is None:
+        return None
+    filename, line = frame.f_code.co_filename, frame.f_lineno
+    text = linecache.getline(filename, line)
+    column = len(text) - len(text.lstrip()) + 1 if text else 0
+    return Span(filename, line, column, text.rstrip("\n"))
+
+
 def _only_in_program(name: str):
     def stub(*args: Any, **kwargs: Any) -> Any:
         raise NotSupportedError(
-            f"pl.{name}(...) is only meaningful inside a @pl.program class",
-            hint="tilefold parses kernels with Python's ast and never runs them; use pl.parse / @pl.program",
+            f"pl.{name}(...) is only meaningful inside a @pl.program class or a @pl.jit function (called at "
+            "Python level, outside a kernel)", span=caller_span(),
+            hint="tilefold parses kernels with Python's ast and never runs them: write the call in a kernel body "
+                 "(@pl.program / @pl.jit) or parse it with pl.parse",
         )
 
     stub.__name__ = name
     stub.__qualname__ = name
     return stub
+
+
+class UnknownNameError(NotSupportedError, AttributeError):
+    """A ``pl`` name that does not exist, read at Python level: an ``AttributeError`` (so ``hasattr`` and
+    ``getattr(pl.tile, name, None)`` behave as in Python) carrying the caller's location and a close match."""
 
 
 class _IteratorKind(str):
@@ -151,8 +175,17 @@ class OpNamespace:
         from tilefold.ops import find_op
 
         if name.startswith("_") or (name not in self._parsed and find_op(f"{self._prefix}.{name}") is None):
-            raise AttributeError(f"pl.{self._prefix} has no op {name!r}")
+            raise UnknownNameError(f"pl.{self._prefix} has no op {name!r}", span=caller_span(),
+                                   hint=self._close_hint(name))
         return _only_in_program(f"{self._prefix}.{name}")
+
+    def _close_hint(self, name: str) -> str:
+        import difflib
+
+        close = difflib.get_close_matches(name, self.__dir__(), n=3)
+        if close:
+            return "did you mean " + " / ".join(f"pl.{self._prefix}.{c}" for c in close) + "?"
+        return f"dir(pl.{self._prefix}) lists its ops (`tilefold ops` prints every registered op)"
 
     def __dir__(self) -> list[str]:
         from tilefold.ops import all_ops
@@ -241,6 +274,7 @@ PipeType = _ir_types.PipeType  # pl.system.sync_src / sync_dst pipes (ops/pipe_s
 
 def at(*args: Any, **kwargs: Any) -> Any:
     raise NotSupportedError("pl.at(...) is a scope of a @pl.jit kernel body, which tilefold parses and never runs",
+                            span=caller_span(),
                             hint="use it as `with pl.at(level=pl.Level.CORE_GROUP):` inside a @pl.jit function")
 
 
@@ -256,7 +290,7 @@ class SplitMode(enum.Enum):
 def _body_only(name: str, hint: str):
     def marker(*args: Any, **kwargs: Any) -> Any:
         raise NotSupportedError(f"pl.{name}(...) is read by the @pl.jit parser inside a kernel body and never runs",
-                                hint=hint)
+                                span=caller_span(), hint=hint)
 
     marker.__name__ = name
     marker.__qualname__ = name

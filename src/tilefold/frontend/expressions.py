@@ -654,6 +654,11 @@ class ExpressionsMixin:
         if opname == "tensor.slice" and any(kw.arg == "valid_shape" for kw in node.keywords):
             return self._slice_with_valid_shape(node)
         op, index = info
+        if op.kind is OpKind.SYSTEM and node is not getattr(self, "_statement_call", None):
+            # a barrier, fence, cache invalidation or pipe sync gives nothing to use: bound to a name or nested in
+            # an expression it had reached the simulator as a register never written
+            raise self.error(node, f"pl.{opname} is a statement: it gives no value",
+                             hint=f"write pl.{opname}(...) on a line of its own")
         if opname in BOUNDARY_OPS:  # pl.aiv_shard / pl.aic_gather take the enclosing region's split
             node = boundary_call(self, node, opname)
         if opname == "tile.set_validshape" and len(node.args) == 3 and not node.keywords:

@@ -695,6 +695,7 @@ class StatementsMixin:
             # an in-place update as a statement: the operand's name now holds the result
             self._assign(v.args[at], v.args[at].id, v, None, out, s)
             return
+        self._statement_call = v  # a system op (barrier, fence, pipe sync) may be called here only
         out.append(EvalStmt(self._expr(v), span=self.span(s)))
 
     def _submit(self, target: ast.Tuple | ast.List, call: ast.Call, out: list[Stmt], s: ast.stmt) -> None:

@@ -438,7 +438,7 @@ class GoldenInterpreter:
         if name in _INSTANCE_OPS:
             return _INSTANCE_OPS[name](inst)
         if op.kind is OpKind.SYSTEM or op.extra.get("device_query"):  # golden/phases.py
-            return system_value(self, op, inst)
+            return system_value(self, op, inst, _span(call))
         if op.kind is OpKind.CUSTOM:
             return self._eval_custom(call, env, inst)
         if op.kind is OpKind.CROSS_CORE:  # its value depends on the lane running it (golden/lanes.py)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tilefold.budget import BARRIER_ARRIVAL_STEPS
 from tilefold.errors import TilefoldError
 from tilefold.ir.expr import Call, GlobalVar
 from tilefold.ops.registry import op_of
@@ -88,7 +89,7 @@ def run_blocks_phased(interp: Any, fn: Any, args: list[Any], block_dim: int, ins
     return results[-1] if results else ()
 
 
-def system_value(interp: Any, op: Any, inst: Any) -> int:
+def system_value(interp: Any, op: Any, inst: Any, span: Any = None) -> int:
     """The value of a system op call: a device query's count, else the token after its effect (a barrier waits)."""
     query = op.extra.get("device_query")
     if query:
@@ -99,6 +100,7 @@ def system_value(interp: Any, op: Any, inst: Any) -> int:
             raise TilefoldError("pl.system.syncall outside a kernel launch",
                                 hint="call it inside the kernel (an InCore function or a pl.spmd / pl.at scope)")
         runner, index = slot
+        interp.budget.spend(BARRIER_ARRIVAL_STEPS, span, "a pl.system.syncall")
         runner.arrive(index)
     return 0
 

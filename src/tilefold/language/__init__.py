@@ -136,12 +136,19 @@ AUTO = None  # PyPTO's sentinel for a compiler-chosen value: pl.reserve_buffer(b
 
 def __getattr__(name: str) -> Any:
     """``pl.<op>`` is the top-level alias of ``pl.tile.<op>`` (``pl.add``, ``pl.muls`` ...), as in PyPTO."""
-    if not name.startswith("_"):
-        try:
-            return getattr(tile, name)
-        except AttributeError:
-            pass
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from tilefold.frontend.dsl import UnknownNameError, caller_span
+    from tilefold.ops import find_op
+
+    if name.startswith("_"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if find_op(f"tile.{name}") is not None:
+        return getattr(tile, name)
+    import difflib
+
+    close = difflib.get_close_matches(name, [n for n in dir(tile) + list(globals()) if not n.startswith("_")], n=3)
+    raise UnknownNameError(f"module {__name__!r} has no attribute {name!r}", span=caller_span(),
+                           hint=("did you mean " + " / ".join(f"pl.{c}" for c in close) + "?") if close else
+                           "dir(pl) lists the names of tilefold.language; `tilefold ops` lists every op")
 
 
 def inline(fn: Any = None, **options: Any) -> Any:

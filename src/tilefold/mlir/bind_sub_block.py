@@ -43,7 +43,7 @@ from xdsl.ir.affine import AffineMap
 from tilefold.mlir import clipped_stores
 from tilefold.mlir.clipped_stores import ClippedInsert, ClippedStore, memref_strides, window_axis
 from tilefold.mlir.dialect import HivmOp, ToTensorOp, hivm_op_class
-from tilefold.mlir.lower import Lowering, NotLowered, kept_axes, lowered_line_span, shape_of
+from tilefold.mlir.lower import Lowering, NotLowered, kept_axes, lowered_line_span, op_span, shape_of
 
 TILED = "tiled_op"
 #: LimitUniqueSubBlockIdToStoreCopy's ops: what writes memory other than the sub-block's own buffers
@@ -167,7 +167,8 @@ def lower_to_program(fn: func.FuncOp, filename: str, source: str, line_offset: i
     except Exception as exc:  # the lowering wrote something the DSL refuses: report at the function
         raise NotLowered(f"function @{fn.sym_name.data}: the lowered program is refused by tilefold: "
                          f"{getattr(exc, 'message', exc)}",
-                         span=lowered_line_span(low, getattr(getattr(exc, "span", None), "line", None))) from exc
+                         span=lowered_line_span(low, getattr(getattr(exc, "span", None), "line", None))
+                         or op_span(fn, filename, source, line_offset)) from exc  # a signature line: the function
     return low, program
 
 

@@ -122,9 +122,10 @@ class RingPlan:
 # ------------------------------------------------------------------------------------------------
 
 
-def _int_attr(op: str, attrs: dict[str, Any], name: str, *, minimum: int, default: Any = None) -> int | None:
+def _int_attr(op: str, attrs: dict[str, Any], name: str, *, minimum: int, default: Any = None,
+              required: bool = False) -> int | None:
     v = attrs.get(name, default)
-    if v is None:
+    if v is None and not required:  # left out (or None): the documented default
         return None
     if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
         raise TypeInferenceError(f"{op}: {name}={v!r} is not an integer >= {minimum}",
@@ -137,7 +138,7 @@ def _infer_reserve(args: Sequence[Expr], attrs: dict[str, Any]) -> Type:
     if not isinstance(name, str) or not name:
         raise TypeInferenceError(f"{RESERVE}: name= must be a non-empty string",
                                  hint='pl.reserve_buffer(name="c2v_ring", size=4096, base=pl.AUTO)')
-    _int_attr(RESERVE, attrs, "size", minimum=1)
+    _int_attr(RESERVE, attrs, "size", minimum=1, required=True)
     _int_attr(RESERVE, attrs, "base", minimum=0)
     return _HANDLE
 
@@ -157,10 +158,10 @@ def _infer_init(op: str):
             raise NotSupportedError(f"{op}: dir_mask=3 (both directions on one pipe) is not supported",
                                     hint="set each direction up on its own: dir_mask=1 (cube -> vector) and "
                                          "dir_mask=2 (vector -> cube), each with its own buffer")
-        if mask not in DIRECTION_OF_MASK:
+        if isinstance(mask, bool) or not isinstance(mask, int) or mask not in DIRECTION_OF_MASK:
             raise TypeInferenceError(f"{op}: dir_mask={mask!r} is not a direction",
                                      hint="dir_mask=1 (cube -> vector) or dir_mask=2 (vector -> cube)")
-        _int_attr(op, attrs, "slot_size", minimum=1)
+        _int_attr(op, attrs, "slot_size", minimum=1, required=True)
         _int_attr(op, attrs, "slot_num", minimum=1)
         _int_attr(op, attrs, "local_slot_num", minimum=1)
         _int_attr(op, attrs, "id", minimum=0, default=0)

@@ -30,6 +30,10 @@ class IRProperty(enum.Enum):
     MemRefAllocated = "MemRefAllocated"
 
 
+class PassResultError(TilefoldError, TypeError):
+    """A pass's transform returned something other than a ``Program``."""
+
+
 class Pass:
     """A named program transformation with required / produced / invalidated properties."""
 
@@ -140,6 +144,22 @@ def _pass_names(names: Any) -> frozenset[str]:
     return frozenset(items)
 
 
+def checked_instruments(items: Any) -> list[PassInstrument]:
+    """``PassContext(instruments)`` checked: an iterable of instruments (objects with PassInstrument's hooks)."""
+    if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
+        raise TilefoldError(f"PassContext({items!r}): instruments are a list of PassInstrument objects",
+                            hint="e.g. PassContext([VerificationInstrument()]); PassContext() for none")
+    out = list(items)
+    for inst in out:
+        missing = [h for h in ("enter_context", "exit_context", "before_pass", "after_pass")
+                   if not callable(getattr(inst, h, None))]
+        if missing:
+            raise TilefoldError(f"PassContext: {inst!r} is not a pass instrument (it has no {', '.join(missing)})",
+                                hint="subclass tilefold.passes.PassInstrument, or use passes.CallbackInstrument("
+                                     "before_pass=fn, after_pass=fn) to wrap functions")
+    return out
+
+
 class PassContext:
     """Instruments and options that apply to every pass run inside the ``with`` block.
 
@@ -151,7 +171,7 @@ class PassContext:
 
     def __init__(self, instruments: Iterable[PassInstrument] = (), *, options: Any = None,
                  disabled_passes: Iterable[str] = ()) -> None:
-        self.instruments: list[PassInstrument] = list(instruments)
+        self.instruments: list[PassInstrument] = checked_instruments(instruments)
         self.options: PipelineOptions = parse_options(PipelineOptions, options, origin="PassContext options")
         self.disabled_passes: frozenset[str] = _pass_names(disabled_passes)
         self.history: list[str] = []  # names of the passes run in this context, in order
@@ -159,8 +179,12 @@ class PassContext:
     # -- context management ---------------------------------------------------------------------
     def __enter__(self) -> PassContext:
         _stack().append(self)
-        for inst in self.instruments:
-            inst.enter_context(self)
+        try:
+            for inst in self.instruments:
+                inst.enter_context(self)
+        except BaseException:
+            self.__exit__(None, None, None)  # an instrument that fails to enter leaves no context behind
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -191,13 +215,17 @@ class PassContext:
     # -- running passes -------------------------------------------------------------------------
     def run_pass(self, pass_: Pass, program: Program) -> Program:
         """Run ``pass_`` on ``program`` with this context's instruments around it."""
+        if not isinstance(program, Program):
+            raise TilefoldError(f"pass {pass_.name} runs on an ir.Program, got {type(program).__name__}",
+                                hint="pass a @pl.program class, pl.parse(...) or kernel.lower(...)")
         if pass_.name in self.disabled_passes or pass_.cli_name in self.disabled_passes:
             return program
         for inst in self.instruments:
             inst.before_pass(pass_, program)
         out = pass_.run(program)
         if not isinstance(out, Program):
-            raise TypeError(f"pass {pass_.name} returned {type(out).__name__}, not a Program")
+            raise PassResultError(f"pass {pass_.name} returned {type(out).__name__}, not a Program",
+                                hint="a pass's transform returns the (possibly unchanged) ir.Program")
         self.history.append(pass_.name)
         for inst in self.instruments:
             inst.after_pass(pass_, program, out)

@@ -31,6 +31,8 @@ from tilefold.ir.stmt import (
 from tilefold.ir.visitor import IRMutator, IRVisitor
 from tilefold.passes.base import Pass
 
+#: the most callee bodies one run of the pass splices in (each call site is one copy; a loop body's call is one)
+MAX_INLINED_COPIES = 4096
 #: function types whose body is orchestration code (inlined into a caller)
 ORCHESTRATION_TYPES = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Graph)
 
@@ -76,10 +78,12 @@ class _Fresh(IRMutator):
 class _Inliner(IRMutator):
     """Replaces the statements that call an orchestration-level function by the callee's (inlined) body."""
 
-    def __init__(self, functions: dict[str, Function], stack: tuple[str, ...]) -> None:
+    def __init__(self, functions: dict[str, Function], stack: tuple[str, ...],
+                 copies: list[int] | None = None) -> None:
         super().__init__()
         self.functions = functions
         self.stack = stack
+        self.copies = [0] if copies is None else copies  # inlined copies so far, shared by the nested inliners
 
     def callee(self, expr: Expr) -> Function | None:
         if isinstance(expr, Call) and isinstance(expr.op, GlobalVar):
@@ -119,7 +123,15 @@ class _Inliner(IRMutator):
                                     f"{' -> '.join(self.stack)})", span=call.span if call.span.line else None,
                                     hint="orchestration code is inlined into its caller: write the repetition as "
                                          "a pl.range loop")
-        stmts = flatten_stmts(_Inliner(self.functions, (*self.stack, fn.name)).mutate_function(fn).body)
+        self.copies[0] += 1
+        if self.copies[0] > MAX_INLINED_COPIES:  # calls that fan out double per level: 2**30 copies would never end
+            raise NotSupportedError(f"inlining orchestration calls made more than {MAX_INLINED_COPIES:,} copies of "
+                                    f"callee bodies (at {' -> '.join((*self.stack, fn.name))})",
+                                    span=call.span if call.span.line else None,
+                                    hint="each call of an orchestration function is spliced into its caller: call "
+                                         "a helper from a pl.range loop instead of from many call sites")
+        inner = _Inliner(self.functions, (*self.stack, fn.name), self.copies)
+        stmts = flatten_stmts(inner.mutate_function(fn).body)
         ret = stmts[-1] if stmts and isinstance(stmts[-1], ReturnStmt) else None
         if _has_return(stmts[:-1] if ret is not None else stmts):
             raise NotSupportedError(f"{fn.name!r} returns from inside a loop or if; tilefold inlines orchestration "
@@ -197,4 +209,5 @@ def inline_orchestration_calls() -> Pass:
 
 
 
-__all__ = ["ORCHESTRATION_TYPES", "inline_orchestration_calls", "is_orchestration_callee", "needs_inlining"]
+__all__ = ["MAX_INLINED_COPIES", "ORCHESTRATION_TYPES", "inline_orchestration_calls", "is_orchestration_callee",
+           "needs_inlining"]

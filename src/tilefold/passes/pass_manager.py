@@ -154,10 +154,23 @@ def dump_level(value: Any, where: str = "dump_passes") -> PassDumpLevel:
 def write_pass_dumps(dumps: Sequence[tuple[str, str]], directory: str | Path, prefix: str = "") -> Path:
     """Write the (pass name, IR text) pairs of a ``DumpInstrument`` as ``<directory>/<prefix>NN_after_<Pass>.py``,
     numbered from 00 in execution order; returns the directory."""
+    from tilefold.errors import TilefoldError
+
+    if not isinstance(directory, (str, Path)) or "\0" in str(directory):
+        raise TilefoldError(f"pass dumps: {directory!r} is not a directory path",
+                            hint="give output_dir= (or RunConfig(work_dir=)) as a path")
+    if not isinstance(prefix, str) or any(c in prefix for c in ("/", "\\", "\0")) or prefix in (".", ".."):
+        raise TilefoldError(f"pass dumps: prefix={prefix!r} is not a file-name prefix",
+                            hint="the prefix starts each dump's file name inside output_dir (e.g. 'k0_'); it holds "
+                                 "no path separator")
     out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    for i, (name, text) in enumerate(dumps):
-        (out / f"{prefix}{i:02d}_after_{name}.py").write_text(text)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for i, (name, text) in enumerate(dumps):
+            (out / f"{prefix}{i:02d}_after_{name}.py").write_text(text)
+    except OSError as exc:
+        raise TilefoldError(f"cannot write the pass dumps to {str(out)!r}: {exc.strerror or exc}",
+                            hint="give a directory you can create and write") from None
     return out
 
 

@@ -70,7 +70,10 @@ RUNTIME_FIELDS: dict[str, Any] = {
     "enable_dump_args": lambda v: _flag("enable_dump_args", v, (0, 1, 2)),
     "save_kernels_dir": lambda v: v if v is None or isinstance(v, (str, os.PathLike))
     else _bad("save_kernels_dir", v, "a directory path"),
-    "dump_passes": lambda v: _dump_level(v),
+    "dump_passes": lambda v: None if v is None else _dump_level(v),  # None: not set, as for the other fields
+    # tilefold's own: the simulator's step budget for a run (tilefold.budget; default 1,000,000), as --max-steps
+    "max_steps": lambda v: v if v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 1)
+    else _bad("max_steps", v, "a positive number of steps (the simulator's budget, like --max-steps), or None"),
     "work_dir": lambda v: v if v is None or isinstance(v, (str, os.PathLike)) else _bad("work_dir", v, "a directory"),
 }
 

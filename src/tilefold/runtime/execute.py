@@ -101,7 +101,7 @@ def execute(compiled: Any, by_name: dict[str, Any], config: Any) -> tuple[Any, A
         if config is not None and config.runtime.get("enable_dump_args") == 2 else None
     level = config.runtime.get("enable_dump_args") if config is not None else 0
     sim = simulate(compiled.pto, inputs, compiled.target, block_dim=getattr(config, "block_dim", 1),
-                   dump_level=level or 0)
+                   dump_level=level or 0, max_steps=config.runtime.get("max_steps") if config is not None else None)
     written = []
     destinations = [n for n, d in zip(meta["params"], meta["directions"], strict=True) if d != ParamDirection.In.value]
     for name in destinations + list(meta.get("returns", ())):

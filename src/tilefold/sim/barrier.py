@@ -31,6 +31,7 @@ import numpy as np
 
 from tilefold.backend.cross_core import kernel_lanes
 from tilefold.backend.system_sync import CacheInvalid, GmFence, PipeBarrier, SyncAll, barriers, occupancy_problem
+from tilefold.budget import BARRIER_ARRIVAL_STEPS
 from tilefold.ops.cross_core_ops import LANES
 from tilefold.targets import Pipe
 from tilefold.targets.system import barrier_costs, participants, pipe_sync_costs, soft_barrier_cycles
@@ -78,6 +79,7 @@ class LaunchPhases:
         self.arrivals: dict[int, list[tuple[Any, int]]] = {}
         self.released: list[tuple[Any, int]] = []
         self.labels: list[str] = []
+        self.waiting_at: dict[int, Any] = {}  # participant -> the SyncAll it last arrived at (for a deadlock's span)
 
     def run(self, runs: list[tuple[Any, str]]) -> None:
         """Run every ``(KernelRun, unit label)`` of the launch phase by phase."""
@@ -103,8 +105,11 @@ class LaunchPhases:
     def _deadlock(self, waiting: list[int], finished: list[int]) -> BaseException:
         done = ", ".join(self.labels[i] for i in finished[:4]) + (" ..." if len(finished) > 4 else "")
         wait = ", ".join(self.labels[i] for i in waiting[:4]) + (" ..." if len(waiting) > 4 else "")
+        at = next((self.waiting_at[i] for i in waiting if i in self.waiting_at), None)
         return Deadlock(f"kernel @{self.kernel.name}: {wait} wait at a pl.system.syncall that {done} finished "
                         "without reaching: the barrier never releases",
+                        instruction=at.text() if at is not None else "",
+                        span=getattr(at, "span", None) if at is not None else None,
                         hint="every participant of the launch must pass the same number of barriers: do not put a "
                              "syncall under a condition on the block or sub-block index")
 
@@ -130,6 +135,8 @@ def x_sync_all(run: Any, ins: SyncAll) -> None:
     traces = [run.trace] + _lane_traces(run)
     mine = [(t, t.add(S, ins, 0.0)) for t in traces]  # arrival: when each core's scalar unit issues the barrier
     phases.arrivals[index] = mine
+    phases.waiting_at[index] = ins
+    run.budget.spend(BARRIER_ARRIVAL_STEPS, ins.span, f"`{ins.text()}`")
     runner.arrive(index)
     if ins.mode == "hard":
         cost = barrier_costs(run.target).hard

@@ -17,7 +17,7 @@ last unit; an orchestration's launches run one after another.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,8 +59,8 @@ from tilefold.backend.pto import (
     tile_accesses,
 )
 from tilefold.backend.sync import instruction_pipe
-from tilefold.budget import DEFAULT_MAX_STEPS, MAX_TENSOR_BYTES, StepBudget
-from tilefold.errors import CustomOpError, TilefoldError
+from tilefold.budget import DEFAULT_MAX_STEPS, MAX_TENSOR_BYTES, StepBudget, StepBudgetExceeded
+from tilefold.errors import CustomOpError, Span, TilefoldError
 from tilefold.ir.types import DataType, MemorySpace, dtype_from_numpy
 from tilefold.ops import get_op
 from tilefold.ops.conversions import element_value
@@ -243,6 +243,19 @@ class _Memories(dict):
             return default
 
 
+def _nearest_span(body: Sequence[Any], ins: Any) -> Span | None:
+    """``ins``'s source span, else the nearest one an instruction of ``body`` before (then after) it carries:
+    codegen's own moves (a loop's carried values) have none, and a budget error should still name a line."""
+    if ins.span is not None and ins.span.line:
+        return ins.span
+    i = next((k for k, x in enumerate(body) if x is ins), 0)
+    for x in (*reversed(body[:i]), *body[i + 1:]):
+        span = getattr(x, "span", None)
+        if span is not None and span.line:
+            return span
+    return None
+
+
 class KernelRun:
     """One execution of a kernel body on one unit (a core, or one AIV sub-block of it)."""
 
@@ -318,7 +331,7 @@ class KernelRun:
             try:
                 budget.steps += 1
                 if limit is not None and budget.steps > limit:
-                    budget.spend(0, ins.span, f"`{ins.text()}`")
+                    budget.spend(0, _nearest_span(body, ins), f"`{ins.text()}`")
                 fn(self, ins)
                 if flow is not None:
                     flow(self, ins)
@@ -522,7 +535,12 @@ class KernelRun:
             if budget.max_steps is not None and budget.steps > budget.max_steps:
                 budget.spend(0, ins.span, f"`{ins.text()}`")
             add(S, ins, cost)
-            self.run(ins.body)
+            try:
+                self.run(ins.body)
+            except StepBudgetExceeded as exc:
+                if exc.span is None or not exc.span.line:  # codegen's own moves carry no line: name the loop's
+                    raise StepBudgetExceeded(exc.message, span=ins.span, hint=exc.hint) from None
+                raise
 
     def x_While(self, ins: While) -> None:
         cost = self.costs.scalar_op
