@@ -3,8 +3,9 @@
 ``JitParser.parse_entry(entry, arg_types)`` parses one ``@pl.jit`` function and every ``@pl.jit.incore`` /
 ``@pl.jit.inline`` function it calls (found by name in the entry's module) into a tensor-level ``ir.Program``:
 
-- the entry becomes an Orchestration function; ``with pl.at(level=...)`` blocks become ``ScopeStmt``
-  (OutlineIncoreScopes outlines them); a tensor or tile op outside any scope is an error;
+- the entry becomes an Orchestration function; ``with pl.at(level=...)`` blocks become ``ScopeStmt`` (a level
+  above the core group: a hierarchy scope, which OutlineHierarchyScopes outlines; on-chip levels:
+  OutlineIncoreScopes outlines them); a tensor or tile op outside an on-chip scope is an error;
 - ``@pl.jit.incore`` functions become InCore functions, specialised per distinct argument types;
 - ``@pl.jit.inline`` functions are spliced into the caller;
 - ``pl.<op>(...)`` dispatches on its operands (ops__00-dispatch): tensors -> ``tensor.<op>``, tiles ->
@@ -28,6 +29,7 @@ from tilefold.frontend.inline import JitSource
 from tilefold.frontend.parser import Parser
 from tilefold.frontend.statements import lower_continue
 from tilefold.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Var
+from tilefold.ir.hierarchy import ON_CHIP
 from tilefold.ir.stmt import (
     AssignStmt,
     Function,
@@ -55,8 +57,8 @@ GENERATORS = {name for name in DISPATCHED if not any(
     for p in all_ops()[f"tensor.{name}"].operand_params)}
 DISPATCHED.setdefault("arange", None)  # PyPTO's name of tensor.ci (a registry spelling)
 GENERATORS.add("arange")
-#: scope levels of ``pl.at`` that make sense on one chip
-LEVELS = ("CORE_GROUP", "CORE", "AIC", "AIV")
+#: the on-chip levels of ``pl.at`` (an InCore scope); the levels above are hierarchy scopes (_hierarchy_with)
+LEVELS = ON_CHIP
 
 
 class JitParser(Parser):
@@ -307,8 +309,8 @@ class JitParser(Parser):
         if call.args:
             raise self.error(call, "pl.at takes keyword arguments only", hint="pl.at(level=pl.Level.CORE_GROUP)")
         if level not in LEVELS:
-            raise NotSupportedError(f"pl.at(level=pl.Level.{level}) is not supported on one simulated chip",
-                                    span=self.span(call), hint=f"use one of: {', '.join(LEVELS)}")
+            self._hierarchy_with(s, level, attrs, out)
+            return
         if self.kind != "entry":
             raise self.error(s, "pl.at scopes belong in the @pl.jit entry",
                              hint="an @pl.jit.incore function already runs on the chip: drop the with")
@@ -326,6 +328,30 @@ class JitParser(Parser):
         jit_scopes.bind_task_id(self, s, attrs)
         out.extend(jit_scopes.scope_dumps(self, s, attrs, body))
         out.append(ScopeStmt(level, SeqStmts(tuple(body)), attrs=tuple(attrs.items()), span=self.span(s)))
+
+    def _hierarchy_with(self, s: ast.With, level: str, attrs: dict[str, Any], out: list[Stmt]) -> None:
+        """``with pl.at(level=pl.Level.HOST, role=pl.Role.Orchestrator):`` in the entry (frontend/hierarchy.py):
+        orchestration code placed at a hierarchy level, holding on-chip scopes (and further hierarchy scopes). It
+        becomes a hierarchy ``ScopeStmt``, which OutlineHierarchyScopes outlines and InlineOrchestrationCalls
+        splices back, so it runs in program order with the code around it."""
+        from tilefold.frontend import jit_scopes
+
+        if self.kind != "entry":
+            raise self.error(s, f"a pl.Level.{level} scope in an @pl.jit.{self.kind} function",
+                             hint="hierarchy scopes are orchestration code: put them in the @pl.jit entry")
+        if self.in_scope:
+            raise self.error(s, f"a pl.Level.{level} scope inside an on-chip pl.at scope: the code there already "
+                                "runs on the chip",
+                             hint="put the hierarchy scope around the on-chip scopes, in the entry's code")
+        jit_scopes.check_hierarchy_options(self, s, attrs)
+        ret = next((n for b in s.body for n in ast.walk(b) if isinstance(n, ast.Return)), None)
+        if ret is not None:
+            raise self.error(ret, f"return inside a pl.Level.{level} scope",
+                             hint="the scope is outlined into a function of its own: return after the with block")
+        body: list[Stmt] = []
+        self._future.run(s.body, lambda _i, b: self._stmt(b, body))
+        kept = {"role": attrs.get("role"), **({"name_hint": attrs["name_hint"]} if "name_hint" in attrs else {})}
+        out.append(ScopeStmt(level, SeqStmts(tuple(body)), attrs=tuple(kept.items()), span=self.span(s)))
 
     # ------------------------------------------------------------------ expressions
 

@@ -201,6 +201,21 @@ def at_options(p: Any, call: ast.Call) -> tuple[str, dict[str, Any]]:
     return level, attrs
 
 
+def check_hierarchy_options(p: Any, s: ast.With, attrs: dict[str, Any]) -> None:
+    """A hierarchy scope (level above the core group) takes ``role=`` and ``name_hint=`` only: the options that
+    shape a kernel or order a task belong to the on-chip scope inside it."""
+    for bad in ("deps", "no_dep_args", "dumps", "optimizations", "allow_early_resolve"):
+        if bad in attrs or (bad == "optimizations" and ("sub_block_split" in attrs or "cross_core_slot" in attrs)):
+            raise p.error(s.items[0].context_expr, f"{bad}= is an option of an on-chip pl.at scope",
+                          hint="give it to the pl.at(level=pl.Level.CORE_GROUP) scope inside")
+    if attrs.get("manual_scope"):
+        raise p.error(s.items[0].context_expr, "a hierarchy pl.at scope inside pl.manual_scope()",
+                      hint="open pl.manual_scope() inside the hierarchy scope, around the on-chip scopes")
+    if s.items[0].optional_vars is not None:
+        raise p.error(s.items[0].optional_vars, "a hierarchy scope binds no task id",
+                      hint="bind `as tid` on the on-chip pl.at scope inside it")
+
+
 def bind_task_id(p: Any, s: ast.With, attrs: dict[str, Any] | None = None) -> None:
     """``with pl.at(...) as tid:``: ``tid`` names the scope's task (usable in later ``deps=``); the task's unique
     key goes into ``attrs["task_key"]`` (an unrolled loop binds one name to a task per iteration)."""
@@ -448,5 +463,5 @@ def other_with(p: Any, s: ast.With, out: list[Stmt]) -> bool:
     return False
 
 
-__all__ = ["AT_OPTIONS", "SPLIT_MODES", "at_options", "bind_task_id", "check_no_dep_args",
+__all__ = ["AT_OPTIONS", "SPLIT_MODES", "at_options", "bind_task_id", "check_hierarchy_options", "check_no_dep_args",
            "deps_option", "other_with", "spmd_loop", "task_array_stmt", "task_dummy_stmt", "tasks"]
