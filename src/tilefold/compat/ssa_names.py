@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from tilefold.ir.expr import IterArg, Var
+from tilefold.ir.expr import Var
 from tilefold.ir.stmt import (
     AssignStmt,
     ForStmt,
