@@ -425,7 +425,8 @@ def spmd_loop(p: Any, s: ast.For, out: list[Stmt]) -> bool:
 
 
 def other_with(p: Any, s: ast.With, out: list[Stmt]) -> bool:
-    """``pl.manual_scope()``, ``pl.scope()`` and ``with pl.spmd(n):``; True when ``s`` was one of them."""
+    """``pl.manual_scope()``, ``pl.scope()``, ``with pl.spmd(n):`` and ``with pl.cluster():``
+    (frontend/cluster.py); True when ``s`` was one of them."""
     if len(s.items) != 1:
         return False
     call = s.items[0].context_expr
@@ -456,7 +457,13 @@ def other_with(p: Any, s: ast.With, out: list[Stmt]) -> bool:
         bind_task_id(p, s, attrs)
         out.append(ScopeStmt("CORE_GROUP", SeqStmts(tuple(body)), attrs=tuple(attrs.items()), span=p.span(s)))
         return True
-    if name in ("cluster", "split_aiv", "incore"):
+    if name == "cluster":
+        from tilefold.frontend.cluster import cluster_scope
+
+        _check_entry_level(p, s, "pl.cluster()")
+        cluster_scope(p, s, out, p._stmt, lambda _name: True)  # an entry calls @pl.jit.incore kernels only
+        return True
+    if name in ("split_aiv", "incore"):
         from tilefold.frontend.split_aiv import refuse_scope
 
         raise refuse_scope(p, call, name)
