@@ -505,6 +505,9 @@ class JitParser(Parser):
         if isinstance(f, ast.Attribute) and (self._is_pl(f.value) or (
                 isinstance(f.value, ast.Attribute) and self._is_pl(f.value.value))):
             return self._checked_op(node, None)
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id not in self.env \
+                and f.value.id != "self" and self.resolve(f"{f.value.id}.{f.attr}") is not None:
+            return self._sub_call(node, f.attr, f"{f.value.id}.{f.attr}")  # helpers.rmsnorm(x, w): a module's
         return super()._call(node)
 
     def _checked_op(self, node: ast.Call, opname: str | None) -> Expr:
@@ -633,8 +636,10 @@ class JitParser(Parser):
 
     # ------------------------------------------------------------------ calls of other jit functions
 
-    def _sub_call(self, node: ast.Call, name: str) -> Expr:
-        src = self.resolve(name)
+    def _sub_call(self, node: ast.Call, name: str, lookup: str | None = None) -> Expr:
+        """A call of an ``@pl.jit.incore`` / ``@pl.jit.inline`` function ``name`` (``lookup``: how the entry's
+        module reaches it, ``module.name`` for a function of an imported module)."""
+        src = self.resolve(lookup or name)
         if src is None:
             raise self.error(node.func, f"unknown function {name!r}",
                              hint="decorate it with @pl.jit.incore or @pl.jit.inline in the entry's module "
@@ -654,11 +659,12 @@ class JitParser(Parser):
             raise self.error(node, f"an InCore function cannot launch {name!r}",
                              hint="launch it from the @pl.jit entry")
         types = [a.type for a in args]
-        key = (name, tuple(_type_key(t) for t in types))
+        key = (lookup or name, tuple(_type_key(t) for t in types))
         fn = self.registry.get(key)
         if fn is None:
-            n_same = sum(1 for k in self.registry if isinstance(k, tuple) and k[0] == name)
-            fname = name if n_same == 0 else f"{name}_{n_same}"
+            from tilefold.ir.names import unique_name
+
+            fname = unique_name({v.name for k, v in self.registry.items() if isinstance(k, tuple)}, name)
             sub = JitParser(**src.parser_args, resolve=self.resolve, registry=self.registry)
             fn = sub.parse_function(src, types, fname)
             self.registry[key] = fn

@@ -14,6 +14,7 @@ import linecache
 import textwrap
 import tokenize
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 from tilefold.errors import ParseError, Span
@@ -108,7 +109,10 @@ class JITFunction:
         namespace = self.fn.__globals__
 
         def resolve(name: str) -> JitSource | None:
-            obj = namespace.get(name)
+            head, *rest = name.split(".")
+            obj = namespace.get(head)
+            for part in rest:  # module.fn: read from the imported module's namespace (no attribute hook runs)
+                obj = vars(obj).get(part) if isinstance(obj, ModuleType) else None
             if isinstance(obj, JITFunction) and obj.kind in ("incore", "inline"):
                 return obj.jit_source()
             return None
