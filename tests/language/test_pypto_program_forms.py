@@ -494,3 +494,41 @@ def test_kernel_driven_gather_doc_fragment_in_an_incore_function(r1, b0, b1):
     assert report.fault is None and report.matches, report.summary()
     keys = np.concatenate([pool[b0:b0 + r1], pool[b1:b1 + 128 - r1]]).astype(np.float64)
     np.testing.assert_array_equal(report.outputs["out"], q.astype(np.float64) @ keys.T)
+
+
+TENSOR_OPS_LISTED = '''
+import tilefold.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[64, 16], pl.FP32],
+          o1: pl.Out[pl.Tensor[[16, 1], pl.INT32]], o2: pl.Out[pl.Tensor[[1, 64], pl.INT32]],
+          o3: pl.Out[pl.Tensor[[16, 32], pl.FP32]], o4: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+          o5: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tuple[pl.Tensor[[16, 1], pl.INT32],
+            pl.Tensor[[1, 64], pl.INT32], pl.Tensor[[16, 32], pl.FP32], pl.Tensor[[16, 64], pl.FP32],
+            pl.Tensor[[16, 64], pl.FP32]]:
+        o1 = pl.assemble(o1, pl.row_argmax(a), [0, 0])
+        o2 = pl.assemble(o2, pl.col_argmax(a), [0, 0])
+        o3 = pl.assemble(o3, pl.slice(a, [16, 32], [0, 16]), [0, 0])
+        t = pl.transpose(b, 0, 1)
+        o4 = pl.assemble(o4, pl.add(t, a), [0, 0])
+        o5 = pl.assemble(o5, pl.row_expand_max(a, pl.row_min(a)), [0, 0])
+        return o1, o2, o3, o4, o5
+'''
+
+
+def test_the_tensor_ops_issue_19_lists_inside_an_incore_function():
+    """row / col_argmax, slice, transpose, add and row_expand_max on tensors in an InCore function."""
+    rng = np.random.default_rng(18)
+    a = rng.standard_normal((16, 64)).astype(np.float32)
+    b = rng.standard_normal((64, 16)).astype(np.float32)
+    outs = {"o1": np.zeros((16, 1), np.int32), "o2": np.zeros((1, 64), np.int32),
+            "o3": np.zeros((16, 32), np.float32), "o4": np.zeros((16, 64), np.float32),
+            "o5": np.zeros((16, 64), np.float32)}
+    got = _run(pl.parse(TENSOR_OPS_LISTED, "ops.py"), {"a": a, "b": b, **outs})
+    np.testing.assert_array_equal(got["o1"][:, 0], a.argmax(axis=1))
+    np.testing.assert_array_equal(got["o2"][0], a.argmax(axis=0))
+    np.testing.assert_array_equal(got["o3"], a[:, 16:48])
+    np.testing.assert_allclose(got["o4"], b.T + a, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(got["o5"], np.maximum(a, a.min(axis=1, keepdims=True)))
