@@ -126,7 +126,7 @@ class JitParser(Parser):
         for p in fn.args.args:
             if p.annotation is None:
                 continue
-            for node in ast.walk(p.annotation):
+            for node in self._annotation_nodes(p.annotation):
                 dim = None
                 if isinstance(node, ast.Name) and self.const_lookup is not None:
                     value = self.const_lookup(node.id)
@@ -144,6 +144,17 @@ class JitParser(Parser):
                     self._define(node.id, var, node)
         self._bindings = self._dynamic_bindings(fn)
         return self._dyn_vars
+
+    def _annotation_nodes(self, annotation: ast.expr) -> list[ast.AST]:
+        """The nodes of ``annotation``, an annotation alias's (``x: T`` with ``T = pl.Tensor[[N, 64], ...]``)
+        expanded in place."""
+        out: list[ast.AST] = []
+        for node in ast.walk(annotation):
+            out.append(node)
+            alias = self._annotation_alias(node) if isinstance(node, ast.Name) else None
+            if alias is not None:
+                out.extend(self._annotation_nodes(alias))
+        return out
 
     def _dynamic_bindings(self, fn: ast.FunctionDef) -> dict[str, list[Any]]:
         """``x.bind_dynamic(axis, M)`` declarations of the entry (``tilefold.frontend.bind_dynamic``): parameter
@@ -198,12 +209,13 @@ class JitParser(Parser):
         return TensorType(tuple(shape), t.dtype)
 
     def _jit_param_type(self, node: ast.expr, given: Type | None, name: str) -> tuple[Type, ParamDirection]:
+        node = self._annotation_alias(node) or node  # x: T, T = pl.Tensor[...] at module level
         direction = ParamDirection.In
         inner = node
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and self._is_pl(
                 node.value.value) and node.value.attr in ("Out", "InOut", "In"):
             direction = ParamDirection[node.value.attr]
-            inner = node.slice
+            inner = self._annotation_alias(node.slice) or node.slice
         if isinstance(inner, ast.Attribute) and self._is_pl(inner.value) and inner.attr == "Tensor":
             if given is None:
                 raise self.error(inner, f"parameter {name!r} is a bare pl.Tensor: its shape comes from the call",

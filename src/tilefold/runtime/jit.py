@@ -469,8 +469,11 @@ def parse_jit_text(text: str, filename: str = "<string>", entry: str | None = No
                 dynamic[dim[0]] = dim[1]
                 continue
             base._module_const(stmt)
+    from tilefold.frontend.annotations import annotation_sources
+
+    aliases = annotation_sources(base.__dict__.get("_nonconst_names", {}))  # T = pl.Tensor[...] used as x: T
     args = dict(source=text, filename=filename, consts=dict(base.consts), pl_aliases=set(base.pl),
-                const_lookup=lambda name: dynamic.get(name, _MISSING))
+                const_lookup=lambda name: dynamic.get(name, aliases.get(name, _MISSING)))
 
     def resolve(name: str) -> JitSource | None:
         got = fns.get(name)
