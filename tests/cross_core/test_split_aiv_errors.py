@@ -190,11 +190,10 @@ def test_regions_in_an_aiv_function_are_not_supported():
     assert "pl.split_aiv regions in AIV function 'k'" in info.value.message
 
 
-@pytest.mark.parametrize("scope, kind, message", [
-    ("with pl.cluster():", NotSupportedError, "with pl.cluster(): grouping separately written AIC and AIV kernels"),
+@pytest.mark.parametrize("scope, kind, message", [  # pl.cluster(): tests/cross_core/test_cluster_scope.py
     ("with pl.split_aiv(2, mode=pl.SplitMode.NONE):", TilefoldError, "pl.split_aiv is a loop over the two AIV lanes"),
 ])
-def test_cluster_and_with_form_regions_are_refused_in_both_forms(scope, kind, message):
+def test_with_form_regions_are_refused_in_both_forms(scope, kind, message):
     jit = JIT.replace("    with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN)]):",
                       f"    {scope}")
     program_form = ("import tilefold.language as pl\n\n@pl.program\nclass P:\n"

@@ -49,9 +49,10 @@ def test_bare_tensor_needs_call_arguments():
 
 
 def test_unknown_scope_level_and_options():
-    err = fails("    with pl.at(level=pl.Level.HOST):  # <-\n        out[:] = pl.add(a, b)\n    return out\n",
+    err = fails("    with pl.at(level=pl.Level.HOST, role=pl.Role.Worker):  # <-\n"
+                "        with pl.at(level=pl.Level.CORE_GROUP):\n            out[:] = pl.add(a, b)\n    return out\n",
                 NotSupportedError)
-    assert "HOST" in err.message
+    assert "HOST" in err.message and "Worker" in err.message
     err = fails("    with pl.at(level=pl.Level.CORE_GROUP, colour=1):  # <-\n        out[:] = pl.add(a, b)\n"
                 "    return out\n")
     assert "unknown pl.at option 'colour'" in err.message

@@ -90,8 +90,12 @@ def test_pass_properties_snippet():
     assert cts.contains_all([passes.IRProperty.SSAForm, passes.IRProperty.TileOps2D])
 
 
-def test_convert_to_ssa_keeps_ssa_ir_and_refuses_non_ssa_ir():
-    assert passes.convert_to_ssa()(AddProgram) is AddProgram
+def test_convert_to_ssa_names_versions_and_refuses_non_ssa_ir():
+    renamed = passes.convert_to_ssa()(AddProgram)  # `out = pl.store(..., out)`: version 1 of the name `out`
+    text = _text(renamed)
+    assert "out__ssa_v1: pl.Tensor[[16, 64], pl.FP32] = pl.store(" in text and "return out__ssa_v1" in text
+    assert "out__ssa_v1: pl.Tensor[[16, 64], pl.FP32] = self.add_k(a, b, out)" in text
+    assert passes.convert_to_ssa()(renamed) is renamed  # SSA IR in PyPTO's names comes back unchanged
     with pytest.raises(NotSupportedError, match="ConvertToSSA.*SSA form"):
         passes.convert_to_ssa()(_duplicate_first_def(AddProgram))
 
@@ -205,7 +209,8 @@ def test_report_instrument_writes_a_record_per_pass(tmp_path):
         pipeline.run(AddProgram)
     records = json.loads((tmp_path / "report" / "pass_report.json").read_text())
     assert [r["pass"] for r in records] == ["ConvertToSSA", "InitMemRef"]
-    assert records[0]["changed"] is False and records[0]["produced"] == ["SSAForm"]
+    assert records[0]["changed"] is True and records[0]["produced"] == ["SSAForm"]  # out -> out__ssa_v1
+    assert records[0]["functions_changed"] == ["add_k", "main"]
     assert records[1]["changed"] is True and records[1]["functions_changed"] == ["add_k"]
     assert "InitMemRef" in (tmp_path / "report" / "pass_report.txt").read_text()
 

@@ -382,3 +382,153 @@ def test_a_fresh_tensor_crosses_scopes_through_a_workspace():
     assert report.matches, report.summary()
     np.testing.assert_allclose(report.outputs["out"], a @ b + 1, rtol=1e-4, atol=1e-4)
     assert "y_ws" in report.compiled.ir.as_python()  # the workspace of y, created by the orchestration
+
+
+def _make_jit_closure_kernel(cols: int, dtype: str):
+    dt = _PL_DT[dtype]  # a closure dtype
+    n = pl.dynamic("N")  # a closure pl.dynamic extent: one compile for every row count
+
+    @pl.jit
+    def scaled(a: pl.Tensor[[n, cols], dt], out: pl.Out[pl.Tensor[[n, cols], dt]]):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            out[:] = pl.add(pl.mul(a, 2.0), 1.0)
+        return out
+
+    return scaled
+
+
+@pytest.mark.parametrize("rows", [16, 48])
+def test_jit_closure_dtype_and_pl_dynamic_closure_extent(rows):
+    kern = _make_jit_closure_kernel(64, "fp16")
+    a = np.random.default_rng(rows).integers(-8, 8, (rows, 64)).astype(np.float16)
+    out = np.zeros_like(a)
+    kern(a, out)
+    np.testing.assert_array_equal(out, (2 * a.astype(np.float32) + 1).astype(np.float16))
+
+
+@pl.program
+class ScalarDispatch:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], s: pl.Scalar[pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) \
+            -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.load(a, [0, 0], [16, 64])
+        u = pl.add(t, s)          # a scalar variable: tile.adds
+        v = pl.tile.add(u, 1.0)   # the tile namespace with a scalar rhs: tile.adds too
+        w = pl.mul(v, s)
+        x = pl.tile.sub(w, s)
+        out = pl.store(x, [0, 0], out)
+        return out
+
+
+def test_scalar_dispatch_of_unified_and_tile_ops():
+    a = np.random.default_rng(16).standard_normal((16, 64)).astype(np.float32)
+    report = run_and_compare(ScalarDispatch, {"a": a, "s": 2.5, "out": np.zeros_like(a)})
+    assert report.matches, report.summary()
+    np.testing.assert_allclose(report.outputs["out"], ((a + 2.5) + 1.0) * 2.5 - 2.5, rtol=1e-6, atol=1e-5)
+    text = ScalarDispatch.as_python()
+    assert text.count("pl.tile.adds(") == 2 and "pl.tile.muls(" in text and "pl.tile.subs(" in text
+
+
+@pl.program
+class OneIndex:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[1, 64], pl.FP32],
+          out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.load(a, [0, 0], [16, 64])
+        row = pl.reshape(pl.load(b, [0, 0], [1, 64]), [64])
+        s = row[5]                        # a rank-1 tile indexed by one index
+        out = pl.store(pl.adds(t, s), [0, 0], out)
+        return out
+
+
+def test_rank1_tile_indexed_by_one_index():
+    rng = np.random.default_rng(17)
+    a = rng.standard_normal((16, 64)).astype(np.float32)
+    b = rng.standard_normal((1, 64)).astype(np.float32)
+    report = run_and_compare(OneIndex, {"a": a, "b": b, "out": np.zeros_like(a)})
+    assert report.matches, report.summary()
+    np.testing.assert_allclose(report.outputs["out"], a + b[0, 5], rtol=1e-6, atol=1e-6)
+
+
+# PyPTO's ConvertTensorToTileOps page, "Kernel-Driven Gather": the two-run page-boundary split, written as the page
+# writes it (tensor-level pl.create_l1 / pl.gather_row / pl.matmul(..., b_trans=True) in an InCore function)
+GATHER_TWO_RUNS = '''
+import tilefold.language as pl
+
+HEAD_DIM = 128
+
+
+@pl.program
+class TwoRuns:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, q: pl.Tensor[[16, HEAD_DIM], pl.BF16], pool: pl.Tensor[[512, HEAD_DIM], pl.BF16],
+          r1: pl.Scalar[pl.INDEX], b0: pl.Scalar[pl.INDEX], b1: pl.Scalar[pl.INDEX],
+          out: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:
+        kv = pl.create_l1([128, HEAD_DIM], pl.BF16)
+        # r1 is a runtime Scalar[INDEX] - e.g. a page-boundary split point
+        kv = pl.gather_row(kv, pool, [0, 0],  [b0, 0], [128, HEAD_DIM], valid_shape=[r1, HEAD_DIM])
+        kv = pl.gather_row(kv, pool, [r1, 0], [b1, 0], [128, HEAD_DIM], valid_shape=[128 - r1, HEAD_DIM])
+        oi = pl.matmul(q, kv, b_trans=True)
+        out = pl.assemble(out, oi, [0, 0])
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, q: pl.Tensor[[16, HEAD_DIM], pl.BF16], pool: pl.Tensor[[512, HEAD_DIM], pl.BF16],
+             r1: pl.Scalar[pl.INDEX], b0: pl.Scalar[pl.INDEX], b1: pl.Scalar[pl.INDEX],
+             out: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:
+        out = self.k(q, pool, r1, b0, b1, out)
+        return out
+'''
+
+
+@pytest.mark.parametrize("r1,b0,b1", [(37, 100, 300), (0, 0, 384), (128, 384, 0)])
+def test_kernel_driven_gather_doc_fragment_in_an_incore_function(r1, b0, b1):
+    import ml_dtypes
+
+    rng = np.random.default_rng(r1)
+    q = rng.integers(-3, 4, (16, 128)).astype(ml_dtypes.bfloat16)  # small integers: every product exact
+    pool = rng.integers(-3, 4, (512, 128)).astype(ml_dtypes.bfloat16)
+    report = run_and_compare(pl.parse(GATHER_TWO_RUNS, "two_runs.py"),
+                             {"q": q, "pool": pool, "r1": r1, "b0": b0, "b1": b1,
+                              "out": np.zeros((16, 128), np.float32)})
+    assert report.fault is None and report.matches, report.summary()
+    keys = np.concatenate([pool[b0:b0 + r1], pool[b1:b1 + 128 - r1]]).astype(np.float64)
+    np.testing.assert_array_equal(report.outputs["out"], q.astype(np.float64) @ keys.T)
+
+
+TENSOR_OPS_LISTED = '''
+import tilefold.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[64, 16], pl.FP32],
+          o1: pl.Out[pl.Tensor[[16, 1], pl.INT32]], o2: pl.Out[pl.Tensor[[1, 64], pl.INT32]],
+          o3: pl.Out[pl.Tensor[[16, 32], pl.FP32]], o4: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+          o5: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tuple[pl.Tensor[[16, 1], pl.INT32],
+            pl.Tensor[[1, 64], pl.INT32], pl.Tensor[[16, 32], pl.FP32], pl.Tensor[[16, 64], pl.FP32],
+            pl.Tensor[[16, 64], pl.FP32]]:
+        o1 = pl.assemble(o1, pl.row_argmax(a), [0, 0])
+        o2 = pl.assemble(o2, pl.col_argmax(a), [0, 0])
+        o3 = pl.assemble(o3, pl.slice(a, [16, 32], [0, 16]), [0, 0])
+        t = pl.transpose(b, 0, 1)
+        o4 = pl.assemble(o4, pl.add(t, a), [0, 0])
+        o5 = pl.assemble(o5, pl.row_expand_max(a, pl.row_min(a)), [0, 0])
+        return o1, o2, o3, o4, o5
+'''
+
+
+def test_the_tensor_ops_issue_19_lists_inside_an_incore_function():
+    """row / col_argmax, slice, transpose, add and row_expand_max on tensors in an InCore function."""
+    rng = np.random.default_rng(18)
+    a = rng.standard_normal((16, 64)).astype(np.float32)
+    b = rng.standard_normal((64, 16)).astype(np.float32)
+    outs = {"o1": np.zeros((16, 1), np.int32), "o2": np.zeros((1, 64), np.int32),
+            "o3": np.zeros((16, 32), np.float32), "o4": np.zeros((16, 64), np.float32),
+            "o5": np.zeros((16, 64), np.float32)}
+    got = _run(pl.parse(TENSOR_OPS_LISTED, "ops.py"), {"a": a, "b": b, **outs})
+    np.testing.assert_array_equal(got["o1"][:, 0], a.argmax(axis=1))
+    np.testing.assert_array_equal(got["o2"][0], a.argmax(axis=0))
+    np.testing.assert_array_equal(got["o3"], a[:, 16:48])
+    np.testing.assert_allclose(got["o4"], b.T + a, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(got["o5"], np.maximum(a, a.min(axis=1, keepdims=True)))

@@ -6,7 +6,8 @@ PyPTO's pass objects, pipelines and instruments, and ``MemoryPlanner``.
   ... each returns a ``CompatPass`` (a tilefold ``Pass`` with PyPTO's ``get_name()`` /
   ``get_required_properties()`` / ``get_produced_properties()`` / ``get_invalidated_properties()``). The
   properties are the ones the tilefold pass declares, under PyPTO's ``IRProperty`` names. ``convert_to_ssa()``
-  checks that the IR is in SSA form (tilefold's front end builds SSA) and refuses IR that is not. A PyPTO pass
+  gives the versions of a re-assigned name PyPTO's names (``x__ssa_v0``, ``x__phi_v2``, ``sum__iter_v1``,
+  ``sum__rv_v3``: ``compat/ssa_names.py``; tilefold's front end builds SSA) and refuses IR that is not SSA. A PyPTO pass
   tilefold has no counterpart of (``passes.lower_composite_ops()`` ...) raises ``NotSupportedError`` naming it.
 - ``PassPipeline`` (``add_pass``, ``run``, ``get_pass_names``, ``get_passes``); ``PassContext(instruments,
   verification_level)``; ``VerificationInstrument(VerificationMode.X)``, ``CallbackInstrument``,
@@ -194,12 +195,15 @@ def _convert_to_ssa(program: Program) -> Program:
                                 f"{error.message}", span=error.span,
                                 hint="tilefold's front end (@pl.program, pl.parse, @pl.jit) builds SSA form; build "
                                      "IR by hand with one Var per definition")
-    return program  # already SSA: ConvertToSSA keeps existing SSA IR unchanged
+    from tilefold.compat.ssa_names import rename_program
+
+    return rename_program(program)  # the front end's versions of a name, under PyPTO's names (x__ssa_v0, ...)
 
 
 def convert_to_ssa() -> CompatPass:
-    """PyPTO's ConvertToSSA: the program unchanged when it is in SSA form (all IR tilefold's front end builds);
-    ``NotSupportedError`` naming the first re-definition otherwise."""
+    """PyPTO's ConvertToSSA on tilefold's SSA IR (all IR tilefold's front ends build): the versions of a
+    re-assigned name get PyPTO's names (``compat/ssa_names.py``); ``NotSupportedError`` naming the first
+    re-definition of one ``Var`` (hand-built IR that is not SSA)."""
     return CompatPass(Pass("ConvertToSSA", _convert_to_ssa, produced=(_TfProperty.SSAForm,),
                            cli_name="convert-to-ssa"))
 

@@ -6,6 +6,7 @@ inferred type.
 from __future__ import annotations
 
 import ast
+import copy
 import difflib
 from typing import Any
 
@@ -93,10 +94,98 @@ def _describe(t: Type) -> str:
 
 
 
+class AnnotationSource:
+    """What a module-level annotation alias of parsed text (``T = pl.Tensor[...]``, ``V = pl.TensorView(...)``)
+    stands for, handed to a parser through its ``const_lookup``: the value's ast (text is never run)."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: ast.expr) -> None:
+        self.node = node
+
+
+def annotation_sources(stmts: dict[str, Any]) -> dict[str, AnnotationSource]:
+    """name -> AnnotationSource for the module-level assignments (``_nonconst_names``) whose value can be an
+    annotation (a subscript or a call)."""
+    return {name: AnnotationSource(st.value) for name, st in stmts.items()
+            if isinstance(getattr(st, "value", None), (ast.Subscript, ast.Call))}
+
+
+def _marker_ast(value: Any, pl_name: str) -> ast.expr | None:
+    """The annotation a run-time value of ``pl.Tensor[...]`` / ``pl.Out[...]`` / ``pl.TensorView(...)`` ...
+    (``frontend.dsl.TypeMarker``) was written as, rebuilt from its constants; None when it holds anything else
+    (a ``pl.dynamic`` extent, a user object)."""
+    import enum
+
+    from tilefold.frontend.dsl import DynamicDim, TypeMarker
+
+    def pl_attr(*names: str) -> ast.expr:
+        out: ast.expr = ast.Name(id=pl_name, ctx=ast.Load())
+        for n in names:
+            out = ast.Attribute(value=out, attr=n, ctx=ast.Load())
+        return out
+
+    def build(v: Any) -> ast.expr | None:
+        if isinstance(v, TypeMarker):
+            if v.kind == "TensorView":
+                args, kwargs = v.item
+                kws = [ast.keyword(arg=k, value=build(x)) for k, x in kwargs.items()]
+                return None if args or any(k.value is None for k in kws) else ast.Call(
+                    func=pl_attr("TensorView"), args=[], keywords=kws)
+            if v.kind == "layout":
+                return pl_attr(v.item) if isinstance(v.item, str) else None
+            items = v.item if isinstance(v.item, tuple) else (v.item,)
+            elts = [build(x) for x in items]
+            if any(e is None for e in elts):
+                return None
+            return ast.Subscript(value=pl_attr(v.kind), slice=ast.Tuple(elts=elts, ctx=ast.Load())
+                                 if len(elts) > 1 else elts[0], ctx=ast.Load())
+        if type(v) in (int, float, bool, str):
+            return ast.Constant(value=v)
+        if isinstance(v, DynamicDim):  # the inline spelling, which a jit entry reads as its hidden extent
+            return ast.Call(func=pl_attr("dynamic"), args=[ast.Constant(value=v.name)], keywords=[])
+        if isinstance(v, list):
+            elts = [build(x) for x in v]
+            return None if any(e is None for e in elts) else ast.List(elts=elts, ctx=ast.Load())
+        if isinstance(v, DataType):
+            return pl_attr(v.name)
+        if isinstance(v, MemorySpace):
+            return pl_attr("Mem", v.name)
+        if isinstance(v, enum.Enum) and type(v).__name__ == "TensorLayout":
+            return pl_attr("TensorLayout", v.name)
+        return None
+
+    return build(value)
+
+
 class AnnotationsMixin:
     """Parses type annotations into ``ir`` types and checks them against inferred types."""
 
+    def _annotation_alias(self, node: ast.expr) -> ast.expr | None:
+        """A module-level or closure name bound to an annotation (``T = pl.Tensor[[16, 64], pl.FP32]``, used as
+        ``x: T``): the annotation it stands for, as ast, placed at the use. In text, the assignment's own value;
+        in decorator mode, rebuilt from the constants the value holds (``_marker_ast``). None otherwise."""
+        if not isinstance(node, ast.Name) or node.id in self.env:
+            return None
+        stmt = self.__dict__.get("_nonconst_names", {}).get(node.id)
+        found: ast.expr | None = None
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(stmt.value, (ast.Subscript, ast.Call)):
+            found = copy.deepcopy(stmt.value)
+        elif self.const_lookup is not None:
+            from tilefold.frontend.dsl import TypeMarker
+
+            value = self.const_lookup(node.id)
+            if isinstance(value, AnnotationSource):
+                found = copy.deepcopy(value.node)
+            elif isinstance(value, TypeMarker):
+                found = _marker_ast(value, next(iter(self.pl)))
+        if found is not None:
+            for n in ast.walk(found):
+                ast.copy_location(n, node)
+        return found
+
     def _param_type(self, node: ast.expr) -> tuple[Type, ParamDirection]:
+        node = self._annotation_alias(node) or node
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and self._is_pl(
                 node.value.value) and node.value.attr in ("Out", "InOut", "In"):
             direction = ParamDirection[node.value.attr]
@@ -108,6 +197,7 @@ class AnnotationsMixin:
         return _drop_no_view(self._type(node))
 
     def _type(self, node: ast.expr) -> Type:
+        node = self._annotation_alias(node) or node
         if isinstance(node, ast.Attribute) and node.attr == "TaskId" and self._is_pl(node.value):
             raise self.error(node, "pl.TaskId (pl.Scalar[pl.TASK_ID]) names a task of the orchestration code; "
                                    "a task id is bound by `with pl.at(...) as tid:`, not annotated",
@@ -259,6 +349,9 @@ class AnnotationsMixin:
                 else:
                     raise self.error(kw.value, f"unknown pl.TensorView option {kw.arg!r}",
                                      hint="pl.TensorView takes stride=, layout=, valid_shape=, pad=")
+        elif isinstance(node, ast.Name) and isinstance(self._annotation_alias(node), ast.Call):
+            self._tensor_view(self._annotation_alias(node), shape_node)  # STRIDED = pl.TensorView(...) in text
+            return
         elif isinstance(node, ast.Name) and node.id not in self.env and self.const_lookup is not None \
                 and isinstance(self.const_lookup(node.id), TypeMarker) \
                 and self.const_lookup(node.id).kind == "TensorView":

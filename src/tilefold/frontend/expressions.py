@@ -456,6 +456,9 @@ class ExpressionsMixin:
             opname = _OP_ALIASES.get(name)
             if opname is None and name not in _DSL_NAMES and find_op(f"tile.{name}") is not None:
                 opname = f"tile.{name}"
+            if opname is None and name not in _DSL_NAMES and name != "dump_tag" \
+                    and find_op(f"tensor.{name}") is not None:
+                opname = f"tensor.{name}"  # an op with a tensor form only (pl.create_l1, pl.paged_gather)
             if opname is None:
                 from tilefold.errors import NotSupportedError
                 from tilefold.ops.catalog_ops import UNSUPPORTED
@@ -668,6 +671,9 @@ class ExpressionsMixin:
             if len(node.args) == 4:
                 return self._store_with_shapes(node, op)
         if op.extra.get("scratch_operands") or op.extra.get("transpose_flags"):
+            tensor_form = self._unified_tensor_form(node, opname)
+            if tensor_form is not None:  # pl.matmul(a, b, b_trans=True) on tensors: tensor.matmul's own flags
+                return self._op_call(node, tensor_form)
             node = self._pypto_operand_forms(node, opname, op)
         bound, extra = self._bind_arguments(node, opname, op, index)
         args, attrs = self._bound_operands(node, opname, op, bound)
@@ -677,6 +683,19 @@ class ExpressionsMixin:
             record_push(self, opname, call)
             return call
         return self._finish_call(node, opname, op, args, attrs, extra)
+
+    def _unified_tensor_form(self, node: ast.Call, opname: str) -> str | None:
+        """``tensor.<op>`` when ``node`` is a unified ``pl.<op>(x, ...)`` whose first operand names a tensor (in
+        an InCore / Opaque function) and the op has a tensor form; else None (``_finish_call`` dispatches the
+        other unified calls once their operands are built)."""
+        short = opname.partition(".")[2]
+        first = node.args[0] if node.args else None
+        if not (opname.startswith("tile.") and _is_unified(self, node) and getattr(node.func, "attr", None) == short
+                and isinstance(first, ast.Name) and first.id in self.env):
+            return None
+        if not isinstance(self.env[first.id].type, TensorType) or find_op(f"tensor.{short}") is None:
+            return None
+        return f"tensor.{short}"
 
     def _unknown_op(self, node: ast.Call, opname: str) -> TilefoldError:
         from tilefold.errors import NotSupportedError

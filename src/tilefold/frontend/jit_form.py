@@ -3,8 +3,9 @@
 ``JitParser.parse_entry(entry, arg_types)`` parses one ``@pl.jit`` function and every ``@pl.jit.incore`` /
 ``@pl.jit.inline`` function it calls (found by name in the entry's module) into a tensor-level ``ir.Program``:
 
-- the entry becomes an Orchestration function; ``with pl.at(level=...)`` blocks become ``ScopeStmt``
-  (OutlineIncoreScopes outlines them); a tensor or tile op outside any scope is an error;
+- the entry becomes an Orchestration function; ``with pl.at(level=...)`` blocks become ``ScopeStmt`` (a level
+  above the core group: a hierarchy scope, which OutlineHierarchyScopes outlines; on-chip levels:
+  OutlineIncoreScopes outlines them); a tensor or tile op outside an on-chip scope is an error;
 - ``@pl.jit.incore`` functions become InCore functions, specialised per distinct argument types;
 - ``@pl.jit.inline`` functions are spliced into the caller;
 - ``pl.<op>(...)`` dispatches on its operands (ops__00-dispatch): tensors -> ``tensor.<op>``, tiles ->
@@ -28,6 +29,7 @@ from tilefold.frontend.inline import JitSource
 from tilefold.frontend.parser import Parser
 from tilefold.frontend.statements import lower_continue
 from tilefold.ir.expr import Call, ConstInt, Expr, GlobalVar, MakeTuple, Var
+from tilefold.ir.hierarchy import ON_CHIP
 from tilefold.ir.stmt import (
     AssignStmt,
     Function,
@@ -55,8 +57,8 @@ GENERATORS = {name for name in DISPATCHED if not any(
     for p in all_ops()[f"tensor.{name}"].operand_params)}
 DISPATCHED.setdefault("arange", None)  # PyPTO's name of tensor.ci (a registry spelling)
 GENERATORS.add("arange")
-#: scope levels of ``pl.at`` that make sense on one chip
-LEVELS = ("CORE_GROUP", "CORE", "AIC", "AIV")
+#: the on-chip levels of ``pl.at`` (an InCore scope); the levels above are hierarchy scopes (_hierarchy_with)
+LEVELS = ON_CHIP
 
 
 class JitParser(Parser):
@@ -124,7 +126,7 @@ class JitParser(Parser):
         for p in fn.args.args:
             if p.annotation is None:
                 continue
-            for node in ast.walk(p.annotation):
+            for node in self._annotation_nodes(p.annotation):
                 dim = None
                 if isinstance(node, ast.Name) and self.const_lookup is not None:
                     value = self.const_lookup(node.id)
@@ -142,6 +144,17 @@ class JitParser(Parser):
                     self._define(node.id, var, node)
         self._bindings = self._dynamic_bindings(fn)
         return self._dyn_vars
+
+    def _annotation_nodes(self, annotation: ast.expr) -> list[ast.AST]:
+        """The nodes of ``annotation``, an annotation alias's (``x: T`` with ``T = pl.Tensor[[N, 64], ...]``)
+        expanded in place."""
+        out: list[ast.AST] = []
+        for node in ast.walk(annotation):
+            out.append(node)
+            alias = self._annotation_alias(node) if isinstance(node, ast.Name) else None
+            if alias is not None:
+                out.extend(self._annotation_nodes(alias))
+        return out
 
     def _dynamic_bindings(self, fn: ast.FunctionDef) -> dict[str, list[Any]]:
         """``x.bind_dynamic(axis, M)`` declarations of the entry (``tilefold.frontend.bind_dynamic``): parameter
@@ -196,12 +209,13 @@ class JitParser(Parser):
         return TensorType(tuple(shape), t.dtype)
 
     def _jit_param_type(self, node: ast.expr, given: Type | None, name: str) -> tuple[Type, ParamDirection]:
+        node = self._annotation_alias(node) or node  # x: T, T = pl.Tensor[...] at module level
         direction = ParamDirection.In
         inner = node
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and self._is_pl(
                 node.value.value) and node.value.attr in ("Out", "InOut", "In"):
             direction = ParamDirection[node.value.attr]
-            inner = node.slice
+            inner = self._annotation_alias(node.slice) or node.slice
         if isinstance(inner, ast.Attribute) and self._is_pl(inner.value) and inner.attr == "Tensor":
             if given is None:
                 raise self.error(inner, f"parameter {name!r} is a bare pl.Tensor: its shape comes from the call",
@@ -307,8 +321,8 @@ class JitParser(Parser):
         if call.args:
             raise self.error(call, "pl.at takes keyword arguments only", hint="pl.at(level=pl.Level.CORE_GROUP)")
         if level not in LEVELS:
-            raise NotSupportedError(f"pl.at(level=pl.Level.{level}) is not supported on one simulated chip",
-                                    span=self.span(call), hint=f"use one of: {', '.join(LEVELS)}")
+            self._hierarchy_with(s, level, attrs, out)
+            return
         if self.kind != "entry":
             raise self.error(s, "pl.at scopes belong in the @pl.jit entry",
                              hint="an @pl.jit.incore function already runs on the chip: drop the with")
@@ -326,6 +340,30 @@ class JitParser(Parser):
         jit_scopes.bind_task_id(self, s, attrs)
         out.extend(jit_scopes.scope_dumps(self, s, attrs, body))
         out.append(ScopeStmt(level, SeqStmts(tuple(body)), attrs=tuple(attrs.items()), span=self.span(s)))
+
+    def _hierarchy_with(self, s: ast.With, level: str, attrs: dict[str, Any], out: list[Stmt]) -> None:
+        """``with pl.at(level=pl.Level.HOST, role=pl.Role.Orchestrator):`` in the entry (frontend/hierarchy.py):
+        orchestration code placed at a hierarchy level, holding on-chip scopes (and further hierarchy scopes). It
+        becomes a hierarchy ``ScopeStmt``, which OutlineHierarchyScopes outlines and InlineOrchestrationCalls
+        splices back, so it runs in program order with the code around it."""
+        from tilefold.frontend import jit_scopes
+
+        if self.kind != "entry":
+            raise self.error(s, f"a pl.Level.{level} scope in an @pl.jit.{self.kind} function",
+                             hint="hierarchy scopes are orchestration code: put them in the @pl.jit entry")
+        if self.in_scope:
+            raise self.error(s, f"a pl.Level.{level} scope inside an on-chip pl.at scope: the code there already "
+                                "runs on the chip",
+                             hint="put the hierarchy scope around the on-chip scopes, in the entry's code")
+        jit_scopes.check_hierarchy_options(self, s, attrs)
+        ret = next((n for b in s.body for n in ast.walk(b) if isinstance(n, ast.Return)), None)
+        if ret is not None:
+            raise self.error(ret, f"return inside a pl.Level.{level} scope",
+                             hint="the scope is outlined into a function of its own: return after the with block")
+        body: list[Stmt] = []
+        self._future.run(s.body, lambda _i, b: self._stmt(b, body))
+        kept = {"role": attrs.get("role"), **({"name_hint": attrs["name_hint"]} if "name_hint" in attrs else {})}
+        out.append(ScopeStmt(level, SeqStmts(tuple(body)), attrs=tuple(kept.items()), span=self.span(s)))
 
     # ------------------------------------------------------------------ expressions
 
@@ -479,6 +517,9 @@ class JitParser(Parser):
         if isinstance(f, ast.Attribute) and (self._is_pl(f.value) or (
                 isinstance(f.value, ast.Attribute) and self._is_pl(f.value.value))):
             return self._checked_op(node, None)
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id not in self.env \
+                and f.value.id != "self" and self.resolve(f"{f.value.id}.{f.attr}") is not None:
+            return self._sub_call(node, f.attr, f"{f.value.id}.{f.attr}")  # helpers.rmsnorm(x, w): a module's
         return super()._call(node)
 
     def _checked_op(self, node: ast.Call, opname: str | None) -> Expr:
@@ -607,8 +648,10 @@ class JitParser(Parser):
 
     # ------------------------------------------------------------------ calls of other jit functions
 
-    def _sub_call(self, node: ast.Call, name: str) -> Expr:
-        src = self.resolve(name)
+    def _sub_call(self, node: ast.Call, name: str, lookup: str | None = None) -> Expr:
+        """A call of an ``@pl.jit.incore`` / ``@pl.jit.inline`` function ``name`` (``lookup``: how the entry's
+        module reaches it, ``module.name`` for a function of an imported module)."""
+        src = self.resolve(lookup or name)
         if src is None:
             raise self.error(node.func, f"unknown function {name!r}",
                              hint="decorate it with @pl.jit.incore or @pl.jit.inline in the entry's module "
@@ -628,11 +671,12 @@ class JitParser(Parser):
             raise self.error(node, f"an InCore function cannot launch {name!r}",
                              hint="launch it from the @pl.jit entry")
         types = [a.type for a in args]
-        key = (name, tuple(_type_key(t) for t in types))
+        key = (lookup or name, tuple(_type_key(t) for t in types))
         fn = self.registry.get(key)
         if fn is None:
-            n_same = sum(1 for k in self.registry if isinstance(k, tuple) and k[0] == name)
-            fname = name if n_same == 0 else f"{name}_{n_same}"
+            from tilefold.ir.names import unique_name
+
+            fname = unique_name({v.name for k, v in self.registry.items() if isinstance(k, tuple)}, name)
             sub = JitParser(**src.parser_args, resolve=self.resolve, registry=self.registry)
             fn = sub.parse_function(src, types, fname)
             self.registry[key] = fn

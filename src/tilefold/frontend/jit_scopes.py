@@ -201,6 +201,21 @@ def at_options(p: Any, call: ast.Call) -> tuple[str, dict[str, Any]]:
     return level, attrs
 
 
+def check_hierarchy_options(p: Any, s: ast.With, attrs: dict[str, Any]) -> None:
+    """A hierarchy scope (level above the core group) takes ``role=`` and ``name_hint=`` only: the options that
+    shape a kernel or order a task belong to the on-chip scope inside it."""
+    for bad in ("deps", "no_dep_args", "dumps", "optimizations", "allow_early_resolve"):
+        if bad in attrs or (bad == "optimizations" and ("sub_block_split" in attrs or "cross_core_slot" in attrs)):
+            raise p.error(s.items[0].context_expr, f"{bad}= is an option of an on-chip pl.at scope",
+                          hint="give it to the pl.at(level=pl.Level.CORE_GROUP) scope inside")
+    if attrs.get("manual_scope"):
+        raise p.error(s.items[0].context_expr, "a hierarchy pl.at scope inside pl.manual_scope()",
+                      hint="open pl.manual_scope() inside the hierarchy scope, around the on-chip scopes")
+    if s.items[0].optional_vars is not None:
+        raise p.error(s.items[0].optional_vars, "a hierarchy scope binds no task id",
+                      hint="bind `as tid` on the on-chip pl.at scope inside it")
+
+
 def bind_task_id(p: Any, s: ast.With, attrs: dict[str, Any] | None = None) -> None:
     """``with pl.at(...) as tid:``: ``tid`` names the scope's task (usable in later ``deps=``); the task's unique
     key goes into ``attrs["task_key"]`` (an unrolled loop binds one name to a task per iteration)."""
@@ -410,7 +425,8 @@ def spmd_loop(p: Any, s: ast.For, out: list[Stmt]) -> bool:
 
 
 def other_with(p: Any, s: ast.With, out: list[Stmt]) -> bool:
-    """``pl.manual_scope()``, ``pl.scope()`` and ``with pl.spmd(n):``; True when ``s`` was one of them."""
+    """``pl.manual_scope()``, ``pl.scope()``, ``with pl.spmd(n):`` and ``with pl.cluster():``
+    (frontend/cluster.py); True when ``s`` was one of them."""
     if len(s.items) != 1:
         return False
     call = s.items[0].context_expr
@@ -441,12 +457,18 @@ def other_with(p: Any, s: ast.With, out: list[Stmt]) -> bool:
         bind_task_id(p, s, attrs)
         out.append(ScopeStmt("CORE_GROUP", SeqStmts(tuple(body)), attrs=tuple(attrs.items()), span=p.span(s)))
         return True
-    if name in ("cluster", "split_aiv", "incore"):
+    if name == "cluster":
+        from tilefold.frontend.cluster import cluster_scope
+
+        _check_entry_level(p, s, "pl.cluster()")
+        cluster_scope(p, s, out, p._stmt, lambda _name: True)  # an entry calls @pl.jit.incore kernels only
+        return True
+    if name in ("split_aiv", "incore"):
         from tilefold.frontend.split_aiv import refuse_scope
 
         raise refuse_scope(p, call, name)
     return False
 
 
-__all__ = ["AT_OPTIONS", "SPLIT_MODES", "at_options", "bind_task_id", "check_no_dep_args",
+__all__ = ["AT_OPTIONS", "SPLIT_MODES", "at_options", "bind_task_id", "check_hierarchy_options", "check_no_dep_args",
            "deps_option", "other_with", "spmd_loop", "task_array_stmt", "task_dummy_stmt", "tasks"]

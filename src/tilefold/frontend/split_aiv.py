@@ -213,20 +213,11 @@ def record_push(p: Any, opname: str, call: Any) -> None:
 
 
 def refuse_scope(p: Any, call: ast.Call, name: str) -> Exception:
-    """The error for ``with pl.cluster():`` / ``with pl.split_aiv(...)`` / ``with pl.incore():``."""
+    """The error for ``with pl.split_aiv(...)`` / ``with pl.incore():`` (``pl.cluster()``: frontend/cluster.py)."""
     from tilefold.errors import NotSupportedError
 
     if name == "split_aiv":
         return p.error(call, "pl.split_aiv is a loop over the two AIV lanes, not a with scope", hint=_MODE_HINT)
-    if name == "cluster":
-        return NotSupportedError(
-            "with pl.cluster(): grouping separately written AIC and AIV kernels, co-scheduled on one cluster (a "
-            "Group function), is not supported: PyPTO's documents define the grouping only, not how the grouped "
-            "kernels exchange data or are launched", span=p.span(call),
-            hint="write the cube and the vector work in one `with pl.at(level=pl.Level.CORE_GROUP):` scope (or one "
-                 "InCore function): tilefold runs it on one cluster, with `for aiv_id in pl.split_aiv(2, mode=...)` "
-                 "regions and pl.aiv_shard / pl.aic_gather (or pl.tpush_* / pl.tpop_* / pl.tfree_*) for the "
-                 "vector lanes")
     return NotSupportedError(f"pl.{name}(...) scopes are not supported", span=p.span(call),
                              hint="use `with pl.at(level=pl.Level.CORE_GROUP):`; tilefold places cube and vector "
                                   "work itself")

@@ -833,7 +833,10 @@ class StatementsMixin:
         if call is not None and self._is_pl_call(call, "spmd"):
             self._spmd_dispatch(s, call, out)
             return
-        for name in ("cluster", "split_aiv", "incore"):
+        if call is not None and self._is_pl_call(call, "cluster"):
+            self._cluster_scope(s, out)
+            return
+        for name in ("split_aiv", "incore"):
             if call is not None and self._is_pl_call(call, name):
                 raise refuse_scope(self, call, name)
         if call is None or not self._is_pl_call(call, "at"):
@@ -861,6 +864,27 @@ class StatementsMixin:
         jit_scopes.bind_task_id(self, s, attrs)
         out.extend(jit_scopes.scope_dumps(self, s, attrs, body))
         out.append(ScopeStmt(level, SeqStmts(tuple(body)), attrs=tuple(attrs.items()), span=self.span(s)))
+
+    def _cluster_scope(self, s: ast.With, out: list[Stmt]) -> None:
+        """``with pl.cluster():`` in an Orchestration / Opaque function (frontend/cluster.py): one kernel launch."""
+        from tilefold.errors import NotSupportedError
+        from tilefold.frontend.cluster import cluster_scope
+
+        kernels = (FunctionType.InCore, FunctionType.AIC, FunctionType.AIV, FunctionType.Group)
+        if getattr(getattr(self, "_current_sig", None), "func_type", None) in kernels \
+                or getattr(self, "_in_at_scope", False):
+            raise self.error(s, "with pl.cluster() inside kernel code: the code already runs on one cluster",
+                             hint="open pl.cluster() in orchestration code, around the kernel's launch")
+        if self.loop_kind:
+            raise NotSupportedError("a pl.cluster() scope inside a loop or an if is not supported",
+                                    span=self.span(s), hint="put the loop inside the kernel")
+        sigs = getattr(self, "_fn_sigs", {})
+
+        def is_kernel(name: str) -> bool:
+            sig = sigs.get(name)
+            return sig is not None and sig.func_type in kernels
+
+        cluster_scope(self, s, out, self._stmt, is_kernel)
 
     def _hierarchy_scope(self, s: ast.With, level: str, attrs: dict[str, Any], out: list[Stmt]) -> None:
         """``with pl.at(level=pl.Level.HOST, role=pl.Role.Orchestrator):`` (frontend/hierarchy.py): orchestration

@@ -14,6 +14,7 @@ import linecache
 import textwrap
 import tokenize
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 from tilefold.errors import ParseError, Span
@@ -108,7 +109,10 @@ class JITFunction:
         namespace = self.fn.__globals__
 
         def resolve(name: str) -> JitSource | None:
-            obj = namespace.get(name)
+            head, *rest = name.split(".")
+            obj = namespace.get(head)
+            for part in rest:  # module.fn: read from the imported module's namespace (no attribute hook runs)
+                obj = vars(obj).get(part) if isinstance(obj, ModuleType) else None
             if isinstance(obj, JITFunction) and obj.kind in ("incore", "inline"):
                 return obj.jit_source()
             return None
@@ -465,8 +469,11 @@ def parse_jit_text(text: str, filename: str = "<string>", entry: str | None = No
                 dynamic[dim[0]] = dim[1]
                 continue
             base._module_const(stmt)
+    from tilefold.frontend.annotations import annotation_sources
+
+    aliases = annotation_sources(base.__dict__.get("_nonconst_names", {}))  # T = pl.Tensor[...] used as x: T
     args = dict(source=text, filename=filename, consts=dict(base.consts), pl_aliases=set(base.pl),
-                const_lookup=lambda name: dynamic.get(name, _MISSING))
+                const_lookup=lambda name: dynamic.get(name, aliases.get(name, _MISSING)))
 
     def resolve(name: str) -> JitSource | None:
         got = fns.get(name)
