@@ -19,13 +19,11 @@ import numpy as np
 import pytest
 import round5_casts
 import round5_kernels as k
+from corpus_check import check_output, run_case
 
-from tilefold.analysis.precision_path import PrecisionPath
 from tilefold.compiler import compile as compile_program
-from tilefold.ir.types import dtype_from_numpy
 from tilefold.runtime import RunConfig
 from tilefold.sim import simulate
-from tilefold.testing.precision import tolerance_for
 
 BF16 = ml_dtypes.bfloat16
 F32, F16, I32, I16, I8, U8 = np.float32, np.float16, np.int32, np.int16, np.int8, np.uint8
@@ -288,33 +286,9 @@ CASES: dict[str, Case] = {
 PARAMS = [pytest.param(name, cfg, id=f"{name}-{cfg}") for name, case in CASES.items() for cfg in case.configs]
 
 
-def _check(name: str, index: int, actual: np.ndarray, expected: np.ndarray, terms: int) -> None:
-    out_dtype = dtype_from_numpy(np.dtype(actual.dtype))
-    rtol, atol = tolerance_for(out_dtype, PrecisionPath(out_dtype, terms) if out_dtype.is_float else None)
-    a = np.asarray(actual).astype(np.float64)
-    e = np.asarray(expected).astype(np.float64)
-    assert a.shape == e.shape, f"{name} out {index}: shape {a.shape} != {e.shape}"
-    with np.errstate(invalid="ignore"):
-        special = np.isnan(e) | np.isinf(e) | np.isnan(a) | np.isinf(a)
-        same_special = (np.isnan(a) & np.isnan(e)) | (a == e)
-        ok = np.where(special, same_special, np.abs(a - e) <= atol + rtol * np.abs(e))
-    if not ok.all():
-        first = tuple(int(i) for i in np.argwhere(~ok)[0])
-        raise AssertionError(f"{name} out {index}: {int((~ok).sum())} of {ok.size} elements wrong; first at "
-                             f"{list(first)}: {a[first]!r} vs {e[first]!r}")
-
-
 @pytest.mark.parametrize(("name", "config"), PARAMS)
 def test_round5_program_matches_its_numpy_reference(name: str, config: str) -> None:
-    case = CASES[name]
-    args = case.inputs(np.random.default_rng(zlib.crc32(name.encode())))
-    expected = case.reference(*[np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args])
-    expected = expected if isinstance(expected, tuple) else (expected,)
-    case.kernel(*args, config=CONFIGS[config])
-    assert len(expected) == len(case.outs)
-    terms = case.terms if len(case.terms) == len(case.outs) else case.terms * len(case.outs)
-    for i, (pos, exp, n) in enumerate(zip(case.outs, expected, terms, strict=True)):
-        _check(name, i, args[pos], exp, n)
+    run_case(name, CASES[name], CONFIGS[config])
 
 
 def _carry_reference(x):
@@ -339,7 +313,7 @@ def test_round5_program_form_matches_its_numpy_reference(name: str, target: str)
     data = inputs(np.random.default_rng(zlib.crc32(name.encode())))
     compiled = compile_program(program, target=target)
     sim = simulate(compiled.pto, dict(data), compiled.target)
-    _check(name, 0, sim.outputs["out"].astype(out_dtype), reference(**data), terms)
+    check_output(name, 0, sim.outputs["out"].astype(out_dtype), reference(**data), terms)
 
 
 def test_the_round5_corpus_has_at_least_thirty_programs() -> None:
@@ -384,4 +358,4 @@ def test_every_dtype_pair_casts_like_its_numpy_reference(src, dst):
     x = _cast_input(np.random.default_rng(zlib.crc32(f"{src}{dst}".encode())), src)
     out = np.zeros((16, 64), CAST_DTYPES[dst])
     getattr(round5_casts, f"c_{src}_{dst}")(x, out, config=CONFIGS["950" if (src + dst).count("INT") else "910B"])
-    _check(f"{src}->{dst}", 0, out, _cast_reference(x, src, dst), 1)
+    check_output(f"{src}->{dst}", 0, out, _cast_reference(x, src, dst), 1)

@@ -15,11 +15,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 import round6_kernels as k
+from corpus_check import check_output, run_case
 
-from tilefold.analysis.precision_path import PrecisionPath
-from tilefold.ir.types import dtype_from_numpy
 from tilefold.runtime import RunConfig
-from tilefold.testing.precision import tolerance_for
 
 BF16, I4, U4 = ml_dtypes.bfloat16, ml_dtypes.int4, ml_dtypes.uint4
 F32, F16, I32, I16, U8 = np.float32, np.float16, np.int32, np.int16, np.uint8
@@ -256,33 +254,9 @@ CASES: dict[str, Case] = {
 PARAMS = [pytest.param(name, cfg, id=f"{name}-{cfg}") for name, case in CASES.items() for cfg in case.configs]
 
 
-def _check(name: str, index: int, actual: np.ndarray, expected: np.ndarray, terms: int) -> None:
-    out_dtype = dtype_from_numpy(np.dtype(actual.dtype))
-    rtol, atol = tolerance_for(out_dtype, PrecisionPath(out_dtype, terms) if out_dtype.is_float else None)
-    a = np.asarray(actual).astype(np.float64)
-    e = np.asarray(expected).astype(np.float64)
-    assert a.shape == e.shape, f"{name} out {index}: shape {a.shape} != {e.shape}"
-    with np.errstate(invalid="ignore"):
-        special = np.isnan(e) | np.isinf(e) | np.isnan(a) | np.isinf(a)
-        same_special = (np.isnan(a) & np.isnan(e)) | (a == e)
-        ok = np.where(special, same_special, np.abs(a - e) <= atol + rtol * np.abs(e))
-    if not ok.all():
-        first = tuple(int(i) for i in np.argwhere(~ok)[0])
-        raise AssertionError(f"{name} out {index}: {int((~ok).sum())} of {ok.size} elements wrong; first at "
-                             f"{list(first)}: {a[first]!r} vs {e[first]!r}")
-
-
 @pytest.mark.parametrize(("name", "config"), PARAMS)
 def test_round6_program_matches_its_numpy_reference(name: str, config: str) -> None:
-    case = CASES[name]
-    args = case.inputs(np.random.default_rng(zlib.crc32(name.encode())))
-    expected = case.reference(*[np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args])
-    expected = expected if isinstance(expected, tuple) else (expected,)
-    case.kernel(*args, config=CONFIGS[config])
-    assert len(expected) == len(case.outs)
-    terms = case.terms if len(case.terms) == len(case.outs) else case.terms * len(case.outs)
-    for i, (pos, exp, n) in enumerate(zip(case.outs, expected, terms, strict=True)):
-        _check(name, i, args[pos], exp, n)
+    run_case(name, CASES[name], CONFIGS[config])
 
 
 def _graph_loop(x, out):
@@ -324,7 +298,7 @@ def test_round6_program_form_matches_its_numpy_reference(name: str, target: str)
     expected = reference(**{n: np.array(v, copy=True) for n, v in data.items()})
     compiled = compile_program(program, target=target)
     sim = simulate(compiled.pto, {n: np.array(v, copy=True) for n, v in data.items()}, compiled.target)
-    _check(name, 0, sim.outputs["out"], expected, terms)
+    check_output(name, 0, sim.outputs["out"], expected, terms)
 
 
 def test_the_round6_corpus_has_at_least_thirty_programs() -> None:
