@@ -18,6 +18,7 @@ from tilefold.cli.kernels import check_custom_kernels, register_kernels
 from tilefold.cli.output import fmt_cell, fmt_cycles, fmt_mismatch, plain_table, print_remarks, split_evidence
 from tilefold.cli.programs import entry_function, parse_program_file
 from tilefold.cli.run_inputs import make_inputs, scalar_for
+from tilefold.errors import TilefoldError
 from tilefold.terminal import key_value_table, status
 
 
@@ -46,7 +47,6 @@ def _write_dumps(args: argparse.Namespace, sim: Any) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from tilefold.ir.types import ScalarType
     from tilefold.passes.remarks import collect_remarks
-    from tilefold.testing import run_and_compare
 
     register_kernels(args.kernels or ())
     from tilefold.cli_jit import is_jit_file, run_jit_file
@@ -76,10 +76,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.remarks:
             print_remarks(remarks)
         return EXIT_OK if report.matches else EXIT_MISMATCH
+    lowering = None  # an MLIR file's lowering: run-time errors are located back in the MLIR
     if str(args.file).endswith(".mlir"):  # an HIVM MLIR kernel (tilefold.mlir lowers its AIV function)
-        from tilefold.mlir import load_program
+        from tilefold.mlir import load_lowering
 
-        program = load_program(args.file, args.entry)
+        lowering, program = load_lowering(args.file, args.entry)
     else:
         program = parse_program_file(args.file)
     check_custom_kernels(program, args.kernels or ())
@@ -104,7 +105,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.dump_args:
         kwargs["dump_args"] = args.dump_args
     with collect_remarks() as remarks:
-        report = run_and_compare(program, inputs, **kwargs)
+        report = _run_located(program, inputs, kwargs, lowering)
     sim = getattr(report, "sim", None)
     _write_timelines(args, sim)
     _write_dumps(args, sim)
@@ -139,3 +140,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.remarks:
         print_remarks(remarks)
     return EXIT_OK if matches else EXIT_MISMATCH
+
+
+def _run_located(program, inputs, kwargs: dict[str, Any], lowering):
+    """run_and_compare, with errors and faults of an MLIR file's lowered text located at its MLIR ops."""
+    from tilefold.testing import run_and_compare
+
+    if lowering is None:
+        return run_and_compare(program, inputs, **kwargs)
+    from tilefold.mlir import relocate_to_mlir
+
+    try:
+        report = run_and_compare(program, inputs, **kwargs)
+    except TilefoldError as exc:
+        relocate_to_mlir(exc, lowering)
+        raise
+    if getattr(report, "fault", None) is not None:
+        relocate_to_mlir(report.fault, lowering)
+    return report

@@ -12,6 +12,24 @@ from tilefold.mlir.opt import MlirUnavailable, main, require_xdsl
 
 def load_program(path: str, function: str | None = None):
     """The tilefold Program of the (first, or named) AIV function of an HIVM MLIR file, for ``tilefold run``."""
+    return load_lowering(path, function)[1]
+
+
+def relocate_to_mlir(error, lowering) -> None:
+    """Point an error or fault located in the lowered ``pl`` text (``FILE.mlir:fn (lowered):L:C``) at the MLIR op
+    line L came from, so a user of ``tilefold run FILE.mlir`` sees their own file; left as is when unknown."""
+    from tilefold.mlir.lower import lowered_line_span
+
+    span = getattr(error, "span", None)
+    if span is None or not str(getattr(span, "filename", "")).endswith("(lowered)"):
+        return
+    mlir_span = lowered_line_span(lowering, span.line)
+    if mlir_span is not None:
+        error.span = mlir_span
+
+
+def load_lowering(path: str, function: str | None = None):
+    """(Lowering, Program) of the (first, or named) AIV function of an HIVM MLIR file."""
     from tilefold.errors import TilefoldError
 
     require_xdsl()
@@ -31,8 +49,7 @@ def load_program(path: str, function: str | None = None):
         raise TilefoldError(f"{path}: no function with a body to run" + (f" named {function!r}" if function else ""),
                             hint="tilefold run simulates one AIV function (hivm.func_core_type = "
                                  "#hivm.func_core_type<AIV>) of the file")
-    _, program = lower_to_program(aiv[0], path, source)
-    return program
+    return lower_to_program(aiv[0], path, source)
 
 
-__all__ = ["MlirUnavailable", "load_program", "main", "require_xdsl"]
+__all__ = ["MlirUnavailable", "load_lowering", "load_program", "main", "relocate_to_mlir", "require_xdsl"]
