@@ -94,6 +94,10 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
     # A user error the golden interpreter reports (e.g. a store whose runtime offset leaves the tensor) does
     # not stop the device run: the device traps on it, and the trap is the result; the golden error goes
     # to ``details["golden"]``. If the device does not trap, the golden error is raised.
+    # Compile first: a program the compiler refuses (e.g. a loop too long to unroll) is refused in a fraction of a
+    # second, where the golden run could spend its whole step budget first.
+    compiled = compile(program, target=target, skip_passes=tuple(skip_passes), options=dict(options or {}),
+                       codegen=codegen, entry=entry)
     golden_error: TilefoldError | None = None
     golden: dict[str, np.ndarray] = {}
     try:
@@ -104,8 +108,6 @@ def run_and_compare(program: Program, inputs: Mapping[str, Any] | str, *, target
         raise  # the device would spin on the same loop
     except TilefoldError as exc:
         golden_error = exc
-    compiled = compile(program, target=target, skip_passes=tuple(skip_passes), options=dict(options or {}),
-                       codegen=codegen, entry=entry)
     sim_inputs = _copy_inputs(inputs)
     try:  # hidden pl.dynamic extents the caller left out: read from the arrays, as the golden run does
         from tilefold.golden.interpreter import extent_from_arrays, select_entry
