@@ -84,3 +84,11 @@ def test_seed_softmax_tables_are_reproduced_with_one_launch_constant_per_target(
         assert reason in out, reason
     assert "scaled by the vector tables' 950 / 910B ratio" in out
     sub_block.register_kernels()
+
+
+def test_every_priced_library_kernel_declares_its_work():
+    """A library kernel with a price states it as work over its iteration space, never as a bytes formula."""
+    from tilefold.ops.custom.library import EXAMPLE_KERNELS
+
+    for symbol, (_kernel, cost) in EXAMPLE_KERNELS.items():
+        assert cost is None or isinstance(cost, CostDeclaration), symbol
